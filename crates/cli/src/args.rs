@@ -1,0 +1,119 @@
+//! Flags of `herd run`, as users know them from wrk, hey, ab and httperf.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates)
+    pub url: String,
+
+    /// Closed model: concurrent connections, each sending its next request when the last one
+    /// answered. With --rate: the cap on connections, opened as the schedule needs them
+    /// [default: 10, or 1000 with --rate]
+    #[arg(short = 'c', long = "connections", value_name = "N")]
+    pub connections: Option<u64>,
+
+    /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
+    /// measured from each request's intended send time
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
+
+    /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Stop after this many requests (after the warm-up)
+    #[arg(short = 'n', long = "requests", value_name = "N")]
+    pub requests: Option<u64>,
+
+    /// Requests per connection before it is replaced (httperf's --num-calls); 1 = a new
+    /// connection per request [default: unlimited keep-alive]
+    #[arg(long = "calls-per-conn", value_name = "K")]
+    pub calls_per_conn: Option<u64>,
+
+    /// HTTP method [default: GET, or POST when a body is given]
+    #[arg(short = 'm', long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// A request header, 'Name: value' (repeatable)
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// The request body
+    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Read the request body from a file
+    #[arg(long = "body-file", value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+
+    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
+    /// connection is replaced
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// Run this long first, measured but excluded from the results (start-up effects)
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = parse_duration)]
+    pub warmup: Duration,
+
+    /// Worker threads, each with its own event loop [default: one per core]
+    #[arg(short = 't', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Write the full result as JSON to FILE (also on Ctrl-C)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Do not verify TLS certificates (self-signed test servers)
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+
+    /// No live progress line
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    if let Ok(secs) = t.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Ok(Duration::from_secs_f64(secs));
+        }
+    }
+    if let Some(num) = t.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()) {
+        if num.is_finite() && num >= 0.0 {
+            return Ok(Duration::from_secs_f64(num));
+        }
+    }
+    humantime::parse_duration(t).map_err(|_| {
+        format!("`{s}` is not a duration: write a number with a unit, e.g. 500ms, 30s, 5m, 1h30m")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_people_write() {
+        let ok = [
+            ("30s", 30_000),
+            ("5m", 300_000),
+            ("1h30m", 5_400_000),
+            ("250ms", 250),
+            ("1.5", 1_500),
+            ("1.5s", 1_500),
+            ("0s", 0),
+        ];
+        for (s, ms) in ok {
+            assert_eq!(parse_duration(s).unwrap(), Duration::from_millis(ms), "{s}");
+        }
+        for bad in ["10 parsecs", "", "-3s", "fast"] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("is not a duration"), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `herd serve`: run the mock target server until interrupted.
+
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
+
+use anyhow::Context;
+use herd_mock::{Config, Route, Server};
+
+const ROUTE_HELP: &str = "\
+Route specs (--route, repeatable, first match wins):
+  PATH [OPTION]...    PATH is exact (/health) or a prefix ending in '*' (/api/*)
+    method=POST                       only this method
+    latency=50ms | fixed:50ms | uniform:10ms:50ms | normal:100ms:20ms
+            | lognormal:200ms:0.5 (median, sigma) | exp:100ms (mean)
+    size=512 | 10kb | 1mib            body bytes (kb = 1000, kib = 1024)
+    status=503                        200..599
+    error-rate=0.1 | 10%              share of requests that fail (500 without fault=)
+    fault=reset|close|stall|garbage|truncate   how they fail (every request if no error-rate)
+    header=Name:value                 extra response header, repeatable
+    echo                              answer with the request itself
+Without --route: '/echo echo' and '/*' (200, \"hello from herd serve\").
+
+Examples:
+  herd serve --route '/slow latency=lognormal:200ms:0.5 size=10kb'
+  herd serve --route '/flaky error-rate=0.1 fault=reset' --route '/*'";
+
+/// Run a mock HTTP server with configurable latency, body sizes, statuses and faults
+#[derive(clap::Args, Debug)]
+#[command(after_help = ROUTE_HELP)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Worker threads [default: number of cores]
+    #[arg(short = 't', long, value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
+
+    /// A route: PATH then key=value options (see below)
+    #[arg(long = "route", value_name = "SPEC", value_parser = parse_route)]
+    pub routes: Vec<Route>,
+
+    /// Seed for latency samples and injected errors (repeatable runs)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Clap already quotes the spec in its error, so only the parser's message is passed on.
+fn parse_route(spec: &str) -> Result<Route, String> {
+    Route::parse(spec).map_err(|e| match e {
+        herd_mock::MockError::Spec { message, .. } => message,
+        other => other.to_string(),
+    })
+}
+
+pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
+    let threads = match args.threads {
+        Some(n) => n.get(),
+        None => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+    };
+    let routes = if args.routes.is_empty() {
+        herd_mock::default_routes()
+    } else {
+        args.routes.clone()
+    };
+    let summary: Vec<String> = routes.iter().map(Route::to_string).collect();
+
+    // Signal handlers go in before the server starts, so an early Ctrl-C still shuts it down
+    // cleanly rather than killing the process.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .context("cannot start the signal handler")?;
+    let interrupted = {
+        let _entered = runtime.enter();
+        shutdown_signal().context("cannot install signal handlers")?
+    };
+
+    let server = Server::start(Config {
+        listen: args.listen,
+        threads,
+        routes,
+        seed: args.seed,
+    })?;
+    eprintln!(
+        "herd serve listening on http://{} ({threads} thread{}, routes: {})",
+        server.local_addr(),
+        if threads == 1 { "" } else { "s" },
+        summary.join("; "),
+    );
+    runtime.block_on(interrupted);
+
+    let stats = server.shutdown();
+    eprintln!(
+        "herd serve stopped: {} requests served on {} connections ({} injected errors)",
+        stats.requests, stats.connections, stats.injected
+    );
+    Ok(())
+}
+
+/// A future that completes on SIGINT or SIGTERM; the handlers are installed by the call.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+}
+
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}

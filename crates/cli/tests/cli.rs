@@ -1,0 +1,237 @@
+//! The command line as a new user meets it: bad input, limits, Ctrl-C, TLS, the demo.
+
+mod common;
+use common::*;
+use herd_mock::{Config, Server};
+use std::os::unix::process::CommandExt;
+use std::time::{Duration, Instant};
+
+#[test]
+fn bad_input_is_refused_with_a_clear_message_and_exit_2_before_sending() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "127.0.0.1:8080/"], "http://"),
+        (&["run", "ftp://127.0.0.1/"], "scheme"),
+        (
+            &["run", "-d", "10 parsecs", "http://127.0.0.1:1/"],
+            "not a duration",
+        ),
+        (
+            &["run", "-H", "NoColonHere", "http://127.0.0.1:1/"],
+            "Name: value",
+        ),
+        (&["run", "-c", "0", "http://127.0.0.1:1/"], "at least 1"),
+        (&["run", "--rate", "0", "http://127.0.0.1:1/"], "rate"),
+        (
+            &[
+                "run",
+                "--body-file",
+                "/nonexistent/body.json",
+                "http://127.0.0.1:1/",
+            ],
+            "/nonexistent/body.json",
+        ),
+        (
+            &["run", "http://no-such-host.invalid/"],
+            "no-such-host.invalid",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run_herd(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(want),
+            "{args:?}: message should mention {want:?}:\n{err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{args:?}: nothing on stdout");
+    }
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "0",
+        "-H",
+        "bad",
+        "--calls-per-conn",
+        "0",
+        "http://127.0.0.1:1/",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("connections")
+            && err.contains("Name: value")
+            && err.contains("calls per connection"),
+        "{err}"
+    );
+}
+
+#[test]
+fn too_few_file_descriptors_stops_before_sending_and_names_the_fix() {
+    let s = Server::start(Config::default()).unwrap();
+    let mut cmd = herd();
+    cmd.args([
+        "run",
+        "-c",
+        "5000",
+        "-n",
+        "10",
+        &format!("http://{}/", s.local_addr()),
+    ]);
+    // SAFETY: setrlimit is async-signal-safe; it runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let rl = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("5064") && err.contains("256") && err.contains("ulimit -n"),
+        "{err}"
+    );
+    assert_eq!(s.stats().requests, 0, "nothing was sent");
+}
+
+#[test]
+fn ctrl_c_prints_the_summary_writes_the_json_and_exits_130() {
+    let s = Server::start(Config::default()).unwrap();
+    let dir = TempDir::new("sigint");
+    let json = dir.path("r.json");
+    let child = herd()
+        .args(["run", "-c", "4", "-d", "60s", "-t", "1", "--json"])
+        .arg(&json)
+        .arg(format!("http://{}/", s.local_addr()))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until load is flowing, so the signal handler is surely installed.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while s.stats().requests < 100 {
+        assert!(Instant::now() < deadline, "herd sent nothing within 20 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let started = Instant::now();
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "stopped promptly"
+    );
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["interrupted"], true);
+    assert!(r["totals"]["ok"].as_u64().unwrap() >= 100);
+    let text = stdout(&out);
+    assert!(
+        text.contains("p99") && text.to_lowercase().contains("interrupted"),
+        "{text}"
+    );
+}
+
+#[test]
+fn https_verifies_certificates_and_insecure_skips_the_check() {
+    let dir = TempDir::new("tls");
+    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    std::fs::write(&cert, ck.cert.pem()).unwrap();
+    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+    let nginx = Nginx::start_with(
+        &format!(
+            "ssl_certificate {}; ssl_certificate_key {};",
+            cert.display(),
+            key.display()
+        ),
+        "ssl",
+    );
+    let url = format!("https://{}/", nginx.addr);
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "5",
+        "--json",
+        json.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = read_json(&json);
+    assert_eq!(
+        r["errors"]["tls"], 5,
+        "a self-signed certificate is refused: {}",
+        r["errors"]
+    );
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "50",
+        "--insecure",
+        "--json",
+        json.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = read_json(&json);
+    assert_eq!(r["totals"]["ok"], 50, "{}", r["errors"]);
+}
+
+#[test]
+fn demo_runs_the_mock_server_and_prints_a_summary() {
+    let started = Instant::now();
+    let out = run_herd(&["demo", "-d", "2s"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("p99") && text.contains("throughput"),
+        "{text}"
+    );
+    assert!(stderr(&out).contains("mock server"));
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn serve_answers_on_the_address_it_prints() {
+    let port = free_port();
+    let mut child = herd()
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "-t",
+            "1",
+            "--route",
+            "/hi size=5",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    wait_listening(addr, "herd serve");
+    let resp = get(addr, "/hi");
+    kill(child.id(), SIGINT);
+    let status = child.wait().unwrap();
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+    assert!(
+        resp.contains("Content-Length: 5") || resp.to_lowercase().contains("content-length: 5"),
+        "{resp}"
+    );
+    assert!(status.success(), "serve exits 0 on Ctrl-C");
+}

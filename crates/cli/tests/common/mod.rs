@@ -1,0 +1,232 @@
+//! What the end-to-end tests share: a real nginx on a free loopback port, and the herd binary.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn herd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_herd"))
+}
+
+/// Runs herd to the end (its own flags bound the run) and returns its output.
+pub fn run_herd(args: &[&str]) -> Output {
+    herd()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn herd")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("herd writes valid JSON")
+}
+
+/// A fresh temporary directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let p =
+            std::env::temp_dir().join(format!("herd-test-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A free port on 127.0.0.1 (bound, then released for a server that cannot take port 0).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something accepts on `addr`, bounded.
+pub fn wait_listening(addr: SocketAddr, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not start listening on {addr} within 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn nginx_binary() -> PathBuf {
+    for p in [
+        "/usr/sbin/nginx",
+        "/usr/local/sbin/nginx",
+        "/usr/local/nginx/sbin/nginx",
+    ] {
+        if Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("nginx is not installed: run `scripts/check` (it installs it) or `apt-get install -y nginx-light`");
+}
+
+/// A real nginx, one worker, on a free loopback port; stopped on drop.
+pub struct Nginx {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub dir: TempDir,
+}
+
+impl Nginx {
+    /// `extra` goes inside the `server { }` block, before the default location.
+    pub fn start(extra: &str) -> Nginx {
+        Self::start_with(extra, "")
+    }
+
+    pub fn start_with(server_extra: &str, listen_extra: &str) -> Nginx {
+        let dir = TempDir::new("nginx");
+        let port = free_port();
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let d = dir.0.display();
+        let conf = format!(
+            r#"
+worker_processes 1;
+daemon off;
+master_process on;
+user root;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+worker_rlimit_nofile 20000;
+events {{ worker_connections 16384; }}
+http {{
+    access_log off;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    keepalive_requests 1000000;
+    server {{
+        listen 127.0.0.1:{port} backlog=4096 {listen_extra};
+        {server_extra}
+        location = /404 {{ return 404 "no such page\n"; }}
+        location / {{ default_type text/plain; return 200 "hello from nginx\n"; }}
+    }}
+}}
+"#
+        );
+        let conf_path = dir.path("nginx.conf");
+        std::fs::write(&conf_path, conf).unwrap();
+        let child = Command::new(nginx_binary())
+            .arg("-c")
+            .arg(&conf_path)
+            .arg("-p")
+            .arg(&dir.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn nginx");
+        wait_listening(addr, "nginx");
+        Nginx { child, addr, dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// The master and its workers, for SIGSTOP / SIGCONT.
+    pub fn pids(&self) -> Vec<i32> {
+        let master = self.child.id() as i32;
+        let mut pids = vec![master];
+        if let Ok(children) =
+            std::fs::read_to_string(format!("/proc/{master}/task/{master}/children"))
+        {
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            );
+        }
+        pids
+    }
+
+    pub fn signal(&self, sig: i32) {
+        for pid in self.pids() {
+            // SAFETY: sending a signal to a process we started.
+            unsafe {
+                libc_kill(pid, sig);
+            }
+        }
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+pub const SIGINT: i32 = 2;
+pub const SIGKILL: i32 = 9;
+pub const SIGCONT: i32 = 18;
+pub const SIGSTOP: i32 = 19;
+
+pub fn kill(pid: u32, sig: i32) {
+    // SAFETY: sending a signal to a process we started.
+    unsafe {
+        libc_kill(pid as i32, sig);
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let pids = self.pids();
+        self.signal(SIGCONT);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // workers exit when the master goes; make sure no orphan keeps the port
+        for pid in pids.into_iter().skip(1) {
+            // SAFETY: our own nginx worker.
+            unsafe {
+                libc_kill(pid, SIGKILL);
+            }
+        }
+    }
+}
+
+/// One plain HTTP/1.1 GET with a std socket, for checking servers by hand.
+pub fn get(addr: SocketAddr, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}

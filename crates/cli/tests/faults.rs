@@ -1,0 +1,114 @@
+//! Per-request failures are data: the run goes on and each class is counted under its JSON key.
+//! Faults come from herd's mock server (in-process) and from a port nobody listens on.
+
+mod common;
+use common::*;
+use herd_mock::{Config, Route, Server};
+
+fn serve(route: &str) -> Server {
+    Server::start(Config {
+        routes: vec![Route::parse(route).unwrap()],
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+/// Runs `herd run -n 20` (unless `extra` sets -n) and returns the JSON result.
+fn run_json(url: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = TempDir::new("fault");
+    let json = dir.path("r.json");
+    let mut args = vec![
+        "run",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    if !extra.contains(&"-n") {
+        args.extend_from_slice(&["-n", "20"]);
+    }
+    args.extend_from_slice(extra);
+    args.push(url);
+    let out = run_herd(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "failures are data, not a failed run: {}",
+        stderr(&out)
+    );
+    let r = read_json(&json);
+    let t = &r["totals"];
+    assert_eq!(
+        t["scheduled"].as_u64().unwrap(),
+        t["completed"].as_u64().unwrap()
+            + t["errors"].as_u64().unwrap()
+            + t["dropped"].as_u64().unwrap()
+    );
+    r
+}
+
+fn errors_of(r: &serde_json::Value, class: &str) -> u64 {
+    r["errors"][class].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn refused() {
+    let port = free_port();
+    let r = run_json(&format!("http://127.0.0.1:{port}/"), &[]);
+    assert_eq!(errors_of(&r, "connect_refused"), 20);
+}
+
+#[test]
+fn reset() {
+    let s = serve("/* fault=reset");
+    let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
+    assert_eq!(errors_of(&r, "reset"), 20, "{}", r["errors"]);
+}
+
+#[test]
+fn stall_ends_as_timeout_at_the_deadline() {
+    let s = serve("/* fault=stall");
+    let r = run_json(
+        &format!("http://{}/", s.local_addr()),
+        &["--timeout", "200ms", "-n", "4"],
+    );
+    assert_eq!(errors_of(&r, "timeout"), 4, "{}", r["errors"]);
+    let max = r["latency_ms"]["max"].as_f64().unwrap();
+    assert!(
+        max >= 199.0,
+        "a timeout is measured at its deadline: max {max} ms"
+    );
+}
+
+#[test]
+fn garbage_is_a_protocol_error() {
+    let s = serve("/* fault=garbage");
+    let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
+    assert_eq!(errors_of(&r, "protocol"), 20, "{}", r["errors"]);
+}
+
+#[test]
+fn truncated_body_is_eof() {
+    let s = serve("/* fault=truncate size=1000");
+    let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
+    assert_eq!(errors_of(&r, "eof"), 20, "{}", r["errors"]);
+}
+
+#[test]
+fn close_without_answer_is_eof() {
+    let s = serve("/* fault=close");
+    let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
+    assert_eq!(errors_of(&r, "eof"), 20, "{}", r["errors"]);
+}
+
+#[test]
+fn a_mix_of_errors_and_successes_is_split_correctly() {
+    let s = serve("/* error-rate=0.5 fault=reset");
+    let r = run_json(&format!("http://{}/", s.local_addr()), &["-n", "200"]);
+    let resets = errors_of(&r, "reset");
+    let ok = r["totals"]["ok"].as_u64().unwrap();
+    assert_eq!(resets + ok, 200);
+    assert!(resets > 20 && ok > 20, "resets {resets}, ok {ok}");
+}

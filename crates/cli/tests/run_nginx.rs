@@ -1,0 +1,188 @@
+//! `herd run` end to end against a real nginx: what a user sees, and the JSON contract.
+
+mod common;
+use common::*;
+
+fn schema() -> serde_json::Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../schema/result.schema.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("schema/result.schema.json"))
+        .unwrap()
+}
+
+fn assert_valid(result: &serde_json::Value) {
+    let schema = schema();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(result)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "result does not match schema/result.schema.json:\n{}",
+        errors.join("\n")
+    );
+}
+
+fn assert_accounted(r: &serde_json::Value) {
+    let t = &r["totals"];
+    let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("totals.{k}"));
+    assert_eq!(
+        n("scheduled"),
+        n("completed") + n("errors") + n("dropped"),
+        "scheduled = completed + errors + dropped: {t}"
+    );
+    assert_eq!(n("completed"), n("ok") + n("failed"));
+}
+
+#[test]
+fn closed_model_n_requests_against_nginx_all_ok_and_json_matches_schema() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("closed");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "10",
+        "-n",
+        "2000",
+        "-t",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        &nginx.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let r = read_json(&json);
+    assert_valid(&r);
+    assert_accounted(&r);
+    assert_eq!(r["kind"], "run");
+    assert_eq!(r["totals"]["completed"], 2000);
+    assert_eq!(r["totals"]["ok"], 2000);
+    assert_eq!(r["status"]["200"], 2000);
+    assert_eq!(
+        r["response_bytes"]["max"].as_f64(),
+        Some(17.0),
+        "body is 'hello from nginx\\n'"
+    );
+    assert_eq!(r["interrupted"], false);
+    // the summary a user reads
+    let text = stdout(&out);
+    for want in ["p50", "p99", "p99.9", "200", "throughput"] {
+        assert!(text.contains(want), "summary lacks {want}:\n{text}");
+    }
+    // the histograms are there to merge later, exactly
+    let h = r["histograms"]["latency"]
+        .as_str()
+        .expect("latency histogram");
+    assert!(h.len() > 20);
+}
+
+#[test]
+fn open_model_delivers_exactly_rate_times_duration() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("open");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "--rate",
+        "2000",
+        "-d",
+        "2s",
+        "-t",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        &nginx.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let r = read_json(&json);
+    assert_accounted(&r);
+    assert_eq!(r["totals"]["scheduled"], 4000);
+    assert_eq!(r["totals"]["ok"], 4000);
+    assert_eq!(r["config"]["model"], "open");
+    assert!(
+        stdout(&out).contains("intended"),
+        "open-model latency says it is from the intended send time"
+    );
+}
+
+#[test]
+fn statuses_are_counted_and_4xx_is_failed_not_error() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("404");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "100",
+        "--json",
+        json.to_str().unwrap(),
+        &nginx.url("/404"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = read_json(&json);
+    assert_eq!(r["status"]["404"], 100);
+    assert_eq!(r["totals"]["failed"], 100);
+    assert_eq!(r["totals"]["errors"], 0);
+}
+
+#[test]
+fn calls_per_conn_one_opens_a_connection_per_request() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("cpc");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-c",
+        "4",
+        "-n",
+        "200",
+        "--calls-per-conn",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        &nginx.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let r = read_json(&json);
+    assert_eq!(r["totals"]["ok"], 200);
+    // a connect time for every request
+    assert!(r["connect_ms"]["max"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn post_with_headers_and_body_reaches_the_server() {
+    // nginx answers 405 to POST on a static return? No: `return` works for any method.
+    let nginx = Nginx::start(
+        "location = /echo { return 200 \"$request_method $http_x_test $content_length\"; }",
+    );
+    let dir = TempDir::new("post");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-n",
+        "5",
+        "-c",
+        "1",
+        "-m",
+        "PUT",
+        "-H",
+        "X-Test: yes",
+        "--body",
+        "0123456789",
+        "--json",
+        json.to_str().unwrap(),
+        &nginx.url("/echo"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = read_json(&json);
+    // "PUT yes 10" is 10 bytes: the method, header and body length made it to nginx
+    assert_eq!(r["response_bytes"]["max"].as_f64(), Some(10.0));
+    assert_eq!(r["totals"]["ok"], 5);
+    assert_eq!(r["totals"]["bytes_sent"].as_u64().unwrap() % 5, 0);
+}

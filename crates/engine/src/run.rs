@@ -1,0 +1,280 @@
+//! Starting the worker threads, collecting their seconds while they run, and merging what they
+//! measured into one [`RunOutput`].
+
+use crate::generator::{self, Bounds, Health, ThreadCpu};
+use crate::worker::{self, Shared, WorkerOutput};
+use crate::{Control, Load, Plan, PlanError, Script, Transport};
+use hdrhistogram::Histogram;
+use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use thiserror::Error;
+use tokio::time::Instant;
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("the plan cannot run: {0}")]
+    Plan(#[from] PlanError),
+    #[error("cannot start worker thread: {0}")]
+    Thread(#[source] std::io::Error),
+    #[error("a worker thread failed: {0}")]
+    Worker(String),
+}
+
+/// What the generator measured of itself.
+#[derive(Clone, Debug)]
+pub struct GeneratorReport {
+    pub threads: usize,
+    pub cpu: ThreadCpu,
+    /// CPU time over the worker threads' wall time, in percent of those threads.
+    pub cpu_percent: f64,
+    /// How late arrivals were handed out against the schedule (open model), in microseconds.
+    pub send_lag: Histogram<u64>,
+    /// How late the event loops woke for their 10 ms ticks, in microseconds.
+    pub loop_delay: Histogram<u64>,
+    pub connections_opened: u64,
+    pub peak_connections: u64,
+    /// `Ok` when the run measured the server, else why herd itself was the limit.
+    pub verdict: Result<(), Vec<String>>,
+}
+
+/// Everything a run measured; the report crate turns it into text and JSON.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub started_at: SystemTime,
+    pub total: Stats,
+    pub by_name: Vec<Stats>,
+    pub timeline: Vec<Second>,
+    pub scheduled: u64,
+    pub dropped: u64,
+    /// Outcomes of iterations intended during the warm-up (excluded from everything else).
+    pub warmup_requests: u64,
+    /// The measured window: from the end of the warm-up to the end of the schedule, or to the
+    /// last outcome when the run was ended by a request count or Ctrl-C.
+    pub duration: Duration,
+    pub interrupted: bool,
+    pub generator: GeneratorReport,
+}
+
+/// Live numbers for a progress line, handed out about once a second.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub elapsed: Duration,
+    /// Requests that ended so far (measured ones only).
+    pub requests: u64,
+    pub errors: u64,
+    /// The last complete second.
+    pub last: Option<Second>,
+}
+
+/// Runs `plan` on `plan.threads` threads, each with its own transport and script made by the
+/// factories. `progress` is called about once a second from the calling thread.
+pub fn run<T, S, MT, MS>(
+    plan: &Plan,
+    make_transport: MT,
+    make_script: MS,
+    control: Arc<Control>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<RunOutput, RunError>
+where
+    T: Transport,
+    S: Script,
+    MT: Fn(usize) -> T + Sync,
+    MS: Fn(usize) -> S + Sync,
+{
+    plan.validate()?;
+    let threads = plan.effective_threads();
+    let started_at = SystemTime::now();
+    let shared = Arc::new(Shared {
+        plan: plan.clone(),
+        control,
+        issued: AtomicU64::new(0),
+        start: Instant::now() + Duration::from_millis(5),
+    });
+    let (tx, rx) = mpsc::channel::<Second>();
+    let (outputs, timeline) =
+        std::thread::scope(|scope| -> Result<(Vec<WorkerOutput>, Timeline), RunError> {
+            let mut handles = Vec::with_capacity(threads);
+            for k in 0..threads {
+                let shared = Arc::clone(&shared);
+                let tx = tx.clone();
+                let (mt, ms) = (&make_transport, &make_script);
+                let h = std::thread::Builder::new()
+                    .name(format!("herd-worker-{k}"))
+                    .spawn_scoped(scope, move || {
+                        let rt = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()
+                            .map_err(|e| {
+                                RunError::Worker(format!("cannot build event loop: {e}"))
+                            })?;
+                        let local = tokio::task::LocalSet::new();
+                        let (transport, script) = (mt(k), ms(k));
+                        Ok::<_, RunError>(local.block_on(
+                            &rt,
+                            worker::work(shared, k, threads, transport, script, Some(tx)),
+                        ))
+                    })
+                    .map_err(RunError::Thread)?;
+                handles.push(h);
+            }
+            drop(tx);
+            let mut timeline = Timeline::default();
+            let mut ended = 0u64;
+            let mut errors = 0u64;
+            let measure_start = shared.start + plan.warmup;
+            let mut next_report = Instant::now() + Duration::from_secs(1);
+            loop {
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(s) => {
+                        ended += s.requests();
+                        errors += s.error_total();
+                        timeline.add(s);
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                let now = Instant::now();
+                if now >= next_report {
+                    next_report = now + Duration::from_secs(1);
+                    let elapsed = now.saturating_duration_since(measure_start);
+                    let last = elapsed
+                        .as_secs()
+                        .checked_sub(1)
+                        .and_then(|i| timeline.get(i))
+                        .cloned();
+                    progress(&Progress {
+                        elapsed,
+                        requests: ended,
+                        errors,
+                        last,
+                    });
+                }
+            }
+            let mut outs = Vec::with_capacity(threads);
+            for h in handles {
+                outs.push(
+                    h.join()
+                        .map_err(|_| RunError::Worker("a worker thread panicked".into()))??,
+                );
+            }
+            Ok((outs, timeline))
+        })?;
+    Ok(merge(plan, &shared, started_at, threads, outputs, timeline))
+}
+
+/// Runs `plan` as a single worker inside the caller's runtime and `LocalSet`. Tests use it under
+/// a paused clock with a fake transport: the same worker loop, virtual time.
+pub async fn run_local<T: Transport, S: Script>(
+    plan: &Plan,
+    transport: T,
+    script: S,
+    control: Arc<Control>,
+) -> Result<RunOutput, RunError> {
+    plan.validate()?;
+    let shared = Arc::new(Shared {
+        plan: plan.clone(),
+        control,
+        issued: AtomicU64::new(0),
+        start: Instant::now(),
+    });
+    let out = worker::work(Arc::clone(&shared), 0, 1, transport, script, None).await;
+    Ok(merge(
+        plan,
+        &shared,
+        SystemTime::now(),
+        1,
+        vec![out],
+        Timeline::default(),
+    ))
+}
+
+fn merge(
+    plan: &Plan,
+    shared: &Shared,
+    started_at: SystemTime,
+    threads: usize,
+    outputs: Vec<WorkerOutput>,
+    mut timeline: Timeline,
+) -> RunOutput {
+    let measure_start = shared.start + plan.warmup;
+    let interrupted = shared.control.is_cancelled();
+    let mut total = Stats::default();
+    let mut by_name: Vec<Stats> = Vec::new();
+    let (mut scheduled, mut dropped, mut warmup) = (0, 0, 0);
+    let mut send_lag = new_histogram();
+    let mut loop_delay = new_histogram();
+    let mut cpu = ThreadCpu::default();
+    let (mut opened, mut peak) = (0, 0);
+    let mut last_done: Option<Instant> = None;
+    for o in outputs {
+        let (t, names, seconds) = o.recorder.finish();
+        total.merge(&t);
+        if by_name.is_empty() {
+            by_name = names;
+        } else {
+            for (a, b) in by_name.iter_mut().zip(names.iter()) {
+                a.merge(b);
+            }
+        }
+        for s in seconds {
+            timeline.add(s);
+        }
+        scheduled += o.scheduled;
+        dropped += o.dropped;
+        warmup += o.warmup;
+        let _ = send_lag.add(&o.send_lag);
+        let _ = loop_delay.add(&o.loop_delay);
+        cpu.user += o.cpu.user;
+        cpu.sys += o.cpu.sys;
+        opened += o.connections_opened;
+        peak += o.peak_connections;
+        last_done = last_done.max(o.last_done);
+    }
+    let scheduled_end = plan.duration.map(|d| measure_start + d);
+    let end = match (scheduled_end, interrupted) {
+        (Some(e), false) => e,
+        _ => last_done.unwrap_or_else(Instant::now).max(measure_start),
+    };
+    let duration = end
+        .saturating_duration_since(measure_start)
+        .max(Duration::from_micros(1));
+    let wall = (end.saturating_duration_since(shared.start))
+        .as_secs_f64()
+        .max(1e-6);
+    let cpu_percent = 100.0 * cpu.total().as_secs_f64() / (wall * threads as f64);
+    let open_model = matches!(plan.load, Load::Open { .. });
+    let lag = if open_model { &send_lag } else { &loop_delay };
+    let health = Health {
+        open_model,
+        send_lag_p99: Duration::from_micros(lag.value_at_quantile(0.99)),
+        cpu_percent,
+        fd_errors: total.error_count(ErrorKind::FdUnavailable),
+        addr_errors: total.error_count(ErrorKind::AddrUnavailable),
+    };
+    let verdict = generator::verdict(&health, &Bounds::default());
+    let seconds = duration.as_secs_f64().ceil() as u64;
+    RunOutput {
+        started_at,
+        total,
+        by_name,
+        timeline: timeline.finish(seconds),
+        scheduled,
+        dropped,
+        warmup_requests: warmup,
+        duration,
+        interrupted,
+        generator: GeneratorReport {
+            threads,
+            cpu,
+            cpu_percent,
+            send_lag,
+            loop_delay,
+            connections_opened: opened,
+            peak_connections: peak,
+            verdict,
+        },
+    }
+}

@@ -1,0 +1,106 @@
+//! When each arrival of the open model is intended to start: a pure function of its index, so it
+//! is tested as a table with no clock (vegeta's `Pace`, wrk2's `start + n / rate`).
+
+use std::time::Duration;
+
+/// A fixed-rate schedule of arrivals, numbered 0, 1, 2, … across all threads. Thread `k` of `T`
+/// takes arrivals `k, k + T, k + 2T, …`, so the threads together keep one even rate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    rate: f64,
+    /// No arrival at or after this offset from the start.
+    end: Option<Duration>,
+    /// No arrival with this index or higher.
+    limit: Option<u64>,
+}
+
+impl Schedule {
+    /// `rate` arrivals per second; stop before `end` and/or after `limit` arrivals.
+    pub fn new(rate: f64, end: Option<Duration>, limit: Option<u64>) -> Self {
+        assert!(
+            rate > 0.0 && rate.is_finite(),
+            "a validated plan has a positive rate"
+        );
+        Schedule { rate, end, limit }
+    }
+
+    /// The intended offset of arrival `index` from the start, or `None` when the schedule is over.
+    pub fn at(&self, index: u64) -> Option<Duration> {
+        if self.limit.is_some_and(|l| index >= l) {
+            return None;
+        }
+        let offset = Duration::from_secs_f64(index as f64 / self.rate);
+        if self.end.is_some_and(|e| offset >= e) {
+            return None;
+        }
+        Some(offset)
+    }
+
+    /// How many arrivals fall before `offset`: those the warm-up takes.
+    pub fn count_before(&self, offset: Duration) -> u64 {
+        (offset.as_secs_f64() * self.rate).ceil() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(s: &Schedule) -> u64 {
+        (0..).take_while(|i| s.at(*i).is_some()).count() as u64
+    }
+
+    #[test]
+    fn rate_times_duration_arrivals_exactly() {
+        let table = [
+            (5000.0, 5.0, 25_000),
+            (1000.0, 10.0, 10_000),
+            (3.0, 5.0, 15),
+            (0.5, 10.0, 5),
+            (7.0, 0.5, 4),
+        ];
+        for (rate, secs, want) in table {
+            let s = Schedule::new(rate, Some(Duration::from_secs_f64(secs)), None);
+            assert_eq!(count(&s), want, "rate {rate} for {secs}s");
+        }
+    }
+
+    #[test]
+    fn arrivals_are_evenly_spaced() {
+        let s = Schedule::new(4.0, None, None);
+        let got: Vec<_> = (0..5).map(|i| s.at(i).unwrap().as_millis()).collect();
+        assert_eq!(got, vec![0, 250, 500, 750, 1000]);
+    }
+
+    #[test]
+    fn limit_and_end_both_stop() {
+        let s = Schedule::new(100.0, Some(Duration::from_secs(10)), Some(42));
+        assert_eq!(count(&s), 42);
+        let s = Schedule::new(100.0, Some(Duration::from_secs(1)), Some(1_000));
+        assert_eq!(count(&s), 100);
+    }
+
+    #[test]
+    fn threads_interleave_into_one_even_rate() {
+        // 3 threads taking every third index cover each index exactly once.
+        let s = Schedule::new(1000.0, Some(Duration::from_secs(1)), None);
+        let mut all: Vec<u64> = (0..3u64)
+            .flat_map(|k| {
+                (k..)
+                    .step_by(3)
+                    .take_while(|i| s.at(*i).is_some())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        all.sort();
+        assert_eq!(all, (0..1000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn warmup_takes_the_arrivals_before_it() {
+        let s = Schedule::new(10.0, None, None);
+        assert_eq!(s.count_before(Duration::from_secs(2)), 20);
+        assert_eq!(s.count_before(Duration::ZERO), 0);
+        assert_eq!(s.count_before(Duration::from_millis(150)), 2); // arrivals at 0 and 100 ms
+    }
+}

@@ -1,0 +1,370 @@
+//! One worker thread: its own event loop, users, connections and recorder (wrk's thread model).
+//! There is one user loop for both load models; only where arrivals come from differs.
+
+use crate::generator::ThreadCpu;
+use crate::schedule::Schedule;
+use crate::{Control, Load, Plan, Script, Transport, UserCtx};
+use hdrhistogram::Histogram;
+use herd_metrics::{new_histogram, Outcome, Recorder, Second};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+use tokio::time::{sleep_until, Instant};
+
+/// How often a worker wakes to close seconds and measure its own event-loop delay.
+const TICK: Duration = Duration::from_millis(10);
+/// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// State shared by all threads of a run.
+pub(crate) struct Shared {
+    pub plan: Plan,
+    pub control: Arc<Control>,
+    /// Iterations handed out so far in the closed model (for `-n`).
+    pub issued: AtomicU64,
+    /// The run's first instant; the measurement starts after the warm-up.
+    pub start: Instant,
+}
+
+/// State shared by the tasks of one worker thread. Single-threaded: cells, no locks.
+pub(crate) struct Local<T: Transport> {
+    pub transport: T,
+    pub timeout: Duration,
+    pub calls_per_conn: Option<u64>,
+    pub measure_start: Instant,
+    pub recorder: RefCell<Recorder>,
+    pub in_flight: Cell<u64>,
+    pub hard_stop: Notify,
+    loop_delay: RefCell<Histogram<u64>>,
+    control: Arc<Control>,
+    scheduled: Cell<u64>,
+    warmup: Cell<u64>,
+    last_done: Cell<Option<Instant>>,
+    open_conns: Cell<u64>,
+    peak_conns: Cell<u64>,
+    opened: Cell<u64>,
+    // open model: arrivals waiting for a free user
+    queue: RefCell<VecDeque<Instant>>,
+    idle: Cell<u64>,
+    wake: Notify,
+    closed: Cell<bool>,
+}
+
+impl<T: Transport> Local<T> {
+    pub fn finish(&self, intended: Instant, done: Instant, outcome: &Outcome) {
+        if intended < self.measure_start {
+            self.warmup.set(self.warmup.get() + 1);
+            return;
+        }
+        self.scheduled.set(self.scheduled.get() + 1);
+        self.last_done.set(Some(done));
+        self.recorder.borrow_mut().record(outcome);
+    }
+
+    pub fn connection_opened(&self) {
+        self.opened.set(self.opened.get() + 1);
+        let n = self.open_conns.get() + 1;
+        self.open_conns.set(n);
+        self.peak_conns.set(self.peak_conns.get().max(n));
+    }
+
+    pub fn connection_closed(&self) {
+        self.open_conns.set(self.open_conns.get().saturating_sub(1));
+    }
+}
+
+/// What one worker hands back.
+pub(crate) struct WorkerOutput {
+    pub recorder: Recorder,
+    pub scheduled: u64,
+    pub dropped: u64,
+    pub warmup: u64,
+    pub send_lag: Histogram<u64>,
+    pub loop_delay: Histogram<u64>,
+    pub cpu: ThreadCpu,
+    pub last_done: Option<Instant>,
+    pub connections_opened: u64,
+    pub peak_connections: u64,
+}
+
+/// Spreads `total` over `threads` as evenly as possible; thread `k`'s share.
+pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
+    let t = threads as u64;
+    total / t + u64::from((k as u64) < total % t)
+}
+
+enum Arrivals {
+    Closed {
+        end: Option<Instant>,
+        limit: Option<u64>,
+    },
+    Open,
+}
+
+/// Runs worker `k` of `threads` to the end of the plan.
+pub(crate) async fn work<T: Transport, S: Script>(
+    shared: Arc<Shared>,
+    k: usize,
+    threads: usize,
+    transport: T,
+    script: S,
+    seconds: Option<Sender<Second>>,
+) -> WorkerOutput {
+    let cpu0 = ThreadCpu::now();
+    let plan = &shared.plan;
+    let measure_start = shared.start + plan.warmup;
+    let end = plan.duration.map(|d| measure_start + d);
+    let local = Rc::new(Local {
+        transport,
+        timeout: plan.timeout,
+        calls_per_conn: plan.calls_per_conn,
+        measure_start,
+        recorder: RefCell::new(Recorder::new(plan.names)),
+        in_flight: Cell::new(0),
+        hard_stop: Notify::new(),
+        loop_delay: RefCell::new(new_histogram()),
+        control: Arc::clone(&shared.control),
+        scheduled: Cell::new(0),
+        warmup: Cell::new(0),
+        last_done: Cell::new(None),
+        open_conns: Cell::new(0),
+        peak_conns: Cell::new(0),
+        opened: Cell::new(0),
+        queue: RefCell::new(VecDeque::new()),
+        idle: Cell::new(0),
+        wake: Notify::new(),
+        closed: Cell::new(false),
+    });
+    let script = Rc::new(script);
+    let mut users = JoinSet::new();
+    let mut send_lag = new_histogram();
+
+    // The ticker closes seconds for the timeline and measures how late the loop wakes.
+    let ticker = {
+        let local = Rc::clone(&local);
+        tokio::task::spawn_local(async move {
+            let mut next = Instant::now();
+            loop {
+                next += TICK;
+                sleep_until(next).await;
+                let now = Instant::now();
+                local
+                    .loop_delay
+                    .borrow_mut()
+                    .saturating_record((now - next).as_micros() as u64);
+                if now >= local.measure_start {
+                    let sec = (now - local.measure_start).as_secs();
+                    let mut rec = local.recorder.borrow_mut();
+                    rec.roll(sec);
+                    if let Some(tx) = &seconds {
+                        for s in rec.take_ready() {
+                            let _ = tx.send(s);
+                        }
+                    }
+                }
+                if now > next + TICK {
+                    next = now; // no burst of catch-up ticks after a stall
+                }
+            }
+        })
+    };
+
+    let arrivals = match plan.load {
+        Load::Closed { users: n } => {
+            let arrivals = Rc::new(Arrivals::Closed {
+                end,
+                limit: plan.requests,
+            });
+            for u in 0..share(n, k, threads) {
+                let id = (u * threads as u64) + k as u64;
+                users.spawn_local(user_loop(
+                    Rc::clone(&local),
+                    Rc::clone(&script),
+                    Rc::clone(&arrivals),
+                    Arc::clone(&shared),
+                    id,
+                ));
+            }
+            arrivals
+        }
+        Load::Open {
+            rate,
+            max_connections,
+        } => {
+            let arrivals = Rc::new(Arrivals::Open);
+            let cap = share(max_connections, k, threads).max(1);
+            let schedule = open_schedule(plan, rate);
+            let mut spawned = 0u64;
+            let mut index = k as u64;
+            let control = Arc::clone(&shared.control);
+            while let Some(offset) = schedule.at(index) {
+                let at = shared.start + offset;
+                if Instant::now() < at {
+                    tokio::select! {
+                        biased;
+                        _ = control.cancelled() => break,
+                        _ = sleep_until(at) => {}
+                    }
+                }
+                // Wakes are coarse (the timer ticks in milliseconds): hand out every arrival that
+                // is due, each keeping its own intended time.
+                send_lag.saturating_record(at.elapsed().as_micros() as u64);
+                local.queue.borrow_mut().push_back(at);
+                if local.idle.get() > 0 {
+                    local.idle.set(local.idle.get() - 1);
+                    local.wake.notify_one();
+                } else if spawned < cap {
+                    let id = spawned * threads as u64 + k as u64;
+                    spawned += 1;
+                    users.spawn_local(user_loop(
+                        Rc::clone(&local),
+                        Rc::clone(&script),
+                        Rc::clone(&arrivals),
+                        Arc::clone(&shared),
+                        id,
+                    ));
+                }
+                index += threads as u64;
+            }
+            if let Some(end) = end {
+                tokio::select! {
+                    biased;
+                    _ = control.cancelled() => {}
+                    _ = sleep_until(end) => {}
+                }
+            }
+            arrivals
+        }
+    };
+    let _ = arrivals;
+
+    // The schedule is over (or Ctrl-C): what never left the queue was dropped.
+    let dropped = end_queue(&local, end.is_some() || shared.control.is_cancelled());
+    drain(&local, &mut users, &shared.control).await;
+    ticker.abort();
+    let _ = ticker.await;
+    let cpu = ThreadCpu::now().since(&cpu0);
+    let Local {
+        recorder,
+        scheduled,
+        warmup,
+        last_done,
+        peak_conns,
+        opened,
+        loop_delay,
+        ..
+    } = match Rc::try_unwrap(local) {
+        Ok(l) => l,
+        Err(_) => unreachable!("every user task has ended"),
+    };
+    WorkerOutput {
+        recorder: recorder.into_inner(),
+        scheduled: scheduled.get() + dropped,
+        dropped,
+        warmup: warmup.get(),
+        send_lag,
+        loop_delay: loop_delay.into_inner(),
+        cpu,
+        last_done: last_done.get(),
+        connections_opened: opened.get(),
+        peak_connections: peak_conns.get(),
+    }
+}
+
+fn open_schedule(plan: &Plan, rate: f64) -> Schedule {
+    let probe = Schedule::new(rate, None, None);
+    let warm = probe.count_before(plan.warmup);
+    let end = plan.duration.map(|d| plan.warmup + d);
+    Schedule::new(rate, end, plan.requests.map(|n| warm + n))
+}
+
+/// Closes the open-model queue. With a duration, arrivals still waiting at the end are dropped
+/// (counted, never silently lost); with only a request count, users drain the queue first.
+fn end_queue<T: Transport>(local: &Local<T>, drop_waiting: bool) -> u64 {
+    let dropped = if drop_waiting {
+        let mut q = local.queue.borrow_mut();
+        let n = q.iter().filter(|at| **at >= local.measure_start).count() as u64;
+        q.clear();
+        n
+    } else {
+        0
+    };
+    local.closed.set(true);
+    local.idle.set(0);
+    local.wake.notify_waiters();
+    dropped
+}
+
+/// Waits for users to finish their last exchange (bounded by the request timeout); after Ctrl-C,
+/// gives in-flight requests a short grace, then cuts them off, recording them as interrupted.
+async fn drain<T: Transport>(local: &Rc<Local<T>>, users: &mut JoinSet<()>, control: &Control) {
+    let all_done = async { while users.join_next().await.is_some() {} };
+    tokio::pin!(all_done);
+    tokio::select! {
+        _ = &mut all_done => return,
+        _ = control.cancelled() => {}
+    }
+    local.closed.set(true);
+    local.wake.notify_waiters();
+    if tokio::time::timeout(GRACE, &mut all_done).await.is_err() {
+        local.hard_stop.notify_waiters();
+        all_done.await;
+    }
+}
+
+async fn user_loop<T: Transport, S: Script>(
+    local: Rc<Local<T>>,
+    script: Rc<S>,
+    arrivals: Rc<Arrivals>,
+    shared: Arc<Shared>,
+    id: u64,
+) {
+    let mut user = script.new_user(id);
+    let mut ctx = UserCtx::new(Rc::clone(&local));
+    while let Some(intended) = next_arrival(&local, &arrivals, &shared).await {
+        ctx.begin(intended);
+        script.iterate(&mut user, &mut ctx).await;
+    }
+}
+
+async fn next_arrival<T: Transport>(
+    local: &Local<T>,
+    arrivals: &Arrivals,
+    shared: &Shared,
+) -> Option<Instant> {
+    if local.control.is_cancelled() {
+        return None;
+    }
+    match arrivals {
+        Arrivals::Closed { end, limit } => {
+            let now = Instant::now();
+            if end.is_some_and(|e| now >= e) {
+                return None;
+            }
+            if now >= local.measure_start {
+                if let Some(n) = limit {
+                    if shared.issued.fetch_add(1, Ordering::Relaxed) >= *n {
+                        return None;
+                    }
+                }
+            }
+            Some(now)
+        }
+        Arrivals::Open => loop {
+            if let Some(at) = local.queue.borrow_mut().pop_front() {
+                return Some(at);
+            }
+            if local.closed.get() || local.control.is_cancelled() {
+                return None;
+            }
+            local.idle.set(local.idle.get() + 1);
+            local.wake.notified().await;
+        },
+    }
+}

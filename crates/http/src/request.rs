@@ -1,0 +1,283 @@
+//! Requests are serialized once, before the run, as wrk does when nothing is dynamic: the hot path
+//! only writes a shared byte slice.
+
+use crate::target::UrlParts;
+use crate::{HttpError, Target};
+use herd_engine::Request;
+
+const USER_AGENT: &str = concat!("herd/", env!("CARGO_PKG_VERSION"));
+
+/// A request as the user wrote it, before serialization.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestSpec {
+    pub method: String,
+    /// Path and query (`/a?b=1`), an absolute URL on the target, or empty for the target URL's
+    /// own path.
+    pub path: String,
+    /// Sent in order after the defaults; a header named like a default (`Host`, `User-Agent`,
+    /// `Accept`, any case) replaces it.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RequestSpec {
+    /// A GET of `path` with no extra headers.
+    pub fn get(path: impl Into<String>) -> Self {
+        RequestSpec {
+            method: "GET".to_owned(),
+            path: path.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Serializes `spec` and marks HEAD requests so the transport expects no body.
+pub fn prepare(target: &Target, spec: &RequestSpec) -> Result<Request, HttpError> {
+    let mut req = Request::new(serialize(target, spec)?);
+    req.head = spec.method == "HEAD";
+    Ok(req)
+}
+
+/// The bytes on the wire for `spec` sent to `target`: request line, `Host`, `User-Agent`,
+/// `Accept`, the user's headers, `Content-Length` when there is a body (or the method usually
+/// carries one), then the body.
+pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpError> {
+    if spec.method.is_empty() || !spec.method.bytes().all(is_tchar) {
+        return Err(HttpError::BadMethod {
+            method: spec.method.clone(),
+        });
+    }
+    let path = request_target(target, &spec.path)?;
+    let mut user_length = None;
+    let mut user_chunked = false;
+    for (name, value) in &spec.headers {
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            return Err(HttpError::BadHeaderName { name: name.clone() });
+        }
+        if value.bytes().any(|b| matches!(b, b'\r' | b'\n' | b'\0')) {
+            return Err(HttpError::BadHeaderValue { name: name.clone() });
+        }
+        if name.eq_ignore_ascii_case("content-length") {
+            user_length = Some(value.trim());
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            user_chunked = true;
+        }
+    }
+    if let Some(declared) = user_length {
+        if declared.parse::<usize>().ok() != Some(spec.body.len()) {
+            return Err(HttpError::ContentLength {
+                declared: declared.to_owned(),
+                actual: spec.body.len(),
+            });
+        }
+    }
+
+    let user_has = |default: &str| {
+        spec.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(default))
+    };
+    let mut out = Vec::with_capacity(128 + path.len() + spec.body.len());
+    push_all(&mut out, &[&spec.method, " ", &path, " HTTP/1.1\r\n"]);
+    for (name, value) in [
+        ("Host", target.authority()),
+        ("User-Agent", USER_AGENT),
+        ("Accept", "*/*"),
+    ] {
+        if !user_has(name) {
+            push_all(&mut out, &[name, ": ", value, "\r\n"]);
+        }
+    }
+    for (name, value) in &spec.headers {
+        push_all(&mut out, &[name, ": ", value, "\r\n"]);
+    }
+    // nginx and others answer 411 to a POST without a length, even an empty one.
+    let expects_body = matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH");
+    if user_length.is_none() && !user_chunked && (!spec.body.is_empty() || expects_body) {
+        push_all(
+            &mut out,
+            &["Content-Length: ", &spec.body.len().to_string(), "\r\n"],
+        );
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&spec.body);
+    Ok(out)
+}
+
+fn request_target(target: &Target, path: &str) -> Result<String, HttpError> {
+    let bad = |reason| HttpError::BadPath {
+        path: path.to_owned(),
+        reason,
+    };
+    let resolved = if path.is_empty() {
+        target.path_and_query().to_owned()
+    } else if path.starts_with('/') || path == "*" {
+        path.to_owned()
+    } else if path.contains("://") {
+        let parts = UrlParts::split(path)?;
+        if !target.is(&parts) {
+            return Err(HttpError::OtherTarget {
+                url: path.to_owned(),
+                target: target.to_string(),
+            });
+        }
+        parts.path_and_query().into_owned()
+    } else {
+        return Err(bad(
+            "expected a path starting with '/' or a URL on the target",
+        ));
+    };
+    if resolved.bytes().any(|b| b <= b' ' || b == 0x7f) {
+        return Err(bad(
+            "spaces and control characters must be percent-encoded (space is %20)",
+        ));
+    }
+    Ok(resolved)
+}
+
+fn push_all(out: &mut Vec<u8>, parts: &[&str]) {
+    for p in parts {
+        out.extend_from_slice(p.as_bytes());
+    }
+}
+
+/// RFC 9110 `tchar`: what a method or header name may contain.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> Target {
+        Target::parse("http://127.0.0.1:8080/default?x=1").unwrap()
+    }
+
+    fn spec(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> RequestSpec {
+        RequestSpec {
+            method: method.to_owned(),
+            path: path.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: body.to_vec(),
+        }
+    }
+
+    fn wire(s: &RequestSpec) -> String {
+        String::from_utf8(serialize(&target(), s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn get_carries_host_user_agent_and_accept() {
+        assert_eq!(
+            wire(&spec("GET", "/p?q=1", &[], b"")),
+            format!(
+                "GET /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: {USER_AGENT}\r\n\
+                 Accept: */*\r\n\r\n"
+            )
+        );
+    }
+
+    #[test]
+    fn empty_path_means_the_target_url_and_absolute_urls_on_the_target_work() {
+        let expect = "GET /default?x=1 HTTP/1.1\r\n";
+        assert!(wire(&spec("GET", "", &[], b"")).starts_with(expect));
+        let abs = wire(&spec("GET", "http://127.0.0.1:8080/abs", &[], b""));
+        assert!(abs.starts_with("GET /abs HTTP/1.1\r\n"), "{abs}");
+    }
+
+    #[test]
+    fn user_headers_replace_defaults_whatever_their_case() {
+        let s = spec(
+            "GET",
+            "/",
+            &[("host", "example.com"), ("USER-AGENT", "me"), ("X-Id", "7")],
+            b"",
+        );
+        assert_eq!(
+            wire(&s),
+            "GET / HTTP/1.1\r\nAccept: */*\r\nhost: example.com\r\nUSER-AGENT: me\r\nX-Id: 7\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn body_gets_a_content_length() {
+        let s = spec("POST", "/", &[("Accept", "application/json")], b"{\"a\":1}");
+        assert_eq!(
+            wire(&s),
+            format!(
+                "POST / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: {USER_AGENT}\r\n\
+                 Accept: application/json\r\nContent-Length: 7\r\n\r\n{{\"a\":1}}"
+            )
+        );
+        assert!(wire(&spec("POST", "/", &[], b"")).contains("\r\nContent-Length: 0\r\n"));
+        assert!(!wire(&spec("DELETE", "/", &[], b"")).contains("Content-Length"));
+        let own = wire(&spec("PUT", "/", &[("content-length", "2")], b"ok"));
+        assert_eq!(own.matches("ength").count(), 1, "{own}");
+        let chunked = wire(&spec(
+            "POST",
+            "/",
+            &[("Transfer-Encoding", "chunked")],
+            b"0\r\n\r\n",
+        ));
+        assert!(!chunked.contains("Content-Length"), "{chunked}");
+    }
+
+    #[test]
+    fn prepare_marks_head_requests() {
+        assert!(
+            prepare(&target(), &spec("HEAD", "/", &[], b""))
+                .unwrap()
+                .head
+        );
+        assert!(
+            !prepare(&target(), &spec("GET", "/", &[], b""))
+                .unwrap()
+                .head
+        );
+    }
+
+    #[test]
+    fn invalid_requests_are_refused_before_the_run() {
+        let table = [
+            (
+                spec("GE T", "/", &[], b""),
+                r#"bad method "GE T": expected a token such as GET or POST"#,
+            ),
+            (
+                spec("", "/", &[], b""),
+                r#"bad method "": expected a token such as GET or POST"#,
+            ),
+            (
+                spec("GET", "/a b", &[], b""),
+                r#"bad path "/a b": spaces and control characters must be percent-encoded (space is %20)"#,
+            ),
+            (
+                spec("GET", "a", &[], b""),
+                r#"bad path "a": expected a path starting with '/' or a URL on the target"#,
+            ),
+            (
+                spec("GET", "http://other:8080/", &[], b""),
+                r#"request URL "http://other:8080/" is not on the target http://127.0.0.1:8080/default?x=1: herd sends every request to one host"#,
+            ),
+            (
+                spec("GET", "/", &[("X Bad", "v")], b""),
+                r#"bad header name "X Bad": expected a token such as X-Request-Id"#,
+            ),
+            (
+                spec("GET", "/", &[("X", "a\r\nEvil: 1")], b""),
+                r#"value of header "X" contains CR, LF or NUL"#,
+            ),
+            (
+                spec("POST", "/", &[("Content-Length", "3")], b"ab"),
+                r#"Content-Length header says "3" but the body has 2 bytes"#,
+            ),
+        ];
+        for (s, want) in table {
+            assert_eq!(serialize(&target(), &s).unwrap_err().to_string(), want);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! One test per error class the report counts: each failure must land in the right bucket with a
+//! message that tells the user what the server did.
+
+mod support;
+
+use herd_engine::Transport;
+use herd_http::{HttpTransport, Target, TlsOptions};
+use herd_metrics::ErrorKind;
+use support::{bounded, Client, Server, Step};
+
+fn s(text: &str) -> Vec<u8> {
+    text.as_bytes().to_vec()
+}
+
+/// The failure of one GET against a server playing `script`.
+async fn fail(script: Vec<Step>) -> (herd_engine::Failure, u64) {
+    let server = Server::start(script);
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
+        .await
+        .unwrap();
+    let req = client.request("GET", "/");
+    let mut resp = herd_engine::Response::default();
+    let conn = client.conn.as_mut().unwrap();
+    let failure = bounded(client.transport.exchange(conn, &req, &mut resp))
+        .await
+        .expect_err("the exchange should fail");
+    (failure, resp.bytes_received)
+}
+
+#[tokio::test]
+async fn closed_port_is_connect_refused() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let target = Target::parse(&format!("http://{addr}/")).unwrap();
+    let transport = HttpTransport::new(&target, TlsOptions::default()).unwrap();
+    let failure = bounded(transport.connect())
+        .await
+        .err()
+        .expect("connect should fail");
+    assert_eq!(failure.kind, ErrorKind::ConnectRefused, "{failure:?}");
+    assert!(
+        failure.message.starts_with(&format!("connect to {addr}: ")),
+        "{}",
+        failure.message
+    );
+}
+
+#[tokio::test]
+async fn truncated_body_is_eof_and_says_how_much_arrived() {
+    let reply = s("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+    let (failure, received) = fail(vec![Step::Read, Step::Write(reply.clone())]).await;
+    assert_eq!(failure.kind, ErrorKind::Eof);
+    assert_eq!(
+        failure.message,
+        "connection closed after 3 of 10 body bytes"
+    );
+    assert_eq!(
+        received,
+        reply.len() as u64,
+        "bytes that did arrive are still counted"
+    );
+}
+
+#[tokio::test]
+async fn truncated_chunked_body_and_head_are_eof() {
+    let chunked = s("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+    let (failure, _) = fail(vec![Step::Read, Step::Write(chunked)]).await;
+    assert_eq!(
+        (failure.kind, failure.message.as_str()),
+        (
+            ErrorKind::Eof,
+            "connection closed after 3 bytes of a chunked body"
+        )
+    );
+    let (failure, _) = fail(vec![Step::Read, Step::Write(s("HTTP/1.1 200 OK\r\nCont"))]).await;
+    assert_eq!(
+        (failure.kind, failure.message.as_str()),
+        (
+            ErrorKind::Eof,
+            "connection closed after 21 bytes of the response head"
+        )
+    );
+}
+
+#[tokio::test]
+async fn close_before_any_byte_is_eof_with_nothing_received() {
+    // What a reused keep-alive connection looks like when the server timed it out: the engine
+    // tells it apart from a failed response by `bytes_received == 0`.
+    let (failure, received) = fail(vec![Step::Read]).await;
+    assert_eq!(
+        (failure.kind, failure.message.as_str()),
+        (
+            ErrorKind::Eof,
+            "connection closed before the response began"
+        )
+    );
+    assert_eq!(received, 0);
+}
+
+#[tokio::test]
+async fn garbage_is_protocol_error_quoting_what_came() {
+    let (failure, _) = fail(vec![
+        Step::Read,
+        Step::Write(s("SSH-2.0-OpenSSH_9.6\r\n\r\n")),
+    ])
+    .await;
+    assert_eq!(failure.kind, ErrorKind::Protocol);
+    assert_eq!(
+        failure.message,
+        r#"invalid response head (invalid HTTP version): "SSH-2.0-OpenSSH_9.6\r\n\r\n""#
+    );
+}
+
+#[tokio::test]
+async fn bad_framing_is_protocol_error() {
+    let table = [
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n",
+            r#"bad chunk size in chunked body at "xyz\r\n""#,
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
+            r#"bad Content-Length in response head "HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n""#,
+        ),
+    ];
+    for (reply, message) in table {
+        let (failure, _) = fail(vec![Step::Read, Step::Write(s(reply))]).await;
+        assert_eq!(
+            (failure.kind, failure.message.as_str()),
+            (ErrorKind::Protocol, message)
+        );
+    }
+}
+
+#[tokio::test]
+async fn oversized_head_is_protocol_error() {
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\nX-Big: {}\r\n\r\n",
+        "v".repeat(300 * 1024)
+    );
+    let (failure, _) = fail(vec![Step::Read, Step::Write(s(&reply))]).await;
+    assert_eq!(failure.kind, ErrorKind::Protocol);
+    assert!(
+        failure
+            .message
+            .starts_with("response head larger than 256 KiB: \"HTTP/1.1 200 OK"),
+        "{}",
+        failure.message
+    );
+}
+
+#[tokio::test]
+async fn server_reset_is_reset() {
+    let (failure, _) = fail(vec![Step::Read, Step::Reset]).await;
+    assert_eq!(failure.kind, ErrorKind::Reset, "{failure:?}");
+}

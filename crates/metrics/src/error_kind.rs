@@ -1,0 +1,201 @@
+use serde::{Deserialize, Serialize};
+
+/// Why a request got no valid response. The names are the keys of `errors` in the JSON result, a
+/// public contract: add kinds at the end, never rename.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The server refused the connection (nothing listening, or the backlog overflowed).
+    ConnectRefused,
+    /// The connection was not established within the request timeout.
+    ConnectTimeout,
+    /// The peer reset the connection (ECONNRESET, EPIPE).
+    Reset,
+    /// No complete response within the request timeout.
+    Timeout,
+    /// The connection closed before a full response arrived.
+    Eof,
+    /// The bytes received are not valid HTTP.
+    Protocol,
+    /// The TLS handshake or record layer failed (including certificate verification).
+    Tls,
+    /// This process ran out of file descriptors (EMFILE, ENFILE).
+    FdUnavailable,
+    /// No local address or ephemeral port was free (EADDRNOTAVAIL).
+    AddrUnavailable,
+    /// Anything else; the sample message says what.
+    Other,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::ConnectRefused,
+        ErrorKind::ConnectTimeout,
+        ErrorKind::Reset,
+        ErrorKind::Timeout,
+        ErrorKind::Eof,
+        ErrorKind::Protocol,
+        ErrorKind::Tls,
+        ErrorKind::FdUnavailable,
+        ErrorKind::AddrUnavailable,
+        ErrorKind::Other,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The JSON key, e.g. `connect_refused`.
+    pub fn key(self) -> &'static str {
+        match self {
+            ErrorKind::ConnectRefused => "connect_refused",
+            ErrorKind::ConnectTimeout => "connect_timeout",
+            ErrorKind::Reset => "reset",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Eof => "eof",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Tls => "tls",
+            ErrorKind::FdUnavailable => "fd_unavailable",
+            ErrorKind::AddrUnavailable => "addr_unavailable",
+            ErrorKind::Other => "other",
+        }
+    }
+
+    /// Classifies an I/O error from connect, read or write.
+    pub fn from_io(err: &std::io::Error) -> ErrorKind {
+        use std::io::ErrorKind as K;
+        match err.raw_os_error() {
+            Some(libc_emfile) if libc_emfile == 24 || libc_emfile == 23 => {
+                return ErrorKind::FdUnavailable
+            }
+            Some(99) => return ErrorKind::AddrUnavailable, // EADDRNOTAVAIL
+            _ => {}
+        }
+        match err.kind() {
+            K::ConnectionRefused => ErrorKind::ConnectRefused,
+            K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe => ErrorKind::Reset,
+            K::UnexpectedEof => ErrorKind::Eof,
+            K::TimedOut => ErrorKind::Timeout,
+            K::AddrNotAvailable => ErrorKind::AddrUnavailable,
+            K::InvalidData => ErrorKind::Protocol,
+            _ => ErrorKind::Other,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// Error counters in a fixed table, with the first message seen for each kind as a sample.
+#[derive(Clone, Debug, Default)]
+pub struct ErrorTable {
+    pub counts: [u64; ErrorKind::COUNT],
+    pub samples: [Option<String>; ErrorKind::COUNT],
+}
+
+impl ErrorTable {
+    pub fn add(&mut self, kind: ErrorKind, message: Option<&str>) {
+        let i = kind.index();
+        self.counts[i] += 1;
+        if self.samples[i].is_none() {
+            if let Some(m) = message {
+                self.samples[i] = Some(m.to_owned());
+            }
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    pub fn merge(&mut self, other: &ErrorTable) {
+        for i in 0..ErrorKind::COUNT {
+            self.counts[i] += other.counts[i];
+            if self.samples[i].is_none() {
+                self.samples[i] = other.samples[i].clone();
+            }
+        }
+    }
+
+    /// The kinds that occurred, with their counts and sample messages.
+    pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64, Option<&str>)> + '_ {
+        ErrorKind::ALL
+            .iter()
+            .map(|k| {
+                (
+                    *k,
+                    self.counts[k.index()],
+                    self.samples[k.index()].as_deref(),
+                )
+            })
+            .filter(|(_, n, _)| *n > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_map_to_their_documented_classes() {
+        use std::io::{Error, ErrorKind as K};
+        let table = [
+            (Error::from(K::ConnectionRefused), ErrorKind::ConnectRefused),
+            (Error::from(K::ConnectionReset), ErrorKind::Reset),
+            (Error::from(K::BrokenPipe), ErrorKind::Reset),
+            (Error::from(K::UnexpectedEof), ErrorKind::Eof),
+            (Error::from_raw_os_error(24), ErrorKind::FdUnavailable),
+            (Error::from_raw_os_error(99), ErrorKind::AddrUnavailable),
+            (Error::other("x"), ErrorKind::Other),
+        ];
+        for (err, want) in table {
+            assert_eq!(ErrorKind::from_io(&err), want, "{err}");
+        }
+    }
+
+    #[test]
+    fn table_keeps_first_sample_and_merges_counts() {
+        let mut a = ErrorTable::default();
+        a.add(ErrorKind::Reset, Some("first"));
+        a.add(ErrorKind::Reset, Some("second"));
+        let mut b = ErrorTable::default();
+        b.add(ErrorKind::Timeout, None);
+        a.merge(&b);
+        assert_eq!(a.total(), 3);
+        let kinds: Vec<_> = a
+            .iter()
+            .map(|(k, n, s)| (k, n, s.map(str::to_owned)))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (ErrorKind::Reset, 2, Some("first".to_owned())),
+                (ErrorKind::Timeout, 1, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_are_the_json_contract() {
+        let keys: Vec<_> = ErrorKind::ALL.iter().map(|k| k.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "connect_refused",
+                "connect_timeout",
+                "reset",
+                "timeout",
+                "eof",
+                "protocol",
+                "tls",
+                "fd_unavailable",
+                "addr_unavailable",
+                "other"
+            ]
+        );
+    }
+}

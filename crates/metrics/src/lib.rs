@@ -1,0 +1,28 @@
+//! Measurement for herd: what one request's outcome was, and the recorders that fold outcomes into
+//! HdrHistograms and counters.
+//!
+//! Each worker thread owns a [`Recorder`]; nothing here is shared or locked on the hot path. At the
+//! end the recorders are merged exactly ([`Stats::merge`] adds histograms, as wrk2's `hdr_add`), and
+//! every second each recorder hands a [`Second`] to the collector, which merges the seconds of all
+//! workers into the run's timeline. Samples are never kept in a vector: memory stays flat however
+//! long the run.
+//!
+//! ```
+//! use herd_metrics::{Outcome, Recorder, Verdict};
+//! use std::time::Duration;
+//! let mut rec = Recorder::new(1);
+//! rec.record(&Outcome::completed(0, Duration::from_millis(3), Duration::from_millis(2), 200, Verdict::Ok));
+//! assert_eq!(rec.total().completed, 1);
+//! ```
+
+mod error_kind;
+mod outcome;
+mod recorder;
+mod stats;
+mod timeline;
+
+pub use error_kind::{ErrorKind, ErrorTable};
+pub use outcome::{Outcome, Verdict};
+pub use recorder::Recorder;
+pub use stats::{new_histogram, Stats, HISTOGRAM_MAX_US};
+pub use timeline::{Second, Timeline};

@@ -1,0 +1,79 @@
+use crate::ErrorKind;
+use std::time::Duration;
+
+/// How a request that got a full response is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Status below 400 and every check passed.
+    Ok,
+    /// Status 400 or above, or a check failed.
+    Failed,
+}
+
+/// What happened to one request. Times are durations already: the engine turns its instants
+/// (intended, sent, first byte, done) into these once, so recording is arithmetic on integers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Index of the request name (0 for a plain `herd run URL`).
+    pub name: u32,
+    /// When the outcome was known, since the measurement started (places it in the timeline).
+    pub at: Duration,
+    /// From the intended send time to the end: what a user waited. Never shortened by queueing.
+    pub latency: Duration,
+    /// From the actual send to the end; `None` when the request was never written.
+    pub service: Option<Duration>,
+    /// Time to open the connection, when this request had to open one.
+    pub connect: Option<Duration>,
+    /// HTTP status, 0 when no response arrived.
+    pub status: u16,
+    /// `Ok(verdict)` for a full response, `Err(kind)` for no valid response.
+    pub result: Result<Verdict, ErrorKind>,
+    /// A sample message for errors; only allocated when something failed.
+    pub message: Option<String>,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Response body length: the page weight.
+    pub body_bytes: u64,
+}
+
+impl Outcome {
+    /// A completed exchange; convenience for tests.
+    pub fn completed(
+        name: u32,
+        latency: Duration,
+        service: Duration,
+        status: u16,
+        v: Verdict,
+    ) -> Self {
+        Outcome {
+            name,
+            at: latency,
+            latency,
+            service: Some(service),
+            connect: None,
+            status,
+            result: Ok(v),
+            message: None,
+            bytes_sent: 0,
+            bytes_received: 0,
+            body_bytes: 0,
+        }
+    }
+
+    /// A request that got no valid response; convenience for tests.
+    pub fn error(name: u32, latency: Duration, kind: ErrorKind) -> Self {
+        Outcome {
+            name,
+            at: latency,
+            latency,
+            service: None,
+            connect: None,
+            status: 0,
+            result: Err(kind),
+            message: None,
+            bytes_sent: 0,
+            bytes_received: 0,
+            body_bytes: 0,
+        }
+    }
+}

@@ -1,0 +1,122 @@
+use crate::{Outcome, Second, Stats};
+
+/// One worker's measurements: totals, per request name, and the second in progress.
+///
+/// Finished seconds queue up in `ready` until the worker hands them to the collector; a worker
+/// calls [`Recorder::roll`] on its own ticks so a second closes even when nothing completes in it
+/// (a stalled server must show as a quiet second, not vanish).
+#[derive(Debug)]
+pub struct Recorder {
+    total: Stats,
+    by_name: Vec<Stats>,
+    current: Second,
+    ready: Vec<Second>,
+}
+
+impl Recorder {
+    /// A recorder for `names` request names (1 for a plain run: then only totals are kept).
+    pub fn new(names: usize) -> Self {
+        let by_name = if names > 1 {
+            (0..names).map(|_| Stats::default()).collect()
+        } else {
+            Vec::new()
+        };
+        Recorder {
+            total: Stats::default(),
+            by_name,
+            current: Second::new(0),
+            ready: Vec::new(),
+        }
+    }
+
+    pub fn record(&mut self, o: &Outcome) {
+        self.total.record(o);
+        if let Some(s) = self.by_name.get_mut(o.name as usize) {
+            s.record(o);
+        }
+        let sec = o.at.as_secs();
+        if sec > self.current.index {
+            self.roll(sec);
+        }
+        // An outcome a little late for its second folds into the current one.
+        self.current.record(o);
+    }
+
+    /// Closes the current second if `now_sec` is past it.
+    pub fn roll(&mut self, now_sec: u64) {
+        if now_sec > self.current.index {
+            let done = std::mem::replace(&mut self.current, Second::new(now_sec));
+            self.ready.push(done);
+        }
+    }
+
+    /// Finished seconds since the last call.
+    pub fn take_ready(&mut self) -> Vec<Second> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// Ends recording: totals, per-name stats, and every second not yet taken.
+    pub fn finish(mut self) -> (Stats, Vec<Stats>, Vec<Second>) {
+        self.ready.push(self.current);
+        (self.total, self.by_name, self.ready)
+    }
+
+    pub fn total(&self) -> &Stats {
+        &self.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Verdict;
+    use std::time::Duration;
+
+    #[test]
+    fn seconds_close_on_later_outcomes_and_on_ticks() {
+        let mut r = Recorder::new(1);
+        let mut o = Outcome::completed(
+            0,
+            Duration::from_millis(1),
+            Duration::ZERO,
+            200,
+            Verdict::Ok,
+        );
+        o.at = Duration::from_millis(300);
+        r.record(&o);
+        o.at = Duration::from_millis(1_200);
+        r.record(&o);
+        assert_eq!(
+            r.take_ready()
+                .iter()
+                .map(|s| (s.index, s.requests()))
+                .collect::<Vec<_>>(),
+            vec![(0, 1)]
+        );
+        r.roll(3);
+        let (total, by_name, rest) = r.finish();
+        assert_eq!(total.completed, 2);
+        assert!(by_name.is_empty());
+        assert_eq!(
+            rest.iter()
+                .map(|s| (s.index, s.requests()))
+                .collect::<Vec<_>>(),
+            vec![(1, 1), (3, 0)]
+        );
+    }
+
+    #[test]
+    fn per_name_stats_only_when_names_exist() {
+        let mut r = Recorder::new(2);
+        r.record(&Outcome::completed(
+            1,
+            Duration::from_millis(1),
+            Duration::ZERO,
+            200,
+            Verdict::Ok,
+        ));
+        let (total, by_name, _) = r.finish();
+        assert_eq!(total.completed, 1);
+        assert_eq!((by_name[0].completed, by_name[1].completed), (0, 1));
+    }
+}

@@ -1,0 +1,213 @@
+//! Building a [`RunResult`] from what the metrics collected: arithmetic and naming, no I/O.
+
+use crate::histogram::{encode_histogram, summarize_us};
+use crate::result::{Histograms, Kind, SizeSummary, Totals, Warmup};
+use crate::{Generator, RunConfig, RunResult, TimelineEntry};
+use herd_metrics::{ErrorKind, Second, Stats};
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+/// Everything [`build_run`] needs, gathered by the caller after the run.
+#[derive(Clone, Debug)]
+pub struct RunInput<'a> {
+    /// What was loaded, e.g. the URL of a plain run.
+    pub target: String,
+    pub config: RunConfig,
+    /// When the measurement (not the warm-up) started.
+    pub started_at: SystemTime,
+    /// Length of the measurement, warm-up excluded.
+    pub duration: Duration,
+    pub interrupted: bool,
+    /// All workers' totals, merged.
+    pub stats: &'a Stats,
+    /// The merged per-second series, as `Timeline::finish` returns it.
+    pub timeline: &'a [Second],
+    /// Requests scheduled but never sent (the open model fell behind, or the run stopped first).
+    pub dropped: u64,
+    pub warmup_requests: u64,
+    pub warmup_duration: Duration,
+    pub generator: Generator,
+}
+
+/// Builds the result of a run.
+///
+/// `scheduled` is derived as `completed + errors + dropped` rather than taken from the caller, so
+/// the identity the JSON promises holds by construction: every scheduled request either ended
+/// (with a response or an error) or was dropped.
+pub fn build_run(input: RunInput<'_>) -> RunResult {
+    let s = input.stats;
+    let duration_s = input.duration.as_secs_f64();
+    let errors = s.errors.total();
+    let totals = Totals {
+        scheduled: s.completed + errors + input.dropped,
+        sent: s.sent,
+        completed: s.completed,
+        ok: s.ok,
+        failed: s.failed,
+        errors,
+        dropped: input.dropped,
+        bytes_sent: s.bytes_sent,
+        bytes_received: s.bytes_received,
+    };
+    RunResult {
+        herd_version: crate::HERD_VERSION.to_owned(),
+        kind: Kind::Run,
+        target: input.target,
+        config: input.config,
+        started_at: rfc3339(input.started_at),
+        duration_s,
+        interrupted: input.interrupted,
+        warmup: Warmup {
+            requests: input.warmup_requests,
+            duration_s: input.warmup_duration.as_secs_f64(),
+        },
+        throughput_rps: per_second(s.completed, duration_s),
+        status: s
+            .statuses()
+            .map(|(code, n)| (code.to_string(), n))
+            .collect(),
+        errors: s
+            .errors
+            .iter()
+            .map(|(k, n, _)| (k.key().to_owned(), n))
+            .collect(),
+        error_samples: s
+            .errors
+            .iter()
+            .filter_map(|(k, _, m)| Some((k.key().to_owned(), m?.to_owned())))
+            .collect(),
+        latency_ms: summarize_us(&s.latency),
+        service_time_ms: summarize_us(&s.service),
+        connect_ms: summarize_us(&s.connect),
+        response_bytes: response_bytes(s),
+        generator: finite_generator(input.generator),
+        timeline: input
+            .timeline
+            .iter()
+            .map(|sec| timeline_entry(sec, duration_s))
+            .collect(),
+        histograms: Histograms {
+            latency: encode_histogram(&s.latency),
+            service_time: encode_histogram(&s.service),
+            connect: encode_histogram(&s.connect),
+        },
+        totals,
+    }
+}
+
+/// serde_json writes NaN as `null`, which the schema (rightly) rejects; a measurement that could
+/// not be taken is reported as 0.
+fn finite_generator(mut g: Generator) -> Generator {
+    for x in [
+        &mut g.cpu_user_s,
+        &mut g.cpu_sys_s,
+        &mut g.cpu_percent,
+        &mut g.send_lag_p99_ms,
+    ] {
+        if !x.is_finite() || *x < 0.0 {
+            *x = 0.0;
+        }
+    }
+    g
+}
+
+fn response_bytes(s: &Stats) -> SizeSummary {
+    if s.completed == 0 {
+        return SizeSummary::default();
+    }
+    SizeSummary {
+        min: s.body_min,
+        mean: s.body_sum as f64 / s.completed as f64,
+        max: s.body_max,
+    }
+}
+
+fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
+    let ms = |us: u64| us as f64 / 1e3;
+    let q = |quantile: f64| {
+        if sec.latency.is_empty() {
+            0.0
+        } else {
+            ms(sec.latency.value_at_quantile(quantile))
+        }
+    };
+    // The last second of a 10.5 s run lasts half a second; outcomes that arrive after the end
+    // (in-flight requests finishing) fall in a second wholly outside it, counted over a full one.
+    let inside = (run_s - sec.index as f64).min(1.0);
+    let span = if inside > 0.0 { inside } else { 1.0 };
+    let requests = sec.requests();
+    const CLASSES: [&str; 6] = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
+    TimelineEntry {
+        t: sec.index,
+        requests,
+        ok: sec.ok,
+        failed: sec.failed,
+        errors: sec.error_total(),
+        rps: requests as f64 / span,
+        p50_ms: q(0.50),
+        p90_ms: q(0.90),
+        p99_ms: q(0.99),
+        max_ms: if sec.latency.is_empty() {
+            0.0
+        } else {
+            ms(sec.latency.max())
+        },
+        bytes_received: sec.bytes_received,
+        status_class: nonzero(CLASSES.iter().copied().zip(sec.status_class)),
+        error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
+    }
+}
+
+fn nonzero<'k>(pairs: impl Iterator<Item = (&'k str, u64)>) -> BTreeMap<String, u64> {
+    pairs
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| (k.to_owned(), n))
+        .collect()
+}
+
+fn per_second(n: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// RFC 3339 in UTC to the millisecond: finer digits would claim a precision the start of a run
+/// does not have.
+fn rfc3339(t: SystemTime) -> String {
+    let utc = time::OffsetDateTime::from(t);
+    let utc = utc.replace_millisecond(utc.millisecond()).unwrap_or(utc);
+    utc.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC time after year 0 formats as RFC 3339")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_time_is_rfc3339_utc_to_the_millisecond() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_nanos(1_700_000_000_123_456_789);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20.123Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn partial_last_second_is_counted_over_its_length() {
+        let mut sec = Second::new(10);
+        for _ in 0..5 {
+            sec.record(&herd_metrics::Outcome::error(
+                0,
+                Duration::from_millis(1),
+                ErrorKind::Reset,
+            ));
+        }
+        assert_eq!(timeline_entry(&sec, 10.5).rps, 10.0);
+        assert_eq!(timeline_entry(&sec, 10.0).rps, 5.0);
+        assert_eq!(timeline_entry(&sec, 20.0).rps, 5.0);
+        let e = timeline_entry(&sec, 20.0);
+        assert_eq!(e.error_kinds, BTreeMap::from([("reset".to_owned(), 5)]));
+        assert!(e.status_class.is_empty());
+    }
+}

@@ -1,0 +1,128 @@
+//! Histograms in a result: the exact encoding that lets runs be merged later, and the summary
+//! in milliseconds that people read.
+
+use crate::{ReportError, Summary};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+
+/// Encodes a histogram as HdrHistogram V2 + deflate, base64 with the standard alphabet: the
+/// format of HdrHistogram's own logs, readable by its Java, Go and Python ports.
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    // Serialising into a Vec fails only for counts above i64::MAX, which no run reaches.
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .expect("a u64 histogram serialises into memory");
+    STANDARD.encode(buf)
+}
+
+/// Decodes what [`encode_histogram`] wrote (plain V2 is accepted too), exactly.
+pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, ReportError> {
+    let raw = STANDARD.decode(s.trim())?;
+    Ok(Deserializer::new().deserialize(&mut raw.as_slice())?)
+}
+
+/// Summarises a histogram of microseconds in milliseconds; all zeros when it is empty.
+pub fn summarize_us(h: &Histogram<u64>) -> Summary {
+    if h.is_empty() {
+        return Summary::default();
+    }
+    let ms = |us: u64| us as f64 / 1e3;
+    let q = |quantile: f64| ms(h.value_at_quantile(quantile));
+    Summary {
+        count: h.len(),
+        min: ms(h.min()),
+        mean: whole_us_in_ms(h.mean()),
+        stddev: whole_us_in_ms(h.stdev()),
+        p50: q(0.50),
+        p75: q(0.75),
+        p90: q(0.90),
+        p95: q(0.95),
+        p99: q(0.99),
+        p999: q(0.999),
+        max: ms(h.max()),
+    }
+}
+
+/// Microseconds rounded to whole ones, the histograms' resolution, in milliseconds: more digits
+/// in the JSON would be noise. Rounding before dividing keeps 500.5 us from becoming 0.5 ms.
+fn whole_us_in_ms(us: f64) -> f64 {
+    us.round() / 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herd_metrics::new_histogram;
+
+    #[test]
+    fn base64_round_trip_is_exact() {
+        let mut h = new_histogram();
+        for v in [
+            1,
+            7,
+            150,
+            1_234,
+            98_765,
+            3_000_000,
+            herd_metrics::HISTOGRAM_MAX_US,
+        ] {
+            h.record_n(v, v % 13 + 1).unwrap();
+        }
+        let back = decode_histogram(&encode_histogram(&h)).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(back.len(), h.len());
+        assert_eq!(back.value_at_quantile(0.99), h.value_at_quantile(0.99));
+        assert_eq!(back.max(), h.max());
+    }
+
+    #[test]
+    fn empty_histogram_round_trips_and_summarises_to_zeros() {
+        let h = new_histogram();
+        assert_eq!(decode_histogram(&encode_histogram(&h)).unwrap().len(), 0);
+        assert_eq!(summarize_us(&h), Summary::default());
+    }
+
+    #[test]
+    fn decoded_histograms_merge_exactly() {
+        let (mut a, mut b) = (new_histogram(), new_histogram());
+        a.record_n(1_000, 3).unwrap();
+        b.record_n(2_000, 5).unwrap();
+        let mut merged = decode_histogram(&encode_histogram(&a)).unwrap();
+        merged
+            .add(decode_histogram(&encode_histogram(&b)).unwrap())
+            .unwrap();
+        let mut direct = a.clone();
+        direct.add(&b).unwrap();
+        assert_eq!(merged, direct);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(matches!(
+            decode_histogram("not base64!"),
+            Err(ReportError::HistogramBase64(_))
+        ));
+        assert!(matches!(
+            decode_histogram("AAAAAAAA"),
+            Err(ReportError::HistogramEncoding(_))
+        ));
+    }
+
+    #[test]
+    fn summary_is_in_milliseconds() {
+        let mut h = new_histogram();
+        for us in 1..=1_000 {
+            h.record(us).unwrap();
+        }
+        let s = summarize_us(&h);
+        assert_eq!(s.count, 1_000);
+        assert_eq!(s.min, 0.001);
+        assert!((s.p50 - 0.5).abs() < 0.001, "p50 {}", s.p50);
+        assert!((s.p99 - 0.99).abs() < 0.001, "p99 {}", s.p99);
+        assert!((s.max - 1.0).abs() < 0.001, "max {}", s.max);
+        assert_eq!(s.mean, 0.501, "0.5005 ms rounded to whole microseconds");
+    }
+}

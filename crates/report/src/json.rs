@@ -1,0 +1,193 @@
+//! Writing a result as JSON, and reading one back with an error that says what is wrong.
+
+use crate::{ReportError, RunResult, HERD_VERSION};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes the result as pretty JSON followed by a newline.
+pub fn write_json(r: &RunResult, mut w: impl Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, r)?;
+    w.write_all(b"\n")
+}
+
+/// Reads a result written by [`write_json`].
+pub fn read_json(path: impl AsRef<Path>) -> Result<RunResult, ReportError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_json(&text, &path.display().to_string())
+}
+
+/// Parses a result; `origin` names the text's source in errors (a path, `"stdin"`).
+///
+/// The checks go from coarse to fine so the error names the first thing that is wrong: not
+/// JSON, not a herd result, not a run, a herd version this one cannot read, and only then a
+/// field that does not fit.
+pub fn parse_json(text: &str, origin: &str) -> Result<RunResult, ReportError> {
+    let origin = origin.to_owned();
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(source) => return Err(ReportError::NotJson { origin, source }),
+    };
+    let Some(object) = value.as_object() else {
+        return Err(ReportError::NotHerd {
+            origin,
+            reason: format!("the top level is {}, not an object", kind_of(&value)),
+        });
+    };
+    let version = match object.get("herd_version") {
+        Some(Value::String(v)) => v.clone(),
+        Some(other) => {
+            let reason = format!("`herd_version` is {}, not a string", kind_of(other));
+            return Err(ReportError::NotHerd { origin, reason });
+        }
+        None => {
+            return Err(ReportError::NotHerd {
+                origin,
+                reason: "it has no `herd_version` key".to_owned(),
+            })
+        }
+    };
+    match object.get("kind") {
+        Some(Value::String(k)) if k == "run" => {}
+        Some(Value::String(k)) => {
+            return Err(ReportError::WrongKind {
+                origin,
+                kind: k.clone(),
+            })
+        }
+        _ => {
+            return Err(ReportError::NotHerd {
+                origin,
+                reason: "it has no string `kind` key".to_owned(),
+            })
+        }
+    }
+    if !readable(&version) {
+        return Err(ReportError::UnknownVersion {
+            origin,
+            found: version,
+            ours: HERD_VERSION,
+            supported: supported_versions(),
+        });
+    }
+    // Parse the text again rather than the Value: serde_json then reports line and column.
+    serde_json::from_str(text).map_err(|source| ReportError::Malformed {
+        origin,
+        version,
+        source,
+    })
+}
+
+/// The part of a version that must match for the format to be the same: the major version, or
+/// for 0.x releases the minor one too (Cargo's rule for compatible versions).
+fn compat_key(version: &str) -> Option<(u64, u64)> {
+    let core = version.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let (major, minor, _patch) = (parts.next()??, parts.next()??, parts.next()??);
+    Some(if major == 0 { (0, minor) } else { (major, 0) })
+}
+
+fn readable(version: &str) -> bool {
+    compat_key(version).is_some() && compat_key(version) == compat_key(HERD_VERSION)
+}
+
+fn supported_versions() -> String {
+    match compat_key(HERD_VERSION) {
+        Some((0, minor)) => format!("0.{minor}.x"),
+        Some((major, _)) => format!("{major}.x"),
+        None => HERD_VERSION.to_owned(),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compatible_versions_follow_cargo_rules() {
+        let table = [
+            ("0.1.0", Some((0, 1))),
+            ("0.1.7-beta.2", Some((0, 1))),
+            ("0.2.0", Some((0, 2))),
+            ("1.4.2+build", Some((1, 0))),
+            ("1.4", None),
+            ("banana", None),
+        ];
+        for (v, want) in table {
+            assert_eq!(compat_key(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn reading_says_what_is_wrong() {
+        let not_json = parse_json("{oops", "a.json").unwrap_err();
+        assert!(
+            matches!(not_json, ReportError::NotJson { .. }),
+            "{not_json}"
+        );
+
+        let array = parse_json("[1, 2]", "a.json").unwrap_err().to_string();
+        assert_eq!(
+            array,
+            "a.json is not a herd result: the top level is an array, not an object"
+        );
+
+        let other_tool = parse_json(r#"{"requests": 10}"#, "k6.json")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            other_tool,
+            "k6.json is not a herd result: it has no `herd_version` key"
+        );
+
+        let compare = parse_json(
+            &format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "compare"}}"#),
+            "c.json",
+        );
+        assert!(
+            matches!(compare, Err(ReportError::WrongKind { ref kind, .. }) if kind == "compare")
+        );
+
+        let future = parse_json(r#"{"herd_version": "99.0.0", "kind": "run"}"#, "new.json")
+            .unwrap_err()
+            .to_string();
+        assert!(future.contains("written by herd 99.0.0"), "{future}");
+        assert!(future.contains(&supported_versions()), "{future}");
+
+        let broken = parse_json(
+            &format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "run"}}"#),
+            "b.json",
+        );
+        let broken = broken.unwrap_err().to_string();
+        assert!(
+            broken.contains("does not match its format") && broken.contains("missing field"),
+            "{broken}"
+        );
+    }
+
+    #[test]
+    fn unreadable_file_names_the_path() {
+        let err = read_json("/nonexistent/herd-result.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("cannot read /nonexistent/herd-result.json"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! Reports for herd: pure functions from what was measured to what people and tools read.
+//!
+//! [`build_run`] turns the merged metrics of a run ([`herd_metrics::Stats`] and the per-second
+//! [`herd_metrics::Second`]s) into a [`RunResult`], the public JSON contract described by
+//! `schema/result.schema.json`. [`write_json`] and [`read_json`] store and load it (reading says
+//! plainly when a file is not a herd result or comes from a herd this one cannot read), and
+//! [`render_text`] writes the summary printed after a run. The full histograms travel in the
+//! result, so runs can be merged exactly later with [`decode_histogram`].
+//!
+//! Nothing here sees the engine, a clock or a socket.
+//!
+//! ```
+//! use herd_metrics::{Outcome, Second, Stats, Verdict};
+//! use herd_report::{build_run, render_text, Generator, Model, RunConfig, RunInput};
+//! use std::time::{Duration, SystemTime};
+//!
+//! let mut stats = Stats::default();
+//! let ms = Duration::from_millis;
+//! stats.record(&Outcome::completed(0, ms(3), ms(2), 200, Verdict::Ok));
+//! let config = RunConfig {
+//!     url: "http://127.0.0.1:8080/".into(),
+//!     method: "GET".into(),
+//!     model: Model::Closed,
+//!     connections: 1,
+//!     rate: None,
+//!     duration_s: Some(1.0),
+//!     requests: None,
+//!     warmup_s: 0.0,
+//!     threads: 1,
+//!     timeout_s: 10.0,
+//!     calls_per_conn: None,
+//!     headers: vec![],
+//!     body_bytes: 0,
+//! };
+//! let result = build_run(RunInput {
+//!     target: config.url.clone(),
+//!     config,
+//!     started_at: SystemTime::now(),
+//!     duration: Duration::from_secs(1),
+//!     interrupted: false,
+//!     stats: &stats,
+//!     timeline: &[Second::new(0)],
+//!     dropped: 0,
+//!     warmup_requests: 0,
+//!     warmup_duration: Duration::ZERO,
+//!     generator: Generator::default(),
+//! });
+//! assert_eq!(result.totals.scheduled, 1);
+//!
+//! let mut text = String::new();
+//! render_text(&result, &mut text).unwrap();
+//! assert!(text.contains("1 completed (1 ok, 0 failed)"));
+//! ```
+
+mod build;
+mod error;
+pub mod format;
+mod histogram;
+mod json;
+mod result;
+mod text;
+
+pub use build::{build_run, RunInput};
+pub use error::ReportError;
+pub use histogram::{decode_histogram, encode_histogram, summarize_us};
+pub use json::{parse_json, read_json, write_json};
+pub use result::{
+    Generator, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult, SizeSummary,
+    Summary, TimelineEntry, Totals, Warmup,
+};
+pub use text::render_text;
+
+/// The herd version written into results, and the one [`read_json`] checks files against.
+pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,204 @@
+//! The run result: the public JSON contract, described for tools by
+//! `schema/result.schema.json`. Add keys, never rename or remove them; a change in meaning is a
+//! new `herd_version` that [`crate::read_json`] refuses.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything known about one `herd run`, as written to `--json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// The herd that wrote the result, e.g. `"0.1.0"`.
+    pub herd_version: String,
+    pub kind: Kind,
+    /// What was loaded: the URL of a plain run.
+    pub target: String,
+    pub config: RunConfig,
+    /// When the measurement started (after any warm-up), RFC 3339 in UTC.
+    pub started_at: String,
+    /// Length of the measurement in seconds, warm-up excluded.
+    pub duration_s: f64,
+    /// The run was stopped early (Ctrl-C): the numbers cover only the part that ran.
+    pub interrupted: bool,
+    pub warmup: Warmup,
+    pub totals: Totals,
+    /// Completed responses per second of measurement.
+    pub throughput_rps: f64,
+    /// Responses by status code, e.g. `{"200": 1234}`.
+    pub status: BTreeMap<String, u64>,
+    /// Requests that got no valid response, by error class (only classes that occurred).
+    pub errors: BTreeMap<String, u64>,
+    /// The first message seen for each error class, when there was one.
+    pub error_samples: BTreeMap<String, String>,
+    /// From the intended send time to the end of the response: what a user waited.
+    pub latency_ms: Summary,
+    /// From the actual send to the end of the response: what the server took.
+    pub service_time_ms: Summary,
+    /// Connection set-up, one sample per connection opened.
+    pub connect_ms: Summary,
+    /// Response body sizes.
+    pub response_bytes: SizeSummary,
+    pub generator: Generator,
+    /// One entry per second of measurement, quiet seconds included.
+    pub timeline: Vec<TimelineEntry>,
+    pub histograms: Histograms,
+}
+
+/// What a result file describes. Only runs for now; comparisons may follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Run,
+}
+
+/// The settings the run used, as the CLI resolved them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub url: String,
+    pub method: String,
+    pub model: Model,
+    pub connections: u64,
+    /// Arrivals per second (open model).
+    pub rate: Option<f64>,
+    pub duration_s: Option<f64>,
+    /// A fixed number of requests, instead of or as well as a duration.
+    pub requests: Option<u64>,
+    pub warmup_s: f64,
+    pub threads: u64,
+    pub timeout_s: f64,
+    /// Requests per connection before it is closed and reopened; `None` keeps connections alive.
+    pub calls_per_conn: Option<u64>,
+    /// Extra request headers as given, `"Name: value"`.
+    pub headers: Vec<String>,
+    /// Request body size.
+    pub body_bytes: u64,
+}
+
+/// How requests were issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// Each connection sends its next request when the previous one ends (wrk, ab).
+    Closed,
+    /// Requests arrive on a schedule whatever the server does (wrk2, vegeta).
+    Open,
+}
+
+impl Model {
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Closed => "closed",
+            Model::Open => "open",
+        }
+    }
+}
+
+/// The warm-up before measurement; its requests are not in any other number.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    pub requests: u64,
+    pub duration_s: f64,
+}
+
+/// Request counts. `scheduled = completed + errors + dropped` and `completed = ok + failed`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Requests the schedule called for.
+    pub scheduled: u64,
+    /// Requests written to a connection.
+    pub sent: u64,
+    /// A full response arrived.
+    pub completed: u64,
+    /// Completed with status below 400 and every check passed.
+    pub ok: u64,
+    /// Completed, but status 400 or above or a check failed.
+    pub failed: u64,
+    /// No valid response (refused, reset, timeout, ...).
+    pub errors: u64,
+    /// Scheduled but never sent.
+    pub dropped: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+/// A distribution of times in milliseconds. With no samples every field is 0.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub count: u64,
+    pub min: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub p50: f64,
+    pub p75: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+/// Response body sizes in bytes. With no responses every field is 0.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SizeSummary {
+    pub min: u64,
+    pub mean: f64,
+    pub max: u64,
+}
+
+/// How the load generator itself fared, and whether it could keep up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Generator {
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    /// CPU used over the run as a share of one core (can exceed 100 with several threads).
+    pub cpu_percent: f64,
+    /// How late requests went out compared with their intended send time, 99th percentile.
+    pub send_lag_p99_ms: f64,
+    pub verdict: GeneratorVerdict,
+    /// Why the verdict is `generator-limited`; empty when `ok`.
+    pub reasons: Vec<String>,
+}
+
+/// Whether the numbers describe the target or the load generator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GeneratorVerdict {
+    #[default]
+    Ok,
+    /// herd could not send as planned (CPU, send lag, file descriptors): the target was not the
+    /// only bottleneck measured.
+    GeneratorLimited,
+}
+
+/// What ended in one second of the measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimelineEntry {
+    /// Seconds since the measurement started.
+    pub t: u64,
+    /// Requests that ended in this second: ok + failed + errors.
+    pub requests: u64,
+    pub ok: u64,
+    pub failed: u64,
+    pub errors: u64,
+    /// Requests per second over the part of this second inside the run.
+    pub rps: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub bytes_received: u64,
+    /// Responses by status class, `"2xx"` ... `"5xx"`, and `"other"` (only classes that occurred).
+    pub status_class: BTreeMap<String, u64>,
+    /// Errors by class (only classes that occurred).
+    pub error_kinds: BTreeMap<String, u64>,
+}
+
+/// The full histograms (microseconds), HdrHistogram V2 + deflate, base64: merge runs exactly or
+/// compute any percentile later with [`crate::decode_histogram`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histograms {
+    pub latency: String,
+    pub service_time: String,
+    pub connect: String,
+}

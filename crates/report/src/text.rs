@@ -1,0 +1,213 @@
+//! The summary printed after a run, laid out as users of ab, httperf and wrk expect: one labelled
+//! line per topic, percentiles in a row, counts with separators, times in scaling units.
+
+use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
+use crate::{GeneratorVerdict, Model, RunResult, Summary};
+use std::fmt::{self, Write};
+
+/// Longest error sample shown; the JSON keeps the whole message.
+const SAMPLE_CHARS: usize = 80;
+
+/// Writes the human summary of a run.
+pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    header(r, out)?;
+    if r.interrupted {
+        writeln!(
+            out,
+            "  INTERRUPTED after {}: the numbers cover only the part that ran",
+            duration_s(r.duration_s)
+        )?;
+    }
+    if r.warmup.duration_s > 0.0 || r.warmup.requests > 0 {
+        let body = format!(
+            "{}, {} (not counted below)",
+            duration_s(r.warmup.duration_s),
+            plural(r.warmup.requests, "request")
+        );
+        line(out, "warm-up", &body)?;
+    }
+    let t = &r.totals;
+    let body = format!(
+        "{} scheduled   {} completed ({} ok, {} failed)   {}   {} dropped",
+        count(t.scheduled),
+        count(t.completed),
+        count(t.ok),
+        count(t.failed),
+        plural(t.errors, "error"),
+        count(t.dropped)
+    );
+    line(out, "requests", &body)?;
+    let per_s = |n: u64| {
+        if r.duration_s > 0.0 {
+            n as f64 / r.duration_s
+        } else {
+            0.0
+        }
+    };
+    let body = format!(
+        "{} req/s   net I/O {}/s in, {}/s out",
+        rate(r.throughput_rps),
+        bytes(per_s(t.bytes_received)),
+        bytes(per_s(t.bytes_sent))
+    );
+    line(out, "throughput", &body)?;
+    latency(&r.latency_ms, out)?;
+    service(&r.service_time_ms, out)?;
+    connect(&r.connect_ms, out)?;
+    responses(r, out)?;
+    errors(r, out)?;
+    generator(r, out)
+}
+
+fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let c = &r.config;
+    let mut how = format!("{} model", c.model.name());
+    if let (Model::Open, Some(rps)) = (c.model, c.rate) {
+        write!(how, " at {} req/s", rate(rps))?;
+    }
+    write!(
+        how,
+        ", {}, {}",
+        plural(c.connections, "connection"),
+        plural(c.threads, "thread")
+    )?;
+    if let Some(n) = c.requests {
+        write!(how, ", {}", plural(n, "request"))?;
+    }
+    writeln!(
+        out,
+        "herd run {}  {how}, {}",
+        r.target,
+        duration_s(r.duration_s)
+    )
+}
+
+fn latency(s: &Summary, out: &mut impl Write) -> fmt::Result {
+    if s.count == 0 {
+        return line(out, "latency", "no samples");
+    }
+    let body = format!(
+        "min {}  mean {}  stddev {}   (from the intended send time)",
+        duration_ms(s.min),
+        duration_ms(s.mean),
+        duration_ms(s.stddev)
+    );
+    line(out, "latency", &body)?;
+    let body = format!(
+        "p50 {}  p75 {}  p90 {}  p95 {}  p99 {}  p99.9 {}  max {}",
+        duration_ms(s.p50),
+        duration_ms(s.p75),
+        duration_ms(s.p90),
+        duration_ms(s.p95),
+        duration_ms(s.p99),
+        duration_ms(s.p999),
+        duration_ms(s.max)
+    );
+    line(out, "", &body)
+}
+
+fn service(s: &Summary, out: &mut impl Write) -> fmt::Result {
+    if s.count == 0 {
+        return line(out, "service", "no requests sent");
+    }
+    let body = format!(
+        "p50 {}  p90 {}  p99 {}  max {}   (from the actual send)",
+        duration_ms(s.p50),
+        duration_ms(s.p90),
+        duration_ms(s.p99),
+        duration_ms(s.max)
+    );
+    line(out, "service", &body)
+}
+
+fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {
+    if s.count == 0 {
+        return Ok(());
+    }
+    let body = format!(
+        "p50 {}  p99 {}  max {}   ({})",
+        duration_ms(s.p50),
+        duration_ms(s.p99),
+        duration_ms(s.max),
+        plural(s.count, "connection")
+    );
+    line(out, "connect", &body)
+}
+
+fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.totals.completed == 0 {
+        return line(out, "responses", "none");
+    }
+    let b = &r.response_bytes;
+    let mut body = format!(
+        "min {}  mean {}  max {}   status",
+        bytes(b.min as f64),
+        bytes(b.mean),
+        bytes(b.max as f64)
+    );
+    for (code, n) in &r.status {
+        write!(body, " {code}: {}", count(*n))?;
+    }
+    line(out, "responses", &body)
+}
+
+fn errors(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.errors.is_empty() {
+        return Ok(());
+    }
+    // The biggest class first: it is the one to look into.
+    let mut classes: Vec<_> = r.errors.iter().collect();
+    classes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut body = String::new();
+    for (class, n) in classes {
+        if !body.is_empty() {
+            body.push_str("  ");
+        }
+        write!(body, "{class} {}", count(*n))?;
+        if let Some(sample) = r.error_samples.get(class) {
+            write!(body, " ({:?})", shorten(sample))?;
+        }
+    }
+    line(out, "errors", &body)
+}
+
+fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let g = &r.generator;
+    let verdict = match g.verdict {
+        GeneratorVerdict::Ok => "ok",
+        GeneratorVerdict::GeneratorLimited => "generator-limited",
+    };
+    let body = format!(
+        "cpu {} (user {}, sys {})  send lag p99 {}  verdict: {verdict}",
+        percent(g.cpu_percent),
+        duration_s(g.cpu_user_s),
+        duration_s(g.cpu_sys_s),
+        duration_ms(g.send_lag_p99_ms)
+    );
+    line(out, "generator", &body)?;
+    if g.verdict == GeneratorVerdict::GeneratorLimited {
+        let reasons = if g.reasons.is_empty() {
+            "herd could not send as planned".to_owned()
+        } else {
+            g.reasons.join("; ")
+        };
+        writeln!(out, "  GENERATOR-LIMITED: {reasons}")?;
+    }
+    Ok(())
+}
+
+/// One labelled line; the labels form a column so the numbers line up.
+fn line(out: &mut impl Write, label: &str, body: &str) -> fmt::Result {
+    writeln!(out, "  {label:<10} {body}")
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" })
+}
+
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(SAMPLE_CHARS) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
+    }
+}

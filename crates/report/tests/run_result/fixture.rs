@@ -1,0 +1,116 @@
+//! A small run with known numbers, recorded through the real metrics types.
+
+use herd_metrics::{ErrorKind, Outcome, Recorder, Second, Stats, Timeline, Verdict};
+use herd_report::{build_run, Generator, Model, RunConfig, RunInput, RunResult};
+use std::time::{Duration, SystemTime};
+
+pub const URL: &str = "http://127.0.0.1:8080/";
+pub const DURATION: Duration = Duration::from_millis(2_500);
+pub const DROPPED: u64 = 5;
+
+pub fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// 90 ok responses at 1..=90 ms, 10 failed (503) at 100 ms, 3 resets at 1 ms and 2 timeouts at
+/// 5 s; the first 4 requests opened a connection (200 us each). Sorted, the 105 latencies are
+/// four of 1 ms, then 2..=90 ms, ten of 100 ms and two of 5 s: p50 = 50 ms, p90 = 100 ms,
+/// p99 = 5 s.
+pub fn outcomes() -> Vec<Outcome> {
+    let mut v = Vec::new();
+    for i in 1..=90 {
+        v.push(Outcome::completed(0, ms(i), ms(i) / 2, 200, Verdict::Ok));
+    }
+    for _ in 0..10 {
+        v.push(Outcome::completed(0, ms(100), ms(50), 503, Verdict::Failed));
+    }
+    for _ in 0..3 {
+        let mut o = Outcome::error(0, ms(1), ErrorKind::Reset);
+        o.message = Some("Connection reset by peer (os error 104)".to_owned());
+        v.push(o);
+    }
+    for _ in 0..2 {
+        v.push(Outcome::error(0, ms(5_000), ErrorKind::Timeout));
+    }
+    for (i, o) in v.iter_mut().enumerate() {
+        o.at = ms(i as u64 * 20);
+        if i < 4 {
+            o.connect = Some(Duration::from_micros(200));
+        }
+        if o.result.is_ok() {
+            o.bytes_sent = 100;
+            o.bytes_received = 700;
+            o.body_bytes = 612;
+        }
+    }
+    v
+}
+
+pub fn recorded() -> (Stats, Vec<Second>) {
+    let mut rec = Recorder::new(1);
+    for o in outcomes() {
+        rec.record(&o);
+    }
+    let (stats, _, seconds) = rec.finish();
+    let mut timeline = Timeline::default();
+    for s in seconds {
+        timeline.add(s);
+    }
+    (stats, timeline.finish(DURATION.as_secs_f64().ceil() as u64))
+}
+
+pub fn config(model: Model) -> RunConfig {
+    RunConfig {
+        url: URL.to_owned(),
+        method: "GET".to_owned(),
+        model,
+        connections: 4,
+        rate: (model == Model::Open).then_some(50.0),
+        duration_s: Some(2.5),
+        requests: None,
+        warmup_s: 1.0,
+        threads: 1,
+        timeout_s: 5.0,
+        calls_per_conn: None,
+        headers: vec!["Accept: */*".to_owned()],
+        body_bytes: 0,
+    }
+}
+
+pub fn input<'a>(stats: &'a Stats, timeline: &'a [Second]) -> RunInput<'a> {
+    RunInput {
+        target: URL.to_owned(),
+        config: config(Model::Open),
+        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+        duration: DURATION,
+        interrupted: false,
+        stats,
+        timeline,
+        dropped: DROPPED,
+        warmup_requests: 42,
+        warmup_duration: Duration::from_secs(1),
+        generator: Generator {
+            cpu_user_s: 0.5,
+            cpu_sys_s: 0.25,
+            cpu_percent: 30.0,
+            send_lag_p99_ms: 0.21,
+            ..Generator::default()
+        },
+    }
+}
+
+pub fn result() -> RunResult {
+    let (stats, timeline) = recorded();
+    build_run(input(&stats, &timeline))
+}
+
+/// A run in which nothing at all happened.
+pub fn empty_result() -> RunResult {
+    let stats = Stats::default();
+    let timeline = [Second::new(0)];
+    let mut input = input(&stats, &timeline);
+    input.dropped = 0;
+    input.warmup_requests = 0;
+    input.warmup_duration = Duration::ZERO;
+    build_run(input)
+}
