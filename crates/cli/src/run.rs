@@ -91,6 +91,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         timeout: a.timeout,
         calls_per_conn: a.calls_per_conn,
         names: 1,
+        stages: Vec::new(),
     };
     if let Err(e) = plan.validate() {
         problems.extend(e.0);

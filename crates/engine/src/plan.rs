@@ -1,3 +1,4 @@
+use crate::stages::{Profile, Stage};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -29,6 +30,10 @@ pub struct Plan {
     pub calls_per_conn: Option<u64>,
     /// Number of distinct request names (1 for a plain run).
     pub names: usize,
+    /// When not empty, the load follows these stages from 0: the closed model ramps the number of
+    /// active users to each stage's target, the open model the arrival rate. The run lasts as
+    /// long as the stages (the warm-up is their first part; `duration` must be `None`).
+    pub stages: Vec<Stage>,
 }
 
 impl Default for Plan {
@@ -42,6 +47,7 @@ impl Default for Plan {
             timeout: Duration::from_secs(10),
             calls_per_conn: None,
             names: 1,
+            stages: Vec::new(),
         }
     }
 }
@@ -72,7 +78,33 @@ impl Plan {
             }
             _ => {}
         }
-        if self.duration.is_none() && self.requests.is_none() {
+        if !self.stages.is_empty() {
+            if self.duration.is_some() {
+                problems.push("give either stages or a duration, not both".to_owned());
+            }
+            for (i, s) in self.stages.iter().enumerate() {
+                if !(s.target.is_finite() && s.target >= 0.0) {
+                    problems.push(format!(
+                        "stage {}: target must be 0 or more, not {}",
+                        i + 1,
+                        s.target
+                    ));
+                }
+            }
+            let p = Profile::new(&self.stages);
+            if p.total().is_zero() {
+                problems.push("the stages last 0s: give them durations".to_owned());
+            } else if self.warmup >= p.total() {
+                problems.push(format!(
+                    "the warm-up ({:?}) is as long as all stages ({:?}): nothing would be measured",
+                    self.warmup,
+                    p.total()
+                ));
+            }
+            if p.max() <= 0.0 {
+                problems.push("every stage has target 0: nothing would run".to_owned());
+            }
+        } else if self.duration.is_none() && self.requests.is_none() {
             problems.push(
                 "give a duration (-d) or a number of requests (-n) so the run can end".to_owned(),
             );
@@ -102,10 +134,31 @@ impl Plan {
     /// The most connections this plan can hold open at once.
     pub fn max_connections(&self) -> u64 {
         match self.load {
-            Load::Closed { users } => users,
+            Load::Closed { users } => users.max(self.max_stage_users()),
             Load::Open {
                 max_connections, ..
             } => max_connections,
+        }
+    }
+
+    /// Users the closed-model stages need at their peak (0 without stages).
+    pub fn max_stage_users(&self) -> u64 {
+        match self.profile() {
+            Some(p) => p.max().ceil() as u64,
+            None => 0,
+        }
+    }
+
+    /// The profile of the stages, if any.
+    pub fn profile(&self) -> Option<Profile> {
+        (!self.stages.is_empty()).then(|| Profile::new(&self.stages))
+    }
+
+    /// From the run's start to the end of its schedule (warm-up included), when known.
+    pub fn length(&self) -> Option<Duration> {
+        match self.profile() {
+            Some(p) => Some(p.total()),
+            None => self.duration.map(|d| self.warmup + d),
         }
     }
 
@@ -133,6 +186,29 @@ mod tests {
         };
         let err = plan.validate().unwrap_err();
         assert_eq!(err.0.len(), 4, "{err}");
+    }
+
+    #[test]
+    fn stages_are_checked_and_set_the_length() {
+        let stage = |secs, target| Stage {
+            duration: Duration::from_secs(secs),
+            target,
+        };
+        let plan = Plan {
+            duration: None,
+            warmup: Duration::from_secs(5),
+            stages: vec![stage(10, 50.0), stage(60, 50.0), stage(10, 0.0)],
+            ..Plan::default()
+        };
+        assert_eq!(plan.validate(), Ok(()));
+        assert_eq!(plan.length(), Some(Duration::from_secs(80)));
+        assert_eq!(plan.max_connections(), 50);
+        let bad = Plan {
+            duration: Some(Duration::from_secs(1)),
+            warmup: Duration::from_secs(90),
+            ..plan
+        };
+        assert_eq!(bad.validate().unwrap_err().0.len(), 2);
     }
 
     #[test]

@@ -233,7 +233,7 @@ fn merge(
         peak += o.peak_connections;
         last_done = last_done.max(o.last_done);
     }
-    let scheduled_end = plan.duration.map(|d| measure_start + d);
+    let scheduled_end = plan.length().map(|l| shared.start + l);
     let end = match (scheduled_end, interrupted) {
         (Some(e), false) => e,
         _ => last_done.unwrap_or_else(Instant::now).max(measure_start),

@@ -1,17 +1,24 @@
 //! When each arrival of the open model is intended to start: a pure function of its index, so it
 //! is tested as a table with no clock (vegeta's `Pace`, wrk2's `start + n / rate`).
 
+use crate::stages::Profile;
 use std::time::Duration;
 
 /// A fixed-rate schedule of arrivals, numbered 0, 1, 2, … across all threads. Thread `k` of `T`
 /// takes arrivals `k, k + T, k + 2T, …`, so the threads together keep one even rate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Schedule {
-    rate: f64,
+    pace: Pace,
     /// No arrival at or after this offset from the start.
     end: Option<Duration>,
     /// No arrival with this index or higher.
     limit: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Pace {
+    Constant(f64),
+    Staged(Profile),
 }
 
 impl Schedule {
@@ -21,7 +28,21 @@ impl Schedule {
             rate > 0.0 && rate.is_finite(),
             "a validated plan has a positive rate"
         );
-        Schedule { rate, end, limit }
+        Schedule {
+            pace: Pace::Constant(rate),
+            end,
+            limit,
+        }
+    }
+
+    /// A rate that follows `profile` (stages ramping the rate); ends with the profile.
+    pub fn staged(profile: Profile, limit: Option<u64>) -> Self {
+        let end = Some(profile.total());
+        Schedule {
+            pace: Pace::Staged(profile),
+            end,
+            limit,
+        }
     }
 
     /// The intended offset of arrival `index` from the start, or `None` when the schedule is over.
@@ -29,7 +50,10 @@ impl Schedule {
         if self.limit.is_some_and(|l| index >= l) {
             return None;
         }
-        let offset = Duration::from_secs_f64(index as f64 / self.rate);
+        let offset = match &self.pace {
+            Pace::Constant(rate) => Duration::from_secs_f64(index as f64 / rate),
+            Pace::Staged(p) => p.arrival_at(index)?,
+        };
         if self.end.is_some_and(|e| offset >= e) {
             return None;
         }
@@ -38,7 +62,10 @@ impl Schedule {
 
     /// How many arrivals fall before `offset`: those the warm-up takes.
     pub fn count_before(&self, offset: Duration) -> u64 {
-        (offset.as_secs_f64() * self.rate).ceil() as u64
+        match &self.pace {
+            Pace::Constant(rate) => (offset.as_secs_f64() * rate).ceil() as u64,
+            Pace::Staged(p) => p.arrivals_before(offset),
+        }
     }
 }
 
@@ -94,6 +121,19 @@ mod tests {
             .collect();
         all.sort();
         assert_eq!(all, (0..1000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn staged_schedule_counts_warmup_by_the_integral() {
+        use crate::stages::Stage;
+        let p = Profile::new(&[Stage {
+            duration: Duration::from_secs(10),
+            target: 10.0,
+        }]);
+        let s = Schedule::staged(p, None);
+        assert_eq!(count(&s), 50);
+        // t^2/2 arrivals by t: 8 before 4 s (arrival 8 is exactly at 4 s)
+        assert_eq!(s.count_before(Duration::from_secs(4)), 8);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::generator::ThreadCpu;
 use crate::schedule::Schedule;
+use crate::stages::Profile;
 use crate::{Control, Load, Plan, Script, Transport, UserCtx};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, Outcome, Recorder, Second};
@@ -103,6 +104,7 @@ enum Arrivals {
     Closed {
         end: Option<Instant>,
         limit: Option<u64>,
+        profile: Option<Profile>,
     },
     Open,
 }
@@ -119,7 +121,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
     let cpu0 = ThreadCpu::now();
     let plan = &shared.plan;
     let measure_start = shared.start + plan.warmup;
-    let end = plan.duration.map(|d| measure_start + d);
+    let end = plan.length().map(|l| shared.start + l);
     let local = Rc::new(Local {
         transport,
         timeout: plan.timeout,
@@ -177,9 +179,16 @@ pub(crate) async fn work<T: Transport, S: Script>(
 
     let arrivals = match plan.load {
         Load::Closed { users: n } => {
+            let profile = plan.profile();
+            let n = if profile.is_some() {
+                plan.max_stage_users()
+            } else {
+                n
+            };
             let arrivals = Rc::new(Arrivals::Closed {
                 end,
                 limit: plan.requests,
+                profile,
             });
             for u in 0..share(n, k, threads) {
                 let id = (u * threads as u64) + k as u64;
@@ -199,7 +208,13 @@ pub(crate) async fn work<T: Transport, S: Script>(
         } => {
             let arrivals = Rc::new(Arrivals::Open);
             let cap = share(max_connections, k, threads).max(1);
-            let schedule = open_schedule(plan, rate);
+            let schedule = match plan.profile() {
+                Some(p) => {
+                    let warm = p.arrivals_before(plan.warmup);
+                    Schedule::staged(p, plan.requests.map(|n| warm + n))
+                }
+                None => open_schedule(plan, rate),
+            };
             let mut spawned = 0u64;
             let mut index = k as u64;
             let control = Arc::clone(&shared.control);
@@ -327,7 +342,7 @@ async fn user_loop<T: Transport, S: Script>(
 ) {
     let mut user = script.new_user(id);
     let mut ctx = UserCtx::new(Rc::clone(&local));
-    while let Some(intended) = next_arrival(&local, &arrivals, &shared).await {
+    while let Some(intended) = next_arrival(&local, &arrivals, &shared, id).await {
         ctx.begin(intended);
         script.iterate(&mut user, &mut ctx).await;
     }
@@ -337,13 +352,34 @@ async fn next_arrival<T: Transport>(
     local: &Local<T>,
     arrivals: &Arrivals,
     shared: &Shared,
+    user: u64,
 ) -> Option<Instant> {
     if local.control.is_cancelled() {
         return None;
     }
     match arrivals {
-        Arrivals::Closed { end, limit } => {
-            let now = Instant::now();
+        Arrivals::Closed {
+            end,
+            limit,
+            profile,
+        } => {
+            let mut now = Instant::now();
+            if let Some(p) = profile {
+                // Stages: this user runs only while the target number of users exceeds its id.
+                let t = now.saturating_duration_since(shared.start);
+                if p.value_at(t) < user as f64 + 1.0 {
+                    let at = shared.start + p.next_active(user, t)?;
+                    if end.is_some_and(|e| at >= e) {
+                        return None;
+                    }
+                    tokio::select! {
+                        biased;
+                        _ = local.control.cancelled() => return None,
+                        _ = sleep_until(at) => {}
+                    }
+                    now = Instant::now();
+                }
+            }
             if end.is_some_and(|e| now >= e) {
                 return None;
             }

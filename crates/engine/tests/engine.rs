@@ -409,3 +409,62 @@ async fn cancel_stops_sending_and_cuts_off_in_flight_after_a_grace() {
     assert!(out.total.ok >= 190);
     assert_accounted(&out);
 }
+
+fn stage(secs: f64, target: f64) -> herd_engine::Stage {
+    herd_engine::Stage {
+        duration: Duration::from_secs_f64(secs),
+        target,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_stages_ramp_users_up_hold_and_down() {
+    // 0 -> 4 users over 10 s, hold 10 s, 4 -> 0 over 10 s, each request 100 ms. User u joins when
+    // the target passes u + 1 and leaves when it falls below: 70 user-seconds, 700 requests.
+    let fake = Fake::new(|_, _| Reply::After(ms(100), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: None,
+        stages: vec![stage(10.0, 4.0), stage(10.0, 4.0), stage(10.0, 0.0)],
+        ..Plan::default()
+    };
+    let out = go(plan, fake.clone()).await;
+    assert!((695..=705).contains(&out.total.ok), "ok {}", out.total.ok);
+    assert_eq!(
+        fake.connects.get(),
+        4,
+        "one connection per user, kept while parked"
+    );
+    let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
+    assert_eq!(per_sec.len(), 30);
+    assert_eq!(
+        per_sec[15], 40,
+        "4 users at 10 req/s each in the steady state"
+    );
+    assert!(
+        per_sec[1] == 0 && per_sec[3] == 10,
+        "one user from 2.5 s: {per_sec:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn open_stages_ramp_the_arrival_rate() {
+    // 0 -> 100/s over 2 s (100 arrivals), 2 s at 100/s (200), 100 -> 0 over 2 s (100)
+    let fake = Fake::new(|_, _| Reply::After(ms(1), 200));
+    let plan = Plan {
+        load: Load::Open {
+            rate: 100.0,
+            max_connections: 50,
+        },
+        duration: None,
+        stages: vec![stage(2.0, 100.0), stage(2.0, 100.0), stage(2.0, 0.0)],
+        ..Plan::default()
+    };
+    let out = go(plan, fake).await;
+    assert_eq!(out.scheduled, 400);
+    assert_eq!(out.total.ok, 400);
+    let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
+    assert_eq!(per_sec.len(), 6);
+    assert_eq!(per_sec[2] + per_sec[3], 200);
+    assert!(per_sec[0] < per_sec[1], "ramping up: {per_sec:?}");
+}
