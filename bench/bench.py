@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""herd's benchmark harness: herd and its peers against the same nginx, pinned and alternating.
+
+nginx runs on CPU 0, the load generator on CPU 1. Each round runs every tool once, in turn, so
+drift on a shared machine hits all of them alike; the harness prints per-tool medians and the
+ratios against wrk, which hold where absolute numbers drift.
+
+    python3 bench/bench.py               # all benchmarks, 5 rounds
+    python3 bench/bench.py cpu --rounds 3 --seconds 5
+    python3 bench/bench.py rss rate
+
+Benchmarks:
+  cpu   CPU time (user + sys) per request at 50 connections, 1 thread  (bar: herd <= 0.9 x wrk)
+  rss   peak RSS holding 10,000 keep-alive connections                 (bar: herd <= wrk)
+  rate  open-model accuracy: --rate 5000 for 5 s delivers 25,000 +-1%
+
+Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), taskset; installs them with
+apt-get when missing and running as root. Builds herd in release mode.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERD = ROOT / "target" / "release" / "herd"
+PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client"}
+SERVER_CPU, CLIENT_CPU = "0", "1"
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ensure_tools():
+    missing = [pkg for tool, pkg in PACKAGES.items() if not (shutil.which(tool) or Path(f"/usr/sbin/{tool}").exists())]
+    if missing:
+        if os.geteuid() != 0:
+            sys.exit(f"bench: missing {' '.join(missing)}: apt-get install -y {' '.join(missing)}")
+        log(f"bench: installing {' '.join(missing)}")
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"}, stdout=subprocess.DEVNULL)
+    if not shutil.which("taskset"):
+        sys.exit("bench: taskset (util-linux) is needed to pin server and generator")
+    if os.cpu_count() < 2:
+        log("bench: warning: fewer than 2 CPUs; server and generator share a core")
+
+
+def build_herd():
+    log("bench: building herd (release)")
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "herd-cli"], cwd=ROOT, check=True)
+
+
+def raise_nofile(n):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(max(n, soft), hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return target
+
+
+class Nginx:
+    """One nginx worker on CPU 0 answering a small fixed body, no logging."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-nginx-"))
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        d = self.dir
+        (d / "nginx.conf").write_text(f"""
+worker_processes 1;
+worker_cpu_affinity 01;
+daemon off;
+user root;
+pid {d}/nginx.pid;
+error_log {d}/error.log crit;
+worker_rlimit_nofile 40000;
+events {{ worker_connections 30000; use epoll; multi_accept on; }}
+http {{
+    access_log off;
+    keepalive_requests 100000000;
+    keepalive_timeout 300s;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    server {{
+        listen 127.0.0.1:{self.port} backlog=16384 reuseport;
+        location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+    }}
+}}
+""")
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, nginx, "-c", str(d / "nginx.conf"), "-p", str(d)],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise SystemExit("bench: nginx did not start")
+                time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_measured(argv, timeout):
+    """Runs argv pinned to the client CPU; returns (stdout, cpu seconds, peak RSS in bytes)."""
+    proc = subprocess.Popen(["taskset", "-c", CLIENT_CPU, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True)
+    deadline = time.time() + timeout
+    out_chunks = []
+    # wait4 gives the child's own rusage (taskset execs the tool, so it is the tool's).
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.time() > deadline:
+            proc.kill()
+            pid, status, ru = os.wait4(proc.pid, 0)
+            raise RuntimeError(f"timed out: {' '.join(argv)}")
+        time.sleep(0.02)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0,):
+        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err.strip()[:400]}")
+    return out + err, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+
+
+def requests_of(tool, out, json_path=None):
+    if tool == "herd":
+        r = json.loads(Path(json_path).read_text())
+        return r["totals"]["completed"], r["totals"]["errors"]
+    if tool == "wrk":
+        n = int(re.search(r"(\d+) requests in", out).group(1))
+        e = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+        return n, sum(int(x) for x in e.groups()) if e else 0
+    if tool == "ab":
+        n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
+        return n, int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
+    if tool == "h2load":
+        m = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", out)
+        return int(m.group(4)), int(m.group(5)) + int(m.group(6))
+    raise ValueError(tool)
+
+
+def argv_for(tool, url, conns, seconds, json_path):
+    if tool == "herd":
+        return [str(HERD), "run", "-t", "1", "-c", str(conns), "-d", f"{seconds}s", "-q", "--timeout", "30s",
+                "--json", json_path, url]
+    if tool == "wrk":
+        return ["wrk", "-t", "1", "-c", str(conns), "-d", f"{seconds}s", "--timeout", "30s", url]
+    if tool == "ab":
+        return ["ab", "-q", "-k", "-c", str(conns), "-t", str(seconds), "-n", "100000000", url]
+    if tool == "h2load":
+        return ["h2load", "--h1", "-t", "1", "-c", str(conns), "-D", str(seconds), url]
+    raise ValueError(tool)
+
+
+def bench_cpu(nginx, rounds, seconds):
+    tools = ["herd", "wrk", "ab", "h2load"]
+    samples = {t: [] for t in tools}
+    rps = {t: [] for t in tools}
+    for r in range(rounds):
+        order = tools[r % len(tools):] + tools[:r % len(tools)]  # alternate who goes first
+        for tool in order:
+            with tempfile.NamedTemporaryFile(suffix=".json") as j:
+                out, cpu, _ = run_measured(argv_for(tool, nginx.url, 50, seconds, j.name), timeout=seconds + 60)
+                n, errors = requests_of(tool, out, j.name)
+            if errors:
+                log(f"bench: warning: {tool} saw {errors} errors")
+            samples[tool].append(cpu / n * 1e6)
+            rps[tool].append(n / seconds)
+            log(f"  round {r + 1} {tool:7s} {cpu / n * 1e6:6.2f} us/req  {n / seconds:9.0f} req/s")
+    med = {t: statistics.median(v) for t, v in samples.items()}
+    print(f"\nCPU time per request, 50 connections, 1 thread, {seconds}s x {rounds} rounds (median)")
+    print(f"  {'tool':8s} {'us/req':>8s} {'req/s':>9s} {'vs wrk':>7s}")
+    for t in tools:
+        print(f"  {t:8s} {med[t]:8.2f} {statistics.median(rps[t]):9.0f} {med[t] / med['wrk']:7.2f}")
+    ratio = med["herd"] / med["wrk"]
+    print(f"  herd / wrk = {ratio:.2f}  (bar: <= 0.90) -> {'PASS' if ratio <= 0.90 else 'FAIL'}")
+    return {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
+
+
+def bench_rss(nginx, rounds, seconds):
+    conns = 10_000
+    raise_nofile(conns + 1000)
+    tools = ["herd", "wrk"]
+    rss = {t: [] for t in tools}
+    for r in range(rounds):
+        for tool in tools[r % 2:] + tools[:r % 2]:
+            with tempfile.NamedTemporaryFile(suffix=".json") as j:
+                out, _, peak = run_measured(argv_for(tool, nginx.url, conns, seconds, j.name), timeout=seconds + 120)
+                n, errors = requests_of(tool, out, j.name)
+            rss[tool].append(peak)
+            log(f"  round {r + 1} {tool:7s} peak RSS {peak / 1e6:6.1f} MB  ({n} requests, {errors} errors)")
+    med = {t: statistics.median(v) for t, v in rss.items()}
+    ratio = med["herd"] / med["wrk"]
+    print(f"\nPeak RSS holding {conns:,} keep-alive connections, 1 thread (median of {rounds})")
+    for t in tools:
+        print(f"  {t:8s} {med[t] / 1e6:8.1f} MB")
+    print(f"  herd / wrk = {ratio:.2f}  (bar: <= 1.00) -> {'PASS' if ratio <= 1.0 else 'FAIL'}")
+    return {"peak_rss_mb": {t: v / 1e6 for t, v in med.items()}, "herd_vs_wrk": ratio}
+
+
+def bench_rate(nginx, rounds):
+    results = []
+    for r in range(rounds):
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            run_measured([str(HERD), "run", "-t", "1", "--rate", "5000", "-d", "5s", "-q", "--json", j.name, nginx.url],
+                         timeout=60)
+            t = json.loads(Path(j.name).read_text())["totals"]
+        results.append(t["ok"])
+        log(f"  round {r + 1} scheduled {t['scheduled']} ok {t['ok']} dropped {t['dropped']} errors {t['errors']}")
+    worst = max(abs(n - 25_000) / 25_000 for n in results)
+    print(f"\nOpen model --rate 5000 for 5 s: delivered {results} (want 25,000 +-1%)")
+    print(f"  worst deviation {worst * 100:.2f}% -> {'PASS' if worst <= 0.01 else 'FAIL'}")
+    return {"delivered": results, "worst_deviation": worst}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("which", nargs="*", default=["cpu", "rss", "rate"], choices=["cpu", "rss", "rate"])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=int, default=5)
+    ap.add_argument("--json", help="also write the figures here")
+    a = ap.parse_args()
+    ensure_tools()
+    build_herd()
+    raise_nofile(40_000)
+    nginx = Nginx()
+    figures = {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cpus, {os.uname().release}"}
+    try:
+        if "cpu" in a.which:
+            figures["cpu"] = bench_cpu(nginx, a.rounds, a.seconds)
+        if "rss" in a.which:
+            figures["rss"] = bench_rss(nginx, max(1, a.rounds // 2), a.seconds)
+        if "rate" in a.which:
+            figures["rate"] = bench_rate(nginx, max(1, a.rounds // 2))
+    finally:
+        nginx.stop()
+    if a.json:
+        Path(a.json).write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
