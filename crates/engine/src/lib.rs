@@ -23,6 +23,7 @@
 //! ```
 
 mod control;
+mod deadline;
 pub mod generator;
 pub mod plan;
 mod run;

@@ -1,11 +1,12 @@
 //! One virtual user's connection and the recording of each exchange it makes.
 
+use crate::deadline::{Fired, Slot};
 use crate::worker::Local;
 use crate::{Failure, Request, Response, Transport};
 use herd_metrics::{ErrorKind, Outcome, Verdict};
 use std::rc::Rc;
 use std::time::Duration;
-use tokio::time::{timeout_at, Instant};
+use tokio::time::Instant;
 
 /// Idle time after which a reused connection that fails with nothing received is taken to have
 /// been closed by the server's keep-alive timeout, not to have failed the request.
@@ -21,6 +22,12 @@ pub struct UserCtx<T: Transport> {
     /// have been closed by the server in the meantime.
     last_used: Instant,
     intended: Option<Instant>,
+    /// A clock reading taken just before the exchange, reused instead of reading the clock again.
+    now: Option<Instant>,
+    /// This user's deadline, swept by the worker's ticker.
+    slot: Rc<Slot>,
+    /// Set while connecting, so a deadline that fires then is a `connect_timeout`.
+    connecting: bool,
     response: Response,
 }
 
@@ -33,27 +40,36 @@ pub fn default_verdict(r: &Response) -> (Verdict, Option<String>) {
     }
 }
 
+type Attempt = Result<(Instant, Option<Duration>), (Failure, Option<Instant>, Option<Duration>)>;
+
 impl<T: Transport> UserCtx<T> {
     pub(crate) fn new(local: Rc<Local<T>>) -> Self {
+        let slot = local.register_slot();
         UserCtx {
             local,
             conn: None,
             uses: 0,
             last_used: Instant::now(),
             intended: None,
+            now: None,
+            slot,
+            connecting: false,
             response: Response::default(),
         }
     }
 
-    /// Marks the start of an iteration: its first request is measured from `intended`.
-    pub(crate) fn begin(&mut self, intended: Instant) {
+    /// Marks the start of an iteration: its first request is measured from `intended`; `now` is
+    /// a clock reading taken when the iteration was handed out.
+    pub(crate) fn begin(&mut self, intended: Instant, now: Instant) {
         self.intended = Some(intended);
+        self.now = Some(now);
     }
 
     /// Sleeps (think time) on the engine's clock; the next request is measured from its end.
     pub async fn think(&mut self, d: Duration) {
         tokio::time::sleep(d).await;
         self.intended = None;
+        self.now = None;
     }
 
     /// Sends `req` and records the outcome with the default verdict.
@@ -68,18 +84,17 @@ impl<T: Transport> UserCtx<T> {
         judge: impl FnOnce(&Response) -> (Verdict, Option<String>),
     ) -> Result<&Response, ErrorKind> {
         let local = Rc::clone(&self.local);
-        let intended = self.intended.take().unwrap_or_else(Instant::now);
-        let start = Instant::now();
-        let deadline = start + local.timeout;
+        let start = self.now.take().unwrap_or_else(Instant::now);
+        let intended = self.intended.take().unwrap_or(start);
         local.in_flight.set(local.in_flight.get() + 1);
+        let slot = Rc::clone(&self.slot);
+        slot.arm(start + local.timeout);
         let result = tokio::select! {
             biased;
-            r = self.attempt(req, deadline) => r,
-            _ = local.hard_stop.notified() => {
-                self.conn = None;
-                Err((Failure::new(ErrorKind::Other, "in flight when the run was interrupted"), None, None))
-            }
+            r = self.attempt(req, start) => r,
+            why = slot.expired() => self.expired(why),
         };
+        slot.disarm();
         local.in_flight.set(local.in_flight.get() - 1);
         let done = Instant::now();
         let mut outcome = Outcome {
@@ -124,59 +139,72 @@ impl<T: Transport> UserCtx<T> {
         ret.map(|()| &self.response)
     }
 
+    /// The deadline fired (or the run was cut off) while connecting or exchanging.
+    fn expired(&mut self, why: Fired) -> Attempt {
+        let connecting = std::mem::take(&mut self.connecting);
+        self.drop_conn();
+        let timeout = self.local.timeout;
+        let failure = match why {
+            Fired::Interrupted => {
+                Failure::new(ErrorKind::Other, "in flight when the run was interrupted")
+            }
+            Fired::Deadline if connecting => Failure::new(
+                ErrorKind::ConnectTimeout,
+                format!("no connection within {timeout:?}"),
+            ),
+            Fired::Deadline => Failure::new(
+                ErrorKind::Timeout,
+                format!("no complete response within {timeout:?}"),
+            ),
+        };
+        // The send instant is not known here; a cut-off request counts as sent unless it was
+        // still connecting.
+        let sent = (!connecting).then(Instant::now);
+        Err((failure, sent, None))
+    }
+
     /// Connects if needed and exchanges; returns when the request was sent and the connect time.
-    #[allow(clippy::type_complexity)]
-    async fn attempt(
-        &mut self,
-        req: &Request,
-        deadline: Instant,
-    ) -> Result<(Instant, Option<Duration>), (Failure, Option<Instant>, Option<Duration>)> {
+    async fn attempt(&mut self, req: &Request, start: Instant) -> Attempt {
         let local = Rc::clone(&self.local);
         let mut retried = false;
         loop {
             let mut connect = None;
+            let mut sent = start;
             if self.conn.is_none() {
-                let t0 = Instant::now();
-                match timeout_at(deadline, local.transport.connect()).await {
-                    Ok(Ok(c)) => {
+                let t0 = if retried { Instant::now() } else { start };
+                self.connecting = true;
+                let c = local.transport.connect().await;
+                self.connecting = false;
+                match c {
+                    Ok(c) => {
                         self.conn = Some(c);
                         self.uses = 0;
-                        connect = Some(t0.elapsed());
+                        sent = Instant::now();
+                        connect = Some(sent - t0);
                         local.connection_opened();
                     }
-                    Ok(Err(f)) => return Err((f, None, None)),
-                    Err(_) => {
-                        return Err((
-                            Failure::new(
-                                ErrorKind::ConnectTimeout,
-                                format!("no connection within {:?}", local.timeout),
-                            ),
-                            None,
-                            None,
-                        ))
-                    }
+                    Err(f) => return Err((f, None, None)),
                 }
             }
-            let stale_candidate = connect.is_none() && self.last_used.elapsed() >= STALE_AFTER;
+            let stale_candidate =
+                connect.is_none() && start.saturating_duration_since(self.last_used) >= STALE_AFTER;
             let conn = self.conn.as_mut().expect("connected above");
             self.response.reset();
-            let sent = Instant::now();
-            let r = timeout_at(
-                deadline,
-                local.transport.exchange(conn, req, &mut self.response),
-            )
-            .await;
-            match r {
-                Ok(Ok(())) => {
+            match local
+                .transport
+                .exchange(conn, req, &mut self.response)
+                .await
+            {
+                Ok(()) => {
                     self.uses += 1;
-                    self.last_used = Instant::now();
+                    self.last_used = start;
                     let spent = local.calls_per_conn.is_some_and(|k| self.uses >= k);
                     if !self.response.keep_alive || spent {
                         self.drop_conn();
                     }
                     return Ok((sent, connect));
                 }
-                Ok(Err(f)) => {
+                Err(f) => {
                     self.drop_conn();
                     // A keep-alive connection the server closed while it sat idle fails at once
                     // with nothing received; clients retry that once on a fresh connection. A
@@ -190,11 +218,6 @@ impl<T: Transport> UserCtx<T> {
                         continue;
                     }
                     return Err((f, Some(sent), connect));
-                }
-                Err(_) => {
-                    self.drop_conn();
-                    let msg = format!("no complete response within {:?}", local.timeout);
-                    return Err((Failure::new(ErrorKind::Timeout, msg), Some(sent), connect));
                 }
             }
         }

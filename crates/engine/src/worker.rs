@@ -1,6 +1,7 @@
 //! One worker thread: its own event loop, users, connections and recorder (wrk's thread model).
 //! There is one user loop for both load models; only where arrivals come from differs.
 
+use crate::deadline::{Fired, Slot};
 use crate::generator::ThreadCpu;
 use crate::schedule::Schedule;
 use crate::stages::Profile;
@@ -41,7 +42,8 @@ pub(crate) struct Local<T: Transport> {
     pub measure_start: Instant,
     pub recorder: RefCell<Recorder>,
     pub in_flight: Cell<u64>,
-    pub hard_stop: Notify,
+    /// Every user's deadline slot, swept by the ticker.
+    slots: RefCell<Vec<Rc<Slot>>>,
     loop_delay: RefCell<Histogram<u64>>,
     control: Arc<Control>,
     scheduled: Cell<u64>,
@@ -53,6 +55,8 @@ pub(crate) struct Local<T: Transport> {
     // open model: arrivals waiting for a free user
     queue: RefCell<VecDeque<Instant>>,
     idle: Cell<u64>,
+    /// Users woken for an arrival that have not run yet.
+    woken: Cell<u64>,
     wake: Notify,
     closed: Cell<bool>,
 }
@@ -66,6 +70,18 @@ impl<T: Transport> Local<T> {
         self.scheduled.set(self.scheduled.get() + 1);
         self.last_done.set(Some(done));
         self.recorder.borrow_mut().record(outcome);
+    }
+
+    pub fn register_slot(&self) -> Rc<Slot> {
+        let slot = Rc::new(Slot::default());
+        self.slots.borrow_mut().push(Rc::clone(&slot));
+        slot
+    }
+
+    fn sweep(&self, now: Instant, why: Fired) {
+        for slot in self.slots.borrow().iter() {
+            slot.sweep(now, why);
+        }
     }
 
     pub fn connection_opened(&self) {
@@ -118,6 +134,9 @@ pub(crate) async fn work<T: Transport, S: Script>(
     script: S,
     seconds: Option<Sender<Second>>,
 ) -> WorkerOutput {
+    // Nothing starts before the run's first instant: a request sent earlier would be neither
+    // warm-up nor measurement.
+    sleep_until(shared.start).await;
     let cpu0 = ThreadCpu::now();
     let plan = &shared.plan;
     let measure_start = shared.start + plan.warmup;
@@ -129,7 +148,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         measure_start,
         recorder: RefCell::new(Recorder::new(plan.names)),
         in_flight: Cell::new(0),
-        hard_stop: Notify::new(),
+        slots: RefCell::new(Vec::new()),
         loop_delay: RefCell::new(new_histogram()),
         control: Arc::clone(&shared.control),
         scheduled: Cell::new(0),
@@ -140,6 +159,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         opened: Cell::new(0),
         queue: RefCell::new(VecDeque::new()),
         idle: Cell::new(0),
+        woken: Cell::new(0),
         wake: Notify::new(),
         closed: Cell::new(false),
     });
@@ -156,6 +176,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
                 next += TICK;
                 sleep_until(next).await;
                 let now = Instant::now();
+                local.sweep(now, Fired::Deadline);
                 local
                     .loop_delay
                     .borrow_mut()
@@ -233,6 +254,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
                 local.queue.borrow_mut().push_back(at);
                 if local.idle.get() > 0 {
                     local.idle.set(local.idle.get() - 1);
+                    local.woken.set(local.woken.get() + 1);
                     local.wake.notify_one();
                 } else if spawned < cap {
                     let id = spawned * threads as u64 + k as u64;
@@ -260,6 +282,14 @@ pub(crate) async fn work<T: Transport, S: Script>(
     let _ = arrivals;
 
     // The schedule is over (or Ctrl-C): what never left the queue was dropped.
+    // Users already woken for an arrival take it before the queue closes: an arrival is dropped
+    // for want of a connection, never because the end came within the same timer tick.
+    for _ in 0..1024 {
+        if local.woken.get() == 0 || local.queue.borrow().is_empty() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
     let dropped = end_queue(&local, end.is_some() || shared.control.is_cancelled());
     drain(&local, &mut users, &shared.control).await;
     ticker.abort();
@@ -328,7 +358,7 @@ async fn drain<T: Transport>(local: &Rc<Local<T>>, users: &mut JoinSet<()>, cont
     local.closed.set(true);
     local.wake.notify_waiters();
     if tokio::time::timeout(GRACE, &mut all_done).await.is_err() {
-        local.hard_stop.notify_waiters();
+        local.sweep(Instant::now(), Fired::Interrupted);
         all_done.await;
     }
 }
@@ -342,8 +372,8 @@ async fn user_loop<T: Transport, S: Script>(
 ) {
     let mut user = script.new_user(id);
     let mut ctx = UserCtx::new(Rc::clone(&local));
-    while let Some(intended) = next_arrival(&local, &arrivals, &shared, id).await {
-        ctx.begin(intended);
+    while let Some((intended, now)) = next_arrival(&local, &arrivals, &shared, id).await {
+        ctx.begin(intended, now);
         script.iterate(&mut user, &mut ctx).await;
     }
 }
@@ -353,7 +383,7 @@ async fn next_arrival<T: Transport>(
     arrivals: &Arrivals,
     shared: &Shared,
     user: u64,
-) -> Option<Instant> {
+) -> Option<(Instant, Instant)> {
     if local.control.is_cancelled() {
         return None;
     }
@@ -390,17 +420,18 @@ async fn next_arrival<T: Transport>(
                     }
                 }
             }
-            Some(now)
+            Some((now, now))
         }
         Arrivals::Open => loop {
             if let Some(at) = local.queue.borrow_mut().pop_front() {
-                return Some(at);
+                return Some((at, Instant::now()));
             }
             if local.closed.get() || local.control.is_cancelled() {
                 return None;
             }
             local.idle.set(local.idle.get() + 1);
             local.wake.notified().await;
+            local.woken.set(local.woken.get().saturating_sub(1));
         },
     }
 }
