@@ -8,7 +8,6 @@ pub const BAD_INPUT: i32 = 2;
 #[allow(dead_code)]
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
-#[allow(dead_code)]
 pub const GENERATOR_LIMITED: i32 = 4;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;

@@ -7,8 +7,8 @@ use herd_engine::generator::ThreadCpu;
 use herd_engine::{Control, Load, Plan, RunOutput, Single};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_report::{
-    build_run, render_text, write_json, Generator, GeneratorVerdict, Model, RunConfig, RunInput,
-    RunResult,
+    build_run, render_text, write_json, Generator, GeneratorSample, GeneratorVerdict, Model,
+    RunConfig, RunInput, RunResult,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,6 +178,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
     } else {
         &g.loop_delay
     };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let generator = Generator {
         cpu_user_s: g.cpu.user.as_secs_f64(),
         cpu_sys_s: g.cpu.sys.as_secs_f64(),
@@ -189,6 +190,26 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
             GeneratorVerdict::GeneratorLimited
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
+        threads: g.threads as u64,
+        connections_opened: g.connections_opened,
+        peak_connections: g.peak_connections,
+        fds_peak: g.fds_peak,
+        fd_limit: g.fd_limit,
+        ephemeral_ports_peak: g.ports_peak,
+        ephemeral_port_range: g.port_range,
+        timeline: g
+            .timeline
+            .iter()
+            .map(|h| GeneratorSample {
+                t: h.t,
+                cpu_percent: h.cpu_percent.clone(),
+                send_lag_p99_ms: ms(h.send_lag_p99),
+                loop_delay_max_ms: ms(h.loop_delay_max),
+                connections: h.open_connections,
+                fds: h.fds,
+                ephemeral_ports: h.ephemeral_ports,
+            })
+            .collect(),
     };
     build_run(RunInput {
         target,
@@ -224,11 +245,19 @@ pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32,
             ))
         })?;
     }
-    Ok(if result.interrupted {
+    Ok(exit_code(result))
+}
+
+/// Interrupted beats everything (the run is incomplete); then an invalid measurement (the
+/// generator was the limit) beats thresholds, which would judge the wrong thing.
+pub fn exit_code(result: &RunResult) -> i32 {
+    if result.interrupted {
         exit::INTERRUPTED
+    } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
+        exit::GENERATOR_LIMITED
     } else {
         exit::OK
-    })
+    }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {

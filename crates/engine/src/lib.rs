@@ -25,6 +25,7 @@
 mod control;
 mod deadline;
 pub mod generator;
+pub mod health;
 pub mod plan;
 mod run;
 pub mod schedule;
@@ -35,6 +36,7 @@ mod user;
 mod worker;
 
 pub use control::Control;
+pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use plan::{Load, Plan, PlanError};
 pub use run::{run, run_local, GeneratorReport, Progress, RunError, RunOutput};

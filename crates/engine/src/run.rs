@@ -2,7 +2,8 @@
 //! measured into one [`RunOutput`].
 
 use crate::generator::{self, Bounds, Health, ThreadCpu};
-use crate::worker::{self, Shared, WorkerOutput};
+use crate::health::{self, HealthSample};
+use crate::worker::{self, Report, Shared, WorkerOutput};
 use crate::{Control, Load, Plan, PlanError, Script, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
@@ -36,6 +37,14 @@ pub struct GeneratorReport {
     pub loop_delay: Histogram<u64>,
     pub connections_opened: u64,
     pub peak_connections: u64,
+    /// One sample per second of the measurement.
+    pub timeline: Vec<HealthSample>,
+    /// The most file descriptors open at once, and the limit.
+    pub fds_peak: Option<u64>,
+    pub fd_limit: Option<u64>,
+    /// The most ephemeral ports in use at once on this machine, and the size of the range.
+    pub ports_peak: Option<u64>,
+    pub port_range: Option<u64>,
     /// `Ok` when the run measured the server, else why herd itself was the limit.
     pub verdict: Result<(), Vec<String>>,
 }
@@ -93,9 +102,9 @@ where
         issued: AtomicU64::new(0),
         start: Instant::now() + Duration::from_millis(5),
     });
-    let (tx, rx) = mpsc::channel::<Second>();
-    let (outputs, timeline) =
-        std::thread::scope(|scope| -> Result<(Vec<WorkerOutput>, Timeline), RunError> {
+    let (tx, rx) = mpsc::channel::<Report>();
+    let (outputs, timeline, watch) = std::thread::scope(
+        |scope| -> Result<(Vec<WorkerOutput>, Timeline, Watch), RunError> {
             let mut handles = Vec::with_capacity(threads);
             for k in 0..threads {
                 let shared = Arc::clone(&shared);
@@ -122,17 +131,19 @@ where
             }
             drop(tx);
             let mut timeline = Timeline::default();
+            let mut watch = Watch::new(threads);
             let mut ended = 0u64;
             let mut errors = 0u64;
             let measure_start = shared.start + plan.warmup;
             let mut next_report = Instant::now() + Duration::from_secs(1);
             loop {
                 match rx.recv_timeout(Duration::from_millis(100)) {
-                    Ok(s) => {
+                    Ok(Report::Second(s)) => {
                         ended += s.requests();
                         errors += s.error_total();
                         timeline.add(s);
                     }
+                    Ok(Report::Health(h)) => watch.add(&h),
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
@@ -160,9 +171,12 @@ where
                         .map_err(|_| RunError::Worker("a worker thread panicked".into()))??,
                 );
             }
-            Ok((outs, timeline))
-        })?;
-    Ok(merge(plan, &shared, started_at, threads, outputs, timeline))
+            Ok((outs, timeline, watch))
+        },
+    )?;
+    Ok(merge(
+        plan, &shared, started_at, threads, outputs, timeline, watch,
+    ))
 }
 
 /// Runs `plan` as a single worker inside the caller's runtime and `LocalSet`. Tests use it under
@@ -188,7 +202,44 @@ pub async fn run_local<T: Transport, S: Script>(
         1,
         vec![out],
         Timeline::default(),
+        Watch::new(1),
     ))
+}
+
+/// The collector's side of the generator's self-watch: merges the workers' seconds and adds
+/// what belongs to the process and the machine (file descriptors, ephemeral ports).
+struct Watch {
+    threads: usize,
+    samples: std::collections::BTreeMap<u64, HealthSample>,
+    range: Option<(u16, u16)>,
+    fds_peak: Option<u64>,
+    ports_peak: Option<u64>,
+}
+
+impl Watch {
+    fn new(threads: usize) -> Self {
+        Watch {
+            threads,
+            samples: Default::default(),
+            range: health::ephemeral_range(),
+            fds_peak: health::open_fds(),
+            ports_peak: None,
+        }
+    }
+
+    fn add(&mut self, s: &health::ThreadSecond) {
+        if !self.samples.contains_key(&s.index) {
+            let mut h = HealthSample::new(s.index, self.threads);
+            h.fds = health::open_fds();
+            h.ephemeral_ports = self.range.and_then(health::ports_in_use);
+            self.fds_peak = self.fds_peak.max(h.fds);
+            self.ports_peak = self.ports_peak.max(h.ephemeral_ports);
+            self.samples.insert(s.index, h);
+        }
+        if let Some(h) = self.samples.get_mut(&s.index) {
+            h.add(s);
+        }
+    }
 }
 
 fn merge(
@@ -198,6 +249,7 @@ fn merge(
     threads: usize,
     outputs: Vec<WorkerOutput>,
     mut timeline: Timeline,
+    watch: Watch,
 ) -> RunOutput {
     let measure_start = shared.start + plan.warmup;
     let interrupted = shared.control.is_cancelled();
@@ -208,6 +260,7 @@ fn merge(
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak) = (0, 0);
+    let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     for o in outputs {
         let (t, names, seconds) = o.recorder.finish();
@@ -229,6 +282,7 @@ fn merge(
         let _ = loop_delay.add(&o.loop_delay);
         cpu.user += o.cpu.user;
         cpu.sys += o.cpu.sys;
+        busiest = busiest.max(o.cpu.total());
         opened += o.connections_opened;
         peak += o.peak_connections;
         last_done = last_done.max(o.last_done);
@@ -241,18 +295,40 @@ fn merge(
     let duration = end
         .saturating_duration_since(measure_start)
         .max(Duration::from_micros(1));
-    let wall = (end.saturating_duration_since(shared.start))
-        .as_secs_f64()
-        .max(1e-6);
+    // CPU shares use the time the workers really ran, which exceeds the schedule when they
+    // fell behind or drained slow responses.
+    let wall = (Instant::now()
+        .max(end)
+        .saturating_duration_since(shared.start))
+    .as_secs_f64()
+    .max(1e-6);
     let cpu_percent = 100.0 * cpu.total().as_secs_f64() / (wall * threads as f64);
     let open_model = matches!(plan.load, Load::Open { .. });
-    let lag = if open_model { &send_lag } else { &loop_delay };
+    // A thread's share of a run shorter than a second says little about saturation: connection
+    // set-up and start-up dominate it.
+    let busiest_percent = if wall >= 1.0 {
+        100.0 * busiest.as_secs_f64() / wall
+    } else {
+        0.0
+    };
+    let fd_limit = fd_soft_limit();
+    let port_range = watch.range.map(|(lo, hi)| u64::from(hi - lo) + 1);
     let health = Health {
         open_model,
-        send_lag_p99: Duration::from_micros(lag.value_at_quantile(0.99)),
-        cpu_percent,
+        send_lag_p99: if open_model {
+            Duration::from_micros(send_lag.value_at_quantile(0.99))
+        } else {
+            Duration::ZERO
+        },
+        cpu_percent: busiest_percent,
         fd_errors: total.error_count(ErrorKind::FdUnavailable),
         addr_errors: total.error_count(ErrorKind::AddrUnavailable),
+        dropped,
+        max_connections: plan.max_connections(),
+        fds_peak: watch.fds_peak,
+        fd_limit,
+        ports_peak: watch.ports_peak,
+        port_range,
     };
     let verdict = generator::verdict(&health, &Bounds::default());
     let seconds = duration.as_secs_f64().ceil() as u64;
@@ -274,7 +350,21 @@ fn merge(
             loop_delay,
             connections_opened: opened,
             peak_connections: peak,
+            timeline: watch.samples.into_values().collect(),
+            fds_peak: watch.fds_peak,
+            fd_limit,
+            ports_peak: watch.ports_peak,
+            port_range,
             verdict,
         },
     }
+}
+
+fn fd_soft_limit() -> Option<u64> {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0).then_some(rl.rlim_cur)
 }

@@ -3,6 +3,7 @@
 
 use crate::deadline::{Fired, Slot};
 use crate::generator::ThreadCpu;
+use crate::health::ThreadSecond;
 use crate::schedule::Schedule;
 use crate::stages::Profile;
 use crate::{Control, Load, Plan, Script, Transport, UserCtx};
@@ -23,6 +24,12 @@ use tokio::time::{sleep_until, Instant};
 const TICK: Duration = Duration::from_millis(10);
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 const GRACE: Duration = Duration::from_secs(1);
+
+/// What workers send the collector while they run.
+pub(crate) enum Report {
+    Second(Second),
+    Health(ThreadSecond),
+}
 
 /// State shared by all threads of a run.
 pub(crate) struct Shared {
@@ -45,6 +52,8 @@ pub(crate) struct Local<T: Transport> {
     /// Every user's deadline slot, swept by the ticker.
     slots: RefCell<Vec<Rc<Slot>>>,
     loop_delay: RefCell<Histogram<u64>>,
+    /// Send lag of the second in progress (open model), for the per-second health sample.
+    second_lag: RefCell<Histogram<u64>>,
     control: Arc<Control>,
     scheduled: Cell<u64>,
     warmup: Cell<u64>,
@@ -132,7 +141,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
     threads: usize,
     transport: T,
     script: S,
-    seconds: Option<Sender<Second>>,
+    seconds: Option<Sender<Report>>,
 ) -> WorkerOutput {
     // Nothing starts before the run's first instant: a request sent earlier would be neither
     // warm-up nor measurement.
@@ -150,6 +159,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         in_flight: Cell::new(0),
         slots: RefCell::new(Vec::new()),
         loop_delay: RefCell::new(new_histogram()),
+        second_lag: RefCell::new(new_histogram()),
         control: Arc::clone(&shared.control),
         scheduled: Cell::new(0),
         warmup: Cell::new(0),
@@ -166,28 +176,65 @@ pub(crate) async fn work<T: Transport, S: Script>(
     let script = Rc::new(script);
     let mut users = JoinSet::new();
     let mut send_lag = new_histogram();
+    // Arrivals dropped without ever being queued (see the queue bound).
+    let mut overflow = 0u64;
 
-    // The ticker closes seconds for the timeline and measures how late the loop wakes.
+    // The ticker sweeps deadlines, closes seconds for the timeline, and measures the loop's own
+    // health: how late it wakes, its CPU, its send lag, second by second.
     let ticker = {
         let local = Rc::clone(&local);
         tokio::task::spawn_local(async move {
             let mut next = Instant::now();
+            let mut health_sec: Option<u64> = None;
+            let mut cpu_mark = ThreadCpu::now();
+            let mut delay_max = Duration::ZERO;
             loop {
                 next += TICK;
                 sleep_until(next).await;
                 let now = Instant::now();
                 local.sweep(now, Fired::Deadline);
+                let delay = now - next;
+                delay_max = delay_max.max(delay);
                 local
                     .loop_delay
                     .borrow_mut()
-                    .saturating_record((now - next).as_micros() as u64);
+                    .saturating_record(delay.as_micros() as u64);
                 if now >= local.measure_start {
                     let sec = (now - local.measure_start).as_secs();
                     let mut rec = local.recorder.borrow_mut();
                     rec.roll(sec);
                     if let Some(tx) = &seconds {
                         for s in rec.take_ready() {
-                            let _ = tx.send(s);
+                            let _ = tx.send(Report::Second(s));
+                        }
+                        match health_sec {
+                            Some(h) if h == sec => {}
+                            Some(h) => {
+                                let cpu = ThreadCpu::now();
+                                let lag = {
+                                    let mut l = local.second_lag.borrow_mut();
+                                    let p = l.value_at_quantile(0.99);
+                                    l.reset();
+                                    p
+                                };
+                                let _ = tx.send(Report::Health(ThreadSecond {
+                                    index: h,
+                                    thread: k,
+                                    cpu: cpu.since(&cpu_mark),
+                                    loop_delay_max: delay_max,
+                                    send_lag_p99: Duration::from_micros(lag),
+                                    open_connections: local.open_conns.get(),
+                                }));
+                                cpu_mark = cpu;
+                                delay_max = Duration::ZERO;
+                                health_sec = Some(sec);
+                            }
+                            None => {
+                                cpu_mark = ThreadCpu::now();
+                                delay_max = Duration::ZERO;
+                                local.second_lag.borrow_mut().reset();
+                                health_sec = Some(sec);
+                            }
                         }
                     }
                 }
@@ -239,18 +286,52 @@ pub(crate) async fn work<T: Transport, S: Script>(
             let mut spawned = 0u64;
             let mut index = k as u64;
             let control = Arc::clone(&shared.control);
+            // Arrivals waiting for a free connection are bounded: past this, an arrival can only
+            // be dropped, and it is counted so at once rather than held in memory.
+            let queue_bound = (cap * 64).max(10_000) as usize;
+            let mut burst = 0u32;
             while let Some(offset) = schedule.at(index) {
                 let at = shared.start + offset;
-                if Instant::now() < at {
+                let now = Instant::now();
+                if now < at {
+                    burst = 0;
                     tokio::select! {
                         biased;
                         _ = control.cancelled() => break,
                         _ = sleep_until(at) => {}
                     }
+                } else {
+                    // Behind schedule: let the users run between batches, or they starve.
+                    burst += 1;
+                    if burst.is_multiple_of(64) {
+                        tokio::task::yield_now().await;
+                        if control.is_cancelled() {
+                            break;
+                        }
+                    }
+                    if end.is_some_and(|e| now >= e) {
+                        // So far behind that the run is over: the rest can only be dropped.
+                        while let Some(offset) = schedule.at(index) {
+                            if shared.start + offset >= measure_start {
+                                overflow += 1;
+                            }
+                            index += threads as u64;
+                        }
+                        break;
+                    }
                 }
                 // Wakes are coarse (the timer ticks in milliseconds): hand out every arrival that
                 // is due, each keeping its own intended time.
-                send_lag.saturating_record(at.elapsed().as_micros() as u64);
+                let lag = at.elapsed().as_micros() as u64;
+                send_lag.saturating_record(lag);
+                local.second_lag.borrow_mut().saturating_record(lag);
+                index += threads as u64;
+                if local.queue.borrow().len() >= queue_bound {
+                    if at >= measure_start {
+                        overflow += 1;
+                    }
+                    continue;
+                }
                 local.queue.borrow_mut().push_back(at);
                 if local.idle.get() > 0 {
                     local.idle.set(local.idle.get() - 1);
@@ -267,7 +348,6 @@ pub(crate) async fn work<T: Transport, S: Script>(
                         id,
                     ));
                 }
-                index += threads as u64;
             }
             if let Some(end) = end {
                 tokio::select! {
@@ -290,7 +370,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         }
         tokio::task::yield_now().await;
     }
-    let dropped = end_queue(&local, end.is_some() || shared.control.is_cancelled());
+    let dropped = overflow + end_queue(&local, end.is_some() || shared.control.is_cancelled());
     drain(&local, &mut users, &shared.control).await;
     ticker.abort();
     let _ = ticker.await;

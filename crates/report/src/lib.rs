@@ -65,8 +65,8 @@ pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, read_json, write_json};
 pub use result::{
-    Generator, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult, SizeSummary,
-    Summary, TimelineEntry, Totals, Warmup,
+    Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
+    SizeSummary, Summary, TimelineEntry, Totals, Warmup,
 };
 pub use text::render_text;
 

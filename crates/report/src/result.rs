@@ -151,13 +151,49 @@ pub struct SizeSummary {
 pub struct Generator {
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
-    /// CPU used over the run as a share of one core (can exceed 100 with several threads).
+    /// CPU of the worker threads over the run, in percent of those threads (100 = all of them
+    /// busy all the time).
     pub cpu_percent: f64,
-    /// How late requests went out compared with their intended send time, 99th percentile.
+    /// How late requests went out compared with their intended send time (open model), or how
+    /// late the event loop woke (closed model), 99th percentile.
     pub send_lag_p99_ms: f64,
     pub verdict: GeneratorVerdict,
     /// Why the verdict is `generator-limited`; empty when `ok`.
     pub reasons: Vec<String>,
+    /// Worker threads.
+    #[serde(default)]
+    pub threads: u64,
+    /// Connections opened over the run, and the most open at once.
+    #[serde(default)]
+    pub connections_opened: u64,
+    #[serde(default)]
+    pub peak_connections: u64,
+    /// The most file descriptors open at once, and the process's limit.
+    #[serde(default)]
+    pub fds_peak: Option<u64>,
+    #[serde(default)]
+    pub fd_limit: Option<u64>,
+    /// The most TCP sockets in the ephemeral port range at once (machine-wide), and its size.
+    #[serde(default)]
+    pub ephemeral_ports_peak: Option<u64>,
+    #[serde(default)]
+    pub ephemeral_port_range: Option<u64>,
+    /// One sample per second of the measurement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<GeneratorSample>,
+}
+
+/// One second of the generator's own health.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorSample {
+    pub t: u64,
+    /// CPU of each worker thread this second, percent of one core.
+    pub cpu_percent: Vec<f64>,
+    pub send_lag_p99_ms: f64,
+    pub loop_delay_max_ms: f64,
+    pub connections: u64,
+    pub fds: Option<u64>,
+    pub ephemeral_ports: Option<u64>,
 }
 
 /// Whether the numbers describe the target or the load generator.

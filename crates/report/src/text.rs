@@ -177,13 +177,31 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         GeneratorVerdict::Ok => "ok",
         GeneratorVerdict::GeneratorLimited => "generator-limited",
     };
-    let body = format!(
-        "cpu {} (user {}, sys {})  send lag p99 {}  verdict: {verdict}",
+    let lag = match r.config.model {
+        crate::Model::Open => "send lag",
+        crate::Model::Closed => "loop delay",
+    };
+    let mut body = format!(
+        "cpu {} (user {}, sys {})  {lag} p99 {}  verdict: {verdict}",
         percent(g.cpu_percent),
         duration_s(g.cpu_user_s),
         duration_s(g.cpu_sys_s),
         duration_ms(g.send_lag_p99_ms)
     );
+    if let (Some(fds), Some(limit)) = (g.fds_peak, g.fd_limit) {
+        body.push_str(&format!(
+            "\n             fds {} of {} at peak",
+            count(fds),
+            count(limit)
+        ));
+        if let (Some(p), Some(range)) = (g.ephemeral_ports_peak, g.ephemeral_port_range) {
+            body.push_str(&format!(
+                ", ephemeral ports {} of {}",
+                count(p),
+                count(range)
+            ));
+        }
+    }
     line(out, "generator", &body)?;
     if g.verdict == GeneratorVerdict::GeneratorLimited {
         let reasons = if g.reasons.is_empty() {

@@ -1,0 +1,96 @@
+//! The generator's verdict on itself, both ways: an impossible schedule is called out (exit 4,
+//! with the reason), a modest run is not (exit 0). Everything is still printed and saved.
+
+mod common;
+use common::*;
+use herd_mock::{Config, Server};
+use std::sync::Mutex;
+
+/// The impossible run pegs every core; the modest run must not share the machine with it, or it
+/// would rightly be judged late. Tests in one binary run in parallel, so they take turns here.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+#[test]
+fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Server::start(Config {
+        threads: 1,
+        ..Config::default()
+    })
+    .unwrap();
+    let dir = TempDir::new("impossible");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-t",
+        "1",
+        "--rate",
+        "5000000",
+        "-c",
+        "20",
+        "-d",
+        "2s",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+        &format!("http://{}/", s.local_addr()),
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["generator"]["verdict"], "generator-limited");
+    let reasons = r["generator"]["reasons"].to_string();
+    assert!(
+        reasons.contains("send lag") || reasons.contains("never sent"),
+        "{reasons}"
+    );
+    assert!(
+        r["totals"]["ok"].as_u64().unwrap() > 0,
+        "what was measured is still saved"
+    );
+    let text = stdout(&out);
+    assert!(text.contains("GENERATOR-LIMITED"), "{text}");
+}
+
+#[test]
+fn a_modest_run_is_not_a_false_alarm_and_samples_every_second() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Server::start(Config {
+        threads: 1,
+        ..Config::default()
+    })
+    .unwrap();
+    let dir = TempDir::new("modest");
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "run",
+        "-t",
+        "2",
+        "--rate",
+        "200",
+        "-d",
+        "3s",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+        &format!("http://{}/", s.local_addr()),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let r = read_json(&json);
+    let g = &r["generator"];
+    assert_eq!(g["verdict"], "ok", "{g}");
+    assert_eq!(g["reasons"].as_array().unwrap().len(), 0);
+    let timeline = g["timeline"]
+        .as_array()
+        .expect("per-second generator samples");
+    assert!(timeline.len() >= 2, "{timeline:?}");
+    assert_eq!(
+        timeline[0]["cpu_percent"].as_array().unwrap().len(),
+        2,
+        "one figure per worker thread"
+    );
+    assert!(g["fds_peak"].as_u64().unwrap() >= 3);
+    assert!(
+        g["fd_limit"].as_u64().unwrap() > 1000,
+        "raised to the hard limit"
+    );
+}
