@@ -22,6 +22,9 @@ use tokio::time::{sleep_until, Instant};
 
 /// How often a worker wakes to close seconds and measure its own event-loop delay.
 const TICK: Duration = Duration::from_millis(10);
+/// The dispatcher reaching the end of the run this late gives up handing out the rest of the
+/// schedule and counts it as dropped; a little late (a timer tick) it still hands arrivals out.
+const BEHIND: Duration = Duration::from_millis(100);
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 const GRACE: Duration = Duration::from_secs(1);
 
@@ -64,8 +67,8 @@ pub(crate) struct Local<T: Transport> {
     // open model: arrivals waiting for a free user
     queue: RefCell<VecDeque<Instant>>,
     idle: Cell<u64>,
-    /// Users woken for an arrival that have not run yet.
-    woken: Cell<u64>,
+    /// Arrivals handed to a user (woken, or spawned for it) that no user has taken yet.
+    handed: Cell<u64>,
     wake: Notify,
     closed: Cell<bool>,
 }
@@ -169,7 +172,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         opened: Cell::new(0),
         queue: RefCell::new(VecDeque::new()),
         idle: Cell::new(0),
-        woken: Cell::new(0),
+        handed: Cell::new(0),
         wake: Notify::new(),
         closed: Cell::new(false),
     });
@@ -309,7 +312,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
                             break;
                         }
                     }
-                    if end.is_some_and(|e| now >= e) {
+                    if end.is_some_and(|e| now >= e + BEHIND) {
                         // So far behind that the run is over: the rest can only be dropped.
                         while let Some(offset) = schedule.at(index) {
                             if shared.start + offset >= measure_start {
@@ -335,11 +338,12 @@ pub(crate) async fn work<T: Transport, S: Script>(
                 local.queue.borrow_mut().push_back(at);
                 if local.idle.get() > 0 {
                     local.idle.set(local.idle.get() - 1);
-                    local.woken.set(local.woken.get() + 1);
+                    local.handed.set(local.handed.get() + 1);
                     local.wake.notify_one();
                 } else if spawned < cap {
                     let id = spawned * threads as u64 + k as u64;
                     spawned += 1;
+                    local.handed.set(local.handed.get() + 1);
                     users.spawn_local(user_loop(
                         Rc::clone(&local),
                         Rc::clone(&script),
@@ -362,10 +366,11 @@ pub(crate) async fn work<T: Transport, S: Script>(
     let _ = arrivals;
 
     // The schedule is over (or Ctrl-C): what never left the queue was dropped.
-    // Users already woken for an arrival take it before the queue closes: an arrival is dropped
-    // for want of a connection, never because the end came within the same timer tick.
+    // Users already handed an arrival (woken, or just spawned) take it before the queue closes:
+    // an arrival is dropped for want of a connection, never because the end came before a
+    // user that was free got to run.
     for _ in 0..1024 {
-        if local.woken.get() == 0 || local.queue.borrow().is_empty() {
+        if local.handed.get() == 0 || local.queue.borrow().is_empty() {
             break;
         }
         tokio::task::yield_now().await;
@@ -504,6 +509,7 @@ async fn next_arrival<T: Transport>(
         }
         Arrivals::Open => loop {
             if let Some(at) = local.queue.borrow_mut().pop_front() {
+                local.handed.set(local.handed.get().saturating_sub(1));
                 return Some((at, Instant::now()));
             }
             if local.closed.get() || local.control.is_cancelled() {
@@ -511,7 +517,6 @@ async fn next_arrival<T: Transport>(
             }
             local.idle.set(local.idle.get() + 1);
             local.wake.notified().await;
-            local.woken.set(local.woken.get().saturating_sub(1));
         },
     }
 }
