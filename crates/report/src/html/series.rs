@@ -180,39 +180,44 @@ pub fn render(kind: &str, doc: &Value) -> String {
     page.finish(&footer(target))
 }
 
+/// The run inside a step: under `result` or `run`, or the step itself.
+fn run_of_any(s: &Value) -> &Value {
+    s.get("result")
+        .or_else(|| s.get("run"))
+        .filter(|r| r.is_object())
+        .unwrap_or(s)
+}
+
 /// The steps and what their load is called.
 fn steps(doc: &Value) -> (String, Vec<Step>) {
     let list = ["steps", "points", "levels", "runs", "results"]
         .iter()
         .find_map(|k| doc.get(*k).and_then(Value::as_array))
         .map_or(&[][..], Vec::as_slice);
-    let mut load_name = "step".to_owned();
-    let steps = list
+    const LOADS: [(&str, &str); 4] = [
+        ("offered load (req/s)", "offered_rps"),
+        ("rate (req/s)", "rate"),
+        ("connections", "connections"),
+        ("users", "users"),
+    ];
+    let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
+    let load_of =
+        |s: &Value, k: &str| f(s, k).or_else(|| run_of_any(s).get("config").and_then(|c| f(c, k)));
+    // The first step says what the load is; every step is read the same way.
+    let objects: Vec<&Value> = list.iter().filter(|s| s.is_object()).collect();
+    let load = objects
+        .first()
+        .and_then(|s| LOADS.iter().find(|(_, k)| load_of(s, k).is_some()))
+        .copied();
+    let mut load_name = load.map_or("step", |(name, _)| name).to_owned();
+    let steps = objects
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.is_object())
         .map(|(i, s)| {
-            let run = s
-                .get("result")
-                .or_else(|| s.get("run"))
-                .filter(|r| r.is_object())
-                .unwrap_or(s);
-            let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
-            let (name, load) = [
-                ("offered load (req/s)", "offered_rps"),
-                ("rate (req/s)", "rate"),
-                ("connections", "connections"),
-                ("users", "users"),
-            ]
-            .iter()
-            .find_map(|(name, k)| {
-                Some((
-                    *name,
-                    f(s, k).or_else(|| run.get("config").and_then(|c| f(c, k)))?,
-                ))
-            })
-            .unwrap_or(("step", (i + 1) as f64));
-            load_name = name.to_owned();
+            let run = run_of_any(s);
+            let load = load
+                .and_then(|(_, k)| load_of(s, k))
+                .unwrap_or((i + 1) as f64);
             let lat = run.get("latency_ms");
             let totals = run.get("totals");
             let not_ok = f(run, "error_rate").or_else(|| {
