@@ -1,4 +1,4 @@
-// Hover values for herd's charts. Each <figure class="chart"> carries its data in data-hover:
+// Hover values for herd's charts. Each chart figure carries its data in data-hover:
 // {"x": [cursor positions in viewBox units], "t": [heading per position], "l": left, "r": right,
 //  "s": [{"n": name, "c": colour, "v": [value text per position or null]}]}.
 (function () {
@@ -11,6 +11,7 @@
     var tip = fig.querySelector(".tip");
     var cursor = svg.querySelector(".cursor");
     var width = svg.viewBox.baseVal.width;
+    ready += 1;
     if (!d.x.length) { return; }
     function nearest(x) {
       var lo = 0, hi = d.x.length - 1;
@@ -61,7 +62,6 @@
     }
     svg.addEventListener("mousemove", show);
     svg.addEventListener("mouseleave", hide);
-    ready += 1;
   });
   document.documentElement.setAttribute("data-charts-ready", String(ready));
 })();
