@@ -35,6 +35,11 @@ fn chromium() -> PathBuf {
 
 /// Runs headless Chromium on `page` with `args`, bounded by [`TIMEOUT`].
 fn browse(dir: &TempDir, page: &Path, args: &[&str]) -> Output {
+    browse_at(dir, page, "", args)
+}
+
+/// As [`browse`], with `fragment` (e.g. `#hover=...`) appended to the page's URL.
+fn browse_at(dir: &TempDir, page: &Path, fragment: &str, args: &[&str]) -> Output {
     let mut cmd = Command::new(chromium());
     cmd.args([
         "--headless",
@@ -50,7 +55,7 @@ fn browse(dir: &TempDir, page: &Path, args: &[&str]) -> Output {
     ])
     .arg(format!("--user-data-dir={}", dir.path("profile").display()))
     .args(args)
-    .arg(format!("file://{}", page.display()))
+    .arg(format!("file://{}{fragment}", page.display()))
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -135,6 +140,33 @@ fn a_run_report_renders_without_console_errors() {
         3,
         "4 seconds, 4 points"
     );
+}
+
+#[test]
+fn hovering_a_chart_shows_its_values() {
+    let dir = TempDir::new("browser-hover");
+    let page = report(
+        &dir,
+        &["report", &fixture("run-closed-errors.json")],
+        "run.html",
+    );
+    let out = browse_at(&dir, &page, "#hover=chart-latency:0.64", &["--dump-dom"]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(console(&log), Vec::<&str>::new(), "console output");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let chart = dom.split("id=\"chart-latency\"").nth(1).unwrap();
+    let chart = &chart[..chart.find("</figure>").unwrap()];
+    let tip = chart.split("<div class=\"tip\"").nth(1).unwrap();
+    assert!(!tip.starts_with(" hidden"), "the hover box is shown: {tip}");
+    // 0.64 of the width is t = 2.5 s on the 4 s axis: the third second, a value per percentile.
+    assert!(tip.contains("2–3 s"), "{tip}");
+    for name in ["p50", "p90", "p99", "max"] {
+        assert!(
+            tip.contains(&format!("<span>{name}</span>")),
+            "{name}: {tip}"
+        );
+    }
+    assert!(tip.matches(" ms</span>").count() == 4, "{tip}");
 }
 
 #[test]

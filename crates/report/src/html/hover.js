@@ -64,4 +64,15 @@
     svg.addEventListener("mouseleave", hide);
   });
   document.documentElement.setAttribute("data-charts-ready", String(ready));
+  // `#hover=CHART-ID:FRACTION` opens the page hovering that chart (links, tests).
+  var m = /^#hover=([\w-]+):([\d.]+)$/.exec(location.hash);
+  var target = m && document.getElementById(m[1]);
+  if (target) {
+    var svg = target.querySelector("svg");
+    var box = svg.getBoundingClientRect();
+    svg.dispatchEvent(new MouseEvent("mousemove", {
+      clientX: box.left + box.width * parseFloat(m[2]),
+      clientY: box.top + box.height / 2
+    }));
+  }
 })();
