@@ -6,9 +6,10 @@
 //! metrics, which gate; metrics the timeline does not carry are judged from the histograms
 //! (95% intervals of the quantile) and are shown but do not gate. docs/compare.md says why.
 
+pub use crate::noise::per_second;
+use crate::noise::{histogram_noise, judge};
 use crate::sections::{self, NameStats};
-use crate::significance::{quantile_interval, welch};
-use crate::{decode_histogram, RunResult};
+use crate::RunResult;
 use serde::Serialize;
 
 /// Chance of a false alarm per key metric when nothing changed.
@@ -196,7 +197,7 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
                 .iter()
                 .skip(1)
                 .map(|(_, r)| {
-                    let noise = noise(m.key, runs[0].1, r);
+                    let noise = judge(m.key, runs[0].1, r);
                     Some(change(
                         m,
                         value(m.key, runs[0].1),
@@ -282,82 +283,8 @@ pub fn error_rate(r: &RunResult) -> f64 {
     }
 }
 
-/// Per-second samples of a metric: only seconds inside the measurement, and for latencies and
-/// shares only seconds in which something ended.
-pub fn per_second(key: &str, r: &RunResult) -> Option<Vec<f64>> {
-    let inside = r
-        .timeline
-        .iter()
-        .filter(|e| (e.t as f64) < r.duration_s.max(1.0));
-    let busy = |f: fn(&crate::TimelineEntry) -> f64| {
-        inside
-            .clone()
-            .filter(|e| e.requests > 0)
-            .map(f)
-            .collect::<Vec<_>>()
-    };
-    Some(match key {
-        "throughput" => inside.map(|e| e.rps).collect(),
-        "error_rate" => busy(|e| (e.failed + e.errors) as f64 / e.requests as f64),
-        "p50" => busy(|e| e.p50_ms),
-        "p90" => busy(|e| e.p90_ms),
-        "p99" => busy(|e| e.p99_ms),
-        "max" => busy(|e| e.max_ms),
-        _ => return None,
-    })
-}
-
-fn noise(key: &str, base: &RunResult, new: &RunResult) -> Noise {
-    if let (Some(a), Some(b)) = (per_second(key, base), per_second(key, new)) {
-        if a.len() < MIN_SECONDS || b.len() < MIN_SECONDS {
-            return Noise::Unknown;
-        }
-        return welch(&a, &b).map_or(Noise::Unknown, |w| Noise::PerSecond { p: w.p });
-    }
-    let quantile = match key {
-        "p75" => 0.75,
-        "p95" => 0.95,
-        "p999" => 0.999,
-        "mean" => return mean_noise(base, new),
-        _ => return Noise::Unknown,
-    };
-    histogram_noise(&base.histograms.latency, &new.histograms.latency, quantile)
-}
-
-fn histogram_noise(base: &str, new: &str, quantile: f64) -> Noise {
-    let (Ok(a), Ok(b)) = (decode_histogram(base), decode_histogram(new)) else {
-        return Noise::Unknown;
-    };
-    match (
-        quantile_interval(&a, quantile),
-        quantile_interval(&b, quantile),
-    ) {
-        (Some((alo, ahi)), Some((blo, bhi))) => Noise::Histogram {
-            overlap: alo <= bhi && blo <= ahi,
-        },
-        _ => Noise::Unknown,
-    }
-}
-
-/// 95% intervals of the mean, mean ± 1.96·stddev/√n, from the summaries.
-fn mean_noise(a: &RunResult, b: &RunResult) -> Noise {
-    let interval = |r: &RunResult| {
-        let s = &r.latency_ms;
-        (s.count > 0).then(|| {
-            let half = 1.96 * s.stddev / (s.count as f64).sqrt();
-            (s.mean - half, s.mean + half)
-        })
-    };
-    match (interval(a), interval(b)) {
-        (Some((alo, ahi)), Some((blo, bhi))) => Noise::Histogram {
-            overlap: alo <= bhi && blo <= ahi,
-        },
-        _ => Noise::Unknown,
-    }
-}
-
-/// Rows for request names found in every run... or in any: a name missing from a run shows as
-/// absent there. Per-name rows never gate: results carry no per-name timeline to judge noise.
+/// Rows for every request name any run has (a name missing from a run shows as absent there).
+/// Per-name rows never gate: results carry no per-name timeline to judge their noise by.
 fn name_rows(runs: &[(String, &RunResult)], threshold: f64) -> Vec<NameRow> {
     let per_run: Vec<Vec<NameStats>> = runs
         .iter()

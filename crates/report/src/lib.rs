@@ -61,6 +61,7 @@ pub mod format;
 mod histogram;
 pub mod html;
 mod json;
+mod noise;
 mod result;
 pub mod sections;
 pub mod significance;

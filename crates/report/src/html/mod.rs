@@ -21,6 +21,7 @@ mod optional;
 mod page;
 mod run;
 mod series;
+mod timeline;
 
 use crate::{Comparison, Document, RunResult};
 
