@@ -4,8 +4,7 @@
 pub const OK: i32 = 0;
 /// Bad input or herd cannot start (flags, files, URL, limits); nothing was sent.
 pub const BAD_INPUT: i32 = 2;
-/// The run completed but a threshold failed.
-#[allow(dead_code)]
+/// The run completed but a threshold failed; or `herd compare` found a regression.
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
 pub const GENERATOR_LIMITED: i32 = 4;
@@ -16,7 +15,7 @@ pub const HELP: &str = "\
 Exit codes:
   0    the run completed (errors from the server are data, not a failure)
   2    bad input or cannot start (nothing was sent)
-  3    a threshold failed
+  3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 

@@ -2,11 +2,14 @@
 //! prints, reads the environment and exits.
 
 mod args;
+mod compare_cmd;
 mod demo;
 mod exit;
 mod interrupt;
 mod limits;
+mod pdf;
 mod progress;
+mod report_cmd;
 mod run;
 mod serve;
 
@@ -36,6 +39,11 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Start the mock server in-process and run a short load test against it
     Demo(demo::DemoArgs),
+    /// Show a stored result: text, or a self-contained HTML page or PDF with charts (-o FILE)
+    Report(report_cmd::ReportArgs),
+    /// Compare runs with a base run; exit 3 when a key metric regressed beyond --threshold and noise
+    #[command(after_help = exit::HELP)]
+    Compare(compare_cmd::CompareArgs),
 }
 
 fn main() {
@@ -46,6 +54,8 @@ fn main() {
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Demo(a) => demo::cmd(a),
+        Command::Report(a) => report_cmd::cmd(a),
+        Command::Compare(a) => compare_cmd::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -67,6 +67,23 @@ pub fn percent(p: f64) -> String {
     format!("{}%", sig3(p))
 }
 
+/// A relative change at three significant digits with its sign: `0.2` -> `"+20.0%"`,
+/// `-0.0512` -> `"-5.12%"`, `0.0` -> `"0%"`; from zero to something, `"+∞%"`.
+pub fn change(fraction: f64) -> String {
+    if fraction == 0.0 || fraction.is_nan() {
+        return "0%".to_owned();
+    }
+    let sign = if fraction > 0.0 { "+" } else { "-" };
+    if fraction.is_infinite() {
+        return format!("{sign}∞%");
+    }
+    let pct = round_sig3(fraction.abs() * 100.0);
+    if pct >= 1000.0 {
+        return format!("{sign}{}%", count(pct as u64));
+    }
+    format!("{sign}{}%", sig3(pct))
+}
+
 /// Writes `value` (in the unit of `units[0]`'s scale 1) in the first unit where it rounds to
 /// less than 1000. Rounding first and choosing the unit after is what keeps 999.95 ms from
 /// printing as "1000 ms": it becomes "1.00 s".
@@ -187,5 +204,22 @@ mod tests {
         assert_eq!(percent(45.06), "45.1%");
         assert_eq!(percent(100.0), "100%");
         assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn changes_carry_a_sign() {
+        let table = [
+            (0.0, "0%"),
+            (0.2, "+20.0%"),
+            (-0.0512, "-5.12%"),
+            (0.00001234, "+0.00123%"),
+            (5.523, "+552%"),
+            (12.345, "+1,230%"),
+            (f64::INFINITY, "+∞%"),
+            (f64::NEG_INFINITY, "-∞%"),
+        ];
+        for (f, want) in table {
+            assert_eq!(change(f), want, "{f}");
+        }
     }
 }

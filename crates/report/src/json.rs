@@ -24,59 +24,82 @@ pub fn read_json(path: impl AsRef<Path>) -> Result<RunResult, ReportError> {
 /// Parses a result; `origin` names the text's source in errors (a path, `"stdin"`).
 ///
 /// The checks go from coarse to fine so the error names the first thing that is wrong: not
-/// JSON, not a herd result, not a run, a herd version this one cannot read, and only then a
+/// JSON, not a herd result, a herd version this one cannot read, not a run, and only then a
 /// field that does not fit.
 pub fn parse_json(text: &str, origin: &str) -> Result<RunResult, ReportError> {
-    let origin = origin.to_owned();
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(source) => return Err(ReportError::NotJson { origin, source }),
+    let value = parse_value(text, origin)?;
+    let header = check_header(&value, origin)?;
+    if header.kind != "run" {
+        return Err(ReportError::WrongKind {
+            origin: origin.to_owned(),
+            kind: header.kind,
+            expected: "a `run` result",
+        });
+    }
+    parse_run(text, origin, header.version)
+}
+
+/// What every herd result starts with.
+pub(crate) struct Header {
+    pub version: String,
+    pub kind: String,
+}
+
+pub(crate) fn parse_value(text: &str, origin: &str) -> Result<Value, ReportError> {
+    serde_json::from_str(text).map_err(|source| ReportError::NotJson {
+        origin: origin.to_owned(),
+        source,
+    })
+}
+
+/// Checks that `value` is a herd result of a version this herd reads, and says what kind it is.
+pub(crate) fn check_header(value: &Value, origin: &str) -> Result<Header, ReportError> {
+    let not_herd = |reason: String| ReportError::NotHerd {
+        origin: origin.to_owned(),
+        reason,
     };
     let Some(object) = value.as_object() else {
-        return Err(ReportError::NotHerd {
-            origin,
-            reason: format!("the top level is {}, not an object", kind_of(&value)),
-        });
+        return Err(not_herd(format!(
+            "the top level is {}, not an object",
+            kind_of(value)
+        )));
     };
     let version = match object.get("herd_version") {
         Some(Value::String(v)) => v.clone(),
         Some(other) => {
-            let reason = format!("`herd_version` is {}, not a string", kind_of(other));
-            return Err(ReportError::NotHerd { origin, reason });
+            return Err(not_herd(format!(
+                "`herd_version` is {}, not a string",
+                kind_of(other)
+            )))
         }
-        None => {
-            return Err(ReportError::NotHerd {
-                origin,
-                reason: "it has no `herd_version` key".to_owned(),
-            })
-        }
+        None => return Err(not_herd("it has no `herd_version` key".to_owned())),
     };
-    match object.get("kind") {
-        Some(Value::String(k)) if k == "run" => {}
-        Some(Value::String(k)) => {
-            return Err(ReportError::WrongKind {
-                origin,
-                kind: k.clone(),
-            })
-        }
-        _ => {
-            return Err(ReportError::NotHerd {
-                origin,
-                reason: "it has no string `kind` key".to_owned(),
-            })
-        }
-    }
+    let Some(Value::String(kind)) = object.get("kind") else {
+        return Err(not_herd("it has no string `kind` key".to_owned()));
+    };
     if !readable(&version) {
         return Err(ReportError::UnknownVersion {
-            origin,
+            origin: origin.to_owned(),
             found: version,
             ours: HERD_VERSION,
             supported: supported_versions(),
         });
     }
-    // Parse the text again rather than the Value: serde_json then reports line and column.
+    Ok(Header {
+        version,
+        kind: kind.clone(),
+    })
+}
+
+/// Parses a run whose header was checked. Parses the text again rather than the Value:
+/// serde_json then reports line and column.
+pub(crate) fn parse_run(
+    text: &str,
+    origin: &str,
+    version: String,
+) -> Result<RunResult, ReportError> {
     serde_json::from_str(text).map_err(|source| ReportError::Malformed {
-        origin,
+        origin: origin.to_owned(),
         version,
         source,
     })

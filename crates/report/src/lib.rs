@@ -53,14 +53,24 @@
 //! ```
 
 mod build;
+pub mod compare;
+mod compare_text;
+mod document;
 mod error;
 pub mod format;
 mod histogram;
+pub mod html;
 mod json;
+mod noise;
 mod result;
+pub mod sections;
+pub mod significance;
 mod text;
 
 pub use build::{build_run, RunInput};
+pub use compare::{compare, Comparison};
+pub use compare_text::render_compare_text;
+pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, read_json, write_json};

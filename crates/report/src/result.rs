@@ -42,6 +42,11 @@ pub struct RunResult {
     /// One entry per second of measurement, quiet seconds included.
     pub timeline: Vec<TimelineEntry>,
     pub histograms: Histograms,
+    /// Keys this herd does not model itself (sections added by later herd versions, or by
+    /// features still being built), kept as they are so reports can show them and a result read
+    /// and written back loses nothing.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 /// What a result file describes. Only runs for now; comparisons may follow.

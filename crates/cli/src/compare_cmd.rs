@@ -1,0 +1,109 @@
+//! `herd compare BASE NEW...`: runs side by side; exit 3 when a key metric regressed beyond the
+//! threshold and beyond noise, so a CI job can stop a release that got slower.
+
+use crate::exit::{self, Exit};
+use crate::report_cmd::{emit, format_for, Format};
+use clap::Args;
+use herd_report::{compare, html, read_json, render_compare_text, RunResult};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The base run's JSON, then the runs to compare with it
+    #[arg(value_name = "RESULT.json", num_args = 2.., required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// How much worse a key metric may get before it counts as a regression (when beyond
+    /// noise too), e.g. 10% or 5
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_threshold)]
+    pub threshold: f64,
+
+    /// Also write the runs overlaid in one report: HTML, or PDF for a .pdf file
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `10%`, `10` or `2.5%` -> 0.10, 0.10, 0.025.
+pub fn parse_threshold(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
+        _ => Err(format!(
+            "`{s}` is not a threshold: write a percentage, e.g. 10% or 2.5%"
+        )),
+    }
+}
+
+pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
+    let mut problems = Vec::new();
+    let mut runs: Vec<(String, RunResult)> = Vec::new();
+    for path in &a.files {
+        match read_json(path) {
+            Ok(r) => runs.push((label(path, &runs), r)),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Exit::bad_input(problems.join("\n")));
+    }
+    let named: Vec<(String, &RunResult)> = runs.iter().map(|(l, r)| (l.clone(), r)).collect();
+    let comparison = compare(&named, a.threshold);
+    let mut text = String::new();
+    let _ = render_compare_text(&comparison, &mut text);
+    print!("{text}");
+    if let Some(out) = &a.output {
+        let format = match format_for(None, Some(out)) {
+            Format::Pdf => Format::Pdf,
+            _ => Format::Html,
+        };
+        let results: Vec<&RunResult> = runs.iter().map(|(_, r)| r).collect();
+        emit(
+            &html::render_compare(&comparison, &results),
+            format,
+            Some(out),
+        )?;
+    }
+    Ok(if comparison.passed() {
+        exit::OK
+    } else {
+        exit::THRESHOLDS_FAILED
+    })
+}
+
+/// The file name, or the path as given when two runs share a name.
+fn label(path: &std::path::Path, earlier: &[(String, RunResult)]) -> String {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let taken = |l: &str| earlier.iter().any(|(e, _)| e == l);
+    if !taken(&name) {
+        return name;
+    }
+    let full = path.display().to_string();
+    if !taken(&full) {
+        return full;
+    }
+    format!("{full} (#{})", earlier.len() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_people_write() {
+        for (s, want) in [("10%", 0.10), ("10", 0.10), (" 2.5 % ", 0.025), ("0%", 0.0)] {
+            assert!((parse_threshold(s).unwrap() - want).abs() < 1e-12, "{s}");
+        }
+        for bad in ["-5%", "ten", "", "%"] {
+            assert!(
+                parse_threshold(bad)
+                    .unwrap_err()
+                    .contains("not a threshold"),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! The chart layer: line charts and stacked bar charts as inline SVG, with axes, ticks, axis
+//! titles with units, an HTML legend, and the data the hover script shows.
+
+use super::axis::Axis;
+use super::page::esc;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+const W: f64 = 960.0;
+const LEFT: f64 = 66.0;
+const RIGHT: f64 = 18.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 46.0;
+
+/// Formats a value for the hover box.
+pub type Label<'a> = &'a dyn Fn(f64) -> String;
+
+/// One line: points in data units, drawn in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub color: String,
+    pub points: Vec<(f64, f64)>,
+    pub dash: bool,
+}
+
+impl Series {
+    pub fn new(name: &str, color: &str, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            name: name.to_owned(),
+            color: color.to_owned(),
+            points,
+            dash: false,
+        }
+    }
+
+    pub fn dashed(mut self) -> Series {
+        self.dash = true;
+        self
+    }
+}
+
+/// One layer of a stacked bar chart: a value per bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stack {
+    pub name: String,
+    pub color: String,
+    pub values: Vec<f64>,
+}
+
+/// What every chart has: an id, a caption and its axes.
+pub struct Frame<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub x: Axis,
+    pub y: Axis,
+    /// Plot height in viewBox units (the width is fixed and scales with the page).
+    pub height: f64,
+    /// Hover heading for an x value, e.g. `t = 3 s`.
+    pub x_label: Label<'a>,
+    /// Hover text for a y value, e.g. `3.42 ms`.
+    pub y_label: Label<'a>,
+}
+
+impl Frame<'_> {
+    fn px(&self, x: f64) -> f64 {
+        LEFT + self.x.pos(x) * (W - LEFT - RIGHT)
+    }
+    fn py(&self, y: f64) -> f64 {
+        TOP + (1.0 - self.y.pos(y)) * self.height
+    }
+    fn total_height(&self) -> f64 {
+        TOP + self.height + BOTTOM
+    }
+}
+
+/// A line chart with one or more series.
+pub fn lines(f: &Frame, series: &[Series]) -> String {
+    let mut svg = String::new();
+    axes(f, &mut svg);
+    let mut any = false;
+    for s in series.iter().filter(|s| !s.points.is_empty()) {
+        any = true;
+        let mut d = String::new();
+        for (i, (x, y)) in s.points.iter().enumerate() {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1}",
+                if i == 0 { "M" } else { "L" },
+                f.px(*x),
+                f.py(*y)
+            );
+        }
+        if s.points.len() == 1 {
+            // A lone point still shows: a short flat stroke.
+            let _ = write!(d, "h1");
+        }
+        let _ = write!(
+            svg,
+            "<path class=\"series{}\" stroke=\"{}\" d=\"{d}\"><title>{}</title></path>",
+            if s.dash { " dash" } else { "" },
+            esc(&s.color),
+            esc(&s.name)
+        );
+    }
+    if !any {
+        empty(f, &mut svg);
+    }
+    // Hover positions: every x any series has, with each series' value there.
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let columns: Vec<Vec<Option<String>>> = series
+        .iter()
+        .map(|s| {
+            let at: HashMap<u64, f64> = s.points.iter().map(|(x, y)| (x.to_bits(), *y)).collect();
+            xs.iter()
+                .map(|x| at.get(&x.to_bits()).map(|y| (f.y_label)(*y)))
+                .collect()
+        })
+        .collect();
+    let keys: Vec<(&str, &str, &str)> = series
+        .iter()
+        .map(|s| {
+            (
+                s.name.as_str(),
+                s.color.as_str(),
+                if s.dash { "dash" } else { "" },
+            )
+        })
+        .collect();
+    figure(f, &keys, &svg, &xs, &columns)
+}
+
+/// A stacked bar chart: bar `i` spans `starts[i] .. starts[i] + width` on the x axis.
+pub fn stacked_bars(f: &Frame, starts: &[f64], width: f64, stacks: &[Stack]) -> String {
+    let mut svg = String::new();
+    axes(f, &mut svg);
+    let gap = ((f.px(width) - f.px(0.0)) * 0.12).min(3.0);
+    let mut base = vec![0.0f64; starts.len()];
+    for s in stacks {
+        let _ = write!(
+            svg,
+            "<g fill=\"{}\"><title>{}</title>",
+            esc(&s.color),
+            esc(&s.name)
+        );
+        for (i, (&x, &v)) in starts.iter().zip(&s.values).enumerate() {
+            if v <= 0.0 {
+                continue;
+            }
+            let (x0, x1) = (f.px(x) + gap / 2.0, f.px(x + width) - gap / 2.0);
+            let (y0, y1) = (f.py(base[i] + v), f.py(base[i]));
+            base[i] += v;
+            let _ = write!(
+                svg,
+                "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\"/>",
+                (x1 - x0).max(0.5),
+                (y1 - y0).max(0.0)
+            );
+        }
+        svg.push_str("</g>");
+    }
+    if base.iter().all(|b| *b <= 0.0) {
+        empty(f, &mut svg);
+    }
+    let centers: Vec<f64> = starts.iter().map(|x| x + width / 2.0).collect();
+    let columns: Vec<Vec<Option<String>>> = stacks
+        .iter()
+        .map(|s| {
+            s.values
+                .iter()
+                .map(|v| (*v > 0.0).then(|| (f.y_label)(*v)))
+                .collect()
+        })
+        .collect();
+    let keys: Vec<(&str, &str, &str)> = stacks
+        .iter()
+        .map(|s| (s.name.as_str(), s.color.as_str(), "box"))
+        .collect();
+    let heads: Vec<f64> = starts.to_vec();
+    figure_at(f, &keys, &svg, &centers, &heads, &columns)
+}
+
+fn axes(f: &Frame, svg: &mut String) {
+    let (x0, x1) = (LEFT, W - RIGHT);
+    let (y0, y1) = (TOP, TOP + f.height);
+    for (v, label) in &f.y.ticks {
+        let y = f.py(*v);
+        let _ = write!(
+            svg,
+            "<line class=\"grid\" x1=\"{x0}\" x2=\"{x1}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            x0 - 8.0,
+            y + 4.0,
+            esc(label)
+        );
+    }
+    for (v, label) in &f.x.ticks {
+        let x = f.px(*v);
+        let _ = write!(
+            svg,
+            "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{y0}\" y2=\"{y1}\"/>\
+             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            y1 + 17.0,
+            esc(label)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<rect class=\"frame\" x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\"/>\
+         <text class=\"title\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>\
+         <text class=\"title\" transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+        x1 - x0,
+        f.height,
+        (x0 + x1) / 2.0,
+        y1 + 38.0,
+        esc(&f.x.title),
+        (y0 + y1) / 2.0,
+        esc(&f.y.title)
+    );
+}
+
+fn empty(f: &Frame, svg: &mut String) {
+    let _ = write!(
+        svg,
+        "<text class=\"empty\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">no data</text>",
+        (LEFT + W - RIGHT) / 2.0,
+        TOP + f.height / 2.0
+    );
+}
+
+fn figure(
+    f: &Frame,
+    keys: &[(&str, &str, &str)],
+    svg: &str,
+    xs: &[f64],
+    columns: &[Vec<Option<String>>],
+) -> String {
+    figure_at(f, keys, svg, xs, xs, columns)
+}
+
+/// The `<figure>`: caption, legend, the SVG with its hover cursor, and the hover data.
+fn figure_at(
+    f: &Frame,
+    keys: &[(&str, &str, &str)],
+    svg: &str,
+    xs: &[f64],
+    heads: &[f64],
+    columns: &[Vec<Option<String>>],
+) -> String {
+    let mut legend = String::from("<div class=\"legend\">");
+    for (name, color, style) in keys {
+        let _ = write!(
+            legend,
+            "<span class=\"key\"><i class=\"{style}\" style=\"background:{}\"></i>{}</span>",
+            esc(color),
+            esc(name)
+        );
+    }
+    legend.push_str("</div>");
+    let hover = hover_json(f, keys, xs, heads, columns);
+    let h = f.total_height();
+    format!(
+        "<figure class=\"chart\" id=\"{id}\" data-hover=\"{}\"><figcaption>{}</figcaption>{legend}\
+         <div class=\"plot\"><svg class=\"chart\" viewBox=\"0 0 {W} {h}\" role=\"img\" aria-label=\"{}\">\
+         {svg}<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"{TOP}\" y2=\"{:.1}\"/></svg>\
+         <div class=\"tip\" hidden></div></div></figure>\n",
+        esc(&hover),
+        esc(f.title),
+        esc(f.title),
+        TOP + f.height,
+        id = esc(f.id),
+    )
+}
+
+fn hover_json(
+    f: &Frame,
+    keys: &[(&str, &str, &str)],
+    xs: &[f64],
+    heads: &[f64],
+    columns: &[Vec<Option<String>>],
+) -> String {
+    let px: Vec<serde_json::Value> = xs
+        .iter()
+        .map(|x| serde_json::json!((f.px(*x) * 10.0).round() / 10.0))
+        .collect();
+    let t: Vec<String> = heads.iter().map(|x| (f.x_label)(*x)).collect();
+    let s: Vec<serde_json::Value> = keys
+        .iter()
+        .zip(columns)
+        .map(|((n, c, _), v)| serde_json::json!({"n": n, "c": c, "v": v}))
+        .collect();
+    serde_json::json!({"x": px, "t": t, "l": LEFT, "r": W - RIGHT, "s": s}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame<'a>(x: &'a dyn Fn(f64) -> String) -> Frame<'a> {
+        Frame {
+            id: "c",
+            title: "Latency <over> time",
+            x: Axis::time(3.0),
+            y: Axis::duration("latency", 20.0),
+            height: 200.0,
+            x_label: x,
+            y_label: x,
+        }
+    }
+
+    #[test]
+    fn lines_draw_every_point_and_carry_hover_values() {
+        let label = |v: f64| format!("{v}");
+        let f = frame(&label);
+        let html = lines(
+            &f,
+            &[
+                Series::new("p50", "#0072B2", vec![(0.0, 5.0), (1.0, 6.0), (2.0, 7.0)]),
+                Series::new("p99", "#E69F00", vec![(1.0, 15.0)]).dashed(),
+            ],
+        );
+        assert_eq!(html.matches("<path class=\"series").count(), 2);
+        assert!(html.contains("class=\"series dash\""));
+        assert!(html.contains("M66.0,"), "{html}");
+        assert!(html.contains("Latency &lt;over&gt; time"));
+        assert!(html.contains("latency (ms)") && html.contains("time since start (s)"));
+        // p99 has no value at t = 0: null in its column.
+        assert!(
+            html.contains("&quot;v&quot;:[null,&quot;15&quot;,null]"),
+            "{html}"
+        );
+        assert!(!html.contains("no data"));
+    }
+
+    #[test]
+    fn no_points_says_so() {
+        let label = |v: f64| format!("{v}");
+        let html = lines(&frame(&label), &[Series::new("p50", "#000", vec![])]);
+        assert!(html.contains("no data"));
+        let bars = stacked_bars(&frame(&label), &[0.0], 1.0, &[]);
+        assert!(bars.contains("no data"));
+    }
+
+    #[test]
+    fn bars_stack() {
+        let label = |v: f64| format!("{v}");
+        let html = stacked_bars(
+            &frame(&label),
+            &[0.0, 1.0],
+            1.0,
+            &[
+                Stack {
+                    name: "2xx".into(),
+                    color: "#009E73".into(),
+                    values: vec![10.0, 0.0],
+                },
+                Stack {
+                    name: "5xx".into(),
+                    color: "#D55E00".into(),
+                    values: vec![5.0, 2.0],
+                },
+            ],
+        );
+        assert_eq!(html.matches("<rect x=").count(), 3);
+    }
+}

@@ -1,0 +1,260 @@
+//! Sections shown only when the result carries them: per-request-name and per-scenario tables
+//! and charts, thresholds, checks, and the server's resources on the run's time axis.
+
+use super::axis::Axis;
+use super::chart::{lines, Frame, Series};
+use super::page::{esc, table, Page};
+use super::palette;
+use crate::format::{bytes, count, duration_ms, percent};
+use crate::sections::{self, NameStats};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// Adds every optional section `doc` has, in reading order.
+pub fn all(page: &mut Page, doc: &Value, duration_s: f64) {
+    for (key, heading) in [
+        ("by_name", "Requests by name"),
+        ("by_scenario", "Scenarios"),
+    ] {
+        let names = sections::names(doc, key);
+        if !names.is_empty() {
+            page.section(key, heading, &names_section(key, &names));
+        }
+    }
+    let thresholds = sections::thresholds(doc);
+    if !thresholds.is_empty() {
+        let rows: Vec<Vec<String>> = thresholds
+            .iter()
+            .map(|t| {
+                let (class, word) = if t.passed {
+                    ("improved", "passed")
+                } else {
+                    ("regressed", "FAILED")
+                };
+                vec![
+                    format!("<code>{}</code>", esc(&t.what)),
+                    esc(t.actual.as_deref().unwrap_or("-")),
+                    format!("<span class=\"{class}\">{word}</span>"),
+                ]
+            })
+            .collect();
+        page.section(
+            "thresholds",
+            "Thresholds",
+            &table("thresholds", &["threshold", "measured", "verdict"], &rows),
+        );
+    }
+    let checks = sections::checks(doc);
+    if !checks.is_empty() {
+        let rows: Vec<Vec<String>> = checks
+            .iter()
+            .map(|c| {
+                let total = c.passes + c.fails;
+                let rate = if total == 0 {
+                    "-".to_owned()
+                } else {
+                    percent(c.passes as f64 * 100.0 / total as f64)
+                };
+                let class = if c.fails > 0 { "regressed" } else { "" };
+                vec![
+                    esc(&c.name),
+                    count(c.passes),
+                    format!("<span class=\"{class}\">{}</span>", count(c.fails)),
+                    rate,
+                ]
+            })
+            .collect();
+        page.section(
+            "checks",
+            "Checks",
+            &table("checks", &["check", "passed", "failed", "pass rate"], &rows),
+        );
+    }
+    let server = sections::server(doc);
+    if !server.fields.is_empty() {
+        page.section(
+            "server",
+            "Server resources",
+            &server_charts(&server, duration_s),
+        );
+    }
+}
+
+fn names_section(key: &str, names: &[NameStats]) -> String {
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), duration_ms);
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .map(|n| {
+            let codes = n
+                .status
+                .iter()
+                .map(|(code, k)| format!("{}: {}", esc(code), count(*k)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            vec![
+                esc(&n.name),
+                n.requests.map_or("-".to_owned(), count),
+                ms(n.min),
+                ms(n.mean),
+                ms(n.p95),
+                ms(n.p99),
+                ms(n.max),
+                n.error_rate.map_or("-".to_owned(), |e| percent(e * 100.0)),
+                n.bytes_mean.map_or("-".to_owned(), bytes),
+                if codes.is_empty() {
+                    "-".to_owned()
+                } else {
+                    codes
+                },
+            ]
+        })
+        .collect();
+    let mut out = table(
+        key,
+        &[
+            "name",
+            "requests",
+            "min",
+            "mean",
+            "p95",
+            "p99",
+            "max",
+            "not ok",
+            "page weight",
+            "codes",
+        ],
+        &rows,
+    );
+    out.push_str(&ranges(names));
+    out
+}
+
+/// One bar per name from p50 to p99 on a shared scale, the mean and max marked: which
+/// requests are slow, and how widely they vary, at a glance.
+fn ranges(names: &[NameStats]) -> String {
+    let top = names
+        .iter()
+        .filter_map(|n| n.max.or(n.p99))
+        .fold(0.0, f64::max);
+    if top <= 0.0 {
+        return String::new();
+    }
+    let pct = |v: f64| (v / top * 100.0).clamp(0.0, 100.0);
+    let mut out = String::from(
+        "<h3>Latency by name</h3><p class=\"sub\">bar: p50 to p99 (blue), p95 (orange mark), max at the right end of the grey line; all on one scale, 0 to ",
+    );
+    let _ = write!(out, "{}</p><table class=\"bars\"><tbody>", duration_ms(top));
+    for n in names {
+        let lo = n.p50.or(n.min).unwrap_or(0.0);
+        let hi = n.p99.or(n.max).unwrap_or(lo);
+        let mut bar = String::new();
+        if let Some(max) = n.max {
+            let _ = write!(
+                bar,
+                "<span style=\"left:0;width:{:.1}%;height:2px;top:6px;background:#c3c8d2\"></span>",
+                pct(max)
+            );
+        }
+        let _ = write!(
+            bar,
+            "<span style=\"left:{:.1}%;width:{:.1}%;background:{}\" title=\"p50 {} .. p99 {}\"></span>",
+            pct(lo),
+            (pct(hi) - pct(lo)).max(0.4),
+            palette::BLUE,
+            duration_ms(lo),
+            duration_ms(hi)
+        );
+        if let Some(p95) = n.p95 {
+            let _ = write!(
+                bar,
+                "<span style=\"left:{:.1}%;width:3px;background:{}\" title=\"p95 {}\"></span>",
+                pct(p95),
+                palette::ORANGE,
+                duration_ms(p95)
+            );
+        }
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td style=\"width:70%\"><div class=\"bar\">{bar}</div></td><td>{}</td></tr>",
+            esc(&n.name),
+            n.p99.map_or("-".to_owned(), duration_ms)
+        );
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// Server fields grouped by the unit their names end in, one chart per unit.
+fn server_charts(s: &sections::ServerSeries, duration_s: f64) -> String {
+    type Matches = fn(&str) -> bool;
+    let groups: [(&str, &str, Matches); 3] = [
+        ("percent", "share (%)", |k| {
+            k.ends_with("_percent") || k.ends_with("_pct")
+        }),
+        ("bytes", "bytes", |k| k.ends_with("_bytes")),
+        ("other", "value", |_| true),
+    ];
+    let mut used = vec![false; s.fields.len()];
+    let mut out = String::new();
+    for (id, title, matches) in groups {
+        let mut series = Vec::new();
+        for (i, (name, pts)) in s.fields.iter().enumerate() {
+            if !used[i] && matches(name) {
+                used[i] = true;
+                series.push(Series::new(name, palette::cycle(series.len()), pts.clone()));
+            }
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let max = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .fold(0.0, f64::max);
+        let last_t = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(duration_s, f64::max);
+        let value: Box<dyn Fn(f64) -> String> = match id {
+            "percent" => Box::new(percent),
+            "bytes" => Box::new(bytes),
+            _ => Box::new(|v| format!("{v:.3}")),
+        };
+        let head = |t: f64| format!("t = {t:.1} s");
+        let y = if id == "bytes" {
+            bytes_axis(max)
+        } else {
+            Axis::linear(title, max * 1.05)
+        };
+        out.push_str(&lines(
+            &Frame {
+                id: &format!("chart-server-{id}"),
+                title: &format!(
+                    "Server {}",
+                    if id == "other" { "measurements" } else { title }
+                ),
+                x: Axis::time(last_t),
+                y,
+                height: 200.0,
+                x_label: &head,
+                y_label: value.as_ref(),
+            },
+            &series,
+        ));
+    }
+    out
+}
+
+/// A linear axis for byte counts in KB, MB or GB.
+fn bytes_axis(max: f64) -> Axis {
+    let (div, unit) = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
+        .into_iter()
+        .find(|(d, _)| max >= *d)
+        .unwrap_or((1.0, "B"));
+    let mut a = Axis::linear(&format!("bytes ({unit})"), max / div * 1.05);
+    a.hi *= div;
+    for t in &mut a.ticks {
+        t.0 *= div;
+    }
+    a
+}
