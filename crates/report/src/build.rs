@@ -92,6 +92,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             connect: encode_histogram(&s.connect),
         },
         totals,
+        server: None,
     }
 }
 

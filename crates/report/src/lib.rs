@@ -58,6 +58,8 @@ pub mod format;
 mod histogram;
 mod json;
 mod result;
+mod server;
+mod server_text;
 mod text;
 
 pub use build::{build_run, RunInput};
@@ -67,6 +69,10 @@ pub use json::{parse_json, read_json, write_json};
 pub use result::{
     Generator, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult, SizeSummary,
     Summary, TimelineEntry, Totals, Warmup,
+};
+pub use server::{
+    Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,
+    WatchedProcess,
 };
 pub use text::render_text;
 

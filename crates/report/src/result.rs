@@ -42,6 +42,9 @@ pub struct RunResult {
     /// One entry per second of measurement, quiet seconds included.
     pub timeline: Vec<TimelineEntry>,
     pub histograms: Histograms,
+    /// The server under test, when watched (`--watch-pid`, `--watch-name`, `--watch-prometheus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::Server>,
 }
 
 /// What a result file describes. Only runs for now; comparisons may follow.
