@@ -9,6 +9,7 @@ mod limits;
 mod progress;
 mod run;
 mod serve;
+mod watch;
 
 use clap::{Parser, Subcommand};
 

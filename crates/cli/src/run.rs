@@ -2,7 +2,7 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, limits, progress::Live};
+use crate::{interrupt, limits, progress::Live, watch};
 use herd_engine::generator::ThreadCpu;
 use herd_engine::{Control, Load, Plan, RunOutput, Single};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
@@ -11,7 +11,7 @@ use herd_report::{
     RunResult,
 };
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Default closed-model connections, as wrk's.
 const DEFAULT_CONNECTIONS: u64 = 10;
@@ -231,11 +231,25 @@ pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32,
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    let prepared = prepare_run(a)?;
+    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch)) {
+        (Ok(p), Ok(w)) => (p, w),
+        (p, w) => {
+            let problems: Vec<String> = [p.err(), w.err()]
+                .into_iter()
+                .flatten()
+                .map(|e| e.message)
+                .collect();
+            return Err(Exit::bad_input(problems.join("\n")));
+        }
+    };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet);
     let _cpu0 = ThreadCpu::process();
-    let result = execute(&prepared, control, &mut live)?;
+    let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
+    let result = execute(&prepared, control, &mut live);
+    let server = watch::stop(watcher);
+    let mut result = result?;
+    result.server = server;
     finish(&result, a.json.as_deref())
 }

@@ -88,7 +88,7 @@ pub struct ExporterSampler {
 impl ExporterSampler {
     /// Checks the endpoint with one scrape now: it must answer in the text format and have
     /// every selected metric (or, with no selection, at least one of [`DEFAULT_METRICS`]).
-    pub fn new(url: &str, metrics: &[String], timeout: Duration) -> Result<Self, MonitorError> {
+    pub fn new(url: &str, metrics: &[Selector], timeout: Duration) -> Result<Self, MonitorError> {
         let bad_url = |reason: String| MonitorError::BadUrl(reason);
         let url = HttpUrl::parse(url).map_err(bad_url)?;
         let unreachable = |reason: String| MonitorError::Unreachable {
@@ -116,9 +116,7 @@ impl ExporterSampler {
             }
             found
         } else {
-            let mut selectors = Vec::new();
-            for m in metrics {
-                let s = Selector::parse(m).map_err(MonitorError::BadSelector)?;
+            for s in metrics {
                 if !expo.samples.iter().any(|x| s.matches(x)) {
                     return Err(MonitorError::NoMetric {
                         url: url.url.clone(),
@@ -126,9 +124,8 @@ impl ExporterSampler {
                         hint: hint(&expo, &s.name),
                     });
                 }
-                selectors.push(s);
             }
-            selectors
+            metrics.to_vec()
         };
         Ok(ExporterSampler {
             url,

@@ -8,7 +8,7 @@
 
 use crate::exporter::{ExporterSampler, Gap, Series};
 use crate::process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
-use crate::MonitorError;
+use crate::{HttpUrl, MonitorError, Selector};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -65,14 +65,29 @@ pub fn prepare(plan: &WatchPlan) -> Result<Ready, Vec<MonitorError>> {
             Err(e) => problems.push(e),
         }
     }
+    let mut selectors = Vec::new();
+    for m in &plan.metrics {
+        match Selector::parse(m) {
+            Ok(s) => selectors.push(s),
+            Err(e) => problems.push(MonitorError::BadSelector(e)),
+        }
+    }
     if !plan.metrics.is_empty() && plan.exporters.is_empty() {
         problems.push(MonitorError::BadSelector(
             "needs an endpoint to scrape: add --watch-prometheus URL".to_owned(),
         ));
     }
     let mut exporters = Vec::new();
+    // Until every selector parses, an endpoint's URL is checked but not scraped.
+    let parsed = selectors.len() == plan.metrics.len();
     for url in &plan.exporters {
-        match ExporterSampler::new(url, &plan.metrics, plan.scrape_timeout) {
+        if !parsed {
+            if let Err(e) = HttpUrl::parse(url) {
+                problems.push(MonitorError::BadUrl(e));
+            }
+            continue;
+        }
+        match ExporterSampler::new(url, &selectors, plan.scrape_timeout) {
             Ok(s) => exporters.push(s),
             Err(e) => problems.push(e),
         }
@@ -357,6 +372,23 @@ mod tests {
             0.25
         );
         assert_eq!(instant_at(origin, -1.5), before);
+    }
+
+    #[test]
+    fn a_bad_selector_and_a_bad_url_are_reported_together() {
+        let plan = WatchPlan {
+            exporters: vec!["https://127.0.0.1:9100/".into()],
+            metrics: vec!["up{job=~\"x\"}".into()],
+            ..WatchPlan::default()
+        };
+        let e: Vec<String> = prepare(&plan)
+            .unwrap_err()
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(e[0].contains("regular-expression"), "{e:?}");
+        assert!(e[1].contains("only http://"), "{e:?}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `prometheus-node-exporter`, installed by `scripts/check`).
 
 use herd_monitor::{
-    exposition, fetch, prepare, ExporterSampler, HttpUrl, MetricKind, MonitorError, WatchPlan,
+    exposition, fetch, prepare, ExporterSampler, HttpUrl, MetricKind, MonitorError, Selector,
+    WatchPlan,
 };
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -74,8 +75,8 @@ impl Drop for NodeExporter {
     }
 }
 
-fn metrics(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
+fn metrics(list: &[&str]) -> Vec<Selector> {
+    list.iter().map(|s| Selector::parse(s).unwrap()).collect()
 }
 
 #[test]
@@ -144,7 +145,7 @@ fn an_exporter_that_dies_mid_watch_leaves_gaps_not_a_stop() {
     let mut ne = NodeExporter::start();
     let plan = WatchPlan {
         exporters: vec![ne.url.clone()],
-        metrics: metrics(&["process_resident_memory_bytes"]),
+        metrics: vec!["process_resident_memory_bytes".into()],
         interval: Duration::from_millis(100),
         scrape_timeout: Duration::from_secs(2),
         ..WatchPlan::default()
@@ -185,7 +186,7 @@ fn a_bad_endpoint_or_metric_is_refused_at_the_start() {
         format!("http://127.0.0.1:{port}/metrics")
     };
     let landing = ne.url.replace("/metrics", "/");
-    let cases: [(&str, Vec<String>, &str); 4] = [
+    let cases: [(&str, Vec<Selector>, &str); 4] = [
         (&closed, vec![], "cannot connect"),
         (&landing, vec![], "not in the Prometheus text format"),
         (&ne.url, metrics(&["node_lod1"]), "has no series node_lod1"),
@@ -198,7 +199,7 @@ fn a_bad_endpoint_or_metric_is_refused_at_the_start() {
     for (url, wanted, want) in cases {
         let e = ExporterSampler::new(url, &wanted, TIMEOUT).unwrap_err();
         let text = e.to_string();
-        assert!(text.contains(want), "{url} {wanted:?}: {text}");
+        assert!(text.contains(want), "{url}: {text}");
         if let MonitorError::NoMetric { hint, .. } = &e {
             assert!(hint.contains("node_"), "{hint}");
         }
