@@ -3,6 +3,7 @@
 
 mod args;
 mod demo;
+mod doctor;
 mod exit;
 mod interrupt;
 mod limits;
@@ -37,6 +38,9 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Start the mock server in-process and run a short load test against it
     Demo(demo::DemoArgs),
+    /// Check this machine for load testing: open files, local ports, TIME_WAIT, listen queues,
+    /// cores, clock scaling, and whether the target answers; each problem with its fix
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() {
@@ -47,6 +51,7 @@ fn main() {
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Demo(a) => demo::cmd(a),
+        Command::Doctor(a) => doctor::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

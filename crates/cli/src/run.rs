@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Default closed-model connections, as wrk's.
-const DEFAULT_CONNECTIONS: u64 = 10;
+pub(crate) const DEFAULT_CONNECTIONS: u64 = 10;
 /// Default connection cap in the open model: enough to hold most rates against a slow server.
-const DEFAULT_OPEN_CAP: u64 = 1000;
+pub(crate) const DEFAULT_OPEN_CAP: u64 = 1000;
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 /// Everything `herd run` resolved from its flags, ready to go.
