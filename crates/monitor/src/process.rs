@@ -139,7 +139,7 @@ impl ProcessSampler {
         &self.notes
     }
 
-    /// Notes left out beyond the first [`MAX_NOTES`].
+    /// Notes left out beyond the first 50.
     pub fn notes_dropped(&self) -> usize {
         self.notes_dropped
     }
