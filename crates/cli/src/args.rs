@@ -73,6 +73,9 @@ pub struct RunArgs {
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub watch: crate::watch::WatchArgs,
 }
 
 /// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`).

@@ -58,6 +58,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         json: a.json.clone(),
         insecure: false,
         quiet: false,
+        watch: Default::default(),
     };
     let prepared = prepare_run(&args)?;
     let control = Arc::new(Control::new());

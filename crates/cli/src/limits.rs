@@ -4,7 +4,7 @@
 use crate::exit::Exit;
 
 /// Descriptors herd needs beyond its connections: stdio, epoll, timers, files it writes.
-const SPARE_FDS: u64 = 64;
+pub(crate) const SPARE_FDS: u64 = 64;
 
 /// Raises the soft limit to the hard limit and checks that `connections` fit.
 pub fn ensure_fds(connections: u64) -> Result<u64, Exit> {
@@ -27,7 +27,7 @@ pub fn ensure_fds(connections: u64) -> Result<u64, Exit> {
     Ok(soft)
 }
 
-fn get() -> std::io::Result<(u64, u64)> {
+pub(crate) fn get() -> std::io::Result<(u64, u64)> {
     let mut rl = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

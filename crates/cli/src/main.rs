@@ -4,6 +4,7 @@
 mod args;
 mod compare_cmd;
 mod demo;
+mod doctor;
 mod exit;
 mod interrupt;
 mod limits;
@@ -12,6 +13,7 @@ mod progress;
 mod report_cmd;
 mod run;
 mod serve;
+mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -44,6 +46,9 @@ enum Command {
     /// Compare runs with a base run; exit 3 when a key metric regressed beyond --threshold and noise
     #[command(after_help = exit::HELP)]
     Compare(compare_cmd::CompareArgs),
+    /// Check this machine for load testing: open files, local ports, TIME_WAIT, listen queues,
+    /// cores, clock scaling, and whether the target answers; each problem with its fix
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() {
@@ -56,6 +61,7 @@ fn main() {
         Command::Demo(a) => demo::cmd(a),
         Command::Report(a) => report_cmd::cmd(a),
         Command::Compare(a) => compare_cmd::cmd(a),
+        Command::Doctor(a) => doctor::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -2,7 +2,7 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, limits, progress::Live};
+use crate::{interrupt, limits, progress::Live, watch};
 use herd_engine::generator::ThreadCpu;
 use herd_engine::{Control, Load, Plan, RunOutput, Single};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
@@ -11,12 +11,12 @@ use herd_report::{
     RunConfig, RunInput, RunResult,
 };
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Default closed-model connections, as wrk's.
-const DEFAULT_CONNECTIONS: u64 = 10;
+pub(crate) const DEFAULT_CONNECTIONS: u64 = 10;
 /// Default connection cap in the open model: enough to hold most rates against a slow server.
-const DEFAULT_OPEN_CAP: u64 = 1000;
+pub(crate) const DEFAULT_OPEN_CAP: u64 = 1000;
 const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 /// Everything `herd run` resolved from its flags, ready to go.
@@ -261,11 +261,25 @@ pub fn exit_code(result: &RunResult) -> i32 {
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    let prepared = prepare_run(a)?;
+    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch)) {
+        (Ok(p), Ok(w)) => (p, w),
+        (p, w) => {
+            let problems: Vec<String> = [p.err(), w.err()]
+                .into_iter()
+                .flatten()
+                .map(|e| e.message)
+                .collect();
+            return Err(Exit::bad_input(problems.join("\n")));
+        }
+    };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet);
     let _cpu0 = ThreadCpu::process();
-    let result = execute(&prepared, control, &mut live)?;
+    let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
+    let result = execute(&prepared, control, &mut live);
+    let server = watch::stop(watcher);
+    let mut result = result?;
+    result.server = server;
     finish(&result, a.json.as_deref())
 }

@@ -40,7 +40,10 @@ fn shutdown_joins_every_worker_thread_even_with_busy_connections() {
     slow.send(b"GET /slow HTTP/1.1\r\n\r\n");
     let _idle = Client::connect(server.local_addr());
     let sent = Instant::now();
-    while server.stats().requests < 2 && sent.elapsed() < TIMEOUT {
+    // Wait (bounded) until the server has accepted all three and read both requests.
+    while (server.stats().requests < 2 || server.stats().connections < 3)
+        && sent.elapsed() < TIMEOUT
+    {
         std::thread::sleep(Duration::from_millis(1));
     }
     let stats = server.shutdown();

@@ -93,6 +93,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         },
         totals,
         extra: BTreeMap::new(),
+        server: None,
     }
 }
 

@@ -113,7 +113,7 @@ fn round_sig3(x: f64) -> f64 {
 }
 
 /// `x` written with three significant digits: "1.23", "12.3", "123", "0.0500".
-fn sig3(x: f64) -> String {
+pub(crate) fn sig3(x: f64) -> String {
     let r = round_sig3(x);
     if r == 0.0 {
         return "0".to_owned();

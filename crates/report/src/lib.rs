@@ -64,6 +64,8 @@ mod json;
 mod noise;
 mod result;
 pub mod sections;
+mod server;
+mod server_text;
 pub mod significance;
 mod text;
 
@@ -77,6 +79,10 @@ pub use json::{parse_json, read_json, write_json};
 pub use result::{
     Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
     SizeSummary, Summary, TimelineEntry, Totals, Warmup,
+};
+pub use server::{
+    Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,
+    WatchedProcess,
 };
 pub use text::render_text;
 

@@ -47,6 +47,9 @@ pub struct RunResult {
     /// and written back loses nothing.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// The server under test, when watched (`--watch-pid`, `--watch-name`, `--watch-prometheus`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::Server>,
 }
 
 /// What a result file describes. Only runs for now; comparisons may follow.

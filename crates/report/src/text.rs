@@ -56,7 +56,8 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     connect(&r.connect_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
-    generator(r, out)
+    generator(r, out)?;
+    crate::server_text::render(r.server.as_ref(), out)
 }
 
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
@@ -215,11 +216,11 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
 }
 
 /// One labelled line; the labels form a column so the numbers line up.
-fn line(out: &mut impl Write, label: &str, body: &str) -> fmt::Result {
+pub(crate) fn line(out: &mut impl Write, label: &str, body: &str) -> fmt::Result {
     writeln!(out, "  {label:<10} {body}")
 }
 
-fn plural(n: u64, noun: &str) -> String {
+pub(crate) fn plural(n: u64, noun: &str) -> String {
     format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" })
 }
 

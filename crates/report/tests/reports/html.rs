@@ -112,11 +112,13 @@ fn optional_sections_render_when_present() {
         {"name": "errors < 0.1%", "passed": false, "actual": "1%"},
     ]);
     doc["checks"] = json!({"status is 200": {"passes": 1490, "fails": 10}});
-    doc["server"] = json!({"samples": [
-        {"t": 0, "cpu_percent": 20.0, "rss_bytes": 50_000_000},
-        {"t": 1, "cpu_percent": 35.0, "rss_bytes": 52_000_000},
-        {"t": 2, "cpu_percent": 30.0, "rss_bytes": 51_000_000},
-    ]});
+    let sample = |t: f64, cpu: f64, rss: u64| {
+        json!({"t": t, "processes": 1, "cpu_percent": cpu, "rss_bytes": rss, "threads": 1, "fds": 12,
+               "ctx_switches_voluntary": 100, "ctx_switches_involuntary": 3})
+    };
+    doc["server"] = json!({"processes": [{"pid": 42, "pids": [42], "samples": [
+        sample(1.0, 20.0, 50_000_000), sample(2.0, 35.0, 52_000_000), sample(3.0, 30.0, 51_000_000),
+    ], "notes": []}], "prometheus": []});
     let r = parse_json(&doc.to_string(), "workload.json").unwrap();
     let page = html::render_run(&r);
     assert!(

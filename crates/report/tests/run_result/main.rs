@@ -5,4 +5,5 @@ mod build;
 mod fixture;
 mod json;
 mod schema;
+mod server;
 mod text;

@@ -1,7 +1,7 @@
 use crate::fixture;
 use serde_json::Value;
 
-fn validator() -> jsonschema::Validator {
+pub fn validator() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../schema/result.schema.json"
