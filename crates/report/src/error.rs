@@ -21,8 +21,12 @@ pub enum ReportError {
     #[error("{origin} is not a herd result: {reason}")]
     NotHerd { origin: String, reason: String },
 
-    #[error("{origin} is a herd `{kind}` result; expected a `run` result")]
-    WrongKind { origin: String, kind: String },
+    #[error("{origin} is a herd `{kind}` result; expected a `{expected}` result")]
+    WrongKind {
+        origin: String,
+        kind: String,
+        expected: String,
+    },
 
     #[error(
         "{origin} was written by herd {found}, which this herd ({ours}) cannot read: \

@@ -7,6 +7,10 @@
 //! [`render_text`] writes the summary printed after a run. The full histograms travel in the
 //! result, so runs can be merged exactly later with [`decode_histogram`].
 //!
+//! A sweep ([`sweep::SweepResult`], autobench's TSV in [`sweep::write_table`]), a capacity
+//! search ([`capacity::Search`], a pure state machine) and the plots of both ([`plot`]) build
+//! on the same results.
+//!
 //! Nothing here sees the engine, a clock or a socket.
 //!
 //! ```
@@ -53,17 +57,20 @@
 //! ```
 
 mod build;
+pub mod capacity;
 mod error;
 pub mod format;
 mod histogram;
 mod json;
+pub mod knee;
 mod result;
+pub mod sweep;
 mod text;
 
 pub use build::{build_run, RunInput};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
-pub use json::{parse_json, read_json, write_json};
+pub use json::{parse_json, parse_json_kind, peek_kind, read_json, write_json};
 pub use result::{
     Generator, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult, SizeSummary,
     Summary, TimelineEntry, Totals, Warmup,
