@@ -2,13 +2,16 @@
 //! prints, reads the environment and exits.
 
 mod args;
+mod capacity;
 mod demo;
 mod exit;
 mod interrupt;
 mod limits;
 mod progress;
 mod run;
+mod series;
 mod serve;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +39,12 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Start the mock server in-process and run a short load test against it
     Demo(demo::DemoArgs),
+    /// Load targets at rising rates or users, a table line per step (autobench, ab at 1..1000 users)
+    #[command(after_help = exit::HELP)]
+    Sweep(Box<sweep::SweepArgs>),
+    /// Find the highest rate (or most users) a target sustains within an SLO
+    #[command(after_help = exit::HELP)]
+    Capacity(Box<capacity::CapacityArgs>),
 }
 
 fn main() {
@@ -46,6 +55,8 @@ fn main() {
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Demo(a) => demo::cmd(a),
+        Command::Sweep(a) => sweep::cmd(a),
+        Command::Capacity(a) => capacity::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

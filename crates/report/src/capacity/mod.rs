@@ -5,7 +5,9 @@
 mod search;
 mod slo;
 
-pub use search::{Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided};
+pub use search::{
+    Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided, GENERATOR_RETRIES,
+};
 pub use slo::{Measured, Objective, Slo};
 
 use crate::format::{count, rate};

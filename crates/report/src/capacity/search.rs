@@ -9,12 +9,16 @@
 //!    results contradict each other; narrow once more below it, and a second contradiction
 //!    means the target is too noisy to answer for.
 //!
-//! A probe where herd itself was the bottleneck ends the search without a number: what it
+//! A probe where herd itself was the bottleneck is run again (the machine may have been busy
+//! for a moment); limited three times in a row, the search ends without a number: what it
 //! measured is herd, not the target.
 
 use super::slo::{Measured, Slo};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+/// A probe where herd was the bottleneck is repeated this many times before the search gives up.
+pub const GENERATOR_RETRIES: usize = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -160,13 +164,25 @@ impl Search {
         };
         let (level, purpose, held) = (j.probe.level, j.probe.purpose, j.held());
         let limited = j.generator_limited.clone();
+        // Limited probes in a row at this level, this one included.
+        let streak = 1 + self
+            .history
+            .iter()
+            .rev()
+            .take_while(|h| h.probe.level == level && !h.generator_limited.is_empty())
+            .count();
+        let probe = j.probe.clone();
         self.history.push(j);
         if !limited.is_empty() {
-            return Action::Undecided(Undecided::GeneratorLimited {
-                level,
-                reasons: limited,
-                at_least: self.lo,
-            });
+            if streak > GENERATOR_RETRIES || self.history.len() >= self.cfg.max_probes {
+                return Action::Undecided(Undecided::GeneratorLimited {
+                    level,
+                    reasons: limited,
+                    at_least: self.lo,
+                });
+            }
+            // Something else on the machine may have stolen herd's CPU for a moment.
+            return Action::Probe(probe);
         }
         match (purpose, held) {
             (Purpose::Confirm, true) => {

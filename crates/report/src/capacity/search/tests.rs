@@ -177,6 +177,22 @@ fn a_generator_limited_probe_ends_without_a_number() {
 }
 
 #[test]
+fn a_generator_hiccup_is_probed_again() {
+    let mut limited_once = false;
+    let target = move |p: &Probe| {
+        let mut m = admits(400.0)(p);
+        if p.level == 200.0 && !limited_once {
+            limited_once = true;
+            m.generator_limited = vec!["send lag p99 12 ms".into()];
+        }
+        m
+    };
+    let (end, levels) = drive(cfg("errors<1%"), target);
+    assert!(matches!(end, Action::Done { .. }), "{end:?}");
+    assert_eq!(&levels[..4], &[50.0, 100.0, 200.0, 200.0]);
+}
+
+#[test]
 fn a_target_whose_capacity_flips_between_probes_is_too_noisy() {
     // Each level holds when first probed and breaks when probed again: whatever the search
     // confirms, the target contradicts.
