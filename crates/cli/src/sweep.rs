@@ -9,7 +9,7 @@ use crate::series::{
 };
 use clap::Args;
 use herd_engine::Control;
-use herd_report::format::{duration_ms, rate};
+use herd_report::format::{count, duration_ms, rate};
 use herd_report::knee::knee;
 use herd_report::sweep::{
     row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig, SweepResult, SweepStep,
@@ -294,7 +294,7 @@ impl LiveTable {
         );
         println!(
             "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
-            rate(level),
+            level_text(level),
             rate(r.req_rate),
             duration_ms(r.resp_time),
             duration_ms(x.map_or(0.0, |x| x.p50)),
@@ -302,6 +302,15 @@ impl LiveTable {
             format!("{:.2}%", r.errors),
         );
         let _ = std::io::stdout().flush();
+    }
+}
+
+/// A level as asked: whole numbers exactly (`50`, `1,000`), fractions at three digits.
+fn level_text(x: f64) -> String {
+    if x.fract() == 0.0 && x >= 0.0 {
+        count(x as u64)
+    } else {
+        rate(x)
     }
 }
 
@@ -331,12 +340,12 @@ fn summary(r: &SweepResult) {
         match knee(r.model, &points) {
             Some(k) => println!(
                 "{name}: saturates at ~{} {unit}: good replies level off near {} req/s",
-                rate(k.level),
+                level_text(k.level),
                 rate(k.throughput)
             ),
             None => println!(
                 "{name}: no saturation up to {} {unit}",
-                rate(t.steps.last().map_or(0.0, |s| s.level))
+                level_text(t.steps.last().map_or(0.0, |s| s.level))
             ),
         }
         if limited {
