@@ -7,6 +7,7 @@ mod demo;
 mod exit;
 mod interrupt;
 mod limits;
+mod plot;
 mod progress;
 mod run;
 mod series;
@@ -45,6 +46,8 @@ enum Command {
     /// Find the highest rate (or most users) a target sustains within an SLO
     #[command(after_help = exit::HELP)]
     Capacity(Box<capacity::CapacityArgs>),
+    /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
+    Plot(plot::PlotArgs),
 }
 
 fn main() {
@@ -57,6 +60,7 @@ fn main() {
         Command::Demo(a) => demo::cmd(a),
         Command::Sweep(a) => sweep::cmd(a),
         Command::Capacity(a) => capacity::cmd(a),
+        Command::Plot(a) => plot::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -63,6 +63,7 @@ pub mod format;
 mod histogram;
 mod json;
 pub mod knee;
+pub mod plot;
 mod result;
 pub mod sweep;
 mod text;
