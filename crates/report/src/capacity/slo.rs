@@ -45,8 +45,8 @@ impl Objective {
             }
             Objective::Errors { max_percent } => (m.error_percent >= max_percent).then(|| {
                 format!(
-                    "errors {}% >= {}%",
-                    short(m.error_percent),
+                    "errors {} >= {}%",
+                    crate::format::percent(m.error_percent),
                     short(max_percent)
                 )
             }),
@@ -251,11 +251,11 @@ mod tests {
             ..Measured::default()
         };
         assert!(slo.check(&m).is_empty());
-        m.error_percent = 1.0;
+        m.error_percent = 48.875;
         m.latency_ms.p99 = 250.0;
         assert_eq!(
             slo.check(&m),
-            vec!["p99 250 ms >= 100 ms", "errors 1% >= 1%"]
+            vec!["p99 250 ms >= 100 ms", "errors 48.9% >= 1%"]
         );
     }
 }
