@@ -85,6 +85,7 @@ fn seed_004s_users_get_a_log_axis() {
     );
     assert_eq!(fig.panels[0].x_axis, XAxis::Log10);
     assert_eq!(fig.panels[0].x_label, "concurrent users");
+    assert_eq!(fig.panels[0].title, "Throughput");
     // No "demanded" line: users are not a rate.
     assert_eq!(fig.panels[0].series.len(), 2);
 }

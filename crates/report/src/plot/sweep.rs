@@ -83,7 +83,14 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     Figure {
         title,
         panels: vec![
-            panel("Achieved vs demanded rate", "replies/s", rate_series),
+            panel(
+                match t.model {
+                    Model::Open => "Achieved vs demanded rate",
+                    Model::Closed => "Throughput",
+                },
+                "replies/s",
+                rate_series,
+            ),
             panel("Response time", "ms", time_series),
             panel(
                 "Errors",
