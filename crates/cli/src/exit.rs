@@ -8,6 +8,9 @@ pub const BAD_INPUT: i32 = 2;
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
 pub const GENERATOR_LIMITED: i32 = 4;
+/// `herd capacity` could not decide: the results were too noisy, the SLO never broke, or the
+/// probe budget ran out. No number was printed.
+pub const UNDECIDED: i32 = 5;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -17,6 +20,7 @@ Exit codes:
   2    bad input or cannot start (nothing was sent)
   3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
+  5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// An error that already carries its exit code and a message for the user.

@@ -2,6 +2,7 @@
 //! prints, reads the environment and exits.
 
 mod args;
+mod capacity;
 mod compare_cmd;
 mod demo;
 mod doctor;
@@ -9,10 +10,13 @@ mod exit;
 mod interrupt;
 mod limits;
 mod pdf;
+mod plot;
 mod progress;
 mod report_cmd;
 mod run;
+mod series;
 mod serve;
+mod sweep;
 mod watch;
 
 use clap::{Parser, Subcommand};
@@ -49,6 +53,14 @@ enum Command {
     /// Check this machine for load testing: open files, local ports, TIME_WAIT, listen queues,
     /// cores, clock scaling, and whether the target answers; each problem with its fix
     Doctor(doctor::DoctorArgs),
+    /// Load targets at rising rates or users, a table line per step (autobench, ab at 1..1000 users)
+    #[command(after_help = exit::HELP)]
+    Sweep(Box<sweep::SweepArgs>),
+    /// Find the highest rate (or most users) a target sustains within an SLO
+    #[command(after_help = exit::HELP)]
+    Capacity(Box<capacity::CapacityArgs>),
+    /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
+    Plot(plot::PlotArgs),
 }
 
 fn main() {
@@ -62,6 +74,9 @@ fn main() {
         Command::Report(a) => report_cmd::cmd(a),
         Command::Compare(a) => compare_cmd::cmd(a),
         Command::Doctor(a) => doctor::cmd(a),
+        Command::Sweep(a) => sweep::cmd(a),
+        Command::Capacity(a) => capacity::cmd(a),
+        Command::Plot(a) => plot::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -49,7 +49,7 @@ pub fn parse_document(text: &str, origin: &str) -> Result<Document, ReportError>
         _ => Err(ReportError::WrongKind {
             origin: origin.to_owned(),
             kind: header.kind,
-            expected: EXPECTED,
+            expected: EXPECTED.to_owned(),
         }),
     }
 }

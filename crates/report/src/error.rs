@@ -25,7 +25,7 @@ pub enum ReportError {
     WrongKind {
         origin: String,
         kind: String,
-        expected: &'static str,
+        expected: String,
     },
 
     #[error(

@@ -1,12 +1,14 @@
 //! Writing a result as JSON, and reading one back with an error that says what is wrong.
 
 use crate::{ReportError, RunResult, HERD_VERSION};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes the result as pretty JSON followed by a newline.
-pub fn write_json(r: &RunResult, mut w: impl Write) -> std::io::Result<()> {
+/// Writes a result (a run, a sweep, a capacity search) as pretty JSON followed by a newline.
+pub fn write_json(r: &impl Serialize, mut w: impl Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut w, r)?;
     w.write_all(b"\n")
 }
@@ -27,13 +29,29 @@ pub fn read_json(path: impl AsRef<Path>) -> Result<RunResult, ReportError> {
 /// JSON, not a herd result, a herd version this one cannot read, not a run, and only then a
 /// field that does not fit.
 pub fn parse_json(text: &str, origin: &str) -> Result<RunResult, ReportError> {
+    parse_json_kind(text, origin, "run")
+}
+
+/// The `kind` of a herd result (`"run"`, `"sweep"`, `"capacity"`), when `text` is one.
+pub fn peek_kind(text: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    value.get("herd_version")?.as_str()?;
+    Some(value.get("kind")?.as_str()?.to_owned())
+}
+
+/// Parses a result of the given `kind`, with the same checks as [`parse_json`].
+pub fn parse_json_kind<T: DeserializeOwned>(
+    text: &str,
+    origin: &str,
+    expected: &str,
+) -> Result<T, ReportError> {
     let value = parse_value(text, origin)?;
     let header = check_header(&value, origin)?;
-    if header.kind != "run" {
+    if header.kind != expected {
         return Err(ReportError::WrongKind {
             origin: origin.to_owned(),
             kind: header.kind,
-            expected: "a `run` result",
+            expected: format!("a `{expected}` result"),
         });
     }
     parse_run(text, origin, header.version)
@@ -91,13 +109,13 @@ pub(crate) fn check_header(value: &Value, origin: &str) -> Result<Header, Report
     })
 }
 
-/// Parses a run whose header was checked. Parses the text again rather than the Value:
+/// Parses a result whose header was checked. Parses the text again rather than the Value:
 /// serde_json then reports line and column.
-pub(crate) fn parse_run(
+pub(crate) fn parse_run<T: DeserializeOwned>(
     text: &str,
     origin: &str,
     version: String,
-) -> Result<RunResult, ReportError> {
+) -> Result<T, ReportError> {
     serde_json::from_str(text).map_err(|source| ReportError::Malformed {
         origin: origin.to_owned(),
         version,

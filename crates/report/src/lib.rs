@@ -7,6 +7,10 @@
 //! [`render_text`] writes the summary printed after a run. The full histograms travel in the
 //! result, so runs can be merged exactly later with [`decode_histogram`].
 //!
+//! A sweep ([`sweep::SweepResult`], autobench's TSV in [`sweep::write_table`]), a capacity
+//! search ([`capacity::Search`], a pure state machine) and the plots of both ([`plot`]) build
+//! on the same results.
+//!
 //! Nothing here sees the engine, a clock or a socket.
 //!
 //! ```
@@ -53,6 +57,7 @@
 //! ```
 
 mod build;
+pub mod capacity;
 pub mod compare;
 mod compare_text;
 mod document;
@@ -61,12 +66,15 @@ pub mod format;
 mod histogram;
 pub mod html;
 mod json;
+pub mod knee;
 mod noise;
+pub mod plot;
 mod result;
 pub mod sections;
 mod server;
 mod server_text;
 pub mod significance;
+pub mod sweep;
 mod text;
 
 pub use build::{build_run, RunInput};
@@ -75,7 +83,7 @@ pub use compare_text::render_compare_text;
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
-pub use json::{parse_json, read_json, write_json};
+pub use json::{parse_json, parse_json_kind, peek_kind, read_json, write_json};
 pub use result::{
     Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
     SizeSummary, Summary, TimelineEntry, Totals, Warmup,

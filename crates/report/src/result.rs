@@ -52,11 +52,15 @@ pub struct RunResult {
     pub server: Option<crate::Server>,
 }
 
-/// What a result file describes. Only runs for now; comparisons may follow.
+/// What a result file describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Run,
+    /// A `herd sweep`: [`crate::sweep::SweepResult`].
+    Sweep,
+    /// A `herd capacity` search: [`crate::capacity::CapacityResult`].
+    Capacity,
 }
 
 /// The settings the run used, as the CLI resolved them.

@@ -1,0 +1,226 @@
+//! `herd capacity`: the highest rate (or the most users) a target sustains within an SLO. The
+//! search itself is `herd_report::capacity::Search`, a pure object; this is the loop that runs
+//! the probes it asks for and prints them.
+
+use crate::exit::{self, Exit};
+use crate::interrupt;
+use crate::series::{run_one, Length, Level, RequestArgs, Runs, UrlRuns};
+use crate::sweep::{parse_percent, write_file};
+use clap::Args;
+use herd_engine::Control;
+use herd_report::capacity::{
+    measured, Action, CapacityResult, Purpose, Search, SearchConfig, Slo, Undecided,
+};
+use herd_report::format::{count, duration_ms, duration_s, rate};
+use herd_report::{write_json, Model};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct CapacityArgs {
+    /// The URL to load
+    pub url: String,
+
+    /// What "sustains" means, e.g. "p99<100ms, errors<1%" (errors: requests without an OK answer)
+    #[arg(long, value_name = "SLO")]
+    pub slo: String,
+
+    /// Closed model: find the most concurrent users (connections) within the SLO, not a rate
+    #[arg(long)]
+    pub users: bool,
+
+    /// The first level probed [default: 50 req/s, or 1 user]
+    #[arg(long, value_name = "LEVEL")]
+    pub start: Option<f64>,
+
+    /// Never probe above this level [default: 1000000 req/s, or 10000 users]
+    #[arg(long, visible_aliases = ["max-rate", "max-users"], value_name = "LEVEL")]
+    pub max: Option<f64>,
+
+    /// How long each probe measures; low rates probe longer to get enough requests, and the
+    /// confirmation of the answer lasts twice as long
+    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::args::parse_duration)]
+    pub probe_duration: Duration,
+
+    /// The most probes to run, confirmations included
+    #[arg(long = "max-probes", value_name = "N", default_value_t = 20)]
+    pub max_probes: usize,
+
+    /// Stop narrowing when the highest level that held and the lowest that broke are this close
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_percent)]
+    pub precision: f64,
+
+    /// Pause between probes, so one probe's backlog does not spill into the next
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::args::parse_duration)]
+    pub cooldown: Duration,
+
+    /// Write the answer, the SLO and every probe's full result as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub request: RequestArgs,
+}
+
+/// Requests an open-model probe aims for at least (a p99 needs a few hundred samples).
+const MIN_REQUESTS: u64 = 500;
+
+pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
+    let mut problems = Vec::new();
+    let slo = Slo::parse(&a.slo).map_err(|e| problems.push(format!("--slo: {e}")));
+    let (start, max) = if a.users {
+        (a.start.unwrap_or(1.0), a.max.unwrap_or(10_000.0))
+    } else {
+        (a.start.unwrap_or(50.0), a.max.unwrap_or(1e6))
+    };
+    if !(start.is_finite() && start > 0.0 && max.is_finite() && max >= start) {
+        problems.push(format!(
+            "--start ({start}) must be above 0 and at most --max ({max})"
+        ));
+    }
+    if a.max_probes == 0 {
+        problems.push("--max-probes must be at least 1".to_owned());
+    }
+    if a.precision <= 0.0 {
+        problems.push("--precision must be above 0%".to_owned());
+    }
+    let runs = UrlRuns {
+        url: a.url.clone(),
+        request: a.request.clone(),
+    };
+    let level_of = |x: f64| {
+        if a.users {
+            Level::Users(x.round().max(1.0) as u64)
+        } else {
+            Level::Rate(x)
+        }
+    };
+    if let Err(e) = runs.prepare(level_of(start), Length::Time(a.probe_duration)) {
+        problems.push(e.message);
+    }
+    let slo = match slo {
+        Ok(slo) if problems.is_empty() => slo,
+        _ => return Err(Exit::bad_input(problems.join("\n"))),
+    };
+    let model = if a.users { Model::Closed } else { Model::Open };
+    let mut search = Search::new(SearchConfig {
+        slo: slo.clone(),
+        start,
+        max,
+        min: 1.0,
+        precision: a.precision / 100.0,
+        max_probes: a.max_probes,
+        probe: a.probe_duration,
+        min_requests: MIN_REQUESTS,
+        users: a.users,
+    });
+    let control = Arc::new(Control::new());
+    interrupt::cancel_on_signal(Arc::clone(&control));
+    println!(
+        "herd capacity {}  SLO: {}  ({} model)",
+        a.url,
+        slo.phrase(),
+        model.name()
+    );
+    println!(
+        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
+        "probe", "purpose", "level", "length", "good/s", "errors", "p99"
+    );
+    let mut runs_done = Vec::new();
+    let mut action = search.next(None);
+    let mut failure = None;
+    while let Action::Probe(p) = action.clone() {
+        if !runs_done.is_empty() && !crate::sweep::pause(a.cooldown, &control) {
+            break;
+        }
+        let run = match runs
+            .prepare(level_of(p.level), Length::Time(p.duration))
+            .and_then(|prep| run_one(&prep, &control, a.request.quiet))
+        {
+            Ok(r) => r,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        if control.is_cancelled() {
+            break;
+        }
+        let m = measured(&run);
+        runs_done.push(run);
+        action = search.next(Some(&m));
+        let j = search.history().last().expect("a probe was judged");
+        let verdict = if !j.generator_limited.is_empty() {
+            "LIMITED: herd, not the target".to_owned()
+        } else if j.held() {
+            "held".to_owned()
+        } else {
+            format!("broke: {}", j.broke.join(", "))
+        };
+        let level = if a.users {
+            format!("{} users", count(p.level.round() as u64))
+        } else {
+            format!("{} req/s", rate(p.level))
+        };
+        println!(
+            "{:>5}  {:<8}  {level:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {verdict}",
+            search.history().len(),
+            purpose_name(p.purpose),
+            duration_s(p.duration.as_secs_f64()),
+            rate(m.goodput),
+            format!("{:.2}%", m.error_percent),
+            duration_ms(m.latency_ms.p99),
+        );
+        let _ = std::io::stdout().flush();
+    }
+    let interrupted = control.is_cancelled();
+    let result = CapacityResult::new(
+        a.url.clone(),
+        model,
+        slo,
+        &action,
+        search.history(),
+        runs_done,
+        interrupted,
+    );
+    println!();
+    println!("{}", result.sentence);
+    if let Some(k) = &result.knee {
+        let from = if a.users {
+            format!("{} users", count(k.level.round() as u64))
+        } else {
+            format!("{} req/s", rate(k.level))
+        };
+        println!(
+            "knee: good throughput levels off near {} req/s, from ~{from}",
+            rate(k.throughput)
+        );
+    }
+    if let Some(p) = &a.json {
+        let mut buf = Vec::new();
+        write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
+        write_file(p, &buf)?;
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(if interrupted {
+        exit::INTERRUPTED
+    } else {
+        match result.undecided {
+            None => exit::OK,
+            Some(Undecided::GeneratorLimited { .. }) => exit::GENERATOR_LIMITED,
+            Some(_) => exit::UNDECIDED,
+        }
+    })
+}
+
+fn purpose_name(p: Purpose) -> &'static str {
+    match p {
+        Purpose::Ramp => "ramp",
+        Purpose::Narrow => "narrow",
+        Purpose::Confirm => "confirm",
+    }
+}

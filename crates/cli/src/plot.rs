@@ -1,0 +1,88 @@
+//! `herd plot FILE -o OUT.png|svg`: bench2graph's successor. Reads herd's TSV/CSV/JSON or the
+//! TSV autobench writes; draws with the report crate's plots.
+
+use crate::exit::{self, Exit};
+use crate::sweep::write_file;
+use clap::Args;
+use herd_report::capacity::CapacityResult;
+use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
+use herd_report::sweep::{read_table, row_of, SweepResult, Table, TableStep};
+use herd_report::{parse_json, parse_json_kind, peek_kind};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// A sweep table (herd's or autobench's TSV/CSV), or a herd JSON result (sweep, capacity, run)
+    pub input: PathBuf,
+
+    /// The picture to write: .png or .svg
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+pub fn cmd(a: &PlotArgs) -> Result<i32, Exit> {
+    let format = Format::from_path(&a.output).ok_or_else(|| {
+        Exit::bad_input(format!(
+            "{}: write .png or .svg (the format follows the extension)",
+            a.output.display()
+        ))
+    })?;
+    let text = std::fs::read_to_string(&a.input)
+        .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", a.input.display())))?;
+    let figure = figure(&text, &a.input)?;
+    let bytes = render(&figure, format).map_err(|e| Exit::bad_input(e.to_string()))?;
+    write_file(&a.output, &bytes)?;
+    eprintln!("herd plot: wrote {}", a.output.display());
+    Ok(exit::OK)
+}
+
+fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
+    let origin = path.display().to_string();
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "sweep".to_owned(), |s| s.to_string_lossy().into_owned());
+    let bad = |e: &dyn std::fmt::Display| Exit::bad_input(e.to_string());
+    if text.trim_start().starts_with('{') {
+        let kind = peek_kind(text).unwrap_or_default();
+        return match kind.as_str() {
+            "run" => Ok(run_figure(&parse_json(text, &origin).map_err(|e| bad(&e))?)),
+            "sweep" => {
+                let r: SweepResult =
+                    parse_json_kind(text, &origin, "sweep").map_err(|e| bad(&e))?;
+                Ok(sweep_figure(&r.table(), &stem))
+            }
+            "capacity" => {
+                let r: CapacityResult =
+                    parse_json_kind(text, &origin, "capacity").map_err(|e| bad(&e))?;
+                Ok(sweep_figure(&probes_table(&r), &r.target))
+            }
+            _ => Err(Exit::bad_input(format!(
+                "{origin} is JSON but not a herd run, sweep or capacity result"
+            ))),
+        };
+    }
+    let table = read_table(text, &origin, &stem).map_err(|e| bad(&e))?;
+    Ok(sweep_figure(&table, &stem))
+}
+
+/// A capacity search's probes as a sweep: one step per level probed (the last probe at a level
+/// wins), in order of level.
+fn probes_table(r: &CapacityResult) -> Table {
+    let mut steps: Vec<TableStep> = Vec::new();
+    for p in &r.probes {
+        let step = TableStep {
+            level: p.level,
+            rows: vec![row_of(&p.result)],
+        };
+        match steps.iter_mut().find(|s| s.level == p.level) {
+            Some(s) => *s = step,
+            None => steps.push(step),
+        }
+    }
+    steps.sort_by(|a, b| a.level.total_cmp(&b.level));
+    Table {
+        model: r.model,
+        targets: vec![r.target.clone()],
+        steps,
+    }
+}

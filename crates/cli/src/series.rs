@@ -1,0 +1,249 @@
+//! What `herd sweep` and `herd capacity` share: the request flags, the list of levels, the
+//! targets' names, and the seam between a series of runs and what is run at each level.
+//!
+//! A series asks a [`Runs`] for "a run at rate R" or "a run with N users" and executes it; it
+//! never looks inside. Today a URL with flags is the only [`Runs`]; a workload file plugs in by
+//! implementing it.
+
+use crate::args::RunArgs;
+use crate::exit::Exit;
+use crate::progress::Live;
+use crate::run::{execute, prepare_run, Prepared};
+use clap::Args;
+use herd_engine::Control;
+use herd_report::RunResult;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One load level: arrivals per second (open model) or concurrent users (closed model).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Level {
+    Rate(f64),
+    Users(u64),
+}
+
+/// How long one run of a series lasts: a time, or a number of requests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Length {
+    Time(Duration),
+    Requests(u64),
+}
+
+/// Makes the plan of one run of a series. The seam for workload files: anything that can
+/// prepare a run at a given level can be swept and searched.
+pub trait Runs {
+    fn prepare(&self, level: Level, length: Length) -> Result<Prepared, Exit>;
+}
+
+/// Runs one prepared plan, quietly unless asked, and returns its result.
+pub fn run_one(p: &Prepared, control: &Arc<Control>, quiet: bool) -> Result<RunResult, Exit> {
+    let mut live = Live::new(quiet);
+    execute(p, Arc::clone(control), &mut live)
+}
+
+/// The request and connection flags of `herd run` that a series keeps the same at every level.
+#[derive(Args, Debug, Clone)]
+pub struct RequestArgs {
+    /// HTTP method [default: GET, or POST when a body is given]
+    #[arg(short = 'm', long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// A request header, 'Name: value' (repeatable)
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// The request body
+    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Read the request body from a file
+    #[arg(long = "body-file", value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+
+    /// Per-request deadline, connect included (autobench's --timeout)
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::args::parse_duration)]
+    pub timeout: Duration,
+
+    /// Requests per connection before it is replaced (httperf's --num-calls) [default: keep-alive]
+    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K")]
+    pub calls_per_conn: Option<u64>,
+
+    /// Open model: the most connections a run may open [default: 1000]
+    #[arg(long = "max-connections", value_name = "N")]
+    pub max_connections: Option<u64>,
+
+    /// Run this long before each measurement, excluded from it
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::args::parse_duration)]
+    pub warmup: Duration,
+
+    /// Worker threads, each with its own event loop [default: one per core]
+    #[arg(short = 't', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Do not verify TLS certificates (self-signed test servers)
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+
+    /// No live progress line during each run
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// A URL and the request flags: `herd run` at each level.
+pub struct UrlRuns {
+    pub url: String,
+    pub request: RequestArgs,
+}
+
+impl Runs for UrlRuns {
+    fn prepare(&self, level: Level, length: Length) -> Result<Prepared, Exit> {
+        let r = &self.request;
+        let (rate, connections) = match level {
+            Level::Rate(rate) => (Some(rate), r.max_connections),
+            Level::Users(n) => (None, Some(n)),
+        };
+        let (duration, requests) = match length {
+            Length::Time(d) => (Some(d), None),
+            Length::Requests(n) => (None, Some(n)),
+        };
+        prepare_run(&RunArgs {
+            url: self.url.clone(),
+            connections,
+            rate,
+            duration,
+            requests,
+            calls_per_conn: r.calls_per_conn,
+            method: r.method.clone(),
+            headers: r.headers.clone(),
+            body: r.body.clone(),
+            body_file: r.body_file.clone(),
+            timeout: r.timeout,
+            warmup: r.warmup,
+            threads: r.threads,
+            json: None,
+            insecure: r.insecure,
+            quiet: r.quiet,
+            watch: Default::default(),
+        })
+    }
+}
+
+/// Parses levels: `20:600:20` (low:high:step, both ends included) or a list `1,5,10,100`.
+pub fn parse_levels(spec: &str) -> Result<Vec<f64>, String> {
+    let bad = |why: &str| {
+        format!("`{spec}` {why}: write low:high:step (20:600:20) or a list (100,200,400)")
+    };
+    let num = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .ok_or_else(|| bad(&format!("has `{}`, not a number above 0", s.trim())))
+    };
+    let levels = if spec.contains(':') {
+        let parts: Vec<&str> = spec.split(':').collect();
+        let [low, high, step] = parts[..] else {
+            return Err(bad("needs three parts"));
+        };
+        let (low, high, step) = (num(low)?, num(high)?, num(step)?);
+        if high < low {
+            return Err(bad("goes down"));
+        }
+        let n = ((high - low) / step + 1e-9).floor() as u64 + 1;
+        if n > 10_000 {
+            return Err(bad(&format!("has {n} steps, more than 10,000")));
+        }
+        (0..n).map(|i| low + step * i as f64).collect()
+    } else {
+        spec.split(',').map(num).collect::<Result<Vec<f64>, _>>()?
+    };
+    if levels.is_empty() {
+        return Err(bad("is empty"));
+    }
+    Ok(levels)
+}
+
+/// A target as given: `NAME=URL` or a bare URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedTarget {
+    pub name: String,
+    pub url: String,
+}
+
+/// Names the targets: a `NAME=` prefix wins; otherwise the URL's host:port, made unique with a
+/// number when two targets share it. Names become column suffixes and legend labels, so they
+/// keep only letters, digits and `.-:`.
+pub fn name_targets(given: &[String]) -> Vec<NamedTarget> {
+    let mut out: Vec<NamedTarget> = Vec::new();
+    for g in given {
+        let (name, url) = match g.split_once('=') {
+            Some((n, u)) if !n.contains('/') && !n.is_empty() => (n.to_owned(), u.to_owned()),
+            _ => (authority(g).to_owned(), g.clone()),
+        };
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || ".-:_".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let mut unique = clean.clone();
+        let mut n = 2;
+        while out.iter().any(|t| t.name == unique) {
+            unique = format!("{clean}-{n}");
+            n += 1;
+        }
+        out.push(NamedTarget { name: unique, url });
+    }
+    out
+}
+
+fn authority(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_people_write() {
+        let table: [(&str, &[f64]); 5] = [
+            ("20:100:20", &[20.0, 40.0, 60.0, 80.0, 100.0]),
+            ("20:90:20", &[20.0, 40.0, 60.0, 80.0]),
+            ("1,5,10,100,1000", &[1.0, 5.0, 10.0, 100.0, 1000.0]),
+            ("0.5:1.5:0.5", &[0.5, 1.0, 1.5]),
+            ("400", &[400.0]),
+        ];
+        for (spec, want) in table {
+            assert_eq!(parse_levels(spec).unwrap(), want, "{spec}");
+        }
+        for bad in ["600:20:20", "1:2", "a,b", "0,5", "1:1000000:1", ""] {
+            let e = parse_levels(bad).unwrap_err();
+            assert!(e.contains("low:high:step"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn targets_are_named_for_columns_and_legends() {
+        let given = [
+            "apache=http://10.0.0.1/".to_owned(),
+            "http://127.0.0.1:8080/a".to_owned(),
+            "http://127.0.0.1:8080/b?x=1".to_owned(),
+            "my site=http://h/".to_owned(),
+        ];
+        let names: Vec<String> = name_targets(&given).into_iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            vec!["apache", "127.0.0.1:8080", "127.0.0.1:8080-2", "my-site"]
+        );
+        assert_eq!(name_targets(&given)[0].url, "http://10.0.0.1/");
+        assert_eq!(name_targets(&given)[2].url, "http://127.0.0.1:8080/b?x=1");
+    }
+}

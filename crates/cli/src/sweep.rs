@@ -1,0 +1,397 @@
+//! `herd sweep`: the same targets at rising levels, a table line per step as it completes,
+//! autobench's TSV/CSV and the full JSON at the end (autobench + httperf, seed 001; ab at 1 to
+//! 1000 users, seed 004).
+
+use crate::exit::{self, Exit};
+use crate::interrupt;
+use crate::series::{
+    name_targets, parse_levels, run_one, Length, Level, RequestArgs, Runs, UrlRuns,
+};
+use clap::Args;
+use herd_engine::Control;
+use herd_report::format::{count, duration_ms, rate};
+use herd_report::knee::knee;
+use herd_report::sweep::{
+    row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig, SweepResult, SweepStep,
+    SweepTarget,
+};
+use herd_report::{write_json, GeneratorVerdict, Kind, Model, HERD_VERSION};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("levels").required(true).args(["rates", "connections"]))]
+pub struct SweepArgs {
+    /// The URL to sweep (or use --target, repeatable)
+    pub url: Option<String>,
+
+    /// A target, `NAME=URL` or a URL; several are swept step by step side by side
+    #[arg(long = "target", value_name = "[NAME=]URL")]
+    pub targets: Vec<String>,
+
+    /// Open model: request rates per second, low:high:step (20:600:20) or a list (100,200,400)
+    #[arg(long, value_name = "LEVELS")]
+    pub rates: Option<String>,
+
+    /// Closed model: concurrent connections (users), e.g. 1,5,10,100,1000 or 10:100:10
+    #[arg(short = 'c', long, value_name = "LEVELS")]
+    pub connections: Option<String>,
+
+    /// How long each step measures [default: 10s unless --num-conns]
+    #[arg(long = "step-duration", value_name = "TIME", value_parser = crate::args::parse_duration)]
+    pub step_duration: Option<Duration>,
+
+    /// Each step makes this many connections of --calls-per-conn requests (autobench's --num_conn)
+    #[arg(long = "num-conns", value_name = "N", conflicts_with = "step_duration")]
+    pub num_conns: Option<u64>,
+
+    /// Pause between steps, so one step's backlog does not spill into the next
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::args::parse_duration)]
+    pub cooldown: Duration,
+
+    /// A step is past saturation when more than this share of requests get no OK answer
+    #[arg(long = "stop-errors", value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
+    pub stop_errors: f64,
+
+    /// ... or when its p99 latency exceeds this
+    #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::args::parse_duration)]
+    pub stop_p99: Option<Duration>,
+
+    /// Run every level, even past saturation (the sweep otherwise stops after two steps past it)
+    #[arg(long = "no-stop")]
+    pub no_stop: bool,
+
+    /// Write the table as autobench's TSV to FILE
+    #[arg(long, value_name = "FILE")]
+    pub tsv: Option<PathBuf>,
+
+    /// Write the table as CSV to FILE
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write every step's full result as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub request: RequestArgs,
+}
+
+/// `10%`, `10` or `0.5%` -> percent.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    s.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && (0.0..=100.0).contains(x))
+        .ok_or_else(|| format!("`{s}` is not a percentage from 0 to 100, e.g. 10%"))
+}
+
+pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
+    let mut given: Vec<String> = a.url.iter().cloned().collect();
+    given.extend(a.targets.iter().cloned());
+    if given.is_empty() {
+        return Err(Exit::bad_input(
+            "give a URL to sweep, or --target [NAME=]URL (repeatable)",
+        ));
+    }
+    let targets = name_targets(&given);
+    let (model, levels) = match (&a.rates, &a.connections) {
+        (Some(r), _) => (Model::Open, parse_levels(r)),
+        (None, Some(c)) => (Model::Closed, parse_levels(c)),
+        (None, None) => unreachable!("clap requires one of --rates and --connections"),
+    };
+    let mut levels = levels.map_err(Exit::bad_input)?;
+    if model == Model::Closed {
+        levels = levels.iter().map(|u| u.round().max(1.0)).collect();
+    }
+    let length = match a.num_conns {
+        Some(n) => Length::Requests(n.saturating_mul(a.request.calls_per_conn.unwrap_or(1))),
+        None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
+    };
+    let runs: Vec<UrlRuns> = targets
+        .iter()
+        .map(|t| UrlRuns {
+            url: t.url.clone(),
+            request: a.request.clone(),
+        })
+        .collect();
+    let level_of = |x: f64| match model {
+        Model::Open => Level::Rate(x),
+        Model::Closed => Level::Users(x as u64),
+    };
+    // Every problem with the flags shows before anything is sent: prepare each target once at
+    // the highest level.
+    let top = levels.iter().copied().fold(0.0, f64::max);
+    let mut problems = Vec::new();
+    for (t, r) in targets.iter().zip(&runs) {
+        if let Err(e) = r.prepare(level_of(top), length) {
+            problems.push(if targets.len() > 1 {
+                format!("{}: {}", t.name, e.message)
+            } else {
+                e.message
+            });
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Exit::bad_input(problems.join("\n")));
+    }
+    let stop = StopRule {
+        max_error_percent: (!a.no_stop).then_some(a.stop_errors),
+        max_p99_ms: a
+            .stop_p99
+            .filter(|_| !a.no_stop)
+            .map(|d| d.as_secs_f64() * 1e3),
+        consecutive: 2,
+    };
+    let mut result = SweepResult {
+        herd_version: HERD_VERSION.to_owned(),
+        kind: Kind::Sweep,
+        model,
+        targets: targets
+            .iter()
+            .map(|t| SweepTarget {
+                name: t.name.clone(),
+                url: t.url.clone(),
+            })
+            .collect(),
+        config: SweepConfig {
+            levels: levels.clone(),
+            step_duration_s: match length {
+                Length::Time(d) => Some(d.as_secs_f64()),
+                Length::Requests(_) => None,
+            },
+            requests_per_step: match length {
+                Length::Requests(n) => Some(n),
+                Length::Time(_) => None,
+            },
+            calls_per_conn: a.request.calls_per_conn,
+            timeout_s: a.request.timeout.as_secs_f64(),
+            cooldown_s: a.cooldown.as_secs_f64(),
+            stop: stop.clone(),
+        },
+        steps: Vec::new(),
+        stopped_early: None,
+        interrupted: false,
+    };
+    let control = Arc::new(Control::new());
+    interrupt::cancel_on_signal(Arc::clone(&control));
+    let table = LiveTable::new(model, targets.len() > 1);
+    table.header();
+    let mut saturation = Saturation::new(stop, targets.len());
+    let mut failure = None;
+    'levels: for (i, &level) in levels.iter().enumerate() {
+        if i > 0 && !pause(a.cooldown, &control) {
+            break;
+        }
+        let mut step = SweepStep {
+            level,
+            runs: Vec::new(),
+        };
+        for (t, r) in targets.iter().zip(&runs) {
+            if control.is_cancelled() {
+                break;
+            }
+            let run = match r
+                .prepare(level_of(level), length)
+                .and_then(|p| run_one(&p, &control, a.request.quiet))
+            {
+                Ok(run) => run,
+                Err(e) => {
+                    failure = Some(e);
+                    break 'levels;
+                }
+            };
+            table.line(level, &t.name, &row_of(&run));
+            step.runs.push(run);
+        }
+        let complete = step.runs.len() == targets.len();
+        if complete {
+            let rows: Vec<Row> = step.runs.iter().map(row_of).collect();
+            result.stopped_early = saturation.observe(&rows);
+        }
+        if control.is_cancelled() {
+            result.interrupted = true;
+        }
+        if complete {
+            result.steps.push(step);
+        }
+        if result.interrupted || result.stopped_early.is_some() {
+            break;
+        }
+    }
+    if result.stopped_early.is_some() && result.steps.len() == levels.len() {
+        result.stopped_early = None; // it ended at its last level anyway
+    }
+    summary(&result);
+    write_outputs(&result, a)?;
+    if let Some(e) = failure {
+        // What ran is written above; the error says why the rest did not.
+        return Err(e);
+    }
+    Ok(if result.interrupted {
+        exit::INTERRUPTED
+    } else {
+        exit::OK
+    })
+}
+
+/// Sleeps `d` unless interrupted; `false` when interrupted.
+pub fn pause(d: Duration, control: &Control) -> bool {
+    let end = Instant::now() + d;
+    while Instant::now() < end {
+        if control.is_cancelled() {
+            return false;
+        }
+        std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
+    }
+    !control.is_cancelled()
+}
+
+/// The table on stdout, one line per target per step, flushed as each run ends.
+struct LiveTable {
+    model: Model,
+    named: bool,
+}
+
+impl LiveTable {
+    fn new(model: Model, named: bool) -> Self {
+        LiveTable { model, named }
+    }
+
+    fn header(&self) {
+        let level = match self.model {
+            Model::Open => "req/s asked",
+            Model::Closed => "users",
+        };
+        let target = if self.named { "  target          " } else { "" };
+        println!(
+            "{level:>11}{target}  {:>9}  {:>22}  {:>9}  {:>9}  {:>9}  {:>7}  generator",
+            "sent/s", "replies/s min/avg/max", "mean", "p50", "p99", "errors"
+        );
+        let _ = std::io::stdout().flush();
+    }
+
+    fn line(&self, level: f64, name: &str, r: &Row) {
+        let x = r.extra.as_ref();
+        let target = if self.named {
+            format!("  {name:<16}")
+        } else {
+            String::new()
+        };
+        let verdict = match x.map(|x| x.generator) {
+            Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+            _ => "ok",
+        };
+        let reply = format!(
+            "{}/{}/{}",
+            rate(r.min_rep_rate),
+            rate(r.avg_rep_rate),
+            rate(r.max_rep_rate)
+        );
+        println!(
+            "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
+            level_text(level),
+            rate(r.req_rate),
+            duration_ms(r.resp_time),
+            duration_ms(x.map_or(0.0, |x| x.p50)),
+            duration_ms(x.map_or(0.0, |x| x.p99)),
+            format!("{:.2}%", r.errors),
+        );
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// A level as asked: whole numbers exactly (`50`, `1,000`), fractions at three digits.
+fn level_text(x: f64) -> String {
+    if x.fract() == 0.0 && x >= 0.0 {
+        count(x as u64)
+    } else {
+        rate(x)
+    }
+}
+
+/// After the table: where each target saturated, and why the sweep ended.
+fn summary(r: &SweepResult) {
+    let t = r.table();
+    println!();
+    for (i, name) in t.targets.iter().enumerate() {
+        let points: Vec<(f64, f64)> = t
+            .steps
+            .iter()
+            .map(|s| {
+                let row = &s.rows[i];
+                (s.level, row.avg_rep_rate * (1.0 - row.errors / 100.0))
+            })
+            .collect();
+        let unit = match r.model {
+            Model::Open => "req/s asked",
+            Model::Closed => "users",
+        };
+        let limited = t.steps.iter().any(|s| {
+            s.rows[i]
+                .extra
+                .as_ref()
+                .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
+        });
+        match knee(r.model, &points) {
+            Some(k) => println!(
+                "{name}: saturates at ~{} {unit}: good replies level off near {} req/s",
+                level_text(k.level),
+                rate(k.throughput)
+            ),
+            None => println!(
+                "{name}: no saturation up to {} {unit}",
+                level_text(t.steps.last().map_or(0.0, |s| s.level))
+            ),
+        }
+        if limited {
+            println!(
+                "{name}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server"
+            );
+        }
+    }
+    if let Some(why) = &r.stopped_early {
+        println!("stopped early: {why}");
+    }
+    if r.interrupted {
+        println!("interrupted: later levels did not run");
+    }
+}
+
+fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
+    let table = r.table();
+    if let Some(p) = &a.tsv {
+        write_file(p, write_table(&table, Separator::Tab).as_bytes())?;
+    }
+    if let Some(p) = &a.csv {
+        write_file(p, write_table(&table, Separator::Comma).as_bytes())?;
+    }
+    if let Some(p) = &a.json {
+        let mut buf = Vec::new();
+        write_json(r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
+        write_file(p, &buf)?;
+    }
+    Ok(())
+}
+
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
+    std::fs::write(path, bytes)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_people_write() {
+        assert_eq!(parse_percent("10%"), Ok(10.0));
+        assert_eq!(parse_percent("0.5"), Ok(0.5));
+        assert!(parse_percent("150%").is_err());
+        assert!(parse_percent("lots").is_err());
+    }
+}

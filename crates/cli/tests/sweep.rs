@@ -1,0 +1,287 @@
+//! `herd sweep` against the mock server: autobench's columns, a step per level, two targets
+//! side by side, the closed-model series, and the early stop past saturation.
+
+mod common;
+use common::*;
+use herd_mock::{Config, Route, Server};
+use std::sync::Mutex;
+
+/// Steps measure timing: tests in this file run one at a time so they do not load each other.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn mock(routes: &[&str]) -> Server {
+    Server::start(Config {
+        routes: routes.iter().map(|r| Route::parse(r).unwrap()).collect(),
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+const AUTOBENCH: [&str; 10] = [
+    "dem_req_rate",
+    "req_rate",
+    "con_rate",
+    "min_rep_rate",
+    "avg_rep_rate",
+    "max_rep_rate",
+    "stddev_rep_rate",
+    "resp_time",
+    "net_io",
+    "errors",
+];
+const HERDS: [&str; 7] = [
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "p99.9_ms",
+    "ok",
+    "failed",
+    "generator",
+];
+
+#[test]
+fn a_three_step_sweep_writes_autobenchs_columns_and_a_row_per_rate() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep");
+    let (tsv, csv, json) = (dir.path("s.tsv"), dir.path("s.csv"), dir.path("s.json"));
+    let out = run_herd(&[
+        "sweep",
+        &format!("http://{}/", server.local_addr()),
+        "--rates",
+        "50:150:50",
+        "--step-duration",
+        "1s",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "--tsv",
+        tsv.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let tsv = std::fs::read_to_string(&tsv).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    let want: Vec<&str> = AUTOBENCH.iter().chain(HERDS.iter()).copied().collect();
+    assert_eq!(lines[0].split('\t').collect::<Vec<_>>(), want);
+    assert_eq!(lines.len(), 4, "{tsv}");
+    for (line, rate) in lines[1..].iter().zip(["50", "100", "150"]) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), want.len(), "{line}");
+        assert_eq!(cells[0], rate);
+        let sent: f64 = cells[1].parse().unwrap();
+        let asked: f64 = rate.parse().unwrap();
+        assert!((sent - asked).abs() <= asked * 0.2, "{line}");
+        // A healthy server: at most an arrival left unsent as the step ends.
+        let errors: f64 = cells[9].parse().unwrap();
+        assert!(errors <= 2.0, "{line}");
+        assert!(["ok", "generator-limited"].contains(&cells[16]), "{line}");
+    }
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv.lines().next().unwrap(), want.join(","));
+    assert_eq!(csv.lines().count(), 4);
+    let r = read_json(&json);
+    assert_eq!(r["kind"], "sweep");
+    assert_eq!(r["model"], "open");
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[2]["level"].as_f64(), Some(150.0));
+    assert_eq!(steps[2]["runs"][0]["config"]["rate"].as_f64(), Some(150.0));
+    assert!(r["stopped_early"].is_null());
+    // The live table: a header, then one line per step.
+    let rows = text
+        .lines()
+        .filter(|l| {
+            let first = l.split_whitespace().next().unwrap_or_default();
+            first.replace(',', "").parse::<f64>().is_ok()
+        })
+        .count();
+    assert_eq!(rows, 3, "{text}");
+    assert!(text.contains("no saturation up to 150"), "{text}");
+}
+
+#[test]
+fn two_targets_are_swept_side_by_side_with_suffixed_columns() {
+    let _serial = serial();
+    let server = mock(&["/slow latency=2ms", "/*"]);
+    let dir = TempDir::new("sweep2");
+    let (tsv, json) = (dir.path("s.tsv"), dir.path("s.json"));
+    let out = run_herd(&[
+        "sweep",
+        "--target",
+        &format!("fast=http://{}/", server.local_addr()),
+        "--target",
+        &format!("slow=http://{}/slow", server.local_addr()),
+        "--rates",
+        "50,100",
+        "--step-duration",
+        "1s",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "--tsv",
+        tsv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let tsv = std::fs::read_to_string(&tsv).unwrap();
+    let header: Vec<String> = tsv
+        .lines()
+        .next()
+        .unwrap()
+        .split('\t')
+        .map(String::from)
+        .collect();
+    let mut want = vec!["dem_req_rate".to_owned()];
+    for t in ["fast", "slow"] {
+        want.extend(AUTOBENCH[1..].iter().map(|c| format!("{c}_{t}")));
+    }
+    for t in ["fast", "slow"] {
+        want.extend(HERDS.iter().map(|c| format!("{c}_{t}")));
+    }
+    assert_eq!(header, want);
+    assert_eq!(tsv.lines().count(), 3);
+    let r = read_json(&json);
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for s in steps {
+        let runs = s["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(runs[1]["target"].as_str().unwrap().ends_with("/slow"));
+        // The slow route takes 2 ms; the fast one does not.
+        assert!(runs[1]["service_time_ms"]["p50"].as_f64().unwrap() >= 2.0);
+    }
+    assert_eq!(r["targets"][1]["name"], "slow");
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" slow ")).count(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
+fn a_closed_series_runs_one_step_per_connection_count() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-closed");
+    let (tsv, json) = (dir.path("s.tsv"), dir.path("s.json"));
+    let out = run_herd(&[
+        "sweep",
+        &format!("http://{}/", server.local_addr()),
+        "--connections",
+        "1,5,10",
+        "--step-duration",
+        "500ms",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "--tsv",
+        tsv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let tsv = std::fs::read_to_string(&tsv).unwrap();
+    assert!(tsv.starts_with("users\treq_rate\t"), "{tsv}");
+    let levels: Vec<&str> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(levels, ["1", "5", "10"]);
+    let r = read_json(&json);
+    assert_eq!(r["model"], "closed");
+    let conns: Vec<u64> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["runs"][0]["config"]["connections"].as_u64().unwrap())
+        .collect();
+    assert_eq!(conns, [1, 5, 10]);
+}
+
+#[test]
+fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
+    let _serial = serial();
+    let server = mock(&["/* fault=reset"]);
+    let dir = TempDir::new("sweep-stop");
+    let json = dir.path("s.json");
+    let out = run_herd(&[
+        "sweep",
+        &format!("http://{}/", server.local_addr()),
+        "--rates",
+        "20:100:20",
+        "--step-duration",
+        "500ms",
+        "--cooldown",
+        "0s",
+        "--stop-errors",
+        "5%",
+        "-t",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let r = read_json(&json);
+    let steps = r["steps"].as_array().unwrap();
+    // Every step is past the limit (every request is reset); a step where herd itself was the
+    // bottleneck does not count, so the sweep stops right after the second one that does.
+    let counted: Vec<usize> = steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s["runs"][0]["generator"]["verdict"] == "ok")
+        .map(|(i, _)| i)
+        .collect();
+    for s in steps {
+        assert_eq!(s["runs"][0]["totals"]["ok"].as_u64(), Some(0));
+    }
+    if counted.len() >= 2 {
+        assert_eq!(steps.len(), counted[1] + 1, "{text}");
+        assert!(r["stopped_early"]
+            .as_str()
+            .unwrap()
+            .contains("past saturation"));
+        assert!(text.contains("stopped early: past saturation"), "{text}");
+    } else {
+        assert_eq!(steps.len(), 5, "{text}");
+    }
+    assert_eq!(r["config"]["stop"]["max_error_percent"].as_f64(), Some(5.0));
+}
+
+#[test]
+fn sweep_refuses_bad_input_before_sending() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["sweep", "http://127.0.0.1:1/", "--rates", "600:20:20"],
+            "goes down",
+        ),
+        (&["sweep", "http://127.0.0.1:1/"], "--rates"),
+        (&["sweep", "--rates", "10"], "give a URL"),
+        (
+            &["sweep", "http://127.0.0.1:1/", "--rates", "10", "-H", "bad"],
+            "Name: value",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run_herd(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

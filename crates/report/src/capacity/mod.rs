@@ -1,0 +1,242 @@
+//! `herd capacity`: the highest load a target sustains within an SLO. [`Search`] decides what to
+//! probe; [`CapacityResult`] is the `kind: "capacity"` JSON and [`sentence`] the answer as a
+//! client reads it.
+
+mod search;
+mod slo;
+
+pub use search::{
+    Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided, GENERATOR_RETRIES,
+};
+pub use slo::{Measured, Objective, Slo};
+
+use crate::format::{count, rate};
+use crate::knee::{knee, Knee};
+use crate::sweep::error_percent;
+use crate::{GeneratorVerdict, Kind, Model, RunResult};
+use serde::{Deserialize, Serialize};
+
+/// Everything `herd capacity` found, as written to `--json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CapacityResult {
+    pub herd_version: String,
+    /// Always [`Kind::Capacity`].
+    pub kind: Kind,
+    pub target: String,
+    /// Open: levels are req/s; closed (`--users`): concurrent users.
+    pub model: Model,
+    pub slo: Slo,
+    /// The highest rate within the SLO (open model); `null` when herd could not decide.
+    pub capacity_rps: Option<f64>,
+    /// The most concurrent users within the SLO (closed model); `null` when herd could not decide.
+    pub capacity_users: Option<u64>,
+    /// The lowest level seen to break the SLO.
+    pub ceiling: Option<f64>,
+    /// Why there is no number, when there is none.
+    pub undecided: Option<Undecided>,
+    /// Where good throughput stopped following load, over all probes.
+    pub knee: Option<Knee>,
+    /// The answer in one sentence.
+    pub sentence: String,
+    /// Ctrl-C: the search stopped before it ended.
+    pub interrupted: bool,
+    pub probes: Vec<ProbeRecord>,
+}
+
+/// One probe: what was asked, how it went, and the full run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRecord {
+    pub level: f64,
+    pub purpose: Purpose,
+    pub duration_s: f64,
+    pub held: bool,
+    /// What broke the SLO; empty when it held.
+    pub broke: Vec<String>,
+    pub generator: GeneratorVerdict,
+    pub result: RunResult,
+}
+
+/// What an SLO needs from a run.
+pub fn measured(r: &RunResult) -> Measured {
+    Measured {
+        goodput: if r.duration_s > 0.0 {
+            r.totals.ok as f64 / r.duration_s
+        } else {
+            0.0
+        },
+        error_percent: error_percent(r),
+        latency_ms: r.latency_ms.clone(),
+        generator_limited: match r.generator.verdict {
+            GeneratorVerdict::Ok => Vec::new(),
+            GeneratorVerdict::GeneratorLimited if r.generator.reasons.is_empty() => {
+                vec!["herd's generator was the bottleneck".to_owned()]
+            }
+            GeneratorVerdict::GeneratorLimited => r.generator.reasons.clone(),
+        },
+    }
+}
+
+impl CapacityResult {
+    /// Puts the result together from the search's end and its probes' runs, in order.
+    pub fn new(
+        target: String,
+        model: Model,
+        slo: Slo,
+        end: &Action,
+        judged: &[Judged],
+        runs: Vec<RunResult>,
+        interrupted: bool,
+    ) -> CapacityResult {
+        let probes: Vec<ProbeRecord> = judged
+            .iter()
+            .zip(runs)
+            .map(|(j, result)| ProbeRecord {
+                level: j.probe.level,
+                purpose: j.probe.purpose,
+                duration_s: j.probe.duration.as_secs_f64(),
+                held: j.held(),
+                broke: j.broke.clone(),
+                generator: result.generator.verdict,
+                result,
+            })
+            .collect();
+        let points: Vec<(f64, f64)> = probes
+            .iter()
+            .filter(|p| p.generator == GeneratorVerdict::Ok)
+            .map(|p| (p.level, measured(&p.result).goodput))
+            .collect();
+        let knee = knee(model, &points);
+        let (found, ceiling, undecided) = match end {
+            Action::Done { level, ceiling } if !interrupted => (Some(*level), *ceiling, None),
+            Action::Undecided(u) if !interrupted => (None, None, Some(u.clone())),
+            _ => (None, None, None),
+        };
+        let mut r = CapacityResult {
+            herd_version: crate::HERD_VERSION.to_owned(),
+            kind: Kind::Capacity,
+            target,
+            model,
+            capacity_rps: found.filter(|_| model == Model::Open),
+            capacity_users: found
+                .filter(|_| model == Model::Closed)
+                .map(|u| u.round() as u64),
+            ceiling,
+            undecided,
+            knee,
+            sentence: String::new(),
+            interrupted,
+            probes,
+            slo,
+        };
+        r.sentence = sentence(&r);
+        r
+    }
+}
+
+/// The answer as a client reads it: "sustains 1,640 req/s with p99 < 100 ms and errors < 1%;
+/// beyond ~1,700 req/s errors rise", or why there is no number.
+pub fn sentence(r: &CapacityResult) -> String {
+    let slo = r.slo.phrase();
+    let level = |x: f64| match r.model {
+        Model::Open => format!("{} req/s", rate(x)),
+        Model::Closed => {
+            let n = x.round() as u64;
+            format!(
+                "{} concurrent user{}",
+                count(n),
+                if n == 1 { "" } else { "s" }
+            )
+        }
+    };
+    if r.interrupted {
+        return format!(
+            "interrupted after {} probes: no answer for {}",
+            r.probes.len(),
+            r.target
+        );
+    }
+    let found = r.capacity_rps.or(r.capacity_users.map(|u| u as f64));
+    if let Some(x) = found {
+        if x <= 0.0 {
+            let floor = r.ceiling.map(level).unwrap_or_default();
+            return format!("{} does not meet {slo} even at {floor}", r.target);
+        }
+        let mut s = format!("{} sustains {} with {slo}", r.target, level(x));
+        if let Some(c) = r.ceiling {
+            let what = broke_at(r, c);
+            write_beyond(&mut s, &level(c), &what);
+        }
+        return s;
+    }
+    let Some(u) = &r.undecided else {
+        return format!("no answer for {}", r.target);
+    };
+    let why = match u {
+        Undecided::GeneratorLimited {
+            level: l,
+            reasons,
+            at_least,
+        } => {
+            let mut s = format!(
+                "herd itself was the bottleneck at {} ({}), so what it measured there is herd, not the target",
+                level(*l),
+                reasons.join("; ")
+            );
+            if let Some(a) = at_least {
+                s += &format!("; the target held {slo} up to at least {}", level(*a));
+            }
+            s + ". Give herd more threads (-t) or cores, or load from several machines"
+        }
+        Undecided::Noisy { level: l } => format!(
+            "results contradict each other: {} held {slo} on one probe and broke it on a later one, twice. \
+             The target's capacity varies from one probe to the next; try longer probes (--probe-duration) \
+             or look for what else runs on it",
+            level(*l)
+        ),
+        Undecided::NeverBroke { at_least } => format!(
+            "it held {slo} up to {}, the most this search may try; raise the maximum (--max-rate / --max-users)",
+            level(*at_least)
+        ),
+        Undecided::OutOfProbes { held, broke } => {
+            let mut s = "the probe budget ran out before the answer was narrowed and confirmed".to_owned();
+            if let (Some(h), Some(b)) = (held, broke) {
+                s += &format!(
+                    " (it held at {} and broke at {})",
+                    level(*h),
+                    level(*b)
+                );
+            }
+            s + "; allow more probes (--max-probes)"
+        }
+    };
+    format!("cannot decide the capacity of {}: {why}", r.target)
+}
+
+fn write_beyond(s: &mut String, ceiling: &str, what: &str) {
+    s.push_str(&format!("; beyond ~{ceiling} {what}"));
+}
+
+/// What broke at the ceiling, in words: "errors rise", "p99 rises above 100 ms".
+fn broke_at(r: &CapacityResult, ceiling: f64) -> String {
+    let Some(p) = r
+        .probes
+        .iter()
+        .rev()
+        .find(|p| p.level == ceiling && !p.held)
+    else {
+        return "the SLO breaks".to_owned();
+    };
+    let m = measured(&p.result);
+    let parts: Vec<String> = r
+        .slo
+        .objectives
+        .iter()
+        .filter(|o| o.broken(&m).is_some())
+        .map(Objective::rising)
+        .collect();
+    if parts.is_empty() {
+        "the SLO breaks".to_owned()
+    } else {
+        parts.join(" and ")
+    }
+}

@@ -1,0 +1,216 @@
+//! Drawing a [`Figure`] with plotters on a bitmap (encoded as PNG) or an SVG string.
+
+use super::{Figure, Format, Panel, PlotError, XAxis, SIZE};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::sync::Once;
+
+const FONT: &str = "sans-serif";
+
+/// plotters' ab_glyph text has no fonts of its own: register DejaVu Sans under the family name
+/// every style below asks for.
+fn register_font() -> Result<(), PlotError> {
+    static ONCE: Once = Once::new();
+    let mut ok = true;
+    ONCE.call_once(|| {
+        ok = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular())
+            .is_ok()
+            && plotters::style::register_font(FONT, FontStyle::Bold, dejavu::sans::bold()).is_ok();
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(PlotError::Draw("the bundled font did not load".into()))
+    }
+}
+
+pub(super) fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
+    register_font()?;
+    let (w, h) = SIZE;
+    match format {
+        Format::Svg => {
+            let mut out = String::new();
+            {
+                let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                draw_figure(&root, fig).map_err(PlotError::Draw)?;
+                root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+            }
+            Ok(out.into_bytes())
+        }
+        Format::Png => {
+            let mut rgb = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+                draw_figure(&root, fig).map_err(PlotError::Draw)?;
+                root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+            }
+            encode_png(&rgb, w, h)
+        }
+    }
+}
+
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, PlotError> {
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc
+        .write_header()
+        .map_err(|e| PlotError::Encode(e.to_string()))?;
+    writer
+        .write_image_data(rgb)
+        .map_err(|e| PlotError::Encode(e.to_string()))?;
+    writer
+        .finish()
+        .map_err(|e| PlotError::Encode(e.to_string()))?;
+    Ok(out)
+}
+
+fn draw_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root
+        .titled(&fig.title, (FONT, 26).into_font().style(FontStyle::Bold))
+        .map_err(e)?;
+    let areas = root.split_evenly((fig.panels.len().max(1), 1));
+    for (area, panel) in areas.iter().zip(&fig.panels) {
+        draw_panel(area, panel).map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Where a value is drawn on the x axis.
+fn place(axis: XAxis, x: f64) -> f64 {
+    match axis {
+        XAxis::Linear => x,
+        XAxis::Log10 => x.max(1e-9).log10(),
+        XAxis::Percentile => -(1.0 - (x / 100.0).min(0.999_999)).log10(),
+    }
+}
+
+/// The label at a drawn position. On the log axes only whole powers of ten (10, 100; 90%,
+/// 99%) are labelled: the ticks between them would read 68.3772%.
+fn label(axis: XAxis, v: f64) -> String {
+    if axis != XAxis::Linear && (v - v.round()).abs() > 1e-6 {
+        return String::new();
+    }
+    match axis {
+        XAxis::Linear => number(v),
+        XAxis::Log10 => number(10f64.powf(v)),
+        XAxis::Percentile => {
+            let p = 100.0 * (1.0 - 10f64.powf(-v));
+            let s = format!("{p:.4}");
+            format!("{}%", s.trim_end_matches('0').trim_end_matches('.'))
+        }
+    }
+}
+
+/// Axis numbers: whole from 10 up with thousands separators, else up to three digits.
+fn number(v: f64) -> String {
+    if v.abs() >= 10.0 || v == 0.0 {
+        crate::format::count(v.round().max(0.0) as u64)
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let xs = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|pt| place(p.x_axis, pt.0)));
+    let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !x0.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if p.x_axis == XAxis::Linear {
+        x0 = x0.min(0.0);
+    }
+    if x1 - x0 < 1e-9 {
+        x1 = x0 + 1.0;
+    }
+    let ymax = p
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|pt| pt.1))
+        .filter(|y| y.is_finite())
+        .fold(0.0, f64::max);
+    let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
+    let axis = p.x_axis;
+    let x_fmt = move |v: &f64| label(axis, *v);
+    let y_fmt = |v: &f64| number(*v);
+    let mut chart = ChartBuilder::on(area)
+        .caption(&p.title, (FONT, 20))
+        .margin(12)
+        .margin_right(36)
+        .x_label_area_size(48)
+        .y_label_area_size(78)
+        .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_desc(p.x_label.as_str())
+        .y_desc(p.y_label.as_str())
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .x_labels(8)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for s in &p.series {
+        let style = ShapeStyle::from(&s.color).stroke_width(2);
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (place(axis, x), y)).collect();
+        let drawn = if s.dashed {
+            chart.draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))?
+        } else {
+            chart.draw_series(LineSeries::new(pts.clone(), style))?
+        };
+        drawn
+            .label(s.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        if !s.dashed && pts.len() <= 60 {
+            let fill = s.color.filled();
+            chart.draw_series(pts.iter().map(|&pt| Circle::new(pt, 3, fill)))?;
+        }
+        let cross = ShapeStyle::from(&BLACK).stroke_width(2);
+        chart.draw_series(
+            s.suspect
+                .iter()
+                .map(|&(x, y)| Cross::new((place(axis, x), y), 7, cross)),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, 14))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_axis_spreads_the_tail() {
+        let table = [(0.0, "0%"), (90.0, "90%"), (99.0, "99%"), (99.9, "99.9%")];
+        for (p, want) in table {
+            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, p)), want);
+        }
+        assert!((place(XAxis::Percentile, 99.0) - 2.0).abs() < 1e-9);
+        assert_eq!(label(XAxis::Log10, place(XAxis::Log10, 1000.0)), "1,000");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(12_345.0), "12,345");
+    }
+}

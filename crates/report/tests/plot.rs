@@ -1,0 +1,151 @@
+//! Plots of sweeps: what the figure holds (series per target, crossed-out steps), and that the
+//! PNG and SVG it renders to are real pictures with readable labels.
+
+use herd_report::plot::{render, sweep_figure, Format, XAxis};
+use herd_report::sweep::{read_table, Extra, Row, Table, TableStep};
+use herd_report::{GeneratorVerdict, Model};
+
+const AUTOBENCH: &str = include_str!("fixtures/autobench_seed001.tsv");
+
+fn row(rate: f64, generator: GeneratorVerdict) -> Row {
+    Row {
+        req_rate: rate,
+        avg_rep_rate: rate.min(300.0),
+        resp_time: 2.0,
+        errors: if rate > 300.0 { 5.0 } else { 0.0 },
+        extra: Some(Extra {
+            p50: 1.0,
+            p95: 2.0,
+            p99: 3.0,
+            p999: 4.0,
+            ok: 10,
+            failed: 0,
+            generator,
+        }),
+        ..Row::default()
+    }
+}
+
+fn two_targets(model: Model, levels: &[f64]) -> Table {
+    Table {
+        model,
+        targets: vec!["nginx".into(), "hunchentoot".into()],
+        steps: levels
+            .iter()
+            .map(|&l| TableStep {
+                level: l,
+                rows: vec![
+                    row(l, GeneratorVerdict::Ok),
+                    row(
+                        l,
+                        if l >= 400.0 {
+                            GeneratorVerdict::GeneratorLimited
+                        } else {
+                            GeneratorVerdict::Ok
+                        },
+                    ),
+                ],
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn a_sweep_figure_has_a_line_per_target_and_crosses_out_limited_steps() {
+    let fig = sweep_figure(&two_targets(Model::Open, &[100.0, 200.0, 400.0]), "cmp");
+    assert_eq!(fig.panels.len(), 3);
+    let rate = &fig.panels[0];
+    let labels: Vec<&str> = rate.series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "nginx replies/s",
+            "hunchentoot replies/s",
+            "demanded (dashed)"
+        ]
+    );
+    assert_eq!(
+        rate.series[0].points,
+        [(100.0, 100.0), (200.0, 200.0), (400.0, 300.0)]
+    );
+    assert!(rate.series[0].suspect.is_empty());
+    assert_eq!(rate.series[1].suspect, [(400.0, 300.0)]);
+    assert!(fig.title.contains("herd was the bottleneck"));
+    // Response time: mean and p99 per target; errors: one per target.
+    assert_eq!(fig.panels[1].series.len(), 4);
+    assert_eq!(fig.panels[2].series.len(), 2);
+    assert_eq!(fig.panels[2].y_label, "% without an OK answer");
+}
+
+#[test]
+fn seed_004s_users_get_a_log_axis() {
+    let fig = sweep_figure(
+        &two_targets(Model::Closed, &[1.0, 5.0, 10.0, 100.0, 1000.0]),
+        "users",
+    );
+    assert_eq!(fig.panels[0].x_axis, XAxis::Log10);
+    assert_eq!(fig.panels[0].x_label, "concurrent users");
+    assert_eq!(fig.panels[0].title, "Throughput");
+    // No "demanded" line: users are not a rate.
+    assert_eq!(fig.panels[0].series.len(), 2);
+}
+
+#[test]
+fn autobenchs_tsv_renders_to_a_png_with_something_drawn() {
+    let table = read_table(AUTOBENCH, "out_192.168.1.5.tsv", "out").unwrap();
+    let png = render(&sweep_figure(&table, "out_192.168.1.5"), Format::Png).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (1000, 1200));
+    let pixels = &buf[..info.buffer_size()];
+    let inked = pixels
+        .chunks(3)
+        .filter(|p| p.iter().any(|&c| c < 200))
+        .count();
+    let total = pixels.len() / 3;
+    // Lines, axes and text, but mostly white paper.
+    assert!(inked > total / 100, "{inked} of {total} pixels drawn");
+    assert!(inked < total / 2, "{inked} of {total} pixels drawn");
+    // The series colour (the first of the palette) is there: a line was drawn, not only axes.
+    let blue = pixels.chunks(3).filter(|p| p == &[31, 119, 180]).count();
+    assert!(blue > 500, "{blue} pixels of the series colour");
+}
+
+#[test]
+fn the_svg_names_its_axes_and_every_target() {
+    let svg = render(
+        &sweep_figure(&two_targets(Model::Open, &[100.0, 200.0, 400.0]), "cmp"),
+        Format::Svg,
+    )
+    .unwrap();
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
+    for text in [
+        "demanded rate (req/s)",
+        "replies/s",
+        "Response time",
+        "Errors",
+        "nginx replies/s",
+        "hunchentoot replies/s",
+        "nginx p99 (dashed)",
+        "hunchentoot errors",
+    ] {
+        assert!(svg.contains(text), "the SVG lacks {text:?}");
+    }
+    // One polyline per series: 2 + demanded, 4 response-time lines (dashed ones are segments),
+    // 2 error lines.
+    assert!(svg.matches("<polyline").count() >= 5);
+}
+
+#[test]
+fn an_empty_table_is_refused_not_drawn_blank() {
+    let t = Table {
+        model: Model::Open,
+        targets: vec!["x".into()],
+        steps: Vec::new(),
+    };
+    let e = render(&sweep_figure(&t, "empty"), Format::Png).unwrap_err();
+    assert!(e.to_string().contains("nothing to plot"), "{e}");
+}
