@@ -21,6 +21,9 @@ pub struct UserCtx<T: Transport> {
     /// have been closed by the server in the meantime.
     last_used: Instant,
     intended: Option<Instant>,
+    /// The current iteration started after the warm-up: what a script counts itself (scenario
+    /// iterations, checks) follows the same rule as the requests.
+    measured: bool,
     response: Response,
 }
 
@@ -41,6 +44,7 @@ impl<T: Transport> UserCtx<T> {
             uses: 0,
             last_used: Instant::now(),
             intended: None,
+            measured: false,
             response: Response::default(),
         }
     }
@@ -48,6 +52,13 @@ impl<T: Transport> UserCtx<T> {
     /// Marks the start of an iteration: its first request is measured from `intended`.
     pub(crate) fn begin(&mut self, intended: Instant) {
         self.intended = Some(intended);
+        self.measured = intended >= self.local.measure_start;
+    }
+
+    /// Whether the current iteration is measured (it was intended after the warm-up). Scripts
+    /// that keep their own counts use it to leave the warm-up out, as the engine does.
+    pub fn measured(&self) -> bool {
+        self.measured
     }
 
     /// Sleeps (think time) on the engine's clock; the next request is measured from its end.
