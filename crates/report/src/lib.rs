@@ -59,6 +59,8 @@ mod histogram;
 mod json;
 mod result;
 mod text;
+pub mod threshold;
+mod workload;
 
 pub use build::{build_run, RunInput};
 pub use error::ReportError;
@@ -69,6 +71,10 @@ pub use result::{
     Summary, TimelineEntry, Totals, Warmup,
 };
 pub use text::render_text;
+pub use threshold::{Threshold, ThresholdError};
+pub use workload::{
+    name_result, scenario_result, CheckResult, NameResult, ScenarioResult, ThresholdResult,
+};
 
 /// The herd version written into results, and the one [`read_json`] checks files against.
 pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -42,6 +42,21 @@ pub struct RunResult {
     /// One entry per second of measurement, quiet seconds included.
     pub timeline: Vec<TimelineEntry>,
     pub histograms: Histograms,
+    /// The workload file a `herd run FILE.yaml` ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    /// Workload runs: the top level's numbers for each request name, in file order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_name: Vec<crate::NameResult>,
+    /// Workload runs: iterations of each scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_scenario: Vec<crate::ScenarioResult>,
+    /// Workload runs: passes and fails of each check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<crate::CheckResult>,
+    /// Workload runs: each threshold, its measured value and verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::ThresholdResult>,
 }
 
 /// What a result file describes. Only runs for now; comparisons may follow.
