@@ -24,6 +24,9 @@ pub struct UserCtx<T: Transport> {
     /// The current iteration started after the warm-up: what a script counts itself (scenario
     /// iterations, checks) follows the same rule as the requests.
     measured: bool,
+    /// When the current iteration was intended: whether its outcomes fall in the warm-up is
+    /// decided once per iteration, so an iteration is never split across the boundary.
+    iteration: Option<Instant>,
     response: Response,
 }
 
@@ -45,6 +48,7 @@ impl<T: Transport> UserCtx<T> {
             last_used: Instant::now(),
             intended: None,
             measured: false,
+            iteration: None,
             response: Response::default(),
         }
     }
@@ -52,6 +56,7 @@ impl<T: Transport> UserCtx<T> {
     /// Marks the start of an iteration: its first request is measured from `intended`.
     pub(crate) fn begin(&mut self, intended: Instant) {
         self.intended = Some(intended);
+        self.iteration = Some(intended);
         self.measured = intended >= self.local.measure_start;
     }
 
@@ -131,7 +136,7 @@ impl<T: Transport> UserCtx<T> {
                 Err(failure.kind)
             }
         };
-        local.finish(intended, done, &outcome);
+        local.finish(self.iteration.unwrap_or(intended), done, &outcome);
         ret.map(|()| &self.response)
     }
 
