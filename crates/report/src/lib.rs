@@ -61,6 +61,7 @@ mod result;
 mod text;
 pub mod threshold;
 mod workload;
+mod workload_text;
 
 pub use build::{build_run, RunInput};
 pub use error::ReportError;

@@ -56,7 +56,8 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     connect(&r.connect_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
-    generator(r, out)
+    generator(r, out)?;
+    crate::workload_text::render_workload(r, out)
 }
 
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {

@@ -401,6 +401,20 @@ impl Resolve<'_> {
                 }
             }
             let hint = did_you_mean(&h.written(), candidates.iter().map(|s| s.as_str()))
+                .or_else(|| {
+                    let s = self
+                        .sources
+                        .iter()
+                        .find(|s| did_you_mean(&h.name, [s.name.as_str()]).is_some())?;
+                    Some(match s.column_names() {
+                        [] => format!("did you mean `{}`?", s.name),
+                        cols => format!(
+                            "did you mean `{}`? its columns are: {}",
+                            s.name,
+                            cols.join(", ")
+                        ),
+                    })
+                })
                 .unwrap_or_else(|| {
                     "define it under `data:` or extract it in an earlier step".into()
                 });

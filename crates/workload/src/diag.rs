@@ -83,11 +83,12 @@ impl std::error::Error for Diagnostics {}
 
 /// "did you mean `steps`?" when `got` is a small edit away from one of `known`.
 pub fn did_you_mean<'a>(got: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let limit = (got.chars().count() / 3).max(1) + usize::from(got.len() > 5);
+    // Up to a third of the longer word may differ (at least one edit, at most three).
+    let limit = |k: &str| ((got.chars().count().max(k.chars().count()) + 1) / 3).clamp(1, 3);
     known
         .into_iter()
         .map(|k| (edit_distance(&got.to_lowercase(), &k.to_lowercase()), k))
-        .filter(|(d, _)| *d <= limit)
+        .filter(|(d, k)| *d <= limit(k))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| format!("did you mean `{k}`?"))
 }
