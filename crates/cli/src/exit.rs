@@ -5,7 +5,6 @@ pub const OK: i32 = 0;
 /// Bad input or herd cannot start (flags, files, URL, limits); nothing was sent.
 pub const BAD_INPUT: i32 = 2;
 /// The run completed but a threshold failed.
-#[allow(dead_code)]
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
 #[allow(dead_code)]

@@ -9,6 +9,7 @@ mod limits;
 mod progress;
 mod run;
 mod serve;
+mod workload_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -29,9 +30,11 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Load a URL and print what the server did (wrk, ab, hey, httperf in one)
+    /// Load a URL or run a workload file and print what the server did
     #[command(after_help = exit::HELP)]
     Run(Box<args::RunArgs>),
+    /// Check a workload file and report every problem with its line and column; sends nothing
+    Validate(workload_cmd::ValidateArgs),
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
     Serve(serve::ServeArgs),
     /// Start the mock server in-process and run a short load test against it
@@ -46,6 +49,7 @@ fn main() {
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Demo(a) => demo::cmd(a),
+        Command::Validate(a) => workload_cmd::validate(a),
     };
     match code {
         Ok(code) => std::process::exit(code),
