@@ -93,7 +93,7 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             None
         }
     };
-    let sources = top
+    let (sources, broken) = top
         .get("data")
         .map(|d| read_sources(&mut r, d, base))
         .unwrap_or_default();
@@ -134,6 +134,7 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             sources: &sources,
             variables: &mut variables,
             all_extracted: &d.extracted_anywhere,
+            broken: &broken,
             known: Vec::new(),
             used: Vec::new(),
             diags: &mut r.diags,
@@ -275,10 +276,12 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
         })
         .flatten()
         .collect();
+    // A scenario with a bad name or weight is still checked step by step (the problem is
+    // already recorded, so the file is refused anyway).
     Some(ScenarioDraft {
         at: node.at,
-        name: name?,
-        weight: weight?,
+        name: name.unwrap_or_default(),
+        weight: weight.unwrap_or(1),
         steps,
         extracted_anywhere,
     })
@@ -306,6 +309,8 @@ struct Resolve<'a> {
     sources: &'a [Source],
     variables: &'a mut Vec<String>,
     all_extracted: &'a [String],
+    /// Data sources that could not be read (already reported).
+    broken: &'a [String],
     /// Variables extracted by earlier steps of this scenario.
     known: Vec<String>,
     used: Vec<usize>,
@@ -317,6 +322,9 @@ impl Resolve<'_> {
     fn template(&mut self, t: &mut Template) -> bool {
         let mut extracted = false;
         for h in t.holes_mut() {
+            if self.broken.contains(&h.name) {
+                continue;
+            }
             if let Some((i, s)) = self
                 .sources
                 .iter()

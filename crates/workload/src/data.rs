@@ -100,14 +100,17 @@ impl Source {
     }
 }
 
-/// Reads the `data:` section; CSV paths are relative to the workload file's folder.
-pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> Vec<Source> {
+/// Reads the `data:` section; CSV paths are relative to the workload file's folder. Also
+/// returns the names of sources that could not be read, so their uses are not reported again.
+pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> (Vec<Source>, Vec<String>) {
     let mut out = Vec::new();
+    let mut broken = Vec::new();
     let Some(fields) = r.map(node, "data") else {
-        return out;
+        return (out, broken);
     };
     for (k, v) in fields.entries() {
         let Some(name) = k.scalar() else { continue };
+        broken.push(name.to_owned());
         let Some(f) = r.fields(
             v,
             &format!("data source `{name}`"),
@@ -204,13 +207,14 @@ pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> Vec<Source> {
                 }
             }
         };
+        broken.pop();
         out.push(Source {
             name: name.to_owned(),
             kind,
             next: Arc::new(AtomicU64::new(0)),
         });
     }
-    out
+    (out, broken)
 }
 
 /// A CSV file with a header row; every row must have the header's number of fields.

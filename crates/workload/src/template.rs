@@ -77,12 +77,18 @@ impl Template {
         t
     }
 
-    /// Parses the text of a scalar node; holes are reported at their own column.
+    /// Parses the text of a scalar node; holes are reported at their own column. Literal text
+    /// is escaped as the holes' values will be (a form value `a b {{x}}` sends `a%20b%20...`).
     pub fn parse(node: &Node, text: &str, escape: Escape, diags: &mut Vec<Diag>) -> Template {
         let mut t = Template::default();
         let mut rest = 0;
+        let lit = |t: &mut Template, s: &str| {
+            let mut out = String::new();
+            escape_into(s, escape, &mut out);
+            t.push_lit(&out);
+        };
         while let Some(open) = text[rest..].find("{{").map(|i| rest + i) {
-            t.push_lit(&text[rest..open]);
+            lit(&mut t, &text[rest..open]);
             let at = node.pos_in_scalar(open, text);
             let Some(close) = text[open + 2..].find("}}").map(|i| open + 2 + i) else {
                 diags.push(
@@ -116,7 +122,7 @@ impl Template {
             }
             rest = close + 2;
         }
-        t.push_lit(&text[rest..]);
+        lit(&mut t, &text[rest..]);
         t
     }
 
@@ -244,16 +250,20 @@ mod tests {
 
     #[test]
     fn holes_split_and_render_with_escaping() {
-        let (t, d) = parse("/items/{{ item }}?q={{users.name}}", Escape::Url);
+        let (t, d) = parse("/items/{{ item }}?q={{users.name}}", Escape::None);
         assert!(d.is_empty());
         assert!(!t.is_static());
         assert_eq!(t.source(), "/items/{{item}}?q={{users.name}}");
+        let (t, _) = parse("/items/{{ item }}?q={{users.name}}", Escape::Url);
         let holes: Vec<_> = t.holes().map(|h| (h.written(), h.at.col)).collect();
         assert_eq!(holes, vec![("item".into(), 17), ("users.name".into(), 30)]);
         let mut out = String::new();
         let vars = Vars(vec![Some("7".into()), Some("a b&c".into())]);
         t.render(&vars, &mut out).unwrap();
-        assert_eq!(out, "/items/7?q=a%20b%26c");
+        assert_eq!(
+            out, "%2Fitems%2F7%3Fq%3Da%20b%26c",
+            "literals escaped as values are"
+        );
     }
 
     #[test]
