@@ -237,3 +237,151 @@ fn latency_ms(v: &str) -> Option<f64> {
         .filter(|n| n.is_finite() && *n >= 0.0)
         .map(|n| n * scale)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Totals;
+    use crate::workload::NameResult;
+
+    #[test]
+    fn expressions_people_write() {
+        let table = [
+            (
+                "p95 < 300ms",
+                None,
+                Metric::Latency(Stat::P95),
+                Op::Lt,
+                300.0,
+            ),
+            (
+                "p99.9 <= 1.5s",
+                None,
+                Metric::Latency(Stat::P999),
+                Op::Le,
+                1500.0,
+            ),
+            ("mean<800us", None, Metric::Latency(Stat::Mean), Op::Lt, 0.8),
+            ("max < 2", None, Metric::Latency(Stat::Max), Op::Lt, 2.0),
+            ("errors < 1%", None, Metric::Errors, Op::Lt, 1.0),
+            ("rps >= 100", None, Metric::Rps, Op::Ge, 100.0),
+            (
+                "cart: p99 < 500ms",
+                Some("cart"),
+                Metric::Latency(Stat::P99),
+                Op::Lt,
+                500.0,
+            ),
+            (
+                "GET /a:b: min > 1ms",
+                Some("GET /a:b"),
+                Metric::Latency(Stat::Min),
+                Op::Gt,
+                1.0,
+            ),
+        ];
+        for (text, name, metric, op, limit) in table {
+            let t = Threshold::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(
+                (t.name.as_deref(), t.metric, t.op, t.limit),
+                (name, metric, op, limit),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn mistakes_are_explained() {
+        let table = [
+            ("p95 300ms", "has no comparison"),
+            ("p96 < 1s", "`p96` is not a metric"),
+            ("p95 < fast", "`fast` is not a time"),
+            ("errors < 1", "`1` is not a percentage"),
+            ("rps > lots", "`lots` is not a rate"),
+            (": p95 < 1s", "empty request name"),
+        ];
+        for (text, want) in table {
+            let e = Threshold::parse(text).unwrap_err();
+            assert!(e.message.contains(want), "{text}: {e}");
+        }
+    }
+
+    fn result(ok: u64, failed: u64, errors: u64, p95: f64) -> RunResult {
+        let config = crate::RunConfig {
+            url: "http://h/".into(),
+            method: "GET".into(),
+            model: crate::Model::Closed,
+            connections: 1,
+            rate: None,
+            duration_s: Some(1.0),
+            requests: None,
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 1.0,
+            calls_per_conn: None,
+            headers: vec![],
+            body_bytes: 0,
+        };
+        let mut r = crate::build_run(crate::RunInput {
+            target: config.url.clone(),
+            config,
+            started_at: std::time::SystemTime::now(),
+            duration: std::time::Duration::from_secs(1),
+            interrupted: false,
+            stats: &herd_metrics::Stats::default(),
+            timeline: &[],
+            dropped: 0,
+            warmup_requests: 0,
+            warmup_duration: std::time::Duration::ZERO,
+            generator: crate::Generator::default(),
+        });
+        r.totals = Totals {
+            completed: ok + failed,
+            ok,
+            failed,
+            errors,
+            ..Totals::default()
+        };
+        r.latency_ms.p95 = p95;
+        r.throughput_rps = 50.0;
+        r
+    }
+
+    #[test]
+    fn evaluated_on_the_result_and_per_name() {
+        let mut r = result(990, 5, 5, 250.0);
+        r.by_name.push(NameResult {
+            name: "cart".into(),
+            totals: r.totals.clone(),
+            throughput_rps: 10.0,
+            status: Default::default(),
+            errors: Default::default(),
+            latency_ms: Summary {
+                p99: 700.0,
+                ..Summary::default()
+            },
+            service_time_ms: Summary::default(),
+            response_bytes: Default::default(),
+        });
+        let eval = |s: &str| Threshold::parse(s).unwrap().evaluate(&r);
+        assert!(eval("p95 < 300ms").pass);
+        assert!(!eval("p95 < 200ms").pass);
+        let e = eval("errors < 1%");
+        assert!(
+            (e.value - 1.0).abs() < 1e-9 && !e.pass,
+            "1% is not below 1%: {e:?}"
+        );
+        assert!(eval("errors <= 1%").pass);
+        assert!(eval("rps > 40").pass);
+        let cart = eval("cart: p99 < 500ms");
+        assert_eq!(
+            (cart.value, cart.pass, cart.unit.as_str()),
+            (700.0, false, "ms")
+        );
+        let none = eval("nope: p99 < 500ms");
+        assert!(!none.pass && none.note.is_some());
+        let empty = result(0, 0, 0, 0.0);
+        let t = Threshold::parse("p95 < 1s").unwrap().evaluate(&empty);
+        assert!(!t.pass, "nothing measured cannot pass");
+    }
+}
