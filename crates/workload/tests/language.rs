@@ -327,3 +327,62 @@ fn every_problem_is_reported_at_its_place() {
         .unwrap();
     assert_eq!(d.problems.len(), 3, "{d}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_open_model_starts_iterations_on_schedule() {
+    // 50 iterations/s for 2 s: 100 iterations of two requests, whatever the think time
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: open, rate: 50, duration: 2s }
+scenarios:
+  - { name: s, steps: [ { get: /a }, { think: 300ms }, { get: /b } ] }
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    let t = w.tally();
+    assert_eq!(t.scenarios[0].iterations, 100);
+    let a = fake
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("GET /a"))
+        .count();
+    assert_eq!(a, 100);
+    // each iteration lasted the think time (the fake answers at once)
+    assert!(
+        t.scenarios[0].duration.min() >= 299_000,
+        "{}",
+        t.scenarios[0].duration.min()
+    );
+    // stages ramp the arrival rate: 0 -> 100/s over 2 s is 100 arrivals
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: open, stages: [ { duration: 2s, target: 100 } ] }
+scenarios: [ { name: s, steps: [ { get: /a } ] } ]
+",
+    );
+    run(&w, Fake::new(|_, _| ok(""))).await;
+    assert_eq!(w.tally().scenarios[0].iterations, 100);
+}
+
+#[tokio::test(start_paused = true)]
+async fn profiles_compile_to_stages_that_run() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { profile: flood, target: 3, duration: 2s, warmup: 100ms }
+scenarios: [ { name: s, steps: [ { get: /a }, { think: 100ms } ] } ]
+",
+    );
+    let plan = w.plan(1);
+    assert_eq!(plan.stages.len(), 3, "{:?}", plan.stages);
+    assert_eq!(
+        plan.stages[0].duration,
+        std::time::Duration::ZERO,
+        "everyone at once"
+    );
+    assert_eq!(plan.max_connections(), 3);
+    run(&w, Fake::new(|_, _| ok(""))).await;
+    // 3 users, ~10 iterations/s each for ~1.9 s of hold, minus the ramp-down's share
+    let n = w.tally().scenarios[0].iterations;
+    assert!((45..=60).contains(&n), "{n}");
+}
