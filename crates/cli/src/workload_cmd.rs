@@ -38,13 +38,13 @@ fn threads_default() -> usize {
 fn compile(file: &Path) -> Result<Workload, Exit> {
     Workload::load(file).map_err(|d| {
         let n = d.problems.len();
+        let problems = if n == 1 {
+            "1 problem".to_owned()
+        } else {
+            format!("{n} problems")
+        };
         Exit::bad_input(format!(
-            "{d}\n{} in {}: nothing was sent",
-            if n == 1 {
-                "1 problem".to_owned()
-            } else {
-                format!("{n} problems")
-            },
+            "{}: {problems}, nothing was sent\n{d}",
             file.display()
         ))
     })

@@ -253,6 +253,11 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
     };
     let mut steps = Vec::new();
     match f.get("steps") {
+        // A misspelt `stpes` is already reported with its suggestion.
+        None if f
+            .entries()
+            .iter()
+            .any(|(k, _)| did_you_mean(k.scalar().unwrap_or_default(), ["steps"]).is_some()) => {}
         None => r.report(
             Diag::new(node.at, "a scenario needs `steps`").hint("e.g. steps: [{ get: / }]"),
         ),
