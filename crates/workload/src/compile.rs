@@ -323,7 +323,9 @@ struct Resolve<'a> {
 }
 
 impl Resolve<'_> {
-    /// Resolves every hole; returns whether one refers to an extracted variable.
+    /// Resolves every hole; returns whether one can make the request unsendable: an extracted
+    /// variable (maybe unset) or text from a file or list (maybe not valid in a path or header).
+    /// Zipf ids always fit.
     fn template(&mut self, t: &mut Template) -> bool {
         let mut extracted = false;
         for h in t.holes_mut() {
@@ -337,6 +339,7 @@ impl Resolve<'_> {
                 .find(|(_, s)| s.name == h.name)
             {
                 self.used.push(i);
+                extracted |= !matches!(s.kind, crate::data::Kind::Zipf { .. });
                 match (&h.field, s.is_table()) {
                     (Some(col), true) => {
                         match s.column(col) {

@@ -386,3 +386,28 @@ scenarios: [ { name: s, steps: [ { get: /a }, { think: 100ms } ] } ]
     let n = w.tally().scenarios[0].iterations;
     assert!((45..=60).contains(&n), "{n}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_value_that_cannot_go_in_a_path_is_reported_not_sent() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 4 }
+data: { term: { values: [shoes, red hats], pick: sequential } }
+scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    assert_eq!(fake.requests().len(), 2, "only the shoes were sent");
+    let i = w
+        .checks()
+        .iter()
+        .position(|c| c == "GET /search/{{term}}: sent")
+        .expect("a sent check");
+    let c = &w.tally().checks[i];
+    assert_eq!((c.passes, c.fails), (2, 2));
+    assert!(
+        c.sample.as_deref().unwrap().contains("percent-encoded"),
+        "{c:?}"
+    );
+}
