@@ -24,6 +24,7 @@ mod extract;
 mod load;
 mod program;
 mod read;
+mod resolve;
 mod script;
 mod step;
 mod tally;
