@@ -376,6 +376,7 @@ fn compile_request(
         follow,
         sent_check,
         prebuilt: None,
+        cache_slot: None,
     };
     if let (true, Some(target)) = (is_static, target) {
         let spec = send.static_spec();

@@ -35,6 +35,9 @@ pub fn parse_set_cookie(header: &str) -> Option<SetCookie> {
 #[derive(Clone, Debug, Default)]
 pub struct Jar {
     cookies: Vec<(String, String)>,
+    /// Changes whenever a cookie does: requests serialized with the jar's cookies are reused
+    /// until then.
+    version: u64,
 }
 
 impl Jar {
@@ -51,11 +54,23 @@ impl Jar {
             let Some(c) = parse_set_cookie(v) else {
                 continue;
             };
+            let same = self
+                .cookies
+                .iter()
+                .any(|(k, v)| *k == c.name && *v == c.value);
+            if same && !c.remove {
+                continue;
+            }
             self.cookies.retain(|(k, _)| *k != c.name);
             if !c.remove {
                 self.cookies.push((c.name, c.value));
             }
+            self.version += 1;
         }
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// The `Cookie` header value.
@@ -87,8 +102,12 @@ mod tests {
         jar.store(&h("sid=1; Path=/; HttpOnly"));
         jar.store(&h("theme=dark"));
         assert_eq!(jar.header(), "sid=1; theme=dark");
+        let v = jar.version();
+        jar.store(&h("theme=dark; Path=/"));
+        assert_eq!(jar.version(), v, "the same cookie again changes nothing");
         jar.store(&h("sid=2"));
         assert_eq!(jar.header(), "theme=dark; sid=2");
+        assert!(jar.version() > v);
         jar.store(&h("theme=x; Max-Age=0"));
         assert_eq!(jar.header(), "sid=2");
         jar.store(&[("X-Other".into(), "a=b".into())]);

@@ -25,6 +25,8 @@ pub struct Program {
     /// Users walk the scenarios in order instead of picking by weight (siege URL files).
     pub walk: bool,
     pub seed: u64,
+    /// Steps without holes: each user caches them serialized with its cookies.
+    pub static_steps: usize,
 }
 
 impl Program {
@@ -40,6 +42,16 @@ impl Program {
         walk: bool,
         seed: u64,
     ) -> Program {
+        let mut scenarios = scenarios;
+        let mut static_steps = 0;
+        for step in scenarios.iter_mut().flat_map(|s| s.steps.iter_mut()) {
+            if let Step::Send(send) = step {
+                if send.prebuilt.is_some() {
+                    send.cache_slot = Some(static_steps);
+                    static_steps += 1;
+                }
+            }
+        }
         let cumulative = scenarios
             .iter()
             .scan(0, |acc, s| {
@@ -58,6 +70,7 @@ impl Program {
             cookies,
             walk,
             seed,
+            static_steps,
         }
     }
 
@@ -107,6 +120,8 @@ pub struct Send {
     pub sent_check: Option<usize>,
     /// For a step without holes: the spec and the request serialized once.
     pub prebuilt: Option<(RequestSpec, Request)>,
+    /// For a step without holes: where each user keeps it serialized with its cookies.
+    pub cache_slot: Option<usize>,
 }
 
 /// Why a step was not sent.

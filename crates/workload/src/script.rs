@@ -56,6 +56,8 @@ pub struct User {
     /// Drawn numbers as text, per source.
     texts: Vec<String>,
     walked: u64,
+    /// Static steps serialized with this user's cookies, and the jar version they carry.
+    cache: Vec<Option<(u64, Request)>>,
 }
 
 struct Vars<'a> {
@@ -92,6 +94,7 @@ impl Script for WorkloadScript {
             drawn: vec![Drawn::Nothing; p.sources.len()],
             texts: vec![String::new(); p.sources.len()],
             walked: id,
+            cache: vec![None; p.static_steps],
         }
     }
 
@@ -143,17 +146,41 @@ impl WorkloadScript {
         measured: bool,
     ) {
         let p = &*self.program;
-        let cookie = (p.cookies && !user.jar.is_empty()).then(|| user.jar.header());
+        let has_cookies = p.cookies && !user.jar.is_empty();
         let built;
-        let req: &Request = match (&s.prebuilt, &cookie) {
-            (Some((_, req)), None) => req,
-            _ => match s.build(&p.target, &Vars { program: p, user }, cookie, None) {
-                Ok(r) => {
-                    built = r;
-                    &built
+        let req: &Request = match (&s.prebuilt, s.cache_slot) {
+            (Some((_, pre)), _) if !has_cookies => pre,
+            // A static step with cookies: serialized again only when the jar changed.
+            (Some(_), Some(slot)) => {
+                let version = user.jar.version();
+                match &user.cache[slot] {
+                    Some((v, r)) if *v == version => {
+                        built = r.clone();
+                        &built
+                    }
+                    _ => {
+                        let vars = Vars { program: p, user };
+                        match s.build(&p.target, &vars, Some(user.jar.header()), None) {
+                            Ok(r) => {
+                                user.cache[slot] = Some((version, r.clone()));
+                                built = r;
+                                &built
+                            }
+                            Err(why) => return self.not_sent(s, why, measured),
+                        }
+                    }
                 }
-                Err(why) => return self.not_sent(s, why, measured),
-            },
+            }
+            _ => {
+                let cookie = has_cookies.then(|| user.jar.header());
+                match s.build(&p.target, &Vars { program: p, user }, cookie, None) {
+                    Ok(r) => {
+                        built = r;
+                        &built
+                    }
+                    Err(why) => return self.not_sent(s, why, measured),
+                }
+            }
         };
         if let Some(c) = s.sent_check {
             if measured {

@@ -132,6 +132,7 @@ pub fn read(path: &Path) -> Result<Program, Diagnostics> {
             follow: false,
             sent_check: None,
             prebuilt: Some((spec, req)),
+            cache_slot: None,
         };
         scenarios.push(Scenario {
             name,

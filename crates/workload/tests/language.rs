@@ -411,3 +411,40 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
         "{c:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn static_steps_with_cookies_are_serialized_again_only_when_the_jar_changes() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 40 }
+scenarios: [ { name: s, steps: [ { get: /login }, { get: /static } ] } ]
+",
+    );
+    // the session cookie changes once, on the 21st login
+    let fake = Fake::new(|req, n| {
+        if req.starts_with("GET /login") {
+            let sid = if n < 40 { "a" } else { "b" };
+            (
+                200,
+                vec![("Set-Cookie".into(), format!("sid={sid}"))],
+                String::new(),
+            )
+        } else {
+            ok("")
+        }
+    });
+    run(&w, fake.clone()).await;
+    let seen = fake.seen.borrow();
+    let mut bufs: Vec<(String, usize)> = seen
+        .iter()
+        .filter(|(r, _)| r.starts_with("GET /static"))
+        .map(|(r, p)| (r.split("Cookie: ").nth(1).unwrap_or("").to_owned(), *p))
+        .collect();
+    assert_eq!(bufs.len(), 40);
+    assert!(
+        bufs.iter().all(|(c, _)| c.starts_with("sid=")),
+        "every request carries the session"
+    );
+    bufs.dedup();
+    assert_eq!(bufs.len(), 2, "one buffer per cookie value: {bufs:?}");
+}
