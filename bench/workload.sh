@@ -71,12 +71,14 @@ cpu() {
   awk -v s="$secs" -v n="$done" 'BEGIN { printf "%.3f\n", s * 1e6 / n }'
 }
 
-variants=(${VARIANTS:-plain static static-nocookies templated extracting})
+variants=(${VARIANTS:-plain static static-nocookies plain-items templated extracting})
 declare -A samples
 for round in $(seq "$ROUNDS"); do
   for v in "${variants[@]}"; do
     if [ "$v" = plain ]; then
       us=$(cpu -n "$N" -c "$CONNS" -t 1 "$URL")
+    elif [ "$v" = plain-items ]; then
+      us=$(cpu -n "$N" -c "$CONNS" -t 1 "${URL}items/1")
     else
       us=$(cpu "$dir/$v.yaml")
     fi
@@ -86,12 +88,12 @@ for round in $(seq "$ROUNDS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 minimum() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
-base=$(echo "${samples[plain]}" | median)
-base_min=$(echo "${samples[plain]}" | minimum)
-printf '%-18s %16s %8s %14s %8s\n' variant "median us/req" ratio "min us/req" ratio
+baseline() { case $1 in plain-items|templated|extracting) echo plain-items ;; *) echo plain ;; esac; }
+printf '%-18s %16s %14s %8s %12s\n' variant "median us/req" "min us/req" ratio "vs"
 for v in "${variants[@]}"; do
+  b=$(baseline "$v")
   m=$(echo "${samples[$v]}" | median)
   lo=$(echo "${samples[$v]}" | minimum)
-  printf '%-18s %16.3f %8.3f %14.3f %8.3f\n' "$v" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN { print a / b }')" \
-    "$lo" "$(awk -v a="$lo" -v b="$base_min" 'BEGIN { print a / b }')"
+  bm=$(echo "${samples[$b]:-$m}" | median)
+  printf '%-18s %16.3f %14.3f %8.3f %12s\n' "$v" "$m" "$lo" "$(awk -v a="$m" -v b="$bm" 'BEGIN { print a / b }')" "$b"
 done
