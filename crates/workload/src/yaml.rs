@@ -1,6 +1,6 @@
 //! The YAML layer: a document parsed into a tree whose every node knows its line and column, so
 //! each later problem can point at the place in the file that caused it. Typed reading happens
-//! elsewhere ([`crate::read`]); this module knows nothing of workloads.
+//! elsewhere (the `read` module); this module knows nothing of workloads.
 
 use crate::diag::{Diag, Pos};
 use std::collections::HashMap;
