@@ -18,6 +18,8 @@ use tokio::time::Instant;
 
 /// Redirects followed for one step before giving up (browsers allow about 20).
 const MAX_REDIRECTS: usize = 10;
+/// The pause after an iteration that sent nothing and thought for no time.
+const IDLE_ITERATION: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// One worker thread's script: the shared program and this thread's tally, added to the shared
 /// tally when the worker drops it at the end of the run.
@@ -122,17 +124,24 @@ impl Script for WorkloadScript {
         }
         let measured = ctx.measured();
         let start = Instant::now();
+        let mut waited = false;
         for step in &scenario.steps {
             match step {
                 Step::Think(t) => {
                     let d = t.sample(&mut user.rng);
+                    waited |= !d.is_zero();
                     ctx.think(d).await;
                 }
-                Step::Send(s) => self.send(s, user, ctx, measured).await,
+                Step::Send(s) => waited |= self.send(s, user, ctx, measured).await,
             }
         }
         if measured {
             self.tally.borrow_mut().iteration(index, start.elapsed());
+        }
+        if !waited {
+            // Nothing was sent (every step's variables unset or data invalid) and nothing
+            // paused: without this the user would spin and starve its thread's event loop.
+            tokio::time::sleep(IDLE_ITERATION).await;
         }
     }
 }
@@ -144,7 +153,7 @@ impl WorkloadScript {
         user: &mut User,
         ctx: &mut UserCtx<T>,
         measured: bool,
-    ) {
+    ) -> bool {
         let p = &*self.program;
         let has_cookies = p.cookies && !user.jar.is_empty();
         let built;
@@ -194,12 +203,17 @@ impl WorkloadScript {
             let vars = Vars { program: p, user };
             match s.build(&p.target, &vars, cookie, Some(&path)) {
                 Ok(r) => location = self.exchange(s, &r, user, ctx, measured).await,
-                Err(why) => return self.not_sent(s, why, measured),
+                Err(why) => {
+                    self.not_sent(s, why, measured);
+                    break;
+                }
             }
         }
+        true
     }
 
-    fn not_sent(&self, s: &Send, why: NotSent, measured: bool) {
+    /// Counts a step that could not be sent; returns `false` (nothing was sent).
+    fn not_sent(&self, s: &Send, why: NotSent, measured: bool) -> bool {
         if let (Some(c), true) = (s.sent_check, measured) {
             self.tally.borrow_mut().check(c, false, || match why {
                 NotSent::Unset(v) => {
@@ -208,6 +222,7 @@ impl WorkloadScript {
                 NotSent::Invalid(e) => format!("not sent: {e}"),
             });
         }
+        false
     }
 
     /// One exchange, judged by the step's checks; returns where a redirect to follow points.

@@ -448,3 +448,23 @@ scenarios: [ { name: s, steps: [ { get: /login }, { get: /static } ] } ]
     bufs.dedup();
     assert_eq!(bufs.len(), 2, "one buffer per cookie value: {bufs:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_scenario_that_can_send_nothing_does_not_spin() {
+    // every value is unusable in a path: nothing is ever sent, yet the run ends on time
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 2, duration: 1s }
+data: { term: { values: [a b, c d] } }
+scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    assert!(fake.requests().is_empty());
+    let n = w.tally().scenarios[0].iterations;
+    assert!(
+        (150..=210).contains(&n),
+        "2 users, one iteration per 10 ms: {n}"
+    );
+}
