@@ -341,7 +341,10 @@ fn compile_request(
         checks.push(format!("{name}: {label}"));
         checks.len() - 1
     };
-    let sent_check = uses_vars.then(|| check("sent".to_owned()));
+    // A step can fail to go out when a value it uses is unset or unusable, or when a redirect
+    // it follows points off the target: that is counted, never silent.
+    let follows = q.follow_redirects.unwrap_or(follow);
+    let sent_check = (uses_vars || follows).then(|| check("sent".to_owned()));
     let status_check = q.status.as_ref().map(|codes| {
         let list: Vec<String> = codes.iter().map(u16::to_string).collect();
         check(format!("status {}", list.join(" or ")))
@@ -358,8 +361,7 @@ fn compile_request(
             ctx.known.push(var);
         }
     }
-    let follow = q.follow_redirects.unwrap_or(follow);
-    let keep = cookies || follow || !extract.is_empty() || q.body_contains.is_some();
+    let keep = cookies || follows || !extract.is_empty() || q.body_contains.is_some();
     let is_static =
         q.path.is_static() && q.body.is_static() && headers.iter().all(|(_, t)| t.is_static());
     let mut send = Send {
@@ -373,7 +375,7 @@ fn compile_request(
         status_check,
         body_contains: q.body_contains.map(|s| (s, contains_check.unwrap_or(0))),
         extract,
-        follow,
+        follow: follows,
         sent_check,
         prebuilt: None,
         cache_slot: None,

@@ -242,7 +242,7 @@ impl WorkloadScript {
                 jar.store(&r.headers);
             }
             if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
-                location = redirect_path(r);
+                location = redirect_path(r, &req.bytes);
                 if location.is_some() {
                     return (Verdict::Ok, None);
                 }
@@ -304,12 +304,45 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The `Location` of a redirect as a path on the target (or an absolute URL, which the
-/// request builder checks is on the target).
-fn redirect_path(r: &Response) -> Option<String> {
-    r.headers
+/// The `Location` of a redirect: an absolute URL (the request builder checks it is on the
+/// target), an absolute path, or a path relative to the request's own (`b` from `/a/x` is `/a/b`).
+fn redirect_path(r: &Response, request: &[u8]) -> Option<String> {
+    let loc = r
+        .headers
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-        .map(|(_, v)| v.trim().to_owned())
-        .filter(|v| !v.is_empty())
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())?;
+    if loc.starts_with('/') || loc.contains("://") {
+        return Some(loc.to_owned());
+    }
+    // "GET /a/x?q HTTP/1.1": the directory of the path
+    let line = request.split(|&b| b == b'\r').next()?;
+    let path = std::str::from_utf8(line).ok()?.split(' ').nth(1)?;
+    let path = path.split('?').next()?;
+    let dir = &path[..=path.rfind('/')?];
+    Some(format!("{dir}{loc}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_locations_resolve_against_the_request() {
+        let r = |loc: &str| Response {
+            headers: vec![("Location".into(), loc.into())],
+            ..Response::default()
+        };
+        let req = b"GET /shop/cart?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+        let table = [
+            ("/login", Some("/login")),
+            ("http://h/a", Some("http://h/a")),
+            ("login?next=cart", Some("/shop/login?next=cart")),
+            ("", None),
+        ];
+        for (loc, want) in table {
+            assert_eq!(redirect_path(&r(loc), req).as_deref(), want, "{loc}");
+        }
+    }
 }
