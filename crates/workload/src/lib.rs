@@ -185,12 +185,13 @@ impl Workload {
                 format!("; {what}{len}")
             }
         };
+        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
-            "{} scenarios, {} request names, {} checks, {} thresholds{load}",
-            p.scenarios.len(),
-            p.names.len(),
-            p.checks.len(),
-            self.thresholds.len()
+            "{}, {}, {}, {}{load}",
+            n(p.scenarios.len(), "scenario"),
+            n(p.names.len(), "request name"),
+            n(p.checks.len(), "check"),
+            n(self.thresholds.len(), "threshold")
         )
     }
 }
