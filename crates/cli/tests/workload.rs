@@ -264,6 +264,7 @@ scenarios:
     std::fs::write(&file, yaml).unwrap();
     let (out, r) = run_json(file.to_str().unwrap(), &dir);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(r["warmup"]["requests"], 0, "no warm-up asked, none counted");
     let plain = by_name(&r, "GET /plain");
     assert_eq!(plain["totals"]["completed"], 10);
     assert_eq!(
