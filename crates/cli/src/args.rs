@@ -6,8 +6,20 @@ use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates)
-    pub url: String,
+    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates), or a
+    /// workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)
+    #[arg(required_unless_present = "urls_file", value_name = "URL|FILE.yaml")]
+    pub url: Option<String>,
+
+    /// Load the URLs of a siege URL file, one `URL [POST data]` per line, each user walking
+    /// them in order; the load comes from the flags as for one URL
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "URLS.txt",
+        conflicts_with = "url"
+    )]
+    pub urls_file: Option<PathBuf>,
 
     /// Closed model: concurrent connections, each sending its next request when the last one
     /// answered. With --rate: the cap on connections, opened as the schedule needs them

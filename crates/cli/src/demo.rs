@@ -42,7 +42,8 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         humantime::format_duration(a.duration)
     );
     let args = RunArgs {
-        url: url.clone(),
+        url: Some(url.clone()),
+        urls_file: None,
         connections: Some(200),
         rate: Some(a.rate),
         duration: Some(a.duration),

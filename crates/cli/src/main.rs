@@ -18,6 +18,7 @@ mod series;
 mod serve;
 mod sweep;
 mod watch;
+mod workload_cmd;
 
 use clap::{Parser, Subcommand};
 
@@ -38,9 +39,11 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Load a URL and print what the server did (wrk, ab, hey, httperf in one)
+    /// Load a URL or run a workload file and print what the server did
     #[command(after_help = exit::HELP)]
     Run(Box<args::RunArgs>),
+    /// Check a workload file and report every problem with its line and column; sends nothing
+    Validate(workload_cmd::ValidateArgs),
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
     Serve(serve::ServeArgs),
     /// Start the mock server in-process and run a short load test against it
@@ -77,6 +80,7 @@ fn main() {
         Command::Sweep(a) => sweep::cmd(a),
         Command::Capacity(a) => capacity::cmd(a),
         Command::Plot(a) => plot::cmd(a),
+        Command::Validate(a) => workload_cmd::validate(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -31,7 +31,8 @@ pub struct Prepared {
 /// Checks every flag and reports all problems at once.
 pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
     let mut problems = Vec::new();
-    let target = match Target::parse(&a.url) {
+    let url = a.url.clone().unwrap_or_default();
+    let target = match Target::parse(&url) {
         Ok(t) => Some(t),
         Err(e) => {
             problems.push(e.to_string());
@@ -112,7 +113,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
     }
     let target = target.expect("no problems means the URL parsed");
     let config = RunConfig {
-        url: a.url.clone(),
+        url,
         method,
         model: if a.rate.is_some() {
             Model::Open
@@ -261,6 +262,12 @@ pub fn exit_code(result: &RunResult) -> i32 {
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
+    if let Some(file) = crate::workload_cmd::workload_file(a) {
+        return crate::workload_cmd::run_file(a, &file);
+    }
+    if let Some(urls) = &a.urls_file {
+        return crate::workload_cmd::run_urls(a, urls);
+    }
     let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch)) {
         (Ok(p), Ok(w)) => (p, w),
         (p, w) => {

@@ -108,7 +108,8 @@ impl Runs for UrlRuns {
             Length::Requests(n) => (None, Some(n)),
         };
         prepare_run(&RunArgs {
-            url: self.url.clone(),
+            url: Some(self.url.clone()),
+            urls_file: None,
             connections,
             rate,
             duration,

@@ -28,6 +28,12 @@ pub struct UserCtx<T: Transport> {
     slot: Rc<Slot>,
     /// Set while connecting, so a deadline that fires then is a `connect_timeout`.
     connecting: bool,
+    /// The current iteration started after the warm-up: what a script counts itself (scenario
+    /// iterations, checks) follows the same rule as the requests.
+    measured: bool,
+    /// When the current iteration was intended: whether its outcomes fall in the warm-up is
+    /// decided once per iteration, so an iteration is never split across the boundary.
+    iteration: Option<Instant>,
     response: Response,
 }
 
@@ -54,6 +60,8 @@ impl<T: Transport> UserCtx<T> {
             now: None,
             slot,
             connecting: false,
+            measured: false,
+            iteration: None,
             response: Response::default(),
         }
     }
@@ -63,6 +71,14 @@ impl<T: Transport> UserCtx<T> {
     pub(crate) fn begin(&mut self, intended: Instant, now: Instant) {
         self.intended = Some(intended);
         self.now = Some(now);
+        self.iteration = Some(intended);
+        self.measured = intended >= self.local.measure_start;
+    }
+
+    /// Whether the current iteration is measured (it was intended after the warm-up). Scripts
+    /// that keep their own counts use it to leave the warm-up out, as the engine does.
+    pub fn measured(&self) -> bool {
+        self.measured
     }
 
     /// Sleeps (think time) on the engine's clock; the next request is measured from its end.
@@ -135,7 +151,7 @@ impl<T: Transport> UserCtx<T> {
                 Err(failure.kind)
             }
         };
-        local.finish(intended, done, &outcome);
+        local.finish(self.iteration.unwrap_or(intended), done, &outcome);
         ret.map(|()| &self.response)
     }
 

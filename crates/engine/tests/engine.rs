@@ -468,3 +468,56 @@ async fn open_stages_ramp_the_arrival_rate() {
     assert_eq!(per_sec[2] + per_sec[3], 200);
     assert!(per_sec[0] < per_sec[1], "ramping up: {per_sec:?}");
 }
+
+/// Two requests per iteration; counts iterations measured and not.
+struct TwoSteps(Rc<Cell<(u64, u64)>>);
+
+impl herd_engine::Script for TwoSteps {
+    type User = ();
+    fn new_user(&self, _id: u64) {}
+    async fn iterate<'a, T: Transport>(
+        &'a self,
+        _: &'a mut (),
+        ctx: &'a mut herd_engine::UserCtx<T>,
+    ) {
+        let req = Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]);
+        let _ = ctx.exchange(&req).await;
+        let _ = ctx.exchange(&req).await;
+        let (m, w) = self.0.get();
+        self.0.set(if ctx.measured() {
+            (m + 1, w)
+        } else {
+            (m, w + 1)
+        });
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_iteration_that_began_in_the_warmup_is_left_out_whole() {
+    // 80 ms iterations, warm-up 100 ms: the iteration starting at 80 ms sends its second request
+    // at 120 ms, after the warm-up; it still belongs to the warm-up with its iteration.
+    let fake = Fake::new(|_, _| Reply::After(ms(40), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: Some(ms(300)),
+        warmup: ms(100),
+        ..Plan::default()
+    };
+    let counted = Rc::new(Cell::new((0, 0)));
+    let out = tokio::task::LocalSet::new()
+        .run_until(run_local(
+            &plan,
+            fake,
+            TwoSteps(Rc::clone(&counted)),
+            Arc::new(Control::new()),
+        ))
+        .await
+        .unwrap();
+    let (measured, warm) = counted.get();
+    assert_eq!(warm, 2, "iterations at 0 and 80 ms");
+    assert_eq!(
+        out.warmup_requests, 4,
+        "both requests of both warm-up iterations"
+    );
+    assert_eq!(out.total.completed, 2 * measured, "whole iterations only");
+}

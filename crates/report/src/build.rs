@@ -94,6 +94,11 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         totals,
         extra: BTreeMap::new(),
         server: None,
+        workload: None,
+        by_name: Vec::new(),
+        by_scenario: Vec::new(),
+        checks: Vec::new(),
+        thresholds: Vec::new(),
     }
 }
 
@@ -113,7 +118,7 @@ fn finite_generator(mut g: Generator) -> Generator {
     g
 }
 
-fn response_bytes(s: &Stats) -> SizeSummary {
+pub(crate) fn response_bytes(s: &Stats) -> SizeSummary {
     if s.completed == 0 {
         return SizeSummary::default();
     }

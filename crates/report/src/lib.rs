@@ -76,6 +76,9 @@ mod server_text;
 pub mod significance;
 pub mod sweep;
 mod text;
+pub mod threshold;
+mod workload;
+mod workload_text;
 
 pub use build::{build_run, RunInput};
 pub use compare::{compare, Comparison};
@@ -93,6 +96,10 @@ pub use server::{
     WatchedProcess,
 };
 pub use text::render_text;
+pub use threshold::{Threshold, ThresholdError};
+pub use workload::{
+    name_result, scenario_result, CheckResult, NameResult, ScenarioResult, ThresholdResult,
+};
 
 /// The herd version written into results, and the one [`read_json`] checks files against.
 pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -50,6 +50,21 @@ pub struct RunResult {
     /// The server under test, when watched (`--watch-pid`, `--watch-name`, `--watch-prometheus`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<crate::Server>,
+    /// The workload file a `herd run FILE.yaml` ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    /// Workload runs: the top level's numbers for each request name, in file order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_name: Vec<crate::NameResult>,
+    /// Workload runs: iterations of each scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_scenario: Vec<crate::ScenarioResult>,
+    /// Workload runs: passes and fails of each check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<crate::CheckResult>,
+    /// Workload runs: each threshold, its measured value and verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<crate::ThresholdResult>,
 }
 
 /// What a result file describes.

@@ -128,6 +128,11 @@ pub fn thresholds(doc: &Value) -> Vec<ThresholdOutcome> {
     };
     list.into_iter()
         .filter_map(|(what, v)| {
+            // herd writes the whole expression (`cart: p99 < 500ms`), name included.
+            let what = match first_str(v, &["expression"]) {
+                Some(e) => e,
+                None => what,
+            };
             let what = first_str(v, &["expr", "threshold", "condition"])
                 .map(|e| {
                     if what.is_empty() || what == e {
@@ -140,10 +145,19 @@ pub fn thresholds(doc: &Value) -> Vec<ThresholdOutcome> {
             let passed = ["passed", "ok", "pass"]
                 .iter()
                 .find_map(|k| v.get(*k).and_then(Value::as_bool))?;
-            let actual = ["actual", "value", "observed"]
-                .iter()
-                .find_map(|k| v.get(*k))
-                .map(scalar_text);
+            // herd's own shape: a number in `value` with its `unit`.
+            let measured = match (num(v.get("value")), v.get("unit").and_then(Value::as_str)) {
+                (Some(value), Some(unit)) => {
+                    Some(crate::workload_text::threshold_value(value, unit))
+                }
+                _ => None,
+            };
+            let actual = measured.or_else(|| {
+                ["actual", "value", "observed"]
+                    .iter()
+                    .find_map(|k| v.get(*k))
+                    .map(scalar_text)
+            });
             Some(ThresholdOutcome {
                 what,
                 passed,

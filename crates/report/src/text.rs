@@ -57,7 +57,8 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;
-    crate::server_text::render(r.server.as_ref(), out)
+    crate::server_text::render(r.server.as_ref(), out)?;
+    crate::workload_text::render_workload(r, out)
 }
 
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {

@@ -123,7 +123,8 @@ fn per_second_samples_cover_the_measurement_only() {
 fn per_name_rows_are_shown_but_do_not_gate() {
     let with_names = |p99: f64| {
         let mut doc = fixtures::value(OPEN);
-        doc["by_name"] = serde_json::json!({"home": {"requests": 10, "ok": 10, "latency_ms": {"p50": 1.0, "p95": 2.0, "p99": p99}}});
+        doc["by_name"] =
+            serde_json::json!([fixtures::name_entry(&doc, "home", 10, 10, 1.0, 2.0, p99)]);
         herd_report::parse_json(&doc.to_string(), "n.json").unwrap()
     };
     let c = judge(&with_names(3.0), &with_names(30.0), 0.10);

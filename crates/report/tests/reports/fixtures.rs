@@ -41,3 +41,38 @@ pub fn slowed(r: &RunResult, factor: f64) -> RunResult {
     }
     r
 }
+
+/// One `by_name` entry in herd's shape, made from the top level of the fixture `doc` with the
+/// given requests, oks and latency percentiles (ms).
+pub fn name_entry(
+    doc: &Value,
+    name: &str,
+    requests: u64,
+    ok: u64,
+    p50: f64,
+    p95: f64,
+    p99: f64,
+) -> Value {
+    let mut e = serde_json::json!({
+        "name": name,
+        "totals": doc["totals"].clone(),
+        "throughput_rps": doc["throughput_rps"].clone(),
+        "status": {"200": ok, "500": requests - ok},
+        "errors": {},
+        "latency_ms": doc["latency_ms"].clone(),
+        "service_time_ms": doc["service_time_ms"].clone(),
+        "response_bytes": doc["response_bytes"].clone(),
+    });
+    let t = &mut e["totals"];
+    for k in ["scheduled", "sent", "completed"] {
+        t[k] = requests.into();
+    }
+    t["ok"] = ok.into();
+    t["failed"] = (requests - ok).into();
+    t["errors"] = 0.into();
+    t["dropped"] = 0.into();
+    e["latency_ms"]["p50"] = p50.into();
+    e["latency_ms"]["p95"] = p95.into();
+    e["latency_ms"]["p99"] = p99.into();
+    e
+}

@@ -102,16 +102,17 @@ fn hover_data_holds_each_seconds_values() {
 #[test]
 fn optional_sections_render_when_present() {
     let mut doc = fixtures::value(OPEN);
-    doc["by_name"] = json!({
-        "home": {"requests": 1000, "ok": 990, "latency_ms": {"min": 1.0, "mean": 3.0, "p50": 2.9, "p95": 4.1, "p99": 5.0, "max": 8.0},
-                 "response_bytes": {"mean": 2000.0}, "status": {"200": 990, "500": 10}},
-        "search <q>": {"requests": 500, "ok": 500, "latency_ms": {"p50": 12.0, "p95": 20.0, "p99": 31.0, "max": 40.0}},
-    });
-    doc["thresholds"] = json!([
-        {"name": "p99 < 20ms", "passed": true, "actual": "5.43 ms"},
-        {"name": "errors < 0.1%", "passed": false, "actual": "1%"},
+    let mut home = fixtures::name_entry(&doc, "home", 1000, 990, 2.9, 4.1, 5.0);
+    home["response_bytes"]["mean"] = 2000.0.into();
+    doc["by_name"] = json!([
+        home,
+        fixtures::name_entry(&doc, "search <q>", 500, 500, 12.0, 20.0, 31.0)
     ]);
-    doc["checks"] = json!({"status is 200": {"passes": 1490, "fails": 10}});
+    doc["thresholds"] = json!([
+        {"expression": "p99 < 20ms", "value": 5.43, "unit": "ms", "pass": true},
+        {"expression": "errors < 0.1%", "value": 1.0, "unit": "%", "pass": false},
+    ]);
+    doc["checks"] = json!([{"name": "status is 200", "passes": 1490, "fails": 10}]);
     let sample = |t: f64, cpu: f64, rss: u64| {
         json!({"t": t, "processes": 1, "cpu_percent": cpu, "rss_bytes": rss, "threads": 1, "fds": 12,
                "ctx_switches_voluntary": 100, "ctx_switches_involuntary": 3})
@@ -126,7 +127,7 @@ fn optional_sections_render_when_present() {
         "a failed threshold fails the verdict"
     );
     assert!(page.contains("1 of 2 thresholds failed"));
-    assert!(page.contains("threshold failed: errors &lt; 0.1% (measured 1%)"));
+    assert!(page.contains("threshold failed: errors &lt; 0.1% (measured 1.00%)"));
     for id in ["by_name", "thresholds", "checks", "server"] {
         assert!(page.contains(&format!("<section id=\"{id}\"")), "{id}");
     }

@@ -1,0 +1,113 @@
+//! The parts of a result that only workload runs have: stats per request name, iterations per
+//! scenario, checks, and thresholds with their verdicts. All optional in the JSON: a plain
+//! `herd run URL` writes none of them.
+
+use crate::build::response_bytes;
+use crate::histogram::summarize_us;
+use crate::result::{SizeSummary, Summary, Totals};
+use hdrhistogram::Histogram;
+use herd_metrics::Stats;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// One request name, in the same shape as the top level of the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NameResult {
+    /// The step's `name`, or its method and path template (`GET /items/{{item}}`).
+    pub name: String,
+    pub totals: Totals,
+    pub throughput_rps: f64,
+    pub status: BTreeMap<String, u64>,
+    pub errors: BTreeMap<String, u64>,
+    pub latency_ms: Summary,
+    pub service_time_ms: Summary,
+    pub response_bytes: SizeSummary,
+}
+
+/// Iterations of one scenario (measured ones only) and how long they took, think times included.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub weight: u64,
+    pub iterations: u64,
+    pub duration_ms: Summary,
+}
+
+/// Passes and fails of one check (`cart: status 200`, `login: extract token`, ...).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub name: String,
+    pub passes: u64,
+    pub fails: u64,
+    /// Why the first failure failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<String>,
+}
+
+/// A threshold, what was measured, and whether it held.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdResult {
+    /// As written in the workload: `cart: p99 < 500ms`.
+    pub expression: String,
+    /// The measured value, in `unit`.
+    pub value: f64,
+    /// `ms`, `%` or `req/s`.
+    pub unit: String,
+    pub pass: bool,
+    /// Why it failed when nothing could be measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Stats of one request name over the measured `duration`.
+pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
+    let errors = s.errors.total();
+    let secs = duration.as_secs_f64();
+    NameResult {
+        name: name.to_owned(),
+        totals: Totals {
+            scheduled: s.completed + errors,
+            sent: s.sent,
+            completed: s.completed,
+            ok: s.ok,
+            failed: s.failed,
+            errors,
+            dropped: 0,
+            bytes_sent: s.bytes_sent,
+            bytes_received: s.bytes_received,
+        },
+        throughput_rps: if secs > 0.0 {
+            s.completed as f64 / secs
+        } else {
+            0.0
+        },
+        status: s
+            .statuses()
+            .map(|(code, n)| (code.to_string(), n))
+            .collect(),
+        errors: s
+            .errors
+            .iter()
+            .map(|(k, n, _)| (k.key().to_owned(), n))
+            .collect(),
+        latency_ms: summarize_us(&s.latency),
+        service_time_ms: summarize_us(&s.service),
+        response_bytes: response_bytes(s),
+    }
+}
+
+/// One scenario's iterations and their durations (microsecond histogram).
+pub fn scenario_result(
+    name: &str,
+    weight: u64,
+    iterations: u64,
+    durations: &Histogram<u64>,
+) -> ScenarioResult {
+    ScenarioResult {
+        name: name.to_owned(),
+        weight,
+        iterations,
+        duration_ms: summarize_us(durations),
+    }
+}

@@ -1,0 +1,127 @@
+//! The workload part of the text summary: a table per request name (seed 003: average, min,
+//! max and 95th percentile per request type, page weight, response codes), then scenarios,
+//! checks and thresholds.
+
+use crate::format::{bytes, count, duration_ms};
+use crate::RunResult;
+use std::fmt::{self, Write};
+
+/// Longest request name shown in the table; the JSON keeps the whole name.
+const NAME_CHARS: usize = 40;
+
+pub fn render_workload(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if !r.by_name.is_empty() {
+        let width = r
+            .by_name
+            .iter()
+            .map(|n| n.name.chars().count().min(NAME_CHARS))
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "  {:<width$}  {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9}  status",
+            "name", "requests", "not ok", "mean", "min", "p95", "max", "weight"
+        )?;
+        for n in &r.by_name {
+            let t = &n.totals;
+            let l = &n.latency_ms;
+            let mut status = String::new();
+            for (code, k) in &n.status {
+                write!(status, " {code}: {}", count(*k))?;
+            }
+            for (class, k) in &n.errors {
+                write!(status, " {class}: {}", count(*k))?;
+            }
+            let time = |ms: f64| {
+                if l.count == 0 {
+                    "-".to_owned()
+                } else {
+                    duration_ms(ms)
+                }
+            };
+            writeln!(
+                out,
+                "  {:<width$}  {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {}",
+                shorten(&n.name),
+                count(t.completed + t.errors),
+                count(t.failed + t.errors),
+                time(l.mean),
+                time(l.min),
+                time(l.p95),
+                time(l.max),
+                bytes(n.response_bytes.mean.round()),
+                status.trim_start()
+            )?;
+        }
+    }
+    if !r.by_scenario.is_empty() {
+        writeln!(out)?;
+        for s in &r.by_scenario {
+            let d = &s.duration_ms;
+            let body = if s.iterations == 0 {
+                "no iterations measured".to_owned()
+            } else {
+                format!(
+                    "{} iterations, mean {}, p95 {}, max {}",
+                    count(s.iterations),
+                    duration_ms(d.mean),
+                    duration_ms(d.p95),
+                    duration_ms(d.max)
+                )
+            };
+            writeln!(out, "  scenario   {} (weight {}): {body}", s.name, s.weight)?;
+        }
+    }
+    if !r.checks.is_empty() {
+        writeln!(out)?;
+        for c in &r.checks {
+            let mark = if c.fails == 0 { "ok  " } else { "FAIL" };
+            write!(
+                out,
+                "  check {mark} {}: {} passed, {} failed",
+                c.name,
+                count(c.passes),
+                count(c.fails)
+            )?;
+            match &c.sample {
+                Some(s) if c.fails > 0 => writeln!(out, " ({s})")?,
+                _ => writeln!(out)?,
+            }
+        }
+    }
+    if !r.thresholds.is_empty() {
+        writeln!(out)?;
+        for t in &r.thresholds {
+            let mark = if t.pass { "ok  " } else { "FAIL" };
+            let value = threshold_value(t.value, &t.unit);
+            write!(
+                out,
+                "  threshold {mark} {}  (measured {value})",
+                t.expression
+            )?;
+            match &t.note {
+                Some(n) => writeln!(out, ": {n}")?,
+                None => writeln!(out)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(NAME_CHARS - 1) {
+        Some((cut, _)) if s.chars().count() > NAME_CHARS => format!("{}…", &s[..cut]),
+        _ => s.to_owned(),
+    }
+}
+
+/// A threshold's measured value in its unit, as the summary and the HTML report show it.
+pub(crate) fn threshold_value(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => duration_ms(value),
+        "%" => format!("{value:.2}%"),
+        _ => format!("{value:.1} {unit}"),
+    }
+}

@@ -1,0 +1,197 @@
+//! herd's workload language: a YAML file of scenarios, test data, load stages and thresholds,
+//! compiled to the engine's plain-data [`Plan`] and a [`Script`](herd_engine::Script) that
+//! plays the virtual users (docs/workload.md).
+//!
+//! The pipeline is file -> YAML tree with positions -> typed drafts -> [`Diagnostics`] (every
+//! problem at once, `file:line:col: message (hint)`) or a [`Workload`]. What can be done before
+//! the run is: templates are split into literal pieces and holes once, requests without holes
+//! are serialized once, and responses are kept only by steps that read them (extraction, body
+//! checks, cookies, redirects).
+//!
+//! ```no_run
+//! use herd_workload::Workload;
+//! let w = Workload::load("shop.yaml".as_ref()).unwrap_or_else(|d| panic!("{d}"));
+//! let plan = w.plan(2);
+//! println!("{} request names, {:?}", w.names().len(), plan.stages);
+//! // engine::run(&plan, |_| transport.clone(), |_| w.script(), control, |_| {})
+//! ```
+
+mod compile;
+mod cookie;
+mod data;
+mod diag;
+mod extract;
+mod load;
+mod program;
+mod read;
+mod resolve;
+mod script;
+mod step;
+mod tally;
+mod template;
+mod think;
+mod urls;
+pub mod yaml;
+
+pub use diag::{did_you_mean, Diag, Diagnostics, Pos};
+pub use extract::JsonPath;
+pub use load::{profile, LoadPlan};
+pub use script::WorkloadScript;
+pub use tally::{CheckTally, ScenarioTally, Tally};
+
+use herd_engine::{Load, Plan};
+use herd_http::Target;
+use herd_report::Threshold;
+use program::Program;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A compiled workload: what to run and how to report it.
+pub struct Workload {
+    program: Arc<Program>,
+    /// `None` for a URL file, whose load comes from flags.
+    pub load: Option<LoadPlan>,
+    pub timeout: Duration,
+    pub thresholds: Vec<Threshold>,
+    pub file: PathBuf,
+    tally: Arc<Mutex<Tally>>,
+}
+
+impl Workload {
+    fn new(
+        program: Program,
+        load: Option<LoadPlan>,
+        timeout: Duration,
+        thresholds: Vec<Threshold>,
+        file: &Path,
+    ) -> Workload {
+        let tally = Tally::new(program.scenarios.len(), program.checks.len());
+        Workload {
+            program: Arc::new(program),
+            load,
+            timeout,
+            thresholds,
+            file: file.to_owned(),
+            tally: Arc::new(Mutex::new(tally)),
+        }
+    }
+
+    /// Reads and compiles a workload file; CSV paths are relative to its folder.
+    pub fn load(path: &Path) -> Result<Workload, Diagnostics> {
+        let src = std::fs::read_to_string(path).map_err(|e| {
+            Diagnostics::new(
+                path,
+                vec![Diag::new(
+                    Pos { line: 1, col: 1 },
+                    format!("cannot read the workload file: {e}"),
+                )],
+            )
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        compile::compile(&src, path, base)
+    }
+
+    /// Compiles workload text; `file` names it in messages, `base` resolves CSV paths.
+    pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
+        compile::compile(src, file, base)
+    }
+
+    /// Reads a siege URL file (`URL [POST data]` per line): one scenario per URL, walked in
+    /// order by every user. The load comes from flags.
+    pub fn url_file(path: &Path) -> Result<Workload, Diagnostics> {
+        let program = urls::read(path)?;
+        Ok(Workload::new(
+            program,
+            None,
+            Duration::from_secs(10),
+            Vec::new(),
+            path,
+        ))
+    }
+
+    /// The engine plan of the file's load; `threads` is used when the file does not say.
+    /// Panics for a URL file, which has no load of its own.
+    pub fn plan(&self, threads: usize) -> Plan {
+        let l = self.load.as_ref().expect("a workload file has a load");
+        Plan {
+            load: l.load.clone(),
+            duration: l.duration,
+            requests: l.iterations,
+            warmup: l.warmup,
+            threads: l.threads.unwrap_or(threads),
+            timeout: self.timeout,
+            calls_per_conn: None,
+            names: self.program.names.len(),
+            stages: l.stages.clone(),
+        }
+    }
+
+    /// The script for one worker thread.
+    pub fn script(&self) -> WorkloadScript {
+        WorkloadScript::new(Arc::clone(&self.program), Arc::clone(&self.tally))
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.program.target
+    }
+
+    /// Request names; `RunOutput::by_name` follows this order.
+    pub fn names(&self) -> &[String] {
+        &self.program.names
+    }
+
+    /// Scenario names and weights.
+    pub fn scenarios(&self) -> Vec<(&str, u64)> {
+        self.program
+            .scenarios
+            .iter()
+            .map(|s| (s.name.as_str(), s.weight))
+            .collect()
+    }
+
+    pub fn checks(&self) -> &[String] {
+        &self.program.checks
+    }
+
+    /// Whether users walk the scenarios in order (a URL file) rather than by weight.
+    pub fn walks(&self) -> bool {
+        self.program.walk
+    }
+
+    /// What the scripts counted, once the run is over (every script dropped).
+    pub fn tally(&self) -> Tally {
+        self.tally
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// A one-line description for `herd validate`.
+    pub fn describe(&self) -> String {
+        let p = &self.program;
+        let load = match &self.load {
+            None => String::new(),
+            Some(l) => {
+                let what = match l.load {
+                    Load::Closed { users } => format!("closed model, up to {users} users"),
+                    Load::Open { rate, .. } => format!("open model, up to {rate} iterations/s"),
+                };
+                let len = match (Plan::length(&self.plan(1)), l.iterations) {
+                    (Some(d), _) => format!(", {}", humantime::format_duration(d)),
+                    (None, Some(n)) => format!(", {n} iterations"),
+                    _ => String::new(),
+                };
+                format!("; {what}{len}")
+            }
+        };
+        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+        format!(
+            "{}, {}, {}, {}{load}",
+            n(p.scenarios.len(), "scenario"),
+            n(p.names.len(), "request name"),
+            n(p.checks.len(), "check"),
+            n(self.thresholds.len(), "threshold")
+        )
+    }
+}

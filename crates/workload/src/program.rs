@@ -1,0 +1,195 @@
+//! The compiled workload: scenarios of steps with pre-split templates and, for static requests,
+//! the bytes serialized once. Shared read-only by every thread; per-user state lives in
+//! [`crate::script`].
+
+use crate::data::Source;
+use crate::extract::Extract;
+use crate::template::{Lookup, Template};
+use crate::think::Think;
+use herd_engine::Request;
+use herd_http::{prepare, RequestSpec, Target};
+
+#[derive(Debug)]
+pub struct Program {
+    pub target: Target,
+    pub sources: Vec<Source>,
+    pub scenarios: Vec<Scenario>,
+    /// Cumulative weights, for picking a scenario with one draw.
+    pub cumulative: Vec<u64>,
+    /// Request names; a request's `name` indexes this table.
+    pub names: Vec<String>,
+    pub checks: Vec<String>,
+    /// Number of distinct extracted variables (slots).
+    pub variables: usize,
+    pub cookies: bool,
+    /// Users walk the scenarios in order instead of picking by weight (siege URL files).
+    pub walk: bool,
+    pub seed: u64,
+    /// Steps without holes: each user caches them serialized with its cookies.
+    pub static_steps: usize,
+}
+
+impl Program {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        target: Target,
+        sources: Vec<Source>,
+        scenarios: Vec<Scenario>,
+        names: Vec<String>,
+        checks: Vec<String>,
+        variables: usize,
+        cookies: bool,
+        walk: bool,
+        seed: u64,
+    ) -> Program {
+        let mut scenarios = scenarios;
+        let mut static_steps = 0;
+        for step in scenarios.iter_mut().flat_map(|s| s.steps.iter_mut()) {
+            if let Step::Send(send) = step {
+                if send.prebuilt.is_some() {
+                    send.cache_slot = Some(static_steps);
+                    static_steps += 1;
+                }
+            }
+        }
+        let cumulative = scenarios
+            .iter()
+            .scan(0, |acc, s| {
+                *acc += s.weight;
+                Some(*acc)
+            })
+            .collect();
+        Program {
+            target,
+            sources,
+            scenarios,
+            cumulative,
+            names,
+            checks,
+            variables,
+            cookies,
+            walk,
+            seed,
+            static_steps,
+        }
+    }
+
+    /// The scenario a draw in `0..total weight` falls on.
+    pub fn scenario_at(&self, draw: u64) -> usize {
+        self.cumulative.partition_point(|&c| c <= draw)
+    }
+
+    pub fn total_weight(&self) -> u64 {
+        self.cumulative.last().copied().unwrap_or(0)
+    }
+}
+
+#[derive(Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub weight: u64,
+    pub steps: Vec<Step>,
+    /// Data sources its steps use: drawn once at the start of each iteration.
+    pub sources: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub enum Step {
+    Send(Box<Send>),
+    Think(Think),
+}
+
+/// One request step, ready to send.
+#[derive(Debug)]
+pub struct Send {
+    pub name: u32,
+    pub method: String,
+    pub path: Template,
+    pub headers: Vec<(String, Template)>,
+    pub body: Template,
+    /// Keep the response (cookies, extraction, body checks, redirects).
+    pub keep: bool,
+    /// Accepted statuses; empty means "below 400".
+    pub status: Vec<u16>,
+    pub status_check: Option<usize>,
+    pub body_contains: Option<(String, usize)>,
+    /// (variable slot, how, check).
+    pub extract: Vec<(usize, Extract, usize)>,
+    pub follow: bool,
+    /// The check that counts steps not sent because a variable was unset.
+    pub sent_check: Option<usize>,
+    /// For a step without holes: the spec and the request serialized once.
+    pub prebuilt: Option<(RequestSpec, Request)>,
+    /// For a step without holes: where each user keeps it serialized with its cookies.
+    pub cache_slot: Option<usize>,
+}
+
+/// Why a step was not sent.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotSent {
+    /// `{{name}}` was unset (its extraction found nothing).
+    Unset(String),
+    /// The rendered request is invalid (e.g. an extracted URL on another host).
+    Invalid(String),
+}
+
+impl Send {
+    /// The spec of a step without holes.
+    pub fn static_spec(&self) -> RequestSpec {
+        let text = |t: &Template| t.source();
+        RequestSpec {
+            method: self.method.clone(),
+            path: text(&self.path),
+            headers: self
+                .headers
+                .iter()
+                .map(|(n, v)| (n.clone(), text(v)))
+                .collect(),
+            body: text(&self.body).into_bytes(),
+        }
+    }
+
+    /// Renders and serializes the request; `cookie` is the user's `Cookie` header, if any.
+    pub fn build(
+        &self,
+        target: &Target,
+        vars: &impl Lookup,
+        cookie: Option<String>,
+        path: Option<&str>,
+    ) -> Result<Request, NotSent> {
+        let mut spec = match &self.prebuilt {
+            Some((spec, _)) => spec.clone(),
+            None => {
+                let render = |t: &Template| {
+                    let mut s = String::new();
+                    t.render(vars, &mut s).map(|()| s).map_err(NotSent::Unset)
+                };
+                RequestSpec {
+                    method: self.method.clone(),
+                    path: render(&self.path)?,
+                    headers: self
+                        .headers
+                        .iter()
+                        .map(|(n, v)| Ok((n.clone(), render(v)?)))
+                        .collect::<Result<_, NotSent>>()?,
+                    body: render(&self.body)?.into_bytes(),
+                }
+            }
+        };
+        if let Some(path) = path {
+            // A redirect: GET the new location, no body.
+            spec.path = path.to_owned();
+            spec.method = "GET".to_owned();
+            spec.body.clear();
+            spec.headers
+                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+        }
+        if let Some(c) = cookie {
+            spec.headers.push(("Cookie".to_owned(), c));
+        }
+        let mut req = prepare(target, &spec).map_err(|e| NotSent::Invalid(e.to_string()))?;
+        req.name = self.name;
+        req.keep_response = self.keep;
+        Ok(req)
+    }
+}

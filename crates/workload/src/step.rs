@@ -1,0 +1,331 @@
+//! Reading one scenario step: a request (`get: /path` and its options) or a pause (`think:`).
+//! Templates are parsed here; names in them are resolved later, when the whole file is known.
+
+use crate::diag::{did_you_mean, Diag, Pos};
+use crate::extract::{Extract, JsonPath};
+use crate::read::Reader;
+use crate::template::{Escape, Template};
+use crate::think::Think;
+use crate::yaml::{Node, Value};
+use std::time::Duration;
+
+pub const METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
+const KEYS: [&str; 17] = [
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "head",
+    "options",
+    "name",
+    "headers",
+    "query",
+    "form",
+    "json",
+    "body",
+    "extract",
+    "check",
+    "follow_redirects",
+    "think",
+];
+
+/// A request step as written, before names are resolved.
+#[derive(Debug)]
+pub struct RequestDraft {
+    pub at: Pos,
+    pub method: String,
+    /// Path and query, query parameters already appended.
+    pub path: Template,
+    /// The path as written, for the default name.
+    pub path_source: String,
+    pub name: Option<String>,
+    pub headers: Vec<(String, Template)>,
+    pub body: Template,
+    pub extract: Vec<(String, Pos, Extract)>,
+    pub status: Option<Vec<u16>>,
+    pub body_contains: Option<String>,
+    pub follow_redirects: Option<bool>,
+}
+
+#[derive(Debug)]
+pub enum StepDraft {
+    Request(Box<RequestDraft>),
+    Think(Think),
+}
+
+pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
+    let f = r.fields(node, "a step", &KEYS)?;
+    let methods: Vec<&str> = METHODS.iter().copied().filter(|m| f.has(m)).collect();
+    if let Some(t) = f.get("think") {
+        if !methods.is_empty() {
+            r.error(node.at, "a step is either a request or a `think`, not both");
+        }
+        return read_think(r, t).map(StepDraft::Think);
+    }
+    let method = match methods.as_slice() {
+        [m] => *m,
+        [] => {
+            r.report(
+                Diag::new(node.at, "a step needs a request (get, post, put, patch, delete, head, options) or `think`")
+                    .hint("e.g. - get: /"),
+            );
+            return None;
+        }
+        _ => {
+            r.error(
+                node.at,
+                format!("a step makes one request, not {}", methods.join(" and ")),
+            );
+            return None;
+        }
+    };
+    let pnode = f.get(method)?;
+    let path_text = r.string(pnode, method)?;
+    let mut diags = Vec::new();
+    let mut path = Template::parse(pnode, &path_text, Escape::None, &mut diags);
+    if let Some(q) = f.get("query") {
+        let mut sep = if path_text.contains('?') { '&' } else { '?' };
+        for (k, v) in pairs(r, q, "query") {
+            path.push_lit(&format!("{sep}{}=", encode(&k)));
+            path.append(template(r, v, Escape::Url, &mut diags));
+            sep = '&';
+        }
+    }
+    let mut headers = Vec::new();
+    if let Some(h) = f.get("headers") {
+        for (k, v) in pairs(r, h, "headers") {
+            headers.push((k, template(r, v, Escape::None, &mut diags)));
+        }
+    }
+    let bodies: Vec<&str> = ["form", "json", "body"]
+        .into_iter()
+        .filter(|k| f.has(k))
+        .collect();
+    if bodies.len() > 1 {
+        r.error(
+            node.at,
+            format!("a request has one body: give one of {}", bodies.join(", ")),
+        );
+    }
+    let mut body = Template::default();
+    let mut content_type = None;
+    if let Some(form) = f.get("form") {
+        for (i, (k, v)) in pairs(r, form, "form").into_iter().enumerate() {
+            body.push_lit(&format!("{}{}=", if i > 0 { "&" } else { "" }, encode(&k)));
+            body.append(template(r, v, Escape::Url, &mut diags));
+        }
+        content_type = Some("application/x-www-form-urlencoded");
+    } else if let Some(json) = f.get("json") {
+        json_template(json, &mut body, &mut diags);
+        content_type = Some("application/json");
+    } else if let Some(raw) = f.get("body") {
+        if let Some(text) = r.string(raw, "body") {
+            body = Template::parse(raw, &text, Escape::None, &mut diags);
+        }
+    }
+    if let Some(ct) = content_type {
+        if !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        {
+            headers.push(("Content-Type".to_owned(), Template::literal(ct)));
+        }
+    }
+    let mut extract = Vec::new();
+    if let Some(x) = f.get("extract") {
+        if let Some(xf) = r.map(x, "extract") {
+            for (k, v) in xf.entries() {
+                let Some(var) = k.scalar() else { continue };
+                if let Some(e) = read_extract(r, v) {
+                    extract.push((var.to_owned(), k.at, e));
+                }
+            }
+        }
+    }
+    let (mut status, mut body_contains) = (None, None);
+    if let Some(c) = f.get("check") {
+        if let Some(cf) = r.fields(c, "check", &["status", "body_contains"]) {
+            if let Some(s) = cf.get("status") {
+                let codes: Vec<&Node> = match &s.value {
+                    Value::Seq(items) => items.iter().collect(),
+                    _ => vec![s],
+                };
+                let mut ok = Vec::new();
+                for n in codes {
+                    match r.count(n, "status") {
+                        Some(c @ 100..=999) => ok.push(c as u16),
+                        Some(c) => r.error(n.at, format!("{c} is not an HTTP status code")),
+                        None => {}
+                    }
+                }
+                status = Some(ok);
+            }
+            body_contains = cf
+                .get("body_contains")
+                .and_then(|b| r.string(b, "body_contains"));
+        }
+    }
+    let name = f.get("name").and_then(|n| r.string(n, "name"));
+    let follow_redirects = f
+        .get("follow_redirects")
+        .and_then(|b| r.boolean(b, "follow_redirects"));
+    r.diags.extend(diags);
+    Some(StepDraft::Request(Box::new(RequestDraft {
+        at: node.at,
+        method: method.to_ascii_uppercase(),
+        path,
+        path_source: path_text,
+        name,
+        headers,
+        body,
+        extract,
+        status,
+        body_contains,
+        follow_redirects,
+    })))
+}
+
+/// A mapping of names to text templates (headers, query, form), in file order.
+fn pairs<'n>(r: &mut Reader, node: &'n Node, what: &str) -> Vec<(String, &'n Node)> {
+    let Some(f) = r.map(node, what) else {
+        return Vec::new();
+    };
+    f.entries()
+        .iter()
+        .filter_map(|(k, v)| Some((k.scalar()?.to_owned(), v)))
+        .collect()
+}
+
+fn template(r: &mut Reader, node: &Node, escape: Escape, diags: &mut Vec<Diag>) -> Template {
+    match r.string(node, "a value") {
+        Some(text) => Template::parse(node, &text, escape, diags),
+        None => Template::default(),
+    }
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    crate::template::escape_into(s, Escape::Url, &mut out);
+    out
+}
+
+/// A YAML value as a JSON body template: strings may hold holes, escaped as JSON.
+fn json_template(node: &Node, out: &mut Template, diags: &mut Vec<Diag>) {
+    match &node.value {
+        Value::Scalar { text, quoted } => {
+            let plain = (!*quoted).then(|| crate::yaml::plain_scalar(text));
+            match plain {
+                Some(v) if !v.is_string() => out.push_lit(&v.to_string()),
+                _ => {
+                    out.push_lit("\"");
+                    out.append(Template::parse(node, text, Escape::Json, diags));
+                    out.push_lit("\"");
+                }
+            }
+        }
+        Value::Seq(items) => {
+            out.push_lit("[");
+            for (i, it) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_lit(",");
+                }
+                json_template(it, out, diags);
+            }
+            out.push_lit("]");
+        }
+        Value::Map(entries) => {
+            out.push_lit("{");
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_lit(",");
+                }
+                let key = k.scalar().unwrap_or_default();
+                out.push_lit(&serde_json::to_string(key).expect("a string serializes"));
+                out.push_lit(":");
+                json_template(v, out, diags);
+            }
+            out.push_lit("}");
+        }
+    }
+}
+
+fn read_extract(r: &mut Reader, node: &Node) -> Option<Extract> {
+    let f = r.fields(
+        node,
+        "an extraction",
+        &["json", "regex", "header", "cookie"],
+    )?;
+    let [(k, v)] = f.entries() else {
+        r.report(
+            Diag::new(
+                node.at,
+                "an extraction takes exactly one of json, regex, header, cookie",
+            )
+            .hint("e.g. { json: \"$.token\" }"),
+        );
+        return None;
+    };
+    let text = r.string(v, "extraction")?;
+    match k.scalar()? {
+        "json" => match JsonPath::parse(&text) {
+            Ok(p) => Some(Extract::Json(p)),
+            Err(e) => {
+                r.error(v.at, e);
+                None
+            }
+        },
+        "regex" => match regex::Regex::new(&text) {
+            Ok(re) => Some(Extract::Regex(re)),
+            Err(e) => {
+                let first = e.to_string().lines().last().unwrap_or_default().to_owned();
+                r.report(Diag::new(v.at, format!("bad regular expression: {first}")));
+                None
+            }
+        },
+        "header" => Some(Extract::Header(text)),
+        "cookie" => Some(Extract::Cookie(text)),
+        _ => None,
+    }
+}
+
+const THINKS: [&str; 3] = ["fixed", "uniform", "exponential"];
+
+fn read_think(r: &mut Reader, node: &Node) -> Option<Think> {
+    if node.scalar().is_some() {
+        return r.duration(node, "think").map(Think::Fixed);
+    }
+    let f = r.fields(node, "think", &THINKS)?;
+    let [(k, v)] = f.entries() else {
+        r.report(
+            Diag::new(node.at, "think takes one of fixed, uniform, exponential")
+                .hint("e.g. { uniform: [1s, 3s] }"),
+        );
+        return None;
+    };
+    match k.scalar()? {
+        "fixed" => r.duration(v, "think").map(Think::Fixed),
+        "exponential" => r.duration(v, "think mean").map(Think::Exponential),
+        "uniform" => {
+            let items = r.seq(v, "uniform")?;
+            let ds: Vec<Option<Duration>> = items.iter().map(|i| r.duration(i, "think")).collect();
+            match ds.as_slice() {
+                [Some(a), Some(b)] if a <= b => Some(Think::Uniform(*a, *b)),
+                [Some(_), Some(_)] => {
+                    r.error(v.at, "uniform: the first bound must not exceed the second");
+                    None
+                }
+                [_, _] => None,
+                _ => {
+                    r.report(Diag::new(v.at, "uniform takes two durations").hint("e.g. [1s, 3s]"));
+                    None
+                }
+            }
+        }
+        other => {
+            let hint = did_you_mean(other, THINKS);
+            r.report(Diag::new(k.at, format!("`{other}` is not a think time")).hint_opt(hint));
+            None
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! siege's URL file: one `URL [METHOD data]` per line (`POST a=1&b=2`, or `POST </path/file`
+//! for the body from a file), `#` comments and blank lines skipped. Each URL becomes a
+//! one-request scenario; users walk them in order, as siege's users do without `-i`.
+
+use crate::diag::{Diag, Diagnostics, Pos};
+use crate::program::{Program, Scenario, Send, Step};
+use crate::template::Template;
+use herd_http::{prepare, RequestSpec, Target};
+use std::path::Path;
+
+pub fn read(path: &Path) -> Result<Program, Diagnostics> {
+    let fail = |d: Vec<Diag>| Diagnostics::new(path, d);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        fail(vec![Diag::new(
+            Pos { line: 1, col: 1 },
+            format!("cannot read the URL file {}: {e}", path.display()),
+        )])
+    })?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut diags = Vec::new();
+    let mut target: Option<Target> = None;
+    let mut scenarios = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = |col: usize| Pos { line: i + 1, col };
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let col = line.len() - line.trim_start().len() + 1;
+        let (url, rest) = trimmed
+            .split_once(char::is_whitespace)
+            .map_or((trimmed, ""), |(u, r)| (u, r.trim()));
+        let url = if url.contains("://") {
+            url.to_owned()
+        } else {
+            format!("http://{url}")
+        };
+        let t = match &target {
+            Some(t) => t.clone(),
+            None => match Target::parse(&url) {
+                Ok(t) => {
+                    target = Some(t.clone());
+                    t
+                }
+                Err(e) => {
+                    diags.push(Diag::new(at(col), e.to_string()));
+                    continue;
+                }
+            },
+        };
+        let (method, body) = match rest
+            .split_once(char::is_whitespace)
+            .map_or((rest, ""), |(m, d)| (m, d.trim()))
+        {
+            ("", _) => ("GET".to_owned(), Vec::new()),
+            (m, data)
+                if ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD"]
+                    .contains(&m.to_ascii_uppercase().as_str()) =>
+            {
+                let body = match data.strip_prefix('<') {
+                    Some(file) => match std::fs::read(base.join(file.trim())) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            diags.push(Diag::new(
+                                at(col),
+                                format!(
+                                    "cannot read the body file {}: {e}",
+                                    base.join(file.trim()).display()
+                                ),
+                            ));
+                            continue;
+                        }
+                    },
+                    None => data.as_bytes().to_vec(),
+                };
+                (m.to_ascii_uppercase(), body)
+            }
+            (m, _) => {
+                diags.push(
+                    Diag::new(
+                        at(col + trimmed.find(m).unwrap_or(0)),
+                        format!("`{m}` is not a method"),
+                    )
+                    .hint("a line is `URL`, or `URL POST data`"),
+                );
+                continue;
+            }
+        };
+        let mut headers = Vec::new();
+        if !body.is_empty() {
+            headers.push((
+                "Content-Type".to_owned(),
+                "application/x-www-form-urlencoded".to_owned(),
+            ));
+        }
+        let spec = RequestSpec {
+            method: method.clone(),
+            path: url.clone(),
+            headers,
+            body,
+        };
+        let mut req = match prepare(&t, &spec) {
+            Ok(r) => r,
+            Err(e) => {
+                diags.push(Diag::new(at(col), e.to_string()));
+                continue;
+            }
+        };
+        let name = format!("{method} {}", url);
+        let index = names.iter().position(|n| *n == name).unwrap_or_else(|| {
+            names.push(name.clone());
+            names.len() - 1
+        });
+        req.name = index as u32;
+        req.keep_response = true;
+        let send = Send {
+            name: index as u32,
+            method,
+            path: Template::literal(&url),
+            headers: spec
+                .headers
+                .iter()
+                .map(|(n, v)| (n.clone(), Template::literal(v)))
+                .collect(),
+            body: Template::literal(&String::from_utf8_lossy(&spec.body)),
+            keep: true,
+            status: Vec::new(),
+            status_check: None,
+            body_contains: None,
+            extract: Vec::new(),
+            follow: false,
+            sent_check: None,
+            prebuilt: Some((spec, req)),
+            cache_slot: None,
+        };
+        scenarios.push(Scenario {
+            name,
+            weight: 1,
+            steps: vec![Step::Send(Box::new(send))],
+            sources: Vec::new(),
+        });
+    }
+    match target {
+        Some(t) if diags.is_empty() && !scenarios.is_empty() => Ok(Program::new(
+            t,
+            Vec::new(),
+            scenarios,
+            names,
+            Vec::new(),
+            0,
+            true,
+            true,
+            0,
+        )),
+        _ => {
+            if diags.is_empty() {
+                diags.push(
+                    Diag::new(Pos { line: 1, col: 1 }, "the URL file has no URLs")
+                        .hint("one `URL [POST data]` per line"),
+                );
+            }
+            Err(fail(diags))
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! The workload language against a fake transport under a paused clock: what goes on the wire,
+//! sessions, the scenario mix, and every diagnostic with its place.
+
+use herd_engine::{run_local, Control, Failure, Request, Response, Transport};
+use herd_workload::Workload;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
+
+type Reply = (u16, Vec<(String, String)>, String);
+/// The fake server: request text and index in, reply out.
+type Answer = dyn Fn(&str, usize) -> Reply;
+
+/// Answers by request line; remembers every request's bytes and buffer address.
+#[derive(Clone)]
+struct Fake {
+    seen: Rc<RefCell<Vec<(String, usize)>>>,
+    answer: Rc<Answer>,
+}
+
+impl Fake {
+    fn new(answer: impl Fn(&str, usize) -> Reply + 'static) -> Self {
+        Fake {
+            seen: Rc::default(),
+            answer: Rc::new(answer),
+        }
+    }
+    fn requests(&self) -> Vec<String> {
+        self.seen.borrow().iter().map(|(r, _)| r.clone()).collect()
+    }
+}
+
+impl Transport for Fake {
+    type Conn = ();
+    async fn connect(&self) -> Result<(), Failure> {
+        Ok(())
+    }
+    async fn exchange(
+        &self,
+        _: &mut (),
+        req: &Request,
+        resp: &mut Response,
+    ) -> Result<(), Failure> {
+        let text = String::from_utf8_lossy(&req.bytes).into_owned();
+        let n = self.seen.borrow().len();
+        self.seen
+            .borrow_mut()
+            .push((text.clone(), req.bytes.as_ptr() as usize));
+        let (status, headers, body) = (self.answer)(&text, n);
+        resp.status = status;
+        resp.keep_alive = true;
+        resp.body_len = body.len() as u64;
+        if req.keep_response {
+            resp.headers = headers;
+            resp.body = body.into_bytes();
+        }
+        Ok(())
+    }
+}
+
+fn ok(body: &str) -> Reply {
+    (200, Vec::new(), body.to_owned())
+}
+
+fn compile(src: &str) -> Workload {
+    let dir = std::env::temp_dir();
+    std::fs::write(
+        dir.join("herd-language-users.csv"),
+        "user,password\nalice,a 1\nbob,b&2\n",
+    )
+    .unwrap();
+    Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"))
+}
+
+async fn run(w: &Workload, fake: Fake) {
+    let plan = w.plan(1);
+    tokio::task::LocalSet::new()
+        .run_until(run_local(&plan, fake, w.script(), Arc::new(Control::new())))
+        .await
+        .expect("the plan runs");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_scenario_mix_follows_the_weights() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 3000 }
+scenarios:
+  - { name: a, weight: 60, steps: [ { get: /a } ] }
+  - { name: b, weight: 30, steps: [ { get: /b } ] }
+  - { name: c, weight: 10, steps: [ { get: /c } ] }
+",
+    );
+    run(&w, Fake::new(|_, _| ok(""))).await;
+    let t = w.tally();
+    let counts: Vec<u64> = t.scenarios.iter().map(|s| s.iterations).collect();
+    assert_eq!(counts.iter().sum::<u64>(), 3000);
+    for (got, share) in counts.iter().zip([0.6, 0.3, 0.1]) {
+        let want = 3000.0 * share;
+        assert!((*got as f64 - want).abs() < 90.0, "{counts:?}");
+    }
+    // seeded: the same file gives the same mix
+    let again = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 3000 }
+scenarios:
+  - { name: a, weight: 60, steps: [ { get: /a } ] }
+  - { name: b, weight: 30, steps: [ { get: /b } ] }
+  - { name: c, weight: 10, steps: [ { get: /c } ] }
+",
+    );
+    run(&again, Fake::new(|_, _| ok(""))).await;
+    let counts2: Vec<u64> = again
+        .tally()
+        .scenarios
+        .iter()
+        .map(|s| s.iterations)
+        .collect();
+    assert_eq!(counts, counts2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_go_out_as_written() {
+    let w = compile(
+        r#"target: http://127.0.0.1:1
+defaults: { headers: { Accept: text/html, X-Team: perf } }
+load: { model: closed, users: 1, iterations: 1 }
+data: { users: { csv: herd-language-users.csv, pick: per-user } }
+scenarios:
+  - name: s
+    steps:
+      - post: /login
+        form: { user: "{{users.user}}", password: "{{users.password}}" }
+      - get: /search
+        query: { q: "{{users.password}}", page: 2, s: "a b" }
+        headers: { X-Team: "own {{users.user}}" }
+      - put: /items/1
+        json: { name: "say \"{{users.user}}\"", n: 3, tags: [a, true], none: null }
+      - delete: /raw
+        body: "plain {{users.user}}"
+"#,
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    let r = fake.requests();
+    assert_eq!(r.len(), 4, "{r:?}");
+    assert!(r[0].starts_with("POST /login HTTP/1.1\r\n"), "{}", r[0]);
+    assert!(r[0].contains("Accept: text/html\r\nX-Team: perf\r\nContent-Type: application/x-www-form-urlencoded\r\n"), "{}", r[0]);
+    assert!(
+        r[0].ends_with("\r\n\r\nuser=alice&password=a%201"),
+        "{}",
+        r[0]
+    );
+    assert!(
+        r[1].starts_with("GET /search?q=a%201&page=2&s=a%20b HTTP/1.1\r\n"),
+        "{}",
+        r[1]
+    );
+    assert!(
+        r[1].contains("X-Team: own alice\r\n") && !r[1].contains("perf"),
+        "{}",
+        r[1]
+    );
+    assert!(
+        r[2].contains("Content-Type: application/json\r\n"),
+        "{}",
+        r[2]
+    );
+    assert!(
+        r[2].ends_with(r#"{"name":"say \"alice\"","n":3,"tags":["a",true],"none":null}"#),
+        "{}",
+        r[2]
+    );
+    assert!(r[3].ends_with("\r\n\r\nplain alice"), "{}", r[3]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_user_keeps_its_own_cookies_and_variables() {
+    let w = compile(
+        r#"target: http://127.0.0.1:1
+load: { model: closed, users: 3, iterations: 3 }
+scenarios:
+  - name: s
+    steps:
+      - get: /login
+        extract: { token: { json: "$.token" } }
+      - get: /cart
+        headers: { Authorization: "Bearer {{token}}" }
+"#,
+    );
+    // the n-th login gets session n and token tn
+    let fake = Fake::new(|req, n| {
+        if req.starts_with("GET /login") {
+            let headers = vec![("Set-Cookie".to_owned(), format!("sid={n}; Path=/"))];
+            (200, headers, format!(r#"{{"token":"t{n}"}}"#))
+        } else {
+            ok("cart")
+        }
+    });
+    run(&w, fake.clone()).await;
+    let r = fake.requests();
+    assert_eq!(r.len(), 6);
+    for (i, req) in r.iter().enumerate() {
+        if req.starts_with("GET /cart") {
+            // the cookie and token of the login this user made, not another user's
+            let cookie = req
+                .split("Cookie: sid=")
+                .nth(1)
+                .unwrap()
+                .split("\r\n")
+                .next()
+                .unwrap();
+            let token = req
+                .split("Bearer t")
+                .nth(1)
+                .unwrap()
+                .split("\r\n")
+                .next()
+                .unwrap();
+            assert_eq!(cookie, token, "request {i}: {req}");
+        }
+    }
+    let fresh = r
+        .iter()
+        .filter(|q| q.starts_with("GET /login") && !q.contains("Cookie:"));
+    assert!(fresh.count() >= 1, "a fresh user has no cookies");
+}
+
+#[tokio::test(start_paused = true)]
+async fn static_steps_are_serialized_once() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+defaults: { cookies: false }
+load: { model: closed, users: 1, iterations: 50 }
+data: { item: { zipf: { n: 100 } } }
+scenarios:
+  - name: s
+    steps:
+      - get: /static
+      - get: /items/{{item}}
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    let seen = fake.seen.borrow();
+    let mut static_bufs: Vec<usize> = seen
+        .iter()
+        .filter(|(r, _)| r.starts_with("GET /static"))
+        .map(|(_, p)| *p)
+        .collect();
+    static_bufs.dedup();
+    assert_eq!(static_bufs.len(), 1, "one buffer for every static request");
+    let items: Vec<&String> = seen
+        .iter()
+        .map(|(r, _)| r)
+        .filter(|r| r.starts_with("GET /items/"))
+        .collect();
+    assert_eq!(items.len(), 50);
+    let mut ids: Vec<u64> = items
+        .iter()
+        .map(|r| r[11..].split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert!(
+        ids.len() > 5 && ids.iter().all(|i| (1..=100).contains(i)),
+        "{ids:?}"
+    );
+}
+
+/// Each bad input gives its message at its place; all of them come at once.
+#[test]
+fn every_problem_is_reported_at_its_place() {
+    let table: &[(&str, &str)] = &[
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios:\n  - { name: a, stpes: [] }\n",
+         "4:16: unknown key `stpes` in a scenario (did you mean `steps`?)"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 10 parsecs }\nscenarios: [{ name: a, steps: [{ get: / }] }]\n",
+         "2:29: duration: `10 parsecs` is not a duration (write a number with a unit"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, weight: 0, steps: [{ get: / }] }]\n",
+         "3:32: a weight of 0 would never run this scenario"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: '/{{nope}}' }] }]\n",
+         "3:41: `{{nope}}` names no data source or extracted variable"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: '/{{next}}' }, { get: /, extract: { next: { header: Location } } }] }]\n",
+         "3:41: `{{next}}` is used before the step that extracts it"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\ndata: { u: { csv: herd-language-users.csv } }\nscenarios: [{ name: a, steps: [{ get: '/{{u.login}}' }] }]\n",
+         "4:41: `{{u.login}}`: the CSV file of `u` has no column `login` (its columns are: user, password)"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\ndata: { u: { csv: no-such.csv } }\nscenarios: [{ name: a, steps: [{ get: / }] }]\n",
+         "3:19: cannot read the CSV file "),
+        ("target: http://127.0.0.1:1\nload: { model: clsed, users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\n",
+         "2:16: `clsed` is not a load model (did you mean `closed`?)"),
+        ("target: http://127.0.0.1:1\nload: { profile: peek, target: 5 }\nscenarios: [{ name: a, steps: [{ get: / }] }]\n",
+         "2:18: `peek` is not a profile (did you mean `peak`?)"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: /, extract: { t: { json: token } } }] }]\n",
+         "3:64: `token` must start with `$`"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ think: { uniform: [3s, 1s] } }] }]\n",
+         "3:52: uniform: the first bound must not exceed the second"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: 'http://other:2/' }] }]\n",
+         "3:32: request URL \"http://other:2/\" is not on the target"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\nthresholds: ['p95 < fast', 'GET /x: p99 < 1s']\n",
+         "4:14: `fast` is not a time in `p95 < fast`"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\nthresholds: ['GET /x: p99 < 1s']\n",
+         "4:14: threshold `GET /x: p99 < 1s`: no request is named `GET /x` (did you mean `GET /`?)"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / ] }\n",
+         "YAML syntax"),
+    ];
+    let dir = std::env::temp_dir().join(format!("herd-language-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("herd-language-users.csv"),
+        "user,password\nalice,a 1\n",
+    )
+    .unwrap();
+    let mut all = String::new();
+    for (src, want) in table {
+        let err = match Workload::compile(src, Path::new("w.yaml"), &dir) {
+            Ok(_) => panic!("accepted:\n{src}"),
+            Err(d) => d.to_string(),
+        };
+        assert!(err.contains(want), "want {want:?}\n got {err}");
+        all.push_str(src.lines().last().unwrap_or_default());
+    }
+    // all at once: three unrelated problems in one file, three diagnostics
+    let src = "target: http://127.0.0.1:1\nload: { users: 1, duration: 1 lightyear }\nscenarios:\n  - { name: a, weight: 0, steps: [{ get: '/{{x}}' }] }\n";
+    let d = Workload::compile(src, Path::new("w.yaml"), &dir)
+        .err()
+        .unwrap();
+    assert_eq!(d.problems.len(), 3, "{d}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_open_model_starts_iterations_on_schedule() {
+    // 50 iterations/s for 2 s: 100 iterations of two requests, whatever the think time
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: open, rate: 50, duration: 2s }
+scenarios:
+  - { name: s, steps: [ { get: /a }, { think: 300ms }, { get: /b } ] }
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    let t = w.tally();
+    assert_eq!(t.scenarios[0].iterations, 100);
+    let a = fake
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("GET /a"))
+        .count();
+    assert_eq!(a, 100);
+    // each iteration lasted the think time (the fake answers at once)
+    assert!(
+        t.scenarios[0].duration.min() >= 299_000,
+        "{}",
+        t.scenarios[0].duration.min()
+    );
+    // stages ramp the arrival rate: 0 -> 100/s over 2 s is 100 arrivals
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: open, stages: [ { duration: 2s, target: 100 } ] }
+scenarios: [ { name: s, steps: [ { get: /a } ] } ]
+",
+    );
+    run(&w, Fake::new(|_, _| ok(""))).await;
+    assert_eq!(w.tally().scenarios[0].iterations, 100);
+}
+
+#[tokio::test(start_paused = true)]
+async fn profiles_compile_to_stages_that_run() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { profile: flood, target: 3, duration: 2s, warmup: 100ms }
+scenarios: [ { name: s, steps: [ { get: /a }, { think: 100ms } ] } ]
+",
+    );
+    let plan = w.plan(1);
+    assert_eq!(plan.stages.len(), 3, "{:?}", plan.stages);
+    assert_eq!(
+        plan.stages[0].duration,
+        std::time::Duration::ZERO,
+        "everyone at once"
+    );
+    assert_eq!(plan.max_connections(), 3);
+    run(&w, Fake::new(|_, _| ok(""))).await;
+    // 3 users, ~10 iterations/s each for ~1.9 s of hold, minus the ramp-down's share
+    let n = w.tally().scenarios[0].iterations;
+    assert!((45..=60).contains(&n), "{n}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_value_that_cannot_go_in_a_path_is_reported_not_sent() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 4 }
+data: { term: { values: [shoes, red hats], pick: sequential } }
+scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    assert_eq!(fake.requests().len(), 2, "only the shoes were sent");
+    let i = w
+        .checks()
+        .iter()
+        .position(|c| c == "GET /search/{{term}}: sent")
+        .expect("a sent check");
+    let c = &w.tally().checks[i];
+    assert_eq!((c.passes, c.fails), (2, 2));
+    assert!(
+        c.sample.as_deref().unwrap().contains("percent-encoded"),
+        "{c:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn static_steps_with_cookies_are_serialized_again_only_when_the_jar_changes() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 40 }
+scenarios: [ { name: s, steps: [ { get: /login }, { get: /static } ] } ]
+",
+    );
+    // the session cookie changes once, on the 21st login
+    let fake = Fake::new(|req, n| {
+        if req.starts_with("GET /login") {
+            let sid = if n < 40 { "a" } else { "b" };
+            (
+                200,
+                vec![("Set-Cookie".into(), format!("sid={sid}"))],
+                String::new(),
+            )
+        } else {
+            ok("")
+        }
+    });
+    run(&w, fake.clone()).await;
+    let seen = fake.seen.borrow();
+    let mut bufs: Vec<(String, usize)> = seen
+        .iter()
+        .filter(|(r, _)| r.starts_with("GET /static"))
+        .map(|(r, p)| (r.split("Cookie: ").nth(1).unwrap_or("").to_owned(), *p))
+        .collect();
+    assert_eq!(bufs.len(), 40);
+    assert!(
+        bufs.iter().all(|(c, _)| c.starts_with("sid=")),
+        "every request carries the session"
+    );
+    bufs.dedup();
+    assert_eq!(bufs.len(), 2, "one buffer per cookie value: {bufs:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_scenario_that_can_send_nothing_does_not_spin() {
+    // every value is unusable in a path: nothing is ever sent, yet the run ends on time
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 2, duration: 1s }
+data: { term: { values: [a b, c d] } }
+scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
+",
+    );
+    let fake = Fake::new(|_, _| ok(""));
+    run(&w, fake.clone()).await;
+    assert!(fake.requests().is_empty());
+    let n = w.tally().scenarios[0].iterations;
+    assert!(
+        (150..=210).contains(&n),
+        "2 users, one iteration per 10 ms: {n}"
+    );
+}
