@@ -8,7 +8,7 @@
 //! when those shapes settle.
 
 use crate::RunResult;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A result as JSON, the form the section readers take.
@@ -341,17 +341,6 @@ fn scalar_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// Top-level scalars of an object, for summaries of results whose shape is not known here.
-pub fn scalars(v: &Value) -> Vec<(String, String)> {
-    v.as_object()
-        .map(Map::iter)
-        .into_iter()
-        .flatten()
-        .filter(|(_, v)| !v.is_object() && !v.is_array() && !v.is_null())
-        .map(|(k, v)| (k.clone(), scalar_text(v)))
-        .collect()
 }
 
 #[cfg(test)]

@@ -6,3 +6,4 @@ mod compare;
 mod documents;
 mod fixtures;
 mod html;
+mod series;
