@@ -19,10 +19,12 @@ mod chart;
 mod compare;
 mod curves;
 mod distribution;
+mod generator;
 mod marks;
 mod optional;
 mod page;
 mod run;
+mod server;
 mod sweep;
 mod timeline;
 

@@ -20,6 +20,11 @@ pub const CAPACITY_OPEN: &str = include_str!("../fixtures/capacity-open.json");
 /// `herd capacity --users --slo "p99<30ms, errors<1%"` against the 200 req/s route: 4 users.
 pub const CAPACITY_USERS: &str = include_str!("../fixtures/capacity-users.json");
 
+/// `herd run --rate 500 -d 8s --warmup 1s` against nginx admitting 400 req/s (503 beyond),
+/// watching nginx's two processes and a node_exporter: a run with `server` and the
+/// generator's per-second record.
+pub const WATCHED: &str = include_str!("../fixtures/run-watched.json");
+
 pub fn sweep(text: &str) -> SweepResult {
     parse_json_kind(text, "fixture", "sweep").expect("a herd sweep")
 }

@@ -134,9 +134,9 @@ fn optional_sections_render_when_present() {
     assert!(page.contains("200: 990, 500: 10"), "codes per name");
     assert!(page.contains(">2.00 KB<"), "page weight");
     assert!(page.contains("Latency by name"));
-    assert_eq!(series_paths(&page, "chart-server-percent").len(), 1);
-    assert_eq!(series_paths(&page, "chart-server-bytes").len(), 1);
-    assert!(page.contains("bytes (MB)"));
+    assert_eq!(series_paths(&page, "chart-server-cpu").len(), 1);
+    assert_eq!(series_paths(&page, "chart-server-memory").len(), 1);
+    assert!(page.contains("memory (MB)"));
 }
 
 #[test]
