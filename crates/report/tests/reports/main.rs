@@ -7,5 +7,6 @@ mod compare;
 mod documents;
 mod fixtures;
 mod html;
+mod schemas;
 mod series;
 mod watched;
