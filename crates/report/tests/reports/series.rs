@@ -245,3 +245,23 @@ fn a_capacity_without_an_answer_says_why() {
     assert!(page.contains("1 probe limited by herd, run again"));
     assert!(chart(&page, "chart-capacity-search").contains("<path class=\"cross\""));
 }
+
+#[test]
+fn a_series_cut_short_before_its_first_step_says_so() {
+    let mut s = fixtures::sweep(SWEEP_OPEN);
+    s.steps.clear();
+    s.stopped_early = None;
+    s.interrupted = true;
+    let page = html::render_sweep(&s);
+    assert!(page.contains(">INTERRUPTED<"));
+    assert!(page.contains("No step finished"));
+    assert!(!page.contains("<figure"));
+    let mut c = fixtures::capacity(CAPACITY_OPEN);
+    c.probes.clear();
+    c.interrupted = true;
+    c.capacity_rps = None;
+    c.sentence = herd_report::capacity::sentence(&c);
+    let page = html::render_capacity(&c);
+    assert!(page.contains(">INTERRUPTED<") && page.contains("No probe finished"));
+    assert!(page.contains("interrupted after 0 probes"));
+}
