@@ -60,11 +60,12 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
             let _ = render_text(r, &mut text);
             text
         }
-        (Format::Text, Document::Series { kind, .. }) => {
+        (Format::Text, doc) => {
+            let kind = doc.kind();
             return Err(Exit::bad_input(format!(
-            "{} is a `{kind}` result: its report is a page of curves, write it with -o {kind}.html",
-            a.file.display()
-        )))
+                "{} is a `{kind}` result: its report is a page of curves, write it with -o {kind}.html",
+                a.file.display()
+            )));
         }
         (Format::Html | Format::Pdf, doc) => html::render_document(doc),
     };

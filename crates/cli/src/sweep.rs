@@ -9,11 +9,10 @@ use crate::series::{
 };
 use clap::Args;
 use herd_engine::Control;
-use herd_report::format::{count, duration_ms, rate};
-use herd_report::knee::knee;
+use herd_report::format::{duration_ms, rate};
 use herd_report::sweep::{
-    row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig, SweepResult, SweepStep,
-    SweepTarget,
+    level_text, row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig,
+    SweepResult, SweepStep, SweepTarget,
 };
 use herd_report::{write_json, GeneratorVerdict, Kind, Model, HERD_VERSION};
 use std::io::Write;
@@ -305,52 +304,15 @@ impl LiveTable {
     }
 }
 
-/// A level as asked: whole numbers exactly (`50`, `1,000`), fractions at three digits.
-fn level_text(x: f64) -> String {
-    if x.fract() == 0.0 && x >= 0.0 {
-        count(x as u64)
-    } else {
-        rate(x)
-    }
-}
-
 /// After the table: where each target saturated, and why the sweep ended.
 fn summary(r: &SweepResult) {
-    let t = r.table();
     println!();
-    for (i, name) in t.targets.iter().enumerate() {
-        let points: Vec<(f64, f64)> = t
-            .steps
-            .iter()
-            .map(|s| {
-                let row = &s.rows[i];
-                (s.level, row.avg_rep_rate * (1.0 - row.errors / 100.0))
-            })
-            .collect();
-        let unit = match r.model {
-            Model::Open => "req/s asked",
-            Model::Closed => "users",
-        };
-        let limited = t.steps.iter().any(|s| {
-            s.rows[i]
-                .extra
-                .as_ref()
-                .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
-        });
-        match knee(r.model, &points) {
-            Some(k) => println!(
-                "{name}: saturates at ~{} {unit}: good replies level off near {} req/s",
-                level_text(k.level),
-                rate(k.throughput)
-            ),
-            None => println!(
-                "{name}: no saturation up to {} {unit}",
-                level_text(t.steps.last().map_or(0.0, |s| s.level))
-            ),
-        }
-        if limited {
+    for k in r.knees() {
+        println!("{}", k.sentence(r.model));
+        if k.limited_steps > 0 {
             println!(
-                "{name}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server"
+                "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",
+                k.name
             );
         }
     }

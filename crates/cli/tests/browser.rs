@@ -1,5 +1,7 @@
-//! The HTML reports in a real browser (Debian's Chromium, headless): they render with no
-//! console errors, their scripts run, their charts are drawn, and they print to PDF.
+//! The HTML reports in a real browser (Debian's Chromium, headless): runs, sweeps and capacity
+//! searches render with no console errors, their scripts run, their charts are drawn and
+//! hovered, screenshots show them, and they print to PDF. The screenshots are kept under the
+//! target directory (`target/tmp/herd-report-*.png`) for people to look at.
 //! `scripts/check` installs Chromium.
 
 mod common;
@@ -185,22 +187,14 @@ fn a_comparison_renders_without_console_errors() {
     assert!(dom.contains("REGRESSED"));
 }
 
-#[test]
-fn a_screenshot_of_the_report_shows_its_charts() {
-    let dir = TempDir::new("browser-shot");
-    let page = report(
-        &dir,
-        &["report", &fixture("run-closed-errors.json")],
-        "run.html",
-    );
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("herd-report-run.png");
+/// A screenshot of `page`, `height` pixels of a 1280-pixel-wide window, kept under the target
+/// directory as `name` for people to look at; returns its pixels (RGB).
+fn screenshot(dir: &TempDir, page: &Path, name: &str, height: u32) -> Vec<[u8; 3]> {
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_file(&shot);
     let arg = format!("--screenshot={}", shot.display());
-    let out = browse(
-        &dir,
-        &page,
-        &[&arg, "--window-size=1280,2000", "--hide-scrollbars"],
-    );
+    let size = format!("--window-size=1280,{height}");
+    let out = browse(dir, page, &[&arg, &size, "--hide-scrollbars"]);
     assert!(
         out.status.success(),
         "{}",
@@ -210,25 +204,129 @@ fn a_screenshot_of_the_report_shows_its_charts() {
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!((info.width, info.height), (1280, 2000));
+    assert_eq!((info.width, info.height), (1280, height));
     let step = info.color_type.samples();
-    let pixels: Vec<&[u8]> = buf[..info.buffer_size()]
+    let pixels: Vec<[u8; 3]> = buf[..info.buffer_size()]
         .chunks(step)
-        .map(|p| &p[..3])
+        .map(|p| [p[0], p[1], p[2]])
         .collect();
-    let mut colours: Vec<&[u8]> = pixels.clone();
+    let mut colours = pixels.clone();
     colours.sort();
     colours.dedup();
     assert!(colours.len() > 50, "not blank: {} colours", colours.len());
+    eprintln!("screenshot: {}", shot.display());
+    pixels
+}
+
+/// How many pixels are exactly `rgb`: a series drawn in that colour leaves hundreds.
+fn count(pixels: &[[u8; 3]], rgb: [u8; 3]) -> usize {
+    pixels.iter().filter(|p| **p == rgb).count()
+}
+
+const BLUE: [u8; 3] = [0x00, 0x72, 0xB2];
+const ORANGE: [u8; 3] = [0xE6, 0x9F, 0x00];
+const GREEN: [u8; 3] = [0x00, 0x9E, 0x73];
+const RED: [u8; 3] = [0xD5, 0x5E, 0x00];
+
+#[test]
+fn a_screenshot_of_the_report_shows_its_charts() {
+    let dir = TempDir::new("browser-shot");
+    let page = report(
+        &dir,
+        &["report", &fixture("run-closed-errors.json")],
+        "run.html",
+    );
+    let pixels = screenshot(&dir, &page, "herd-report-run.png", 2000);
     // The 2xx bars (#009E73) and the p50 line (#0072B2) are on screen.
-    for (name, rgb) in [
-        ("2xx green", [0x00, 0x9E, 0x73]),
-        ("p50 blue", [0x00, 0x72, 0xB2]),
-    ] {
-        let n = pixels.iter().filter(|p| **p == rgb).count();
+    for (name, rgb) in [("2xx green", GREEN), ("p50 blue", BLUE)] {
+        let n = count(&pixels, rgb);
         assert!(n > 500, "{name}: {n} pixels");
     }
-    eprintln!("screenshot: {}", shot.display());
+}
+
+#[test]
+fn a_watched_run_draws_the_server_and_the_generator_in_the_browser() {
+    let dir = TempDir::new("browser-watched");
+    let page = report(&dir, &["report", &fixture("run-watched.json")], "run.html");
+    let dom = rendered_dom(&dir, &page, 15);
+    for id in [
+        "chart-server-cpu",
+        "chart-server-metric-1",
+        "chart-generator-cpu",
+    ] {
+        assert!(dom.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    // Hovering the server's CPU at the middle of the run shows both processes' seconds.
+    let out = browse_at(&dir, &page, "#hover=chart-server-cpu:0.5", &["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let chart = dom.split("id=\"chart-server-cpu\"").nth(1).unwrap();
+    let tip = chart.split("<div class=\"tip\"").nth(1).unwrap();
+    let tip = &tip[..tip.find("</div></div>").unwrap_or(tip.len())];
+    assert!(tip.contains("3–4 s"), "{tip}");
+    assert!(
+        tip.contains("pid 28882 CPU") && tip.contains("pid 28884 CPU"),
+        "{tip}"
+    );
+    let pixels = screenshot(&dir, &page, "herd-report-watched.png", 5600);
+    assert!(count(&pixels, ORANGE) > 500, "the worker's lines");
+}
+
+#[test]
+fn a_sweep_report_draws_its_saturation_curves_in_the_browser() {
+    let dir = TempDir::new("browser-sweep");
+    let page = report(&dir, &["report", &fixture("sweep-open.json")], "sweep.html");
+    let dom = rendered_dom(&dir, &page, 3);
+    assert!(dom.contains("small: saturates at ~300 req/s asked"));
+    // 0.525 of the width is 300 req/s on the 0..600 axis: both targets' values there.
+    let out = browse_at(
+        &dir,
+        &page,
+        "#hover=chart-sweep-errors:0.525",
+        &["--dump-dom"],
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(console(&log), Vec::<&str>::new(), "console output");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let chart = dom.split("id=\"chart-sweep-errors\"").nth(1).unwrap();
+    let tip = chart.split("<div class=\"tip\"").nth(1).unwrap();
+    assert!(!tip.starts_with(" hidden"), "the hover box is shown: {tip}");
+    assert!(tip.contains("300 req/s asked"), "{tip}");
+    assert!(
+        tip.contains("<span>small not ok</span><span class=\"v\">26.7%</span>"),
+        "{tip}"
+    );
+    assert!(
+        tip.contains("<span>big not ok</span><span class=\"v\">0%</span>"),
+        "{tip}"
+    );
+    // One colour per target, both on screen.
+    let pixels = screenshot(&dir, &page, "herd-report-sweep.png", 2400);
+    for (name, rgb) in [("small: blue", BLUE), ("big: orange", ORANGE)] {
+        let n = count(&pixels, rgb);
+        assert!(n > 500, "{name}: {n} pixels");
+    }
+}
+
+#[test]
+fn a_capacity_report_draws_the_answer_and_the_search_in_the_browser() {
+    let dir = TempDir::new("browser-capacity");
+    let page = report(
+        &dir,
+        &["report", &fixture("capacity-open.json")],
+        "capacity.html",
+    );
+    let dom = rendered_dom(&dir, &page, 4);
+    assert!(dom.contains("CAPACITY: 400 req/s"));
+    let pixels = screenshot(&dir, &page, "herd-report-capacity.png", 3000);
+    // The curves (blue), the probes that held (green) and broke (red) in the search.
+    for (name, rgb, least) in [
+        ("curves", BLUE, 500),
+        ("held", GREEN, 100),
+        ("broke", RED, 100),
+    ] {
+        let n = count(&pixels, rgb);
+        assert!(n > least, "{name}: {n} pixels");
+    }
 }
 
 #[test]

@@ -176,6 +176,7 @@ fn capacity_lands_within_ten_percent_of_a_server_that_admits_400_per_second() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
     let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
     assert_eq!(r["kind"], "capacity");
     let cap = r["capacity_rps"].as_f64().expect("a number");
     assert!(
@@ -211,6 +212,16 @@ fn capacity_lands_within_ten_percent_of_a_server_that_admits_400_per_second() {
         })
         .count();
     assert_eq!(lines, probes.len(), "{text}");
+    // Its report leads with the same sentence and lists every probe.
+    let page = html_report(&json);
+    assert!(page.contains(&sentence.replace('<', "&lt;")), "{sentence}");
+    assert!(page.contains(&format!(
+        ">CAPACITY: {} req/s<",
+        herd_report::format::rate(cap)
+    )));
+    let table = page.split("class=\"capacity-probes\"").nth(1).unwrap();
+    let table = &table[..table.find("</table>").unwrap()];
+    assert_eq!(table.matches("<tr>").count(), 1 + probes.len());
 }
 
 #[test]
@@ -240,9 +251,11 @@ fn capacity_in_users_finds_a_server_that_serves_eight_connections() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
     let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
     assert_eq!(r["capacity_users"].as_u64(), Some(8), "{text}");
     assert!(r["capacity_rps"].is_null());
     assert!(text.contains("sustains 8 concurrent users"), "{text}");
+    assert!(html_report(&json).contains(">CAPACITY: 8 users<"));
 }
 
 #[test]
@@ -281,6 +294,7 @@ fn capacity_says_it_cannot_decide_when_herd_is_the_bottleneck() {
     assert!(text.contains("herd itself was the bottleneck"), "{text}");
     assert!(!text.contains("sustains"), "{text}");
     let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
     assert!(r["capacity_rps"].is_null());
     assert_eq!(r["undecided"]["reason"], "generator-limited");
     assert_eq!(
@@ -288,6 +302,9 @@ fn capacity_says_it_cannot_decide_when_herd_is_the_bottleneck() {
         3,
         "probed twice more, then gave up"
     );
+    let page = html_report(&json);
+    assert!(page.contains(">NO ANSWER: HERD WAS THE BOTTLENECK<"));
+    assert!(page.contains("3 probes limited by herd, run again"));
     server.shutdown();
 }
 

@@ -90,6 +90,7 @@ fn a_three_step_sweep_writes_autobenchs_columns_and_a_row_per_rate() {
     assert_eq!(csv.lines().next().unwrap(), want.join(","));
     assert_eq!(csv.lines().count(), 4);
     let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
     assert_eq!(r["kind"], "sweep");
     assert_eq!(r["model"], "open");
     let steps = r["steps"].as_array().unwrap();
@@ -107,6 +108,24 @@ fn a_three_step_sweep_writes_autobenchs_columns_and_a_row_per_rate() {
         .count();
     assert_eq!(rows, 3, "{text}");
     assert!(text.contains("no saturation up to 150"), "{text}");
+    // Its report: the same conclusion first, then the curves and a row per step.
+    let page = html_report(&json);
+    let conclusion = text
+        .lines()
+        .find(|l| l.contains("no saturation up to 150"))
+        .unwrap();
+    assert!(page.contains(conclusion), "{conclusion}");
+    for id in [
+        "chart-sweep-throughput",
+        "chart-sweep-latency",
+        "chart-sweep-errors",
+    ] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(!page.contains("no data"));
+    let table = page.split("class=\"sweep-steps\"").nth(1).unwrap();
+    let table = &table[..table.find("</table>").unwrap()];
+    assert_eq!(table.matches("<tr>").count(), 4, "a header and 3 steps");
 }
 
 #[test]
@@ -154,6 +173,7 @@ fn two_targets_are_swept_side_by_side_with_suffixed_columns() {
     assert_eq!(header, want);
     assert_eq!(tsv.lines().count(), 3);
     let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
     let steps = r["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
     for s in steps {
@@ -169,6 +189,10 @@ fn two_targets_are_swept_side_by_side_with_suffixed_columns() {
         2,
         "{text}"
     );
+    let page = html_report(&json);
+    for line in ["fast good replies/s", "slow good replies/s", "slow p99"] {
+        assert!(page.contains(line), "{line}");
+    }
 }
 
 #[test]
@@ -204,6 +228,7 @@ fn a_closed_series_runs_one_step_per_connection_count() {
         .collect();
     assert_eq!(levels, ["1", "5", "10"]);
     let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
     assert_eq!(r["model"], "closed");
     let conns: Vec<u64> = r["steps"]
         .as_array()
@@ -212,6 +237,9 @@ fn a_closed_series_runs_one_step_per_connection_count() {
         .map(|s| s["runs"][0]["config"]["connections"].as_u64().unwrap())
         .collect();
     assert_eq!(conns, [1, 5, 10]);
+    let page = html_report(&json);
+    assert!(page.contains("Throughput against concurrent users"));
+    assert!(page.contains("<th>users</th>"));
 }
 
 #[test]
@@ -239,6 +267,7 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
     let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
     let steps = r["steps"].as_array().unwrap();
     // Every step is past the limit (every request is reset); a step where herd itself was the
     // bottleneck does not count, so the sweep stops right after the second one that does.

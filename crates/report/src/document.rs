@@ -1,22 +1,29 @@
-//! Any result `herd report` can show: a run, or a series of runs (a sweep or a capacity search).
-//!
-//! Runs are read into [`RunResult`]. Sweeps and capacity searches are kept as JSON values and
-//! read by key when rendered, so a report shows whatever sections a result carries.
+//! Any result `herd report` can show: a run, a sweep or a capacity search, each read into its
+//! own type (the same types `herd run`, `herd sweep` and `herd capacity` write).
 
+use crate::capacity::CapacityResult;
 use crate::json::{check_header, parse_run, parse_value};
+use crate::sweep::SweepResult;
 use crate::{ReportError, RunResult};
-use serde_json::Value;
 use std::path::Path;
 
 /// A result file, read and checked.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Document {
     Run(Box<RunResult>),
-    /// A `sweep` or `capacity` result: `kind` says which.
-    Series {
-        kind: String,
-        value: Value,
-    },
+    Sweep(Box<SweepResult>),
+    Capacity(Box<CapacityResult>),
+}
+
+impl Document {
+    /// `run`, `sweep` or `capacity`: the result's `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Document::Run(_) => "run",
+            Document::Sweep(_) => "sweep",
+            Document::Capacity(_) => "capacity",
+        }
+    }
 }
 
 /// The kinds [`parse_document`] accepts.
@@ -42,10 +49,16 @@ pub fn parse_document(text: &str, origin: &str) -> Result<Document, ReportError>
             origin,
             header.version,
         )?))),
-        "sweep" | "capacity" => Ok(Document::Series {
-            kind: header.kind,
-            value,
-        }),
+        "sweep" => Ok(Document::Sweep(Box::new(parse_run(
+            text,
+            origin,
+            header.version,
+        )?))),
+        "capacity" => Ok(Document::Capacity(Box::new(parse_run(
+            text,
+            origin,
+            header.version,
+        )?))),
         _ => Err(ReportError::WrongKind {
             origin: origin.to_owned(),
             kind: header.kind,
@@ -61,12 +74,22 @@ mod tests {
 
     #[test]
     fn kinds_are_told_apart_and_unknown_ones_named() {
-        let sweep =
-            format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "sweep", "steps": []}}"#);
-        assert!(matches!(
-            parse_document(&sweep, "s.json"),
-            Ok(Document::Series { ref kind, .. }) if kind == "sweep"
-        ));
+        // A sweep cut short before its first step: the smallest one there is.
+        let sweep = format!(
+            r#"{{"herd_version": "{HERD_VERSION}", "kind": "sweep", "model": "open", "targets": [],
+                "config": {{"levels": [10.0], "step_duration_s": 1.0, "requests_per_step": null,
+                            "calls_per_conn": null, "timeout_s": 10.0, "cooldown_s": 0.0,
+                            "stop": {{"max_error_percent": 10.0, "max_p99_ms": null, "consecutive": 2}}}},
+                "steps": [], "stopped_early": null, "interrupted": true}}"#
+        );
+        let doc = parse_document(&sweep, "s.json").unwrap();
+        assert!(matches!(doc, Document::Sweep(_)));
+        assert_eq!(doc.kind(), "sweep");
+        // A shape that is not a sweep's is refused with where it went wrong.
+        let guessed =
+            format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "sweep", "points": []}}"#);
+        let err = parse_document(&guessed, "g.json").unwrap_err().to_string();
+        assert!(err.starts_with("g.json"), "{err}");
         let odd = format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "banana"}}"#);
         let err = parse_document(&odd, "b.json").unwrap_err().to_string();
         assert_eq!(

@@ -1,6 +1,6 @@
 //! Optional sections of a result, read by key from its JSON: per-request-name statistics,
-//! thresholds, checks and the server's resources. Results that lack them (plain runs, older
-//! herds) simply have none.
+//! thresholds and checks. Results that lack them (plain runs, older herds) simply have none.
+//! (The server's resources are typed: [`crate::Server`].)
 //!
 //! Reports read these from the JSON rather than from typed fields so that they show whatever a
 //! result carries, however it was built; the readers accept the shapes listed in
@@ -8,7 +8,7 @@
 //! when those shapes settle.
 
 use crate::RunResult;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A result as JSON, the form the section readers take.
@@ -193,131 +193,6 @@ pub fn checks(doc: &Value) -> Vec<CheckOutcome> {
         .collect()
 }
 
-/// Samples of the server's resources on the run's time axis. `server` holds the watched
-/// processes (`processes[].samples`, from `--watch-pid` / `--watch-name`) and the scraped
-/// Prometheus series (`prometheus[].series[].samples` as `[t, value]`); each sample's `t` is in
-/// seconds since the measurement started. A bare array of samples, or an object with `samples`,
-/// is read too. Field names say the unit (`_percent`, `_bytes`, ...).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ServerSeries {
-    /// Field name -> (t, value) points, fields in the order first seen.
-    pub fields: Vec<(String, Vec<(f64, f64)>)>,
-}
-
-impl ServerSeries {
-    fn push(&mut self, field: String, t: f64, v: f64) {
-        match self.fields.iter_mut().find(|(name, _)| *name == field) {
-            Some((_, pts)) => pts.push((t, v)),
-            None => self.fields.push((field, vec![(t, v)])),
-        }
-    }
-}
-
-/// Process fields worth a chart: the rest (pids, counts of processes) are bookkeeping.
-const PROCESS_FIELDS: [&str; 4] = ["cpu_percent", "rss_bytes", "threads", "fds"];
-
-pub fn server(doc: &Value) -> ServerSeries {
-    let mut out = ServerSeries::default();
-    let Some(server) = doc.get("server") else {
-        return out;
-    };
-    let processes = server
-        .get("processes")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let many = processes.len() > 1;
-    for p in processes {
-        let label = first_str(p, &["name"]).or_else(|| p.get("pid").map(|v| format!("pid {v}")));
-        let samples = p
-            .get("samples")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        for s in samples {
-            let Some(t) = num(s.get("t")) else { continue };
-            for field in PROCESS_FIELDS {
-                if let Some(v) = num(s.get(field)) {
-                    let name = match (&label, many) {
-                        (Some(l), true) => format!("{l} {field}"),
-                        _ => field.to_owned(),
-                    };
-                    out.push(name, t, v);
-                }
-            }
-        }
-    }
-    for exporter in server
-        .get("prometheus")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for series in exporter
-            .get("series")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = series.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let labels = series
-                .get("labels")
-                .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| format!("{k}=\"{}\"", v.as_str().unwrap_or_default()))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                })
-                .unwrap_or_default();
-            let rate = series.get("rate").and_then(Value::as_bool).unwrap_or(false);
-            let field = match (labels.is_empty(), rate) {
-                (true, false) => name.to_owned(),
-                (true, true) => format!("{name} (rate/s)"),
-                (false, false) => format!("{name}{{{labels}}}"),
-                (false, true) => format!("{name}{{{labels}}} (rate/s)"),
-            };
-            for point in series
-                .get("samples")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let (Some(t), Some(v)) = (num(point.get(0)), num(point.get(1))) {
-                    out.push(field.clone(), t, v);
-                }
-            }
-        }
-    }
-    // Older or hand-made shapes: an array of samples, or an object with `samples`.
-    let loose = match server {
-        Value::Array(a) => a.as_slice(),
-        Value::Object(m) => m
-            .get("samples")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice),
-        _ => &[],
-    };
-    for s in loose {
-        let Some(obj) = s.as_object() else { continue };
-        let Some(t) = ["t", "t_s", "time_s", "elapsed_s"]
-            .iter()
-            .find_map(|k| num(obj.get(*k)))
-        else {
-            continue;
-        };
-        for (k, v) in obj {
-            if ["t", "t_s", "time_s", "elapsed_s"].contains(&k.as_str()) {
-                continue;
-            }
-            if let Some(v) = num(Some(v)) {
-                out.push(k.clone(), t, v);
-            }
-        }
-    }
-    out
-}
-
 /// Named entries of an object, or of an array of objects carrying `name` (or `scenario`).
 fn entries(v: Option<&Value>) -> Vec<(String, &Value)> {
     match v {
@@ -355,17 +230,6 @@ fn scalar_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// Top-level scalars of an object, for summaries of results whose shape is not known here.
-pub fn scalars(v: &Value) -> Vec<(String, String)> {
-    v.as_object()
-        .map(Map::iter)
-        .into_iter()
-        .flatten()
-        .filter(|(_, v)| !v.is_object() && !v.is_array() && !v.is_null())
-        .map(|(k, v)| (k.clone(), scalar_text(v)))
-        .collect()
 }
 
 #[cfg(test)]
@@ -426,58 +290,5 @@ mod tests {
                 fails: 1
             }]
         );
-    }
-
-    #[test]
-    fn watched_processes_and_prometheus_series_become_series() {
-        let doc = json!({"server": {
-            "processes": [{"pid": 7, "name": "nginx", "pids": [7, 8], "samples": [
-                {"t": 1.0, "processes": 2, "cpu_percent": 20.0, "rss_bytes": 1000, "threads": 2, "fds": 9,
-                 "ctx_switches_voluntary": 5, "ctx_switches_involuntary": 1},
-                {"t": 2.0, "processes": 2, "cpu_percent": 30.0, "rss_bytes": 1100, "threads": 2, "fds": 9,
-                 "ctx_switches_voluntary": 5, "ctx_switches_involuntary": 1}]}],
-            "prometheus": [{"url": "http://x/metrics", "metrics": [], "scrapes": 2, "gaps": [], "series": [
-                {"name": "node_load1", "labels": {}, "kind": "gauge", "rate": false, "samples": [[1.0, 0.5], [2.0, null]]},
-                {"name": "node_cpu_seconds_total", "labels": {"mode": "idle"}, "kind": "counter", "rate": true,
-                 "samples": [[1.0, 0.9]]}]}]}});
-        let s = server(&doc);
-        let names: Vec<&str> = s.fields.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "cpu_percent",
-                "rss_bytes",
-                "threads",
-                "fds",
-                "node_load1",
-                "node_cpu_seconds_total{mode=\"idle\"} (rate/s)"
-            ]
-        );
-        assert_eq!(s.fields[0].1, vec![(1.0, 20.0), (2.0, 30.0)]);
-        assert_eq!(
-            s.fields[4].1,
-            vec![(1.0, 0.5)],
-            "a NaN sample is a gap, not a zero"
-        );
-    }
-
-    #[test]
-    fn server_samples_become_series_on_the_run_clock() {
-        let doc = json!({"server": {"samples": [
-            {"t": 0, "cpu_percent": 10.0, "rss_bytes": 1000, "host": "db"},
-            {"t": 1, "cpu_percent": 30.0, "rss_bytes": 1200},
-            {"cpu_percent": 99.0},
-        ]}});
-        let s = server(&doc);
-        assert_eq!(s.fields.len(), 2);
-        assert_eq!(
-            s.fields[0],
-            ("cpu_percent".to_owned(), vec![(0.0, 10.0), (1.0, 30.0)])
-        );
-        assert_eq!(
-            server(&json!({"server": [{"t": 2, "load1": 0.5}]})).fields[0].1,
-            vec![(2.0, 0.5)]
-        );
-        assert!(server(&json!({})).fields.is_empty());
     }
 }

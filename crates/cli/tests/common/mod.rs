@@ -34,6 +34,38 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("herd writes valid JSON")
 }
 
+/// Checks `doc` against `schema/NAME` (`result.schema.json`, `sweep.schema.json`,
+/// `capacity.schema.json`); the run's schema is where the others' references to it resolve.
+pub fn assert_matches_schema(name: &str, doc: &serde_json::Value) {
+    let load = |file: &str| -> serde_json::Value {
+        let path = format!("{}/../../schema/{file}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let run = jsonschema::Resource::from_contents(load("result.schema.json")).unwrap();
+    let validator = jsonschema::draft202012::options()
+        .with_resource("json-schema:///result.schema.json", run)
+        .build(&load(name))
+        .expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {}", errors.join("\n"));
+}
+
+/// `herd report RESULT -o RESULT.html`: the page it wrote.
+pub fn html_report(result: &Path) -> String {
+    let page = result.with_extension("html");
+    let out = run_herd(&[
+        "report",
+        result.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::read_to_string(&page).unwrap()
+}
+
 /// A fresh temporary directory, removed on drop.
 pub struct TempDir(pub PathBuf);
 

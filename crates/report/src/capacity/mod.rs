@@ -8,7 +8,7 @@ mod slo;
 pub use search::{
     Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided, GENERATOR_RETRIES,
 };
-pub use slo::{Measured, Objective, Slo};
+pub use slo::{latency_at, percentile_name, Measured, Objective, Slo};
 
 use crate::format::{count, rate};
 use crate::knee::{knee, Knee};

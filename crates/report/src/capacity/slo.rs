@@ -41,7 +41,14 @@ impl Objective {
         match *self {
             Objective::Latency { percentile, max_ms } => {
                 let v = latency_at(&m.latency_ms, percentile);
-                (v >= max_ms).then(|| format!("{} {} >= {}", pname(percentile), ms(v), ms(max_ms)))
+                (v >= max_ms).then(|| {
+                    format!(
+                        "{} {} >= {}",
+                        percentile_name(percentile),
+                        ms(v),
+                        ms(max_ms)
+                    )
+                })
             }
             Objective::Errors { max_percent } => (m.error_percent >= max_percent).then(|| {
                 format!(
@@ -57,7 +64,7 @@ impl Objective {
     pub fn phrase(&self) -> String {
         match *self {
             Objective::Latency { percentile, max_ms } => {
-                format!("{} < {}", pname(percentile), ms(max_ms))
+                format!("{} < {}", percentile_name(percentile), ms(max_ms))
             }
             Objective::Errors { max_percent } => format!("errors < {}%", short(max_percent)),
         }
@@ -67,7 +74,7 @@ impl Objective {
     pub fn rising(&self) -> String {
         match *self {
             Objective::Latency { percentile, max_ms } => {
-                format!("{} rises above {}", pname(percentile), ms(max_ms))
+                format!("{} rises above {}", percentile_name(percentile), ms(max_ms))
             }
             Objective::Errors { .. } => "errors rise".to_owned(),
         }
@@ -174,7 +181,8 @@ fn parse_ms(s: &str) -> Option<f64> {
     (x.is_finite() && x > 0.0).then_some(x * scale)
 }
 
-fn latency_at(s: &Summary, percentile: f64) -> f64 {
+/// The latency percentile `percentile` (50, 75, 90, 95, 99 or 99.9) of a summary.
+pub fn latency_at(s: &Summary, percentile: f64) -> f64 {
     [
         (50.0, s.p50),
         (75.0, s.p75),
@@ -187,7 +195,8 @@ fn latency_at(s: &Summary, percentile: f64) -> f64 {
     .map_or(s.p999, |(_, v)| *v)
 }
 
-fn pname(p: f64) -> String {
+/// `p99`, `p99.9`.
+pub fn percentile_name(p: f64) -> String {
     format!("p{}", short(p))
 }
 

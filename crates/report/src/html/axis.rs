@@ -95,6 +95,41 @@ impl Axis {
         }
     }
 
+    /// A log axis for counts spanning `min..max` (1 to 1,000 users): ticks at 1, 2, 5 of each
+    /// decade.
+    pub fn log(title: &str, min: f64, max: f64) -> Axis {
+        let lo = decade_floor(min.max(1e-3));
+        let hi = decade_ceil(max.max(lo * 10.0));
+        let mut ticks = Vec::new();
+        let mut decade = lo;
+        while decade <= hi * 1.0001 {
+            for m in [1.0, 2.0, 5.0] {
+                let v = decade * m;
+                if v <= hi * 1.0001 {
+                    // Short labels keep clear of the axis title: 20k, not 20,000.
+                    let label = if v >= 1e6 {
+                        format!("{}M", trim(v / 1e6, 3))
+                    } else if v >= 1e4 {
+                        format!("{}k", trim(v / 1e3, 3))
+                    } else if v >= 1.0 {
+                        crate::format::count(v.round() as u64)
+                    } else {
+                        trim(v, 3)
+                    };
+                    ticks.push((v, label));
+                }
+            }
+            decade *= 10.0;
+        }
+        Axis {
+            title: title.to_owned(),
+            lo,
+            hi,
+            scale: Scale::Log,
+            ticks,
+        }
+    }
+
     /// Percentiles on HdrHistogram's axis: position `x = log10(1 / (1 - q))`, so 90%, 99%,
     /// 99.9% ... are evenly spaced and the tail gets the room. The data unit is `x`.
     pub fn percentile(max_x: f64) -> Axis {
@@ -254,6 +289,20 @@ mod tests {
         );
         assert!((a.pos(1.0) - 1.0 / 3.0).abs() < 1e-9);
         assert_eq!(short_duration(2_000.0), "2 s");
+    }
+
+    #[test]
+    fn log_axis_for_counts() {
+        let a = Axis::log("users", 1.0, 1_000.0);
+        assert_eq!((a.lo, a.hi, a.scale), (1.0, 1_000.0, Scale::Log));
+        assert_eq!(
+            labels(&a),
+            ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1,000"]
+        );
+        assert!((a.pos(10.0) - 1.0 / 3.0).abs() < 1e-9);
+        let big = Axis::log("req/s", 150.0, 17_000.0);
+        assert_eq!(labels(&big)[..3], ["100", "200", "500"]);
+        assert_eq!(labels(&big)[5..], ["5,000", "10k", "20k", "50k", "100k"]);
     }
 
     #[test]

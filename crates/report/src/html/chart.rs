@@ -1,7 +1,10 @@
 //! The chart layer: line charts and stacked bar charts as inline SVG, with axes, ticks, axis
-//! titles with units, an HTML legend, and the data the hover script shows.
+//! titles with units, an HTML legend, and the data the hover script shows. Points can be
+//! marked (dots, crosses for values that are not to be trusted) and reference lines drawn
+//! ([`Rule`]); see `marks.rs`.
 
 use super::axis::Axis;
+use super::marks::{self, Rule};
 use super::page::esc;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -22,6 +25,13 @@ pub struct Series {
     pub color: String,
     pub points: Vec<(f64, f64)>,
     pub dash: bool,
+    /// A dot on every point: few points, each a measurement of its own (a step of a sweep).
+    pub dots: bool,
+    /// Joined by a line; `false` draws the points alone.
+    pub line: bool,
+    /// Indices of points drawn as a cross instead of a dot and said to be suspect in the hover
+    /// box: measured while herd itself was the bottleneck.
+    pub flagged: Vec<usize>,
 }
 
 impl Series {
@@ -31,11 +41,31 @@ impl Series {
             color: color.to_owned(),
             points,
             dash: false,
+            dots: false,
+            line: true,
+            flagged: Vec::new(),
         }
     }
 
     pub fn dashed(mut self) -> Series {
         self.dash = true;
+        self
+    }
+
+    pub fn dotted(mut self) -> Series {
+        self.dots = true;
+        self
+    }
+
+    /// Points only, no line between them.
+    pub fn scatter(mut self) -> Series {
+        self.dots = true;
+        self.line = false;
+        self
+    }
+
+    pub fn flag(mut self, flagged: Vec<usize>) -> Series {
+        self.flagged = flagged;
         self
     }
 }
@@ -63,11 +93,15 @@ pub struct Frame<'a> {
 }
 
 impl Frame<'_> {
-    fn px(&self, x: f64) -> f64 {
+    pub(super) fn px(&self, x: f64) -> f64 {
         LEFT + self.x.pos(x) * (W - LEFT - RIGHT)
     }
-    fn py(&self, y: f64) -> f64 {
+    pub(super) fn py(&self, y: f64) -> f64 {
         TOP + (1.0 - self.y.pos(y)) * self.height
+    }
+    /// The plot area: left, top, right, bottom in viewBox units.
+    pub(super) fn area(&self) -> (f64, f64, f64, f64) {
+        (LEFT, TOP, W - RIGHT, TOP + self.height)
     }
     fn total_height(&self) -> f64 {
         TOP + self.height + BOTTOM
@@ -76,11 +110,26 @@ impl Frame<'_> {
 
 /// A line chart with one or more series.
 pub fn lines(f: &Frame, series: &[Series]) -> String {
+    lines_with(f, series, &[])
+}
+
+/// A line chart with reference lines (a limit, a knee) drawn behind the series.
+pub fn lines_with(f: &Frame, series: &[Series], rules: &[Rule]) -> String {
     let mut svg = String::new();
     axes(f, &mut svg);
+    let (mut across, mut down) = (0, 0);
+    for r in rules {
+        let nth = if r.vertical { &mut down } else { &mut across };
+        marks::rule(f, r, *nth, &mut svg);
+        *nth += 1;
+    }
     let mut any = false;
     for s in series.iter().filter(|s| !s.points.is_empty()) {
         any = true;
+        marks::points(f, s, &mut svg);
+        if !s.line {
+            continue;
+        }
         let mut d = String::new();
         for (i, (x, y)) in s.points.iter().enumerate() {
             let _ = write!(
@@ -116,22 +165,43 @@ pub fn lines(f: &Frame, series: &[Series]) -> String {
     let columns: Vec<Vec<Option<String>>> = series
         .iter()
         .map(|s| {
-            let at: HashMap<u64, f64> = s.points.iter().map(|(x, y)| (x.to_bits(), *y)).collect();
+            let at: HashMap<u64, (usize, f64)> = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, (x, y))| (x.to_bits(), (i, *y)))
+                .collect();
             xs.iter()
-                .map(|x| at.get(&x.to_bits()).map(|y| (f.y_label)(*y)))
+                .map(|x| {
+                    at.get(&x.to_bits()).map(|(i, y)| {
+                        let v = (f.y_label)(*y);
+                        if s.flagged.contains(i) {
+                            format!("{v} ({})", marks::FLAGGED)
+                        } else {
+                            v
+                        }
+                    })
+                })
                 .collect()
         })
         .collect();
-    let keys: Vec<(&str, &str, &str)> = series
+    let mut keys: Vec<(&str, &str, &str)> = series
         .iter()
         .map(|s| {
-            (
-                s.name.as_str(),
-                s.color.as_str(),
-                if s.dash { "dash" } else { "" },
-            )
+            let style = match (s.line, s.dash) {
+                (false, _) => "dot",
+                (true, true) => "dash",
+                (true, false) => "",
+            };
+            (s.name.as_str(), s.color.as_str(), style)
         })
         .collect();
+    let mut columns = columns;
+    if series.iter().any(|s| !s.flagged.is_empty()) {
+        // A legend entry for the crosses; it has no values of its own.
+        keys.push((marks::FLAGGED, marks::CROSS_INK, "cross"));
+        columns.push(vec![None; xs.len()]);
+    }
     figure(f, &keys, &svg, &xs, &columns)
 }
 
@@ -254,6 +324,15 @@ fn figure_at(
 ) -> String {
     let mut legend = String::from("<div class=\"legend\">");
     for (name, color, style) in keys {
+        if *style == "cross" {
+            let _ = write!(
+                legend,
+                "<span class=\"key\"><i class=\"cross\" style=\"color:{}\">&#215;</i>{}</span>",
+                esc(color),
+                esc(name)
+            );
+            continue;
+        }
         let _ = write!(
             legend,
             "<span class=\"key\"><i class=\"{style}\" style=\"background:{}\"></i>{}</span>",

@@ -2,9 +2,9 @@
 //! (with a print stylesheet for PDF) and a small hover script inline. Nothing is fetched when
 //! the page is viewed or printed.
 //!
-//! Pure functions from results to a `String`: [`render_run`] for a run, [`render_series`] for a
-//! sweep or capacity search, [`render_compare`] for runs side by side, and [`render_document`]
-//! for whatever [`crate::read_document`] read.
+//! Pure functions from results to a `String`: [`render_run`] for a run, [`render_sweep`] and
+//! [`render_capacity`] for series of runs (saturation curves), [`render_compare`] for runs side
+//! by side, and [`render_document`] for whatever [`crate::read_document`] read.
 //!
 //! ```
 //! # let json = include_str!("../../tests/fixtures/run-open.json");
@@ -14,15 +14,22 @@
 //! ```
 
 mod axis;
+mod capacity;
 mod chart;
 mod compare;
+mod curves;
 mod distribution;
+mod generator;
+mod marks;
 mod optional;
 mod page;
 mod run;
-mod series;
+mod server;
+mod sweep;
 mod timeline;
 
+use crate::capacity::CapacityResult;
+use crate::sweep::SweepResult;
 use crate::{Comparison, Document, RunResult};
 
 /// The report of one run.
@@ -30,9 +37,14 @@ pub fn render_run(r: &RunResult) -> String {
     run::render(r)
 }
 
-/// The report of a `sweep` or `capacity` result, read by key (see docs/report.md).
-pub fn render_series(kind: &str, value: &serde_json::Value) -> String {
-    series::render(kind, value)
+/// The report of a sweep: saturation curves, one line per target.
+pub fn render_sweep(s: &SweepResult) -> String {
+    sweep::render(s)
+}
+
+/// The report of a capacity search: the answer, the curves against the level, the probes.
+pub fn render_capacity(c: &CapacityResult) -> String {
+    capacity::render(c)
 }
 
 /// Runs overlaid in one report; `runs` are the results `c` was made from, in the same order.
@@ -44,7 +56,8 @@ pub fn render_compare(c: &Comparison, runs: &[&RunResult]) -> String {
 pub fn render_document(d: &Document) -> String {
     match d {
         Document::Run(r) => render_run(r),
-        Document::Series { kind, value } => render_series(kind, value),
+        Document::Sweep(s) => render_sweep(s),
+        Document::Capacity(c) => render_capacity(c),
     }
 }
 

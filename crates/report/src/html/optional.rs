@@ -1,8 +1,7 @@
 //! Sections shown only when the result carries them: per-request-name and per-scenario tables
-//! and charts, thresholds, checks, and the server's resources on the run's time axis.
+//! and charts, thresholds and checks. (The server's resources are drawn with the charts over
+//! time: `server.rs`.)
 
-use super::axis::Axis;
-use super::chart::{lines, Frame, Series};
 use super::page::{esc, table, Page};
 use super::palette;
 use crate::format::{bytes, count, duration_ms, percent};
@@ -11,7 +10,7 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// Adds every optional section `doc` has, in reading order.
-pub fn all(page: &mut Page, doc: &Value, duration_s: f64) {
+pub fn all(page: &mut Page, doc: &Value) {
     for (key, heading) in [
         ("by_name", "Requests by name"),
         ("by_scenario", "Scenarios"),
@@ -68,14 +67,6 @@ pub fn all(page: &mut Page, doc: &Value, duration_s: f64) {
             "checks",
             "Checks",
             &table("checks", &["check", "passed", "failed", "pass rate"], &rows),
-        );
-    }
-    let server = sections::server(doc);
-    if !server.fields.is_empty() {
-        page.section(
-            "server",
-            "Server resources",
-            &server_charts(&server, duration_s),
         );
     }
 }
@@ -182,79 +173,4 @@ fn ranges(names: &[NameStats]) -> String {
     }
     out.push_str("</tbody></table>");
     out
-}
-
-/// Server fields grouped by the unit their names end in, one chart per unit.
-fn server_charts(s: &sections::ServerSeries, duration_s: f64) -> String {
-    type Matches = fn(&str) -> bool;
-    let groups: [(&str, &str, Matches); 3] = [
-        ("percent", "share (%)", |k| {
-            k.ends_with("_percent") || k.ends_with("_pct")
-        }),
-        ("bytes", "bytes", |k| k.ends_with("_bytes")),
-        ("other", "value", |_| true),
-    ];
-    let mut used = vec![false; s.fields.len()];
-    let mut out = String::new();
-    for (id, title, matches) in groups {
-        let mut series = Vec::new();
-        for (i, (name, pts)) in s.fields.iter().enumerate() {
-            if !used[i] && matches(name) {
-                used[i] = true;
-                series.push(Series::new(name, palette::cycle(series.len()), pts.clone()));
-            }
-        }
-        if series.is_empty() {
-            continue;
-        }
-        let max = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .fold(0.0, f64::max);
-        let last_t = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .fold(duration_s, f64::max);
-        let value: Box<dyn Fn(f64) -> String> = match id {
-            "percent" => Box::new(percent),
-            "bytes" => Box::new(bytes),
-            _ => Box::new(|v| format!("{v:.3}")),
-        };
-        let head = |t: f64| format!("t = {t:.1} s");
-        let y = if id == "bytes" {
-            bytes_axis(max)
-        } else {
-            Axis::linear(title, max * 1.05)
-        };
-        out.push_str(&lines(
-            &Frame {
-                id: &format!("chart-server-{id}"),
-                title: &format!(
-                    "Server {}",
-                    if id == "other" { "measurements" } else { title }
-                ),
-                x: Axis::time(last_t),
-                y,
-                height: 200.0,
-                x_label: &head,
-                y_label: value.as_ref(),
-            },
-            &series,
-        ));
-    }
-    out
-}
-
-/// A linear axis for byte counts in KB, MB or GB.
-fn bytes_axis(max: f64) -> Axis {
-    let (div, unit) = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
-        .into_iter()
-        .find(|(d, _)| max >= *d)
-        .unwrap_or((1.0, "B"));
-    let mut a = Axis::linear(&format!("bytes ({unit})"), max / div * 1.05);
-    a.hi *= div;
-    for t in &mut a.ticks {
-        t.0 *= div;
-    }
-    a
 }

@@ -1,8 +1,9 @@
-//! The report of one run: verdict first, then the key figures, the charts over time, the
-//! distribution, the tables, and whatever optional sections the result carries.
+//! The report of one run: verdict first, then the key figures, the charts over time (the
+//! server's resources among them, on the same axis), the distribution, whatever optional
+//! sections the result carries, the tables and the generator's health.
 
 use super::page::{esc, facts, footer, table, Page};
-use super::{optional, timeline};
+use super::{generator, optional, server, timeline};
 use crate::compare::error_rate;
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::sections::{self, ThresholdOutcome};
@@ -32,9 +33,12 @@ pub fn render(r: &RunResult) -> String {
         "Status codes and errors over time",
         &timeline::status_chart(r),
     );
-    optional::all(&mut page, &doc, r.duration_s);
+    if let Some(s) = server::section(r) {
+        page.section("server", "Server resources", &s);
+    }
+    optional::all(&mut page, &doc);
     page.section("tables", "Latency, status codes and errors", &tables(r));
-    page.section("generator", "Generator health", &generator(r));
+    page.section("generator", "Generator health", &generator::section(r));
     page.section("config", "Configuration", &config(r));
     page.finish(&footer(&r.target))
 }
@@ -303,37 +307,6 @@ fn share(n: u64, of: u64) -> String {
     } else {
         percent(n as f64 * 100.0 / of as f64)
     }
-}
-
-fn generator(r: &RunResult) -> String {
-    let g = &r.generator;
-    let verdict = match g.verdict {
-        GeneratorVerdict::Ok => "ok: the numbers describe the target".to_owned(),
-        GeneratorVerdict::GeneratorLimited => {
-            format!("generator-limited: {}", g.reasons.join("; "))
-        }
-    };
-    let lag = if r.config.model == Model::Open {
-        "send lag p99"
-    } else {
-        "event-loop delay p99"
-    };
-    facts(&[
-        ("verdict", esc(&verdict)),
-        (
-            "CPU",
-            format!(
-                "{} of one core over {} threads",
-                percent(g.cpu_percent),
-                count(r.config.threads)
-            ),
-        ),
-        (
-            "CPU user / sys",
-            format!("{} / {}", duration_s(g.cpu_user_s), duration_s(g.cpu_sys_s)),
-        ),
-        (lag, duration_ms(g.send_lag_p99_ms)),
-    ])
 }
 
 fn config(r: &RunResult) -> String {

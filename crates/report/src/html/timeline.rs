@@ -8,9 +8,16 @@ use crate::format::{duration_ms, rate};
 use crate::{decode_histogram, Model, RunResult};
 use std::collections::BTreeSet;
 
-fn time_axis(r: &RunResult) -> Axis {
+/// The end of the run's time axis, in seconds since the measurement started: its length, or
+/// the end of its last second.
+pub(super) fn run_end(r: &RunResult) -> f64 {
     let last = r.timeline.last().map_or(0.0, |e| e.t as f64 + 1.0);
-    Axis::time(last.max(r.duration_s))
+    last.max(r.duration_s)
+}
+
+/// The run's time axis, shared by every chart over time in its report so they line up.
+pub(super) fn time_axis(r: &RunResult) -> Axis {
+    Axis::time(run_end(r))
 }
 
 pub fn throughput_chart(r: &RunResult) -> String {

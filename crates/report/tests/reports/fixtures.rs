@@ -1,4 +1,6 @@
-use herd_report::{parse_json, RunResult};
+use herd_report::capacity::CapacityResult;
+use herd_report::sweep::SweepResult;
+use herd_report::{parse_json, parse_json_kind, RunResult};
 use serde_json::Value;
 
 /// An open-model run: 300 req/s for 5 s against a route with 1 ms latency; all ok.
@@ -7,6 +9,29 @@ pub const OPEN: &str = include_str!("../fixtures/run-open.json");
 pub const CLOSED_ERRORS: &str = include_str!("../fixtures/run-closed-errors.json");
 /// The open run again against a route with 20 ms latency.
 pub const SLOW: &str = include_str!("../fixtures/run-open-slow.json");
+
+/// `herd sweep --target small=.../small/ --target big=.../big/ --rates 100:800:100
+/// --step-duration 2s` against nginx admitting 200 and 400 req/s: it stopped after 600.
+pub const SWEEP_OPEN: &str = include_str!("../fixtures/sweep-open.json");
+/// `herd sweep --connections 1,5,10,50,100` against the 200 req/s route.
+pub const SWEEP_CLOSED: &str = include_str!("../fixtures/sweep-closed.json");
+/// `herd capacity --slo "p99<100ms, errors<1%"` against the 400 req/s route: 400 req/s.
+pub const CAPACITY_OPEN: &str = include_str!("../fixtures/capacity-open.json");
+/// `herd capacity --users --slo "p99<30ms, errors<1%"` against the 200 req/s route: 4 users.
+pub const CAPACITY_USERS: &str = include_str!("../fixtures/capacity-users.json");
+
+/// `herd run --rate 500 -d 8s --warmup 1s` against nginx admitting 400 req/s (503 beyond),
+/// watching nginx's two processes and a node_exporter: a run with `server` and the
+/// generator's per-second record.
+pub const WATCHED: &str = include_str!("../fixtures/run-watched.json");
+
+pub fn sweep(text: &str) -> SweepResult {
+    parse_json_kind(text, "fixture", "sweep").expect("a herd sweep")
+}
+
+pub fn capacity(text: &str) -> CapacityResult {
+    parse_json_kind(text, "fixture", "capacity").expect("a herd capacity search")
+}
 
 pub fn run(text: &str) -> RunResult {
     parse_json(text, "fixture").expect("fixtures are herd results")

@@ -1,0 +1,388 @@
+//! The report of a sweep: where each target saturated, first, then the saturation curves
+//! (achieved against demanded rate, latency and errors against the level, one line per
+//! target, steps where herd itself was the bottleneck crossed), the steps and the settings.
+
+use super::axis::{short_duration, Axis};
+use super::chart::{lines_with, Frame, Series};
+use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
+use super::marks::Rule;
+use super::page::{esc, facts, footer, table, Page};
+use super::palette;
+use crate::format::{count, duration_ms, duration_s, percent, rate};
+use crate::sweep::{good_rate, level_text, level_unit, row_of, Row, SweepResult};
+use crate::{GeneratorVerdict, Model, RunResult};
+
+/// One target at one step.
+struct Point<'a> {
+    level: f64,
+    run: &'a RunResult,
+    row: Row,
+}
+
+impl Point<'_> {
+    fn limited(&self) -> bool {
+        self.run.generator.verdict == GeneratorVerdict::GeneratorLimited
+    }
+}
+
+/// The steps of target `i`, in order.
+fn points(s: &SweepResult, i: usize) -> Vec<Point<'_>> {
+    s.steps
+        .iter()
+        .filter_map(|step| {
+            let run = step.runs.get(i)?;
+            Some(Point {
+                level: step.level,
+                run,
+                row: row_of(run),
+            })
+        })
+        .collect()
+}
+
+pub fn render(s: &SweepResult) -> String {
+    let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+    let mut page = Page::new(&format!("herd sweep: {}", names.join(", ")));
+    page.push(&header(s));
+    page.push(&verdict(s));
+    if s.steps.is_empty() {
+        page.section(
+            "steps",
+            "Steps",
+            "<p class=\"quiet\">No step finished: there is nothing to draw.</p>",
+        );
+    } else {
+        page.section("curves", "Saturation curves", &charts(s));
+        page.section("steps", "Steps", &steps_table(s));
+    }
+    page.section("config", "Configuration", &config(s));
+    page.finish(&footer(&names.join(", ")))
+}
+
+fn header(s: &SweepResult) -> String {
+    let unit = level_unit(s.model);
+    let levels = match (s.steps.first(), s.steps.last()) {
+        (Some(a), Some(b)) if s.steps.len() > 1 => {
+            format!("{} to {} {unit}", level_text(a.level), level_text(b.level))
+        }
+        (Some(a), _) => format!("{} {unit}", level_text(a.level)),
+        _ => format!("no step of {} levels asked", s.config.levels.len()),
+    };
+    let length = match (s.config.step_duration_s, s.config.requests_per_step) {
+        (Some(d), _) => format!("steps of {}", duration_s(d)),
+        (None, Some(n)) => format!("steps of {} requests", count(n)),
+        _ => String::new(),
+    };
+    let targets: Vec<String> = s
+        .targets
+        .iter()
+        .map(|t| format!("<code>{}</code>", esc(&t.url)))
+        .collect();
+    format!(
+        "<header><h1>herd sweep</h1><p class=\"sub\">{} &middot; {} model &middot; {} steps, {} &middot; {}</p></header>",
+        targets.join(", "),
+        s.model.name(),
+        s.steps.len(),
+        esc(&levels),
+        esc(&length)
+    )
+}
+
+fn verdict(s: &SweepResult) -> String {
+    let knees = s.knees();
+    let limited: usize = knees.iter().map(|k| k.limited_steps).sum();
+    let (class, word) = if s.interrupted {
+        ("warn", "INTERRUPTED")
+    } else if limited > 0 {
+        ("warn", "SOME STEPS NOT VALID: GENERATOR-LIMITED")
+    } else if s.stopped_early.is_some() {
+        ("", "STOPPED PAST SATURATION")
+    } else {
+        ("", "COMPLETED")
+    };
+    let answer: Vec<String> = knees.iter().map(|k| k.sentence(s.model)).collect();
+    let runs = s.steps.iter().map(|st| st.runs.len()).sum::<usize>();
+    let mut chips = vec![chip(
+        "",
+        format!(
+            "{} steps x {} target{}",
+            s.steps.len(),
+            s.targets.len(),
+            if s.targets.len() == 1 { "" } else { "s" }
+        ),
+    )];
+    chips.push(if limited == 0 {
+        chip("ok", "generator ok on every step")
+    } else {
+        chip(
+            "warn",
+            format!("{limited} of {runs} runs limited by herd, not the server"),
+        )
+    });
+    chips.push(match (&s.stopped_early, s.interrupted) {
+        (_, true) => chip("warn", "interrupted: later levels did not run"),
+        (Some(_), _) => chip("ok", "stopped early: past saturation"),
+        (None, _) => chip("ok", "ran every level"),
+    });
+    let mut details = Vec::new();
+    if let Some(why) = &s.stopped_early {
+        details.push(format!("stopped early: {why}"));
+    }
+    if limited > 0 {
+        details.push(
+            "steps marked with a cross were limited by herd itself: their numbers describe herd, not the server".to_owned(),
+        );
+    }
+    curves::verdict(class, word, &answer, &chips, &details)
+}
+
+fn charts(s: &SweepResult) -> String {
+    let per_target: Vec<Vec<Point>> = (0..s.targets.len()).map(|i| points(s, i)).collect();
+    let one = s.targets.len() == 1;
+    let label = |i: usize, what: &str| {
+        if one {
+            what.to_owned()
+        } else {
+            format!("{} {what}", s.targets[i].name)
+        }
+    };
+    let curve = |i: usize, what: &str, f: &dyn Fn(&Point) -> f64| {
+        let pts = &per_target[i];
+        Series::new(
+            &label(i, what),
+            palette::cycle(i),
+            pts.iter().map(|p| (p.level, f(p))).collect(),
+        )
+        .dotted()
+        .flag(
+            pts.iter()
+                .enumerate()
+                .filter(|(_, p)| p.limited())
+                .map(|(k, _)| k)
+                .collect(),
+        )
+    };
+    let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
+    let unit = level_unit(s.model);
+    let x_title = match s.model {
+        Model::Open => "demanded rate (req/s)",
+        Model::Closed => "concurrent users",
+    };
+    let x = load_axis(s.model, x_title, &levels);
+    let head = |v: f64| format!("{} {unit}", level_text(v));
+    let knees: Vec<Rule> = s
+        .knees()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| {
+            let knee = k.knee?;
+            let who = if one {
+                String::new()
+            } else {
+                format!(" {}", k.name)
+            };
+            Some(Rule::x(
+                knee.level,
+                &format!("knee{who}: ~{}", level_text(knee.level)),
+                palette::cycle(i),
+            ))
+        })
+        .collect();
+
+    let good: Vec<Series> = (0..s.targets.len())
+        .map(|i| curve(i, "good replies/s", &|p| good_rate(&p.row)))
+        .collect();
+    let mut throughput = Vec::new();
+    for (i, g) in good.iter().enumerate() {
+        throughput.push(g.clone());
+        throughput.push(curve(i, "replies/s (any status)", &|p| p.row.avg_rep_rate).dashed());
+    }
+    if s.model == Model::Open {
+        let (lo, hi) = (
+            levels.iter().copied().fold(f64::INFINITY, f64::min),
+            levels.iter().copied().fold(0.0, f64::max),
+        );
+        throughput.push(Series::new("demanded", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
+    }
+    let rps = |v: f64| format!("{} req/s", rate(v));
+    let mut out = lines_with(
+        &Frame {
+            id: "chart-sweep-throughput",
+            title: match s.model {
+                Model::Open => "Achieved against demanded rate",
+                Model::Closed => "Throughput against concurrent users",
+            },
+            x: x.clone(),
+            y: rate_axis(&throughput, &good),
+            height: 260.0,
+            x_label: &head,
+            y_label: &rps,
+        },
+        &throughput,
+        &knees,
+    );
+
+    let mut latency = Vec::new();
+    for i in 0..s.targets.len() {
+        latency.push(curve(i, "p50", &|p| p.run.latency_ms.p50));
+        latency.push(curve(i, "p99", &|p| p.run.latency_ms.p99).dashed());
+    }
+    let stop_p99: Vec<f64> = s.config.stop.max_p99_ms.into_iter().collect();
+    let rules: Vec<Rule> = stop_p99
+        .iter()
+        .map(|ms| {
+            Rule::y(
+                *ms,
+                &format!("stop rule: p99 > {}", short_duration(*ms)),
+                palette::RED,
+            )
+        })
+        .chain(knees.iter().cloned())
+        .collect();
+    let ms = |v: f64| duration_ms(v);
+    out.push_str(&lines_with(
+        &Frame {
+            id: "chart-sweep-latency",
+            title:
+                "Latency against load: p50 (solid) and p99 (dashed), from the intended send time",
+            x: x.clone(),
+            y: latency_axis(&latency, &stop_p99),
+            height: 260.0,
+            x_label: &head,
+            y_label: &ms,
+        },
+        &latency,
+        &rules,
+    ));
+
+    let errors: Vec<Series> = (0..s.targets.len())
+        .map(|i| curve(i, "not ok", &|p| p.row.errors))
+        .collect();
+    let stop_errors: Vec<f64> = s.config.stop.max_error_percent.into_iter().collect();
+    let rules: Vec<Rule> = stop_errors
+        .iter()
+        .map(|p| Rule::y(*p, &format!("stop rule: errors > {p}%"), palette::RED))
+        .chain(knees.iter().cloned())
+        .collect();
+    let pct = |v: f64| percent(v);
+    out.push_str(&lines_with(
+        &Frame {
+            id: "chart-sweep-errors",
+            title: "Requests without an OK answer (errors, 4xx/5xx, never sent)",
+            x,
+            y: Axis::linear(
+                "not ok (%)",
+                (max_y(&errors, &stop_errors) * 1.1).clamp(1.0, 100.0),
+            ),
+            height: 200.0,
+            x_label: &head,
+            y_label: &pct,
+        },
+        &errors,
+        &rules,
+    ));
+    out
+}
+
+fn steps_table(s: &SweepResult) -> String {
+    let many = s.targets.len() > 1;
+    let mut rows = Vec::new();
+    for step in &s.steps {
+        for (i, run) in step.runs.iter().enumerate() {
+            let r = row_of(run);
+            let limited = run.generator.verdict == GeneratorVerdict::GeneratorLimited;
+            let mut row = vec![level_text(step.level)];
+            if many {
+                row.push(esc(s.targets.get(i).map_or("", |t| t.name.as_str())));
+            }
+            row.extend([
+                rate(r.req_rate),
+                format!(
+                    "{} / {} / {}",
+                    rate(r.min_rep_rate),
+                    rate(r.avg_rep_rate),
+                    rate(r.max_rep_rate)
+                ),
+                rate(good_rate(&r)),
+                duration_ms(r.resp_time),
+                duration_ms(run.latency_ms.p50),
+                duration_ms(run.latency_ms.p99),
+                percent(r.errors),
+                generator_cell(limited, &run.generator.reasons, "server"),
+            ]);
+            rows.push(row);
+        }
+    }
+    let level = match s.model {
+        Model::Open => "req/s asked",
+        Model::Closed => "users",
+    };
+    let mut header = vec![level];
+    if many {
+        header.push("target");
+    }
+    header.extend([
+        "sent/s",
+        "replies/s min / avg / max",
+        "good/s",
+        "mean",
+        "p50",
+        "p99",
+        "not ok",
+        "generator",
+    ]);
+    table("sweep-steps", &header, &rows)
+}
+
+fn config(s: &SweepResult) -> String {
+    let c = &s.config;
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_owned());
+    let stop = &c.stop;
+    let mut stop_when = Vec::new();
+    if let Some(e) = stop.max_error_percent {
+        stop_when.push(format!("errors > {}", percent(e)));
+    }
+    if let Some(p) = stop.max_p99_ms {
+        stop_when.push(format!("p99 > {}", duration_ms(p)));
+    }
+    let stop_text = if stop_when.is_empty() {
+        "never (--no-stop)".to_owned()
+    } else {
+        format!(
+            "{} for {} steps in a row, every target",
+            stop_when.join(" or "),
+            stop.consecutive
+        )
+    };
+    let levels: Vec<String> = c.levels.iter().map(|l| level_text(*l)).collect();
+    let first = s.steps.first().and_then(|st| st.runs.first());
+    let mut pairs = Vec::new();
+    for t in &s.targets {
+        pairs.push((
+            "target",
+            format!("{} = <code>{}</code>", esc(&t.name), esc(&t.url)),
+        ));
+    }
+    pairs.extend([
+        ("model", s.model.name().to_owned()),
+        (
+            "levels asked",
+            format!("{} ({})", esc(&levels.join(", ")), level_unit(s.model)),
+        ),
+        ("step length", opt(c.step_duration_s.map(duration_s))),
+        ("requests per step", opt(c.requests_per_step.map(count))),
+        ("calls per connection", opt(c.calls_per_conn.map(count))),
+        ("timeout", duration_s(c.timeout_s)),
+        ("cooldown", duration_s(c.cooldown_s)),
+        ("stop", esc(&stop_text)),
+    ]);
+    if let Some(r) = first {
+        pairs.extend([
+            ("method", esc(&r.config.method)),
+            ("threads", count(r.config.threads)),
+            ("warm-up per step", duration_s(r.config.warmup_s)),
+        ]);
+    }
+    pairs.push(("herd", esc(&s.herd_version)));
+    facts(&pairs)
+}
