@@ -478,17 +478,9 @@ async fn next_arrival<T: Transport>(
             limit,
             profile,
         } => {
+            // `work` waited for the run's start before any user existed: an iteration begun
+            // earlier would count as warm-up even when there is none.
             let mut now = Instant::now();
-            if now < shared.start {
-                // Threads start a few ms before the run does: an iteration begun before the
-                // start would count as warm-up even when there is none.
-                tokio::select! {
-                    biased;
-                    _ = local.control.cancelled() => return None,
-                    _ = sleep_until(shared.start) => {}
-                }
-                now = Instant::now();
-            }
             if let Some(p) = profile {
                 // Stages: this user runs only while the target number of users exceeds its id.
                 let t = now.saturating_duration_since(shared.start);
