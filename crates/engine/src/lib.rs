@@ -22,6 +22,7 @@
 //! }
 //! ```
 
+mod arrivals;
 mod control;
 mod deadline;
 pub mod generator;
@@ -31,6 +32,7 @@ mod run;
 pub mod schedule;
 mod script;
 pub mod stages;
+mod ticker;
 pub mod transport;
 mod user;
 mod worker;

@@ -1,18 +1,18 @@
 //! One worker thread: its own event loop, users, connections and recorder (wrk's thread model).
 //! There is one user loop for both load models; only where arrivals come from differs.
 
+use crate::arrivals::{user_loop, Arrivals};
 use crate::deadline::{Fired, Slot};
 use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
 use crate::schedule::Schedule;
-use crate::stages::Profile;
-use crate::{Control, Load, Plan, Script, Transport, UserCtx};
+use crate::{Control, Load, Plan, Script, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, Outcome, Recorder, Second};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use tokio::task::JoinSet;
 use tokio::time::{sleep_until, Instant};
 
 /// How often a worker wakes to close seconds and measure its own event-loop delay.
-const TICK: Duration = Duration::from_millis(10);
+pub(crate) const TICK: Duration = Duration::from_millis(10);
 /// The dispatcher reaching the end of the run this late gives up handing out the rest of the
 /// schedule and counts it as dropped; a little late (a timer tick) it still hands arrivals out.
 const BEHIND: Duration = Duration::from_millis(100);
@@ -54,23 +54,23 @@ pub(crate) struct Local<T: Transport> {
     pub in_flight: Cell<u64>,
     /// Every user's deadline slot, swept by the ticker.
     slots: RefCell<Vec<Rc<Slot>>>,
-    loop_delay: RefCell<Histogram<u64>>,
+    pub(crate) loop_delay: RefCell<Histogram<u64>>,
     /// Send lag of the second in progress (open model), for the per-second health sample.
-    second_lag: RefCell<Histogram<u64>>,
-    control: Arc<Control>,
+    pub(crate) second_lag: RefCell<Histogram<u64>>,
+    pub(crate) control: Arc<Control>,
     scheduled: Cell<u64>,
     warmup: Cell<u64>,
     last_done: Cell<Option<Instant>>,
-    open_conns: Cell<u64>,
+    pub(crate) open_conns: Cell<u64>,
     peak_conns: Cell<u64>,
     opened: Cell<u64>,
     // open model: arrivals waiting for a free user
-    queue: RefCell<VecDeque<Instant>>,
-    idle: Cell<u64>,
+    pub(crate) queue: RefCell<VecDeque<Instant>>,
+    pub(crate) idle: Cell<u64>,
     /// Arrivals handed to a user (woken, or spawned for it) that no user has taken yet.
-    handed: Cell<u64>,
-    wake: Notify,
-    closed: Cell<bool>,
+    pub(crate) handed: Cell<u64>,
+    pub(crate) wake: Notify,
+    pub(crate) closed: Cell<bool>,
 }
 
 impl<T: Transport> Local<T> {
@@ -90,7 +90,7 @@ impl<T: Transport> Local<T> {
         slot
     }
 
-    fn sweep(&self, now: Instant, why: Fired) {
+    pub(crate) fn sweep(&self, now: Instant, why: Fired) {
         for slot in self.slots.borrow().iter() {
             slot.sweep(now, why);
         }
@@ -126,15 +126,6 @@ pub(crate) struct WorkerOutput {
 pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
     let t = threads as u64;
     total / t + u64::from((k as u64) < total % t)
-}
-
-enum Arrivals {
-    Closed {
-        end: Option<Instant>,
-        limit: Option<u64>,
-        profile: Option<Profile>,
-    },
-    Open,
 }
 
 /// Runs worker `k` of `threads` to the end of the plan.
@@ -182,71 +173,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
     // Arrivals dropped without ever being queued (see the queue bound).
     let mut overflow = 0u64;
 
-    // The ticker sweeps deadlines, closes seconds for the timeline, and measures the loop's own
-    // health: how late it wakes, its CPU, its send lag, second by second.
-    let ticker = {
-        let local = Rc::clone(&local);
-        tokio::task::spawn_local(async move {
-            let mut next = Instant::now();
-            let mut health_sec: Option<u64> = None;
-            let mut cpu_mark = ThreadCpu::now();
-            let mut delay_max = Duration::ZERO;
-            loop {
-                next += TICK;
-                sleep_until(next).await;
-                let now = Instant::now();
-                local.sweep(now, Fired::Deadline);
-                let delay = now - next;
-                delay_max = delay_max.max(delay);
-                local
-                    .loop_delay
-                    .borrow_mut()
-                    .saturating_record(delay.as_micros() as u64);
-                if now >= local.measure_start {
-                    let sec = (now - local.measure_start).as_secs();
-                    let mut rec = local.recorder.borrow_mut();
-                    rec.roll(sec);
-                    if let Some(tx) = &seconds {
-                        for s in rec.take_ready() {
-                            let _ = tx.send(Report::Second(s));
-                        }
-                        match health_sec {
-                            Some(h) if h == sec => {}
-                            Some(h) => {
-                                let cpu = ThreadCpu::now();
-                                let lag = {
-                                    let mut l = local.second_lag.borrow_mut();
-                                    let p = l.value_at_quantile(0.99);
-                                    l.reset();
-                                    p
-                                };
-                                let _ = tx.send(Report::Health(ThreadSecond {
-                                    index: h,
-                                    thread: k,
-                                    cpu: cpu.since(&cpu_mark),
-                                    loop_delay_max: delay_max,
-                                    send_lag_p99: Duration::from_micros(lag),
-                                    open_connections: local.open_conns.get(),
-                                }));
-                                cpu_mark = cpu;
-                                delay_max = Duration::ZERO;
-                                health_sec = Some(sec);
-                            }
-                            None => {
-                                cpu_mark = ThreadCpu::now();
-                                delay_max = Duration::ZERO;
-                                local.second_lag.borrow_mut().reset();
-                                health_sec = Some(sec);
-                            }
-                        }
-                    }
-                }
-                if now > next + TICK {
-                    next = now; // no burst of catch-up ticks after a stall
-                }
-            }
-        })
-    };
+    let ticker = crate::ticker::spawn(Rc::clone(&local), k, seconds);
 
     let arrivals = match plan.load {
         Load::Closed { users: n } => {
@@ -445,80 +372,5 @@ async fn drain<T: Transport>(local: &Rc<Local<T>>, users: &mut JoinSet<()>, cont
     if tokio::time::timeout(GRACE, &mut all_done).await.is_err() {
         local.sweep(Instant::now(), Fired::Interrupted);
         all_done.await;
-    }
-}
-
-async fn user_loop<T: Transport, S: Script>(
-    local: Rc<Local<T>>,
-    script: Rc<S>,
-    arrivals: Rc<Arrivals>,
-    shared: Arc<Shared>,
-    id: u64,
-) {
-    let mut user = script.new_user(id);
-    let mut ctx = UserCtx::new(Rc::clone(&local));
-    while let Some((intended, now)) = next_arrival(&local, &arrivals, &shared, id).await {
-        ctx.begin(intended, now);
-        script.iterate(&mut user, &mut ctx).await;
-    }
-}
-
-async fn next_arrival<T: Transport>(
-    local: &Local<T>,
-    arrivals: &Arrivals,
-    shared: &Shared,
-    user: u64,
-) -> Option<(Instant, Instant)> {
-    if local.control.is_cancelled() {
-        return None;
-    }
-    match arrivals {
-        Arrivals::Closed {
-            end,
-            limit,
-            profile,
-        } => {
-            // `work` waited for the run's start before any user existed: an iteration begun
-            // earlier would count as warm-up even when there is none.
-            let mut now = Instant::now();
-            if let Some(p) = profile {
-                // Stages: this user runs only while the target number of users exceeds its id.
-                let t = now.saturating_duration_since(shared.start);
-                if p.value_at(t) < user as f64 + 1.0 {
-                    let at = shared.start + p.next_active(user, t)?;
-                    if end.is_some_and(|e| at >= e) {
-                        return None;
-                    }
-                    tokio::select! {
-                        biased;
-                        _ = local.control.cancelled() => return None,
-                        _ = sleep_until(at) => {}
-                    }
-                    now = Instant::now();
-                }
-            }
-            if end.is_some_and(|e| now >= e) {
-                return None;
-            }
-            if now >= local.measure_start {
-                if let Some(n) = limit {
-                    if shared.issued.fetch_add(1, Ordering::Relaxed) >= *n {
-                        return None;
-                    }
-                }
-            }
-            Some((now, now))
-        }
-        Arrivals::Open => loop {
-            if let Some(at) = local.queue.borrow_mut().pop_front() {
-                local.handed.set(local.handed.get().saturating_sub(1));
-                return Some((at, Instant::now()));
-            }
-            if local.closed.get() || local.control.is_cancelled() {
-                return None;
-            }
-            local.idle.set(local.idle.get() + 1);
-            local.wake.notified().await;
-        },
     }
 }
