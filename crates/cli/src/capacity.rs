@@ -4,12 +4,12 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{run_one, Length, Level, RequestArgs, Runs, UrlRuns};
+use crate::series::{runs_for, Length, Level, RequestArgs};
 use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::capacity::{
-    measured, Action, CapacityResult, Purpose, Search, SearchConfig, Slo, Undecided,
+    measured, sentence_in, Action, CapacityResult, Purpose, Search, SearchConfig, Slo, Undecided,
 };
 use herd_report::format::{count, duration_ms, duration_s, rate};
 use herd_report::{write_json, Model};
@@ -20,7 +20,7 @@ use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct CapacityArgs {
-    /// The URL to load
+    /// The URL or workload file to load (for a workload, a rate is scenario iterations per second)
     pub url: String,
 
     /// What "sustains" means, e.g. "p99<100ms, errors<1%" (errors: requests without an OK answer)
@@ -86,10 +86,6 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     if a.precision <= 0.0 {
         problems.push("--precision must be above 0%".to_owned());
     }
-    let runs = UrlRuns {
-        url: a.url.clone(),
-        request: a.request.clone(),
-    };
     let level_of = |x: f64| {
         if a.users {
             Level::Users(x.round().max(1.0) as u64)
@@ -97,13 +93,22 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             Level::Rate(x)
         }
     };
-    if let Err(e) = runs.prepare(level_of(start), Length::Time(a.probe_duration)) {
-        problems.push(e.message);
-    }
-    let slo = match slo {
-        Ok(slo) if problems.is_empty() => slo,
+    let runs = runs_for(&a.url, &a.request).and_then(|r| {
+        r.check(level_of(start), Length::Time(a.probe_duration))
+            .map(|_| r)
+    });
+    let runs = match runs {
+        Ok(r) => Some(r),
+        Err(e) => {
+            problems.push(e.message);
+            None
+        }
+    };
+    let (slo, runs) = match (slo, runs) {
+        (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
     };
+    let unit = runs.rate_unit();
     let model = if a.users { Model::Closed } else { Model::Open };
     let mut search = Search::new(SearchConfig {
         slo: slo.clone(),
@@ -135,10 +140,12 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         if !runs_done.is_empty() && !crate::sweep::pause(a.cooldown, &control) {
             break;
         }
-        let run = match runs
-            .prepare(level_of(p.level), Length::Time(p.duration))
-            .and_then(|prep| run_one(&prep, &control, a.request.quiet))
-        {
+        let run = match runs.run(
+            level_of(p.level),
+            Length::Time(p.duration),
+            &control,
+            a.request.quiet,
+        ) {
             Ok(r) => r,
             Err(e) => {
                 failure = Some(e);
@@ -162,7 +169,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         let level = if a.users {
             format!("{} users", count(p.level.round() as u64))
         } else {
-            format!("{} req/s", rate(p.level))
+            format!("{} {}", rate(p.level), short(unit))
         };
         println!(
             "{:>5}  {:<8}  {level:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {verdict}",
@@ -176,7 +183,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         let _ = std::io::stdout().flush();
     }
     let interrupted = control.is_cancelled();
-    let result = CapacityResult::new(
+    let mut result = CapacityResult::new(
         a.url.clone(),
         model,
         slo,
@@ -185,13 +192,16 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         runs_done,
         interrupted,
     );
+    if unit != "req/s" {
+        result.sentence = sentence_in(&result, unit);
+    }
     println!();
     println!("{}", result.sentence);
     if let Some(k) = &result.knee {
         let from = if a.users {
             format!("{} users", count(k.level.round() as u64))
         } else {
-            format!("{} req/s", rate(k.level))
+            format!("{} {unit}", rate(k.level))
         };
         println!(
             "knee: good throughput levels off near {} req/s, from ~{from}",
@@ -215,6 +225,15 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             Some(_) => exit::UNDECIDED,
         }
     })
+}
+
+/// The level's unit in the probe table's narrow column.
+fn short(unit: &str) -> &str {
+    if unit == "iterations/s" {
+        "iter/s"
+    } else {
+        unit
+    }
 }
 
 fn purpose_name(p: Purpose) -> &'static str {

@@ -2,17 +2,19 @@
 //! targets' names, and the seam between a series of runs and what is run at each level.
 //!
 //! A series asks a [`Runs`] for "a run at rate R" or "a run with N users" and executes it; it
-//! never looks inside. Today a URL with flags is the only [`Runs`]; a workload file plugs in by
-//! implementing it.
+//! never looks inside. A URL with flags ([`UrlRuns`]) and a workload file ([`WorkloadRuns`])
+//! are the two kinds: for a URL a level counts requests, for a workload scenario iterations.
 
 use crate::args::RunArgs;
 use crate::exit::Exit;
 use crate::progress::Live;
-use crate::run::{execute, prepare_run, Prepared};
+use crate::run::{execute, prepare_run, DEFAULT_OPEN_CAP};
+use crate::workload_cmd;
 use clap::Args;
-use herd_engine::Control;
+use herd_engine::{Control, Load, Plan};
 use herd_report::RunResult;
-use std::path::PathBuf;
+use herd_workload::Workload;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,23 +25,42 @@ pub enum Level {
     Users(u64),
 }
 
-/// How long one run of a series lasts: a time, or a number of requests.
+/// How long one run of a series lasts: a time, or a number of requests (of iterations, for a
+/// workload).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Length {
     Time(Duration),
     Requests(u64),
 }
 
-/// Makes the plan of one run of a series. The seam for workload files: anything that can
-/// prepare a run at a given level can be swept and searched.
+/// What a series runs at each level. Anything that can check and run itself at a given level can
+/// be swept and searched.
 pub trait Runs {
-    fn prepare(&self, level: Level, length: Length) -> Result<Prepared, Exit>;
+    /// Every problem with a run at this level, before anything is sent.
+    fn check(&self, level: Level, length: Length) -> Result<(), Exit>;
+    /// Runs at this level, quietly unless asked, and returns the full result.
+    fn run(
+        &self,
+        level: Level,
+        length: Length,
+        control: &Arc<Control>,
+        quiet: bool,
+    ) -> Result<RunResult, Exit>;
+    /// What one arrival of the open model is: `req/s` for a URL, `iterations/s` for a workload.
+    fn rate_unit(&self) -> &'static str {
+        "req/s"
+    }
 }
 
-/// Runs one prepared plan, quietly unless asked, and returns its result.
-pub fn run_one(p: &Prepared, control: &Arc<Control>, quiet: bool) -> Result<RunResult, Exit> {
-    let mut live = Live::new(quiet);
-    execute(p, Arc::clone(control), &mut live)
+/// A URL or a workload file, by the rule `herd run` uses.
+pub fn runs_for(target: &str, request: &RequestArgs) -> Result<Box<dyn Runs>, Exit> {
+    Ok(match workload_cmd::workload_path(target) {
+        Some(file) => Box::new(WorkloadRuns::new(&file, request)?),
+        None => Box::new(UrlRuns {
+            url: target.to_owned(),
+            request: request.clone(),
+        }),
+    })
 }
 
 /// The request and connection flags of `herd run` that a series keeps the same at every level.
@@ -96,8 +117,8 @@ pub struct UrlRuns {
     pub request: RequestArgs,
 }
 
-impl Runs for UrlRuns {
-    fn prepare(&self, level: Level, length: Length) -> Result<Prepared, Exit> {
+impl UrlRuns {
+    fn prepare(&self, level: Level, length: Length) -> Result<crate::run::Prepared, Exit> {
         let r = &self.request;
         let (rate, connections) = match level {
             Level::Rate(rate) => (Some(rate), r.max_connections),
@@ -127,6 +148,119 @@ impl Runs for UrlRuns {
             quiet: r.quiet,
             watch: Default::default(),
         })
+    }
+}
+
+impl Runs for UrlRuns {
+    fn check(&self, level: Level, length: Length) -> Result<(), Exit> {
+        self.prepare(level, length).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        level: Level,
+        length: Length,
+        control: &Arc<Control>,
+        quiet: bool,
+    ) -> Result<RunResult, Exit> {
+        let p = self.prepare(level, length)?;
+        execute(&p, Arc::clone(control), &mut Live::new(quiet))
+    }
+}
+
+/// A workload file: its scenarios at each level, the file's own load replaced. A rate is
+/// scenario iterations started per second (open model); users run iterations back to back
+/// (closed model); no stages, and a warm-up only when `--warmup` gives one.
+pub struct WorkloadRuns {
+    pub file: PathBuf,
+    workload: Workload,
+    request: RequestArgs,
+}
+
+impl WorkloadRuns {
+    /// Compiles the file (its problems as `herd validate` shows them); refuses the request flags
+    /// the file itself sets.
+    pub fn new(file: &Path, request: &RequestArgs) -> Result<WorkloadRuns, Exit> {
+        let r = request;
+        let flags: [(&str, bool); 5] = [
+            ("-m/--method", r.method.is_some()),
+            ("-H/--header", !r.headers.is_empty()),
+            ("--body", r.body.is_some()),
+            ("--body-file", r.body_file.is_some()),
+            ("--calls-per-conn", r.calls_per_conn.is_some()),
+        ];
+        let clashes: Vec<&str> = flags.iter().filter(|f| f.1).map(|f| f.0).collect();
+        if !clashes.is_empty() {
+            return Err(Exit::bad_input(format!(
+                "{} cannot be combined with a workload file: set the requests in {}",
+                clashes.join(", "),
+                file.display()
+            )));
+        }
+        Ok(WorkloadRuns {
+            file: file.to_owned(),
+            workload: workload_cmd::compile(file)?,
+            request: request.clone(),
+        })
+    }
+
+    /// The file's plan with the series' level and length instead of its own load.
+    fn plan(&self, level: Level, length: Length) -> Plan {
+        let r = &self.request;
+        let mut plan = self.workload.plan(workload_cmd::threads_default());
+        if let Some(t) = r.threads {
+            plan.threads = t;
+        }
+        plan.load = match level {
+            Level::Rate(rate) => Load::Open {
+                rate,
+                max_connections: r.max_connections.unwrap_or(DEFAULT_OPEN_CAP),
+            },
+            Level::Users(users) => Load::Closed { users },
+        };
+        (plan.duration, plan.requests) = match length {
+            Length::Time(d) => (Some(d), None),
+            Length::Requests(n) => (None, Some(n)),
+        };
+        plan.stages = Vec::new();
+        plan.warmup = r.warmup;
+        plan
+    }
+}
+
+impl Runs for WorkloadRuns {
+    fn check(&self, level: Level, length: Length) -> Result<(), Exit> {
+        self.plan(level, length)
+            .validate()
+            .map_err(|e| Exit::bad_input(format!("{}: {e}", self.file.display())))
+    }
+
+    fn run(
+        &self,
+        level: Level,
+        length: Length,
+        control: &Arc<Control>,
+        quiet: bool,
+    ) -> Result<RunResult, Exit> {
+        self.check(level, length)?;
+        let w = &self.workload;
+        let plan = self.plan(level, length);
+        let config = workload_cmd::workload_config(w, &plan);
+        let mut result = workload_cmd::run_plan(
+            w,
+            &plan,
+            config,
+            self.request.insecure,
+            Arc::clone(control),
+            &mut Live::new(quiet),
+        )?;
+        result.workload = Some(self.file.display().to_string());
+        result.thresholds = w.thresholds.iter().map(|t| t.evaluate(&result)).collect();
+        Ok(result)
+    }
+
+    fn rate_unit(&self) -> &'static str {
+        "iterations/s"
     }
 }
 
@@ -180,7 +314,15 @@ pub fn name_targets(given: &[String]) -> Vec<NamedTarget> {
     for g in given {
         let (name, url) = match g.split_once('=') {
             Some((n, u)) if !n.contains('/') && !n.is_empty() => (n.to_owned(), u.to_owned()),
-            _ => (authority(g).to_owned(), g.clone()),
+            _ => match workload_cmd::workload_path(g) {
+                // A workload file is named by its file name, without the folders.
+                Some(file) => (
+                    file.file_name()
+                        .map_or(g.clone(), |f| f.to_string_lossy().into_owned()),
+                    g.clone(),
+                ),
+                None => (authority(g).to_owned(), g.clone()),
+            },
         };
         let clean: String = name
             .chars()

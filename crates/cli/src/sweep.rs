@@ -4,9 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{
-    name_targets, parse_levels, run_one, Length, Level, RequestArgs, Runs, UrlRuns,
-};
+use crate::series::{name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::format::{duration_ms, rate};
@@ -23,14 +21,15 @@ use std::time::{Duration, Instant};
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("levels").required(true).args(["rates", "connections"]))]
 pub struct SweepArgs {
-    /// The URL to sweep (or use --target, repeatable)
+    /// The URL or workload file to sweep (or use --target, repeatable)
     pub url: Option<String>,
 
-    /// A target, `NAME=URL` or a URL; several are swept step by step side by side
-    #[arg(long = "target", value_name = "[NAME=]URL")]
+    /// A target, `NAME=URL`, a URL or a workload file; several are swept step by step side by side
+    #[arg(long = "target", value_name = "[NAME=]URL|FILE")]
     pub targets: Vec<String>,
 
-    /// Open model: request rates per second, low:high:step (20:600:20) or a list (100,200,400)
+    /// Open model: request rates per second (scenario iterations per second for a workload file),
+    /// low:high:step (20:600:20) or a list (100,200,400)
     #[arg(long, value_name = "LEVELS")]
     pub rates: Option<String>,
 
@@ -94,7 +93,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     given.extend(a.targets.iter().cloned());
     if given.is_empty() {
         return Err(Exit::bad_input(
-            "give a URL to sweep, or --target [NAME=]URL (repeatable)",
+            "give a URL or workload file to sweep, or --target [NAME=]URL|FILE (repeatable)",
         ));
     }
     let targets = name_targets(&given);
@@ -111,13 +110,6 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         Some(n) => Length::Requests(n.saturating_mul(a.request.calls_per_conn.unwrap_or(1))),
         None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
     };
-    let runs: Vec<UrlRuns> = targets
-        .iter()
-        .map(|t| UrlRuns {
-            url: t.url.clone(),
-            request: a.request.clone(),
-        })
-        .collect();
     let level_of = |x: f64| match model {
         Model::Open => Level::Rate(x),
         Model::Closed => Level::Users(x as u64),
@@ -126,14 +118,24 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     // the highest level.
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
-    for (t, r) in targets.iter().zip(&runs) {
-        if let Err(e) = r.prepare(level_of(top), length) {
-            problems.push(if targets.len() > 1 {
+    let mut runs: Vec<Box<dyn Runs>> = Vec::new();
+    for t in &targets {
+        match runs_for(&t.url, &a.request).and_then(|r| r.check(level_of(top), length).map(|_| r)) {
+            Ok(r) => runs.push(r),
+            Err(e) => problems.push(if targets.len() > 1 {
                 format!("{}: {}", t.name, e.message)
             } else {
                 e.message
-            });
+            }),
         }
+    }
+    let unit = runs.first().map_or("req/s", |r| r.rate_unit());
+    if model == Model::Open && runs.iter().any(|r| r.rate_unit() != unit) {
+        problems.push(
+            "URLs and workload files cannot be swept side by side at the same rates: a URL's rate \
+             counts requests, a workload's scenario iterations; sweep them separately"
+                .to_owned(),
+        );
     }
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
@@ -178,7 +180,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let table = LiveTable::new(model, targets.len() > 1);
+    let table = LiveTable::new(model, targets.len() > 1, unit);
     table.header();
     let mut saturation = Saturation::new(stop, targets.len());
     let mut failure = None;
@@ -194,10 +196,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             if control.is_cancelled() {
                 break;
             }
-            let run = match r
-                .prepare(level_of(level), length)
-                .and_then(|p| run_one(&p, &control, a.request.quiet))
-            {
+            let run = match r.run(level_of(level), length, &control, a.request.quiet) {
                 Ok(run) => run,
                 Err(e) => {
                     failure = Some(e);
@@ -254,17 +253,20 @@ pub fn pause(d: Duration, control: &Control) -> bool {
 struct LiveTable {
     model: Model,
     named: bool,
+    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
+    unit: &'static str,
 }
 
 impl LiveTable {
-    fn new(model: Model, named: bool) -> Self {
-        LiveTable { model, named }
+    fn new(model: Model, named: bool, unit: &'static str) -> Self {
+        LiveTable { model, named, unit }
     }
 
     fn header(&self) {
-        let level = match self.model {
-            Model::Open => "req/s asked",
-            Model::Closed => "users",
+        let level = match (self.model, self.unit) {
+            (Model::Closed, _) => "users",
+            (Model::Open, "req/s") => "req/s asked",
+            (Model::Open, _) => "iter/s asked",
         };
         let target = if self.named { "  target          " } else { "" };
         println!(
@@ -308,7 +310,7 @@ impl LiveTable {
 fn summary(r: &SweepResult) {
     println!();
     for k in r.knees() {
-        println!("{}", k.sentence(r.model));
+        println!("{}", k.sentence_in(r.level_unit()));
         if k.limited_steps > 0 {
             println!(
                 "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",

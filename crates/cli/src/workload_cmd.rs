@@ -22,7 +22,12 @@ pub struct ValidateArgs {
 
 /// The workload file named by `herd run`'s argument, if it names one rather than a URL.
 pub fn workload_file(a: &RunArgs) -> Option<PathBuf> {
-    let arg = a.url.as_deref()?;
+    workload_path(a.url.as_deref()?)
+}
+
+/// The workload file a target argument names, if it names one rather than a URL: no `://`, and
+/// a `.yaml`/`.yml` name or an existing file (`herd run`, `herd sweep` and `herd capacity`).
+pub fn workload_path(arg: &str) -> Option<PathBuf> {
     if arg.contains("://") {
         return None;
     }
@@ -31,11 +36,11 @@ pub fn workload_file(a: &RunArgs) -> Option<PathBuf> {
     (yaml || p.is_file()).then(|| p.to_owned())
 }
 
-fn threads_default() -> usize {
+pub(crate) fn threads_default() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-fn compile(file: &Path) -> Result<Workload, Exit> {
+pub(crate) fn compile(file: &Path) -> Result<Workload, Exit> {
     Workload::load(file).map_err(|d| {
         let n = d.problems.len();
         let problems = if n == 1 {
@@ -90,9 +95,16 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
     let plan = w.plan(a.threads.unwrap_or_else(threads_default));
     plan.validate()
         .map_err(|e| Exit::bad_input(format!("{}: {e}", file.display())))?;
-    let target = w.target().to_string();
-    let config = RunConfig {
-        url: target.clone(),
+    let config = workload_config(&w, &plan);
+    let mut result = execute(&w, &plan, config, a)?;
+    result.workload = Some(file.display().to_string());
+    conclude(&w, result, a)
+}
+
+/// How a workload's run is described in its result: the file's target, its plan's load.
+pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: w.target().to_string(),
         method: "workload".to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,
@@ -111,10 +123,7 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
         calls_per_conn: None,
         headers: Vec::new(),
         body_bytes: 0,
-    };
-    let mut result = execute(&w, &plan, config, a)?;
-    result.workload = Some(file.display().to_string());
-    conclude(&w, result, a)
+    }
 }
 
 /// `herd run -f urls.txt`: the flags make the plan, the URL file the script.
@@ -133,35 +142,48 @@ pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
 fn execute(w: &Workload, plan: &Plan, config: RunConfig, a: &RunArgs) -> Result<RunResult, Exit> {
     let watch = crate::watch::check(&a.watch)?;
     limits::ensure_fds(plan.max_connections())?;
-    let transport = HttpTransport::new(
-        w.target(),
-        TlsOptions {
-            insecure: a.insecure,
-        },
-    )
-    .map_err(|e| Exit::bad_input(e.to_string()))?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet);
     let watcher = crate::watch::start(watch, std::time::Instant::now() + plan.warmup)?;
+    let result = run_plan(w, plan, config, a.insecure, control, &mut live);
+    let server = crate::watch::stop(watcher);
+    let mut result = result?;
+    result.server = server;
+    Ok(result)
+}
+
+/// Runs a workload's scripts under `plan` and returns the full result (per-name stats,
+/// scenarios, checks); prints nothing but `live`. The tally starts from zero, so a workload
+/// run again (a sweep's next step) counts only its own run.
+pub(crate) fn run_plan(
+    w: &Workload,
+    plan: &Plan,
+    config: RunConfig,
+    insecure: bool,
+    control: Arc<Control>,
+    live: &mut Live,
+) -> Result<RunResult, Exit> {
+    limits::ensure_fds(plan.max_connections())?;
+    let transport = HttpTransport::new(w.target(), TlsOptions { insecure })
+        .map_err(|e| Exit::bad_input(e.to_string()))?;
+    w.reset_tally();
     let out = herd_engine::run(
         plan,
         |_| transport.clone(),
         |_| w.script(),
         control,
         |pr| live.update(pr),
-    );
-    let server = crate::watch::stop(watcher);
-    let out = out.map_err(|e| Exit::bad_input(e.to_string()))?;
+    )
+    .map_err(|e| Exit::bad_input(e.to_string()))?;
     live.clear();
     let mut result = to_result(config.url.clone(), config, plan, &out);
     add_workload(w, &out, &mut result);
-    result.server = server;
     Ok(result)
 }
 
 /// Per-name stats, scenarios and checks from what the engine and the scripts counted.
-fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
     let names = w.names();
     // With one name the engine keeps only totals: they are that name's stats.
     let by_name: Vec<_> = if out.by_name.is_empty() {

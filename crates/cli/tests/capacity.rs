@@ -337,3 +337,91 @@ fn capacity_refuses_bad_input_before_sending() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn capacity_of_a_workload_file_is_in_iterations_per_second() {
+    let _serial = serial();
+    // 800 requests per second admitted; every iteration sends two, so 400 iterations per second.
+    let server = AdmissionServer::start(Admit::PerSecond {
+        rate: 800.0,
+        burst: 10.0,
+    });
+    let dir = TempDir::new("capacity-workload");
+    let file = dir.path("two.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: http://{}\n\
+             load: {{ model: closed, users: 1, duration: 1s }}\n\
+             scenarios:\n  - name: two\n    steps:\n      \
+             - get: /first\n        name: first\n      - get: /second\n        name: second\n",
+            server.addr
+        ),
+    )
+    .unwrap();
+    let json = dir.path("capacity.json");
+    let out = run_herd(&[
+        "capacity",
+        file.to_str().unwrap(),
+        "--slo",
+        "errors<1%",
+        "--start",
+        "100",
+        "--probe-duration",
+        "1s",
+        "--cooldown",
+        "0s",
+        "--max-probes",
+        "16",
+        "-t",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
+    let cap = r["capacity_rps"].as_f64().expect("a number");
+    assert!(
+        (360.0..=440.0).contains(&cap),
+        "capacity {cap} iterations/s is not within 10% of 400:\n{text}"
+    );
+    let sentence = r["sentence"].as_str().unwrap();
+    assert!(
+        sentence.contains(&format!(
+            "sustains {} iterations/s",
+            herd_report::format::rate(cap)
+        )),
+        "{sentence}"
+    );
+    assert!(text.contains(sentence), "{text}");
+    assert!(text.contains("iter/s"), "{text}");
+    // Every probe is a full workload run: both names, and two requests per iteration.
+    let last = &r["probes"].as_array().unwrap().last().unwrap()["result"];
+    assert_eq!(last["by_name"].as_array().unwrap().len(), 2);
+    assert_eq!(last["by_name"][1]["name"], "second");
+    let iterations = last["by_scenario"][0]["iterations"].as_u64().unwrap();
+    let sent = last["totals"]["sent"].as_u64().unwrap();
+    assert!(
+        sent.abs_diff(2 * iterations) <= 4,
+        "{sent} requests, {iterations} iterations"
+    );
+    let page = html_report(&json);
+    assert!(page.contains(&format!(
+        ">CAPACITY: {} iterations/s<",
+        herd_report::format::rate(cap)
+    )));
+
+    // A broken file: validate's diagnostics and exit 2, nothing probed.
+    std::fs::write(&file, "target: http://127.0.0.1:1\nload: [\n").unwrap();
+    let out = run_herd(&["capacity", file.to_str().unwrap(), "--slo", "errors<1%"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:", file.display())), "{err}");
+    assert_eq!(
+        err,
+        stderr(&run_herd(&["validate", file.to_str().unwrap()]))
+    );
+}

@@ -314,3 +314,172 @@ fn sweep_refuses_bad_input_before_sending() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// A workload of two requests per iteration, against `addr`.
+fn two_step_workload(dir: &TempDir, addr: std::net::SocketAddr) -> String {
+    let path = dir.path("shop.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "target: http://{addr}\n\
+             load: {{ model: closed, users: 50, duration: 1h }}\n\
+             scenarios:\n  \
+               - name: browse\n    \
+                 steps:\n      \
+                   - get: /index\n        name: index\n      \
+                   - get: /items/1\n        name: item page\n"
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn steps(r: &serde_json::Value) -> &Vec<serde_json::Value> {
+    r["steps"].as_array().unwrap()
+}
+
+#[test]
+fn a_workload_file_is_swept_at_iterations_per_second_with_its_names_per_step() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-workload");
+    let file = two_step_workload(&dir, server.local_addr());
+    let (tsv, json) = (dir.path("s.tsv"), dir.path("s.json"));
+    let out = run_herd(&[
+        "sweep",
+        &file,
+        "--rates",
+        "20:40:20",
+        "--step-duration",
+        "1s",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "-q",
+        "--tsv",
+        tsv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    // The file's closed load for an hour is replaced by each step's rate for a second.
+    assert!(text.contains("iter/s asked"), "{text}");
+    assert!(
+        text.contains("shop.yaml: no saturation up to 40 iterations/s asked"),
+        "{text}"
+    );
+    let tsv = std::fs::read_to_string(&tsv).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    let want: Vec<&str> = AUTOBENCH.iter().chain(HERDS.iter()).copied().collect();
+    assert_eq!(lines[0].split('\t').collect::<Vec<_>>(), want);
+    assert_eq!(lines.len(), 3, "{tsv}");
+    let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
+    assert_eq!(r["model"], "open");
+    assert_eq!(r["targets"][0]["name"], "shop.yaml");
+    for (step, (line, rate)) in steps(&r).iter().zip(lines[1..].iter().zip([20.0, 40.0])) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells[0], format!("{rate}"));
+        let run = &step["runs"][0];
+        assert_eq!(run["config"]["model"], "open");
+        assert_eq!(run["config"]["rate"].as_f64(), Some(rate));
+        assert_eq!(run["config"]["duration_s"].as_f64(), Some(1.0));
+        assert_eq!(run["workload"].as_str(), Some(file.as_str()));
+        // Each step counts its own iterations, and each iteration sends both requests.
+        let names: Vec<&str> = run["by_name"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["index", "item page"]);
+        let iterations = run["by_scenario"][0]["iterations"].as_u64().unwrap();
+        let expected = rate as u64;
+        assert!(
+            iterations.abs_diff(expected) <= expected / 10 + 1,
+            "{iterations} iterations at {rate}/s for 1s"
+        );
+        for n in run["by_name"].as_array().unwrap() {
+            let ok = n["totals"]["ok"].as_u64().unwrap();
+            assert!(
+                ok.abs_diff(iterations) <= 2,
+                "{}: {ok} ok, {iterations} iterations",
+                n["name"]
+            );
+        }
+        // Requests per second, shown beside, are two per iteration.
+        let req_rate: f64 = cells[1].parse().unwrap();
+        assert!(
+            (req_rate - 2.0 * rate).abs() <= 0.2 * rate,
+            "{req_rate} req/s at {rate} iterations/s"
+        );
+    }
+    let page = html_report(&json);
+    assert!(page.contains("iterations/s asked"));
+}
+
+#[test]
+fn a_workload_file_is_swept_with_users_and_refused_when_broken() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-workload-closed");
+    let file = two_step_workload(&dir, server.local_addr());
+    let json = dir.path("s.json");
+    let out = run_herd(&[
+        "sweep",
+        &file,
+        "--connections",
+        "1,2",
+        "--step-duration",
+        "500ms",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
+    assert_eq!(r["model"], "closed");
+    for (step, users) in steps(&r).iter().zip([1, 2]) {
+        let run = &step["runs"][0];
+        assert_eq!(run["config"]["model"], "closed");
+        assert_eq!(run["config"]["connections"].as_u64(), Some(users));
+        assert_eq!(run["by_name"].as_array().unwrap().len(), 2);
+        assert!(run["by_name"][1]["totals"]["ok"].as_u64().unwrap() > 0);
+    }
+
+    // A file that does not compile: `herd validate`'s diagnostics, nothing sent, exit 2.
+    let bad = dir.path("bad.yaml");
+    std::fs::write(
+        &bad,
+        format!(
+            "target: http://{}\nload: {{ model: closed, users: 1, duration: 1s }}\n\
+             scenarios:\n  - name: x\n    steps:\n      - gett: /a\n",
+            server.local_addr()
+        ),
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    let validate = run_herd(&["validate", bad]);
+    assert_eq!(validate.status.code(), Some(2));
+    let out = run_herd(&["sweep", bad, "--rates", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), stderr(&validate));
+    assert!(
+        stderr(&out).contains(&format!("{bad}:6:9: unknown key `gett`")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    // Request flags belong in the file.
+    let out = run_herd(&["sweep", &file, "--rates", "10", "-H", "A: b"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cannot be combined with a workload file"));
+}

@@ -167,6 +167,16 @@ impl Workload {
             .unwrap_or_else(|e| e.into_inner().clone())
     }
 
+    /// Forgets what earlier runs counted, so the next run's [`Workload::tally`] is its own (a
+    /// sweep runs the same workload at every step).
+    pub fn reset_tally(&self) {
+        let fresh = Tally::new(self.program.scenarios.len(), self.program.checks.len());
+        match self.tally.lock() {
+            Ok(mut t) => *t = fresh,
+            Err(e) => *e.into_inner() = fresh,
+        }
+    }
+
     /// A one-line description for `herd validate`.
     pub fn describe(&self) -> String {
         let p = &self.program;

@@ -23,10 +23,12 @@ pub struct CapacityResult {
     /// Always [`Kind::Capacity`].
     pub kind: Kind,
     pub target: String,
-    /// Open: levels are req/s; closed (`--users`): concurrent users.
+    /// Open: levels are req/s (scenario iterations/s for a workload file); closed (`--users`):
+    /// concurrent users.
     pub model: Model,
     pub slo: Slo,
-    /// The highest rate within the SLO (open model); `null` when herd could not decide.
+    /// The highest rate within the SLO (open model), in the levels' unit; `null` when herd could
+    /// not decide.
     pub capacity_rps: Option<f64>,
     /// The most concurrent users within the SLO (closed model); `null` when herd could not decide.
     pub capacity_users: Option<u64>,
@@ -136,9 +138,15 @@ impl CapacityResult {
 /// The answer as a client reads it: "sustains 1,640 req/s with p99 < 100 ms and errors < 1%;
 /// beyond ~1,700 req/s errors rise", or why there is no number.
 pub fn sentence(r: &CapacityResult) -> String {
+    sentence_in(r, "req/s")
+}
+
+/// [`sentence`] with the open model's levels in `unit`: `iterations/s` for a workload file,
+/// whose rate counts scenario iterations started per second.
+pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
     let slo = r.slo.phrase();
     let level = |x: f64| match r.model {
-        Model::Open => format!("{} req/s", rate(x)),
+        Model::Open => format!("{} {unit}", rate(x)),
         Model::Closed => {
             let n = x.round() as u64;
             format!(

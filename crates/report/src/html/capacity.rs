@@ -42,13 +42,22 @@ pub fn render(c: &CapacityResult) -> String {
 }
 
 /// `400 req/s`, `8 concurrent users`.
-fn level(model: Model, x: f64) -> String {
-    match model {
-        Model::Open => format!("{} req/s", rate(x)),
+fn level(c: &CapacityResult, x: f64) -> String {
+    match c.model {
+        Model::Open => format!("{} {}", rate(x), open_unit(c)),
         Model::Closed => {
             let n = x.round() as u64;
             format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
         }
+    }
+}
+
+/// What an open-model level counts: requests, or scenario iterations for a workload file.
+fn open_unit(c: &CapacityResult) -> &'static str {
+    if c.probes.iter().any(|p| p.result.workload.is_some()) {
+        "iterations/s"
+    } else {
+        "req/s"
     }
 }
 
@@ -60,7 +69,7 @@ fn verdict(c: &CapacityResult) -> String {
     let found = c.capacity_rps.or(c.capacity_users.map(|u| u as f64));
     let (class, word) = match (&c.undecided, found) {
         _ if c.interrupted => ("warn", "INTERRUPTED".to_owned()),
-        (_, Some(x)) if x > 0.0 => ("", format!("CAPACITY: {}", level(c.model, x))),
+        (_, Some(x)) if x > 0.0 => ("", format!("CAPACITY: {}", level(c, x))),
         (_, Some(_)) => ("bad", "DOES NOT MEET THE SLO".to_owned()),
         (Some(Undecided::GeneratorLimited { .. }), None) => {
             ("warn", "NO ANSWER: HERD WAS THE BOTTLENECK".to_owned())
@@ -111,19 +120,19 @@ fn cards(c: &CapacityResult) -> String {
     let mut out = String::from("<div class=\"cards\">");
     out += &card(
         "capacity",
-        found.map_or("-".to_owned(), |x| level(c.model, x)),
+        found.map_or("-".to_owned(), |x| level(c, x)),
         format!("within {}", c.slo.phrase()),
     );
     out += &card(
         "breaks at",
         c.ceiling
-            .map_or("-".to_owned(), |x| format!("~{}", level(c.model, x))),
+            .map_or("-".to_owned(), |x| format!("~{}", level(c, x))),
         "the lowest level seen to break the SLO".to_owned(),
     );
     out += &card(
         "knee",
         c.knee
-            .map_or("-".to_owned(), |k| format!("~{}", level(c.model, k.level))),
+            .map_or("-".to_owned(), |k| format!("~{}", level(c, k.level))),
         c.knee
             .map_or("good throughput never levelled off".to_owned(), |k| {
                 format!("good replies level off near {} req/s", rate(k.throughput))
@@ -164,21 +173,21 @@ fn level_rules(c: &CapacityResult) -> Vec<Rule> {
     if let Some(x) = found.filter(|x| *x > 0.0) {
         rules.push(Rule::x(
             x,
-            &format!("capacity: {}", level(c.model, x)),
+            &format!("capacity: {}", level(c, x)),
             palette::GREEN,
         ));
     }
     if let Some(x) = c.ceiling {
         rules.push(Rule::x(
             x,
-            &format!("breaks: ~{}", level(c.model, x)),
+            &format!("breaks: ~{}", level(c, x)),
             palette::RED,
         ));
     }
     if let Some(k) = c.knee {
         rules.push(Rule::x(
             k.level,
-            &format!("knee: ~{}", level(c.model, k.level)),
+            &format!("knee: ~{}", level(c, k.level)),
             palette::GREY,
         ));
     }
@@ -204,11 +213,11 @@ fn charts(c: &CapacityResult) -> String {
     };
     let levels: Vec<f64> = probes.iter().map(|p| p.level).collect();
     let x_title = match c.model {
-        Model::Open => "offered rate (req/s)",
-        Model::Closed => "concurrent users",
+        Model::Open => format!("offered rate ({})", open_unit(c)),
+        Model::Closed => "concurrent users".to_owned(),
     };
-    let x = load_axis(c.model, x_title, &levels);
-    let head = |v: f64| level(c.model, v);
+    let x = load_axis(c.model, &x_title, &levels);
+    let head = |v: f64| level(c, v);
     let rules = level_rules(c);
 
     let per_s = |p: &ProbeRecord, n: u64| {
@@ -227,7 +236,8 @@ fn charts(c: &CapacityResult) -> String {
         })
         .dashed(),
     ];
-    if c.model == Model::Open {
+    // Offered iterations and replied requests are different units: no "offered" line then.
+    if c.model == Model::Open && open_unit(c) == "req/s" {
         let (lo, hi) = (levels[0], levels[levels.len() - 1]);
         throughput.push(Series::new("offered", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
     }
@@ -383,14 +393,14 @@ fn search_chart(c: &CapacityResult) -> String {
     if let Some(x) = found.filter(|x| *x > 0.0) {
         rules.push(Rule::y(
             x,
-            &format!("capacity: {}", level(c.model, x)),
+            &format!("capacity: {}", level(c, x)),
             palette::GREEN,
         ));
     }
     if let Some(x) = c.ceiling {
         rules.push(Rule::y(
             x,
-            &format!("breaks: ~{}", level(c.model, x)),
+            &format!("breaks: ~{}", level(c, x)),
             palette::RED,
         ));
     }
@@ -407,18 +417,18 @@ fn search_chart(c: &CapacityResult) -> String {
             )
         })
     };
-    let lv = |v: f64| level(c.model, v);
+    let lv = |v: f64| level(c, v);
     let max = c.probes.iter().map(|p| p.level).fold(0.0, f64::max);
     let title = match c.model {
-        Model::Open => "level (req/s)",
-        Model::Closed => "level (users)",
+        Model::Open => format!("level ({})", open_unit(c)),
+        Model::Closed => "level (users)".to_owned(),
     };
     lines_with(
         &Frame {
             id: "chart-capacity-search",
             title: "Level of each probe: ramp up until the SLO breaks, bisect, confirm",
             x,
-            y: Axis::linear(title, max * 1.1),
+            y: Axis::linear(&title, max * 1.1),
             height: 200.0,
             x_label: &head,
             y_label: &lv,
@@ -453,7 +463,7 @@ fn probes_table(c: &CapacityResult) -> String {
             let mut row = vec![
                 count(i as u64 + 1),
                 purpose(p.purpose).to_owned(),
-                level(c.model, p.level),
+                level(c, p.level),
                 duration_s(p.duration_s),
                 rate(m.goodput),
                 percent(m.error_percent),

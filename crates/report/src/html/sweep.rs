@@ -9,7 +9,7 @@ use super::marks::Rule;
 use super::page::{esc, facts, footer, table, Page};
 use super::palette;
 use crate::format::{count, duration_ms, duration_s, percent, rate};
-use crate::sweep::{good_rate, level_text, level_unit, row_of, Row, SweepResult};
+use crate::sweep::{good_rate, level_text, row_of, Row, SweepResult};
 use crate::{GeneratorVerdict, Model, RunResult};
 
 /// One target at one step.
@@ -60,7 +60,7 @@ pub fn render(s: &SweepResult) -> String {
 }
 
 fn header(s: &SweepResult) -> String {
-    let unit = level_unit(s.model);
+    let unit = s.level_unit();
     let levels = match (s.steps.first(), s.steps.last()) {
         (Some(a), Some(b)) if s.steps.len() > 1 => {
             format!("{} to {} {unit}", level_text(a.level), level_text(b.level))
@@ -100,7 +100,10 @@ fn verdict(s: &SweepResult) -> String {
     } else {
         ("", "COMPLETED")
     };
-    let answer: Vec<String> = knees.iter().map(|k| k.sentence(s.model)).collect();
+    let answer: Vec<String> = knees
+        .iter()
+        .map(|k| k.sentence_in(s.level_unit()))
+        .collect();
     let runs = s.steps.iter().map(|st| st.runs.len()).sum::<usize>();
     let mut chips = vec![chip(
         "",
@@ -163,7 +166,7 @@ fn charts(s: &SweepResult) -> String {
         )
     };
     let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
-    let unit = level_unit(s.model);
+    let unit = s.level_unit();
     let x_title = match s.model {
         Model::Open => "demanded rate (req/s)",
         Model::Closed => "concurrent users",
@@ -367,7 +370,7 @@ fn config(s: &SweepResult) -> String {
         ("model", s.model.name().to_owned()),
         (
             "levels asked",
-            format!("{} ({})", esc(&levels.join(", ")), level_unit(s.model)),
+            format!("{} ({})", esc(&levels.join(", ")), s.level_unit()),
         ),
         ("step length", opt(c.step_duration_s.map(duration_s))),
         ("requests per step", opt(c.requests_per_step.map(count))),

@@ -41,6 +41,20 @@ pub fn level_unit(model: Model) -> &'static str {
 }
 
 impl SweepResult {
+    /// What this sweep's levels count: `req/s asked`, `users`, or `iterations/s asked` when the
+    /// targets are workload files (a workload's rate is scenario iterations per second).
+    pub fn level_unit(&self) -> &'static str {
+        let workload = self
+            .steps
+            .iter()
+            .flat_map(|s| &s.runs)
+            .any(|r| r.workload.is_some());
+        match self.model {
+            Model::Open if workload => "iterations/s asked",
+            m => level_unit(m),
+        }
+    }
+
     /// Every target's knee, in `targets` order.
     pub fn knees(&self) -> Vec<TargetKnee> {
         let t = self.table();
@@ -76,7 +90,11 @@ impl TargetKnee {
     /// "small: saturates at ~300 req/s asked: good replies level off near 220 req/s", or
     /// "small: no saturation up to 700 req/s asked".
     pub fn sentence(&self, model: Model) -> String {
-        let unit = level_unit(model);
+        self.sentence_in(level_unit(model))
+    }
+
+    /// [`TargetKnee::sentence`] with the levels in `unit` ([`SweepResult::level_unit`]).
+    pub fn sentence_in(&self, unit: &str) -> String {
         match &self.knee {
             Some(k) => format!(
                 "{}: saturates at ~{} {unit}: good replies level off near {} req/s",
