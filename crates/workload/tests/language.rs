@@ -63,14 +63,21 @@ fn ok(body: &str) -> Reply {
     (200, Vec::new(), body.to_owned())
 }
 
+/// Compiles `src` beside a users CSV of its own: tests run in parallel, and a file shared between
+/// them could be read while another test rewrites it.
 fn compile(src: &str) -> Workload {
-    let dir = std::env::temp_dir();
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("herd-language-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("herd-language-users.csv"),
         "user,password\nalice,a 1\nbob,b&2\n",
     )
     .unwrap();
-    Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"))
+    let w = Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    w
 }
 
 async fn run(w: &Workload, fake: Fake) {
