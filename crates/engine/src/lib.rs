@@ -28,6 +28,7 @@ mod deadline;
 pub mod generator;
 pub mod health;
 pub mod plan;
+mod precise;
 mod run;
 pub mod schedule;
 mod script;

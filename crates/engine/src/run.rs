@@ -101,6 +101,7 @@ where
         control,
         issued: AtomicU64::new(0),
         start: Instant::now() + Duration::from_millis(5),
+        precise: true,
     });
     let (tx, rx) = mpsc::channel::<Report>();
     let (outputs, timeline, watch) = std::thread::scope(
@@ -193,6 +194,7 @@ pub async fn run_local<T: Transport, S: Script>(
         control,
         issued: AtomicU64::new(0),
         start: Instant::now(),
+        precise: false,
     });
     let out = worker::work(Arc::clone(&shared), 0, 1, transport, script, None).await;
     Ok(merge(
