@@ -37,18 +37,7 @@ pub struct RunInput<'a> {
 pub fn build_run(input: RunInput<'_>) -> RunResult {
     let s = input.stats;
     let duration_s = input.duration.as_secs_f64();
-    let errors = s.errors.total();
-    let totals = Totals {
-        scheduled: s.completed + errors + input.dropped,
-        sent: s.sent,
-        completed: s.completed,
-        ok: s.ok,
-        failed: s.failed,
-        errors,
-        dropped: input.dropped,
-        bytes_sent: s.bytes_sent,
-        bytes_received: s.bytes_received,
-    };
+    let totals = totals(s, input.dropped);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         kind: Kind::Run,
@@ -62,15 +51,8 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             duration_s: input.warmup_duration.as_secs_f64(),
         },
         throughput_rps: per_second(s.completed, duration_s),
-        status: s
-            .statuses()
-            .map(|(code, n)| (code.to_string(), n))
-            .collect(),
-        errors: s
-            .errors
-            .iter()
-            .map(|(k, n, _)| (k.key().to_owned(), n))
-            .collect(),
+        status: status_counts(s),
+        errors: error_counts(s),
         error_samples: s
             .errors
             .iter()
@@ -172,7 +154,38 @@ fn nonzero<'k>(pairs: impl Iterator<Item = (&'k str, u64)>) -> BTreeMap<String, 
         .collect()
 }
 
-fn per_second(n: u64, seconds: f64) -> f64 {
+/// The totals of `s`, with `scheduled = completed + errors + dropped` by construction.
+pub(crate) fn totals(s: &Stats, dropped: u64) -> Totals {
+    let errors = s.errors.total();
+    Totals {
+        scheduled: s.completed + errors + dropped,
+        sent: s.sent,
+        completed: s.completed,
+        ok: s.ok,
+        failed: s.failed,
+        errors,
+        dropped,
+        bytes_sent: s.bytes_sent,
+        bytes_received: s.bytes_received,
+    }
+}
+
+/// Responses by status code, as the JSON keys them.
+pub(crate) fn status_counts(s: &Stats) -> BTreeMap<String, u64> {
+    s.statuses()
+        .map(|(code, n)| (code.to_string(), n))
+        .collect()
+}
+
+/// Requests with no valid response, by error class.
+pub(crate) fn error_counts(s: &Stats) -> BTreeMap<String, u64> {
+    s.errors
+        .iter()
+        .map(|(k, n, _)| (k.key().to_owned(), n))
+        .collect()
+}
+
+pub(crate) fn per_second(n: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
         n as f64 / seconds
     } else {

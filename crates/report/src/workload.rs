@@ -2,7 +2,7 @@
 //! scenario, checks, and thresholds with their verdicts. All optional in the JSON: a plain
 //! `herd run URL` writes none of them.
 
-use crate::build::response_bytes;
+use crate::build::{error_counts, per_second, response_bytes, status_counts, totals};
 use crate::histogram::summarize_us;
 use crate::result::{SizeSummary, Summary, Totals};
 use hdrhistogram::Histogram;
@@ -62,35 +62,13 @@ pub struct ThresholdResult {
 
 /// Stats of one request name over the measured `duration`.
 pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
-    let errors = s.errors.total();
-    let secs = duration.as_secs_f64();
     NameResult {
         name: name.to_owned(),
-        totals: Totals {
-            scheduled: s.completed + errors,
-            sent: s.sent,
-            completed: s.completed,
-            ok: s.ok,
-            failed: s.failed,
-            errors,
-            dropped: 0,
-            bytes_sent: s.bytes_sent,
-            bytes_received: s.bytes_received,
-        },
-        throughput_rps: if secs > 0.0 {
-            s.completed as f64 / secs
-        } else {
-            0.0
-        },
-        status: s
-            .statuses()
-            .map(|(code, n)| (code.to_string(), n))
-            .collect(),
-        errors: s
-            .errors
-            .iter()
-            .map(|(k, n, _)| (k.key().to_owned(), n))
-            .collect(),
+        // Drops happen before a request has a name: they are counted at the top level only.
+        totals: totals(s, 0),
+        throughput_rps: per_second(s.completed, duration.as_secs_f64()),
+        status: status_counts(s),
+        errors: error_counts(s),
         latency_ms: summarize_us(&s.latency),
         service_time_ms: summarize_us(&s.service),
         response_bytes: response_bytes(s),
