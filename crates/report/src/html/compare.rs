@@ -3,6 +3,7 @@
 
 use super::axis::Axis;
 use super::chart::{lines, Frame, Series};
+use super::curves::max_y;
 use super::page::{esc, footer, table, Page};
 use super::{distribution, mid, palette, run, second_label};
 use crate::compare::{Comparison, Judgement, MetricRow};
@@ -198,10 +199,7 @@ fn throughput(c: &Comparison, runs: &[&RunResult]) -> String {
             )
         })
         .collect();
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
+    let max = max_y(&series, &[]);
     let v = |x: f64| format!("{} req/s", rate(x));
     lines(
         &Frame {
@@ -235,10 +233,7 @@ fn latency(c: &Comparison, runs: &[&RunResult]) -> String {
             .dashed(),
         );
     }
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
+    let max = max_y(&series, &[]);
     let v = |ms: f64| duration_ms(ms);
     lines(
         &Frame {
@@ -293,10 +288,7 @@ fn not_ok(c: &Comparison, runs: &[&RunResult]) -> String {
             Series::new(&c.runs[i].label, palette::cycle(i), pts)
         })
         .collect();
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
+    let max = max_y(&series, &[]);
     let v = |p: f64| percent(p);
     lines(
         &Frame {

@@ -5,6 +5,7 @@
 
 use super::axis::Axis;
 use super::chart::{lines_with, Frame, Series};
+use super::curves::max_y;
 use super::marks::Rule;
 use super::page::{esc, facts, table};
 use super::{palette, second_label, timeline::time_axis};
@@ -233,10 +234,7 @@ fn lag_chart(r: &RunResult) -> String {
         palette::PURPLE,
         at(r, |s| ms(s.loop_delay_max_ms)),
     ));
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
+    let max = max_y(&series, &[]);
     let value = |v: f64| duration_ms(v);
     lines_with(
         &Frame {
@@ -263,10 +261,7 @@ fn connections_chart(r: &RunResult) -> String {
     if !fds.is_empty() {
         series.push(Series::new("open file descriptors", palette::SKY, fds).dashed());
     }
-    let max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
+    let max = max_y(&series, &[]);
     let value = |v: f64| count(v.round() as u64);
     lines_with(
         &Frame {

@@ -12,6 +12,7 @@
 
 use super::axis::Axis;
 use super::chart::{lines, Frame, Series};
+use super::curves::max_y;
 use super::page::esc;
 use super::palette;
 use super::timeline::{run_end, time_axis};
@@ -190,7 +191,7 @@ fn processes(r: &RunResult, ps: &[WatchedProcess]) -> String {
         r,
         "chart-server-cpu",
         "Server CPU (user + system)",
-        Axis::linear("CPU (% of one core)", (max(&cpu) * 1.1).max(10.0)),
+        Axis::linear("CPU (% of one core)", (max_y(&cpu, &[]) * 1.1).max(10.0)),
         Placed::Interval,
         &|v| percent(v),
         &cpu,
@@ -199,7 +200,7 @@ fn processes(r: &RunResult, ps: &[WatchedProcess]) -> String {
         r,
         "chart-server-memory",
         "Server memory",
-        bytes_axis("memory", max(&rss) * 1.1),
+        bytes_axis("memory", max_y(&rss, &[]) * 1.1),
         Placed::Instant,
         &|v| bytes(v),
         &rss,
@@ -208,7 +209,7 @@ fn processes(r: &RunResult, ps: &[WatchedProcess]) -> String {
         r,
         "chart-server-counts",
         "Server threads and open file descriptors",
-        Axis::linear("count", (max(&counts) * 1.1).max(1.0)),
+        Axis::linear("count", (max_y(&counts, &[]) * 1.1).max(1.0)),
         Placed::Instant,
         &|v| count(v.round() as u64),
         &counts,
@@ -217,7 +218,7 @@ fn processes(r: &RunResult, ps: &[WatchedProcess]) -> String {
         r,
         "chart-server-ctx",
         "Server context switches per second",
-        Axis::linear("context switches (1/s)", (max(&ctx) * 1.1).max(1.0)),
+        Axis::linear("context switches (1/s)", (max_y(&ctx, &[]) * 1.1).max(1.0)),
         Placed::Interval,
         &|v| rate(v),
         &ctx,
@@ -262,7 +263,7 @@ fn prometheus(r: &RunResult, exporters: &[Exporter]) -> String {
                 Series::new(&name, palette::cycle(k), within(pts, end))
             })
             .collect();
-        let top = max(&series) * 1.1;
+        let top = max_y(&series, &[]) * 1.1;
         let byte_valued = title.contains("_bytes") && !is_rate;
         let y = if byte_valued {
             bytes_axis("bytes", top)
@@ -337,13 +338,6 @@ fn notes(server: &Server) -> String {
         let _ = write!(out, "<li>{}</li>", esc(&i));
     }
     out + "</ul>"
-}
-
-fn max(series: &[Series]) -> f64 {
-    series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max)
 }
 
 fn chart(
