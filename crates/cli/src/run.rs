@@ -3,7 +3,6 @@
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::{interrupt, limits, progress::Live, watch};
-use herd_engine::generator::ThreadCpu;
 use herd_engine::{Control, Load, Plan, RunOutput, Single};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_report::{
@@ -282,7 +281,6 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet);
-    let _cpu0 = ThreadCpu::process();
     let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
     let result = execute(&prepared, control, &mut live);
     let server = watch::stop(watcher);

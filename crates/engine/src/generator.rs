@@ -16,11 +16,6 @@ impl ThreadCpu {
         rusage(libc::RUSAGE_THREAD)
     }
 
-    /// The whole process so far.
-    pub fn process() -> Self {
-        rusage(libc::RUSAGE_SELF)
-    }
-
     pub fn since(&self, earlier: &ThreadCpu) -> ThreadCpu {
         ThreadCpu {
             user: self.user.saturating_sub(earlier.user),
