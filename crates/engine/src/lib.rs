@@ -45,5 +45,5 @@ pub use plan::{Load, Plan, PlanError};
 pub use run::{run, run_local, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{Script, Single};
 pub use stages::{Profile, Stage};
-pub use transport::{Failure, Request, Response, Transport};
+pub use transport::{Codec, Failure, Parse, Request, Response, Transport};
 pub use user::{default_verdict, UserCtx};

@@ -106,3 +106,29 @@ pub trait Transport: 'static {
         resp: &mut Response,
     ) -> impl Future<Output = Result<(), Failure>>;
 }
+
+/// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO). The async
+/// [`Transport`] drives it from its reads; the direct worker (`run_direct`) from its event loop.
+/// One parser reads one response; make a new one per exchange with [`Codec::parser`].
+pub trait Parse {
+    /// Takes what it can of `bytes` (the unconsumed bytes received so far, oldest first) and
+    /// returns how many it consumed and whether the response is complete. A partial head is left
+    /// unconsumed: the driver appends what arrives next and feeds everything again. Bytes after
+    /// a complete response belong to the next one and are left unconsumed. Fills `resp` (status,
+    /// `body_len`, `keep_alive`, and headers and body when the request keeps them);
+    /// `resp.bytes_received` is the driver's to count.
+    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure>;
+
+    /// The server closed the connection with `unconsumed` bytes not taken by `feed`: `Ok` when
+    /// that ends the response (a body delimited by the close), else the `eof` failure saying how
+    /// far the response got.
+    fn closed(&mut self, unconsumed: &[u8], resp: &mut Response) -> Result<(), Failure>;
+}
+
+/// A wire protocol as the direct worker needs it: a parser per exchange.
+pub trait Codec: Send + Sync + 'static {
+    type Parser: Parse;
+
+    /// A parser for the response to `req` (a HEAD request's response has no body).
+    fn parser(&self, req: &Request) -> Self::Parser;
+}
