@@ -25,6 +25,7 @@
 mod arrivals;
 mod control;
 mod deadline;
+mod direct;
 pub mod generator;
 pub mod health;
 pub mod plan;
@@ -42,7 +43,9 @@ pub use control::Control;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use plan::{Load, Plan, PlanError};
-pub use run::{run, run_local, GeneratorReport, Progress, RunError, RunOutput};
+pub use run::{
+    direct_supports, run, run_direct, run_local, GeneratorReport, Progress, RunError, RunOutput,
+};
 pub use script::{Script, Single};
 pub use stages::{Profile, Stage};
 pub use transport::{Codec, Failure, Parse, Request, Response, Transport};

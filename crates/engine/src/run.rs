@@ -1,12 +1,14 @@
 //! Starting the worker threads, collecting their seconds while they run, and merging what they
 //! measured into one [`RunOutput`].
 
+use crate::direct;
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::{self, HealthSample};
 use crate::worker::{self, Report, Shared, WorkerOutput};
-use crate::{Control, Load, Plan, PlanError, Script, Transport};
+use crate::{Codec, Control, Load, Plan, PlanError, Request, Script, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
+use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -27,6 +29,8 @@ pub enum RunError {
 /// What the generator measured of itself.
 #[derive(Clone, Debug)]
 pub struct GeneratorReport {
+    /// Which worker ran the load: "direct" (the readiness loop, see [`run_direct`]) or "async".
+    pub worker: &'static str,
     pub threads: usize,
     pub cpu: ThreadCpu,
     /// CPU time over the worker threads' wall time, in percent of those threads.
@@ -85,7 +89,7 @@ pub fn run<T, S, MT, MS>(
     make_transport: MT,
     make_script: MS,
     control: Arc<Control>,
-    mut progress: impl FnMut(&Progress),
+    progress: impl FnMut(&Progress),
 ) -> Result<RunOutput, RunError>
 where
     T: Transport,
@@ -94,6 +98,70 @@ where
     MS: Fn(usize) -> S + Sync,
 {
     plan.validate()?;
+    run_threads(
+        plan,
+        "async",
+        control,
+        progress,
+        |shared, k, threads, tx| {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| RunError::Worker(format!("cannot build event loop: {e}")))?;
+            let local = tokio::task::LocalSet::new();
+            let (transport, script) = (make_transport(k), make_script(k));
+            Ok(local.block_on(
+                &rt,
+                worker::work(shared, k, threads, transport, script, Some(tx)),
+            ))
+        },
+    )
+}
+
+/// Runs `plan` with one plain-TCP connection per user on the direct worker: a readiness loop
+/// per thread with no tasks and no futures (wrk's design), for the closed model without
+/// stages. Every user sends `request` to `addr` and reads the response with `codec`'s parser.
+/// It measures exactly what [`run`] measures, at a fraction of the CPU per request.
+pub fn run_direct<C: Codec>(
+    plan: &Plan,
+    addr: SocketAddr,
+    request: Request,
+    codec: C,
+    control: Arc<Control>,
+    progress: impl FnMut(&Progress),
+) -> Result<RunOutput, RunError> {
+    plan.validate()?;
+    if !direct::supports(plan) {
+        return Err(RunError::Worker(
+            "the direct worker runs only the closed model without stages".into(),
+        ));
+    }
+    run_threads(
+        plan,
+        "direct",
+        control,
+        progress,
+        |shared, k, threads, tx| direct::work(shared, k, threads, addr, &request, &codec, Some(tx)),
+    )
+}
+
+/// Whether [`run_direct`] can run `plan`.
+pub fn direct_supports(plan: &Plan) -> bool {
+    direct::supports(plan)
+}
+
+/// Starts `plan.effective_threads()` worker threads running `body`, collects their seconds
+/// while they run (calling `progress` about once a second), and merges what they measured.
+fn run_threads<B>(
+    plan: &Plan,
+    worker: &'static str,
+    control: Arc<Control>,
+    mut progress: impl FnMut(&Progress),
+    body: B,
+) -> Result<RunOutput, RunError>
+where
+    B: Fn(Arc<Shared>, usize, usize, mpsc::Sender<Report>) -> Result<WorkerOutput, RunError> + Sync,
+{
     let threads = plan.effective_threads();
     let started_at = SystemTime::now();
     let shared = Arc::new(Shared {
@@ -110,23 +178,10 @@ where
             for k in 0..threads {
                 let shared = Arc::clone(&shared);
                 let tx = tx.clone();
-                let (mt, ms) = (&make_transport, &make_script);
+                let body = &body;
                 let h = std::thread::Builder::new()
                     .name(format!("herd-worker-{k}"))
-                    .spawn_scoped(scope, move || {
-                        let rt = tokio::runtime::Builder::new_current_thread()
-                            .enable_all()
-                            .build()
-                            .map_err(|e| {
-                                RunError::Worker(format!("cannot build event loop: {e}"))
-                            })?;
-                        let local = tokio::task::LocalSet::new();
-                        let (transport, script) = (mt(k), ms(k));
-                        Ok::<_, RunError>(local.block_on(
-                            &rt,
-                            worker::work(shared, k, threads, transport, script, Some(tx)),
-                        ))
-                    })
+                    .spawn_scoped(scope, move || body(shared, k, threads, tx))
                     .map_err(RunError::Thread)?;
                 handles.push(h);
             }
@@ -176,7 +231,7 @@ where
         },
     )?;
     Ok(merge(
-        plan, &shared, started_at, threads, outputs, timeline, watch,
+        plan, worker, &shared, started_at, threads, outputs, timeline, watch,
     ))
 }
 
@@ -199,6 +254,7 @@ pub async fn run_local<T: Transport, S: Script>(
     let out = worker::work(Arc::clone(&shared), 0, 1, transport, script, None).await;
     Ok(merge(
         plan,
+        "async",
         &shared,
         SystemTime::now(),
         1,
@@ -244,8 +300,10 @@ impl Watch {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn merge(
     plan: &Plan,
+    worker: &'static str,
     shared: &Shared,
     started_at: SystemTime,
     threads: usize,
@@ -345,6 +403,7 @@ fn merge(
         duration,
         interrupted,
         generator: GeneratorReport {
+            worker,
             threads,
             cpu,
             cpu_percent,

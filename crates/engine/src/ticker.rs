@@ -1,81 +1,127 @@
-//! The worker's 10 ms ticker: it sweeps request deadlines, closes seconds for the timeline, and
-//! measures the loop's own health (how late it wakes, its CPU, its send lag) second by second.
+//! The worker's 10 ms ticks: they sweep request deadlines, close seconds for the timeline, and
+//! measure the loop's own health (how late it wakes, its CPU, its send lag) second by second.
+//! [`Ticks`] is the bookkeeping, shared by both workers; [`spawn`] runs it as a tokio task.
 
 use crate::deadline::Fired;
 use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
 use crate::worker::{Local, Report, TICK};
 use crate::Transport;
+use hdrhistogram::Histogram;
+use herd_metrics::Recorder;
 use std::rc::Rc;
 use std::sync::mpsc::Sender;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
-use tokio::time::{sleep_until, Instant};
 
-/// Starts the ticker of worker `k`; it runs until the worker aborts it.
+/// One worker's tick schedule and the health of the second in progress.
+pub(crate) struct Ticks {
+    k: usize,
+    next: Instant,
+    health_sec: Option<u64>,
+    cpu_mark: ThreadCpu,
+    delay_max: Duration,
+}
+
+/// What a tick reads and updates of its worker.
+pub(crate) struct TickState<'a> {
+    pub measure_start: Instant,
+    pub recorder: &'a mut Recorder,
+    pub loop_delay: &'a mut Histogram<u64>,
+    /// Send lag of the second in progress (open model); reset when the second is reported.
+    pub second_lag: &'a mut Histogram<u64>,
+    pub open_connections: u64,
+    pub seconds: Option<&'a Sender<Report>>,
+}
+
+impl Ticks {
+    /// Ticks of worker `k`, the first one `TICK` after `now`.
+    pub fn new(k: usize, now: Instant) -> Self {
+        Ticks {
+            k,
+            next: now + TICK,
+            health_sec: None,
+            cpu_mark: ThreadCpu::now(),
+            delay_max: Duration::ZERO,
+        }
+    }
+
+    /// When the next tick is due.
+    pub fn due(&self) -> Instant {
+        self.next
+    }
+
+    /// The tick due at [`Ticks::due`] came at `now`: records how late, closes the second when it
+    /// is over and reports it with the worker's health, and schedules the next tick.
+    pub fn tick(&mut self, now: Instant, s: TickState<'_>) {
+        let delay = now.saturating_duration_since(self.next);
+        self.delay_max = self.delay_max.max(delay);
+        s.loop_delay.saturating_record(delay.as_micros() as u64);
+        if now >= s.measure_start {
+            let sec = (now - s.measure_start).as_secs();
+            s.recorder.roll(sec);
+            if let Some(tx) = s.seconds {
+                for second in s.recorder.take_ready() {
+                    let _ = tx.send(Report::Second(second));
+                }
+                match self.health_sec {
+                    Some(h) if h == sec => {}
+                    Some(h) => {
+                        let cpu = ThreadCpu::now();
+                        let lag = s.second_lag.value_at_quantile(0.99);
+                        s.second_lag.reset();
+                        let _ = tx.send(Report::Health(ThreadSecond {
+                            index: h,
+                            thread: self.k,
+                            cpu: cpu.since(&self.cpu_mark),
+                            loop_delay_max: self.delay_max,
+                            send_lag_p99: Duration::from_micros(lag),
+                            open_connections: s.open_connections,
+                        }));
+                        self.cpu_mark = cpu;
+                        self.delay_max = Duration::ZERO;
+                        self.health_sec = Some(sec);
+                    }
+                    None => {
+                        self.cpu_mark = ThreadCpu::now();
+                        self.delay_max = Duration::ZERO;
+                        s.second_lag.reset();
+                        self.health_sec = Some(sec);
+                    }
+                }
+            }
+        }
+        self.next += TICK;
+        if now > self.next {
+            self.next = now + TICK; // no burst of catch-up ticks after a stall
+        }
+    }
+}
+
+/// Starts the ticker of worker `k` as a task; it runs until the worker aborts it.
 pub(crate) fn spawn<T: Transport>(
     local: Rc<Local<T>>,
     k: usize,
     seconds: Option<Sender<Report>>,
 ) -> JoinHandle<()> {
     tokio::task::spawn_local(async move {
-        let mut next = Instant::now();
-        let mut health_sec: Option<u64> = None;
-        let mut cpu_mark = ThreadCpu::now();
-        let mut delay_max = Duration::ZERO;
+        // The tokio clock, not std's: under a paused clock (tests) the two differ.
+        let mut ticks = Ticks::new(k, tokio::time::Instant::now().into_std());
         loop {
-            next += TICK;
-            sleep_until(next).await;
-            let now = Instant::now();
+            tokio::time::sleep_until(ticks.due().into()).await;
+            let now = tokio::time::Instant::now();
             local.sweep(now, Fired::Deadline);
-            let delay = now - next;
-            delay_max = delay_max.max(delay);
-            local
-                .loop_delay
-                .borrow_mut()
-                .saturating_record(delay.as_micros() as u64);
-            if now >= local.measure_start {
-                let sec = (now - local.measure_start).as_secs();
-                let mut rec = local.recorder.borrow_mut();
-                rec.roll(sec);
-                if let Some(tx) = &seconds {
-                    for s in rec.take_ready() {
-                        let _ = tx.send(Report::Second(s));
-                    }
-                    match health_sec {
-                        Some(h) if h == sec => {}
-                        Some(h) => {
-                            let cpu = ThreadCpu::now();
-                            let lag = {
-                                let mut l = local.second_lag.borrow_mut();
-                                let p = l.value_at_quantile(0.99);
-                                l.reset();
-                                p
-                            };
-                            let _ = tx.send(Report::Health(ThreadSecond {
-                                index: h,
-                                thread: k,
-                                cpu: cpu.since(&cpu_mark),
-                                loop_delay_max: delay_max,
-                                send_lag_p99: Duration::from_micros(lag),
-                                open_connections: local.open_conns.get(),
-                            }));
-                            cpu_mark = cpu;
-                            delay_max = Duration::ZERO;
-                            health_sec = Some(sec);
-                        }
-                        None => {
-                            cpu_mark = ThreadCpu::now();
-                            delay_max = Duration::ZERO;
-                            local.second_lag.borrow_mut().reset();
-                            health_sec = Some(sec);
-                        }
-                    }
-                }
-            }
-            if now > next + TICK {
-                next = now; // no burst of catch-up ticks after a stall
-            }
+            ticks.tick(
+                now.into_std(),
+                TickState {
+                    measure_start: local.measure_start.into_std(),
+                    recorder: &mut local.recorder.borrow_mut(),
+                    loop_delay: &mut local.loop_delay.borrow_mut(),
+                    second_lag: &mut local.second_lag.borrow_mut(),
+                    open_connections: local.open_conns.get(),
+                    seconds: seconds.as_ref(),
+                },
+            );
         }
     })
 }

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 /// Idle time after which a reused connection that fails with nothing received is taken to have
 /// been closed by the server's keep-alive timeout, not to have failed the request.
-const STALE_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
 
 /// What a script uses to make requests: it owns the user's connection, applies the timeout,
 /// the calls-per-connection limit and the stale keep-alive retry, and records every outcome.

@@ -30,7 +30,7 @@ const BEHIND: Duration = Duration::from_millis(100);
 /// rates, and arrivals batched this finely are still sent within a quarter of a millisecond.
 const MIN_WAKE: Duration = Duration::from_micros(250);
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
-const GRACE: Duration = Duration::from_secs(1);
+pub(crate) const GRACE: Duration = Duration::from_secs(1);
 
 /// What workers send the collector while they run.
 pub(crate) enum Report {

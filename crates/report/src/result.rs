@@ -190,6 +190,10 @@ pub struct Generator {
     /// Worker threads.
     #[serde(default)]
     pub threads: u64,
+    /// Which engine worker ran the load: "direct" (herd's readiness loop, for plain-HTTP runs in
+    /// the closed model) or "async" (everything else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
     /// Connections opened over the run, and the most open at once.
     #[serde(default)]
     pub connections_opened: u64,

@@ -1,0 +1,659 @@
+//! The direct worker: wrk's event loop for the commonest run, one pre-serialized request over
+//! plain TCP in the closed model. Each thread polls its sockets (edge-triggered, registered once
+//! per connection) and drives every user as a small state machine: no tasks, wakers or futures
+//! between the socket and the histogram. A request costs a write, a read and a share of one
+//! `epoll_wait`; the response is parsed in place from one scratch buffer per thread, so an idle
+//! connection holds no buffer at all.
+//!
+//! It measures what the async worker measures, with the same rules: latency from the start of
+//! the iteration, service time from the send, connect time on a new connection, the request
+//! deadline swept by the 10 ms tick, the stale keep-alive retry, the warm-up, `-n`, Ctrl-C's
+//! grace. Everything else (the open model, stages, scripts, TLS) runs on the async worker.
+
+use crate::generator::ThreadCpu;
+use crate::ticker::{TickState, Ticks};
+use crate::user::STALE_AFTER;
+use crate::worker::{share, Report, Shared, WorkerOutput, GRACE};
+use crate::{default_verdict, Codec, Failure, Load, Parse, Plan, Request, Response, RunError};
+use herd_metrics::{new_histogram, ErrorKind, Outcome, Recorder};
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token};
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One read takes up to this much: a typical response, head and body, in one system call.
+const SCRATCH: usize = 64 * 1024;
+
+/// Whether the direct worker can run `plan`.
+pub(crate) fn supports(plan: &Plan) -> bool {
+    matches!(plan.load, Load::Closed { .. }) && plan.profile().is_none()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Between iterations, waiting in the kick list to start the next one.
+    Idle,
+    Connecting,
+    /// This many bytes of the request written.
+    Writing(usize),
+    Reading,
+    /// No more iterations for this user.
+    Done,
+}
+
+/// What a step of the state machine came to.
+enum Step {
+    /// Wait for the socket's next edge.
+    Blocked,
+    /// A full response: record it and go on.
+    Complete,
+    Failed(Failure),
+}
+
+struct User<P> {
+    sock: Option<TcpStream>,
+    /// Bumped for every new socket and part of its token, so a closed socket's late events
+    /// never reach its successor.
+    generation: u32,
+    /// The socket finished connecting (it counts as an open connection).
+    connected: bool,
+    state: State,
+    /// Exchanges completed on the current connection.
+    uses: u64,
+    /// When the connection's last exchange started.
+    last_used: Instant,
+    /// When the iteration started: latency is measured from here.
+    intended: Instant,
+    /// When the request was sent; `None` while connecting.
+    sent: Option<Instant>,
+    connect_start: Instant,
+    connect: Option<Duration>,
+    deadline: Instant,
+    /// The stale keep-alive retry was used in this iteration.
+    retried: bool,
+    /// The connection was reused after sitting idle: a failure with nothing received may be
+    /// the server's keep-alive timeout rather than an error.
+    stale_candidate: bool,
+    /// The socket may hold bytes no edge will announce: the last read filled the buffer.
+    unread: bool,
+    parser: P,
+    resp: Response,
+    /// Bytes received and not yet consumed: a partial head, or the start of the next response.
+    pending: Vec<u8>,
+}
+
+struct Direct<'a, C: Codec> {
+    shared: &'a Shared,
+    addr: SocketAddr,
+    request: &'a Request,
+    codec: &'a C,
+    poll: Poll,
+    users: Vec<User<C::Parser>>,
+    scratch: Vec<u8>,
+    /// Users to start again after a failure: from the loop, not from inside the failing step,
+    /// so a connection that fails at once cannot spin without the loop ever polling.
+    kick: Vec<usize>,
+    recorder: Recorder,
+    measure_start: Instant,
+    end: Option<Instant>,
+    timeout: Duration,
+    /// No iteration starts any more (Ctrl-C).
+    stopping: bool,
+    /// Users not yet done.
+    active: usize,
+    scheduled: u64,
+    warmup: u64,
+    last_done: Option<Instant>,
+    open_conns: u64,
+    peak_conns: u64,
+    opened: u64,
+}
+
+/// Runs worker `k` of `threads` to the end of the plan.
+pub(crate) fn work<C: Codec>(
+    shared: Arc<Shared>,
+    k: usize,
+    threads: usize,
+    addr: SocketAddr,
+    request: &Request,
+    codec: &C,
+    seconds: Option<Sender<Report>>,
+) -> Result<WorkerOutput, RunError> {
+    // Nothing starts before the run's first instant, as in the async worker.
+    let start = shared.start.into_std();
+    if let Some(wait) = start.checked_duration_since(Instant::now()) {
+        std::thread::sleep(wait);
+    }
+    let cpu0 = ThreadCpu::now();
+    let plan = &shared.plan;
+    let Load::Closed { users } = plan.load else {
+        return Err(RunError::Worker(
+            "the direct worker runs the closed model".into(),
+        ));
+    };
+    let poll =
+        Poll::new().map_err(|e| RunError::Worker(format!("cannot create an event loop: {e}")))?;
+    let n = share(users, k, threads) as usize;
+    let now = Instant::now();
+    let mut d = Direct {
+        shared: &shared,
+        addr,
+        request,
+        codec,
+        poll,
+        users: (0..n)
+            .map(|_| User {
+                sock: None,
+                generation: 0,
+                connected: false,
+                state: State::Idle,
+                uses: 0,
+                last_used: now,
+                intended: now,
+                sent: None,
+                connect_start: now,
+                connect: None,
+                deadline: now,
+                retried: false,
+                stale_candidate: false,
+                unread: false,
+                parser: codec.parser(request),
+                resp: Response::default(),
+                pending: Vec::new(),
+            })
+            .collect(),
+        scratch: vec![0; SCRATCH],
+        kick: (0..n).collect(),
+        recorder: Recorder::new(plan.names),
+        measure_start: start + plan.warmup,
+        end: plan.length().map(|l| start + l),
+        timeout: plan.timeout,
+        stopping: false,
+        active: n,
+        scheduled: 0,
+        warmup: 0,
+        last_done: None,
+        open_conns: 0,
+        peak_conns: 0,
+        opened: 0,
+    };
+    let mut events = Events::with_capacity(1024);
+    let mut ticks = Ticks::new(k, start);
+    let mut loop_delay = new_histogram();
+    // The closed model has no schedule to lag behind.
+    let mut second_lag = new_histogram();
+    let mut cancelled_at: Option<Instant> = None;
+    while d.active > 0 {
+        // Started users (at first all of them) take their next iteration before the poll.
+        while !d.kick.is_empty() {
+            let now = Instant::now();
+            for i in std::mem::take(&mut d.kick) {
+                if d.begin(i, now) {
+                    d.drive(i, false, true);
+                }
+            }
+            if !d.kick.is_empty() {
+                break; // failed again at once: poll first
+            }
+        }
+        let now = Instant::now();
+        let timeout = if d.kick.is_empty() {
+            ticks.due().saturating_duration_since(now)
+        } else {
+            Duration::ZERO
+        };
+        match d.poll.poll(&mut events, Some(timeout)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(RunError::Worker(format!("event loop failed: {e}"))),
+        }
+        for ev in events.iter() {
+            let token = ev.token().0;
+            let i = token & 0xffff_ffff;
+            if d.users[i].generation as usize != token >> 32 {
+                continue;
+            }
+            let failed = ev.is_error();
+            let readable = ev.is_readable() || ev.is_read_closed() || failed;
+            let writable = ev.is_writable() || ev.is_write_closed() || failed;
+            d.drive(i, readable, writable);
+        }
+        let now = Instant::now();
+        if cancelled_at.is_none() && shared.control.is_cancelled() {
+            cancelled_at = Some(now);
+            d.stopping = true;
+        }
+        if now >= ticks.due() {
+            d.sweep(now, cancelled_at.is_some_and(|c| now >= c + GRACE));
+            ticks.tick(
+                now,
+                TickState {
+                    measure_start: d.measure_start,
+                    recorder: &mut d.recorder,
+                    loop_delay: &mut loop_delay,
+                    second_lag: &mut second_lag,
+                    open_connections: d.open_conns,
+                    seconds: seconds.as_ref(),
+                },
+            );
+        }
+    }
+    let cpu = ThreadCpu::now().since(&cpu0);
+    Ok(WorkerOutput {
+        recorder: d.recorder,
+        scheduled: d.scheduled,
+        dropped: 0,
+        warmup: d.warmup,
+        send_lag: new_histogram(),
+        loop_delay,
+        cpu,
+        last_done: d.last_done.map(tokio::time::Instant::from_std),
+        connections_opened: d.opened,
+        peak_connections: d.peak_conns,
+    })
+}
+
+impl<C: Codec> Direct<'_, C> {
+    /// Starts user `i`'s next iteration at `now`, or ends the user when the run is over;
+    /// returns whether an iteration started.
+    fn begin(&mut self, i: usize, now: Instant) -> bool {
+        let over = self.stopping
+            || self.shared.control.is_cancelled()
+            || self.end.is_some_and(|e| now >= e)
+            || (now >= self.measure_start
+                && self
+                    .shared
+                    .plan
+                    .requests
+                    .is_some_and(|n| self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n));
+        if over {
+            self.close(i);
+            self.users[i].state = State::Done;
+            self.active -= 1;
+            return false;
+        }
+        let u = &mut self.users[i];
+        u.intended = now;
+        u.deadline = now + self.timeout;
+        u.retried = false;
+        u.connect = None;
+        u.resp.reset();
+        if u.sock.is_some() {
+            u.stale_candidate = now.saturating_duration_since(u.last_used) >= STALE_AFTER;
+            u.sent = Some(now);
+            u.state = State::Writing(0);
+        } else {
+            u.stale_candidate = false;
+            self.connect(i, now);
+        }
+        true
+    }
+
+    /// Opens a new connection for user `i`; a failure to even start one is recorded at once.
+    fn connect(&mut self, i: usize, now: Instant) {
+        let u = &mut self.users[i];
+        u.sent = None;
+        u.connect_start = now;
+        u.generation = u.generation.wrapping_add(1);
+        let token = Token(i | ((u.generation as usize) << 32));
+        let started = TcpStream::connect(self.addr).and_then(|mut s| {
+            self.poll
+                .registry()
+                .register(&mut s, token, Interest::READABLE | Interest::WRITABLE)
+                .map(|()| s)
+        });
+        match started {
+            Ok(s) => {
+                u.sock = Some(s);
+                u.state = State::Connecting;
+            }
+            Err(e) => self.fail(i, connect_failure(self.addr, &e)),
+        }
+    }
+
+    /// Advances user `i` as far as its socket allows. `readable`/`writable`: what the event
+    /// said (a step that needs the other waits for its own edge).
+    fn drive(&mut self, i: usize, mut readable: bool, mut writable: bool) {
+        loop {
+            let step = match self.users[i].state {
+                State::Idle | State::Done => return,
+                State::Connecting => {
+                    if !writable {
+                        return;
+                    }
+                    match self.connected(i) {
+                        Some(Step::Blocked) => return,
+                        Some(Step::Failed(f)) => {
+                            self.fail(i, f);
+                            return;
+                        }
+                        _ => continue,
+                    }
+                }
+                State::Writing(_) => {
+                    if !writable {
+                        return;
+                    }
+                    match self.write(i) {
+                        Step::Blocked => return,
+                        Step::Failed(f) => {
+                            self.fail(i, f);
+                            return;
+                        }
+                        Step::Complete => {
+                            // Written: a response already held (answered ahead) is read at once,
+                            // otherwise its arrival comes as an edge.
+                            readable = !self.users[i].pending.is_empty() || self.users[i].unread;
+                            if !readable {
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                State::Reading => {
+                    if !readable {
+                        return;
+                    }
+                    self.read(i)
+                }
+            };
+            match step {
+                Step::Blocked => return,
+                Step::Failed(f) => {
+                    self.fail(i, f);
+                    return;
+                }
+                Step::Complete => {
+                    let now = Instant::now();
+                    self.complete(i, now);
+                    if !self.begin(i, now) {
+                        return;
+                    }
+                    // The next request goes out at once; its response comes as an edge.
+                    readable = false;
+                    writable = true;
+                }
+            }
+        }
+    }
+
+    /// A connecting socket had an edge: connected (moves on to writing), failed, or spurious.
+    fn connected(&mut self, i: usize) -> Option<Step> {
+        let addr = self.addr;
+        let u = &mut self.users[i];
+        let sock = u.sock.as_ref()?;
+        match sock.take_error() {
+            Ok(None) => {}
+            Ok(Some(e)) | Err(e) => return Some(Step::Failed(connect_failure(addr, &e))),
+        }
+        match sock.peer_addr() {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => return Some(Step::Blocked),
+            Err(e) => return Some(Step::Failed(connect_failure(addr, &e))),
+        }
+        // Requests go out in one write; Nagle would only hold them back.
+        let _ = sock.set_nodelay(true);
+        let now = Instant::now();
+        u.connect = Some(now - u.connect_start);
+        u.sent = Some(now);
+        u.connected = true;
+        u.uses = 0;
+        u.state = State::Writing(0);
+        self.opened += 1;
+        self.open_conns += 1;
+        self.peak_conns = self.peak_conns.max(self.open_conns);
+        None
+    }
+
+    fn write(&mut self, i: usize) -> Step {
+        let u = &mut self.users[i];
+        let State::Writing(mut done) = u.state else {
+            return Step::Blocked;
+        };
+        let Some(sock) = u.sock.as_ref() else {
+            return Step::Blocked;
+        };
+        let bytes = &self.request.bytes;
+        while done < bytes.len() {
+            match (&*sock).write(&bytes[done..]) {
+                Ok(0) => {
+                    return Step::Failed(Failure::new(
+                        ErrorKind::Reset,
+                        "the connection accepted no more of the request",
+                    ))
+                }
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    // The rest goes on the next writable edge; an edge of the response meanwhile
+                    // would be missed, so read once the request is out.
+                    u.state = State::Writing(done);
+                    u.unread = true;
+                    return Step::Blocked;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Step::Failed(Failure::io(&e)),
+            }
+        }
+        // Bytes left over from the previous response (a server that answered ahead) belong to
+        // this one and count as received.
+        u.resp.bytes_received = u.pending.len() as u64;
+        u.parser = self.codec.parser(self.request);
+        u.state = State::Reading;
+        if !u.pending.is_empty() {
+            let pending = std::mem::take(&mut u.pending);
+            let fed = u.parser.feed(&pending, &mut u.resp);
+            u.pending = pending;
+            match fed {
+                Ok((used, done)) => {
+                    u.pending.drain(..used);
+                    if done {
+                        u.resp.bytes_received -= u.pending.len() as u64;
+                        return self.complete_now(i);
+                    }
+                }
+                Err(f) => return Step::Failed(f),
+            }
+        }
+        Step::Complete
+    }
+
+    /// A response completed from leftover bytes alone, right after the request went out.
+    fn complete_now(&mut self, i: usize) -> Step {
+        let now = Instant::now();
+        self.complete(i, now);
+        if self.begin(i, now) {
+            self.drive(i, false, true);
+        }
+        Step::Blocked
+    }
+
+    /// Reads what the socket holds and feeds it to the parser.
+    fn read(&mut self, i: usize) -> Step {
+        let u = &mut self.users[i];
+        let Some(sock) = u.sock.as_ref() else {
+            return Step::Blocked;
+        };
+        loop {
+            let n = match (&*sock).read(&mut self.scratch) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    u.unread = false;
+                    return Step::Blocked;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Step::Failed(Failure::io(&e)),
+            };
+            if n == 0 {
+                // The server closed: that ends a body delimited by the close, or fails the
+                // response; either way the connection is done.
+                let closed = u.parser.closed(&u.pending, &mut u.resp);
+                u.pending.clear();
+                u.resp.keep_alive = false;
+                return match closed {
+                    Ok(()) => Step::Complete,
+                    Err(f) => Step::Failed(f),
+                };
+            }
+            u.resp.bytes_received += n as u64;
+            let filled = n == self.scratch.len();
+            let fed = if u.pending.is_empty() {
+                let got = &self.scratch[..n];
+                u.parser.feed(got, &mut u.resp).map(|(used, done)| {
+                    u.pending.extend_from_slice(&got[used..]);
+                    done
+                })
+            } else {
+                u.pending.extend_from_slice(&self.scratch[..n]);
+                u.parser.feed(&u.pending, &mut u.resp).map(|(used, done)| {
+                    u.pending.drain(..used);
+                    done
+                })
+            };
+            match fed {
+                Err(f) => return Step::Failed(f),
+                Ok(true) => {
+                    // What is left belongs to the next response.
+                    u.resp.bytes_received -= u.pending.len() as u64;
+                    u.unread = filled;
+                    return Step::Complete;
+                }
+                // A short read emptied the socket: the rest comes with the next edge.
+                Ok(false) if !filled => {
+                    u.unread = false;
+                    return Step::Blocked;
+                }
+                Ok(false) => {}
+            }
+        }
+    }
+
+    /// Records user `i`'s completed exchange.
+    fn complete(&mut self, i: usize, now: Instant) {
+        let u = &mut self.users[i];
+        u.uses += 1;
+        u.last_used = u.intended;
+        let spent = self.shared.plan.calls_per_conn.is_some_and(|k| u.uses >= k);
+        let sent = u.sent.unwrap_or(u.intended);
+        let (verdict, message) = default_verdict(&u.resp);
+        let outcome = Outcome {
+            name: self.request.name,
+            at: now.saturating_duration_since(self.measure_start),
+            latency: now - u.intended,
+            service: Some(now - sent),
+            connect: u.connect,
+            status: u.resp.status,
+            result: Ok(verdict),
+            message,
+            bytes_sent: self.request.bytes.len() as u64,
+            bytes_received: u.resp.bytes_received,
+            body_bytes: u.resp.body_len,
+        };
+        let close = !u.resp.keep_alive || spent;
+        let intended = u.intended;
+        if close {
+            self.close(i);
+        }
+        self.finish(intended, now, &outcome);
+    }
+
+    /// User `i`'s exchange failed: retried once on a fresh connection when a reused idle
+    /// connection turned out closed by the server, else recorded; the user then starts again
+    /// from the kick list.
+    fn fail(&mut self, i: usize, f: Failure) {
+        self.close(i);
+        let u = &mut self.users[i];
+        let stale = u.stale_candidate
+            && !u.retried
+            && u.resp.bytes_received == 0
+            && matches!(f.kind, ErrorKind::Eof | ErrorKind::Reset);
+        if stale {
+            u.retried = true;
+            u.stale_candidate = false;
+            u.pending.clear();
+            self.connect(i, Instant::now());
+            return;
+        }
+        let now = Instant::now();
+        let bytes_sent = if u.sent.is_some() {
+            self.request.bytes.len() as u64
+        } else {
+            0
+        };
+        let outcome = Outcome {
+            name: self.request.name,
+            at: now.saturating_duration_since(self.measure_start),
+            latency: now - u.intended,
+            service: u.sent.map(|s| now - s),
+            connect: u.connect,
+            status: 0,
+            result: Err(f.kind),
+            message: Some(f.message),
+            bytes_sent,
+            bytes_received: u.resp.bytes_received,
+            body_bytes: 0,
+        };
+        u.state = State::Idle;
+        u.pending.clear();
+        let intended = u.intended;
+        self.kick.push(i);
+        self.finish(intended, now, &outcome);
+    }
+
+    fn finish(&mut self, intended: Instant, done: Instant, outcome: &Outcome) {
+        if intended < self.measure_start {
+            self.warmup += 1;
+            return;
+        }
+        self.scheduled += 1;
+        self.last_done = Some(done);
+        self.recorder.record(outcome);
+    }
+
+    fn close(&mut self, i: usize) {
+        let u = &mut self.users[i];
+        // Dropping the socket closes it, which also takes it out of the poll set.
+        if u.sock.take().is_some() && std::mem::take(&mut u.connected) {
+            self.open_conns -= 1;
+        }
+        u.unread = false;
+    }
+
+    /// Fails every exchange past its deadline, or (`cut_off`: Ctrl-C's grace is over) every
+    /// exchange still in flight.
+    fn sweep(&mut self, now: Instant, cut_off: bool) {
+        for i in 0..self.users.len() {
+            let u = &self.users[i];
+            let in_flight = matches!(
+                u.state,
+                State::Connecting | State::Writing(_) | State::Reading
+            );
+            if !in_flight || (!cut_off && now < u.deadline) {
+                continue;
+            }
+            let timeout = self.timeout;
+            let f = if cut_off {
+                Failure::new(ErrorKind::Other, "in flight when the run was interrupted")
+            } else if u.state == State::Connecting {
+                Failure::new(
+                    ErrorKind::ConnectTimeout,
+                    format!("no connection within {timeout:?}"),
+                )
+            } else {
+                Failure::new(
+                    ErrorKind::Timeout,
+                    format!("no complete response within {timeout:?}"),
+                )
+            };
+            self.fail(i, f);
+        }
+    }
+}
+
+fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {
+    Failure::new(ErrorKind::from_io(e), format!("connect to {addr}: {e}"))
+}
