@@ -1,15 +1,12 @@
-//! One connection and the HTTP/1.1 response codec that runs on it. The hot path writes the
-//! pre-serialized request once, reads into a buffer owned by the connection, parses the head in
-//! place with httparse and counts the body without copying it: no allocation per request unless
-//! the request asks to keep the response.
+//! One connection, driving the sans-IO [`ResponseParser`](crate::ResponseParser) from its reads.
+//! The hot path writes the pre-serialized request once, reads into a buffer lent to the
+//! connection and feeds the parser in place: no allocation per request unless the request asks
+//! to keep the response.
 
-use crate::chunked::ChunkedDecoder;
-use crate::error::excerpt;
-use crate::head::{self, Framing, Head};
-use herd_engine::{Failure, Request, Response};
+use crate::parse::{HttpCodec, MAX_HEAD};
+use herd_engine::{Codec, Failure, Parse, Request, Response};
 use herd_metrics::ErrorKind;
 use std::io;
-use std::mem::MaybeUninit;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
@@ -45,9 +42,6 @@ fn give_buffer(buf: Vec<u8>) {
         });
     }
 }
-/// A head that needs more than this is treated as a broken server, not buffered without limit.
-const MAX_HEAD: usize = 256 * 1024;
-const MAX_HEADERS: usize = 64;
 
 pub(crate) enum Stream {
     Plain(TcpStream),
@@ -105,170 +99,22 @@ impl Conn {
         if resp.bytes_received > 0 {
             resp.first_byte = Some(Instant::now());
         }
-        let head_request = req.head || req.bytes.starts_with(b"HEAD ");
-        let head = loop {
-            let head = self
-                .read_head(req.keep_response, head_request, resp)
-                .await?;
-            if !head.is_interim() {
-                break head;
+        let mut parser = HttpCodec.parser(req);
+        loop {
+            let (used, done) = parser.feed(&self.buf[self.start..self.end], resp)?;
+            self.consume(used);
+            if done {
+                break;
             }
-            resp.headers.clear();
-        };
-        resp.status = head.status;
-        resp.keep_alive = head.keep_alive;
-        match head.framing {
-            Framing::Empty => {}
-            Framing::Length(total) => self.read_sized_body(total, req.keep_response, resp).await?,
-            Framing::Chunked => self.read_chunked_body(req.keep_response, resp).await?,
-            Framing::UntilClose => self.read_body_until_close(req.keep_response, resp).await?,
+            if self.read(resp).await? == 0 {
+                parser.closed(&self.buf[self.start..self.end], resp)?;
+                self.consume(self.end - self.start);
+                break;
+            }
         }
         // What is left belongs to the next response.
         resp.bytes_received -= (self.end - self.start) as u64;
         Ok(())
-    }
-
-    async fn read_head(
-        &mut self,
-        keep: bool,
-        head_request: bool,
-        resp: &mut Response,
-    ) -> Result<Head, Failure> {
-        loop {
-            if self.start < self.end {
-                let pending = &self.buf[self.start..self.end];
-                // Uninitialised: zeroing 64 headers costs more than parsing a small head.
-                let mut headers = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
-                let mut parsed = httparse::Response::new(&mut []);
-                let config = httparse::ParserConfig::default();
-                match config.parse_response_with_uninit_headers(&mut parsed, pending, &mut headers)
-                {
-                    Ok(httparse::Status::Complete(len)) => {
-                        let (version, status) =
-                            (parsed.version.unwrap_or(1), parsed.code.unwrap_or(0));
-                        let head = head::interpret(version, status, parsed.headers, head_request)
-                            .map_err(|reason| {
-                            protocol(format!("{reason} in response head {}", excerpt(pending)))
-                        })?;
-                        if keep {
-                            resp.headers.extend(parsed.headers.iter().map(|h| {
-                                (
-                                    h.name.to_owned(),
-                                    String::from_utf8_lossy(h.value).into_owned(),
-                                )
-                            }));
-                        }
-                        self.consume(len);
-                        return Ok(head);
-                    }
-                    Ok(httparse::Status::Partial) => {}
-                    Err(err) => {
-                        return Err(protocol(format!(
-                            "invalid response head ({err}): {}",
-                            excerpt(pending)
-                        )))
-                    }
-                }
-            }
-            let had = self.end - self.start;
-            if self.read(resp).await? == 0 {
-                return Err(Failure::new(
-                    ErrorKind::Eof,
-                    match had {
-                        0 => "connection closed before the response began".to_owned(),
-                        n => format!("connection closed after {n} bytes of the response head"),
-                    },
-                ));
-            }
-        }
-    }
-
-    async fn read_sized_body(
-        &mut self,
-        total: u64,
-        keep: bool,
-        resp: &mut Response,
-    ) -> Result<(), Failure> {
-        let mut remaining = total;
-        loop {
-            let pending = &self.buf[self.start..self.end];
-            let take = remaining.min(pending.len() as u64) as usize;
-            if keep {
-                resp.body.extend_from_slice(&pending[..take]);
-            }
-            self.consume(take);
-            remaining -= take as u64;
-            resp.body_len = total - remaining;
-            if remaining == 0 {
-                return Ok(());
-            }
-            if self.read(resp).await? == 0 {
-                return Err(Failure::new(
-                    ErrorKind::Eof,
-                    format!(
-                        "connection closed after {} of {total} body bytes",
-                        resp.body_len
-                    ),
-                ));
-            }
-        }
-    }
-
-    async fn read_chunked_body(&mut self, keep: bool, resp: &mut Response) -> Result<(), Failure> {
-        let mut decoder = ChunkedDecoder::new();
-        loop {
-            let pending = &self.buf[self.start..self.end];
-            let (body_len, body) = (&mut resp.body_len, &mut resp.body);
-            let decoded = decoder.decode(pending, |data| {
-                *body_len += data.len() as u64;
-                if keep {
-                    body.extend_from_slice(data);
-                }
-            });
-            match decoded {
-                Ok((used, done)) => {
-                    self.consume(used);
-                    if done {
-                        return Ok(());
-                    }
-                }
-                Err(err) => {
-                    let at = &pending[err.at..];
-                    return Err(protocol(format!(
-                        "{} in chunked body at {}",
-                        err.reason,
-                        excerpt(at)
-                    )));
-                }
-            }
-            if self.read(resp).await? == 0 {
-                return Err(Failure::new(
-                    ErrorKind::Eof,
-                    format!(
-                        "connection closed after {} bytes of a chunked body",
-                        resp.body_len
-                    ),
-                ));
-            }
-        }
-    }
-
-    async fn read_body_until_close(
-        &mut self,
-        keep: bool,
-        resp: &mut Response,
-    ) -> Result<(), Failure> {
-        loop {
-            let pending = &self.buf[self.start..self.end];
-            resp.body_len += pending.len() as u64;
-            if keep {
-                resp.body.extend_from_slice(pending);
-            }
-            self.consume(pending.len());
-            if self.read(resp).await? == 0 {
-                return Ok(());
-            }
-        }
     }
 
     fn consume(&mut self, n: usize) {
@@ -300,13 +146,9 @@ impl Conn {
             self.start = 0;
         }
         if self.end == self.buf.len() {
-            if self.buf.len() >= MAX_HEAD {
-                return Err(protocol(format!(
-                    "response head larger than {} KiB: {}",
-                    MAX_HEAD / 1024,
-                    excerpt(&self.buf)
-                )));
-            }
+            // A head that outgrew the buffer. The parser fails one of MAX_HEAD bytes, so the
+            // buffer never fills at that size; if it did, the read below would return 0 and end
+            // the exchange as a close rather than spin.
             self.buf.resize((self.buf.len() * 2).min(MAX_HEAD), 0);
         }
         let free = &mut self.buf[self.end..];
@@ -349,8 +191,4 @@ impl Conn {
             Failure::io(err)
         }
     }
-}
-
-fn protocol(message: String) -> Failure {
-    Failure::new(ErrorKind::Protocol, message)
 }

@@ -4,9 +4,11 @@
 //! [`prepare`]) turns each [`RequestSpec`] into the bytes sent on every repetition. During the run,
 //! [`HttpTransport`] opens connections and does exchanges: one write of those bytes, then reads
 //! into a buffer the connection keeps, a head parsed in place by httparse, and a body counted
-//! without being copied unless the request asks to keep it. Whatever goes wrong on the wire
-//! becomes a [`Failure`](herd_engine::Failure) classed by [`ErrorKind`](herd_metrics::ErrorKind);
-//! timeouts are the engine's business.
+//! without being copied unless the request asks to keep it. That parsing is sans-IO, in
+//! [`ResponseParser`]: [`HttpCodec`] hands it to the engine's direct worker, which feeds it from
+//! its own event loop. Whatever goes wrong on the wire becomes a
+//! [`Failure`](herd_engine::Failure) classed by [`ErrorKind`](herd_metrics::ErrorKind); timeouts
+//! are the engine's business.
 //!
 //! ```no_run
 //! use herd_engine::{Response, Transport};
@@ -29,6 +31,7 @@ mod chunked;
 mod conn;
 mod error;
 mod head;
+mod parse;
 mod request;
 mod target;
 mod tls;
@@ -36,6 +39,7 @@ mod transport;
 
 pub use conn::Conn;
 pub use error::HttpError;
+pub use parse::{HttpCodec, ResponseParser};
 pub use request::{prepare, serialize, RequestSpec};
 pub use target::{Scheme, Target};
 pub use tls::TlsOptions;
