@@ -4,7 +4,7 @@ use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::{interrupt, limits, progress::Live, watch};
 use herd_engine::{Control, Load, Plan, RunOutput, Single};
-use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_http::{prepare, HttpCodec, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_report::{
     build_run, render_text, write_json, Generator, GeneratorSample, GeneratorVerdict, Model,
     RunConfig, RunInput, RunResult,
@@ -150,13 +150,22 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         },
     )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
-    let out = herd_engine::run(
-        &p.plan,
-        |_| transport.clone(),
-        |_| Single(request.clone()),
-        control,
-        |pr| live.update(pr),
-    )
+    let direct = transport
+        .plain_addr()
+        .filter(|_| herd_engine::direct_supports(&p.plan) && !force_async());
+    let out = match direct {
+        // Plain HTTP in the closed model: the readiness loop, wrk's design.
+        Some(addr) => herd_engine::run_direct(&p.plan, addr, request, HttpCodec, control, |pr| {
+            live.update(pr)
+        }),
+        None => herd_engine::run(
+            &p.plan,
+            |_| transport.clone(),
+            |_| Single(request.clone()),
+            control,
+            |pr| live.update(pr),
+        ),
+    }
     .map_err(|e| Exit {
         code: exit::BAD_INPUT,
         message: e.to_string(),
@@ -168,6 +177,12 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         &p.plan,
         &out,
     ))
+}
+
+/// `HERD_WORKER=async` runs plain-HTTP closed-model runs on the general async worker instead of
+/// the direct one: for comparing the two, and a way around the direct worker should it misbehave.
+fn force_async() -> bool {
+    std::env::var_os("HERD_WORKER").is_some_and(|v| v == "async")
 }
 
 /// Turns what the engine measured into the public result.
@@ -191,6 +206,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
         threads: g.threads as u64,
+        worker: Some(g.worker.to_owned()),
         connections_opened: g.connections_opened,
         peak_connections: g.peak_connections,
         fds_peak: g.fds_peak,

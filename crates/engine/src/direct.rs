@@ -80,6 +80,9 @@ struct User<P> {
     stale_candidate: bool,
     /// The socket may hold bytes no edge will announce: the last read filled the buffer.
     unread: bool,
+    /// The server closed its side (or the socket failed): read to the end, since no further
+    /// edge will come, and never reuse the connection.
+    hup: bool,
     parser: P,
     resp: Response,
     /// Bytes received and not yet consumed: a partial head, or the start of the next response.
@@ -161,6 +164,7 @@ pub(crate) fn work<C: Codec>(
                 retried: false,
                 stale_candidate: false,
                 unread: false,
+                hup: false,
                 parser: codec.parser(request),
                 resp: Response::default(),
                 pending: Vec::new(),
@@ -218,6 +222,9 @@ pub(crate) fn work<C: Codec>(
                 continue;
             }
             let failed = ev.is_error();
+            if ev.is_read_closed() || failed {
+                d.users[i].hup = true;
+            }
             let readable = ev.is_readable() || ev.is_read_closed() || failed;
             let writable = ev.is_writable() || ev.is_write_closed() || failed;
             d.drive(i, readable, writable);
@@ -522,8 +529,9 @@ impl<C: Codec> Direct<'_, C> {
                     u.unread = filled;
                     return Step::Complete;
                 }
-                // A short read emptied the socket: the rest comes with the next edge.
-                Ok(false) if !filled => {
+                // A short read emptied the socket: the rest comes with the next edge (unless
+                // the server closed, which announces nothing more).
+                Ok(false) if !filled && !u.hup => {
                     u.unread = false;
                     return Step::Blocked;
                 }
@@ -553,7 +561,7 @@ impl<C: Codec> Direct<'_, C> {
             bytes_received: u.resp.bytes_received,
             body_bytes: u.resp.body_len,
         };
-        let close = !u.resp.keep_alive || spent;
+        let close = !u.resp.keep_alive || spent || u.hup;
         let intended = u.intended;
         if close {
             self.close(i);
@@ -621,6 +629,7 @@ impl<C: Codec> Direct<'_, C> {
             self.open_conns -= 1;
         }
         u.unread = false;
+        u.hup = false;
     }
 
     /// Fails every exchange past its deadline, or (`cut_off`: Ctrl-C's grace is over) every

@@ -58,6 +58,8 @@ enum Serve {
     CloseAfter(u64),
     /// Read requests, never answer.
     Stall,
+    /// Answer three bytes of five, then close.
+    Truncate,
 }
 
 /// A thread-per-connection server on 127.0.0.1:0; counts the connections it accepted. Its
@@ -77,6 +79,10 @@ fn server(serve: Serve) -> (SocketAddr, Arc<AtomicU64>) {
                 while conn.read_exact(&mut buf).is_ok() {
                     match serve {
                         Serve::Stall => continue,
+                        Serve::Truncate => {
+                            let _ = conn.write_all(&ANSWER[..3]);
+                            return;
+                        }
                         Serve::CloseAfter(k) if answered == k => return,
                         _ => {}
                     }
@@ -211,6 +217,25 @@ fn a_server_closing_mid_run_costs_one_error_per_close() {
     assert_eq!(out.total.ok, 40);
     assert_eq!(errors(&out.total, ErrorKind::Eof), 10);
     assert_eq!(accepted.load(Ordering::SeqCst), 10);
+}
+
+#[test]
+fn a_response_cut_short_by_a_close_is_eof_not_a_timeout() {
+    // The bytes and the close arrive together, in one edge: the worker must read on to the
+    // close rather than wait for an edge that never comes.
+    let (addr, _) = server(Serve::Truncate);
+    let p = Plan {
+        timeout: Duration::from_secs(5),
+        ..plan(2, 20)
+    };
+    let out = run(&p, addr);
+    assert_eq!(
+        errors(&out.total, ErrorKind::Eof),
+        20,
+        "{:?}",
+        out.total.errors
+    );
+    assert_eq!(out.total.bytes_received, 20 * 3);
 }
 
 #[test]

@@ -38,6 +38,14 @@ impl HttpTransport {
     }
 }
 
+impl HttpTransport {
+    /// The address of a plain-HTTP target, which the direct worker can drive with
+    /// [`crate::HttpCodec`]; `None` for https.
+    pub fn plain_addr(&self) -> Option<SocketAddr> {
+        self.tls.is_none().then_some(self.addr)
+    }
+}
+
 impl Transport for HttpTransport {
     type Conn = Conn;
 
