@@ -5,14 +5,31 @@
 
 use crate::chunked::ChunkedDecoder;
 use crate::error::excerpt;
-use crate::head::{self, Framing};
+use crate::head::{self, Framing, Head};
 use herd_engine::{Codec, Failure, Parse, Request, Response};
 use herd_metrics::ErrorKind;
+use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
 /// A head that needs more than this is treated as a broken server, not buffered without limit.
 pub(crate) const MAX_HEAD: usize = 256 * 1024;
 const MAX_HEADERS: usize = 64;
+/// Heads up to this long are remembered (see [`Seen`]).
+const SEEN_MAX: usize = 1024;
+
+/// The last final head parsed on this thread, its bytes and what they said. A server sends the
+/// same head over and over (all of it but `Date`, which changes once a second): a response that
+/// starts with exactly these bytes has this head, and httparse need not check them again.
+#[derive(Default)]
+struct Seen {
+    bytes: Vec<u8>,
+    head_request: bool,
+    head: Option<Head>,
+}
+
+thread_local! {
+    static SEEN: RefCell<Seen> = RefCell::default();
+}
 
 /// HTTP/1.1 as the engine's direct worker needs it: a [`ResponseParser`] per exchange.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,6 +86,20 @@ impl ResponseParser {
         if bytes.is_empty() {
             return Ok(None);
         }
+        if !self.keep {
+            let seen = SEEN.with_borrow(|seen| match seen.head {
+                Some(head)
+                    if seen.head_request == self.head_request && bytes.starts_with(&seen.bytes) =>
+                {
+                    Some((head, seen.bytes.len()))
+                }
+                _ => None,
+            });
+            if let Some((head, len)) = seen {
+                self.start_body(head, resp);
+                return Ok(Some(len));
+            }
+        }
         // Uninitialised: zeroing 64 headers costs more than parsing a small head.
         let mut headers = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
         let mut parsed = httparse::Response::new(&mut []);
@@ -97,8 +128,6 @@ impl ResponseParser {
         if head.is_interim() {
             return Ok(Some(len));
         }
-        resp.status = head.status;
-        resp.keep_alive = head.keep_alive;
         if self.keep {
             resp.headers.extend(parsed.headers.iter().map(|h| {
                 (
@@ -107,13 +136,28 @@ impl ResponseParser {
                 )
             }));
         }
+        self.start_body(head, resp);
+        if len <= SEEN_MAX {
+            SEEN.with_borrow_mut(|seen| {
+                seen.bytes.clear();
+                seen.bytes.extend_from_slice(&bytes[..len]);
+                seen.head_request = self.head_request;
+                seen.head = Some(head);
+            });
+        }
+        Ok(Some(len))
+    }
+
+    /// A final head was read: what it says of the response, and on to its body.
+    fn start_body(&mut self, head: Head, resp: &mut Response) {
+        resp.status = head.status;
+        resp.keep_alive = head.keep_alive;
         self.state = match head.framing {
             Framing::Empty => State::Done,
             Framing::Length(total) => State::Length(total),
             Framing::Chunked => State::Chunked(ChunkedDecoder::new()),
             Framing::UntilClose => State::UntilClose,
         };
-        Ok(Some(len))
     }
 
     /// Takes all of `bytes` as body: only the close ends it.
@@ -349,6 +393,27 @@ mod tests {
             let got = parse_every_way(wire, head_request, false).unwrap();
             assert_eq!(got, expected, "{:?}", wire.escape_ascii());
         }
+    }
+
+    #[test]
+    fn a_head_seen_before_reads_the_same_and_a_head_request_still_has_no_body() {
+        // The same head bytes mean a 5-byte body after GET and none after HEAD, whichever came
+        // first on this thread; and a head that only starts like the last one is parsed anew.
+        let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        for _ in 0..2 {
+            assert_eq!(
+                parse_in_pieces(wire, &[], false, false),
+                Ok(parsed(200, 5, true, false))
+            );
+            let mut as_head = parsed(200, 0, true, false);
+            as_head.left = b"hello".to_vec();
+            assert_eq!(parse_in_pieces(wire, &[], true, false), Ok(as_head));
+        }
+        let longer = b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n";
+        let mut resp = Response::default();
+        let mut parser = ResponseParser::new(false, false);
+        assert_eq!(parser.feed(longer, &mut resp), Ok((longer.len(), false)));
+        assert!(matches!(parser.state, State::Length(50)));
     }
 
     #[test]
