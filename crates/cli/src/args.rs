@@ -49,7 +49,8 @@ pub struct RunArgs {
     #[arg(short = 'm', long, value_name = "METHOD")]
     pub method: Option<String>,
 
-    /// A request header, 'Name: value' (repeatable)
+    /// A request header, 'Name: value' (repeatable); 'User-Agent:' or 'Accept:' with no value
+    /// removes that default header, as in curl
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
 

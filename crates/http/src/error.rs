@@ -35,6 +35,8 @@ pub enum HttpError {
         "request URL {url:?} is not on the target {target}: herd sends every request to one host"
     )]
     OtherTarget { url: String, target: String },
+    #[error("the Host header cannot be removed: HTTP/1.1 requires it (set another value with -H 'Host: name')")]
+    NoHost,
     #[error("bad header name {name:?}: expected a token such as X-Request-Id")]
     BadHeaderName { name: String },
     #[error("value of header {name:?} contains CR, LF or NUL")]

@@ -15,7 +15,8 @@ pub struct RequestSpec {
     /// own path.
     pub path: String,
     /// Sent in order after the defaults; a header named like a default (`Host`, `User-Agent`,
-    /// `Accept`, any case) replaces it.
+    /// `Accept`, any case) replaces it, and with an empty value removes it (curl's `-H 'Accept:'`;
+    /// `Host` cannot be removed).
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
@@ -57,6 +58,9 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
         if value.bytes().any(|b| matches!(b, b'\r' | b'\n' | b'\0')) {
             return Err(HttpError::BadHeaderValue { name: name.clone() });
         }
+        if value.is_empty() && name.eq_ignore_ascii_case("host") {
+            return Err(HttpError::NoHost);
+        }
         if name.eq_ignore_ascii_case("content-length") {
             user_length = Some(value.trim());
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
@@ -89,7 +93,11 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
         }
     }
     for (name, value) in &spec.headers {
-        push_all(&mut out, &[name, ": ", value, "\r\n"]);
+        let removes_default = value.is_empty()
+            && (name.eq_ignore_ascii_case("user-agent") || name.eq_ignore_ascii_case("accept"));
+        if !removes_default {
+            push_all(&mut out, &[name, ": ", value, "\r\n"]);
+        }
     }
     // nginx and others answer 411 to a POST without a length, even an empty one.
     let expects_body = matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH");
@@ -168,6 +176,24 @@ mod tests {
 
     fn wire(s: &RequestSpec) -> String {
         String::from_utf8(serialize(&target(), s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_empty_default_header_is_removed_but_host_stays() {
+        let t = Target::parse("http://127.0.0.1:8080/").unwrap();
+        let s = spec(
+            "GET",
+            "/",
+            &[("User-Agent", ""), ("accept", ""), ("X-Empty", "")],
+            b"",
+        );
+        assert_eq!(
+            String::from_utf8(serialize(&t, &s).unwrap()).unwrap(),
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nX-Empty: \r\n\r\n",
+            "wrk's request, plus the header the user asked for"
+        );
+        let s = spec("GET", "/", &[("Host", "")], b"");
+        assert!(matches!(serialize(&t, &s), Err(HttpError::NoHost)));
     }
 
     #[test]
