@@ -19,6 +19,10 @@ fn bad_input_is_refused_with_a_clear_message_and_exit_2_before_sending() {
             &["run", "-H", "NoColonHere", "http://127.0.0.1:1/"],
             "Name: value",
         ),
+        (
+            &["run", "-H", "Host:", "http://127.0.0.1:1/"],
+            "Host header cannot be removed",
+        ),
         (&["run", "-c", "0", "http://127.0.0.1:1/"], "at least 1"),
         (&["run", "--rate", "0", "http://127.0.0.1:1/"], "rate"),
         (
