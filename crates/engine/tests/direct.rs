@@ -60,6 +60,9 @@ enum Serve {
     Stall,
     /// Answer three bytes of five, then close.
     Truncate,
+    /// Answer the first request after 1.1 s, then close on the next one without answering: a
+    /// keep-alive connection that sat idle and was closed by the server.
+    SlowThenGone,
 }
 
 /// A thread-per-connection server on 127.0.0.1:0; counts the connections it accepted. Its
@@ -82,6 +85,10 @@ fn server(serve: Serve) -> (SocketAddr, Arc<AtomicU64>) {
                         Serve::Truncate => {
                             let _ = conn.write_all(&ANSWER[..3]);
                             return;
+                        }
+                        Serve::SlowThenGone if answered == 1 => return,
+                        Serve::SlowThenGone => {
+                            std::thread::sleep(Duration::from_millis(1_100));
                         }
                         Serve::CloseAfter(k) if answered == k => return,
                         _ => {}
@@ -236,6 +243,38 @@ fn a_response_cut_short_by_a_close_is_eof_not_a_timeout() {
         out.total.errors
     );
     assert_eq!(out.total.bytes_received, 20 * 3);
+}
+
+#[test]
+fn a_connection_closed_while_idle_is_retried_once_not_counted() {
+    let (addr, accepted) = server(Serve::SlowThenGone);
+    let out = run(&plan(1, 2), addr);
+    assert_eq!(out.total.ok, 2, "{:?}", out.total.errors);
+    assert_eq!(out.total.errors.total(), 0);
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        2,
+        "the retry opened a fresh connection"
+    );
+}
+
+#[test]
+fn warm_up_requests_are_run_but_not_counted() {
+    let (addr, _) = server(Serve::Answer);
+    let p = Plan {
+        warmup: Duration::from_millis(200),
+        duration: Some(Duration::from_millis(200)),
+        requests: None,
+        ..plan(2, 0)
+    };
+    let out = run(&p, addr);
+    assert!(out.warmup_requests > 0);
+    assert!(out.total.ok > 0);
+    assert_eq!(out.scheduled, out.total.ended());
+    assert_eq!(
+        out.generator.connections_opened, 2,
+        "connections outlive the warm-up"
+    );
 }
 
 #[test]
