@@ -191,7 +191,7 @@ where
             let mut ended = 0u64;
             let mut errors = 0u64;
             let measure_start = shared.start + plan.warmup;
-            let mut next_report = Instant::now() + Duration::from_secs(1);
+            let mut next_report = next_progress(Instant::now(), measure_start);
             loop {
                 match rx.recv_timeout(Duration::from_millis(100)) {
                     Ok(Report::Second(s)) => {
@@ -205,7 +205,7 @@ where
                 }
                 let now = Instant::now();
                 if now >= next_report {
-                    next_report = now + Duration::from_secs(1);
+                    next_report = next_progress(now, measure_start);
                     let elapsed = now.saturating_duration_since(measure_start);
                     let last = elapsed
                         .as_secs()
@@ -233,6 +233,18 @@ where
     Ok(merge(
         plan, worker, &shared, started_at, threads, outputs, timeline, watch,
     ))
+}
+
+/// When the next progress report is due after `now`: once a second, and once measuring, just
+/// after each second of the measurement closed, when every worker has had a tick to send its
+/// share of it (a report in between would show a second only some workers had counted).
+fn next_progress(now: Instant, measure_start: Instant) -> Instant {
+    const SETTLE: Duration = Duration::from_millis(50);
+    if now < measure_start {
+        return (now + Duration::from_secs(1)).min(measure_start + SETTLE);
+    }
+    let second = (now - measure_start).as_secs() + 1;
+    measure_start + Duration::from_secs(second) + SETTLE
 }
 
 /// Runs `plan` as a single worker inside the caller's runtime and `LocalSet`. Tests use it under
@@ -428,4 +440,23 @@ fn fd_soft_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes into the struct we own.
     (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0).then_some(rl.rlim_cur)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_comes_just_after_each_measured_second_closes() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        // Warm-up of 2.5 s: once a second, then just after the measurement starts.
+        let start = t0 + ms(2_500);
+        assert_eq!(next_progress(t0, start), t0 + ms(1_000));
+        assert_eq!(next_progress(t0 + ms(2_000), start), start + ms(50));
+        // Measuring: at 1.05 s, 2.05 s, ... whenever the last report came.
+        assert_eq!(next_progress(start + ms(50), start), start + ms(1_050));
+        assert_eq!(next_progress(start + ms(1_120), start), start + ms(2_050));
+        assert_eq!(next_progress(start + ms(1_990), start), start + ms(2_050));
+    }
 }
