@@ -49,6 +49,8 @@ enum State {
 enum Step {
     /// Wait for the socket's next edge.
     Blocked,
+    /// The request is out: on to the response.
+    Sent,
     /// A full response: record it and go on.
     Complete,
     Failed(Failure),
@@ -192,23 +194,18 @@ pub(crate) fn work<C: Codec>(
     let mut second_lag = new_histogram();
     let mut cancelled_at: Option<Instant> = None;
     while d.active > 0 {
-        // Started users (at first all of them) take their next iteration before the poll.
-        while !d.kick.is_empty() {
-            let now = Instant::now();
-            for i in std::mem::take(&mut d.kick) {
-                if d.begin(i, now) {
-                    d.drive(i, false, true);
-                }
-            }
-            if !d.kick.is_empty() {
-                break; // failed again at once: poll first
+        // Users to start again (at first all of them) take their next iteration before the
+        // poll, each at its own instant: opening thousands of connections takes a while.
+        for i in std::mem::take(&mut d.kick) {
+            if d.begin(i, Instant::now()) {
+                d.drive(i, false, true);
             }
         }
         let now = Instant::now();
         let timeout = if d.kick.is_empty() {
             ticks.due().saturating_duration_since(now)
         } else {
-            Duration::ZERO
+            Duration::ZERO // some failed again at once: poll, then start them again
         };
         match d.poll.poll(&mut events, Some(timeout)) {
             Ok(()) => {}
@@ -346,20 +343,16 @@ impl<C: Codec> Direct<'_, C> {
                         return;
                     }
                     match self.write(i) {
-                        Step::Blocked => return,
-                        Step::Failed(f) => {
-                            self.fail(i, f);
-                            return;
-                        }
-                        Step::Complete => {
-                            // Written: a response already held (answered ahead) is read at once,
-                            // otherwise its arrival comes as an edge.
+                        Step::Sent => {
+                            // The rest of a response already held is read at once; otherwise
+                            // its arrival comes as an edge.
                             readable = !self.users[i].pending.is_empty() || self.users[i].unread;
                             if !readable {
                                 return;
                             }
                             continue;
                         }
+                        step => step,
                     }
                 }
                 State::Reading => {
@@ -370,7 +363,7 @@ impl<C: Codec> Direct<'_, C> {
                 }
             };
             match step {
-                Step::Blocked => return,
+                Step::Blocked | Step::Sent => return,
                 Step::Failed(f) => {
                     self.fail(i, f);
                     return;
@@ -459,24 +452,15 @@ impl<C: Codec> Direct<'_, C> {
                 Ok((used, done)) => {
                     u.pending.drain(..used);
                     if done {
+                        // The server answered ahead: the whole response was already here.
                         u.resp.bytes_received -= u.pending.len() as u64;
-                        return self.complete_now(i);
+                        return Step::Complete;
                     }
                 }
                 Err(f) => return Step::Failed(f),
             }
         }
-        Step::Complete
-    }
-
-    /// A response completed from leftover bytes alone, right after the request went out.
-    fn complete_now(&mut self, i: usize) -> Step {
-        let now = Instant::now();
-        self.complete(i, now);
-        if self.begin(i, now) {
-            self.drive(i, false, true);
-        }
-        Step::Blocked
+        Step::Sent
     }
 
     /// Reads what the socket holds and feeds it to the parser.

@@ -63,6 +63,8 @@ enum Serve {
     /// Answer the first request after 1.1 s, then close on the next one without answering: a
     /// keep-alive connection that sat idle and was closed by the server.
     SlowThenGone,
+    /// Answer every request twice: the extra answer arrives ahead of the next request.
+    Twice,
 }
 
 /// A thread-per-connection server on 127.0.0.1:0; counts the connections it accepted. Its
@@ -87,6 +89,11 @@ fn server(serve: Serve) -> (SocketAddr, Arc<AtomicU64>) {
                             return;
                         }
                         Serve::SlowThenGone if answered == 1 => return,
+                        Serve::Twice => {
+                            if conn.write_all(ANSWER).is_err() {
+                                return;
+                            }
+                        }
                         Serve::SlowThenGone => {
                             std::thread::sleep(Duration::from_millis(1_100));
                         }
@@ -256,6 +263,16 @@ fn a_connection_closed_while_idle_is_retried_once_not_counted() {
         2,
         "the retry opened a fresh connection"
     );
+}
+
+#[test]
+fn an_answer_that_came_ahead_is_the_next_requests_response() {
+    let (addr, _) = server(Serve::Twice);
+    let out = run(&plan(1, 10), addr);
+    assert_eq!(out.total.ok, 10);
+    assert_eq!(out.total.errors.total(), 0);
+    // Each response counts its own five bytes, whether it was read before or after its request.
+    assert_eq!(out.total.bytes_received, 10 * 5);
 }
 
 #[test]
