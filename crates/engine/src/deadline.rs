@@ -6,10 +6,13 @@
 //!
 //! Timeouts therefore fire up to one tick after their deadline.
 
+use crate::Failure;
+use herd_metrics::ErrorKind;
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 use tokio::time::Instant;
 
 /// Why a slot fired.
@@ -19,6 +22,25 @@ pub(crate) enum Fired {
     Deadline,
     /// The run was cut off (Ctrl-C after the grace period).
     Interrupted,
+}
+
+impl Fired {
+    /// The failure of an exchange this cut short, `connecting` when it had no connection yet.
+    pub fn failure(self, connecting: bool, timeout: Duration) -> Failure {
+        match self {
+            Fired::Interrupted => {
+                Failure::new(ErrorKind::Other, "in flight when the run was interrupted")
+            }
+            Fired::Deadline if connecting => Failure::new(
+                ErrorKind::ConnectTimeout,
+                format!("no connection within {timeout:?}"),
+            ),
+            Fired::Deadline => Failure::new(
+                ErrorKind::Timeout,
+                format!("no complete response within {timeout:?}"),
+            ),
+        }
+    }
 }
 
 /// One user's pending deadline and the waker of the exchange waiting on it.

@@ -10,9 +10,12 @@
 //! deadline swept by the 10 ms tick, the stale keep-alive retry, the warm-up, `-n`, Ctrl-C's
 //! grace. Everything else (the open model, stages, scripts, TLS) runs on the async worker.
 
+use crate::deadline::Fired;
 use crate::generator::ThreadCpu;
 use crate::ticker::{TickState, Ticks};
 use crate::user::STALE_AFTER;
+use crate::user::{outcome, Span};
+use crate::worker::Tally;
 use crate::worker::{share, Report, Shared, WorkerOutput, GRACE};
 use crate::{default_verdict, Codec, Failure, Load, Parse, Plan, Request, Response, RunError};
 use herd_metrics::{new_histogram, ErrorKind, Outcome, Recorder};
@@ -110,12 +113,7 @@ struct Direct<'a, C: Codec> {
     stopping: bool,
     /// Users not yet done.
     active: usize,
-    scheduled: u64,
-    warmup: u64,
-    last_done: Option<Instant>,
-    open_conns: u64,
-    peak_conns: u64,
-    opened: u64,
+    tally: Tally,
 }
 
 /// Runs worker `k` of `threads` to the end of the plan.
@@ -180,12 +178,7 @@ pub(crate) fn work<C: Codec>(
         timeout: plan.timeout,
         stopping: false,
         active: n,
-        scheduled: 0,
-        warmup: 0,
-        last_done: None,
-        open_conns: 0,
-        peak_conns: 0,
-        opened: 0,
+        tally: Tally::default(),
     };
     let mut events = Events::with_capacity(1024);
     let mut ticks = Ticks::new(k, start);
@@ -240,7 +233,7 @@ pub(crate) fn work<C: Codec>(
                     recorder: &mut d.recorder,
                     loop_delay: &mut loop_delay,
                     second_lag: &mut second_lag,
-                    open_connections: d.open_conns,
+                    open_connections: d.tally.open_conns,
                     seconds: seconds.as_ref(),
                 },
             );
@@ -249,15 +242,15 @@ pub(crate) fn work<C: Codec>(
     let cpu = ThreadCpu::now().since(&cpu0);
     Ok(WorkerOutput {
         recorder: d.recorder,
-        scheduled: d.scheduled,
+        scheduled: d.tally.scheduled,
         dropped: 0,
-        warmup: d.warmup,
+        warmup: d.tally.warmup,
         send_lag: new_histogram(),
         loop_delay,
         cpu,
-        last_done: d.last_done.map(tokio::time::Instant::from_std),
-        connections_opened: d.opened,
-        peak_connections: d.peak_conns,
+        last_done: d.tally.last_done,
+        connections_opened: d.tally.opened,
+        peak_connections: d.tally.peak_conns,
     })
 }
 
@@ -404,9 +397,7 @@ impl<C: Codec> Direct<'_, C> {
         u.connected = true;
         u.uses = 0;
         u.state = State::Writing(0);
-        self.opened += 1;
-        self.open_conns += 1;
-        self.peak_conns = self.peak_conns.max(self.open_conns);
+        self.tally.connection_opened();
         None
     }
 
@@ -530,27 +521,19 @@ impl<C: Codec> Direct<'_, C> {
         u.uses += 1;
         u.last_used = u.intended;
         let spent = self.shared.plan.calls_per_conn.is_some_and(|k| u.uses >= k);
-        let sent = u.sent.unwrap_or(u.intended);
-        let (verdict, message) = default_verdict(&u.resp);
-        let outcome = Outcome {
-            name: self.request.name,
-            at: now.saturating_duration_since(self.measure_start),
-            latency: now - u.intended,
-            service: Some(now - sent),
-            connect: u.connect,
-            status: u.resp.status,
-            result: Ok(verdict),
-            message,
-            bytes_sent: self.request.bytes.len() as u64,
-            bytes_received: u.resp.bytes_received,
-            body_bytes: u.resp.body_len,
-        };
         let close = !u.resp.keep_alive || spent || u.hup;
-        let intended = u.intended;
+        let sent = Some(u.sent.unwrap_or(u.intended));
+        let verdict = default_verdict(&self.users[i].resp);
+        let outcome = outcome(
+            self.request,
+            &self.users[i].resp,
+            self.span(i, sent, now),
+            Ok(verdict),
+        );
         if close {
             self.close(i);
         }
-        self.finish(intended, now, &outcome);
+        self.finish(i, now, &outcome);
     }
 
     /// User `i`'s exchange failed: retried once on a fresh connection when a reused idle
@@ -570,47 +553,49 @@ impl<C: Codec> Direct<'_, C> {
             self.connect(i, Instant::now());
             return;
         }
-        let now = Instant::now();
-        let bytes_sent = if u.sent.is_some() {
-            self.request.bytes.len() as u64
-        } else {
-            0
-        };
-        let outcome = Outcome {
-            name: self.request.name,
-            at: now.saturating_duration_since(self.measure_start),
-            latency: now - u.intended,
-            service: u.sent.map(|s| now - s),
-            connect: u.connect,
-            status: 0,
-            result: Err(f.kind),
-            message: Some(f.message),
-            bytes_sent,
-            bytes_received: u.resp.bytes_received,
-            body_bytes: 0,
-        };
         u.state = State::Idle;
         u.pending.clear();
-        let intended = u.intended;
         self.kick.push(i);
-        self.finish(intended, now, &outcome);
+        let now = Instant::now();
+        let outcome = outcome(
+            self.request,
+            &self.users[i].resp,
+            self.span(i, self.users[i].sent, now),
+            Err(f),
+        );
+        self.finish(i, now, &outcome);
     }
 
-    fn finish(&mut self, intended: Instant, done: Instant, outcome: &Outcome) {
-        if intended < self.measure_start {
-            self.warmup += 1;
-            return;
+    /// User `i`'s exchange, sent at `sent` and ended at `done`, on the engine's clock type.
+    fn span(&self, i: usize, sent: Option<Instant>, done: Instant) -> Span {
+        let engine = tokio::time::Instant::from_std;
+        let u = &self.users[i];
+        Span {
+            measure_start: engine(self.measure_start),
+            intended: engine(u.intended),
+            sent: sent.map(engine),
+            done: engine(done),
+            connect: u.connect,
         }
-        self.scheduled += 1;
-        self.last_done = Some(done);
-        self.recorder.record(outcome);
+    }
+
+    /// Counts user `i`'s outcome, ended at `done`, unless its iteration began in the warm-up.
+    fn finish(&mut self, i: usize, done: Instant, outcome: &Outcome) {
+        let engine = tokio::time::Instant::from_std;
+        self.tally.finish(
+            engine(self.measure_start),
+            engine(self.users[i].intended),
+            engine(done),
+            outcome,
+            &mut self.recorder,
+        );
     }
 
     fn close(&mut self, i: usize) {
         let u = &mut self.users[i];
         // Dropping the socket closes it, which also takes it out of the poll set.
         if u.sock.take().is_some() && std::mem::take(&mut u.connected) {
-            self.open_conns -= 1;
+            self.tally.connection_closed();
         }
         u.unread = false;
         u.hup = false;
@@ -628,20 +613,12 @@ impl<C: Codec> Direct<'_, C> {
             if !in_flight || (!cut_off && now < u.deadline) {
                 continue;
             }
-            let timeout = self.timeout;
-            let f = if cut_off {
-                Failure::new(ErrorKind::Other, "in flight when the run was interrupted")
-            } else if u.state == State::Connecting {
-                Failure::new(
-                    ErrorKind::ConnectTimeout,
-                    format!("no connection within {timeout:?}"),
-                )
+            let why = if cut_off {
+                Fired::Interrupted
             } else {
-                Failure::new(
-                    ErrorKind::Timeout,
-                    format!("no complete response within {timeout:?}"),
-                )
+                Fired::Deadline
             };
+            let f = why.failure(u.state == State::Connecting, self.timeout);
             self.fail(i, f);
         }
     }

@@ -118,7 +118,7 @@ pub(crate) fn spawn<T: Transport>(
                     recorder: &mut local.recorder.borrow_mut(),
                     loop_delay: &mut local.loop_delay.borrow_mut(),
                     second_lag: &mut local.second_lag.borrow_mut(),
-                    open_connections: local.open_conns.get(),
+                    open_connections: local.tally.borrow().open_conns,
                     seconds: seconds.as_ref(),
                 },
             );

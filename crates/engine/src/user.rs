@@ -46,6 +46,49 @@ pub fn default_verdict(r: &Response) -> (Verdict, Option<String>) {
     }
 }
 
+/// When one exchange started, was sent and ended, for its [`Outcome`].
+pub(crate) struct Span {
+    pub measure_start: Instant,
+    /// Latency is measured from here.
+    pub intended: Instant,
+    /// When the request was written; `None` when it never was.
+    pub sent: Option<Instant>,
+    pub done: Instant,
+    /// Time to open the connection, when the exchange opened one.
+    pub connect: Option<Duration>,
+}
+
+/// The outcome of one exchange, the same in both workers: a full response in `resp` with the
+/// script's verdict, or the failure.
+pub(crate) fn outcome(
+    req: &Request,
+    resp: &Response,
+    span: Span,
+    result: Result<(Verdict, Option<String>), Failure>,
+) -> Outcome {
+    let (status, result, message, body_bytes) = match result {
+        Ok((verdict, message)) => (resp.status, Ok(verdict), message, resp.body_len),
+        Err(f) => (0, Err(f.kind), Some(f.message), 0),
+    };
+    Outcome {
+        name: req.name,
+        at: span.done.saturating_duration_since(span.measure_start),
+        latency: span.done - span.intended,
+        service: span.sent.map(|s| span.done - s),
+        connect: span.connect,
+        status,
+        result,
+        message,
+        bytes_sent: if span.sent.is_some() {
+            req.bytes.len() as u64
+        } else {
+            0
+        },
+        bytes_received: resp.bytes_received,
+        body_bytes,
+    }
+}
+
 type Attempt = Result<(Instant, Option<Duration>), (Failure, Option<Instant>, Option<Duration>)>;
 
 impl<T: Transport> UserCtx<T> {
@@ -113,44 +156,19 @@ impl<T: Transport> UserCtx<T> {
         slot.disarm();
         local.in_flight.set(local.in_flight.get() - 1);
         let done = Instant::now();
-        let mut outcome = Outcome {
-            name: req.name,
-            at: done.saturating_duration_since(local.measure_start),
-            latency: done - intended,
-            service: None,
-            connect: None,
-            status: 0,
-            result: Err(ErrorKind::Other),
-            message: None,
-            bytes_sent: 0,
-            bytes_received: self.response.bytes_received,
-            body_bytes: 0,
+        let (sent, connect, result) = match result {
+            Ok((sent, connect)) => (Some(sent), connect, Ok(judge(&self.response))),
+            Err((failure, sent, connect)) => (sent, connect, Err(failure)),
         };
-        let ret = match result {
-            Ok((sent, connect)) => {
-                let (verdict, message) = judge(&self.response);
-                outcome.service = Some(done - sent);
-                outcome.connect = connect;
-                outcome.status = self.response.status;
-                outcome.result = Ok(verdict);
-                outcome.message = message;
-                outcome.bytes_sent = req.bytes.len() as u64;
-                outcome.body_bytes = self.response.body_len;
-                Ok(())
-            }
-            Err((failure, sent, connect)) => {
-                outcome.service = sent.map(|s| done - s);
-                outcome.connect = connect;
-                outcome.bytes_sent = if sent.is_some() {
-                    req.bytes.len() as u64
-                } else {
-                    0
-                };
-                outcome.result = Err(failure.kind);
-                outcome.message = Some(failure.message);
-                Err(failure.kind)
-            }
+        let ret = result.as_ref().map(|_| ()).map_err(|f| f.kind);
+        let span = Span {
+            measure_start: local.measure_start,
+            intended,
+            sent,
+            done,
+            connect,
         };
+        let outcome = outcome(req, &self.response, span, result);
         local.finish(self.iteration.unwrap_or(intended), done, &outcome);
         ret.map(|()| &self.response)
     }
@@ -159,20 +177,7 @@ impl<T: Transport> UserCtx<T> {
     fn expired(&mut self, why: Fired) -> Attempt {
         let connecting = std::mem::take(&mut self.connecting);
         self.drop_conn();
-        let timeout = self.local.timeout;
-        let failure = match why {
-            Fired::Interrupted => {
-                Failure::new(ErrorKind::Other, "in flight when the run was interrupted")
-            }
-            Fired::Deadline if connecting => Failure::new(
-                ErrorKind::ConnectTimeout,
-                format!("no connection within {timeout:?}"),
-            ),
-            Fired::Deadline => Failure::new(
-                ErrorKind::Timeout,
-                format!("no complete response within {timeout:?}"),
-            ),
-        };
+        let failure = why.failure(connecting, self.local.timeout);
         // The send instant is not known here; a cut-off request counts as sent unless it was
         // still connecting.
         let sent = (!connecting).then(Instant::now);

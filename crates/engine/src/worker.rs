@@ -65,12 +65,7 @@ pub(crate) struct Local<T: Transport> {
     /// Send lag of the second in progress (open model), for the per-second health sample.
     pub(crate) second_lag: RefCell<Histogram<u64>>,
     pub(crate) control: Arc<Control>,
-    scheduled: Cell<u64>,
-    warmup: Cell<u64>,
-    last_done: Cell<Option<Instant>>,
-    pub(crate) open_conns: Cell<u64>,
-    peak_conns: Cell<u64>,
-    opened: Cell<u64>,
+    pub(crate) tally: RefCell<Tally>,
     // open model: arrivals waiting for a free user
     pub(crate) queue: RefCell<VecDeque<Instant>>,
     pub(crate) idle: Cell<u64>,
@@ -80,15 +75,60 @@ pub(crate) struct Local<T: Transport> {
     pub(crate) closed: Cell<bool>,
 }
 
-impl<T: Transport> Local<T> {
-    pub fn finish(&self, intended: Instant, done: Instant, outcome: &Outcome) {
-        if intended < self.measure_start {
-            self.warmup.set(self.warmup.get() + 1);
+/// What a worker counts besides its recorder, kept the same way by both workers: the warm-up
+/// rule and the connection counts.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Measured outcomes.
+    pub scheduled: u64,
+    /// Outcomes of iterations intended during the warm-up.
+    pub warmup: u64,
+    pub last_done: Option<Instant>,
+    pub open_conns: u64,
+    pub peak_conns: u64,
+    pub opened: u64,
+}
+
+impl Tally {
+    /// Records `outcome` of an iteration intended at `intended`, unless the warm-up was still on
+    /// then: whether outcomes count is decided once per iteration, never split across the line.
+    pub fn finish(
+        &mut self,
+        measure_start: Instant,
+        intended: Instant,
+        done: Instant,
+        outcome: &Outcome,
+        recorder: &mut Recorder,
+    ) {
+        if intended < measure_start {
+            self.warmup += 1;
             return;
         }
-        self.scheduled.set(self.scheduled.get() + 1);
-        self.last_done.set(Some(done));
-        self.recorder.borrow_mut().record(outcome);
+        self.scheduled += 1;
+        self.last_done = Some(done);
+        recorder.record(outcome);
+    }
+
+    pub fn connection_opened(&mut self) {
+        self.opened += 1;
+        self.open_conns += 1;
+        self.peak_conns = self.peak_conns.max(self.open_conns);
+    }
+
+    pub fn connection_closed(&mut self) {
+        self.open_conns = self.open_conns.saturating_sub(1);
+    }
+}
+
+impl<T: Transport> Local<T> {
+    pub fn finish(&self, intended: Instant, done: Instant, outcome: &Outcome) {
+        self.tally.borrow_mut().finish(
+            self.measure_start,
+            intended,
+            done,
+            outcome,
+            &mut self.recorder.borrow_mut(),
+        );
     }
 
     pub fn register_slot(&self) -> Rc<Slot> {
@@ -104,14 +144,11 @@ impl<T: Transport> Local<T> {
     }
 
     pub fn connection_opened(&self) {
-        self.opened.set(self.opened.get() + 1);
-        let n = self.open_conns.get() + 1;
-        self.open_conns.set(n);
-        self.peak_conns.set(self.peak_conns.get().max(n));
+        self.tally.borrow_mut().connection_opened();
     }
 
     pub fn connection_closed(&self) {
-        self.open_conns.set(self.open_conns.get().saturating_sub(1));
+        self.tally.borrow_mut().connection_closed();
     }
 }
 
@@ -162,12 +199,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         loop_delay: RefCell::new(new_histogram()),
         second_lag: RefCell::new(new_histogram()),
         control: Arc::clone(&shared.control),
-        scheduled: Cell::new(0),
-        warmup: Cell::new(0),
-        last_done: Cell::new(None),
-        open_conns: Cell::new(0),
-        peak_conns: Cell::new(0),
-        opened: Cell::new(0),
+        tally: RefCell::default(),
         queue: RefCell::new(VecDeque::new()),
         idle: Cell::new(0),
         handed: Cell::new(0),
@@ -332,28 +364,25 @@ pub(crate) async fn work<T: Transport, S: Script>(
     let cpu = ThreadCpu::now().since(&cpu0);
     let Local {
         recorder,
-        scheduled,
-        warmup,
-        last_done,
-        peak_conns,
-        opened,
+        tally,
         loop_delay,
         ..
     } = match Rc::try_unwrap(local) {
         Ok(l) => l,
         Err(_) => unreachable!("every user task has ended"),
     };
+    let tally = tally.into_inner();
     WorkerOutput {
         recorder: recorder.into_inner(),
-        scheduled: scheduled.get() + dropped,
+        scheduled: tally.scheduled + dropped,
         dropped,
-        warmup: warmup.get(),
+        warmup: tally.warmup,
         send_lag,
         loop_delay: loop_delay.into_inner(),
         cpu,
-        last_done: last_done.get(),
-        connections_opened: opened.get(),
-        peak_connections: peak_conns.get(),
+        last_done: tally.last_done,
+        connections_opened: tally.opened,
+        peak_connections: tally.peak_conns,
     }
 }
 
