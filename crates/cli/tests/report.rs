@@ -169,10 +169,10 @@ fn compare_gates_on_real_runs() {
             ("fast", "/fast latency=fixed:1ms"),
             ("slow", "/slow latency=fixed:20ms"),
             ("ten", "/ten latency=fixed:10ms"),
-            ("twelve", "/twelve latency=fixed:12ms"),
+            ("twenty", "/twenty latency=fixed:20ms"),
         ],
     );
-    let [fast, slow, ten, twelve] = [0, 1, 2, 3].map(|i| files[i].to_str().unwrap().to_owned());
+    let [fast, slow, ten, twenty] = [0, 1, 2, 3].map(|i| files[i].to_str().unwrap().to_owned());
 
     // A run against itself: zero change, exit 0.
     let same = run_herd(&["compare", &fast, &fast]);
@@ -204,8 +204,10 @@ fn compare_gates_on_real_runs() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains(">REGRESSED<") && page.contains("slow.json"));
 
-    // 10 ms -> 12 ms is about a 20% change: a 50% threshold lets it pass.
-    let lenient = run_herd(&["compare", "--threshold", "50%", &ten, &twelve]);
+    // 10 ms -> 20 ms doubles the median: a 200% threshold lets it pass. (The mock's timer and a
+    // busy CI machine add a millisecond or two to each route, so the figure is checked loosely;
+    // the point is that the change is measured and then forgiven, not its decimals.)
+    let lenient = run_herd(&["compare", "--threshold", "200%", &ten, &twenty]);
     let text = stdout(&lenient);
     assert_eq!(lenient.status.code(), Some(0), "{text}");
     let p50 = text
@@ -220,7 +222,7 @@ fn compare_gates_on_real_runs() {
         .parse()
         .unwrap();
     assert!(
-        (10.0..35.0).contains(&change),
-        "a change of about 20%: {p50}"
+        (40.0..160.0).contains(&change),
+        "a change of about 100%: {p50}"
     );
 }
