@@ -7,19 +7,41 @@ use herd_monitor::{
 };
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One node_exporter at a time: each picks a free port by binding and releasing it, and two
+/// picking the same one would have one test talk to the other's exporter (and see it killed).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// A node_exporter with only the collectors these tests read (the others need systemd, dbus
 /// or hardware this sandbox may lack); stopped on drop.
 struct NodeExporter {
     child: Child,
     url: String,
+    _turn: MutexGuard<'static, ()>,
 }
 
 impl NodeExporter {
     fn start() -> NodeExporter {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        // A port taken by someone else between the pick and the exporter's bind makes it exit:
+        // pick another.
+        for _ in 0..5 {
+            if let Some((child, url)) = Self::try_start() {
+                return NodeExporter {
+                    child,
+                    url,
+                    _turn: turn,
+                };
+            }
+        }
+        panic!("node_exporter would not stay up on a free port (see `try_start`)");
+    }
+
+    fn try_start() -> Option<(Child, String)> {
         let bin = [
             "/usr/bin/prometheus-node-exporter",
             "/usr/local/bin/node_exporter",
@@ -36,7 +58,7 @@ impl NodeExporter {
             .unwrap()
             .port();
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let child = Command::new(bin)
+        let mut child = Command::new(bin)
             .args([
                 &format!("--web.listen-address={addr}"),
                 "--collector.disable-defaults",
@@ -55,12 +77,21 @@ impl NodeExporter {
                 Instant::now() < deadline,
                 "node_exporter did not listen on {addr}"
             );
+            if child.try_wait().ok().flatten().is_some() {
+                return None; // it could not bind
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
-        NodeExporter {
-            child,
-            url: format!("http://{addr}/metrics"),
+        // Something listens there; it must be this exporter answering, not a stranger.
+        let url = format!("http://{addr}/metrics");
+        let page = fetch(&HttpUrl::parse(&url).unwrap(), TIMEOUT).ok();
+        let alive = child.try_wait().ok().flatten().is_none();
+        if alive && page.is_some_and(|p| p.contains("node_exporter_build_info")) {
+            return Some((child, url));
         }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
     }
 
     fn stop(&mut self) {
