@@ -154,7 +154,7 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         .plain_addr()
         .filter(|_| herd_engine::direct_supports(&p.plan) && !force_async());
     let out = match direct {
-        // Plain HTTP in the closed model: the readiness loop, wrk's design.
+        // Plain HTTP: the readiness loop, wrk's design.
         Some(addr) => herd_engine::run_direct(&p.plan, addr, request, HttpCodec, control, |pr| {
             live.update(pr)
         }),
@@ -179,7 +179,7 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
     ))
 }
 
-/// `HERD_WORKER=async` runs plain-HTTP closed-model runs on the general async worker instead of
+/// `HERD_WORKER=async` runs plain-HTTP runs on the general async worker instead of
 /// the direct one: for comparing the two, and a way around the direct worker should it misbehave.
 fn force_async() -> bool {
     std::env::var_os("HERD_WORKER").is_some_and(|v| v == "async")

@@ -82,15 +82,17 @@ fn closed_model_n_requests_against_nginx_all_ok_and_json_matches_schema() {
 
 #[test]
 fn the_direct_and_async_workers_measure_the_same_exchanges() {
-    // Plain-HTTP closed-model runs take the direct worker; HERD_WORKER=async runs the same plan
-    // on the general one. Against the same nginx they must count the very same bytes.
+    // Plain-HTTP runs take the direct worker; HERD_WORKER=async runs the same plan on the
+    // general one. Against the same nginx they must count the very same bytes, in both models.
     let nginx = Nginx::start("");
     let dir = TempDir::new("workers");
-    let run = |worker: &str| {
+    let run = |worker: &str, load: &[&str]| {
         let json = dir.path(&format!("{worker}.json"));
         let out = herd()
             .env("HERD_WORKER", worker)
-            .args(["run", "-c", "8", "-n", "3000", "-t", "2", "--json"])
+            .arg("run")
+            .args(load)
+            .args(["-t", "2", "--json"])
             .arg(&json)
             .arg(nginx.url("/"))
             .output()
@@ -101,18 +103,6 @@ fn the_direct_and_async_workers_measure_the_same_exchanges() {
         assert_accounted(&r);
         r
     };
-    let (direct, general) = (run("direct"), run("async"));
-    assert_eq!(direct["generator"]["worker"], "direct");
-    assert_eq!(general["generator"]["worker"], "async");
-    for r in [&direct, &general] {
-        assert_eq!(r["totals"]["ok"], 3000);
-        assert_eq!(r["status"]["200"], 3000);
-        assert_eq!(r["generator"]["connections_opened"], 8);
-    }
-    for key in ["bytes_sent", "bytes_received", "completed", "scheduled"] {
-        assert_eq!(direct["totals"][key], general["totals"][key], "{key}");
-    }
-    assert_eq!(direct["response_bytes"], general["response_bytes"]);
     let timeline = |r: &serde_json::Value| {
         r["timeline"]
             .as_array()
@@ -121,11 +111,31 @@ fn the_direct_and_async_workers_measure_the_same_exchanges() {
             .map(|s| s["requests"].as_u64().unwrap())
             .sum::<u64>()
     };
-    assert_eq!(
-        timeline(&direct),
-        3000,
-        "every request in the timeline once"
-    );
+    let closed = ["-c", "8", "-n", "3000"];
+    let open = ["--rate", "2000", "-n", "1000"];
+    for (load, n) in [(&closed[..], 3000), (&open[..], 1000)] {
+        let (direct, general) = (run("direct", load), run("async", load));
+        assert_eq!(direct["generator"]["worker"], "direct", "{load:?}");
+        assert_eq!(general["generator"]["worker"], "async", "{load:?}");
+        for r in [&direct, &general] {
+            assert_eq!(r["totals"]["ok"], n, "{load:?}");
+            assert_eq!(r["status"]["200"], n, "{load:?}");
+            assert_eq!(r["totals"]["dropped"], 0, "{load:?}");
+        }
+        if load == closed {
+            for r in [&direct, &general] {
+                assert_eq!(r["generator"]["connections_opened"], 8);
+            }
+        }
+        for key in ["bytes_sent", "bytes_received", "completed", "scheduled"] {
+            assert_eq!(
+                direct["totals"][key], general["totals"][key],
+                "{key} {load:?}"
+            );
+        }
+        assert_eq!(direct["response_bytes"], general["response_bytes"]);
+        assert_eq!(timeline(&direct), n, "every request in the timeline once");
+    }
 }
 
 #[test]

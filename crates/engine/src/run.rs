@@ -119,8 +119,8 @@ where
 }
 
 /// Runs `plan` with one plain-TCP connection per user on the direct worker: a readiness loop
-/// per thread with no tasks and no futures (wrk's design), for the closed model without
-/// stages. Every user sends `request` to `addr` and reads the response with `codec`'s parser.
+/// per thread with no tasks and no futures (wrk's design), for either load model (but not
+/// stages of users). Every user sends `request` to `addr` and reads the response with `codec`'s parser.
 /// It measures exactly what [`run`] measures, at a fraction of the CPU per request.
 pub fn run_direct<C: Codec>(
     plan: &Plan,
@@ -133,7 +133,7 @@ pub fn run_direct<C: Codec>(
     plan.validate()?;
     if !direct::supports(plan) {
         return Err(RunError::Worker(
-            "the direct worker runs only the closed model without stages".into(),
+            "the direct worker does not run stages of users (a ramping closed model)".into(),
         ));
     }
     run_threads(

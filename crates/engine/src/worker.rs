@@ -25,10 +25,10 @@ use tokio::time::{sleep_until, Instant};
 pub(crate) const TICK: Duration = Duration::from_millis(10);
 /// The dispatcher reaching the end of the run this late gives up handing out the rest of the
 /// schedule and counts it as dropped; a little late (a timer tick) it still hands arrivals out.
-const BEHIND: Duration = Duration::from_millis(100);
+pub(crate) const BEHIND: Duration = Duration::from_millis(100);
 /// The dispatcher wakes at most this often: a wake-up costs more CPU than a request at high
 /// rates, and arrivals batched this finely are still sent within a quarter of a millisecond.
-const MIN_WAKE: Duration = Duration::from_micros(250);
+pub(crate) const MIN_WAKE: Duration = Duration::from_micros(250);
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
 
@@ -245,13 +245,7 @@ pub(crate) async fn work<T: Transport, S: Script>(
         } => {
             let arrivals = Rc::new(Arrivals::Open);
             let cap = share(max_connections, k, threads).max(1);
-            let schedule = match plan.profile() {
-                Some(p) => {
-                    let warm = p.arrivals_before(plan.warmup);
-                    Schedule::staged(p, plan.requests.map(|n| warm + n))
-                }
-                None => open_schedule(plan, rate),
-            };
+            let schedule = open_schedule(plan, rate);
             let mut spawned = 0u64;
             let mut index = k as u64;
             let control = Arc::clone(&shared.control);
@@ -386,7 +380,12 @@ pub(crate) async fn work<T: Transport, S: Script>(
     }
 }
 
-fn open_schedule(plan: &Plan, rate: f64) -> Schedule {
+/// The open model's arrivals: at `rate`, or following the stages; `-n` counts after the warm-up.
+pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> Schedule {
+    if let Some(p) = plan.profile() {
+        let warm = p.arrivals_before(plan.warmup);
+        return Schedule::staged(p, plan.requests.map(|n| warm + n));
+    }
     let probe = Schedule::new(rate, None, None);
     let warm = probe.count_before(plan.warmup);
     let end = plan.duration.map(|d| plan.warmup + d);

@@ -65,6 +65,8 @@ enum Serve {
     SlowThenGone,
     /// Answer every request twice: the extra answer arrives ahead of the next request.
     Twice,
+    /// Answer every request this many milliseconds after it came.
+    Delay(u64),
 }
 
 /// A thread-per-connection server on 127.0.0.1:0; counts the connections it accepted. Its
@@ -97,6 +99,7 @@ fn server(serve: Serve) -> (SocketAddr, Arc<AtomicU64>) {
                             std::thread::sleep(Duration::from_millis(1_100));
                         }
                         Serve::CloseAfter(k) if answered == k => return,
+                        Serve::Delay(ms) => std::thread::sleep(Duration::from_millis(ms)),
                         _ => {}
                     }
                     if conn.write_all(ANSWER).is_err() {
@@ -322,19 +325,20 @@ fn ctrl_c_stops_a_run_and_keeps_what_was_measured() {
 }
 
 #[test]
-fn only_the_closed_model_runs_direct() {
-    let p = Plan {
-        load: Load::Open {
-            rate: 10.0,
-            max_connections: 1,
-        },
-        ..Plan::default()
+fn stages_of_users_stay_on_the_async_worker() {
+    let staged = Plan {
+        stages: vec![herd_engine::Stage {
+            duration: Duration::from_secs(1),
+            target: 2.0,
+        }],
+        ..plan(2, 10)
     };
-    assert!(!herd_engine::direct_supports(&p));
+    assert!(!herd_engine::direct_supports(&staged));
     assert!(herd_engine::direct_supports(&plan(1, 1)));
+    assert!(herd_engine::direct_supports(&open(10.0, 1, None)));
     let (addr, _) = server(Serve::Answer);
     assert!(run_direct(
-        &p,
+        &staged,
         addr,
         Request::new(&b"ping\n"[..]),
         Five,
@@ -342,6 +346,108 @@ fn only_the_closed_model_runs_direct() {
         |_| {}
     )
     .is_err());
+}
+
+/// The open model at `rate` with at most `conns` connections, for 500 ms or `requests`.
+fn open(rate: f64, conns: u64, requests: Option<u64>) -> Plan {
+    Plan {
+        load: Load::Open {
+            rate,
+            max_connections: conns,
+        },
+        duration: requests.is_none().then_some(Duration::from_millis(500)),
+        requests,
+        timeout: Duration::from_secs(10),
+        ..Plan::default()
+    }
+}
+
+#[test]
+fn the_open_model_sends_the_whole_schedule() {
+    let (addr, _) = server(Serve::Answer);
+    // 400 req/s for 500 ms is 200 arrivals, whatever the server does.
+    let out = run(&open(400.0, 50, None), addr);
+    assert_eq!(out.scheduled, 200);
+    assert_eq!(out.total.ok, 200);
+    assert_eq!(out.dropped, 0);
+    assert_eq!(out.total.bytes_sent, 200 * 5);
+    assert!(out.generator.peak_connections <= 50);
+    // With a request count instead of a duration: exactly that many, on two threads.
+    let p = Plan {
+        threads: 2,
+        ..open(2_000.0, 8, Some(301))
+    };
+    let out = run(&p, addr);
+    assert_eq!((out.scheduled, out.total.ok, out.dropped), (301, 301, 0));
+}
+
+#[test]
+fn open_arrivals_that_find_no_connection_wait_and_at_the_end_are_dropped() {
+    // One connection to a server that never answers: the first arrival takes it and times out
+    // after the end of the run; the other 49 of 500 ms at 100 req/s wait for it in vain.
+    let (addr, accepted) = server(Serve::Stall);
+    let p = Plan {
+        timeout: Duration::from_millis(800),
+        ..open(100.0, 1, None)
+    };
+    let out = run(&p, addr);
+    assert_eq!(
+        out.scheduled, 50,
+        "scheduled = completed + errors + dropped"
+    );
+    assert_eq!(errors(&out.total, ErrorKind::Timeout), 1);
+    assert_eq!(out.dropped, 49);
+    assert_eq!(out.total.completed, 0);
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "never more than the cap"
+    );
+}
+
+#[test]
+fn an_arrival_that_waited_is_measured_from_its_intended_time() {
+    // 10 arrivals 10 ms apart on one connection to a server that takes 20 ms: each waits for the
+    // one before. The tenth, intended at 90 ms, cannot start before 9 x 20 ms, so its latency
+    // from the schedule is at least 110 ms though the server took only 20 ms of it.
+    let (addr, _) = server(Serve::Delay(20));
+    let out = run(&open(100.0, 1, Some(10)), addr);
+    assert_eq!(out.total.ok, 10);
+    let (lat, svc) = (&out.total.latency, &out.total.service);
+    assert!(svc.min() >= 20_000, "service {} us", svc.min());
+    assert!(
+        lat.max() >= 110_000,
+        "latency {} us: the wait counts",
+        lat.max()
+    );
+    assert!(lat.min() >= svc.min());
+}
+
+#[test]
+fn ctrl_c_ends_an_open_run_and_counts_what_was_left() {
+    let (addr, _) = server(Serve::Answer);
+    let control: Arc<Control> = Control::new().into();
+    let stopper = Arc::clone(&control);
+    let p = Plan {
+        duration: Some(Duration::from_secs(30)),
+        ..open(1_000.0, 4, None)
+    };
+    let out = run_direct(
+        &p,
+        addr,
+        Request::new(&b"ping\n"[..]),
+        Five,
+        control,
+        move |pr| {
+            if pr.requests > 0 {
+                stopper.cancel();
+            }
+        },
+    )
+    .unwrap();
+    assert!(out.interrupted);
+    assert!(out.total.ok > 0);
+    assert_eq!(out.scheduled, out.total.ended() + out.dropped);
 }
 
 #[test]

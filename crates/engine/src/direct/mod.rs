@@ -1,5 +1,5 @@
 //! The direct worker: wrk's event loop for the commonest run, one pre-serialized request over
-//! plain TCP in the closed model. Each thread polls its sockets (edge-triggered, registered once
+//! plain TCP, in either load model. Each thread polls its sockets (edge-triggered, registered once
 //! per connection) and drives every user as a small state machine: no tasks, wakers or futures
 //! between the socket and the histogram. A request costs a write, a read and a share of one
 //! `epoll_wait`; the response is parsed in place from one scratch buffer per thread, so an idle
@@ -8,7 +8,10 @@
 //! It measures what the async worker measures, with the same rules: latency from the start of
 //! the iteration, service time from the send, connect time on a new connection, the request
 //! deadline swept by the 10 ms tick, the stale keep-alive retry, the warm-up, `-n`, Ctrl-C's
-//! grace. Everything else (the open model, stages, scripts, TLS) runs on the async worker.
+//! grace; in the open model, the arrival schedule and its queue ([`open`]). Everything else
+//! (scripts, TLS, stages of users) runs on the async worker.
+
+mod open;
 
 use crate::deadline::Fired;
 use crate::generator::ThreadCpu;
@@ -16,13 +19,17 @@ use crate::ticker::{TickState, Ticks};
 use crate::user::STALE_AFTER;
 use crate::user::{outcome, Span};
 use crate::worker::Tally;
-use crate::worker::{share, Report, Shared, WorkerOutput, GRACE};
+use crate::worker::{open_schedule, share, Report, Shared, WorkerOutput, GRACE};
 use crate::{default_verdict, Codec, Failure, Load, Parse, Plan, Request, Response, RunError};
+use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Outcome, Recorder};
 use mio::net::TcpStream;
+use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
+use open::{Dispatch, Hand};
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
@@ -31,14 +38,22 @@ use std::time::{Duration, Instant};
 /// One read takes up to this much: a typical response, head and body, in one system call.
 const SCRATCH: usize = 64 * 1024;
 
-/// Whether the direct worker can run `plan`.
+/// The open model's alarm; users' tokens are their index and generation (never all ones).
+const ALARM: Token = Token(usize::MAX);
+
+/// Whether the direct worker can run `plan`: either load model, but stages of users (a closed
+/// model ramping its users up and down) stay on the async worker.
 pub(crate) fn supports(plan: &Plan) -> bool {
-    matches!(plan.load, Load::Closed { .. }) && plan.profile().is_none()
+    match plan.load {
+        Load::Closed { .. } => plan.profile().is_none(),
+        Load::Open { .. } => true,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
-    /// Between iterations, waiting in the kick list to start the next one.
+    /// Between iterations: in the kick list to start the next one, or (open model) waiting for
+    /// an arrival.
     Idle,
     Connecting,
     /// This many bytes of the request written.
@@ -71,8 +86,11 @@ struct User<P> {
     uses: u64,
     /// When the connection's last exchange started.
     last_used: Instant,
-    /// When the iteration started: latency is measured from here.
+    /// When the iteration was meant to start: latency is measured from here.
     intended: Instant,
+    /// When it did start (later than `intended` for an arrival that waited for a free user):
+    /// the deadline counts from here.
+    start: Instant,
     /// When the request was sent; `None` while connecting.
     sent: Option<Instant>,
     connect_start: Instant,
@@ -114,6 +132,10 @@ struct Direct<'a, C: Codec> {
     /// Users not yet done.
     active: usize,
     tally: Tally,
+    /// The open model's arrivals; `None` in the closed model.
+    open: Option<Dispatch>,
+    /// Send lag of the second in progress (open model).
+    second_lag: Histogram<u64>,
 }
 
 /// Runs worker `k` of `threads` to the end of the plan.
@@ -133,43 +155,37 @@ pub(crate) fn work<C: Codec>(
     }
     let cpu0 = ThreadCpu::now();
     let plan = &shared.plan;
-    let Load::Closed { users } = plan.load else {
-        return Err(RunError::Worker(
-            "the direct worker runs the closed model".into(),
-        ));
-    };
     let poll =
         Poll::new().map_err(|e| RunError::Worker(format!("cannot create an event loop: {e}")))?;
-    let n = share(users, k, threads) as usize;
-    let now = Instant::now();
+    let (n, open) = match plan.load {
+        Load::Closed { users } => (share(users, k, threads) as usize, None),
+        Load::Open {
+            rate,
+            max_connections,
+        } => {
+            let schedule = open_schedule(plan, rate);
+            let cap = share(max_connections, k, threads);
+            let mut dispatch = Dispatch::new(schedule, start, k, threads, cap);
+            if let Some(alarm) = &dispatch.alarm {
+                let fd = alarm.as_raw_fd();
+                if poll
+                    .registry()
+                    .register(&mut SourceFd(&fd), ALARM, Interest::READABLE)
+                    .is_err()
+                {
+                    dispatch.alarm = None; // the poll's millisecond timeout will do
+                }
+            }
+            (0, Some(dispatch))
+        }
+    };
     let mut d = Direct {
         shared: &shared,
         addr,
         request,
         codec,
         poll,
-        users: (0..n)
-            .map(|_| User {
-                sock: None,
-                generation: 0,
-                connected: false,
-                state: State::Idle,
-                uses: 0,
-                last_used: now,
-                intended: now,
-                sent: None,
-                connect_start: now,
-                connect: None,
-                deadline: now,
-                retried: false,
-                stale_candidate: false,
-                unread: false,
-                hup: false,
-                parser: codec.parser(request),
-                resp: Response::default(),
-                pending: Vec::new(),
-            })
-            .collect(),
+        users: Vec::new(),
         scratch: vec![0; SCRATCH],
         kick: (0..n).collect(),
         recorder: Recorder::new(plan.names),
@@ -177,26 +193,38 @@ pub(crate) fn work<C: Codec>(
         end: plan.length().map(|l| start + l),
         timeout: plan.timeout,
         stopping: false,
-        active: n,
+        active: 0,
         tally: Tally::default(),
+        open,
+        second_lag: new_histogram(),
     };
+    for _ in 0..n {
+        d.add_user();
+    }
     let mut events = Events::with_capacity(1024);
     let mut ticks = Ticks::new(k, start);
     let mut loop_delay = new_histogram();
-    // The closed model has no schedule to lag behind.
-    let mut second_lag = new_histogram();
     let mut cancelled_at: Option<Instant> = None;
-    while d.active > 0 {
-        // Users to start again (at first all of them) take their next iteration before the
-        // poll, each at its own instant: opening thousands of connections takes a while.
+    while d.running() {
+        // Users to start again (at first, in the closed model, all of them) take their next
+        // iteration before the poll, each at its own instant: opening thousands of connections
+        // takes a while.
         for i in std::mem::take(&mut d.kick) {
-            if d.begin(i, Instant::now()) {
+            if d.next(i, Instant::now()) {
                 d.drive(i, false, true);
             }
         }
+        d.dispatch();
+        if !d.running() {
+            break;
+        }
         let now = Instant::now();
+        let mut wake = ticks.due();
+        if let Some(at) = d.open.as_mut().and_then(|o| o.wake(now, d.end)) {
+            wake = wake.min(at);
+        }
         let timeout = if d.kick.is_empty() {
-            ticks.due().saturating_duration_since(now)
+            wake.saturating_duration_since(now)
         } else {
             Duration::ZERO // some failed again at once: poll, then start them again
         };
@@ -206,6 +234,12 @@ pub(crate) fn work<C: Codec>(
             Err(e) => return Err(RunError::Worker(format!("event loop failed: {e}"))),
         }
         for ev in events.iter() {
+            if ev.token() == ALARM {
+                if let Some(o) = d.open.as_mut() {
+                    o.woke(Instant::now());
+                }
+                continue;
+            }
             let token = ev.token().0;
             let i = token & 0xffff_ffff;
             if d.users[i].generation as usize != token >> 32 {
@@ -224,6 +258,7 @@ pub(crate) fn work<C: Codec>(
             cancelled_at = Some(now);
             d.stopping = true;
         }
+        d.close_queue(now);
         if now >= ticks.due() {
             d.sweep(now, cancelled_at.is_some_and(|c| now >= c + GRACE));
             ticks.tick(
@@ -232,7 +267,7 @@ pub(crate) fn work<C: Codec>(
                     measure_start: d.measure_start,
                     recorder: &mut d.recorder,
                     loop_delay: &mut loop_delay,
-                    second_lag: &mut second_lag,
+                    second_lag: &mut d.second_lag,
                     open_connections: d.tally.open_conns,
                     seconds: seconds.as_ref(),
                 },
@@ -240,12 +275,17 @@ pub(crate) fn work<C: Codec>(
         }
     }
     let cpu = ThreadCpu::now().since(&cpu0);
+    let (dropped, send_lag) = match d.open {
+        Some(o) => (o.dropped, o.send_lag),
+        // The closed model has no schedule to lag behind.
+        None => (0, new_histogram()),
+    };
     Ok(WorkerOutput {
         recorder: d.recorder,
-        scheduled: d.tally.scheduled,
-        dropped: 0,
+        scheduled: d.tally.scheduled + dropped,
+        dropped,
         warmup: d.tally.warmup,
-        send_lag: new_histogram(),
+        send_lag,
         loop_delay,
         cpu,
         last_done: d.tally.last_done,
@@ -255,8 +295,108 @@ pub(crate) fn work<C: Codec>(
 }
 
 impl<C: Codec> Direct<'_, C> {
-    /// Starts user `i`'s next iteration at `now`, or ends the user when the run is over;
-    /// returns whether an iteration started.
+    /// Whether the loop goes on: users are still busy, or (open model) arrivals may still come.
+    fn running(&self) -> bool {
+        self.active > 0 || self.open.as_ref().is_some_and(|o| !o.closed)
+    }
+
+    /// Adds a user, not yet connected; returns its index.
+    fn add_user(&mut self) -> usize {
+        let now = Instant::now();
+        self.users.push(User {
+            sock: None,
+            generation: 0,
+            connected: false,
+            state: State::Idle,
+            uses: 0,
+            last_used: now,
+            intended: now,
+            start: now,
+            sent: None,
+            connect_start: now,
+            connect: None,
+            deadline: now,
+            retried: false,
+            stale_candidate: false,
+            unread: false,
+            hup: false,
+            parser: self.codec.parser(self.request),
+            resp: Response::default(),
+            pending: Vec::new(),
+        });
+        self.active += 1;
+        self.users.len() - 1
+    }
+
+    /// User `i` is free at `now`: it starts its next iteration (returns `true`), waits for an
+    /// arrival (open model), or ends because the run is over.
+    fn next(&mut self, i: usize, now: Instant) -> bool {
+        let Some(o) = self.open.as_mut() else {
+            return self.begin(i, now);
+        };
+        if let Some(at) = o.waiting() {
+            self.start(i, at, now);
+            return true;
+        }
+        if o.closed || self.stopping {
+            self.retire(i);
+        } else {
+            self.users[i].state = State::Idle;
+            o.idle.push(i);
+        }
+        false
+    }
+
+    /// Open model: hands every arrival that is due to a free user, a new one, or the queue.
+    fn dispatch(&mut self) {
+        let (measure_start, end) = (self.measure_start, self.end);
+        loop {
+            let now = Instant::now();
+            let Some(o) = self.open.as_mut() else {
+                return;
+            };
+            if self.stopping {
+                return;
+            }
+            let Some(at) = o.due(now, end, measure_start) else {
+                return;
+            };
+            let lag = Dispatch::lag(now, at);
+            o.send_lag.saturating_record(lag);
+            self.second_lag.saturating_record(lag);
+            let i = match o.hand(at, self.users.len(), measure_start) {
+                Hand::Held => continue,
+                Hand::Idle(i) => i,
+                Hand::New => self.add_user(),
+            };
+            self.start(i, at, now);
+            self.drive(i, false, true);
+        }
+    }
+
+    /// Open model: closes the queue once the schedule and the run are over, or at Ctrl-C;
+    /// idle users end, busy ones when their exchange does.
+    fn close_queue(&mut self, now: Instant) {
+        let Some(o) = self.open.as_mut() else {
+            return;
+        };
+        if o.closed || !(self.stopping || o.over(now, self.end)) {
+            return;
+        }
+        for i in o.close(self.measure_start) {
+            self.retire(i);
+        }
+    }
+
+    /// User `i` takes no more iterations.
+    fn retire(&mut self, i: usize) {
+        self.close(i);
+        self.users[i].state = State::Done;
+        self.active -= 1;
+    }
+
+    /// Closed model: starts user `i`'s next iteration at `now`, or ends the user when the run
+    /// is over; returns whether an iteration started.
     fn begin(&mut self, i: usize, now: Instant) -> bool {
         let over = self.stopping
             || self.shared.control.is_cancelled()
@@ -268,13 +408,22 @@ impl<C: Codec> Direct<'_, C> {
                     .requests
                     .is_some_and(|n| self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n));
         if over {
-            self.close(i);
-            self.users[i].state = State::Done;
-            self.active -= 1;
+            self.retire(i);
             return false;
         }
+        self.start(i, now, now);
+        true
+    }
+
+    /// Starts user `i`'s iteration intended at `intended`, at `now`.
+    fn start(&mut self, i: usize, intended: Instant, now: Instant) {
+        if self.users[i].hup {
+            // The server closed the connection while it sat idle: no use writing to it.
+            self.close(i);
+        }
         let u = &mut self.users[i];
-        u.intended = now;
+        u.intended = intended;
+        u.start = now;
         u.deadline = now + self.timeout;
         u.retried = false;
         u.connect = None;
@@ -287,7 +436,6 @@ impl<C: Codec> Direct<'_, C> {
             u.stale_candidate = false;
             self.connect(i, now);
         }
-        true
     }
 
     /// Opens a new connection for user `i`; a failure to even start one is recorded at once.
@@ -364,7 +512,7 @@ impl<C: Codec> Direct<'_, C> {
                 Step::Complete => {
                     let now = Instant::now();
                     self.complete(i, now);
-                    if !self.begin(i, now) {
+                    if !self.next(i, now) {
                         return;
                     }
                     // The next request goes out at once; its response comes as an edge.
@@ -519,10 +667,10 @@ impl<C: Codec> Direct<'_, C> {
     fn complete(&mut self, i: usize, now: Instant) {
         let u = &mut self.users[i];
         u.uses += 1;
-        u.last_used = u.intended;
+        u.last_used = u.start;
         let spent = self.shared.plan.calls_per_conn.is_some_and(|k| u.uses >= k);
         let close = !u.resp.keep_alive || spent || u.hup;
-        let sent = Some(u.sent.unwrap_or(u.intended));
+        let sent = Some(u.sent.unwrap_or(u.start));
         let verdict = default_verdict(&self.users[i].resp);
         let outcome = outcome(
             self.request,
