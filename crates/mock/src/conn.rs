@@ -14,6 +14,7 @@ use rand::Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::delay::Delays;
 use crate::request::{self, Framing, Head};
 use crate::response::{end_head, write_head, Compiled, Failure, Lookup, Persist, Table, GARBAGE};
 use crate::route::Fault;
@@ -38,6 +39,8 @@ pub(crate) struct Worker {
     pub(crate) counters: Arc<Counters>,
     /// One stream per thread: with a single thread, the n-th request always gets the same draw.
     pub(crate) rng: RefCell<SmallRng>,
+    /// Route latencies, timed to the microsecond.
+    pub(crate) delays: Rc<Delays>,
 }
 
 /// Why a connection stopped being served.
@@ -183,7 +186,7 @@ impl Conn {
         if !delay.is_zero() {
             // Earlier pipelined answers are ready now; don't make them wait for this one.
             self.flush().await?;
-            tokio::time::sleep(delay).await;
+            w.delays.sleep(delay).await;
         }
         if failed {
             bump(&w.counters.injected);

@@ -35,6 +35,7 @@
 //! ```
 
 mod conn;
+mod delay;
 mod error;
 mod latency;
 mod request;

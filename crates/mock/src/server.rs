@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio::task::LocalSet;
 
 use crate::conn::{self, Worker};
+use crate::delay::Delays;
 use crate::response::Table;
 use crate::route::default_routes;
 use crate::{Config, MockError};
@@ -192,7 +193,9 @@ fn run_worker(
             table: seed.table,
             counters: seed.counters,
             rng: RefCell::new(SmallRng::seed_from_u64(seed.seed)),
+            delays: Delays::new(),
         });
+        tokio::task::spawn_local(Rc::clone(&worker.delays).drive());
         loop {
             tokio::select! {
                 biased;
