@@ -298,16 +298,24 @@ fn warm_up_requests_are_run_but_not_counted() {
 
 #[test]
 fn ctrl_c_stops_a_run_and_keeps_what_was_measured() {
-    let (addr, _) = server(Serve::Answer);
-    let control = Arc::new(Control::new());
     let p = Plan {
         duration: Some(Duration::from_secs(60)),
         requests: None,
         ..plan(4, 0)
     };
+    let out = run_until_ctrl_c(&p);
+    assert!(out.interrupted);
+    assert!(out.total.ok > 0);
+    assert_eq!(out.scheduled, out.total.ended());
+}
+
+/// Runs `p` against an answering server and presses Ctrl-C once the first second is in.
+fn run_until_ctrl_c(p: &Plan) -> herd_engine::RunOutput {
+    let (addr, _) = server(Serve::Answer);
+    let control: Arc<Control> = Control::new().into();
     let stopper = Arc::clone(&control);
-    let out = run_direct(
-        &p,
+    run_direct(
+        p,
         addr,
         Request::new(&b"ping\n"[..]),
         Five,
@@ -318,10 +326,7 @@ fn ctrl_c_stops_a_run_and_keeps_what_was_measured() {
             }
         },
     )
-    .unwrap();
-    assert!(out.interrupted);
-    assert!(out.total.ok > 0);
-    assert_eq!(out.scheduled, out.total.ended());
+    .unwrap()
 }
 
 #[test]
@@ -425,26 +430,11 @@ fn an_arrival_that_waited_is_measured_from_its_intended_time() {
 
 #[test]
 fn ctrl_c_ends_an_open_run_and_counts_what_was_left() {
-    let (addr, _) = server(Serve::Answer);
-    let control: Arc<Control> = Control::new().into();
-    let stopper = Arc::clone(&control);
     let p = Plan {
         duration: Some(Duration::from_secs(30)),
         ..open(1_000.0, 4, None)
     };
-    let out = run_direct(
-        &p,
-        addr,
-        Request::new(&b"ping\n"[..]),
-        Five,
-        control,
-        move |pr| {
-            if pr.requests > 0 {
-                stopper.cancel();
-            }
-        },
-    )
-    .unwrap();
+    let out = run_until_ctrl_c(&p);
     assert!(out.interrupted);
     assert!(out.total.ok > 0);
     assert_eq!(out.scheduled, out.total.ended() + out.dropped);
