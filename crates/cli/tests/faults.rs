@@ -56,8 +56,18 @@ fn errors_of(r: &serde_json::Value, class: &str) -> u64 {
 #[test]
 fn refused() {
     let port = free_port();
-    let r = run_json(&format!("http://127.0.0.1:{port}/"), &[]);
+    let url = format!("http://127.0.0.1:{port}/");
+    let r = run_json(&url, &[]);
     assert_eq!(errors_of(&r, "connect_refused"), 20);
+    // The summary says what that means.
+    let out = run_herd(&["run", "-c", "2", "-t", "1", "-n", "20", &url]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "NOTHING LISTENS: every connection to {url} was refused"
+        )),
+        "{text}"
+    );
 }
 
 #[test]

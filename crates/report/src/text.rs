@@ -57,6 +57,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;
+    nothing_listens(r, out)?;
     crate::server_text::render(r.server.as_ref(), out)?;
     crate::workload_text::render_workload(r, out)
 }
@@ -171,6 +172,20 @@ fn errors(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         }
     }
     line(out, "errors", &body)
+}
+
+/// A run in which every connection was refused measured nothing but that: say what to check.
+fn nothing_listens(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let refused = r.errors.get("connect_refused").copied().unwrap_or(0);
+    if r.totals.completed > 0 || refused == 0 || refused < r.totals.errors {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  NOTHING LISTENS: every connection to {} was refused; is the server running, and are \
+         the host and port right?",
+        r.target
+    )
 }
 
 fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {

@@ -98,6 +98,25 @@ fn an_empty_run_says_so_instead_of_printing_zeros() {
 }
 
 #[test]
+fn a_run_that_was_only_refused_says_nothing_listens() {
+    let mut r = fixture::empty_result();
+    r.totals.scheduled = 500;
+    r.totals.errors = 500;
+    r.errors.insert("connect_refused".to_owned(), 500);
+    let text = render(&r);
+    assert!(
+        text.contains("NOTHING LISTENS: every connection to "),
+        "{text}"
+    );
+    // Some answers, or other errors besides: the numbers speak for themselves.
+    r.errors.insert("timeout".to_owned(), 1);
+    r.totals.errors = 501;
+    assert!(!render(&r).contains("NOTHING LISTENS"));
+    let text = render(&fixture::result());
+    assert!(!text.contains("NOTHING LISTENS"));
+}
+
+#[test]
 fn long_error_samples_are_shortened() {
     let mut r = fixture::result();
     r.error_samples.insert("reset".to_owned(), "x".repeat(500));
