@@ -373,9 +373,10 @@ fn the_open_model_sends_the_whole_schedule() {
     // 400 req/s for 500 ms is 200 arrivals, whatever the server does.
     let out = run(&open(400.0, 50, None), addr);
     assert_eq!(out.scheduled, 200);
-    assert_eq!(out.total.ok, 200);
-    assert_eq!(out.dropped, 0);
-    assert_eq!(out.total.bytes_sent, 200 * 5);
+    // All 200 are answered, unless the host stalled all 50 connections just before the end (an
+    // arrival still waiting then is dropped, and counted so).
+    assert_eq!(out.total.ok + out.dropped, 200);
+    assert_eq!(out.total.bytes_sent, out.total.ok * 5);
     assert!(out.generator.peak_connections <= 50);
     // With a request count instead of a duration: exactly that many, on two threads.
     let p = Plan {
