@@ -12,6 +12,7 @@
 //! (scripts, TLS, stages of users) runs on the async worker.
 
 mod open;
+mod user;
 
 use crate::deadline::Fired;
 use crate::generator::ThreadCpu;
@@ -20,20 +21,21 @@ use crate::user::STALE_AFTER;
 use crate::user::{outcome, Span};
 use crate::worker::Tally;
 use crate::worker::{open_schedule, share, Report, Shared, WorkerOutput, GRACE};
-use crate::{default_verdict, Codec, Failure, Load, Parse, Plan, Request, Response, RunError};
+use crate::{default_verdict, Codec, Failure, Load, Plan, Request, RunError};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Outcome, Recorder};
 use mio::net::TcpStream;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use open::{Dispatch, Hand};
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use user::{State, Step, User};
 
 /// One read takes up to this much: a typical response, head and body, in one system call.
 const SCRATCH: usize = 64 * 1024;
@@ -48,68 +50,6 @@ pub(crate) fn supports(plan: &Plan) -> bool {
         Load::Closed { .. } => plan.profile().is_none(),
         Load::Open { .. } => true,
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    /// Between iterations: in the kick list to start the next one, or (open model) waiting for
-    /// an arrival.
-    Idle,
-    Connecting,
-    /// This many bytes of the request written.
-    Writing(usize),
-    Reading,
-    /// No more iterations for this user.
-    Done,
-}
-
-/// What a step of the state machine came to.
-enum Step {
-    /// Wait for the socket's next edge.
-    Blocked,
-    /// The request is out: on to the response.
-    Sent,
-    /// A full response: record it and go on.
-    Complete,
-    Failed(Failure),
-}
-
-struct User<P> {
-    sock: Option<TcpStream>,
-    /// Bumped for every new socket and part of its token, so a closed socket's late events
-    /// never reach its successor.
-    generation: u32,
-    /// The socket finished connecting (it counts as an open connection).
-    connected: bool,
-    state: State,
-    /// Exchanges completed on the current connection.
-    uses: u64,
-    /// When the connection's last exchange started.
-    last_used: Instant,
-    /// When the iteration was meant to start: latency is measured from here.
-    intended: Instant,
-    /// When it did start (later than `intended` for an arrival that waited for a free user):
-    /// the deadline counts from here.
-    start: Instant,
-    /// When the request was sent; `None` while connecting.
-    sent: Option<Instant>,
-    connect_start: Instant,
-    connect: Option<Duration>,
-    deadline: Instant,
-    /// The stale keep-alive retry was used in this iteration.
-    retried: bool,
-    /// The connection was reused after sitting idle: a failure with nothing received may be
-    /// the server's keep-alive timeout rather than an error.
-    stale_candidate: bool,
-    /// The socket may hold bytes no edge will announce: the last read filled the buffer.
-    unread: bool,
-    /// The server closed its side (or the socket failed): read to the end, since no further
-    /// edge will come, and never reuse the connection.
-    hup: bool,
-    parser: P,
-    resp: Response,
-    /// Bytes received and not yet consumed: a partial head, or the start of the next response.
-    pending: Vec<u8>,
 }
 
 struct Direct<'a, C: Codec> {
@@ -303,27 +243,8 @@ impl<C: Codec> Direct<'_, C> {
     /// Adds a user, not yet connected; returns its index.
     fn add_user(&mut self) -> usize {
         let now = Instant::now();
-        self.users.push(User {
-            sock: None,
-            generation: 0,
-            connected: false,
-            state: State::Idle,
-            uses: 0,
-            last_used: now,
-            intended: now,
-            start: now,
-            sent: None,
-            connect_start: now,
-            connect: None,
-            deadline: now,
-            retried: false,
-            stale_candidate: false,
-            unread: false,
-            hup: false,
-            parser: self.codec.parser(self.request),
-            resp: Response::default(),
-            pending: Vec::new(),
-        });
+        self.users
+            .push(User::new(self.codec.parser(self.request), now));
         self.active += 1;
         self.users.len() - 1
     }
@@ -470,20 +391,23 @@ impl<C: Codec> Direct<'_, C> {
                     if !writable {
                         return;
                     }
-                    match self.connected(i) {
-                        Some(Step::Blocked) => return,
-                        Some(Step::Failed(f)) => {
+                    match self.users[i].connected(self.addr) {
+                        Ok(true) => {
+                            self.tally.connection_opened();
+                            continue;
+                        }
+                        Ok(false) => return,
+                        Err(f) => {
                             self.fail(i, f);
                             return;
                         }
-                        _ => continue,
                     }
                 }
                 State::Writing(_) => {
                     if !writable {
                         return;
                     }
-                    match self.write(i) {
+                    match self.users[i].write(self.request, self.codec) {
                         Step::Sent => {
                             // The rest of a response already held is read at once; otherwise
                             // its arrival comes as an edge.
@@ -500,7 +424,7 @@ impl<C: Codec> Direct<'_, C> {
                     if !readable {
                         return;
                     }
-                    self.read(i)
+                    self.users[i].read(&mut self.scratch)
                 }
             };
             match step {
@@ -519,146 +443,6 @@ impl<C: Codec> Direct<'_, C> {
                     readable = false;
                     writable = true;
                 }
-            }
-        }
-    }
-
-    /// A connecting socket had an edge: connected (moves on to writing), failed, or spurious.
-    fn connected(&mut self, i: usize) -> Option<Step> {
-        let addr = self.addr;
-        let u = &mut self.users[i];
-        let sock = u.sock.as_ref()?;
-        match sock.take_error() {
-            Ok(None) => {}
-            Ok(Some(e)) | Err(e) => return Some(Step::Failed(connect_failure(addr, &e))),
-        }
-        match sock.peer_addr() {
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => return Some(Step::Blocked),
-            Err(e) => return Some(Step::Failed(connect_failure(addr, &e))),
-        }
-        // Requests go out in one write; Nagle would only hold them back.
-        let _ = sock.set_nodelay(true);
-        let now = Instant::now();
-        u.connect = Some(now - u.connect_start);
-        u.sent = Some(now);
-        u.connected = true;
-        u.uses = 0;
-        u.state = State::Writing(0);
-        self.tally.connection_opened();
-        None
-    }
-
-    fn write(&mut self, i: usize) -> Step {
-        let u = &mut self.users[i];
-        let State::Writing(mut done) = u.state else {
-            return Step::Blocked;
-        };
-        let Some(sock) = u.sock.as_ref() else {
-            return Step::Blocked;
-        };
-        let bytes = &self.request.bytes;
-        while done < bytes.len() {
-            match (&*sock).write(&bytes[done..]) {
-                Ok(0) => {
-                    return Step::Failed(Failure::new(
-                        ErrorKind::Reset,
-                        "the connection accepted no more of the request",
-                    ))
-                }
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    // The rest goes on the next writable edge; an edge of the response meanwhile
-                    // would be missed, so read once the request is out.
-                    u.state = State::Writing(done);
-                    u.unread = true;
-                    return Step::Blocked;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Step::Failed(Failure::io(&e)),
-            }
-        }
-        // Bytes left over from the previous response (a server that answered ahead) belong to
-        // this one and count as received.
-        u.resp.bytes_received = u.pending.len() as u64;
-        u.parser = self.codec.parser(self.request);
-        u.state = State::Reading;
-        if !u.pending.is_empty() {
-            let pending = std::mem::take(&mut u.pending);
-            let fed = u.parser.feed(&pending, &mut u.resp);
-            u.pending = pending;
-            match fed {
-                Ok((used, done)) => {
-                    u.pending.drain(..used);
-                    if done {
-                        // The server answered ahead: the whole response was already here.
-                        u.resp.bytes_received -= u.pending.len() as u64;
-                        return Step::Complete;
-                    }
-                }
-                Err(f) => return Step::Failed(f),
-            }
-        }
-        Step::Sent
-    }
-
-    /// Reads what the socket holds and feeds it to the parser.
-    fn read(&mut self, i: usize) -> Step {
-        let u = &mut self.users[i];
-        let Some(sock) = u.sock.as_ref() else {
-            return Step::Blocked;
-        };
-        loop {
-            let n = match (&*sock).read(&mut self.scratch) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    u.unread = false;
-                    return Step::Blocked;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Step::Failed(Failure::io(&e)),
-            };
-            if n == 0 {
-                // The server closed: that ends a body delimited by the close, or fails the
-                // response; either way the connection is done.
-                let closed = u.parser.closed(&u.pending, &mut u.resp);
-                u.pending.clear();
-                u.resp.keep_alive = false;
-                return match closed {
-                    Ok(()) => Step::Complete,
-                    Err(f) => Step::Failed(f),
-                };
-            }
-            u.resp.bytes_received += n as u64;
-            let filled = n == self.scratch.len();
-            let fed = if u.pending.is_empty() {
-                let got = &self.scratch[..n];
-                u.parser.feed(got, &mut u.resp).map(|(used, done)| {
-                    u.pending.extend_from_slice(&got[used..]);
-                    done
-                })
-            } else {
-                u.pending.extend_from_slice(&self.scratch[..n]);
-                u.parser.feed(&u.pending, &mut u.resp).map(|(used, done)| {
-                    u.pending.drain(..used);
-                    done
-                })
-            };
-            match fed {
-                Err(f) => return Step::Failed(f),
-                Ok(true) => {
-                    // What is left belongs to the next response.
-                    u.resp.bytes_received -= u.pending.len() as u64;
-                    u.unread = filled;
-                    return Step::Complete;
-                }
-                // A short read emptied the socket: the rest comes with the next edge (unless
-                // the server closed, which announces nothing more).
-                Ok(false) if !filled && !u.hup => {
-                    u.unread = false;
-                    return Step::Blocked;
-                }
-                Ok(false) => {}
             }
         }
     }
