@@ -4,7 +4,7 @@
 use crate::exit::{self, Exit};
 use crate::report_cmd::{emit, format_for, Format};
 use clap::Args;
-use herd_report::{compare, html, read_json, render_compare_text, RunResult};
+use herd_report::{compare, html, read_json, render_compare_text, write_json, RunResult};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -21,6 +21,10 @@ pub struct CompareArgs {
     /// Also write the runs overlaid in one report: HTML, or PDF for a .pdf file
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Also write the comparison and its verdict as JSON (schema/compare.schema.json)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 /// `10%`, `10` or `2.5%` -> 0.10, 0.10, 0.025.
@@ -63,6 +67,11 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
             format,
             Some(out),
         )?;
+    }
+    if let Some(path) = &a.json {
+        let mut buf = Vec::new();
+        write_json(&comparison.document(), &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
+        crate::sweep::write_file(path, &buf)?;
     }
     Ok(if comparison.passed() {
         exit::OK

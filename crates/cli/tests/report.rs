@@ -187,7 +187,16 @@ fn compare_gates_on_real_runs() {
 
     // 1 ms -> 20 ms: exit 3, and the regressed metrics are named; the overlay is written too.
     let html = dir.path("compare.html");
-    let worse = run_herd(&["compare", &fast, &slow, "-o", html.to_str().unwrap()]);
+    let json = dir.path("compare.json");
+    let worse = run_herd(&[
+        "compare",
+        &fast,
+        &slow,
+        "-o",
+        html.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     let text = stdout(&worse);
     assert_eq!(worse.status.code(), Some(3), "{text}");
     let verdict = text
@@ -203,6 +212,19 @@ fn compare_gates_on_real_runs() {
     );
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains(">REGRESSED<") && page.contains("slow.json"));
+    // --json: the same verdict for a CI job to read, in the documented shape.
+    let doc = read_json(&json);
+    assert_matches_schema("compare.schema.json", &doc);
+    assert_eq!(doc["kind"], "compare");
+    assert_eq!(doc["passed"], false);
+    let regressed: Vec<&str> = doc["regressions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["metric"].as_str().unwrap())
+        .collect();
+    assert!(regressed.contains(&"latency p50"), "{regressed:?}");
+    assert_eq!(doc["runs"][1]["label"], "slow.json");
 
     // 10 ms -> 20 ms doubles the median: a 200% threshold lets it pass. (The mock's timer and a
     // busy CI machine add a millisecond or two to each route, so the figure is checked loosely;

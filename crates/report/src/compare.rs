@@ -122,6 +122,19 @@ pub struct Comparison {
     pub names: Vec<NameRow>,
 }
 
+/// What `herd compare --json` writes (`schema/compare.schema.json`): the comparison with its
+/// verdict. Infinite changes (from a base of 0) are written as `null`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareDocument<'a> {
+    pub herd_version: &'static str,
+    pub kind: &'static str,
+    /// No key metric regressed: `herd compare` exits 0.
+    pub passed: bool,
+    pub regressions: Vec<Regression>,
+    #[serde(flatten)]
+    pub comparison: &'a Comparison,
+}
+
 /// A metric that regressed, for the verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Regression {
@@ -131,6 +144,18 @@ pub struct Regression {
 }
 
 impl Comparison {
+    /// The comparison as `herd compare --json` writes it.
+    pub fn document(&self) -> CompareDocument<'_> {
+        let regressions = self.regressions();
+        CompareDocument {
+            herd_version: crate::HERD_VERSION,
+            kind: "compare",
+            passed: regressions.is_empty(),
+            regressions,
+            comparison: self,
+        }
+    }
+
     /// Key metrics that regressed, in table order; empty means the comparison passed.
     pub fn regressions(&self) -> Vec<Regression> {
         let mut out = Vec::new();

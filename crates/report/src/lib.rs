@@ -81,7 +81,7 @@ mod workload;
 mod workload_text;
 
 pub use build::{build_run, RunInput};
-pub use compare::{compare, Comparison};
+pub use compare::{compare, CompareDocument, Comparison};
 pub use compare_text::render_compare_text;
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
