@@ -270,15 +270,16 @@ impl<C: Codec> Direct<'_, C> {
 
     /// Open model: hands every arrival that is due to a free user, a new one, or the queue.
     fn dispatch(&mut self) {
+        // The closed model, or Ctrl-C: no clock read on every pass of the loop for nothing.
+        if self.open.is_none() || self.stopping {
+            return;
+        }
         let (measure_start, end) = (self.measure_start, self.end);
         loop {
             let now = Instant::now();
             let Some(o) = self.open.as_mut() else {
                 return;
             };
-            if self.stopping {
-                return;
-            }
             let Some(at) = o.due(now, end, measure_start) else {
                 return;
             };

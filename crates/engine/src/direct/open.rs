@@ -30,7 +30,7 @@ pub(super) struct Dispatch {
     /// This thread takes every `step`th arrival.
     step: u64,
     /// Most users (connections) this thread opens.
-    pub cap: usize,
+    cap: usize,
     /// Due arrivals waiting for a free user, oldest first.
     queue: VecDeque<Instant>,
     bound: usize,
