@@ -3,8 +3,8 @@
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::{interrupt, limits, progress::Live, watch};
-use herd_engine::{Control, Load, Plan, RunOutput, Single};
-use herd_http::{prepare, HttpCodec, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_engine::{Control, Load, Plan, RunOutput, Single, SystemClock};
+use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_report::{
     build_run, render_text, write_json, Generator, GeneratorSample, GeneratorVerdict, Model,
     RunConfig, RunInput, RunResult,
@@ -143,6 +143,9 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
 pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<RunResult, Exit> {
     limits::ensure_fds(p.plan.max_connections())?;
     let request = prepare(&p.target, &p.spec).map_err(|e| Exit::bad_input(e.to_string()))?;
+    // A connection's last request asks the server to close (`--calls-per-conn`), so the
+    // TIME_WAIT lands on the server's side, as with ab and httperf.
+    let request = with_closing(request);
     let transport = HttpTransport::new(
         &p.target,
         TlsOptions {
@@ -150,22 +153,14 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         },
     )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
-    let direct = transport
-        .plain_addr()
-        .filter(|_| herd_engine::direct_supports(&p.plan) && !force_async());
-    let out = match direct {
-        // Plain HTTP: the readiness loop, wrk's design.
-        Some(addr) => herd_engine::run_direct(&p.plan, addr, request, HttpCodec, control, |pr| {
-            live.update(pr)
-        }),
-        None => herd_engine::run(
-            &p.plan,
-            |_| transport.clone(),
-            |_| Single(request.clone()),
-            control,
-            |pr| live.update(pr),
-        ),
-    }
+    let out = herd_engine::run(
+        &p.plan,
+        Arc::new(SystemClock),
+        |_| transport.wire(),
+        |_| Single(request.clone()),
+        control,
+        |pr| live.update(pr),
+    )
     .map_err(|e| Exit {
         code: exit::BAD_INPUT,
         message: e.to_string(),
@@ -177,12 +172,6 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         &p.plan,
         &out,
     ))
-}
-
-/// `HERD_WORKER=async` runs plain-HTTP runs on the general async worker instead of
-/// the direct one: for comparing the two, and a way around the direct worker should it misbehave.
-fn force_async() -> bool {
-    std::env::var_os("HERD_WORKER").is_some_and(|v| v == "async")
 }
 
 /// Turns what the engine measured into the public result.
@@ -206,7 +195,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
         threads: g.threads as u64,
-        worker: Some(g.worker.to_owned()),
+        worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
         peak_connections: g.peak_connections,
         fds_peak: g.fds_peak,
@@ -230,14 +219,14 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
     build_run(RunInput {
         target,
         config,
-        started_at: out.started_at + plan.warmup,
+        started_at: out.started_at + out.warmup,
         duration: out.duration,
         interrupted: out.interrupted,
         stats: &out.total,
         timeline: &out.timeline,
         dropped: out.dropped,
         warmup_requests: out.warmup_requests,
-        warmup_duration: plan.warmup,
+        warmup_duration: out.warmup,
         generator,
     })
 }

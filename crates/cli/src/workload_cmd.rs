@@ -170,7 +170,8 @@ pub(crate) fn run_plan(
     w.reset_tally();
     let out = herd_engine::run(
         plan,
-        |_| transport.clone(),
+        Arc::new(herd_engine::SystemClock),
+        |_| transport.wire(),
         |_| w.script(),
         control,
         |pr| live.update(pr),

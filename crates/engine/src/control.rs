@@ -1,11 +1,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
-use tokio::sync::Notify;
 
-/// Stops a run from outside (Ctrl-C): sending stops at once, in-flight requests get a short grace.
+/// Stops a run from outside (Ctrl-C, SIGTERM): sending stops at once, in-flight requests get a
+/// short grace. Worker loops look at it on every pass, so it takes effect within one wake-up.
 #[derive(Debug, Default)]
 pub struct Control {
     cancelled: AtomicBool,
-    notify: Notify,
 }
 
 impl Control {
@@ -15,21 +14,9 @@ impl Control {
 
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Resolves once [`Control::cancel`] has been called (at once if it already was).
-    pub async fn cancelled(&self) {
-        let notified = self.notify.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        if self.is_cancelled() {
-            return;
-        }
-        notified.await;
+        self.cancelled.load(Ordering::Relaxed)
     }
 }

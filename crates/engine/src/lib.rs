@@ -1,52 +1,51 @@
 //! herd's load engine: a [`Plan`] in, outcomes recorded, a [`RunOutput`] back.
 //!
-//! The engine knows nothing of HTTP, flags or printing. It runs one event loop per worker thread
-//! (wrk's model); each loop owns its users, connections and [`metrics::Recorder`], and the
-//! recorders are merged exactly at the end. Both load models share one user loop:
+//! The engine knows nothing of HTTP, flags or printing. It runs one readiness loop per worker
+//! thread (wrk's model); each loop owns its users, connections and [`metrics::Recorder`], and
+//! the recorders are merged exactly at the end. Every run takes the same loop: both load models,
+//! stages, think times and scripts, plain and TLS connections:
 //!
 //! - closed: N users, each starting its next iteration when the last one ended;
 //! - open: arrivals on a fixed [`schedule::Schedule`], handed to free users; a request waiting
 //!   for a connection keeps its intended time, so latency is measured from when it *should* have
 //!   been sent (no coordinated omission) and service time from when it was.
 //!
-//! What happens on the wire is behind the [`Transport`] seam; what a user does in an iteration is
-//! a [`Script`].
+//! What happens on the wire is behind the [`Transport`] seam (connect, write, read, close and a
+//! readiness wait, as wrk's `struct sock`); what a user does next is a synchronous [`Script`]
+//! the loop calls whenever the user is free. Time comes from a [`Clock`], so the loop is tested
+//! on a virtual one.
 //!
 //! ```no_run
-//! use herd_engine::{run, Control, Load, Plan, Request, Single, Transport};
-//! fn hundred_per_second<T: Transport>(transport: impl Fn(usize) -> T + Sync) {
+//! use herd_engine::{run, Control, Load, Plan, Request, Single, SystemClock, Transport};
+//! use std::sync::Arc;
+//! fn hundred_per_second<T: Transport>(transport: impl Fn(usize) -> Result<T, String> + Sync) {
 //!     let plan = Plan { load: Load::Open { rate: 100.0, max_connections: 50 }, ..Plan::default() };
 //!     let req = Request::new(&b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..]);
-//!     let out = run(&plan, transport, |_| Single(req.clone()), Control::new().into(), |_| {}).unwrap();
+//!     let out = run(&plan, Arc::new(SystemClock), transport, |_| Single(req.clone()),
+//!         Control::new().into(), |_| {}).unwrap();
 //!     println!("{} ok", out.total.ok);
 //! }
 //! ```
 
-mod arrivals;
 mod control;
-mod deadline;
-mod direct;
+#[cfg(feature = "fake")]
+pub mod fake;
 pub mod generator;
 pub mod health;
 pub mod plan;
-mod precise;
 mod run;
 pub mod schedule;
 mod script;
 pub mod stages;
 mod ticker;
-pub mod transport;
-mod user;
+mod transport;
 mod worker;
 
 pub use control::Control;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use plan::{Load, Plan, PlanError};
-pub use run::{
-    direct_supports, run, run_direct, run_local, GeneratorReport, Progress, RunError, RunOutput,
-};
-pub use script::{Script, Single};
+pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
+pub use script::{default_verdict, Action, Ctx, Last, Script, Single};
 pub use stages::{Profile, Stage};
-pub use transport::{Codec, Failure, Parse, Request, Response, Transport};
-pub use user::{default_verdict, UserCtx};
+pub use transport::{Clock, Event, Failure, Io, Parse, Request, Response, SystemClock, Transport};

@@ -2,6 +2,13 @@ use crate::stages::{Profile, Stage};
 use std::time::Duration;
 use thiserror::Error;
 
+/// The longest drain after a run's duration (see [`Plan::drain`]).
+pub const DRAIN: Duration = Duration::from_secs(2);
+
+/// Rates above this are refused: no machine sends them, and a run asked for them would only
+/// count drops.
+pub const MAX_RATE: f64 = 1e8;
+
 /// How load is offered.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Load {
@@ -71,6 +78,12 @@ impl Plan {
                     problems.push(format!(
                         "rate must be a positive number of requests per second, not {rate}"
                     ));
+                } else if rate > MAX_RATE {
+                    problems.push(format!(
+                        "a rate of {rate} requests per second is more than any machine sends \
+                         (herd refuses more than {MAX_RATE}); give a rate the target could \
+                         answer, or split the load over machines with --shard"
+                    ));
                 }
                 if max_connections == 0 {
                     problems.push("the connection cap must be at least 1".to_owned());
@@ -129,6 +142,13 @@ impl Plan {
         } else {
             Err(PlanError(problems))
         }
+    }
+
+    /// After the run's duration, requests in flight get this long to finish (their time counts
+    /// in the measured window); those still unanswered then are counted as `unfinished`. The
+    /// request timeout, at most 2 s: `-d` bounds the run, not the server.
+    pub fn drain(&self) -> Duration {
+        self.timeout.min(DRAIN)
     }
 
     /// The most connections this plan can hold open at once.

@@ -1,20 +1,18 @@
 //! Starting the worker threads, collecting their seconds while they run, and merging what they
 //! measured into one [`RunOutput`].
 
-use crate::direct;
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::{self, HealthSample};
 use crate::worker::{self, Report, Shared, WorkerOutput};
-use crate::{Codec, Control, Load, Plan, PlanError, Request, Script, Transport};
+use crate::{Clock, Control, Load, Plan, PlanError, Script, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
-use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
+use std::time::Instant;
 use std::time::{Duration, SystemTime};
 use thiserror::Error;
-use tokio::time::Instant;
 
 #[derive(Debug, Error)]
 pub enum RunError {
@@ -29,8 +27,6 @@ pub enum RunError {
 /// What the generator measured of itself.
 #[derive(Clone, Debug)]
 pub struct GeneratorReport {
-    /// Which worker ran the load: "direct" (the readiness loop, see [`run_direct`]) or "async".
-    pub worker: &'static str,
     pub threads: usize,
     pub cpu: ThreadCpu,
     /// CPU time over the worker threads' wall time, in percent of those threads.
@@ -64,9 +60,12 @@ pub struct RunOutput {
     pub dropped: u64,
     /// Outcomes of iterations intended during the warm-up (excluded from everything else).
     pub warmup_requests: u64,
-    /// The measured window: from the end of the warm-up to the end of the schedule, or to the
-    /// last outcome when the run was ended by a request count or Ctrl-C.
+    /// The measured window: from the end of the warm-up to the end of the schedule (stretched
+    /// by answers that came in the drain after it), to the last outcome when a request count
+    /// ended the run, or to the moment Ctrl-C came.
     pub duration: Duration,
+    /// How much of the warm-up ran (all of it, unless Ctrl-C came first).
+    pub warmup: Duration,
     pub interrupted: bool,
     pub generator: GeneratorReport,
 }
@@ -82,10 +81,13 @@ pub struct Progress {
     pub last: Option<Second>,
 }
 
-/// Runs `plan` on `plan.threads` threads, each with its own transport and script made by the
-/// factories. `progress` is called about once a second from the calling thread.
+/// Runs `plan` on `plan.effective_threads()` threads, each with its own transport and script
+/// made by the factories (called on the worker's own thread), on one worker loop. `clock` is the
+/// clock the transports wait on (the machine's, or a virtual one in tests). `progress` is
+/// called about once a second from the calling thread.
 pub fn run<T, S, MT, MS>(
     plan: &Plan,
+    clock: Arc<dyn Clock>,
     make_transport: MT,
     make_script: MS,
     control: Arc<Control>,
@@ -94,89 +96,43 @@ pub fn run<T, S, MT, MS>(
 where
     T: Transport,
     S: Script,
-    MT: Fn(usize) -> T + Sync,
+    MT: Fn(usize) -> Result<T, String> + Sync,
     MS: Fn(usize) -> S + Sync,
 {
     plan.validate()?;
-    run_threads(
-        plan,
-        "async",
-        control,
-        progress,
-        |shared, k, threads, tx| {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| RunError::Worker(format!("cannot build event loop: {e}")))?;
-            let local = tokio::task::LocalSet::new();
-            let (transport, script) = (make_transport(k), make_script(k));
-            Ok(local.block_on(
-                &rt,
-                worker::work(shared, k, threads, transport, script, Some(tx)),
-            ))
-        },
-    )
-}
-
-/// Runs `plan` with one plain-TCP connection per user on the direct worker: a readiness loop
-/// per thread with no tasks and no futures (wrk's design), for either load model (but not
-/// stages of users). Every user sends `request` to `addr` and reads the response with `codec`'s parser.
-/// It measures exactly what [`run`] measures, at a fraction of the CPU per request.
-pub fn run_direct<C: Codec>(
-    plan: &Plan,
-    addr: SocketAddr,
-    request: Request,
-    codec: C,
-    control: Arc<Control>,
-    progress: impl FnMut(&Progress),
-) -> Result<RunOutput, RunError> {
-    plan.validate()?;
-    if !direct::supports(plan) {
-        return Err(RunError::Worker(
-            "the direct worker does not run stages of users (a ramping closed model)".into(),
-        ));
-    }
-    run_threads(
-        plan,
-        "direct",
-        control,
-        progress,
-        |shared, k, threads, tx| direct::work(shared, k, threads, addr, &request, &codec, Some(tx)),
-    )
-}
-
-/// Whether [`run_direct`] can run `plan`.
-pub fn direct_supports(plan: &Plan) -> bool {
-    direct::supports(plan)
+    run_threads(plan, clock, control, progress, |shared, k, threads, tx| {
+        let transport = make_transport(k).map_err(RunError::Worker)?;
+        let script = make_script(k);
+        worker::work(shared, k, threads, transport, &script, Some(tx))
+    })
 }
 
 /// Starts `plan.effective_threads()` worker threads running `body`, collects their seconds
 /// while they run (calling `progress` about once a second), and merges what they measured.
 fn run_threads<B>(
     plan: &Plan,
-    worker: &'static str,
+    clock: Arc<dyn Clock>,
     control: Arc<Control>,
     mut progress: impl FnMut(&Progress),
     body: B,
 ) -> Result<RunOutput, RunError>
 where
-    B: Fn(Arc<Shared>, usize, usize, mpsc::Sender<Report>) -> Result<WorkerOutput, RunError> + Sync,
+    B: Fn(&Shared, usize, usize, mpsc::Sender<Report>) -> Result<WorkerOutput, RunError> + Sync,
 {
     let threads = plan.effective_threads();
     let started_at = SystemTime::now();
-    let shared = Arc::new(Shared {
+    let shared = Shared {
         plan: plan.clone(),
         control,
         issued: AtomicU64::new(0),
-        start: Instant::now() + Duration::from_millis(5),
-        precise: true,
-    });
+        start: clock.now() + Duration::from_millis(5),
+    };
     let (tx, rx) = mpsc::channel::<Report>();
     let (outputs, timeline, watch) = std::thread::scope(
         |scope| -> Result<(Vec<WorkerOutput>, Timeline, Watch), RunError> {
             let mut handles = Vec::with_capacity(threads);
             for k in 0..threads {
-                let shared = Arc::clone(&shared);
+                let shared = &shared;
                 let tx = tx.clone();
                 let body = &body;
                 let h = std::thread::Builder::new()
@@ -191,7 +147,7 @@ where
             let mut ended = 0u64;
             let mut errors = 0u64;
             let measure_start = shared.start + plan.warmup;
-            let mut next_report = next_progress(Instant::now(), measure_start);
+            let mut next_report = next_progress(clock.now(), measure_start);
             loop {
                 match rx.recv_timeout(Duration::from_millis(100)) {
                     Ok(Report::Second(s)) => {
@@ -203,7 +159,7 @@ where
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
-                let now = Instant::now();
+                let now = clock.now();
                 if now >= next_report {
                     next_report = next_progress(now, measure_start);
                     let elapsed = now.saturating_duration_since(measure_start);
@@ -231,7 +187,14 @@ where
         },
     )?;
     Ok(merge(
-        plan, worker, &shared, started_at, threads, outputs, timeline, watch,
+        plan,
+        &shared,
+        clock.now(),
+        started_at,
+        threads,
+        outputs,
+        timeline,
+        watch,
     ))
 }
 
@@ -245,35 +208,6 @@ fn next_progress(now: Instant, measure_start: Instant) -> Instant {
     }
     let second = (now - measure_start).as_secs() + 1;
     measure_start + Duration::from_secs(second) + SETTLE
-}
-
-/// Runs `plan` as a single worker inside the caller's runtime and `LocalSet`. Tests use it under
-/// a paused clock with a fake transport: the same worker loop, virtual time.
-pub async fn run_local<T: Transport, S: Script>(
-    plan: &Plan,
-    transport: T,
-    script: S,
-    control: Arc<Control>,
-) -> Result<RunOutput, RunError> {
-    plan.validate()?;
-    let shared = Arc::new(Shared {
-        plan: plan.clone(),
-        control,
-        issued: AtomicU64::new(0),
-        start: Instant::now(),
-        precise: false,
-    });
-    let out = worker::work(Arc::clone(&shared), 0, 1, transport, script, None).await;
-    Ok(merge(
-        plan,
-        "async",
-        &shared,
-        SystemTime::now(),
-        1,
-        vec![out],
-        Timeline::default(),
-        Watch::new(1),
-    ))
 }
 
 /// The collector's side of the generator's self-watch: merges the workers' seconds and adds
@@ -315,8 +249,8 @@ impl Watch {
 #[allow(clippy::too_many_arguments)]
 fn merge(
     plan: &Plan,
-    worker: &'static str,
     shared: &Shared,
+    now: Instant,
     started_at: SystemTime,
     threads: usize,
     outputs: Vec<WorkerOutput>,
@@ -324,7 +258,7 @@ fn merge(
     watch: Watch,
 ) -> RunOutput {
     let measure_start = shared.start + plan.warmup;
-    let interrupted = shared.control.is_cancelled();
+    let mut cancelled_at: Option<Instant> = None;
     let mut total = Stats::default();
     let mut by_name: Vec<Stats> = Vec::new();
     let (mut scheduled, mut dropped, mut warmup) = (0, 0, 0);
@@ -358,22 +292,30 @@ fn merge(
         opened += o.connections_opened;
         peak += o.peak_connections;
         last_done = last_done.max(o.last_done);
+        if let Some(c) = o.cancelled_at {
+            cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
+        }
     }
+    let interrupted = cancelled_at.is_some() || shared.control.is_cancelled();
+    // The measured window ends with the schedule, stretched by answers that came in the drain
+    // after it (they are counted, so their time is too: throughput is never divided by less
+    // time than it took); an interrupted run ends when it was interrupted, not after the grace.
     let scheduled_end = plan.length().map(|l| shared.start + l);
-    let end = match (scheduled_end, interrupted) {
-        (Some(e), false) => e,
-        _ => last_done.unwrap_or_else(Instant::now).max(measure_start),
-    };
+    let end = match (cancelled_at, scheduled_end) {
+        (Some(c), Some(e)) => c.min(e.max(last_done.unwrap_or(e))),
+        (Some(c), None) => c,
+        (None, Some(e)) => e.max(last_done.unwrap_or(e).min(e + plan.drain())),
+        (None, None) => last_done.unwrap_or(now),
+    }
+    .max(measure_start);
     let duration = end
         .saturating_duration_since(measure_start)
         .max(Duration::from_micros(1));
     // CPU shares use the time the workers really ran, which exceeds the schedule when they
     // fell behind or drained slow responses.
-    let wall = (Instant::now()
-        .max(end)
-        .saturating_duration_since(shared.start))
-    .as_secs_f64()
-    .max(1e-6);
+    let wall = (now.max(end).saturating_duration_since(shared.start))
+        .as_secs_f64()
+        .max(1e-6);
     let cpu_percent = 100.0 * cpu.total().as_secs_f64() / (wall * threads as f64);
     let open_model = matches!(plan.load, Load::Open { .. });
     // A thread's share of a run shorter than a second says little about saturation: connection
@@ -413,9 +355,11 @@ fn merge(
         dropped,
         warmup_requests: warmup,
         duration,
+        warmup: cancelled_at.map_or(plan.warmup, |c| {
+            c.saturating_duration_since(shared.start).min(plan.warmup)
+        }),
         interrupted,
         generator: GeneratorReport {
-            worker,
             threads,
             cpu,
             cpu_percent,

@@ -60,6 +60,14 @@ impl Schedule {
         Some(offset)
     }
 
+    /// How many arrivals of the whole schedule fall before `offset` (its end and limit
+    /// included): what a thread far behind can skip in one step instead of one at a time.
+    pub fn due_before(&self, offset: Duration) -> u64 {
+        let t = self.end.map_or(offset, |e| offset.min(e));
+        let n = self.count_before(t);
+        self.limit.map_or(n, |l| n.min(l))
+    }
+
     /// How many arrivals fall before `offset`: those the warm-up takes.
     pub fn count_before(&self, offset: Duration) -> u64 {
         match &self.pace {
@@ -134,6 +142,15 @@ mod tests {
         assert_eq!(count(&s), 50);
         // t^2/2 arrivals by t: 8 before 4 s (arrival 8 is exactly at 4 s)
         assert_eq!(s.count_before(Duration::from_secs(4)), 8);
+    }
+
+    #[test]
+    fn due_before_counts_to_the_end_and_the_limit_even_at_absurd_rates() {
+        let s = Schedule::new(1e12, Some(Duration::from_secs(1)), None);
+        assert_eq!(s.due_before(Duration::MAX), 1_000_000_000_000);
+        assert_eq!(s.due_before(Duration::from_millis(1)), 1_000_000_000);
+        let s = Schedule::new(10.0, None, Some(7));
+        assert_eq!(s.due_before(Duration::from_secs(100)), 7);
     }
 
     #[test]

@@ -1,23 +1,77 @@
-//! What a virtual user does in one iteration. A plain `herd run URL` is one request; a workload
-//! file compiles to a script with steps, think times and extraction. The engine only calls
-//! `iterate` when the schedule says an iteration starts.
+//! What a virtual user does, as a synchronous pull the engine's loop calls whenever the user is
+//! free (wrk's request/response/delay hooks have this shape): the loop owns the sockets and the
+//! clock; the script only says what comes next. A plain `herd run URL` is one request per
+//! iteration; a workload file compiles to a script with steps, think times, extraction and checks.
 
-use crate::{Request, Transport, UserCtx};
-use std::future::Future;
+use crate::{Failure, Request, Response};
+use herd_metrics::Verdict;
+use std::time::{Duration, Instant};
+
+/// What a user does next.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Send this request; its outcome comes back through [`Script::judge`] and [`Last`].
+    Send(Request),
+    /// Pause this long (think time); the next request is measured from the pause's end.
+    Think(Duration),
+    /// The iteration is over: the user takes its next one (closed model) or waits for the next
+    /// arrival (open model).
+    Done,
+}
+
+/// What happened since the script last spoke, handed to [`Script::next`].
+#[derive(Clone, Copy, Debug)]
+pub enum Last<'a> {
+    /// A new iteration starts.
+    Start,
+    /// The request sent got this full response (already judged).
+    Response(&'a Response),
+    /// The request sent got no valid response.
+    Failed(&'a Failure),
+    /// The pause is over.
+    Woke,
+}
+
+/// The moment and the iteration's standing, for a script that keeps its own counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx {
+    pub now: Instant,
+    /// The iteration was intended after the warm-up: counts it keeps follow the engine's rule.
+    pub measured: bool,
+}
 
 pub trait Script: 'static {
-    /// A virtual user's own state: cookies, variables, its data row.
-    type User: 'static;
+    /// A virtual user's own state: cookies, variables, its data row, where it is in its steps.
+    type User;
 
     /// Creates user number `id` (unique across threads).
     fn new_user(&self, id: u64) -> Self::User;
 
-    /// Runs one iteration: one or more exchanges through `ctx`, which records them.
-    fn iterate<'a, T: Transport>(
-        &'a self,
-        user: &'a mut Self::User,
-        ctx: &'a mut UserCtx<T>,
-    ) -> impl Future<Output = ()> + 'a;
+    /// The user is free: what does it do next?
+    fn next(&self, user: &mut Self::User, last: Last<'_>, ctx: Ctx) -> Action;
+
+    /// Judges a full response to `req` (status and checks) before it is recorded; the message
+    /// says why it failed.
+    fn judge(
+        &self,
+        user: &mut Self::User,
+        req: &Request,
+        resp: &Response,
+        ctx: Ctx,
+    ) -> (Verdict, Option<String>) {
+        let _ = (user, req, ctx);
+        default_verdict(resp)
+    }
+}
+
+/// How a full response is judged unless the script says otherwise: ok when the status is
+/// below 400.
+pub fn default_verdict(r: &Response) -> (Verdict, Option<String>) {
+    if r.status < 400 {
+        (Verdict::Ok, None)
+    } else {
+        (Verdict::Failed, None)
+    }
 }
 
 /// The same pre-serialized request, every iteration: wrk's fast path, nothing built per request.
@@ -29,7 +83,11 @@ impl Script for Single {
 
     fn new_user(&self, _id: u64) {}
 
-    async fn iterate<'a, T: Transport>(&'a self, _user: &'a mut (), ctx: &'a mut UserCtx<T>) {
-        let _ = ctx.exchange(&self.0).await;
+    #[inline]
+    fn next(&self, _user: &mut (), last: Last<'_>, _ctx: Ctx) -> Action {
+        match last {
+            Last::Start => Action::Send(self.0.clone()),
+            _ => Action::Done,
+        }
     }
 }

@@ -1,18 +1,13 @@
-//! The worker's 10 ms ticks: they sweep request deadlines, close seconds for the timeline, and
-//! measure the loop's own health (how late it wakes, its CPU, its send lag) second by second.
-//! [`Ticks`] is the bookkeeping, shared by both workers; [`spawn`] runs it as a tokio task.
+//! The worker's 10 ms ticks: they close seconds for the timeline and measure the loop's own
+//! health (how late it wakes, its CPU, its send lag) second by second.
 
-use crate::deadline::Fired;
 use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
-use crate::worker::{Local, Report, TICK};
-use crate::Transport;
+use crate::worker::{Report, TICK};
 use hdrhistogram::Histogram;
 use herd_metrics::Recorder;
-use std::rc::Rc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
-use tokio::task::JoinHandle;
 
 /// One worker's tick schedule and the health of the second in progress.
 pub(crate) struct Ticks {
@@ -96,32 +91,4 @@ impl Ticks {
             self.next = now + TICK; // no burst of catch-up ticks after a stall
         }
     }
-}
-
-/// Starts the ticker of worker `k` as a task; it runs until the worker aborts it.
-pub(crate) fn spawn<T: Transport>(
-    local: Rc<Local<T>>,
-    k: usize,
-    seconds: Option<Sender<Report>>,
-) -> JoinHandle<()> {
-    tokio::task::spawn_local(async move {
-        // The tokio clock, not std's: under a paused clock (tests) the two differ.
-        let mut ticks = Ticks::new(k, tokio::time::Instant::now().into_std());
-        loop {
-            tokio::time::sleep_until(ticks.due().into()).await;
-            let now = tokio::time::Instant::now();
-            local.sweep(now, Fired::Deadline);
-            ticks.tick(
-                now.into_std(),
-                TickState {
-                    measure_start: local.measure_start.into_std(),
-                    recorder: &mut local.recorder.borrow_mut(),
-                    loop_delay: &mut local.loop_delay.borrow_mut(),
-                    second_lag: &mut local.second_lag.borrow_mut(),
-                    open_connections: local.tally.borrow().open_conns,
-                    seconds: seconds.as_ref(),
-                },
-            );
-        }
-    })
 }

@@ -1,17 +1,23 @@
 //! The seam between the engine and the wire, as small as wrk's `struct sock`: open a connection,
-//! do one exchange on it. The engine is tested against a fake transport under a paused clock; the
-//! real HTTP/1.1 + TLS transport lives in the `herd-http` crate.
+//! finish opening it, write, read, close, and wait for readiness. It is synchronous and does no
+//! scheduling: the engine's loop (one per thread) decides what to do with each socket and when.
+//! The real transport (TCP, TLS through rustls, a readiness poll) lives in `herd-http`; the engine
+//! is tested against a fake one on a virtual [`Clock`], so every rule is tested once, exactly.
 
 use herd_metrics::ErrorKind;
-use std::future::Future;
 use std::sync::Arc;
-use tokio::time::Instant;
+use std::time::Instant;
 
 /// One request, serialized once (method line, headers, body) and sent as is.
 #[derive(Clone, Debug)]
 pub struct Request {
     /// The bytes on the wire.
     pub bytes: Arc<[u8]>,
+    /// The same request asking the server to close the connection after its response
+    /// (`Connection: close`): sent as a connection's last request (`--calls-per-conn`), so the
+    /// server closes first and the TIME_WAIT lands on its side, as with ab and httperf. `None`
+    /// when the request cannot carry it; the engine then closes the connection itself.
+    pub closing: Option<Arc<[u8]>>,
     /// Index of the request's name in the plan's name table (0 for a plain run).
     pub name: u32,
     /// A HEAD request: the response has no body whatever its headers say.
@@ -25,6 +31,7 @@ impl Request {
     pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
         Request {
             bytes: bytes.into(),
+            closing: None,
             name: 0,
             head: false,
             keep_response: false,
@@ -86,30 +93,88 @@ impl Failure {
     }
 }
 
-/// How the engine reaches the target. One instance per worker thread; futures need not be `Send`
-/// because each worker runs its own single-threaded event loop.
-pub trait Transport: 'static {
-    type Conn: 'static;
-
-    /// Opens a connection (TCP, then TLS for https). The engine bounds it with the request timeout
-    /// and classes an overrun as `connect_timeout`.
-    fn connect(&self) -> impl Future<Output = Result<Self::Conn, Failure>>;
-
-    /// Writes `req` and reads one full response into `resp` (already reset). On `Err` the engine
-    /// drops the connection; on `Ok` with `resp.keep_alive == false` too. `resp.bytes_received`
-    /// must count what arrived even when the exchange fails, so a reused connection that the
-    /// server had already closed (nothing received) can be told from a failed response.
-    fn exchange(
-        &self,
-        conn: &mut Self::Conn,
-        req: &Request,
-        resp: &mut Response,
-    ) -> impl Future<Output = Result<(), Failure>>;
+/// The run's clock. Real runs read the monotonic clock; engine tests hand the loop a virtual
+/// clock that moves only when the loop waits, so timing rules are tested exactly.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Instant;
 }
 
-/// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO). The async
-/// [`Transport`] drives it from its reads; the direct worker (`run_direct`) from its event loop.
-/// One parser reads one response; make a new one per exchange with [`Codec::parser`].
+/// The monotonic clock of the machine.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A connection became ready: the token it was opened with and what it is ready for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Event {
+    pub token: usize,
+    pub readable: bool,
+    pub writable: bool,
+    /// The peer closed its side, or the socket failed: read on to the end.
+    pub closed: bool,
+}
+
+/// What a read or write came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Io {
+    /// This many bytes moved (never 0).
+    Done(usize),
+    /// Nothing now; the connection's next event says when to try again.
+    Blocked,
+    /// The peer closed the connection (a read of 0 bytes, or TLS close).
+    Closed,
+}
+
+/// How the engine reaches the target, for one worker thread (wrk's `struct sock`: connect,
+/// read, write, close, plus the readiness wait of its event loop). Connections are
+/// non-blocking; readiness comes back from [`Transport::wait`] as [`Event`]s carrying the token
+/// given to [`Transport::connect`].
+pub trait Transport: 'static {
+    type Conn;
+    type Parser: Parse;
+
+    /// Starts opening a connection whose events will carry `token`.
+    fn connect(&mut self, token: usize) -> Result<Self::Conn, Failure>;
+
+    /// Goes on opening `conn` after one of its events (TCP, then the TLS handshake): `Ok(true)`
+    /// once it can carry requests, `Ok(false)` while it waits for its next event.
+    fn establish(&mut self, conn: &mut Self::Conn) -> Result<bool, Failure>;
+
+    /// Writes some of `bytes`.
+    fn write(&mut self, conn: &mut Self::Conn, bytes: &[u8]) -> Result<Io, Failure>;
+
+    /// Sends what an earlier write left buffered below the connection (TLS records); called on
+    /// a writable event while the engine waits for a response.
+    fn flush(&mut self, conn: &mut Self::Conn) -> Result<(), Failure> {
+        let _ = conn;
+        Ok(())
+    }
+
+    /// Reads some of the response into `buf`.
+    fn read(&mut self, conn: &mut Self::Conn, buf: &mut [u8]) -> Result<Io, Failure>;
+
+    /// Closes `conn`; its events stop.
+    fn close(&mut self, conn: Self::Conn);
+
+    /// Blocks until a connection is ready or `until` (returns at once when it has passed),
+    /// appending the events to `events`.
+    fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure>;
+
+    /// A parser for the response to `req` (a HEAD request's response has no body).
+    fn parser(&self, req: &Request) -> Self::Parser;
+
+    /// The clock this transport's waits are measured on.
+    fn clock(&self) -> &dyn Clock;
+}
+
+/// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO). The engine's
+/// loop feeds it from its reads. One parser reads one response.
 pub trait Parse {
     /// Takes what it can of `bytes` (the unconsumed bytes received so far, oldest first) and
     /// returns how many it consumed and whether the response is complete. A partial head is left
@@ -123,12 +188,4 @@ pub trait Parse {
     /// that ends the response (a body delimited by the close), else the `eof` failure saying how
     /// far the response got.
     fn closed(&mut self, unconsumed: &[u8], resp: &mut Response) -> Result<(), Failure>;
-}
-
-/// A wire protocol as the direct worker needs it: a parser per exchange.
-pub trait Codec: Send + Sync + 'static {
-    type Parser: Parse;
-
-    /// A parser for the response to `req` (a HEAD request's response has no body).
-    fn parser(&self, req: &Request) -> Self::Parser;
 }

@@ -1,119 +1,43 @@
-//! The engine against a fake transport under a paused clock: virtual time, no sockets, no luck.
+//! The one loop against a fake transport on a virtual clock: no sockets, no sleeps, no luck.
 
+use herd_engine::fake::{FakeServer, Reply};
 use herd_engine::metrics::ErrorKind;
 use herd_engine::{
-    run_local, Control, Failure, Load, Plan, Request, Response, RunOutput, Single, Transport,
+    run, Action, Control, Ctx, Last, Load, Plan, Request, RunOutput, Script, Single,
 };
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::{sleep, sleep_until, Instant};
-
-/// What the fake server does with a request arriving at `t` (since the fake's creation).
-#[derive(Clone, Copy, Debug)]
-enum Reply {
-    After(Duration, u16),
-    Fail(Duration, ErrorKind),
-    Hang,
-}
-
-#[derive(Clone)]
-struct Fake {
-    epoch: Instant,
-    behave: Rc<dyn Fn(Duration, u64) -> Reply>,
-    /// The server is "stopped" (SIGSTOP) over this window: nothing it handles finishes before
-    /// the window ends.
-    stopped: Option<(Duration, Duration)>,
-    connects: Rc<Cell<u64>>,
-    exchanges: Rc<Cell<u64>>,
-    connect_fails: bool,
-}
-
-impl Fake {
-    fn new(behave: impl Fn(Duration, u64) -> Reply + 'static) -> Self {
-        Fake {
-            epoch: Instant::now(),
-            behave: Rc::new(behave),
-            stopped: None,
-            connects: Rc::default(),
-            exchanges: Rc::default(),
-            connect_fails: false,
-        }
-    }
-}
-
-struct Conn {
-    uses: u64,
-}
-
-impl Transport for Fake {
-    type Conn = Conn;
-
-    async fn connect(&self) -> Result<Conn, Failure> {
-        self.connects.set(self.connects.get() + 1);
-        if self.connect_fails {
-            return Err(Failure::new(ErrorKind::ConnectRefused, "refused"));
-        }
-        Ok(Conn { uses: 0 })
-    }
-
-    async fn exchange(
-        &self,
-        conn: &mut Conn,
-        _req: &Request,
-        resp: &mut Response,
-    ) -> Result<(), Failure> {
-        let n = self.exchanges.get();
-        self.exchanges.set(n + 1);
-        conn.uses += 1;
-        let t = self.epoch.elapsed();
-        let reply = (self.behave)(t, conn.uses);
-        let wait = |d: Duration| {
-            let mut until = Instant::now() + d;
-            if let Some((from, to)) = self.stopped {
-                let (from, to) = (self.epoch + from, self.epoch + to);
-                if until >= from && Instant::now() < to {
-                    until = until.max(to);
-                }
-            }
-            until
-        };
-        match reply {
-            Reply::After(d, status) => {
-                sleep_until(wait(d)).await;
-                resp.status = status;
-                resp.keep_alive = true;
-                resp.bytes_received = 100;
-                resp.body_len = 10;
-                Ok(())
-            }
-            Reply::Fail(d, kind) => {
-                sleep_until(wait(d)).await;
-                Err(Failure::new(kind, format!("fake {kind}")))
-            }
-            Reply::Hang => {
-                sleep(Duration::from_secs(3600)).await;
-                unreachable!("the engine's deadline ends this first")
-            }
-        }
-    }
-}
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-async fn go(plan: Plan, fake: Fake) -> RunOutput {
-    go_with(plan, fake, Arc::new(Control::new())).await
+fn go(plan: Plan, fake: &FakeServer) -> RunOutput {
+    go_with(plan, fake, Arc::new(Control::new()))
 }
 
-async fn go_with(plan: Plan, fake: Fake, control: Arc<Control>) -> RunOutput {
+fn go_with(plan: Plan, fake: &FakeServer, control: Arc<Control>) -> RunOutput {
     let script = Single(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]));
-    tokio::task::LocalSet::new()
-        .run_until(run_local(&plan, fake, script, control))
-        .await
-        .unwrap()
+    go_script(plan, fake, control, move |_| script.clone())
+}
+
+fn go_script<S: Script>(
+    plan: Plan,
+    fake: &FakeServer,
+    control: Arc<Control>,
+    script: impl Fn(usize) -> S + Sync,
+) -> RunOutput {
+    let clock = Arc::clone(&fake.clock);
+    run(
+        &plan,
+        clock,
+        |_| Ok(fake.transport()),
+        script,
+        control,
+        |_| {},
+    )
+    .unwrap()
 }
 
 fn assert_accounted(out: &RunOutput) {
@@ -125,20 +49,20 @@ fn assert_accounted(out: &RunOutput) {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn closed_model_runs_exactly_n_requests() {
-    let fake = Fake::new(|_, _| Reply::After(ms(10), 200));
+#[test]
+fn closed_model_runs_exactly_n_requests() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
     let plan = Plan {
         load: Load::Closed { users: 4 },
         duration: None,
         requests: Some(100),
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
+    let out = go(plan, &fake);
     assert_eq!(out.total.completed, 100);
     assert_eq!(out.total.ok, 100);
     assert_eq!(
-        fake.connects.get(),
+        fake.connects.load(Relaxed),
         4,
         "keep-alive: one connection per user"
     );
@@ -148,9 +72,9 @@ async fn closed_model_runs_exactly_n_requests() {
     assert!((9_900..=10_100).contains(&p50), "p50 {p50} us");
 }
 
-#[tokio::test(start_paused = true)]
-async fn open_model_sends_rate_times_duration() {
-    let fake = Fake::new(|_, _| Reply::After(ms(2), 200));
+#[test]
+fn open_model_sends_rate_times_duration() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(2), 200));
     let plan = Plan {
         load: Load::Open {
             rate: 500.0,
@@ -159,7 +83,7 @@ async fn open_model_sends_rate_times_duration() {
         duration: Some(Duration::from_secs(2)),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.scheduled, 1000);
     assert_eq!(out.total.completed, 1000);
     assert_eq!(out.dropped, 0);
@@ -172,9 +96,9 @@ async fn open_model_sends_rate_times_duration() {
 /// for 1 s. Everything intended during the stop waits for it to end, so the latency from the
 /// intended time is spread evenly over 0..1 s for 10% of the requests: p99 ~ 900 ms, p95 ~ 500 ms.
 /// The service time, from the actual send, hides most of that: the difference is the point.
-#[tokio::test(start_paused = true)]
-async fn stopped_server_shows_in_latency_not_just_service_time() {
-    let mut fake = Fake::new(|_, _| Reply::After(ms(1), 200));
+#[test]
+fn stopped_server_shows_in_latency_not_just_service_time() {
+    let mut fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
     fake.stopped = Some((Duration::from_secs(4), Duration::from_secs(5)));
     let plan = Plan {
         load: Load::Open {
@@ -184,7 +108,7 @@ async fn stopped_server_shows_in_latency_not_just_service_time() {
         duration: Some(Duration::from_secs(10)),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.total.completed, 10_000);
     let p = |q| out.total.latency.value_at_quantile(q) as f64 / 1000.0;
     let (p95, p99) = (p(0.95), p(0.99));
@@ -203,10 +127,10 @@ async fn stopped_server_shows_in_latency_not_just_service_time() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn arrivals_that_find_no_connection_by_the_end_are_dropped_and_counted() {
+#[test]
+fn arrivals_that_find_no_connection_by_the_end_are_dropped_and_counted() {
     // 2 connections, each busy 1 s per request, 100 arrivals a second: most never leave.
-    let fake = Fake::new(|_, _| Reply::After(Duration::from_secs(1), 200));
+    let fake = FakeServer::new(|_, _| Reply::After(Duration::from_secs(1), 200));
     let plan = Plan {
         load: Load::Open {
             rate: 100.0,
@@ -215,15 +139,15 @@ async fn arrivals_that_find_no_connection_by_the_end_are_dropped_and_counted() {
         duration: Some(Duration::from_secs(2)),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.scheduled, 200);
     assert!(out.dropped > 150, "dropped {}", out.dropped);
     assert_accounted(&out);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_replaced() {
-    let fake = Fake::new(|_, uses| {
+#[test]
+fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_replaced() {
+    let fake = FakeServer::new(|_, uses| {
         if uses == 1 {
             Reply::Hang
         } else {
@@ -237,10 +161,10 @@ async fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_repla
         timeout: Duration::from_secs(2),
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
+    let out = go(plan, &fake);
     // every fresh connection hangs on its first request
     assert_eq!(out.total.error_count(ErrorKind::Timeout), 3);
-    assert_eq!(fake.connects.get(), 3);
+    assert_eq!(fake.connects.load(Relaxed), 3);
     let max = out.total.latency.max();
     assert!(
         (1_990_000..=2_010_000).contains(&max),
@@ -249,9 +173,9 @@ async fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_repla
     assert_accounted(&out);
 }
 
-#[tokio::test(start_paused = true)]
-async fn failures_are_counted_by_class_and_the_run_goes_on() {
-    let fake = Fake::new(|t, _| {
+#[test]
+fn failures_are_counted_by_class_and_the_run_goes_on() {
+    let fake = FakeServer::new(|t, _| {
         if t.as_millis() % 2 == 0 {
             Reply::Fail(ms(1), ErrorKind::Reset)
         } else {
@@ -264,7 +188,7 @@ async fn failures_are_counted_by_class_and_the_run_goes_on() {
         requests: Some(50),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.total.completed + out.total.errors.total(), 50);
     assert!(out.total.error_count(ErrorKind::Reset) > 0);
     assert_eq!(out.total.ok, 0, "503 is a completed but failed request");
@@ -272,25 +196,25 @@ async fn failures_are_counted_by_class_and_the_run_goes_on() {
     assert_accounted(&out);
 }
 
-#[tokio::test(start_paused = true)]
-async fn refused_connections_are_errors_not_a_stop() {
-    let mut fake = Fake::new(|_, _| Reply::After(ms(1), 200));
-    fake.connect_fails = true;
+#[test]
+fn refused_connections_are_errors_not_a_stop() {
+    let mut fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    fake.refuse = true;
     let plan = Plan {
         load: Load::Closed { users: 2 },
         duration: None,
         requests: Some(20),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.total.error_count(ErrorKind::ConnectRefused), 20);
     assert_eq!(out.total.sent, 0);
     assert_accounted(&out);
 }
 
-#[tokio::test(start_paused = true)]
-async fn calls_per_conn_one_opens_a_connection_per_request() {
-    let fake = Fake::new(|_, _| Reply::After(ms(1), 200));
+#[test]
+fn calls_per_conn_one_opens_a_connection_per_request() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
     let plan = Plan {
         load: Load::Closed { users: 3 },
         duration: None,
@@ -298,17 +222,17 @@ async fn calls_per_conn_one_opens_a_connection_per_request() {
         calls_per_conn: Some(1),
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
-    assert_eq!(fake.connects.get(), 30);
+    let out = go(plan, &fake);
+    assert_eq!(fake.connects.load(Relaxed), 30);
     assert_eq!(out.total.connect.len(), 30);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_stale_keepalive_connection_is_retried_once_on_a_fresh_one() {
+#[test]
+fn a_stale_keepalive_connection_is_retried_once_on_a_fresh_one() {
     // One arrival every 4 s, each answered in 2 s, so a connection sits idle 2 s between uses;
     // every connection's second use fails at once with nothing received, like a server whose
     // keep-alive timeout closed the idle connection.
-    let fake = Fake::new(|_, uses| {
+    let fake = FakeServer::new(|_, uses| {
         if uses == 2 {
             Reply::Fail(ms(0), ErrorKind::Eof)
         } else {
@@ -324,15 +248,15 @@ async fn a_stale_keepalive_connection_is_retried_once_on_a_fresh_one() {
         requests: Some(3),
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
+    let out = go(plan, &fake);
     assert_eq!(out.total.ok, 3);
     assert_eq!(out.total.errors.total(), 0);
-    assert_eq!(fake.connects.get(), 3);
+    assert_eq!(fake.connects.load(Relaxed), 3);
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
-    let fake = Fake::new(|_, uses| {
+#[test]
+fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
+    let fake = FakeServer::new(|_, uses| {
         if uses == 2 {
             Reply::Fail(ms(0), ErrorKind::Reset)
         } else {
@@ -345,7 +269,7 @@ async fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
         requests: Some(5),
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(
         out.total.error_count(ErrorKind::Reset),
         2,
@@ -354,9 +278,9 @@ async fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
     assert_eq!(out.total.ok, 3);
 }
 
-#[tokio::test(start_paused = true)]
-async fn warmup_is_run_but_excluded() {
-    let fake = Fake::new(|_, _| Reply::After(ms(5), 200));
+#[test]
+fn warmup_is_run_but_excluded() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(5), 200));
     let plan = Plan {
         load: Load::Open {
             rate: 100.0,
@@ -366,16 +290,16 @@ async fn warmup_is_run_but_excluded() {
         warmup: Duration::from_secs(1),
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
+    let out = go(plan, &fake);
     assert_eq!(out.warmup_requests, 100);
     assert_eq!(out.total.completed, 100);
-    assert_eq!(fake.exchanges.get(), 200);
+    assert_eq!(fake.exchanges.load(Relaxed), 200);
     assert_eq!(out.timeline.len(), 1);
 }
 
-#[tokio::test(start_paused = true)]
-async fn cancel_stops_sending_and_cuts_off_in_flight_after_a_grace() {
-    let fake = Fake::new(|t, _| {
+#[test]
+fn cancel_stops_sending_and_cuts_off_in_flight_after_a_grace() {
+    let fake = FakeServer::new(|t, _| {
         if t > Duration::from_secs(1) {
             Reply::Hang
         } else {
@@ -389,22 +313,25 @@ async fn cancel_stops_sending_and_cuts_off_in_flight_after_a_grace() {
         ..Plan::default()
     };
     let control = Arc::new(Control::new());
-    let c = Arc::clone(&control);
-    let canceller = async move {
-        sleep(Duration::from_secs(2)).await;
-        c.cancel();
-    };
-    let started = Instant::now();
-    let (out, ()) = tokio::join!(go_with(plan, fake, control), canceller);
+    let mut fake = fake;
+    fake.cancel_at = Some((Duration::from_secs(2), Arc::clone(&control)));
+    let out = go_with(plan, &fake, control);
     assert!(out.interrupted);
     assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "stopped within the grace"
+        fake.clock.elapsed() < Duration::from_millis(3_100),
+        "stopped within the grace: {:?}",
+        fake.clock.elapsed()
     );
     assert_eq!(
-        out.total.error_count(ErrorKind::Other),
+        out.total.error_count(ErrorKind::Unfinished),
         2,
         "the two hung requests are recorded"
+    );
+    // The window ends when Ctrl-C came, not after the grace.
+    assert!(
+        (out.duration.as_secs_f64() - 2.0).abs() < 0.02,
+        "{:?}",
+        out.duration
     );
     assert!(out.total.ok >= 190);
     assert_accounted(&out);
@@ -417,21 +344,21 @@ fn stage(secs: f64, target: f64) -> herd_engine::Stage {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn closed_stages_ramp_users_up_hold_and_down() {
+#[test]
+fn closed_stages_ramp_users_up_hold_and_down() {
     // 0 -> 4 users over 10 s, hold 10 s, 4 -> 0 over 10 s, each request 100 ms. User u joins when
     // the target passes u + 1 and leaves when it falls below: 70 user-seconds, 700 requests.
-    let fake = Fake::new(|_, _| Reply::After(ms(100), 200));
+    let fake = FakeServer::new(|_, _| Reply::After(ms(100), 200));
     let plan = Plan {
         load: Load::Closed { users: 1 },
         duration: None,
         stages: vec![stage(10.0, 4.0), stage(10.0, 4.0), stage(10.0, 0.0)],
         ..Plan::default()
     };
-    let out = go(plan, fake.clone()).await;
+    let out = go(plan, &fake);
     assert!((695..=705).contains(&out.total.ok), "ok {}", out.total.ok);
     assert_eq!(
-        fake.connects.get(),
+        fake.connects.load(Relaxed),
         4,
         "one connection per user, kept while parked"
     );
@@ -447,10 +374,10 @@ async fn closed_stages_ramp_users_up_hold_and_down() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn open_stages_ramp_the_arrival_rate() {
+#[test]
+fn open_stages_ramp_the_arrival_rate() {
     // 0 -> 100/s over 2 s (100 arrivals), 2 s at 100/s (200), 100 -> 0 over 2 s (100)
-    let fake = Fake::new(|_, _| Reply::After(ms(1), 200));
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
     let plan = Plan {
         load: Load::Open {
             rate: 100.0,
@@ -460,7 +387,7 @@ async fn open_stages_ramp_the_arrival_rate() {
         stages: vec![stage(2.0, 100.0), stage(2.0, 100.0), stage(2.0, 0.0)],
         ..Plan::default()
     };
-    let out = go(plan, fake).await;
+    let out = go(plan, &fake);
     assert_eq!(out.scheduled, 400);
     assert_eq!(out.total.ok, 400);
     let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
@@ -470,50 +397,45 @@ async fn open_stages_ramp_the_arrival_rate() {
 }
 
 /// Two requests per iteration; counts iterations measured and not.
-struct TwoSteps(Rc<Cell<(u64, u64)>>);
+#[derive(Clone)]
+struct TwoSteps(Arc<(AtomicU64, AtomicU64)>);
 
-impl herd_engine::Script for TwoSteps {
-    type User = ();
-    fn new_user(&self, _id: u64) {}
-    async fn iterate<'a, T: Transport>(
-        &'a self,
-        _: &'a mut (),
-        ctx: &'a mut herd_engine::UserCtx<T>,
-    ) {
-        let req = Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]);
-        let _ = ctx.exchange(&req).await;
-        let _ = ctx.exchange(&req).await;
-        let (m, w) = self.0.get();
-        self.0.set(if ctx.measured() {
-            (m + 1, w)
-        } else {
-            (m, w + 1)
-        });
+impl Script for TwoSteps {
+    type User = u8;
+    fn new_user(&self, _id: u64) -> u8 {
+        0
+    }
+    fn next(&self, sent: &mut u8, last: Last<'_>, ctx: Ctx) -> Action {
+        if let Last::Start = last {
+            *sent = 0;
+        }
+        if *sent == 2 {
+            let counter = if ctx.measured { &self.0 .0 } else { &self.0 .1 };
+            counter.fetch_add(1, Relaxed);
+            return Action::Done;
+        }
+        *sent += 1;
+        Action::Send(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]))
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn an_iteration_that_began_in_the_warmup_is_left_out_whole() {
+#[test]
+fn an_iteration_that_began_in_the_warmup_is_left_out_whole() {
     // 80 ms iterations, warm-up 100 ms: the iteration starting at 80 ms sends its second request
     // at 120 ms, after the warm-up; it still belongs to the warm-up with its iteration.
-    let fake = Fake::new(|_, _| Reply::After(ms(40), 200));
+    let fake = FakeServer::new(|_, _| Reply::After(ms(40), 200));
     let plan = Plan {
         load: Load::Closed { users: 1 },
         duration: Some(ms(300)),
         warmup: ms(100),
         ..Plan::default()
     };
-    let counted = Rc::new(Cell::new((0, 0)));
-    let out = tokio::task::LocalSet::new()
-        .run_until(run_local(
-            &plan,
-            fake,
-            TwoSteps(Rc::clone(&counted)),
-            Arc::new(Control::new()),
-        ))
-        .await
-        .unwrap();
-    let (measured, warm) = counted.get();
+    let counted = TwoSteps(Arc::default());
+    let script = counted.clone();
+    let out = go_script(plan, &fake, Arc::new(Control::new()), move |_| {
+        script.clone()
+    });
+    let (measured, warm) = (counted.0 .0.load(Relaxed), counted.0 .1.load(Relaxed));
     assert_eq!(warm, 2, "iterations at 0 and 80 ms");
     assert_eq!(
         out.warmup_requests, 4,

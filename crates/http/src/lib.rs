@@ -1,46 +1,46 @@
 //! herd's [`Transport`](herd_engine::Transport): HTTP/1.1 on a lean codec over TCP or TLS.
 //!
 //! Before a run, [`Target::parse`] checks and resolves the URL once and [`serialize`] (or
-//! [`prepare`]) turns each [`RequestSpec`] into the bytes sent on every repetition. During the run,
-//! [`HttpTransport`] opens connections and does exchanges: one write of those bytes, then reads
-//! into a buffer the connection keeps, a head parsed in place by httparse, and a body counted
-//! without being copied unless the request asks to keep it. That parsing is sans-IO, in
-//! [`ResponseParser`]: [`HttpCodec`] hands it to the engine's direct worker, which feeds it from
-//! its own event loop. Whatever goes wrong on the wire becomes a
-//! [`Failure`](herd_engine::Failure) classed by [`ErrorKind`](herd_metrics::ErrorKind); timeouts
-//! are the engine's business.
+//! [`prepare`]) turns each [`RequestSpec`] into the bytes sent on every repetition. During the
+//! run, each worker thread's [`Wire`] (made by [`HttpTransport::wire`]) opens connections and
+//! moves bytes for the engine's loop: plain sockets, or TLS sessions (rustls) over them, on one
+//! readiness poll per thread. Responses are parsed sans-IO by [`ResponseParser`], the head in
+//! place by httparse and the body counted without being copied unless the request keeps it.
+//! Whatever goes wrong on the wire becomes a [`Failure`](herd_engine::Failure) classed by
+//! [`ErrorKind`](herd_metrics::ErrorKind); timeouts are the engine's business.
 //!
 //! ```no_run
-//! use herd_engine::{Response, Transport};
-//! use herd_http::{HttpTransport, RequestSpec, Target, TlsOptions};
+//! use herd_engine::Response;
+//! use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
+//! use std::time::Duration;
 //!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let target = Target::parse("http://127.0.0.1:8080/health")?;
-//! let request = herd_http::prepare(&target, &RequestSpec::get(""))?;
-//! let transport = HttpTransport::new(&target, TlsOptions::default())?;
-//!
-//! let mut conn = transport.connect().await.map_err(|f| f.message)?;
-//! let mut response = Response::default();
-//! transport.exchange(&mut conn, &request, &mut response).await.map_err(|f| f.message)?;
+//! let request = prepare(&target, &RequestSpec::get(""))?;
+//! let mut wire = HttpTransport::new(&target, TlsOptions::default())?.wire()?;
+//! let mut conn = wire.open(Duration::from_secs(5)).map_err(|f| f.message)?;
+//! let (mut response, mut pending) = (Response::default(), Vec::new());
+//! wire.exchange(&mut conn, &request, &mut response, &mut pending, Duration::from_secs(5))
+//!     .map_err(|f| f.message)?;
 //! assert_eq!(response.status, 200);
 //! # Ok(())
 //! # }
 //! ```
 
+mod alarm;
+mod blocking;
 mod chunked;
-mod conn;
 mod error;
 mod head;
 mod parse;
 mod request;
 mod target;
 mod tls;
-mod transport;
+mod wire;
 
-pub use conn::Conn;
 pub use error::HttpError;
-pub use parse::{HttpCodec, ResponseParser};
-pub use request::{prepare, serialize, RequestSpec};
+pub use parse::ResponseParser;
+pub use request::{closing, prepare, serialize, with_closing, RequestSpec};
 pub use target::{Scheme, Target};
 pub use tls::TlsOptions;
-pub use transport::HttpTransport;
+pub use wire::{Conn, HttpTransport, Wire};

@@ -1,12 +1,12 @@
-//! The HTTP/1.1 response parser, sans-IO: it is handed bytes as they arrive and never reads, so
-//! the async [`Conn`](crate::Conn) and the engine's direct event-loop worker share one codec. The
+//! The HTTP/1.1 response parser, sans-IO: it is handed bytes as they arrive and never reads; the
+//! engine's loop feeds it from its reads. The
 //! head is parsed in place by httparse and the body counted without being copied: nothing is
 //! allocated per response unless the request keeps it.
 
 use crate::chunked::ChunkedDecoder;
 use crate::error::excerpt;
 use crate::head::{self, Framing, Head};
-use herd_engine::{Codec, Failure, Parse, Request, Response};
+use herd_engine::{Failure, Parse, Request, Response};
 use herd_metrics::ErrorKind;
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -29,21 +29,6 @@ struct Seen {
 
 thread_local! {
     static SEEN: RefCell<Seen> = RefCell::default();
-}
-
-/// HTTP/1.1 as the engine's direct worker needs it: a [`ResponseParser`] per exchange.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HttpCodec;
-
-impl Codec for HttpCodec {
-    type Parser = ResponseParser;
-
-    #[inline]
-    fn parser(&self, req: &Request) -> ResponseParser {
-        // Requests built from raw bytes may not set `head`: their method line says it.
-        let head_request = req.head || req.bytes.starts_with(b"HEAD ");
-        ResponseParser::new(head_request, req.keep_response)
-    }
 }
 
 /// Reads one response. Small and allocation-free, so making one per exchange costs nothing.
@@ -69,6 +54,14 @@ enum State {
 }
 
 impl ResponseParser {
+    /// The parser for the response to `req` (a HEAD request's response has no body).
+    #[inline]
+    pub fn for_request(req: &Request) -> Self {
+        // Requests built from raw bytes may not set `head`: their method line says it.
+        let head_request = req.head || req.bytes.starts_with(b"HEAD ");
+        ResponseParser::new(head_request, req.keep_response)
+    }
+
     /// A parser for the response to a HEAD request (`head_request`) or not, copying headers and
     /// body into the [`Response`] when `keep`.
     #[inline]
@@ -547,13 +540,12 @@ mod tests {
     #[test]
     fn the_parser_stays_small_enough_to_make_per_exchange() {
         assert!(std::mem::size_of::<ResponseParser>() <= 32);
-        assert_eq!(std::mem::size_of::<HttpCodec>(), 0);
     }
 
     #[test]
     fn the_codec_reads_head_from_the_request_or_its_method_line() {
         let body_len = |req: &Request| {
-            let mut parser = HttpCodec.parser(req);
+            let mut parser = ResponseParser::for_request(req);
             let mut resp = Response::default();
             let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
             let (used, done) = parser.feed(wire, &mut resp).unwrap();

@@ -39,6 +39,32 @@ pub fn prepare(target: &Target, spec: &RequestSpec) -> Result<Request, HttpError
     Ok(req)
 }
 
+/// `req` with its `Connection: close` twin, sent as a connection's last request
+/// (`--calls-per-conn`): made once for a request sent over and over.
+pub fn with_closing(mut req: Request) -> Request {
+    req.closing = closing(&req.bytes).map(Into::into);
+    req
+}
+
+/// The same request asking the server to close the connection after answering: a
+/// `Connection: close` header before the end of the head. `None` when the request already says
+/// what to do with the connection, or is not a request head.
+pub fn closing(request: &[u8]) -> Option<Vec<u8>> {
+    let end = request.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = &request[..end];
+    let says = head
+        .split(|&b| b == b'\n')
+        .any(|line| line.len() > 11 && line[..11].eq_ignore_ascii_case(b"connection:"));
+    if says {
+        return None;
+    }
+    let mut out = Vec::with_capacity(request.len() + 19);
+    out.extend_from_slice(&request[..end + 2]);
+    out.extend_from_slice(b"Connection: close\r\n");
+    out.extend_from_slice(&request[end + 2..]);
+    Some(out)
+}
+
 /// The bytes on the wire for `spec` sent to `target`: request line, `Host`, `User-Agent`,
 /// `Accept`, the user's headers, `Content-Length` when there is a body (or the method usually
 /// carries one), then the body.
@@ -250,6 +276,27 @@ mod tests {
             b"0\r\n\r\n",
         ));
         assert!(!chunked.contains("Content-Length"), "{chunked}");
+    }
+
+    #[test]
+    fn the_closing_twin_asks_for_the_close_and_keeps_the_body() {
+        let spec = spec("POST", "/a", &[], b"x=1");
+        let req = with_closing(prepare(&target(), &spec).unwrap());
+        let closing = String::from_utf8(req.closing.unwrap().to_vec()).unwrap();
+        assert!(
+            closing.contains("\r\nConnection: close\r\n\r\nx=1"),
+            "{closing}"
+        );
+        assert_eq!(closing.len(), req.bytes.len() + 19);
+        // A request that already says what to do with the connection is left alone.
+        let keep = spec_with_connection();
+        assert!(with_closing(prepare(&target(), &keep).unwrap())
+            .closing
+            .is_none());
+    }
+
+    fn spec_with_connection() -> RequestSpec {
+        spec("GET", "/", &[("connection", "keep-alive")], b"")
     }
 
     #[test]

@@ -10,14 +10,12 @@ fn s(text: &str) -> Vec<u8> {
     text.as_bytes().to_vec()
 }
 
-#[tokio::test]
-async fn content_length_body_is_counted_and_not_kept() {
+#[test]
+fn content_length_body_is_counted_and_not_kept() {
     let reply = ok("hello");
     let server = Server::start(vec![Step::Read, Step::Write(reply.clone())]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let resp = client.get("/x").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let resp = client.get("/x").unwrap();
     assert_eq!(resp.status, 200);
     assert_eq!(resp.body_len, 5);
     assert_eq!(resp.bytes_received, reply.len() as u64);
@@ -35,16 +33,14 @@ async fn content_length_body_is_counted_and_not_kept() {
     );
 }
 
-#[tokio::test]
-async fn keep_response_fills_headers_and_body() {
+#[test]
+fn keep_response_fills_headers_and_body() {
     let reply = s("HTTP/1.1 201 Created\r\nX-Id: 7\r\nContent-Length: 2\r\n\r\nok");
     let server = Server::start(vec![Step::Read, Step::Write(reply)]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     let mut req = client.request("POST", "/");
     req.keep_response = true;
-    let resp = client.exchange(&req).await.unwrap();
+    let resp = client.exchange(&req).unwrap();
     assert_eq!(resp.status, 201);
     assert_eq!(
         resp.headers,
@@ -56,25 +52,23 @@ async fn keep_response_fills_headers_and_body() {
     assert_eq!(resp.body, b"ok");
 }
 
-#[tokio::test]
-async fn chunked_body_with_extensions_and_trailers_is_decoded() {
+#[test]
+fn chunked_body_with_extensions_and_trailers_is_decoded() {
     let reply = s("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
                    5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n");
     let server = Server::start(vec![Step::Read, Step::Write(reply.clone())]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     let mut req = client.request("GET", "/");
     req.keep_response = true;
-    let resp = client.exchange(&req).await.unwrap();
+    let resp = client.exchange(&req).unwrap();
     assert_eq!(resp.body, b"hello, world");
     assert_eq!(resp.body_len, 12);
     assert_eq!(resp.bytes_received, reply.len() as u64);
     assert!(resp.keep_alive);
 }
 
-#[tokio::test]
-async fn response_arriving_a_byte_at_a_time_is_reassembled() {
+#[test]
+fn response_arriving_a_byte_at_a_time_is_reassembled() {
     let reply = s("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
     let server = Server::start(vec![
         Step::Read,
@@ -82,26 +76,22 @@ async fn response_arriving_a_byte_at_a_time_is_reassembled() {
         Step::Read,
         Step::WriteBytewise(ok("xy")),
     ]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let resp = client.get("/").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!(
         (resp.status, resp.body_len, resp.bytes_received),
         (200, 3, reply.len() as u64)
     );
-    let resp = client.get("/").await.unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!((resp.status, resp.body_len), (200, 2));
 }
 
-#[tokio::test]
-async fn body_without_length_runs_to_the_close() {
+#[test]
+fn body_without_length_runs_to_the_close() {
     let reply = s("HTTP/1.1 200 OK\r\n\r\nall of this is body");
     let server = Server::start(vec![Step::Read, Step::Write(reply.clone())]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let resp = client.get("/").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!(resp.body_len, 19);
     assert_eq!(resp.bytes_received, reply.len() as u64);
     assert!(
@@ -110,24 +100,22 @@ async fn body_without_length_runs_to_the_close() {
     );
 }
 
-#[tokio::test]
-async fn head_response_has_no_body_whatever_its_length_says() {
+#[test]
+fn head_response_has_no_body_whatever_its_length_says() {
     let server = Server::start(vec![
         Step::Read,
         Step::Write(s("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")),
         Step::Read,
         Step::Write(ok("after")),
     ]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     let head = client.request("HEAD", "/");
-    let resp = client.exchange(&head).await.unwrap();
+    let resp = client.exchange(&head).unwrap();
     assert_eq!(
         (resp.status, resp.body_len, resp.keep_alive),
         (200, 0, true)
     );
-    let resp = client.get("/").await.unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!(
         (resp.status, resp.body_len),
         (200, 5),
@@ -135,8 +123,8 @@ async fn head_response_has_no_body_whatever_its_length_says() {
     );
 }
 
-#[tokio::test]
-async fn no_content_and_not_modified_have_no_body() {
+#[test]
+fn no_content_and_not_modified_have_no_body() {
     let server = Server::start(vec![
         Step::Read,
         Step::Write(s("HTTP/1.1 204 No Content\r\n\r\n")),
@@ -145,11 +133,9 @@ async fn no_content_and_not_modified_have_no_body() {
         Step::Read,
         Step::Write(ok("x")),
     ]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     for (status, body_len) in [(204, 0), (304, 0), (200, 1)] {
-        let resp = client.get("/").await.unwrap();
+        let resp = client.get("/").unwrap();
         assert_eq!(
             (resp.status, resp.body_len, resp.keep_alive),
             (status, body_len, true)
@@ -157,14 +143,12 @@ async fn no_content_and_not_modified_have_no_body() {
     }
 }
 
-#[tokio::test]
-async fn interim_100_continue_is_skipped() {
+#[test]
+fn interim_100_continue_is_skipped() {
     let reply = [s("HTTP/1.1 100 Continue\r\n\r\n"), ok("done")].concat();
     let server = Server::start(vec![Step::Read, Step::Write(reply.clone())]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let resp = client.get("/").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!((resp.status, resp.body_len), (200, 4));
     assert_eq!(
         resp.bytes_received,
@@ -173,8 +157,8 @@ async fn interim_100_continue_is_skipped() {
     );
 }
 
-#[tokio::test]
-async fn responses_sent_ahead_are_kept_for_the_next_request() {
+#[test]
+fn responses_sent_ahead_are_kept_for_the_next_request() {
     let (first, second) = (
         ok("one"),
         s("HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\ntwo"),
@@ -184,11 +168,9 @@ async fn responses_sent_ahead_are_kept_for_the_next_request() {
         Step::Write([first.clone(), second.clone()].concat()),
         Step::Read,
     ]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let a = client.get("/").await.unwrap();
-    let b = client.get("/").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let a = client.get("/").unwrap();
+    let b = client.get("/").unwrap();
     assert_eq!((a.status, a.bytes_received), (200, first.len() as u64));
     assert_eq!(
         (b.status, b.bytes_received, b.body_len),
@@ -197,8 +179,8 @@ async fn responses_sent_ahead_are_kept_for_the_next_request() {
     assert!(b.first_byte.is_some());
 }
 
-#[tokio::test]
-async fn one_connection_carries_a_hundred_requests() {
+#[test]
+fn one_connection_carries_a_hundred_requests() {
     let mut script = Vec::new();
     for i in 0..100 {
         script.push(Step::Read);
@@ -210,13 +192,10 @@ async fn one_connection_carries_a_hundred_requests() {
         }));
     }
     let server = Server::start(script);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     for i in 0..100 {
         let resp = client
             .get("/")
-            .await
             .unwrap_or_else(|f| panic!("request {i}: {f:?}"));
         assert_eq!(
             (resp.status, resp.body_len, resp.keep_alive),
@@ -232,8 +211,8 @@ async fn one_connection_carries_a_hundred_requests() {
     );
 }
 
-#[tokio::test]
-async fn connection_close_and_http_1_0_end_keep_alive() {
+#[test]
+fn connection_close_and_http_1_0_end_keep_alive() {
     // (response, keep-alive?)
     let table = [
         (
@@ -248,19 +227,13 @@ async fn connection_close_and_http_1_0_end_keep_alive() {
     ];
     for (reply, keep_alive) in table {
         let server = Server::start(vec![Step::Read, Step::Write(s(reply))]);
-        let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-            .await
-            .unwrap();
-        assert_eq!(
-            client.get("/").await.unwrap().keep_alive,
-            keep_alive,
-            "{reply:?}"
-        );
+        let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+        assert_eq!(client.get("/").unwrap().keep_alive, keep_alive, "{reply:?}");
     }
 }
 
-#[tokio::test]
-async fn large_head_grows_the_buffer() {
+#[test]
+fn large_head_grows_the_buffer() {
     let big = "v".repeat(40 * 1024);
     let reply = format!("HTTP/1.1 200 OK\r\nX-Big: {big}\r\nContent-Length: 2\r\n\r\nok");
     let server = Server::start(vec![
@@ -269,13 +242,11 @@ async fn large_head_grows_the_buffer() {
         Step::Read,
         Step::Write(ok("again")),
     ]);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
-    let resp = client.get("/").await.unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
+    let resp = client.get("/").unwrap();
     assert_eq!(
         (resp.status, resp.body_len, resp.bytes_received),
         (200, 2, reply.len() as u64)
     );
-    assert_eq!(client.get("/").await.unwrap().body_len, 5);
+    assert_eq!(client.get("/").unwrap().body_len, 5);
 }

@@ -3,42 +3,38 @@
 
 mod support;
 
-use herd_engine::Transport;
 use herd_http::{HttpTransport, Target, TlsOptions};
 use herd_metrics::ErrorKind;
-use support::{bounded, Client, Server, Step};
+use support::{Client, Server, Step, LIMIT};
 
 fn s(text: &str) -> Vec<u8> {
     text.as_bytes().to_vec()
 }
 
 /// The failure of one GET against a server playing `script`.
-async fn fail(script: Vec<Step>) -> (herd_engine::Failure, u64) {
+fn fail(script: Vec<Step>) -> (herd_engine::Failure, u64) {
     let server = Server::start(script);
-    let mut client = Client::connect(&server.url("/"), TlsOptions::default())
-        .await
-        .unwrap();
+    let mut client = Client::connect(&server.url("/"), TlsOptions::default()).unwrap();
     let req = client.request("GET", "/");
     let mut resp = herd_engine::Response::default();
-    let conn = client.conn.as_mut().unwrap();
-    let failure = bounded(client.transport.exchange(conn, &req, &mut resp))
-        .await
+    let failure = client
+        .exchange_into(&req, &mut resp)
         .expect_err("the exchange should fail");
     (failure, resp.bytes_received)
 }
 
-#[tokio::test]
-async fn closed_port_is_connect_refused() {
+#[test]
+fn closed_port_is_connect_refused() {
     let addr = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap();
     let target = Target::parse(&format!("http://{addr}/")).unwrap();
-    let transport = HttpTransport::new(&target, TlsOptions::default()).unwrap();
-    let failure = bounded(transport.connect())
-        .await
-        .err()
-        .expect("connect should fail");
+    let mut wire = HttpTransport::new(&target, TlsOptions::default())
+        .unwrap()
+        .wire()
+        .unwrap();
+    let failure = wire.open(LIMIT).err().expect("connect should fail");
     assert_eq!(failure.kind, ErrorKind::ConnectRefused, "{failure:?}");
     assert!(
         failure.message.starts_with(&format!("connect to {addr}: ")),
@@ -47,10 +43,10 @@ async fn closed_port_is_connect_refused() {
     );
 }
 
-#[tokio::test]
-async fn truncated_body_is_eof_and_says_how_much_arrived() {
+#[test]
+fn truncated_body_is_eof_and_says_how_much_arrived() {
     let reply = s("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
-    let (failure, received) = fail(vec![Step::Read, Step::Write(reply.clone())]).await;
+    let (failure, received) = fail(vec![Step::Read, Step::Write(reply.clone())]);
     assert_eq!(failure.kind, ErrorKind::Eof);
     assert_eq!(
         failure.message,
@@ -63,10 +59,10 @@ async fn truncated_body_is_eof_and_says_how_much_arrived() {
     );
 }
 
-#[tokio::test]
-async fn truncated_chunked_body_and_head_are_eof() {
+#[test]
+fn truncated_chunked_body_and_head_are_eof() {
     let chunked = s("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
-    let (failure, _) = fail(vec![Step::Read, Step::Write(chunked)]).await;
+    let (failure, _) = fail(vec![Step::Read, Step::Write(chunked)]);
     assert_eq!(
         (failure.kind, failure.message.as_str()),
         (
@@ -74,7 +70,7 @@ async fn truncated_chunked_body_and_head_are_eof() {
             "connection closed after 3 bytes of a chunked body"
         )
     );
-    let (failure, _) = fail(vec![Step::Read, Step::Write(s("HTTP/1.1 200 OK\r\nCont"))]).await;
+    let (failure, _) = fail(vec![Step::Read, Step::Write(s("HTTP/1.1 200 OK\r\nCont"))]);
     assert_eq!(
         (failure.kind, failure.message.as_str()),
         (
@@ -84,11 +80,11 @@ async fn truncated_chunked_body_and_head_are_eof() {
     );
 }
 
-#[tokio::test]
-async fn close_before_any_byte_is_eof_with_nothing_received() {
+#[test]
+fn close_before_any_byte_is_eof_with_nothing_received() {
     // What a reused keep-alive connection looks like when the server timed it out: the engine
     // tells it apart from a failed response by `bytes_received == 0`.
-    let (failure, received) = fail(vec![Step::Read]).await;
+    let (failure, received) = fail(vec![Step::Read]);
     assert_eq!(
         (failure.kind, failure.message.as_str()),
         (
@@ -99,13 +95,12 @@ async fn close_before_any_byte_is_eof_with_nothing_received() {
     assert_eq!(received, 0);
 }
 
-#[tokio::test]
-async fn garbage_is_protocol_error_quoting_what_came() {
+#[test]
+fn garbage_is_protocol_error_quoting_what_came() {
     let (failure, _) = fail(vec![
         Step::Read,
         Step::Write(s("SSH-2.0-OpenSSH_9.6\r\n\r\n")),
-    ])
-    .await;
+    ]);
     assert_eq!(failure.kind, ErrorKind::Protocol);
     assert_eq!(
         failure.message,
@@ -113,8 +108,8 @@ async fn garbage_is_protocol_error_quoting_what_came() {
     );
 }
 
-#[tokio::test]
-async fn bad_framing_is_protocol_error() {
+#[test]
+fn bad_framing_is_protocol_error() {
     let table = [
         (
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n",
@@ -126,7 +121,7 @@ async fn bad_framing_is_protocol_error() {
         ),
     ];
     for (reply, message) in table {
-        let (failure, _) = fail(vec![Step::Read, Step::Write(s(reply))]).await;
+        let (failure, _) = fail(vec![Step::Read, Step::Write(s(reply))]);
         assert_eq!(
             (failure.kind, failure.message.as_str()),
             (ErrorKind::Protocol, message)
@@ -134,13 +129,13 @@ async fn bad_framing_is_protocol_error() {
     }
 }
 
-#[tokio::test]
-async fn oversized_head_is_protocol_error() {
+#[test]
+fn oversized_head_is_protocol_error() {
     let reply = format!(
         "HTTP/1.1 200 OK\r\nX-Big: {}\r\n\r\n",
         "v".repeat(300 * 1024)
     );
-    let (failure, _) = fail(vec![Step::Read, Step::Write(s(&reply))]).await;
+    let (failure, _) = fail(vec![Step::Read, Step::Write(s(&reply))]);
     assert_eq!(failure.kind, ErrorKind::Protocol);
     assert!(
         failure
@@ -151,8 +146,8 @@ async fn oversized_head_is_protocol_error() {
     );
 }
 
-#[tokio::test]
-async fn server_reset_is_reset() {
-    let (failure, _) = fail(vec![Step::Read, Step::Reset]).await;
+#[test]
+fn server_reset_is_reset() {
+    let (failure, _) = fail(vec![Step::Read, Step::Reset]);
     assert_eq!(failure.kind, ErrorKind::Reset, "{failure:?}");
 }

@@ -42,8 +42,8 @@ fn mutate(state: &mut u64) -> Vec<u8> {
     bytes
 }
 
-#[tokio::test]
-async fn corrupted_responses_fail_cleanly() {
+#[test]
+fn corrupted_responses_fail_cleanly() {
     let mut state = 0x9e37_79b9_7f4a_7c15;
     let cases: Vec<Vec<u8>> = (0..CASES).map(|_| mutate(&mut state)).collect();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -62,10 +62,10 @@ async fn corrupted_responses_fail_cleanly() {
     });
     let (mut ok, mut eof, mut protocol) = (0, 0, 0);
     for (i, case) in cases.iter().enumerate() {
-        let mut client = Client::connect(&url, TlsOptions::default()).await.unwrap();
+        let mut client = Client::connect(&url, TlsOptions::default()).unwrap();
         let mut req = client.request("GET", "/");
         req.keep_response = true;
-        match client.exchange(&req).await {
+        match client.exchange(&req) {
             Ok(_) => ok += 1,
             Err(f) if f.kind == ErrorKind::Eof => eof += 1,
             Err(f) if f.kind == ErrorKind::Protocol => protocol += 1,

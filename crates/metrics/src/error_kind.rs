@@ -25,10 +25,13 @@ pub enum ErrorKind {
     AddrUnavailable,
     /// Anything else; the sample message says what.
     Other,
+    /// Still in flight when the run ended (the drain after `-d` was over) or was interrupted
+    /// (Ctrl-C's grace was over): neither waited for nor lost.
+    Unfinished,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -39,6 +42,7 @@ impl ErrorKind {
         ErrorKind::FdUnavailable,
         ErrorKind::AddrUnavailable,
         ErrorKind::Other,
+        ErrorKind::Unfinished,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -59,6 +63,7 @@ impl ErrorKind {
             ErrorKind::FdUnavailable => "fd_unavailable",
             ErrorKind::AddrUnavailable => "addr_unavailable",
             ErrorKind::Other => "other",
+            ErrorKind::Unfinished => "unfinished",
         }
     }
 
@@ -194,7 +199,8 @@ mod tests {
                 "tls",
                 "fd_unavailable",
                 "addr_unavailable",
-                "other"
+                "other",
+                "unfinished"
             ]
         );
     }

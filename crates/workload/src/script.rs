@@ -1,6 +1,8 @@
 //! What a virtual user does: picks a scenario by weight (with its own seeded generator), draws
-//! its test data, and walks the steps: requests through the engine, pauses, extraction, checks
-//! and its own cookie jar. Static requests go out as the bytes serialized at compile time.
+//! its test data, and walks the steps: requests for the engine to send, pauses, extraction,
+//! checks and its own cookie jar. The engine's loop pulls the next action whenever the user is
+//! free, so a user is a small state machine: its scenario, the step it is at, and what the last
+//! response left. Static requests go out as the bytes serialized at compile time.
 
 use crate::cookie::Jar;
 use crate::data::Drawn;
@@ -8,18 +10,16 @@ use crate::program::{NotSent, Program, Send, Step};
 use crate::tally::Tally;
 use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
-use herd_engine::{Request, Response, Script, Transport, UserCtx};
+use herd_engine::{Action, Ctx, Last, Request, Response, Script};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex};
-use tokio::time::Instant;
+use std::time::Instant;
 
 /// Redirects followed for one step before giving up (browsers allow about 20).
 const MAX_REDIRECTS: usize = 10;
-/// The pause after an iteration that sent nothing and thought for no time.
-const IDLE_ITERATION: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// One worker thread's script: the shared program and this thread's tally, added to the shared
 /// tally when the worker drops it at the end of the run.
@@ -48,7 +48,7 @@ impl Drop for WorkloadScript {
     }
 }
 
-/// A virtual user's own state.
+/// A virtual user's own state, and where it is in its scenario.
 pub struct User {
     id: u64,
     rng: SmallRng,
@@ -60,6 +60,14 @@ pub struct User {
     walked: u64,
     /// Static steps serialized with this user's cookies, and the jar version they carry.
     cache: Vec<Option<(u64, Request)>>,
+    /// The scenario of the iteration in progress, the step it is at, and when it started.
+    scenario: usize,
+    step: usize,
+    started: Instant,
+    measured: bool,
+    /// Redirects followed for the current step, and where the last response pointed.
+    redirects: usize,
+    location: Option<String>,
 }
 
 struct Vars<'a> {
@@ -97,12 +105,90 @@ impl Script for WorkloadScript {
             texts: vec![String::new(); p.sources.len()],
             walked: id,
             cache: vec![None; p.static_steps],
+            scenario: 0,
+            step: 0,
+            started: Instant::now(),
+            measured: false,
+            redirects: 0,
+            location: None,
         }
     }
 
-    async fn iterate<'a, T: Transport>(&'a self, user: &'a mut User, ctx: &'a mut UserCtx<T>) {
+    fn next(&self, user: &mut User, last: Last<'_>, ctx: Ctx) -> Action {
         let p = &*self.program;
-        let index = if p.walk {
+        match last {
+            Last::Start => self.start(user, ctx),
+            Last::Response(_) => {
+                if let Some(path) = user.location.take() {
+                    if user.redirects < MAX_REDIRECTS {
+                        user.redirects += 1;
+                        if let Some(a) = self.redirect(user, &path) {
+                            return a;
+                        }
+                    }
+                }
+                user.step += 1;
+            }
+            Last::Failed(_) | Last::Woke => user.step += 1,
+        }
+        let scenario = &p.scenarios[user.scenario];
+        while let Some(step) = scenario.steps.get(user.step) {
+            user.redirects = 0;
+            match step {
+                Step::Think(t) => {
+                    let d = t.sample(&mut user.rng);
+                    if !d.is_zero() {
+                        return Action::Think(d);
+                    }
+                }
+                Step::Send(s) => match self.build(s, user) {
+                    Ok(req) => {
+                        if let (Some(c), true) = (s.sent_check, user.measured) {
+                            self.tally.borrow_mut().check(c, true, String::new);
+                        }
+                        return Action::Send(req);
+                    }
+                    Err(why) => self.not_sent(s, why, user.measured),
+                },
+            }
+            user.step += 1;
+        }
+        if user.measured {
+            let took = ctx.now.saturating_duration_since(user.started);
+            self.tally.borrow_mut().iteration(user.scenario, took);
+        }
+        Action::Done
+    }
+
+    fn judge(
+        &self,
+        user: &mut User,
+        req: &Request,
+        r: &Response,
+        _ctx: Ctx,
+    ) -> (Verdict, Option<String>) {
+        let p = &*self.program;
+        let Some(Step::Send(s)) = p.scenarios[user.scenario].steps.get(user.step) else {
+            return herd_engine::default_verdict(r);
+        };
+        if p.cookies {
+            user.jar.store(&r.headers);
+        }
+        if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
+            user.location = redirect_path(r, &req.bytes);
+            if user.location.is_some() {
+                return (Verdict::Ok, None);
+            }
+        }
+        self.judge_checks(s, r, &mut user.extracted, user.measured)
+    }
+}
+
+impl WorkloadScript {
+    /// A new iteration: picks the scenario, draws its data, forgets last iteration's values.
+    fn start(&self, user: &mut User, ctx: Ctx) {
+        let p = &*self.program;
+        user.scenario = if p.walk {
             user.walked += 1;
             ((user.walked - 1) % p.scenarios.len() as u64) as usize
         } else if p.scenarios.len() == 1 {
@@ -110,10 +196,9 @@ impl Script for WorkloadScript {
         } else {
             p.scenario_at(user.rng.gen_range(0..p.total_weight()))
         };
-        let scenario = &p.scenarios[index];
         // Extracted variables live for one iteration: a value from the last one would be stale.
         user.extracted.iter_mut().for_each(|v| *v = None);
-        for &s in &scenario.sources {
+        for &s in &p.scenarios[user.scenario].sources {
             let drawn = p.sources[s].draw(user.id, &mut user.rng);
             if let Drawn::Number(n) = drawn {
                 let t = &mut user.texts[s];
@@ -122,98 +207,59 @@ impl Script for WorkloadScript {
             }
             user.drawn[s] = drawn;
         }
-        let measured = ctx.measured();
-        let start = Instant::now();
-        let mut waited = false;
-        for step in &scenario.steps {
-            match step {
-                Step::Think(t) => {
-                    let d = t.sample(&mut user.rng);
-                    waited |= !d.is_zero();
-                    ctx.think(d).await;
-                }
-                Step::Send(s) => waited |= self.send(s, user, ctx, measured).await,
-            }
-        }
-        if measured {
-            self.tally.borrow_mut().iteration(index, start.elapsed());
-        }
-        if !waited {
-            // Nothing was sent (every step's variables unset or data invalid) and nothing
-            // paused: without this the user would spin and starve its thread's event loop.
-            tokio::time::sleep(IDLE_ITERATION).await;
-        }
+        user.step = 0;
+        user.started = ctx.now;
+        user.measured = ctx.measured;
+        user.redirects = 0;
+        user.location = None;
     }
-}
 
-impl WorkloadScript {
-    async fn send<T: Transport>(
-        &self,
-        s: &Send,
-        user: &mut User,
-        ctx: &mut UserCtx<T>,
-        measured: bool,
-    ) -> bool {
+    /// The request of step `s` for `user`: static ones as serialized at compile time (again
+    /// only when the user's cookies changed), templated ones built now.
+    fn build(&self, s: &Send, user: &mut User) -> Result<Request, NotSent> {
         let p = &*self.program;
         let has_cookies = p.cookies && !user.jar.is_empty();
-        let built;
-        let req: &Request = match (&s.prebuilt, s.cache_slot) {
-            (Some((_, pre)), _) if !has_cookies => pre,
+        match (&s.prebuilt, s.cache_slot) {
+            (Some((_, pre)), _) if !has_cookies => Ok(pre.clone()),
             // A static step with cookies: serialized again only when the jar changed.
             (Some(_), Some(slot)) => {
                 let version = user.jar.version();
-                match &user.cache[slot] {
-                    Some((v, r)) if *v == version => {
-                        built = r.clone();
-                        &built
-                    }
-                    _ => {
-                        let vars = Vars { program: p, user };
-                        match s.build(&p.target, &vars, Some(user.jar.header()), None) {
-                            Ok(r) => {
-                                user.cache[slot] = Some((version, r.clone()));
-                                built = r;
-                                &built
-                            }
-                            Err(why) => return self.not_sent(s, why, measured),
-                        }
+                if let Some((v, r)) = &user.cache[slot] {
+                    if *v == version {
+                        return Ok(r.clone());
                     }
                 }
+                let vars = Vars { program: p, user };
+                let r = s.build(&p.target, &vars, Some(user.jar.header()), None)?;
+                user.cache[slot] = Some((version, r.clone()));
+                Ok(r)
             }
             _ => {
                 let cookie = has_cookies.then(|| user.jar.header());
-                match s.build(&p.target, &Vars { program: p, user }, cookie, None) {
-                    Ok(r) => {
-                        built = r;
-                        &built
-                    }
-                    Err(why) => return self.not_sent(s, why, measured),
-                }
-            }
-        };
-        if let Some(c) = s.sent_check {
-            if measured {
-                self.tally.borrow_mut().check(c, true, String::new);
+                s.build(&p.target, &Vars { program: p, user }, cookie, None)
             }
         }
-        let mut location = self.exchange(s, req, user, ctx, measured).await;
-        for _ in 0..MAX_REDIRECTS {
-            let Some(path) = location.take() else { break };
-            let cookie = (p.cookies && !user.jar.is_empty()).then(|| user.jar.header());
-            let vars = Vars { program: p, user };
-            match s.build(&p.target, &vars, cookie, Some(&path)) {
-                Ok(r) => location = self.exchange(s, &r, user, ctx, measured).await,
-                Err(why) => {
-                    self.not_sent(s, why, measured);
-                    break;
-                }
-            }
-        }
-        true
     }
 
-    /// Counts a step that could not be sent; returns `false` (nothing was sent).
-    fn not_sent(&self, s: &Send, why: NotSent, measured: bool) -> bool {
+    /// The request following a redirect to `path`, or `None` when it cannot be built.
+    fn redirect(&self, user: &mut User, path: &str) -> Option<Action> {
+        let p = &*self.program;
+        let Some(Step::Send(s)) = p.scenarios[user.scenario].steps.get(user.step) else {
+            return None;
+        };
+        let cookie = (p.cookies && !user.jar.is_empty()).then(|| user.jar.header());
+        let vars = Vars { program: p, user };
+        match s.build(&p.target, &vars, cookie, Some(path)) {
+            Ok(r) => Some(Action::Send(r)),
+            Err(why) => {
+                self.not_sent(s, why, user.measured);
+                None
+            }
+        }
+    }
+
+    /// Counts a step that could not be sent.
+    fn not_sent(&self, s: &Send, why: NotSent, measured: bool) {
         if let (Some(c), true) = (s.sent_check, measured) {
             self.tally.borrow_mut().check(c, false, || match why {
                 NotSent::Unset(v) => {
@@ -222,38 +268,9 @@ impl WorkloadScript {
                 NotSent::Invalid(e) => format!("not sent: {e}"),
             });
         }
-        false
     }
 
-    /// One exchange, judged by the step's checks; returns where a redirect to follow points.
-    async fn exchange<T: Transport>(
-        &self,
-        s: &Send,
-        req: &Request,
-        user: &mut User,
-        ctx: &mut UserCtx<T>,
-        measured: bool,
-    ) -> Option<String> {
-        let cookies = self.program.cookies;
-        let mut location = None;
-        let User { jar, extracted, .. } = user;
-        let judge = |r: &Response| {
-            if cookies {
-                jar.store(&r.headers);
-            }
-            if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
-                location = redirect_path(r, &req.bytes);
-                if location.is_some() {
-                    return (Verdict::Ok, None);
-                }
-            }
-            self.judge(s, r, extracted, measured)
-        };
-        let _ = ctx.exchange_with(req, judge).await;
-        location
-    }
-
-    fn judge(
+    fn judge_checks(
         &self,
         s: &Send,
         r: &Response,

@@ -1,61 +1,128 @@
 //! The workload language against a fake transport under a paused clock: what goes on the wire,
 //! sessions, the scenario mix, and every diagnostic with its place.
 
-use herd_engine::{run_local, Control, Failure, Request, Response, Transport};
+use herd_engine::fake::VirtualClock;
+use herd_engine::{run, Clock, Control, Event, Failure, Io, Request, Transport};
+use herd_http::ResponseParser;
 use herd_workload::Workload;
-use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 type Reply = (u16, Vec<(String, String)>, String);
 /// The fake server: request text and index in, reply out.
-type Answer = dyn Fn(&str, usize) -> Reply;
+type Answer = dyn Fn(&str, usize) -> Reply + Send + Sync;
 
-/// Answers by request line; remembers every request's bytes and buffer address.
+/// Answers at once by request line, in real HTTP/1.1 read by the real parser, on a virtual
+/// clock (think times and rates take no real time); remembers every request's bytes and
+/// buffer address.
 #[derive(Clone)]
 struct Fake {
-    seen: Rc<RefCell<Vec<(String, usize)>>>,
-    answer: Rc<Answer>,
+    seen: Arc<Mutex<Vec<(String, usize)>>>,
+    answer: Arc<Answer>,
+    clock: Arc<VirtualClock>,
 }
 
 impl Fake {
-    fn new(answer: impl Fn(&str, usize) -> Reply + 'static) -> Self {
+    fn new(answer: impl Fn(&str, usize) -> Reply + Send + Sync + 'static) -> Self {
         Fake {
-            seen: Rc::default(),
-            answer: Rc::new(answer),
+            seen: Arc::default(),
+            answer: Arc::new(answer),
+            clock: VirtualClock::new(),
         }
     }
     fn requests(&self) -> Vec<String> {
-        self.seen.borrow().iter().map(|(r, _)| r.clone()).collect()
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(r, _)| r.clone())
+            .collect()
+    }
+    fn wire(&self) -> Wire {
+        Wire {
+            fake: self.clone(),
+            conns: HashMap::new(),
+            next: 0,
+        }
     }
 }
 
-impl Transport for Fake {
-    type Conn = ();
-    async fn connect(&self) -> Result<(), Failure> {
-        Ok(())
+struct Wire {
+    fake: Fake,
+    /// connection id -> (token, bytes waiting to be read, announced)
+    conns: HashMap<u64, (usize, Vec<u8>, bool)>,
+    next: u64,
+}
+
+impl Transport for Wire {
+    type Conn = u64;
+    type Parser = ResponseParser;
+    fn connect(&mut self, token: usize) -> Result<u64, Failure> {
+        self.next += 1;
+        self.conns.insert(self.next, (token, Vec::new(), false));
+        Ok(self.next)
     }
-    async fn exchange(
-        &self,
-        _: &mut (),
-        req: &Request,
-        resp: &mut Response,
-    ) -> Result<(), Failure> {
-        let text = String::from_utf8_lossy(&req.bytes).into_owned();
-        let n = self.seen.borrow().len();
-        self.seen
-            .borrow_mut()
-            .push((text.clone(), req.bytes.as_ptr() as usize));
-        let (status, headers, body) = (self.answer)(&text, n);
-        resp.status = status;
-        resp.keep_alive = true;
-        resp.body_len = body.len() as u64;
-        if req.keep_response {
-            resp.headers = headers;
-            resp.body = body.into_bytes();
+    fn establish(&mut self, _: &mut u64) -> Result<bool, Failure> {
+        Ok(true)
+    }
+    fn write(&mut self, c: &mut u64, bytes: &[u8]) -> Result<Io, Failure> {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let n = {
+            let mut seen = self.fake.seen.lock().unwrap();
+            seen.push((text.clone(), bytes.as_ptr() as usize));
+            seen.len() - 1
+        };
+        let (status, headers, body) = (self.fake.answer)(&text, n);
+        let mut out = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\n", body.len());
+        for (k, v) in headers {
+            out.push_str(&format!("{k}: {v}\r\n"));
+        }
+        out.push_str("\r\n");
+        out.push_str(&body);
+        let conn = self.conns.get_mut(c).expect("open");
+        conn.1.extend_from_slice(out.as_bytes());
+        conn.2 = false;
+        Ok(Io::Done(bytes.len()))
+    }
+    fn read(&mut self, c: &mut u64, buf: &mut [u8]) -> Result<Io, Failure> {
+        let conn = self.conns.get_mut(c).expect("open");
+        if conn.1.is_empty() {
+            return Ok(Io::Blocked);
+        }
+        let n = conn.1.len().min(buf.len());
+        buf[..n].copy_from_slice(&conn.1[..n]);
+        conn.1.drain(..n);
+        Ok(Io::Done(n))
+    }
+    fn close(&mut self, c: u64) {
+        self.conns.remove(&c);
+    }
+    fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure> {
+        let mut any = false;
+        for (token, inbox, announced) in self.conns.values_mut() {
+            if !inbox.is_empty() && !*announced {
+                *announced = true;
+                any = true;
+                events.push(Event {
+                    token: *token,
+                    readable: true,
+                    writable: true,
+                    closed: false,
+                });
+            }
+        }
+        if !any {
+            self.fake.clock.advance_to(until);
         }
         Ok(())
+    }
+    fn parser(&self, req: &Request) -> ResponseParser {
+        ResponseParser::for_request(req)
+    }
+    fn clock(&self) -> &dyn Clock {
+        &*self.fake.clock
     }
 }
 
@@ -80,16 +147,22 @@ fn compile(src: &str) -> Workload {
     w
 }
 
-async fn run(w: &Workload, fake: Fake) {
+fn run_on(w: &Workload, fake: Fake) -> herd_engine::RunOutput {
     let plan = w.plan(1);
-    tokio::task::LocalSet::new()
-        .run_until(run_local(&plan, fake, w.script(), Arc::new(Control::new())))
-        .await
-        .expect("the plan runs");
+    let clock = Arc::clone(&fake.clock);
+    run(
+        &plan,
+        clock,
+        |_| Ok(fake.wire()),
+        |_| w.script(),
+        Arc::new(Control::new()),
+        |_| {},
+    )
+    .expect("the plan runs")
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_scenario_mix_follows_the_weights() {
+#[test]
+fn the_scenario_mix_follows_the_weights() {
     let w = compile(
         "target: http://127.0.0.1:1
 load: { model: closed, users: 1, iterations: 3000 }
@@ -99,7 +172,7 @@ scenarios:
   - { name: c, weight: 10, steps: [ { get: /c } ] }
 ",
     );
-    run(&w, Fake::new(|_, _| ok(""))).await;
+    run_on(&w, Fake::new(|_, _| ok("")));
     let t = w.tally();
     let counts: Vec<u64> = t.scenarios.iter().map(|s| s.iterations).collect();
     assert_eq!(counts.iter().sum::<u64>(), 3000);
@@ -117,7 +190,7 @@ scenarios:
   - { name: c, weight: 10, steps: [ { get: /c } ] }
 ",
     );
-    run(&again, Fake::new(|_, _| ok(""))).await;
+    run_on(&again, Fake::new(|_, _| ok("")));
     let counts2: Vec<u64> = again
         .tally()
         .scenarios
@@ -127,8 +200,8 @@ scenarios:
     assert_eq!(counts, counts2);
 }
 
-#[tokio::test(start_paused = true)]
-async fn requests_go_out_as_written() {
+#[test]
+fn requests_go_out_as_written() {
     let w = compile(
         r#"target: http://127.0.0.1:1
 defaults: { headers: { Accept: text/html, X-Team: perf } }
@@ -149,7 +222,7 @@ scenarios:
 "#,
     );
     let fake = Fake::new(|_, _| ok(""));
-    run(&w, fake.clone()).await;
+    run_on(&w, fake.clone());
     let r = fake.requests();
     assert_eq!(r.len(), 4, "{r:?}");
     assert!(r[0].starts_with("POST /login HTTP/1.1\r\n"), "{}", r[0]);
@@ -182,8 +255,8 @@ scenarios:
     assert!(r[3].ends_with("\r\n\r\nplain alice"), "{}", r[3]);
 }
 
-#[tokio::test(start_paused = true)]
-async fn each_user_keeps_its_own_cookies_and_variables() {
+#[test]
+fn each_user_keeps_its_own_cookies_and_variables() {
     let w = compile(
         r#"target: http://127.0.0.1:1
 load: { model: closed, users: 3, iterations: 3 }
@@ -205,7 +278,7 @@ scenarios:
             ok("cart")
         }
     });
-    run(&w, fake.clone()).await;
+    run_on(&w, fake.clone());
     let r = fake.requests();
     assert_eq!(r.len(), 6);
     for (i, req) in r.iter().enumerate() {
@@ -234,8 +307,8 @@ scenarios:
     assert!(fresh.count() >= 1, "a fresh user has no cookies");
 }
 
-#[tokio::test(start_paused = true)]
-async fn static_steps_are_serialized_once() {
+#[test]
+fn static_steps_are_serialized_once() {
     let w = compile(
         "target: http://127.0.0.1:1
 defaults: { cookies: false }
@@ -249,8 +322,8 @@ scenarios:
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run(&w, fake.clone()).await;
-    let seen = fake.seen.borrow();
+    run_on(&w, fake.clone());
+    let seen = fake.seen.lock().unwrap();
     let mut static_bufs: Vec<usize> = seen
         .iter()
         .filter(|(r, _)| r.starts_with("GET /static"))
@@ -335,9 +408,10 @@ fn every_problem_is_reported_at_its_place() {
     assert_eq!(d.problems.len(), 3, "{d}");
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_open_model_starts_iterations_on_schedule() {
-    // 50 iterations/s for 2 s: 100 iterations of two requests, whatever the think time
+#[test]
+fn the_open_model_starts_iterations_on_schedule() {
+    // 50 iterations/s for 2 s: 100 iterations start, whatever the think time; those whose
+    // pause outlasts the run (the last 300 ms: 15) send no second request after its end.
     let w = compile(
         "target: http://127.0.0.1:1
 load: { model: open, rate: 50, duration: 2s }
@@ -346,9 +420,15 @@ scenarios:
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run(&w, fake.clone()).await;
+    run_on(&w, fake.clone());
     let t = w.tally();
-    assert_eq!(t.scenarios[0].iterations, 100);
+    assert_eq!(t.scenarios[0].iterations, 85);
+    let b = fake
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("GET /b"))
+        .count();
+    assert_eq!(b, 85, "no request starts after the end of the run");
     let a = fake
         .requests()
         .iter()
@@ -368,12 +448,12 @@ load: { model: open, stages: [ { duration: 2s, target: 100 } ] }
 scenarios: [ { name: s, steps: [ { get: /a } ] } ]
 ",
     );
-    run(&w, Fake::new(|_, _| ok(""))).await;
+    run_on(&w, Fake::new(|_, _| ok("")));
     assert_eq!(w.tally().scenarios[0].iterations, 100);
 }
 
-#[tokio::test(start_paused = true)]
-async fn profiles_compile_to_stages_that_run() {
+#[test]
+fn profiles_compile_to_stages_that_run() {
     let w = compile(
         "target: http://127.0.0.1:1
 load: { profile: flood, target: 3, duration: 2s, warmup: 100ms }
@@ -388,14 +468,14 @@ scenarios: [ { name: s, steps: [ { get: /a }, { think: 100ms } ] } ]
         "everyone at once"
     );
     assert_eq!(plan.max_connections(), 3);
-    run(&w, Fake::new(|_, _| ok(""))).await;
+    run_on(&w, Fake::new(|_, _| ok("")));
     // 3 users, ~10 iterations/s each for ~1.9 s of hold, minus the ramp-down's share
     let n = w.tally().scenarios[0].iterations;
     assert!((45..=60).contains(&n), "{n}");
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_value_that_cannot_go_in_a_path_is_reported_not_sent() {
+#[test]
+fn a_value_that_cannot_go_in_a_path_is_reported_not_sent() {
     let w = compile(
         "target: http://127.0.0.1:1
 load: { model: closed, users: 1, iterations: 4 }
@@ -404,7 +484,7 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run(&w, fake.clone()).await;
+    run_on(&w, fake.clone());
     assert_eq!(fake.requests().len(), 2, "only the shoes were sent");
     let i = w
         .checks()
@@ -419,8 +499,8 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn static_steps_with_cookies_are_serialized_again_only_when_the_jar_changes() {
+#[test]
+fn static_steps_with_cookies_are_serialized_again_only_when_the_jar_changes() {
     let w = compile(
         "target: http://127.0.0.1:1
 load: { model: closed, users: 1, iterations: 40 }
@@ -440,8 +520,8 @@ scenarios: [ { name: s, steps: [ { get: /login }, { get: /static } ] } ]
             ok("")
         }
     });
-    run(&w, fake.clone()).await;
-    let seen = fake.seen.borrow();
+    run_on(&w, fake.clone());
+    let seen = fake.seen.lock().unwrap();
     let mut bufs: Vec<(String, usize)> = seen
         .iter()
         .filter(|(r, _)| r.starts_with("GET /static"))
@@ -456,8 +536,8 @@ scenarios: [ { name: s, steps: [ { get: /login }, { get: /static } ] } ]
     assert_eq!(bufs.len(), 2, "one buffer per cookie value: {bufs:?}");
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_scenario_that_can_send_nothing_does_not_spin() {
+#[test]
+fn a_scenario_that_can_send_nothing_does_not_spin() {
     // every value is unusable in a path: nothing is ever sent, yet the run ends on time
     let w = compile(
         "target: http://127.0.0.1:1
@@ -467,7 +547,7 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run(&w, fake.clone()).await;
+    run_on(&w, fake.clone());
     assert!(fake.requests().is_empty());
     let n = w.tally().scenarios[0].iterations;
     assert!(

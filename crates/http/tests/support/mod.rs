@@ -3,9 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses part of this
 
-use herd_engine::{Failure, Request, Response, Transport};
-use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
-use std::future::Future;
+use herd_engine::{Failure, Request, Response};
+use herd_http::{prepare, Conn, HttpTransport, RequestSpec, Target, TlsOptions, Wire};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread::JoinHandle;
@@ -94,29 +93,25 @@ fn read_request(stream: &mut TcpStream, pending: &mut Vec<u8>) -> Vec<u8> {
     }
 }
 
-/// Runs `f` under [`LIMIT`].
-pub async fn bounded<F: Future>(f: F) -> F::Output {
-    tokio::time::timeout(LIMIT, f)
-        .await
-        .expect("test exceeded its time limit")
-}
-
 /// A connected client for `url`.
 pub struct Client {
-    pub transport: HttpTransport,
+    pub wire: Wire,
     pub target: Target,
-    pub conn: Option<herd_http::Conn>,
+    pub conn: Option<Conn>,
+    /// Bytes received after the last response (the start of the next one).
+    pub pending: Vec<u8>,
 }
 
 impl Client {
-    pub async fn connect(url: &str, tls: TlsOptions) -> Result<Client, Failure> {
+    pub fn connect(url: &str, tls: TlsOptions) -> Result<Client, Failure> {
         let target = Target::parse(url).unwrap();
-        let transport = HttpTransport::new(&target, tls).unwrap();
-        let conn = bounded(transport.connect()).await?;
+        let mut wire = HttpTransport::new(&target, tls).unwrap().wire().unwrap();
+        let conn = wire.open(LIMIT)?;
         Ok(Client {
-            transport,
+            wire,
             target,
             conn: Some(conn),
+            pending: Vec::new(),
         })
     }
 
@@ -129,17 +124,20 @@ impl Client {
         prepare(&self.target, &spec).unwrap()
     }
 
-    pub async fn exchange(&mut self, req: &Request) -> Result<Response, Failure> {
+    pub fn exchange(&mut self, req: &Request) -> Result<Response, Failure> {
         let mut resp = Response::default();
-        let conn = self.conn.as_mut().expect("connection already dropped");
-        bounded(self.transport.exchange(conn, req, &mut resp))
-            .await
-            .map(|()| resp)
+        self.exchange_into(req, &mut resp).map(|()| resp)
     }
 
-    pub async fn get(&mut self, path: &str) -> Result<Response, Failure> {
+    pub fn exchange_into(&mut self, req: &Request, resp: &mut Response) -> Result<(), Failure> {
+        let conn = self.conn.as_mut().expect("connection already dropped");
+        self.wire
+            .exchange(conn, req, resp, &mut self.pending, LIMIT)
+    }
+
+    pub fn get(&mut self, path: &str) -> Result<Response, Failure> {
         let req = self.request("GET", path);
-        self.exchange(&req).await
+        self.exchange(&req)
     }
 
     /// Closes the connection so the server thread can finish.

@@ -1,0 +1,345 @@
+//! A fake transport on a virtual clock, for testing the loop (and scripts on it) exactly: no
+//! sockets, no sleeps, no luck. Time moves only when the loop waits, straight to the next thing
+//! that happens; a server is a function from (time, request number on the connection) to a
+//! [`Reply`]. The stop-the-server experiment of wrk2 runs on it in virtual time.
+//!
+//! Responses on the fake wire are one line, `STATUS\n`, read by [`FakeParser`].
+
+use crate::{Clock, Event, Failure, Io, Parse, Request, Response, Transport};
+use herd_metrics::ErrorKind;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A clock that moves only when told.
+#[derive(Debug)]
+pub struct VirtualClock {
+    base: Instant,
+    nanos: AtomicU64,
+}
+
+impl VirtualClock {
+    pub fn new() -> Arc<VirtualClock> {
+        Arc::new(VirtualClock {
+            base: Instant::now(),
+            nanos: AtomicU64::new(0),
+        })
+    }
+
+    /// Moves the clock to `t` (never backwards).
+    pub fn advance_to(&self, t: Instant) {
+        let n = t.saturating_duration_since(self.base).as_nanos() as u64;
+        self.nanos.fetch_max(n, Ordering::SeqCst);
+    }
+
+    /// Time since the clock was made.
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.nanos.load(Ordering::SeqCst))
+    }
+}
+
+impl Clock for VirtualClock {
+    fn now(&self) -> Instant {
+        self.base + self.elapsed()
+    }
+}
+
+/// What the fake server does with a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Answers with this status after this long.
+    After(Duration, u16),
+    /// Fails the exchange after this long: `Reset` resets the connection, anything else closes
+    /// it (an `eof` for the client).
+    Fail(Duration, ErrorKind),
+    /// Never answers.
+    Hang,
+}
+
+type Behave = dyn Fn(Duration, u64) -> Reply + Send + Sync;
+
+/// The fake server: how it behaves and what it saw. Clones share the clock and the counts.
+#[derive(Clone)]
+pub struct FakeServer {
+    pub clock: Arc<VirtualClock>,
+    behave: Arc<Behave>,
+    /// While the server is "stopped" (SIGSTOP) over this window, nothing it handles finishes
+    /// before the window ends.
+    pub stopped: Option<(Duration, Duration)>,
+    /// Connections are refused.
+    pub refuse: bool,
+    /// Time to open a connection.
+    pub connect_time: Duration,
+    pub connects: Arc<AtomicU64>,
+    pub exchanges: Arc<AtomicU64>,
+    /// Requests received, as text, when `keep_requests` is set.
+    pub keep_requests: bool,
+    pub requests: Arc<Mutex<Vec<String>>>,
+    /// Ctrl-C at this time (a user pressing it mid-run, in virtual time).
+    pub cancel_at: Option<(Duration, Arc<crate::Control>)>,
+}
+
+impl FakeServer {
+    /// `behave(t, n)`: the reply to the `n`th request (from 1) of a connection, received at `t`
+    /// since the clock's start.
+    pub fn new(behave: impl Fn(Duration, u64) -> Reply + Send + Sync + 'static) -> FakeServer {
+        FakeServer {
+            clock: VirtualClock::new(),
+            behave: Arc::new(behave),
+            stopped: None,
+            refuse: false,
+            connect_time: Duration::ZERO,
+            connects: Arc::default(),
+            exchanges: Arc::default(),
+            keep_requests: false,
+            requests: Arc::default(),
+            cancel_at: None,
+        }
+    }
+
+    /// A transport for one worker thread (the virtual clock is for one thread: give the plan
+    /// one).
+    pub fn transport(&self) -> FakeTransport {
+        FakeTransport {
+            server: self.clone(),
+            conns: HashMap::new(),
+            next_id: 0,
+            due: BinaryHeap::new(),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Delivery {
+    Connected,
+    Bytes(Vec<u8>),
+    Fail(ErrorKind),
+}
+
+/// One thread's side of the fake server.
+pub struct FakeTransport {
+    server: FakeServer,
+    conns: HashMap<u64, FakeState>,
+    next_id: u64,
+    /// (when, sequence, connection id, what)
+    due: BinaryHeap<Reverse<(Instant, u64, u64)>>,
+}
+
+struct FakeState {
+    token: usize,
+    up: bool,
+    uses: u64,
+    inbox: Vec<u8>,
+    failed: Option<ErrorKind>,
+    /// Deliveries by sequence number.
+    pending: HashMap<u64, Delivery>,
+}
+
+/// A connection of the fake transport.
+pub struct FakeConn(u64);
+
+impl FakeTransport {
+    fn schedule(&mut self, id: u64, at: Instant, what: Delivery) {
+        self.next_id += 1;
+        let seq = self.next_id;
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.pending.insert(seq, what);
+            self.due.push(Reverse((at, seq, id)));
+        }
+    }
+
+    fn now(&self) -> Instant {
+        self.server.clock.now()
+    }
+
+    /// When a reply taking `d` from `now` ends, the server's stop included.
+    fn finishes(&self, now: Instant, d: Duration) -> Instant {
+        let s = &self.server;
+        let epoch = s.clock.base;
+        let mut until = now + d;
+        if let Some((from, to)) = s.stopped {
+            let (from, to) = (epoch + from, epoch + to);
+            if until >= from && now < to {
+                until = until.max(to);
+            }
+        }
+        until
+    }
+}
+
+impl Transport for FakeTransport {
+    type Conn = FakeConn;
+    type Parser = FakeParser;
+
+    fn connect(&mut self, token: usize) -> Result<FakeConn, Failure> {
+        self.server.connects.fetch_add(1, Ordering::Relaxed);
+        if self.server.refuse {
+            return Err(Failure::new(ErrorKind::ConnectRefused, "refused"));
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        self.conns.insert(
+            id,
+            FakeState {
+                token,
+                up: false,
+                uses: 0,
+                inbox: Vec::new(),
+                failed: None,
+                pending: HashMap::new(),
+            },
+        );
+        let at = self.now() + self.server.connect_time;
+        self.schedule(id, at, Delivery::Connected);
+        Ok(FakeConn(id))
+    }
+
+    fn establish(&mut self, conn: &mut FakeConn) -> Result<bool, Failure> {
+        Ok(self.conns.get(&conn.0).is_some_and(|c| c.up))
+    }
+
+    fn write(&mut self, conn: &mut FakeConn, bytes: &[u8]) -> Result<Io, Failure> {
+        let now = self.now();
+        let t = now.saturating_duration_since(self.server.clock.base);
+        let Some(c) = self.conns.get_mut(&conn.0) else {
+            return Ok(Io::Closed);
+        };
+        if c.failed.is_some() {
+            return Err(Failure::new(ErrorKind::Reset, "reset by the fake server"));
+        }
+        c.uses += 1;
+        let n = c.uses;
+        self.server.exchanges.fetch_add(1, Ordering::Relaxed);
+        if self.server.keep_requests {
+            if let Ok(mut r) = self.server.requests.lock() {
+                r.push(String::from_utf8_lossy(bytes).into_owned());
+            }
+        }
+        match (self.server.behave)(t, n) {
+            Reply::After(d, status) => {
+                let at = self.finishes(now, d);
+                self.schedule(
+                    conn.0,
+                    at,
+                    Delivery::Bytes(format!("{status}\n").into_bytes()),
+                );
+            }
+            Reply::Fail(d, kind) => {
+                let at = self.finishes(now, d);
+                self.schedule(conn.0, at, Delivery::Fail(kind));
+            }
+            Reply::Hang => {}
+        }
+        Ok(Io::Done(bytes.len()))
+    }
+
+    fn read(&mut self, conn: &mut FakeConn, buf: &mut [u8]) -> Result<Io, Failure> {
+        let Some(c) = self.conns.get_mut(&conn.0) else {
+            return Ok(Io::Closed);
+        };
+        if !c.inbox.is_empty() {
+            let n = c.inbox.len().min(buf.len());
+            buf[..n].copy_from_slice(&c.inbox[..n]);
+            c.inbox.drain(..n);
+            return Ok(Io::Done(n));
+        }
+        match c.failed {
+            Some(ErrorKind::Reset) => Err(Failure::new(ErrorKind::Reset, "connection reset")),
+            Some(_) => Ok(Io::Closed),
+            None => Ok(Io::Blocked),
+        }
+    }
+
+    fn close(&mut self, conn: FakeConn) {
+        self.conns.remove(&conn.0);
+    }
+
+    fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure> {
+        let mut until = until;
+        if let Some((at, control)) = &self.server.cancel_at {
+            let at = self.server.clock.base + *at;
+            if !control.is_cancelled() {
+                if self.now() >= at {
+                    control.cancel();
+                } else {
+                    until = until.min(at);
+                }
+            }
+        }
+        let Some(&Reverse((first, _, _))) = self.due.peek() else {
+            self.server.clock.advance_to(until);
+            return Ok(());
+        };
+        if first > until {
+            self.server.clock.advance_to(until);
+            return Ok(());
+        }
+        self.server.clock.advance_to(first);
+        while let Some(&Reverse((at, seq, id))) = self.due.peek() {
+            if at > first {
+                break;
+            }
+            self.due.pop();
+            let Some(c) = self.conns.get_mut(&id) else {
+                continue; // closed meanwhile
+            };
+            let Some(what) = c.pending.remove(&seq) else {
+                continue;
+            };
+            let mut ev = Event {
+                token: c.token,
+                ..Event::default()
+            };
+            match what {
+                Delivery::Connected => {
+                    c.up = true;
+                    ev.writable = true;
+                }
+                Delivery::Bytes(b) => {
+                    c.inbox.extend_from_slice(&b);
+                    ev.readable = true;
+                }
+                Delivery::Fail(kind) => {
+                    c.failed = Some(kind);
+                    ev.readable = true;
+                    ev.closed = true;
+                }
+            }
+            events.push(ev);
+        }
+        Ok(())
+    }
+
+    fn parser(&self, _req: &Request) -> FakeParser {
+        FakeParser
+    }
+
+    fn clock(&self) -> &dyn Clock {
+        &*self.server.clock
+    }
+}
+
+/// Reads the fake wire's one-line responses (`200\n`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FakeParser;
+
+impl Parse for FakeParser {
+    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
+        let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
+            return Ok((0, false));
+        };
+        let status = std::str::from_utf8(&bytes[..end])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| Failure::new(ErrorKind::Protocol, "not a fake status line"))?;
+        resp.status = status;
+        resp.keep_alive = true;
+        Ok((end + 1, true))
+    }
+
+    fn closed(&mut self, _unconsumed: &[u8], _resp: &mut Response) -> Result<(), Failure> {
+        Err(Failure::new(ErrorKind::Eof, "closed before a response"))
+    }
+}

@@ -1,0 +1,94 @@
+//! Turning an exchange into an [`Outcome`] and counting it: the warm-up rule and the connection
+//! counts, kept once for every run.
+
+use crate::{Failure, Request, Response};
+use herd_metrics::{Outcome, Recorder, Verdict};
+use std::time::{Duration, Instant};
+
+/// When one exchange started, was sent and ended, for its [`Outcome`].
+pub(crate) struct Span {
+    pub measure_start: Instant,
+    /// Latency is measured from here.
+    pub intended: Instant,
+    /// When the request was written; `None` when it never was.
+    pub sent: Option<Instant>,
+    pub done: Instant,
+    /// Time to open the connection, when the exchange opened one.
+    pub connect: Option<Duration>,
+}
+
+/// The outcome of one exchange: a full response in `resp` with the script's verdict, or the
+/// failure.
+pub(crate) fn outcome(
+    req: &Request,
+    resp: &Response,
+    span: Span,
+    result: Result<(Verdict, Option<String>), Failure>,
+) -> Outcome {
+    let (status, result, message, body_bytes) = match result {
+        Ok((verdict, message)) => (resp.status, Ok(verdict), message, resp.body_len),
+        Err(f) => (0, Err(f.kind), Some(f.message), 0),
+    };
+    Outcome {
+        name: req.name,
+        at: span.done.saturating_duration_since(span.measure_start),
+        latency: span.done.saturating_duration_since(span.intended),
+        service: span.sent.map(|s| span.done.saturating_duration_since(s)),
+        connect: span.connect,
+        status,
+        result,
+        message,
+        bytes_sent: if span.sent.is_some() {
+            req.bytes.len() as u64
+        } else {
+            0
+        },
+        bytes_received: resp.bytes_received,
+        body_bytes,
+    }
+}
+
+/// What a worker counts besides its recorder.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Measured outcomes.
+    pub scheduled: u64,
+    /// Outcomes of iterations intended during the warm-up.
+    pub warmup: u64,
+    pub last_done: Option<Instant>,
+    pub open_conns: u64,
+    pub peak_conns: u64,
+    pub opened: u64,
+}
+
+impl Tally {
+    /// Records `outcome` of an iteration intended at `iteration`, unless the warm-up was still
+    /// on then: whether outcomes count is decided once per iteration, never split across the
+    /// line.
+    pub fn finish(
+        &mut self,
+        measure_start: Instant,
+        iteration: Instant,
+        done: Instant,
+        outcome: &Outcome,
+        recorder: &mut Recorder,
+    ) {
+        if iteration < measure_start {
+            self.warmup += 1;
+            return;
+        }
+        self.scheduled += 1;
+        self.last_done = Some(done);
+        recorder.record(outcome);
+    }
+
+    pub fn connection_opened(&mut self) {
+        self.opened += 1;
+        self.open_conns += 1;
+        self.peak_conns = self.peak_conns.max(self.open_conns);
+    }
+
+    pub fn connection_closed(&mut self) {
+        self.open_conns = self.open_conns.saturating_sub(1);
+    }
+}

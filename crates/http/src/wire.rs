@@ -1,0 +1,338 @@
+//! herd's [`Transport`]: HTTP/1.1 over TCP, or over TLS for `https` targets, on a readiness poll
+//! per worker thread (mio, edge-triggered, each socket registered once). TLS is driven in the
+//! same loop: rustls's `ClientConnection` does no I/O itself, so a TLS connection is the socket
+//! plus the session its bytes pass through, behind the same read and write steps as a plain one
+//! (wrk's ssl.c does the same in about ninety lines).
+
+use crate::alarm::Alarm;
+use crate::parse::ResponseParser;
+use crate::tls::{client_config, server_name, TlsOptions};
+use crate::{HttpError, Scheme, Target};
+use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
+use herd_metrics::ErrorKind;
+use mio::net::TcpStream;
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection};
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The alarm's token; connections' tokens are the engine's (never all ones).
+const ALARM: Token = Token(usize::MAX);
+/// If the alarm fails to wake the poll, the poll's own timeout does, this much later.
+const BACKSTOP: Duration = Duration::from_millis(5);
+
+/// What a run's connections go to, built once and shared by the worker threads: the address,
+/// and for https the TLS config (it holds the session cache, so reconnects resume sessions
+/// instead of paying a full handshake) and the name the certificate must match.
+#[derive(Clone)]
+pub struct HttpTransport {
+    addr: SocketAddr,
+    tls: Option<Tls>,
+}
+
+#[derive(Clone)]
+struct Tls {
+    config: Arc<ClientConfig>,
+    name: ServerName<'static>,
+}
+
+impl HttpTransport {
+    pub fn new(target: &Target, tls: TlsOptions) -> Result<Self, HttpError> {
+        let tls = match target.scheme() {
+            Scheme::Http => None,
+            Scheme::Https => Some(Tls {
+                config: client_config(tls)?,
+                name: server_name(target.host())?,
+            }),
+        };
+        Ok(HttpTransport {
+            addr: target.addr(),
+            tls,
+        })
+    }
+
+    /// The transport of one worker thread: its own poll and alarm.
+    pub fn wire(&self) -> Result<Wire, String> {
+        let poll = Poll::new().map_err(|e| format!("cannot create an event loop: {e}"))?;
+        let alarm = Alarm::new().filter(|a| {
+            let fd = a.as_raw_fd();
+            poll.registry()
+                .register(&mut SourceFd(&fd), ALARM, Interest::READABLE)
+                .is_ok()
+        });
+        Ok(Wire {
+            poll,
+            events: Events::with_capacity(1024),
+            addr: self.addr,
+            tls: self.tls.clone(),
+            alarm,
+            armed: None,
+            clock: SystemClock,
+        })
+    }
+}
+
+/// One worker thread's connections and the poll that says which of them are ready.
+pub struct Wire {
+    poll: Poll,
+    events: Events,
+    addr: SocketAddr,
+    tls: Option<Tls>,
+    /// Wakes the poll on time (None: the poll's millisecond timeout does).
+    alarm: Option<Alarm>,
+    armed: Option<Instant>,
+    clock: SystemClock,
+}
+
+/// A connection: the socket, and for https the TLS session over it.
+pub struct Conn {
+    sock: TcpStream,
+    tls: Option<Box<ClientConnection>>,
+    /// The TCP connection is established (the TLS handshake may still be going on).
+    tcp_up: bool,
+}
+
+impl Transport for Wire {
+    type Conn = Conn;
+    type Parser = ResponseParser;
+
+    fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
+        let addr = self.addr;
+        let mut sock = TcpStream::connect(addr).map_err(|e| connect_failure(addr, &e))?;
+        self.poll
+            .registry()
+            .register(
+                &mut sock,
+                Token(token),
+                Interest::READABLE | Interest::WRITABLE,
+            )
+            .map_err(|e| connect_failure(addr, &e))?;
+        let tls = match &self.tls {
+            None => None,
+            Some(t) => Some(Box::new(
+                ClientConnection::new(Arc::clone(&t.config), t.name.clone())
+                    .map_err(|e| tls_failure(addr, &e.to_string()))?,
+            )),
+        };
+        Ok(Conn {
+            sock,
+            tls,
+            tcp_up: false,
+        })
+    }
+
+    fn establish(&mut self, c: &mut Conn) -> Result<bool, Failure> {
+        let addr = self.addr;
+        if !c.tcp_up {
+            match c.sock.take_error() {
+                Ok(None) => {}
+                Ok(Some(e)) | Err(e) => return Err(connect_failure(addr, &e)),
+            }
+            match c.sock.peer_addr() {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => return Ok(false),
+                Err(e) => return Err(connect_failure(addr, &e)),
+            }
+            // Requests go out in one write; Nagle would only hold them back.
+            let _ = c.sock.set_nodelay(true);
+            c.tcp_up = true;
+        }
+        let Some(tls) = c.tls.as_mut() else {
+            return Ok(true);
+        };
+        loop {
+            if send_tls(tls, &mut c.sock).map_err(|e| tls_io_failure(addr, &e))? {
+                return Ok(false);
+            }
+            if !tls.is_handshaking() {
+                return Ok(true);
+            }
+            match tls.read_tls(&mut c.sock) {
+                Ok(0) => {
+                    return Err(tls_failure(
+                        addr,
+                        "the server closed the connection during the handshake",
+                    ))
+                }
+                Ok(_) => {
+                    tls.process_new_packets()
+                        .map_err(|e| tls_failure(addr, &e.to_string()))?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(tls_io_failure(addr, &e)),
+            }
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, c: &mut Conn, bytes: &[u8]) -> Result<Io, Failure> {
+        let Some(tls) = c.tls.as_mut() else {
+            loop {
+                return match (&c.sock).write(bytes) {
+                    Ok(0) => Ok(Io::Closed),
+                    Ok(n) => Ok(Io::Done(n)),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Io::Blocked),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Err(Failure::io(&e)),
+                };
+            }
+        };
+        let n = tls.writer().write(bytes).map_err(|e| Failure::io(&e))?;
+        send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
+        Ok(if n == 0 { Io::Blocked } else { Io::Done(n) })
+    }
+
+    fn flush(&mut self, c: &mut Conn) -> Result<(), Failure> {
+        if let Some(tls) = c.tls.as_mut() {
+            send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn read(&mut self, c: &mut Conn, buf: &mut [u8]) -> Result<Io, Failure> {
+        let Some(tls) = c.tls.as_mut() else {
+            loop {
+                return match (&c.sock).read(buf) {
+                    Ok(0) => Ok(Io::Closed),
+                    Ok(n) => Ok(Io::Done(n)),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Io::Blocked),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => Err(Failure::io(&e)),
+                };
+            }
+        };
+        let addr = self.addr;
+        let mut eof = false;
+        loop {
+            send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
+            match tls.reader().read(buf) {
+                Ok(0) => return Ok(Io::Closed),
+                Ok(n) => return Ok(Io::Done(n)),
+                // No close_notify: many servers just close; the response's framing decides.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Io::Closed),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(Failure::io(&e)),
+            }
+            if eof {
+                return Ok(Io::Closed);
+            }
+            match tls.read_tls(&mut c.sock) {
+                Ok(0) => eof = true,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Io::Blocked),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Failure::io(&e)),
+            }
+            tls.process_new_packets()
+                .map_err(|e| tls_failure(addr, &e.to_string()))?;
+        }
+    }
+
+    fn close(&mut self, c: Conn) {
+        // Closing the socket takes it out of the poll set.
+        drop(c);
+    }
+
+    fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
+        let left = until.saturating_duration_since(Instant::now());
+        let timeout = match &self.alarm {
+            _ if left.is_zero() => Duration::ZERO,
+            Some(alarm) => {
+                if self.armed != Some(until) {
+                    if alarm.set(left) {
+                        self.armed = Some(until);
+                    } else {
+                        self.armed = None;
+                    }
+                }
+                if self.armed.is_some() {
+                    left + BACKSTOP
+                } else {
+                    left
+                }
+            }
+            None => left,
+        };
+        match self.poll.poll(&mut self.events, Some(timeout)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Failure::io(&e)),
+        }
+        for ev in self.events.iter() {
+            if ev.token() == ALARM {
+                if let Some(alarm) = &self.alarm {
+                    alarm.take();
+                }
+                self.armed = None;
+                continue;
+            }
+            let failed = ev.is_error();
+            out.push(Event {
+                token: ev.token().0,
+                readable: ev.is_readable() || ev.is_read_closed() || failed,
+                writable: ev.is_writable() || ev.is_write_closed() || failed,
+                closed: ev.is_read_closed() || failed,
+            });
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn parser(&self, req: &Request) -> ResponseParser {
+        ResponseParser::for_request(req)
+    }
+
+    #[inline]
+    fn clock(&self) -> &dyn Clock {
+        &self.clock
+    }
+}
+
+/// Writes what the TLS session has for the socket; `Ok(true)` when the socket could not take
+/// all of it (the rest goes on its next writable event).
+fn send_tls(tls: &mut ClientConnection, sock: &mut TcpStream) -> io::Result<bool> {
+    while tls.wants_write() {
+        match tls.write_tls(sock) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(false)
+}
+
+fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {
+    Failure::new(ErrorKind::from_io(e), format!("connect to {addr}: {e}"))
+}
+
+fn tls_io_failure(addr: SocketAddr, e: &io::Error) -> Failure {
+    match ErrorKind::from_io(e) {
+        ErrorKind::Other => tls_failure(addr, &e.to_string()),
+        kind => Failure::new(kind, format!("TLS handshake with {addr}: {e}")),
+    }
+}
+
+/// A TLS failure, with a hint when the port most likely speaks plain HTTP (the "record" rustls
+/// got was an HTTP response to bytes it could not read).
+fn tls_failure(addr: SocketAddr, why: &str) -> Failure {
+    let plain = why.contains("InvalidContentType")
+        || why.contains("corrupt message")
+        || why.contains("closed the connection during the handshake");
+    let hint = if plain {
+        ": is this port serving plain HTTP? Try the URL with http:// instead of https://"
+    } else {
+        ""
+    };
+    Failure::new(
+        ErrorKind::Tls,
+        format!("TLS handshake with {addr}: {why}{hint}"),
+    )
+}
