@@ -79,6 +79,9 @@ pub struct FakeServer {
     pub requests: Arc<Mutex<Vec<String>>>,
     /// Ctrl-C at this time (a user pressing it mid-run, in virtual time).
     pub cancel_at: Option<(Duration, Arc<crate::Control>)>,
+    /// What one pass of the loop costs: every wait moves the clock at least this far, as the
+    /// loop's own work would, so a loop that never waits for anything still sees time pass.
+    pub pass_cost: Duration,
 }
 
 impl FakeServer {
@@ -96,6 +99,7 @@ impl FakeServer {
             keep_requests: false,
             requests: Arc::default(),
             cancel_at: None,
+            pass_cost: Duration::from_micros(1),
         }
     }
 
@@ -257,7 +261,7 @@ impl Transport for FakeTransport {
     }
 
     fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure> {
-        let mut until = until;
+        let mut until = until.max(self.now() + self.server.pass_cost);
         if let Some((at, control)) = &self.server.cancel_at {
             let at = self.server.clock.base + *at;
             if !control.is_cancelled() {

@@ -443,3 +443,102 @@ fn an_iteration_that_began_in_the_warmup_is_left_out_whole() {
     );
     assert_eq!(out.total.completed, 2 * measured, "whole iterations only");
 }
+
+#[test]
+fn an_impossible_rate_ends_on_time_and_counts_its_drops_in_one_step() {
+    // 100 million requests a second for 100 ms on 10 connections: nearly all are dropped, and
+    // the run still ends on time instead of dropping them one at a time for minutes.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    let plan = Plan {
+        load: Load::Open {
+            rate: 1e8,
+            max_connections: 10,
+        },
+        duration: Some(ms(100)),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.scheduled, 10_000_000, "every arrival is accounted for");
+    assert!(out.dropped > 9_900_000, "dropped {}", out.dropped);
+    assert_accounted(&out);
+    assert!(
+        fake.clock.elapsed() < ms(400),
+        "ended {:?} after the start",
+        fake.clock.elapsed()
+    );
+}
+
+#[test]
+fn a_duration_bounds_the_run_and_what_is_unanswered_is_counted_not_waited_for() {
+    // A server that stalls, -d 2 s, a 60 s timeout: the run ends after its drain (2 s), and
+    // the two hung requests are `unfinished`, in the result.
+    let fake = FakeServer::new(|_, _| Reply::Hang);
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: Some(Duration::from_secs(2)),
+        timeout: Duration::from_secs(60),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert!(
+        fake.clock.elapsed() < Duration::from_millis(4_100),
+        "the run lasted {:?}",
+        fake.clock.elapsed()
+    );
+    assert_eq!(out.total.error_count(ErrorKind::Unfinished), 2);
+    assert_accounted(&out);
+    assert_eq!(out.duration, Duration::from_secs(2));
+}
+
+#[test]
+fn throughput_is_never_divided_by_less_time_than_it_took() {
+    // 100 users on a 200 ms route for 2.1 s: each starts iterations at 0, 0.2, ..., 2.0 s; the
+    // last ones end at 2.2 s, in the drain. 1,100 answers over 2.2 s: 500 a second, the
+    // ceiling (not 1,100 / 2.1 = 524).
+    let fake = FakeServer::new(|_, _| Reply::After(ms(200), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 100 },
+        duration: Some(ms(2_100)),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.ok, 1_100);
+    let rate = out.total.ok as f64 / out.duration.as_secs_f64();
+    assert!((499.0..=500.5).contains(&rate), "{rate} req/s");
+}
+
+#[test]
+fn timeouts_fire_at_their_deadline_to_the_microsecond() {
+    let fake = FakeServer::new(|_, _| Reply::Hang);
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: None,
+        requests: Some(5),
+        timeout: ms(1),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.error_count(ErrorKind::Timeout), 5);
+    for q in [0.0, 1.0] {
+        let at = out.total.latency.value_at_quantile(q);
+        assert!((1_000..=1_010).contains(&at), "timed out after {at} us");
+    }
+}
+
+#[test]
+fn ctrl_c_in_the_warmup_measures_nothing_and_says_how_much_warmup_ran() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let control = Arc::new(Control::new());
+    let mut fake = fake;
+    fake.cancel_at = Some((Duration::from_secs(1), Arc::clone(&control)));
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: Some(Duration::from_secs(10)),
+        warmup: Duration::from_secs(5),
+        ..Plan::default()
+    };
+    let out = go_with(plan, &fake, control);
+    assert!(out.interrupted);
+    assert_eq!(out.total.completed, 0);
+    assert!(out.warmup < ms(1_100) && out.warmup >= ms(990), "{:?}", out.warmup);
+}

@@ -700,6 +700,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         u.link.hup = false;
         u.link.pending.clear();
         u.link.connected = false;
+        u.link.uses = 0;
     }
 
     /// The server said it closes user `i`'s connection: wait (briefly) for its close before
@@ -855,7 +856,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if o.closed || !(self.stopping || o.over(now, self.end)) {
             return;
         }
-        for i in o.close(self.measure_start) {
+        for i in o.close(self.measure_start, now) {
             self.retire(i);
         }
     }

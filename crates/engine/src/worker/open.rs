@@ -170,10 +170,12 @@ impl Dispatch {
             }
     }
 
-    /// Closes the queue: arrivals still waiting, and (after Ctrl-C) those the schedule still
-    /// held, are dropped; returns the users left idle, who end now.
-    pub fn close(&mut self, measure_start: Instant) -> Vec<usize> {
+    /// Closes the queue at `now`: arrivals still waiting, and those the schedule meant to start
+    /// by `now` that were never handed out, are dropped; returns the users left idle, who end
+    /// now.
+    pub fn close(&mut self, measure_start: Instant, now: Instant) -> Vec<usize> {
         self.closed = true;
+        self.skip(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
         self.dropped += self.queue.iter().filter(|at| **at >= measure_start).count() as u64;
         self.queue.clear();
         std::mem::take(&mut self.idle)
@@ -246,7 +248,8 @@ mod tests {
         d.hand(warm, 1, warm);
         d.hand(warm, 1, warm);
         d.idle.push(3);
-        assert_eq!(d.close(warm), vec![3]);
+        // closed at the start: nothing of the schedule was due yet but what was queued
+        assert_eq!(d.close(warm, start), vec![3]);
         assert_eq!(d.dropped, 2);
         assert!(d.waiting().is_none() && d.due(warm, None).is_none());
     }

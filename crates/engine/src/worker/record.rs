@@ -78,7 +78,11 @@ impl Tally {
             return;
         }
         self.scheduled += 1;
-        self.last_done = Some(done);
+        // Answers, and failures the server caused, stretch the measured window; requests the
+        // run itself cut off at its end do not.
+        if outcome.result != Err(herd_metrics::ErrorKind::Unfinished) {
+            self.last_done = Some(done);
+        }
         recorder.record(outcome);
     }
 
