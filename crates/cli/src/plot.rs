@@ -83,6 +83,7 @@ fn probes_table(r: &CapacityResult) -> Table {
     Table {
         model: r.model,
         targets: vec![r.target.clone()],
+        named: false,
         steps,
     }
 }

@@ -157,6 +157,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .map(|t| SweepTarget {
                 name: t.name.clone(),
                 url: t.url.clone(),
+                named: t.named,
             })
             .collect(),
         config: SweepConfig {

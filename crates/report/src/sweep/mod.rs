@@ -38,6 +38,11 @@ pub struct SweepResult {
 pub struct SweepTarget {
     pub name: String,
     pub url: String,
+    /// The name was given (`--target NAME=URL`) rather than taken from the URL: the TSV then
+    /// suffixes the columns `_NAME` even for one target, as autobench does. Absent in results of
+    /// herds before it: false.
+    #[serde(default)]
+    pub named: bool,
 }
 
 /// How the sweep was asked to run.
@@ -70,6 +75,7 @@ impl SweepResult {
         Table {
             model: self.model,
             targets: self.targets.iter().map(|t| t.name.clone()).collect(),
+            named: self.targets.iter().any(|t| t.named),
             steps: self
                 .steps
                 .iter()

@@ -49,6 +49,10 @@ pub struct Table {
     /// Open: levels are demanded req/s (`dem_req_rate`); closed: users (`users`).
     pub model: Model,
     pub targets: Vec<String>,
+    /// Suffix every target's columns with `_NAME` even when there is only one, as autobench
+    /// does (`req_rate_testhost`): a target given a name (`--target NAME=URL`), or a table read
+    /// with suffixes. Otherwise a lone target's columns are bare (`req_rate`).
+    pub named: bool,
     pub steps: Vec<TableStep>,
 }
 

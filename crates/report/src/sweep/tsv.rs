@@ -2,8 +2,9 @@
 //! autobench keep working, and read back from herd or from autobench itself.
 //!
 //! The first column is the level (`dem_req_rate`, or `users` in the closed model); then for each
-//! target autobench's nine columns, suffixed `_NAME` when there are several targets (autobench's
-//! `_testhost`); then herd's own columns for each target.
+//! target autobench's nine columns, suffixed `_NAME` (autobench's `_testhost`) when there are
+//! several targets or the one target has a name ([`Table::named`]); then herd's own columns for
+//! each target.
 
 use super::row::{Extra, Row, Table, TableStep};
 use crate::{GeneratorVerdict, Model};
@@ -64,7 +65,7 @@ pub struct TableError {
 pub fn write_table(t: &Table, sep: Separator) -> String {
     let sep = sep.char();
     let suffix = |name: &str| {
-        if t.targets.len() > 1 {
+        if t.targets.len() > 1 || t.named {
             format!("_{name}")
         } else {
             String::new()
@@ -200,8 +201,10 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
     // For each header cell: which column of which target (None = not ours, ignored).
     let mut targets: Vec<String> = Vec::new();
     let mut slots: Vec<Option<(usize, usize)>> = vec![None];
+    let mut named = false;
     for cell in &header[1..] {
         let slot = parse_column(cell).map(|(col, name)| {
+            named |= name.is_some();
             let name = name.unwrap_or(default_name).to_owned();
             let t = match targets.iter().position(|t| *t == name) {
                 Some(t) => t,
@@ -312,6 +315,7 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
     Ok(Table {
         model,
         targets,
+        named,
         steps,
     })
 }
