@@ -150,6 +150,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let mut result = SweepResult {
         herd_version: HERD_VERSION.to_owned(),
+        schema_version: herd_report::SCHEMA_VERSION,
         kind: Kind::Sweep,
         model,
         targets: targets

@@ -185,6 +185,19 @@ fn unreadable_tables_say_where_and_why() {
             "dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n1 2 3 4 5 6 7 8 9 x\n",
             "`x` is not a number",
         ),
+        // Negative rates and errors past 100% are refused, naming the line and the column.
+        (
+            "dem_req_rate req_rate_a con_rate_a min_rep_rate_a avg_rep_rate_a max_rep_rate_a stddev_rep_rate_a resp_time_a net_io_a errors_a\n1 2 3 4 5 6 7 8 9 0\n2 2 3 4 -5 6 7 8 9 0\n",
+            "line 3: `avg_rep_rate_a` is -5: a measurement cannot be negative",
+        ),
+        (
+            "dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n1 2 3 4 5 6 7 8 9 500\n",
+            "line 2: `errors` is 500: a share of requests cannot pass 100%",
+        ),
+        (
+            "users req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n-1 2 3 4 5 6 7 8 9 0\n",
+            "line 2: `users` is -1: a measurement cannot be negative",
+        ),
     ];
     for (text, want) in table {
         let e = read_table(text, "f.tsv", "x").unwrap_err().to_string();

@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepResult {
     pub herd_version: String,
+    /// The format's version within this herd series ([`crate::SCHEMA_VERSION`]); absent in
+    /// files written before it existed, which read as 1.
+    #[serde(default = "crate::first_schema_version")]
+    pub schema_version: u32,
     /// Always [`Kind::Sweep`].
     pub kind: Kind,
     /// Open: levels are arrival rates (req/s); closed: levels are concurrent users.

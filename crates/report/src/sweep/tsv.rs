@@ -34,6 +34,9 @@ pub const EXTRA_COLUMNS: [&str; 7] = [
     "generator",
 ];
 
+/// Where `errors` (a percentage) is in [`COLUMNS`].
+const ERRORS: usize = 8;
+
 const OPEN_LEVEL: &str = "dem_req_rate";
 const CLOSED_LEVEL: &str = "users";
 
@@ -244,6 +247,13 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
             "the header names no columns of a target".into(),
         ));
     }
+    // Each target's columns as the header spells them, to name one in an error.
+    let mut column = vec![vec![""; all]; targets.len()];
+    for (slot, cell) in slots.iter().zip(&header) {
+        if let Some((t, c)) = *slot {
+            column[t][c] = cell.as_str();
+        }
+    }
     let mut steps = Vec::with_capacity(data.len());
     for (line, cells) in data {
         if cells.len() != header.len() {
@@ -268,10 +278,26 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| err(Some(line), format!("`{s}` is not a number")))
         };
-        let level = number(&cells[0])?;
+        // Nothing measured is negative and no share passes 100%: such a table was edited or
+        // damaged, and a plot of it would mislead without a word.
+        let measured = |name: &str, s: &str, percent: bool| {
+            let x = number(s)?;
+            let wrong = if x < 0.0 {
+                "a measurement cannot be negative"
+            } else if percent && x > 100.0 {
+                "a share of requests cannot pass 100%"
+            } else {
+                return Ok(x);
+            };
+            Err(err(Some(line), format!("`{name}` is {s}: {wrong}")))
+        };
+        let level = measured(&header[0], &cells[0], false)?;
         let mut rows = Vec::with_capacity(targets.len());
-        for v in &values {
-            let f = |c: usize| number(v[c].expect("every column was checked in the header"));
+        for (v, names) in values.iter().zip(&column) {
+            let f = |c: usize| {
+                let cell = v[c].expect("every column was checked in the header");
+                measured(names[c], cell, c == ERRORS)
+            };
             let extra = match v[COLUMNS.len()] {
                 None => None,
                 Some(_) => {
