@@ -48,15 +48,9 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
         // The reader every command uses, so a file gets the same message here as from `report`.
         match read_document(path) {
             Ok(Document::Run(r)) => runs.push((label(path, &runs), *r)),
-            Ok(doc) => problems.push(
-                ReportError::WrongKind {
-                    origin: path.display().to_string(),
-                    kind: doc.kind().to_owned(),
-                    expected: "a `run` result: compare compares runs (`herd run --json`)"
-                        .to_owned(),
-                }
-                .to_string(),
-            ),
+            Ok(doc) => problems.push(runs_only(path, doc.kind().to_owned())),
+            // A kind herd knows but cannot show (a comparison): compare still wants a run.
+            Err(ReportError::WrongKind { kind, .. }) => problems.push(runs_only(path, kind)),
             Err(e) => problems.push(e.to_string()),
         }
     }
@@ -90,6 +84,16 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
     } else {
         exit::THRESHOLDS_FAILED
     })
+}
+
+/// What compare says of a herd file that is not a run.
+fn runs_only(path: &std::path::Path, kind: String) -> String {
+    ReportError::WrongKind {
+        origin: path.display().to_string(),
+        kind,
+        expected: "a `run` result: compare compares runs (`herd run --json`)".to_owned(),
+    }
+    .to_string()
 }
 
 /// The file name, or the path as given when two runs share a name.
