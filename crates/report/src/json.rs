@@ -33,13 +33,6 @@ pub fn parse_json(text: &str, origin: &str) -> Result<RunResult, ReportError> {
     parse_json_kind(text, origin, "run")
 }
 
-/// The `kind` of a herd result (`"run"`, `"sweep"`, `"capacity"`), when `text` is one.
-pub fn peek_kind(text: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(text).ok()?;
-    value.get("herd_version")?.as_str()?;
-    Some(value.get("kind")?.as_str()?.to_owned())
-}
-
 /// Parses a result of the given `kind`, with the same checks as [`parse_json`].
 pub fn parse_json_kind<T: DeserializeOwned>(
     text: &str,

@@ -86,7 +86,7 @@ pub use compare_text::render_compare_text;
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
-pub use json::{parse_json, parse_json_kind, peek_kind, read_json, write_json};
+pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use result::{
     Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
     SizeSummary, Summary, TimelineEntry, Totals, Warmup,
