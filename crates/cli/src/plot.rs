@@ -44,10 +44,15 @@ fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
     let bad = |e: &dyn std::fmt::Display| Exit::bad_input(e.to_string());
     if looks_like_json(text, path) {
         // The reader `report` and `compare` use: the same message for the same file.
+        let checked = |t: Table| {
+            t.check()
+                .map(|()| t)
+                .map_err(|e| Exit::bad_input(format!("{origin}: {e}")))
+        };
         return Ok(match parse_document(text, &origin).map_err(|e| bad(&e))? {
             Document::Run(r) => run_figure(&r),
-            Document::Sweep(r) => sweep_figure(&r.table(), &stem),
-            Document::Capacity(r) => sweep_figure(&probes_table(&r), &r.target),
+            Document::Sweep(r) => sweep_figure(&checked(r.table())?, &stem),
+            Document::Capacity(r) => sweep_figure(&checked(probes_table(&r))?, &r.target),
         });
     }
     let table = read_table(text, &origin, &stem).map_err(|e| bad(&e))?;

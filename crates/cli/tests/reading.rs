@@ -151,3 +151,24 @@ fn plot_refuses_negative_rates_and_errors_past_100_percent() {
         assert!(!png.exists());
     }
 }
+
+#[test]
+fn plot_refuses_a_sweep_json_with_a_value_no_run_measured() {
+    let dir = TempDir::new("plot-json-check");
+    let png = dir.path("out.png");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("sweep-open.json")).unwrap())
+            .unwrap();
+    doc["steps"][1]["runs"][0]["latency_ms"]["p99"] = (-4.0).into();
+    let path = dir.path("sweep.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = run_herd(&["plot", path.to_str().unwrap(), "-o", png.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let level = doc["steps"][1]["level"].as_f64().unwrap();
+    let target = doc["targets"][0]["name"].as_str().unwrap();
+    let want = format!(
+        "sweep.json: the step at {level}, target `{target}`: `p99_ms` is -4: a measurement cannot be negative"
+    );
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+    assert!(!png.exists());
+}

@@ -8,7 +8,9 @@ mod row;
 mod tsv;
 
 pub use knees::{good_rate, level_text, level_unit, TargetKnee};
-pub use row::{error_percent, row_of, Extra, Row, Saturation, StopRule, Table, TableStep};
+pub use row::{
+    error_percent, implausible, row_of, Extra, Row, Saturation, StopRule, Table, TableStep,
+};
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};
 
 use crate::{Kind, Model, RunResult};

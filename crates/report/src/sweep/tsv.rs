@@ -6,7 +6,7 @@
 //! several targets or the one target has a name ([`Table::named`]); then herd's own columns for
 //! each target.
 
-use super::row::{Extra, Row, Table, TableStep};
+use super::row::{implausible, Extra, Row, Table, TableStep};
 use crate::{GeneratorVerdict, Model};
 use std::fmt::Write;
 
@@ -278,18 +278,12 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| err(Some(line), format!("`{s}` is not a number")))
         };
-        // Nothing measured is negative and no share passes 100%: such a table was edited or
-        // damaged, and a plot of it would mislead without a word.
         let measured = |name: &str, s: &str, percent: bool| {
             let x = number(s)?;
-            let wrong = if x < 0.0 {
-                "a measurement cannot be negative"
-            } else if percent && x > 100.0 {
-                "a share of requests cannot pass 100%"
-            } else {
-                return Ok(x);
-            };
-            Err(err(Some(line), format!("`{name}` is {s}: {wrong}")))
+            match implausible(x, percent) {
+                None => Ok(x),
+                Some(why) => Err(err(Some(line), format!("`{name}` is {s}: {why}"))),
+            }
         };
         let level = measured(&header[0], &cells[0], false)?;
         let mut rows = Vec::with_capacity(targets.len());
