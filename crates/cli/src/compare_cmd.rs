@@ -4,7 +4,9 @@
 use crate::exit::{self, Exit};
 use crate::report_cmd::{emit, format_for, Format};
 use clap::Args;
-use herd_report::{compare, html, read_json, render_compare_text, write_json, RunResult};
+use herd_report::{
+    compare, html, read_document, render_compare_text, write_json, Document, ReportError, RunResult,
+};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -43,8 +45,12 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
     let mut problems = Vec::new();
     let mut runs: Vec<(String, RunResult)> = Vec::new();
     for path in &a.files {
-        match read_json(path) {
-            Ok(r) => runs.push((label(path, &runs), r)),
+        // The reader every command uses, so a file gets the same message here as from `report`.
+        match read_document(path) {
+            Ok(Document::Run(r)) => runs.push((label(path, &runs), *r)),
+            Ok(doc) => problems.push(runs_only(path, doc.kind().to_owned())),
+            // A kind herd knows but cannot show (a comparison): compare still wants a run.
+            Err(ReportError::WrongKind { kind, .. }) => problems.push(runs_only(path, kind)),
             Err(e) => problems.push(e.to_string()),
         }
     }
@@ -78,6 +84,16 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
     } else {
         exit::THRESHOLDS_FAILED
     })
+}
+
+/// What compare says of a herd file that is not a run.
+fn runs_only(path: &std::path::Path, kind: String) -> String {
+    ReportError::WrongKind {
+        origin: path.display().to_string(),
+        kind,
+        expected: "a `run` result: compare compares runs (`herd run --json`)".to_owned(),
+    }
+    .to_string()
 }
 
 /// The file name, or the path as given when two runs share a name.

@@ -23,6 +23,15 @@ Exit codes:
   5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
+/// `herd compare`'s codes: it sends nothing, so run's 4 and 130 never apply.
+pub const COMPARE_HELP: &str = "\
+Exit codes:
+  0    no key metric regressed (changes within --threshold or within noise)
+  2    bad input: a file cannot be read (cut short, not JSON, not a herd run, another herd
+       series, a damaged histogram: the message says which) or an output cannot be written
+  3    a key metric (throughput, error rate, latency p50/p90/p99) regressed beyond --threshold
+       and beyond noise";
+
 /// An error that already carries its exit code and a message for the user.
 #[derive(Debug)]
 pub struct Exit {

@@ -51,7 +51,7 @@ enum Command {
     /// Show a stored result: text, or a self-contained HTML page or PDF with charts (-o FILE)
     Report(report_cmd::ReportArgs),
     /// Compare runs with a base run; exit 3 when a key metric regressed beyond --threshold and noise
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = exit::COMPARE_HELP)]
     Compare(compare_cmd::CompareArgs),
     /// Check this machine for load testing: open files, local ports, TIME_WAIT, listen queues,
     /// cores, clock scaling, and whether the target answers; each problem with its fix

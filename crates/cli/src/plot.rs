@@ -6,8 +6,8 @@ use crate::sweep::write_file;
 use clap::Args;
 use herd_report::capacity::CapacityResult;
 use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
-use herd_report::sweep::{read_table, row_of, SweepResult, Table, TableStep};
-use herd_report::{parse_json, parse_json_kind, peek_kind};
+use herd_report::sweep::{read_table, row_of, Table, TableStep};
+use herd_report::{parse_document, Document};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -42,27 +42,29 @@ fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
         .file_stem()
         .map_or_else(|| "sweep".to_owned(), |s| s.to_string_lossy().into_owned());
     let bad = |e: &dyn std::fmt::Display| Exit::bad_input(e.to_string());
-    if text.trim_start().starts_with('{') {
-        let kind = peek_kind(text).unwrap_or_default();
-        return match kind.as_str() {
-            "run" => Ok(run_figure(&parse_json(text, &origin).map_err(|e| bad(&e))?)),
-            "sweep" => {
-                let r: SweepResult =
-                    parse_json_kind(text, &origin, "sweep").map_err(|e| bad(&e))?;
-                Ok(sweep_figure(&r.table(), &stem))
-            }
-            "capacity" => {
-                let r: CapacityResult =
-                    parse_json_kind(text, &origin, "capacity").map_err(|e| bad(&e))?;
-                Ok(sweep_figure(&probes_table(&r), &r.target))
-            }
-            _ => Err(Exit::bad_input(format!(
-                "{origin} is JSON but not a herd run, sweep or capacity result"
-            ))),
+    if looks_like_json(text, path) {
+        // The reader `report` and `compare` use: the same message for the same file.
+        let checked = |t: Table| {
+            t.check()
+                .map(|()| t)
+                .map_err(|e| Exit::bad_input(format!("{origin}: {e}")))
         };
+        return Ok(match parse_document(text, &origin).map_err(|e| bad(&e))? {
+            Document::Run(r) => run_figure(&r),
+            Document::Sweep(r) => sweep_figure(&checked(r.table())?, &stem),
+            Document::Capacity(r) => sweep_figure(&checked(probes_table(&r))?, &r.target),
+        });
     }
     let table = read_table(text, &origin, &stem).map_err(|e| bad(&e))?;
     Ok(sweep_figure(&table, &stem))
+}
+
+/// JSON by its name or its first character; anything else is read as a table.
+fn looks_like_json(text: &str, path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    ext.as_deref() == Some("json") || text.trim_start().starts_with(['{', '['])
 }
 
 /// A capacity search's probes as a sweep: one step per level probed (the last probe at a level
@@ -83,6 +85,7 @@ fn probes_table(r: &CapacityResult) -> Table {
     Table {
         model: r.model,
         targets: vec![r.target.clone()],
+        named: false,
         steps,
     }
 }

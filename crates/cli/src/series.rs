@@ -304,6 +304,8 @@ pub fn parse_levels(spec: &str) -> Result<Vec<f64>, String> {
 pub struct NamedTarget {
     pub name: String,
     pub url: String,
+    /// `NAME=` was given: the name is the user's, not the URL's host:port.
+    pub named: bool,
 }
 
 /// Names the targets: a `NAME=` prefix wins; otherwise the URL's host:port, made unique with a
@@ -312,16 +314,17 @@ pub struct NamedTarget {
 pub fn name_targets(given: &[String]) -> Vec<NamedTarget> {
     let mut out: Vec<NamedTarget> = Vec::new();
     for g in given {
-        let (name, url) = match g.split_once('=') {
-            Some((n, u)) if !n.contains('/') && !n.is_empty() => (n.to_owned(), u.to_owned()),
+        let (name, url, named) = match g.split_once('=') {
+            Some((n, u)) if !n.contains('/') && !n.is_empty() => (n.to_owned(), u.to_owned(), true),
             _ => match workload_cmd::workload_path(g) {
                 // A workload file is named by its file name, without the folders.
                 Some(file) => (
                     file.file_name()
                         .map_or(g.clone(), |f| f.to_string_lossy().into_owned()),
                     g.clone(),
+                    false,
                 ),
-                None => (authority(g).to_owned(), g.clone()),
+                None => (authority(g).to_owned(), g.clone(), false),
             },
         };
         let clean: String = name
@@ -340,7 +343,11 @@ pub fn name_targets(given: &[String]) -> Vec<NamedTarget> {
             unique = format!("{clean}-{n}");
             n += 1;
         }
-        out.push(NamedTarget { name: unique, url });
+        out.push(NamedTarget {
+            name: unique,
+            url,
+            named,
+        });
     }
     out
 }

@@ -150,6 +150,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let mut result = SweepResult {
         herd_version: HERD_VERSION.to_owned(),
+        schema_version: herd_report::SCHEMA_VERSION,
         kind: Kind::Sweep,
         model,
         targets: targets
@@ -157,6 +158,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .map(|t| SweepTarget {
                 name: t.name.clone(),
                 url: t.url.clone(),
+                named: t.named,
             })
             .collect(),
         config: SweepConfig {

@@ -187,6 +187,50 @@ fn a_comparison_renders_without_console_errors() {
     assert!(dom.contains("REGRESSED"));
 }
 
+#[test]
+fn the_scenarios_table_shows_a_workload_runs_iterations_and_durations() {
+    let dir = TempDir::new("browser-scenarios");
+    let json = fixture("run-workload.json");
+    let page = report(&dir, &["report", &json], "workload.html");
+    let dom = rendered_dom(&dir, &page, 4);
+    let section = dom
+        .split("id=\"by_scenario\"")
+        .nth(1)
+        .expect("a Scenarios section");
+    let table = &section[..section.find("</table>").unwrap()];
+    let doc = read_json(Path::new(&json));
+    let scenarios = doc["by_scenario"].as_array().unwrap();
+    assert_eq!(
+        table.matches("<tr>").count(),
+        scenarios.len() + 1,
+        "{table}"
+    );
+    for s in scenarios {
+        let name = s["name"].as_str().unwrap();
+        let row = table.split(&format!("<td>{name}</td>")).nth(1).expect(name);
+        let row = &row[..row.find("</tr>").unwrap()];
+        let cells: Vec<&str> = row
+            .split("<td>")
+            .skip(1)
+            .map(|c| &c[..c.find("</td>").unwrap()])
+            .collect();
+        let d = &s["duration_ms"];
+        let ms = |k: &str| herd_report::format::duration_ms(d[k].as_f64().unwrap());
+        let want = vec![
+            s["weight"].to_string(),
+            s["iterations"].to_string(),
+            ms("min"),
+            ms("mean"),
+            ms("p50"),
+            ms("p95"),
+            ms("p99"),
+            ms("max"),
+        ];
+        assert_eq!(cells, want, "{name}");
+        assert!(!row.contains("<td>-</td>"), "no dashes: {row}");
+    }
+}
+
 /// A screenshot of `page`, `height` pixels of a 1280-pixel-wide window, kept under the target
 /// directory as `name` for people to look at; returns its pixels (RGB).
 fn screenshot(dir: &TempDir, page: &Path, name: &str, height: u32) -> Vec<[u8; 3]> {

@@ -145,7 +145,8 @@ fn plot_refuses_what_it_cannot_draw() {
                 "-o".into(),
                 "x.png".into(),
             ],
-            "not a herd run, sweep or capacity result",
+            // The words `herd report` uses for the same file (tests/reading.rs).
+            "is not a herd result: it has no `herd_version` key",
         ),
         (
             vec![

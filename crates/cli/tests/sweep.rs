@@ -196,6 +196,49 @@ fn two_targets_are_swept_side_by_side_with_suffixed_columns() {
 }
 
 #[test]
+fn one_named_target_gets_autobenchs_host_suffixed_columns() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-named");
+    let (tsv, png) = (dir.path("s.tsv"), dir.path("s.png"));
+    let out = run_herd(&[
+        "sweep",
+        "--target",
+        &format!("testhost=http://{}/", server.local_addr()),
+        "--rates",
+        "20",
+        "--step-duration",
+        "500ms",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "-q",
+        "--tsv",
+        tsv.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&tsv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split('\t').collect();
+    // Seed 001's autobench file for one host, column for column.
+    let seed = std::fs::read_to_string(format!(
+        "{}/../report/tests/fixtures/autobench_seed001.tsv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let autobench: Vec<&str> = seed.lines().next().unwrap().split('\t').collect();
+    assert_eq!(header[..autobench.len()], autobench[..]);
+    let herds: Vec<String> = HERDS.iter().map(|c| format!("{c}_testhost")).collect();
+    assert_eq!(header[autobench.len()..], herds[..]);
+    // Read back: `herd plot` names the line after the suffix.
+    let plot = run_herd(&["plot", tsv.to_str().unwrap(), "-o", png.to_str().unwrap()]);
+    assert_eq!(plot.status.code(), Some(0), "{}", stderr(&plot));
+    let table = herd_report::sweep::read_table(&text, "s.tsv", "s").unwrap();
+    assert_eq!(table.targets, vec!["testhost"]);
+    assert_eq!(table.steps.len(), 1);
+}
+
+#[test]
 fn a_closed_series_runs_one_step_per_connection_count() {
     let _serial = serial();
     let server = mock(&["/*"]);

@@ -40,6 +40,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let totals = totals(s, input.dropped);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
+        schema_version: crate::SCHEMA_VERSION,
         kind: Kind::Run,
         target: input.target,
         config: input.config,

@@ -127,6 +127,8 @@ pub struct Comparison {
 #[derive(Clone, Debug, Serialize)]
 pub struct CompareDocument<'a> {
     pub herd_version: &'static str,
+    /// [`crate::SCHEMA_VERSION`].
+    pub schema_version: u32,
     pub kind: &'static str,
     /// No key metric regressed: `herd compare` exits 0.
     pub passed: bool,
@@ -149,6 +151,7 @@ impl Comparison {
         let regressions = self.regressions();
         CompareDocument {
             herd_version: crate::HERD_VERSION,
+            schema_version: crate::SCHEMA_VERSION,
             kind: "compare",
             passed: regressions.is_empty(),
             regressions,

@@ -2,7 +2,7 @@
 //! own type (the same types `herd run`, `herd sweep` and `herd capacity` write).
 
 use crate::capacity::CapacityResult;
-use crate::json::{check_header, parse_run, parse_value};
+use crate::json::{check, parse_run};
 use crate::sweep::SweepResult;
 use crate::{ReportError, RunResult};
 use std::path::Path;
@@ -41,8 +41,7 @@ pub fn read_document(path: impl AsRef<Path>) -> Result<Document, ReportError> {
 
 /// Parses any result `herd report` can show; `origin` names the text's source in errors.
 pub fn parse_document(text: &str, origin: &str) -> Result<Document, ReportError> {
-    let value = parse_value(text, origin)?;
-    let header = check_header(&value, origin)?;
+    let header = check(text, origin)?;
     match header.kind.as_str() {
         "run" => Ok(Document::Run(Box::new(parse_run(
             text,
@@ -90,11 +89,11 @@ mod tests {
             format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "sweep", "points": []}}"#);
         let err = parse_document(&guessed, "g.json").unwrap_err().to_string();
         assert!(err.starts_with("g.json"), "{err}");
-        let odd = format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "banana"}}"#);
-        let err = parse_document(&odd, "b.json").unwrap_err().to_string();
+        let odd = format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "compare"}}"#);
+        let err = parse_document(&odd, "c.json").unwrap_err().to_string();
         assert_eq!(
             err,
-            "b.json is a herd `banana` result; expected a `run`, `sweep` or `capacity` result"
+            "c.json is a herd `compare` result; expected a `run`, `sweep` or `capacity` result"
         );
     }
 

@@ -12,6 +12,15 @@ pub enum ReportError {
         source: std::io::Error,
     },
 
+    #[error("{origin} is empty: expected a herd result (JSON)")]
+    Empty { origin: String },
+
+    #[error(
+        "{origin} is cut short: its JSON ends at line {line} before it is complete \
+         (was it still being written, or copied in part?)"
+    )]
+    Truncated { origin: String, line: usize },
+
     #[error("{origin} is not JSON: {source}")]
     NotJson {
         origin: String,
@@ -20,6 +29,16 @@ pub enum ReportError {
 
     #[error("{origin} is not a herd result: {reason}")]
     NotHerd { origin: String, reason: String },
+
+    #[error(
+        "{origin} is a herd `{kind}` result, a kind this herd ({ours}) does not know: \
+         it reads `run`, `sweep` and `capacity` results (a newer herd may read it)"
+    )]
+    UnknownKind {
+        origin: String,
+        kind: String,
+        ours: &'static str,
+    },
 
     #[error("{origin} is a herd `{kind}` result; expected {expected}")]
     WrongKind {
@@ -44,6 +63,14 @@ pub enum ReportError {
         origin: String,
         version: String,
         source: serde_json::Error,
+    },
+
+    #[error("{origin}: `{path}` is not a valid histogram ({reason}): the file is damaged")]
+    Histogram {
+        origin: String,
+        /// Where in the document, e.g. `steps[2].runs[0].histograms.latency`.
+        path: String,
+        reason: String,
     },
 
     #[error("histogram is not valid base64: {0}")]

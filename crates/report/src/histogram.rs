@@ -6,6 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
+use serde_json::Value;
 
 /// Encodes a histogram as HdrHistogram V2 + deflate, base64 with the standard alphabet: the
 /// format of HdrHistogram's own logs, readable by its Java, Go and Python ports.
@@ -22,6 +23,65 @@ pub fn encode_histogram(h: &Histogram<u64>) -> String {
 pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, ReportError> {
     let raw = STANDARD.decode(s.trim())?;
     Ok(Deserializer::new().deserialize(&mut raw.as_slice())?)
+}
+
+/// Decodes every histogram in a result read as JSON — under any `histograms` object (a run's,
+/// each step's and probe's run, a name's) and any `histogram` string — so a damaged one is
+/// refused when the file is read, naming where it is, instead of leaving a chart empty later.
+pub(crate) fn check_histograms(value: &Value, origin: &str) -> Result<(), ReportError> {
+    let damaged = |path: String, e: ReportError| ReportError::Histogram {
+        origin: origin.to_owned(),
+        path,
+        reason: match e {
+            ReportError::HistogramBase64(e) => format!("not base64: {e}"),
+            ReportError::HistogramEncoding(e) => format!("not an HdrHistogram: {e}"),
+            other => other.to_string(),
+        },
+    };
+    walk(value, String::new(), &mut |path, encoded| {
+        decode_histogram(encoded)
+            .map(drop)
+            .map_err(|e| damaged(path, e))
+    })
+}
+
+/// Calls `f` with the path and text of every histogram string under `v`.
+fn walk(
+    v: &Value,
+    path: String,
+    f: &mut impl FnMut(String, &str) -> Result<(), ReportError>,
+) -> Result<(), ReportError> {
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (key, child) in m {
+                match (key.as_str(), child) {
+                    ("histograms", Value::Object(hs)) => {
+                        for (name, h) in hs {
+                            if let Value::String(s) = h {
+                                f(format!("{}.{name}", join(key)), s)?;
+                            }
+                        }
+                    }
+                    ("histogram", Value::String(s)) => f(join(key), s)?,
+                    _ => walk(child, join(key), f)?,
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                walk(child, format!("{path}[{i}]"), f)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Summarises a histogram of microseconds in milliseconds; all zeros when it is empty.
@@ -109,6 +169,42 @@ mod tests {
             decode_histogram("AAAAAAAA"),
             Err(ReportError::HistogramEncoding(_))
         ));
+    }
+
+    #[test]
+    fn a_damaged_histogram_is_named_by_its_path() {
+        let good = encode_histogram(&new_histogram());
+        let doc = serde_json::json!({
+            "histograms": {"latency": good},
+            "steps": [{"runs": [{"histograms": {"latency": good}},
+                                {"histograms": {"latency": good, "connect": "bm90IGFuIGhkcg=="}}]}],
+        });
+        let err = check_histograms(&doc, "s.json").unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "s.json: `steps[0].runs[1].histograms.connect` is not a valid histogram (not an HdrHistogram"
+            ),
+            "{err}"
+        );
+        let doc = serde_json::json!({"by_name": [{"histogram": "%%%"}]});
+        let err = check_histograms(&doc, "n.json").unwrap_err().to_string();
+        assert!(
+            err.starts_with("n.json: `by_name[0].histogram` is not a valid histogram (not base64"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn percentile_rank_is_the_ceiling_as_in_java_hdrhistogram() {
+        // 12 samples: p95 is rank ceil(0.95 x 12) = 12, the largest (docs/results.md). The Python
+        // and Go ports round (int(11.4 + 0.5) = 11) and report the 11th: one bucket lower.
+        let mut h = new_histogram();
+        for ms in 1..=12 {
+            h.record(ms * 1_000).unwrap();
+        }
+        let top = h.highest_equivalent(12_000) as f64 / 1e3;
+        assert_eq!(summarize_us(&h).p95, top);
+        assert!(summarize_us(&h).p95 > h.highest_equivalent(11_000) as f64 / 1e3);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Writing a result as JSON, and reading one back with an error that says what is wrong.
 
+use crate::histogram::check_histograms;
 use crate::{ReportError, RunResult, HERD_VERSION};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -32,21 +33,13 @@ pub fn parse_json(text: &str, origin: &str) -> Result<RunResult, ReportError> {
     parse_json_kind(text, origin, "run")
 }
 
-/// The `kind` of a herd result (`"run"`, `"sweep"`, `"capacity"`), when `text` is one.
-pub fn peek_kind(text: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(text).ok()?;
-    value.get("herd_version")?.as_str()?;
-    Some(value.get("kind")?.as_str()?.to_owned())
-}
-
 /// Parses a result of the given `kind`, with the same checks as [`parse_json`].
 pub fn parse_json_kind<T: DeserializeOwned>(
     text: &str,
     origin: &str,
     expected: &str,
 ) -> Result<T, ReportError> {
-    let value = parse_value(text, origin)?;
-    let header = check_header(&value, origin)?;
+    let header = check(text, origin)?;
     if header.kind != expected {
         return Err(ReportError::WrongKind {
             origin: origin.to_owned(),
@@ -57,6 +50,26 @@ pub fn parse_json_kind<T: DeserializeOwned>(
     parse_run(text, origin, header.version)
 }
 
+/// The kinds of file herd writes; any other `kind` is from a herd newer than this one.
+const KINDS: [&str; 4] = ["run", "sweep", "capacity", "compare"];
+
+/// Every check that does not depend on the type read, in the order that names the first thing
+/// wrong: empty, cut short, not JSON, not herd's, a version or kind this herd does not know, a
+/// damaged histogram. Every command reads files through here, so each says the same thing.
+pub(crate) fn check(text: &str, origin: &str) -> Result<Header, ReportError> {
+    let value = parse_value(text, origin)?;
+    let header = check_header(&value, origin)?;
+    if !KINDS.contains(&header.kind.as_str()) {
+        return Err(ReportError::UnknownKind {
+            origin: origin.to_owned(),
+            kind: header.kind,
+            ours: HERD_VERSION,
+        });
+    }
+    check_histograms(&value, origin)?;
+    Ok(header)
+}
+
 /// What every herd result starts with.
 pub(crate) struct Header {
     pub version: String,
@@ -64,9 +77,21 @@ pub(crate) struct Header {
 }
 
 pub(crate) fn parse_value(text: &str, origin: &str) -> Result<Value, ReportError> {
-    serde_json::from_str(text).map_err(|source| ReportError::NotJson {
-        origin: origin.to_owned(),
-        source,
+    let origin = origin.to_owned();
+    if text.trim().is_empty() {
+        return Err(ReportError::Empty { origin });
+    }
+    serde_json::from_str(text).map_err(|source| {
+        // A result cut short (a full disk, a copy interrupted) ends inside a value: say so
+        // rather than quoting serde's "EOF while parsing an object".
+        if source.classify() == serde_json::error::Category::Eof {
+            ReportError::Truncated {
+                origin,
+                line: source.line(),
+            }
+        } else {
+            ReportError::NotJson { origin, source }
+        }
     })
 }
 
@@ -181,6 +206,14 @@ mod tests {
             matches!(not_json, ReportError::NotJson { .. }),
             "{not_json}"
         );
+        let cut = parse_json("{\n\"herd_version\": \"0.1.0\",\n\"kind\": \"ru", "c.json");
+        assert_eq!(
+            cut.unwrap_err().to_string(),
+            "c.json is cut short: its JSON ends at line 3 before it is complete \
+             (was it still being written, or copied in part?)"
+        );
+        let empty = parse_json(" \n", "e.json").unwrap_err().to_string();
+        assert_eq!(empty, "e.json is empty: expected a herd result (JSON)");
 
         let array = parse_json("[1, 2]", "a.json").unwrap_err().to_string();
         assert_eq!(
@@ -202,6 +235,13 @@ mod tests {
         );
         assert!(
             matches!(compare, Err(ReportError::WrongKind { ref kind, .. }) if kind == "compare")
+        );
+        let banana = parse_json(
+            &format!(r#"{{"herd_version": "{HERD_VERSION}", "kind": "banana"}}"#),
+            "b.json",
+        );
+        assert!(
+            matches!(banana, Err(ReportError::UnknownKind { ref kind, .. }) if kind == "banana")
         );
 
         let future = parse_json(r#"{"herd_version": "99.0.0", "kind": "run"}"#, "new.json")

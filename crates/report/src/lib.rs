@@ -86,7 +86,7 @@ pub use compare_text::render_compare_text;
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
-pub use json::{parse_json, parse_json_kind, peek_kind, read_json, write_json};
+pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use result::{
     Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
     SizeSummary, Summary, TimelineEntry, Totals, Warmup,
@@ -103,3 +103,15 @@ pub use workload::{
 
 /// The herd version written into results, and the one [`read_json`] checks files against.
 pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The version of the result formats (run, sweep, capacity, compare) within this herd series,
+/// written as `schema_version` and bounded by the schemas in `schema/`. Every key added to a
+/// result, at any depth, adds one here and to every schema's `schema_version.maximum`: the
+/// schemas are closed, so a validator meets the new key only with a schema that knows it.
+/// herd reads files of any `schema_version` of its series (docs/results.md, "Versions").
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `schema_version` of a file written before it was: the first.
+pub(crate) fn first_schema_version() -> u32 {
+    1
+}

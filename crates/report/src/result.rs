@@ -10,6 +10,10 @@ use std::collections::BTreeMap;
 pub struct RunResult {
     /// The herd that wrote the result, e.g. `"0.1.0"`.
     pub herd_version: String,
+    /// The format's version within this herd series ([`crate::SCHEMA_VERSION`]); absent in
+    /// files written before it existed, which read as 1.
+    #[serde(default = "crate::first_schema_version")]
+    pub schema_version: u32,
     pub kind: Kind,
     /// What was loaded: the URL of a plain run.
     pub target: String,

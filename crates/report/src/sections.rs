@@ -36,6 +36,8 @@ pub struct NameStats {
     pub status: BTreeMap<String, u64>,
     /// The name's latency HdrHistogram, base64, when the result carries it.
     pub histogram: Option<String>,
+    /// A scenario's share of the mix (`weight`), when the result gives it.
+    pub weight: Option<u64>,
 }
 
 /// Per-name statistics under `key` (`by_name`, `by_scenario`): an object keyed by name, or an
@@ -48,15 +50,18 @@ pub fn names(doc: &Value, key: &str) -> Vec<NameStats> {
 }
 
 fn name_stats(name: String, v: &Value) -> NameStats {
+    // A scenario's times are its iterations' durations (`duration_ms`), think times included.
     let lat = v
         .get("latency_ms")
         .or_else(|| v.get("latency"))
+        .or_else(|| v.get("duration_ms"))
         .filter(|l| l.is_object());
     let time = |field: &str| {
         lat.and_then(|l| num(l.get(field)))
             .or_else(|| num(v.get(format!("{field}_ms").as_str())))
     };
     let requests = uint(v.get("requests"))
+        .or_else(|| uint(v.get("iterations")))
         .or_else(|| uint(v.get("count")))
         .or_else(|| v.get("totals").and_then(|t| uint(t.get("scheduled"))))
         .or_else(|| lat.and_then(|l| uint(l.get("count"))));
@@ -97,6 +102,7 @@ fn name_stats(name: String, v: &Value) -> NameStats {
         bytes_mean,
         status,
         histogram,
+        weight: uint(v.get("weight")),
     }
 }
 
@@ -264,6 +270,27 @@ mod tests {
         );
         assert_eq!(s[1].name, "#2");
         assert!(names(&json!({}), "by_name").is_empty());
+    }
+
+    #[test]
+    fn scenarios_read_their_iterations_and_durations() {
+        // herd's own shape (crate::ScenarioResult): the HTML table was all dashes without it.
+        let doc = json!({"by_scenario": [{"name": "buy", "weight": 40, "iterations": 84,
+            "duration_ms": {"count": 84, "min": 7.2, "mean": 7.9, "p50": 7.5, "p95": 10.1,
+                            "p99": 11.5, "max": 11.5}}]});
+        let s = &names(&doc, "by_scenario")[0];
+        assert_eq!((s.weight, s.requests), (Some(40), Some(84)));
+        assert_eq!(
+            (s.min, s.mean, s.p50, s.p95, s.p99, s.max),
+            (
+                Some(7.2),
+                Some(7.9),
+                Some(7.5),
+                Some(10.1),
+                Some(11.5),
+                Some(11.5)
+            )
+        );
     }
 
     #[test]

@@ -30,6 +30,7 @@ fn two_targets(model: Model, levels: &[f64]) -> Table {
     Table {
         model,
         targets: vec!["nginx".into(), "hunchentoot".into()],
+        named: true,
         steps: levels
             .iter()
             .map(|&l| TableStep {
@@ -144,6 +145,7 @@ fn an_empty_table_is_refused_not_drawn_blank() {
     let t = Table {
         model: Model::Open,
         targets: vec!["x".into()],
+        named: false,
         steps: Vec::new(),
     };
     let e = render(&sweep_figure(&t, "empty"), Format::Png).unwrap_err();

@@ -79,6 +79,7 @@ fn two_targets() -> Table {
     Table {
         model: Model::Open,
         targets: vec!["apache".into(), "iis".into()],
+        named: true,
         steps: [100.0, 200.0]
             .iter()
             .map(|&level| TableStep {
@@ -138,9 +139,10 @@ fn several_targets_get_autobench_suffixes_then_herds_columns() {
 }
 
 #[test]
-fn one_target_has_autobenchs_plain_header() {
+fn one_unnamed_target_has_bare_column_names() {
     let mut t = two_targets();
     t.targets.truncate(1);
+    t.named = false;
     for s in &mut t.steps {
         s.rows.truncate(1);
     }
@@ -183,10 +185,52 @@ fn unreadable_tables_say_where_and_why() {
             "dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n1 2 3 4 5 6 7 8 9 x\n",
             "`x` is not a number",
         ),
+        // Negative rates and errors past 100% are refused, naming the line and the column.
+        (
+            "dem_req_rate req_rate_a con_rate_a min_rep_rate_a avg_rep_rate_a max_rep_rate_a stddev_rep_rate_a resp_time_a net_io_a errors_a\n1 2 3 4 5 6 7 8 9 0\n2 2 3 4 -5 6 7 8 9 0\n",
+            "line 3: `avg_rep_rate_a` is -5: a measurement cannot be negative",
+        ),
+        (
+            "dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n1 2 3 4 5 6 7 8 9 500\n",
+            "line 2: `errors` is 500: a share of requests cannot pass 100%",
+        ),
+        (
+            "users req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate stddev_rep_rate resp_time net_io errors\n-1 2 3 4 5 6 7 8 9 0\n",
+            "line 2: `users` is -1: a measurement cannot be negative",
+        ),
     ];
     for (text, want) in table {
         let e = read_table(text, "f.tsv", "x").unwrap_err().to_string();
         assert!(e.starts_with("f.tsv"), "{e}");
         assert!(e.contains(want), "{want}: {e}");
     }
+}
+
+/// autobench's columns for one host, from seed 001's sample file, in order.
+fn autobench_header() -> Vec<&'static str> {
+    AUTOBENCH.lines().next().unwrap().split('\t').collect()
+}
+
+fn one_target(named: bool) -> Table {
+    Table {
+        model: Model::Open,
+        targets: vec!["testhost".into()],
+        named,
+        steps: vec![TableStep {
+            level: 200.0,
+            rows: vec![herd_row(200.0, GeneratorVerdict::Ok)],
+        }],
+    }
+}
+
+#[test]
+fn one_named_target_gets_autobenchs_suffixed_columns_and_reads_back() {
+    let tsv = write_table(&one_target(true), Separator::Tab);
+    let header: Vec<&str> = tsv.lines().next().unwrap().split('\t').collect();
+    // autobench's ten columns exactly (`req_rate_testhost`, ...), then herd's own, suffixed too.
+    assert_eq!(header[..10], autobench_header()[..]);
+    assert_eq!(header[10], "p50_ms_testhost");
+    assert_eq!(header.len(), 10 + 7);
+    let back = read_table(&tsv, "tsv", "default").unwrap();
+    assert_eq!(back, one_target(true));
 }

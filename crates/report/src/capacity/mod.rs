@@ -20,6 +20,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapacityResult {
     pub herd_version: String,
+    /// The format's version within this herd series ([`crate::SCHEMA_VERSION`]); absent in
+    /// files written before it existed, which read as 1.
+    #[serde(default = "crate::first_schema_version")]
+    pub schema_version: u32,
     /// Always [`Kind::Capacity`].
     pub kind: Kind,
     pub target: String,
@@ -115,6 +119,7 @@ impl CapacityResult {
         };
         let mut r = CapacityResult {
             herd_version: crate::HERD_VERSION.to_owned(),
+            schema_version: crate::SCHEMA_VERSION,
             kind: Kind::Capacity,
             target,
             model,

@@ -11,14 +11,17 @@ use std::fmt::Write;
 
 /// Adds every optional section `doc` has, in reading order.
 pub fn all(page: &mut Page, doc: &Value) {
-    for (key, heading) in [
-        ("by_name", "Requests by name"),
-        ("by_scenario", "Scenarios"),
-    ] {
-        let names = sections::names(doc, key);
-        if !names.is_empty() {
-            page.section(key, heading, &names_section(key, &names));
-        }
+    let names = sections::names(doc, "by_name");
+    if !names.is_empty() {
+        page.section(
+            "by_name",
+            "Requests by name",
+            &names_section("by_name", &names),
+        );
+    }
+    let scenarios = sections::names(doc, "by_scenario");
+    if !scenarios.is_empty() {
+        page.section("by_scenario", "Scenarios", &scenarios_section(&scenarios));
     }
     let thresholds = sections::thresholds(doc);
     if !thresholds.is_empty() {
@@ -117,6 +120,47 @@ fn names_section(key: &str, names: &[NameStats]) -> String {
         &rows,
     );
     out.push_str(&ranges(names));
+    out
+}
+
+/// A scenario counts iterations, not requests, and its times are whole iterations (think
+/// times included): its own columns, not the per-name ones (which showed only dashes).
+fn scenarios_section(scenarios: &[NameStats]) -> String {
+    let ms = |v: Option<f64>| v.map_or("-".to_owned(), duration_ms);
+    let rows: Vec<Vec<String>> = scenarios
+        .iter()
+        .map(|s| {
+            vec![
+                esc(&s.name),
+                s.weight.map_or("-".to_owned(), count),
+                s.requests.map_or("-".to_owned(), count),
+                ms(s.min),
+                ms(s.mean),
+                ms(s.p50),
+                ms(s.p95),
+                ms(s.p99),
+                ms(s.max),
+            ]
+        })
+        .collect();
+    let mut out = String::from(
+        "<p class=\"sub\">times are whole iterations of the scenario, think times included</p>",
+    );
+    out.push_str(&table(
+        "by_scenario",
+        &[
+            "scenario",
+            "weight",
+            "iterations",
+            "min",
+            "mean",
+            "p50",
+            "p95",
+            "p99",
+            "max",
+        ],
+        &rows,
+    ));
     out
 }
 

@@ -8,7 +8,9 @@ mod row;
 mod tsv;
 
 pub use knees::{good_rate, level_text, level_unit, TargetKnee};
-pub use row::{error_percent, row_of, Extra, Row, Saturation, StopRule, Table, TableStep};
+pub use row::{
+    error_percent, implausible, row_of, Extra, Row, Saturation, StopRule, Table, TableStep,
+};
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};
 
 use crate::{Kind, Model, RunResult};
@@ -18,6 +20,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepResult {
     pub herd_version: String,
+    /// The format's version within this herd series ([`crate::SCHEMA_VERSION`]); absent in
+    /// files written before it existed, which read as 1.
+    #[serde(default = "crate::first_schema_version")]
+    pub schema_version: u32,
     /// Always [`Kind::Sweep`].
     pub kind: Kind,
     /// Open: levels are arrival rates (req/s); closed: levels are concurrent users.
@@ -38,6 +44,11 @@ pub struct SweepResult {
 pub struct SweepTarget {
     pub name: String,
     pub url: String,
+    /// The name was given (`--target NAME=URL`) rather than taken from the URL: the TSV then
+    /// suffixes the columns `_NAME` even for one target, as autobench does. Absent in results of
+    /// herds before it: false.
+    #[serde(default)]
+    pub named: bool,
 }
 
 /// How the sweep was asked to run.
@@ -70,6 +81,7 @@ impl SweepResult {
         Table {
             model: self.model,
             targets: self.targets.iter().map(|t| t.name.clone()).collect(),
+            named: self.targets.iter().any(|t| t.named),
             steps: self
                 .steps
                 .iter()

@@ -30,6 +30,55 @@ pub struct Row {
     pub extra: Option<Extra>,
 }
 
+/// Why a table's value cannot have been measured: nothing measured is negative and no share
+/// passes 100%. Such a table was edited or damaged, and a plot of it would mislead without a word.
+pub fn implausible(x: f64, percent: bool) -> Option<&'static str> {
+    if x < 0.0 {
+        Some("a measurement cannot be negative")
+    } else if percent && x > 100.0 {
+        Some("a share of requests cannot pass 100%")
+    } else {
+        None
+    }
+}
+
+impl Table {
+    /// The first value [`implausible`] refuses, named by its level, target and column.
+    pub fn check(&self) -> Result<(), String> {
+        for step in &self.steps {
+            let at = |what: String| format!("the step at {}, {what}", step.level);
+            if let Some(why) = implausible(step.level, false) {
+                return Err(at(format!("level {}: {why}", step.level)));
+            }
+            for (target, r) in self.targets.iter().zip(&step.rows) {
+                let x = r.extra.as_ref();
+                let cells = [
+                    ("req_rate", Some(r.req_rate)),
+                    ("con_rate", Some(r.con_rate)),
+                    ("min_rep_rate", Some(r.min_rep_rate)),
+                    ("avg_rep_rate", Some(r.avg_rep_rate)),
+                    ("max_rep_rate", Some(r.max_rep_rate)),
+                    ("stddev_rep_rate", Some(r.stddev_rep_rate)),
+                    ("resp_time", Some(r.resp_time)),
+                    ("net_io", Some(r.net_io)),
+                    ("errors", Some(r.errors)),
+                    ("p50_ms", x.map(|x| x.p50)),
+                    ("p95_ms", x.map(|x| x.p95)),
+                    ("p99_ms", x.map(|x| x.p99)),
+                    ("p99.9_ms", x.map(|x| x.p999)),
+                ];
+                for (column, value) in cells {
+                    let Some(v) = value else { continue };
+                    if let Some(why) = implausible(v, column == "errors") {
+                        return Err(at(format!("target `{target}`: `{column}` is {v}: {why}")));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// herd's columns after autobench's: percentiles in ms, counts, and whether the step measured
 /// the server or herd itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +98,10 @@ pub struct Table {
     /// Open: levels are demanded req/s (`dem_req_rate`); closed: users (`users`).
     pub model: Model,
     pub targets: Vec<String>,
+    /// Suffix every target's columns with `_NAME` even when there is only one, as autobench
+    /// does (`req_rate_testhost`): a target given a name (`--target NAME=URL`), or a table read
+    /// with suffixes. Otherwise a lone target's columns are bare (`req_rate`).
+    pub named: bool,
     pub steps: Vec<TableStep>,
 }
 

@@ -2,10 +2,11 @@
 //! autobench keep working, and read back from herd or from autobench itself.
 //!
 //! The first column is the level (`dem_req_rate`, or `users` in the closed model); then for each
-//! target autobench's nine columns, suffixed `_NAME` when there are several targets (autobench's
-//! `_testhost`); then herd's own columns for each target.
+//! target autobench's nine columns, suffixed `_NAME` (autobench's `_testhost`) when there are
+//! several targets or the one target has a name ([`Table::named`]); then herd's own columns for
+//! each target.
 
-use super::row::{Extra, Row, Table, TableStep};
+use super::row::{implausible, Extra, Row, Table, TableStep};
 use crate::{GeneratorVerdict, Model};
 use std::fmt::Write;
 
@@ -32,6 +33,9 @@ pub const EXTRA_COLUMNS: [&str; 7] = [
     "failed",
     "generator",
 ];
+
+/// Where `errors` (a percentage) is in [`COLUMNS`].
+const ERRORS: usize = 8;
 
 const OPEN_LEVEL: &str = "dem_req_rate";
 const CLOSED_LEVEL: &str = "users";
@@ -64,7 +68,7 @@ pub struct TableError {
 pub fn write_table(t: &Table, sep: Separator) -> String {
     let sep = sep.char();
     let suffix = |name: &str| {
-        if t.targets.len() > 1 {
+        if t.targets.len() > 1 || t.named {
             format!("_{name}")
         } else {
             String::new()
@@ -200,8 +204,10 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
     // For each header cell: which column of which target (None = not ours, ignored).
     let mut targets: Vec<String> = Vec::new();
     let mut slots: Vec<Option<(usize, usize)>> = vec![None];
+    let mut named = false;
     for cell in &header[1..] {
         let slot = parse_column(cell).map(|(col, name)| {
+            named |= name.is_some();
             let name = name.unwrap_or(default_name).to_owned();
             let t = match targets.iter().position(|t| *t == name) {
                 Some(t) => t,
@@ -241,6 +247,13 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
             "the header names no columns of a target".into(),
         ));
     }
+    // Each target's columns as the header spells them, to name one in an error.
+    let mut column = vec![vec![""; all]; targets.len()];
+    for (slot, cell) in slots.iter().zip(&header) {
+        if let Some((t, c)) = *slot {
+            column[t][c] = cell.as_str();
+        }
+    }
     let mut steps = Vec::with_capacity(data.len());
     for (line, cells) in data {
         if cells.len() != header.len() {
@@ -265,10 +278,20 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| err(Some(line), format!("`{s}` is not a number")))
         };
-        let level = number(&cells[0])?;
+        let measured = |name: &str, s: &str, percent: bool| {
+            let x = number(s)?;
+            match implausible(x, percent) {
+                None => Ok(x),
+                Some(why) => Err(err(Some(line), format!("`{name}` is {s}: {why}"))),
+            }
+        };
+        let level = measured(&header[0], &cells[0], false)?;
         let mut rows = Vec::with_capacity(targets.len());
-        for v in &values {
-            let f = |c: usize| number(v[c].expect("every column was checked in the header"));
+        for (v, names) in values.iter().zip(&column) {
+            let f = |c: usize| {
+                let cell = v[c].expect("every column was checked in the header");
+                measured(names[c], cell, c == ERRORS)
+            };
             let extra = match v[COLUMNS.len()] {
                 None => None,
                 Some(_) => {
@@ -312,6 +335,7 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
     Ok(Table {
         model,
         targets,
+        named,
         steps,
     })
 }

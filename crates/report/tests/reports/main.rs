@@ -9,4 +9,5 @@ mod fixtures;
 mod html;
 mod schemas;
 mod series;
+mod versions;
 mod watched;
