@@ -4,6 +4,7 @@
 
 use crate::data::Source;
 use crate::extract::Extract;
+use crate::redirect::Redirect;
 use crate::template::{Lookup, Template};
 use crate::think::Think;
 use herd_engine::Request;
@@ -155,7 +156,7 @@ impl Send {
         target: &Target,
         vars: &impl Lookup,
         cookie: Option<String>,
-        path: Option<&str>,
+        redirect: Option<&Redirect>,
     ) -> Result<Request, NotSent> {
         let mut spec = match &self.prebuilt {
             Some((spec, _)) => spec.clone(),
@@ -176,13 +177,14 @@ impl Send {
                 }
             }
         };
-        if let Some(path) = path {
-            // A redirect: GET the new location, no body.
-            spec.path = path.to_owned();
-            spec.method = "GET".to_owned();
-            spec.body.clear();
-            spec.headers
-                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+        if let Some(r) = redirect {
+            spec.path.clone_from(&r.location);
+            spec.method.clone_from(&r.method);
+            if !r.keep_body {
+                spec.body.clear();
+                spec.headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+            }
         }
         if let Some(c) = cookie {
             spec.headers.push(("Cookie".to_owned(), c));

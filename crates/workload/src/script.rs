@@ -5,6 +5,7 @@
 use crate::cookie::Jar;
 use crate::data::Drawn;
 use crate::program::{NotSent, Program, Send, Step};
+use crate::redirect::Redirect;
 use crate::tally::Tally;
 use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
@@ -233,7 +234,7 @@ impl WorkloadScript {
         user: &mut User,
         ctx: &mut UserCtx<T>,
         measured: bool,
-    ) -> Option<String> {
+    ) -> Option<Redirect> {
         let cookies = self.program.cookies;
         let mut location = None;
         let User { jar, extracted, .. } = user;
@@ -242,7 +243,8 @@ impl WorkloadScript {
                 jar.store(&r.headers);
             }
             if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
-                location = redirect_path(r, &req.bytes);
+                location = redirect_path(r, &req.bytes)
+                    .map(|to| Redirect::after(r.status, &req.bytes, to));
                 if location.is_some() {
                     return (Verdict::Ok, None);
                 }

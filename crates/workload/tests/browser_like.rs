@@ -1,0 +1,127 @@
+//! A virtual user behaves like a browser where a browser's rules are written down: redirects
+//! (RFC 9110), cookies (RFC 6265), and the tokens sites sign instead of keeping sessions. Against
+//! a fake transport under a paused clock, as tests/language.rs does.
+
+use herd_engine::{run_local, Control, Failure, Request, Response, Transport};
+use herd_workload::Workload;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::Arc;
+
+type Reply = (u16, Vec<(String, String)>, String);
+
+/// Answers by request text; remembers every request.
+#[derive(Clone)]
+struct Fake {
+    seen: Rc<RefCell<Vec<String>>>,
+    answer: Rc<dyn Fn(&str) -> Reply>,
+}
+
+impl Fake {
+    fn new(answer: impl Fn(&str) -> Reply + 'static) -> Self {
+        Fake {
+            seen: Rc::default(),
+            answer: Rc::new(answer),
+        }
+    }
+    fn requests(&self) -> Vec<String> {
+        self.seen.borrow().clone()
+    }
+}
+
+impl Transport for Fake {
+    type Conn = ();
+    async fn connect(&self) -> Result<(), Failure> {
+        Ok(())
+    }
+    async fn exchange(
+        &self,
+        _: &mut (),
+        req: &Request,
+        resp: &mut Response,
+    ) -> Result<(), Failure> {
+        let text = String::from_utf8_lossy(&req.bytes).into_owned();
+        self.seen.borrow_mut().push(text.clone());
+        let (status, headers, body) = (self.answer)(&text);
+        resp.status = status;
+        resp.keep_alive = true;
+        resp.body_len = body.len() as u64;
+        if req.keep_response {
+            resp.headers = headers;
+            resp.body = body.into_bytes();
+        }
+        Ok(())
+    }
+}
+
+fn compile(src: &str) -> Workload {
+    Workload::compile(src, Path::new("w.yaml"), Path::new(".")).unwrap_or_else(|d| panic!("{d}"))
+}
+
+async fn run(w: &Workload, fake: Fake) {
+    let plan = w.plan(1);
+    tokio::task::LocalSet::new()
+        .run_until(run_local(&plan, fake, w.script(), Arc::new(Control::new())))
+        .await
+        .expect("the plan runs");
+}
+
+fn line(req: &str) -> &str {
+    req.lines().next().unwrap_or_default()
+}
+
+fn header(h: &str, v: &str) -> Vec<(String, String)> {
+    vec![(h.to_owned(), v.to_owned())]
+}
+
+#[tokio::test(start_paused = true)]
+async fn redirects_307_and_308_keep_the_method_and_body_303_gets() {
+    let w = compile(
+        r#"target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 1 }
+scenarios:
+  - name: s
+    steps:
+      - { post: /keep, body: "order=1", follow_redirects: true }
+      - { post: /perm, body: "order=2", follow_redirects: true }
+      - { post: /see, body: "order=3", follow_redirects: true }
+"#,
+    );
+    let fake = Fake::new(|req| match line(req) {
+        "POST /keep HTTP/1.1" => (307, header("Location", "/kept"), String::new()),
+        "POST /perm HTTP/1.1" => (308, header("Location", "/permed"), String::new()),
+        "POST /see HTTP/1.1" => (303, header("Location", "/seen"), String::new()),
+        _ => (200, Vec::new(), String::new()),
+    });
+    run(&w, fake.clone()).await;
+    let seen = fake.requests();
+    let lines: Vec<&str> = seen.iter().map(|r| line(r)).collect();
+    assert_eq!(
+        lines,
+        [
+            "POST /keep HTTP/1.1",
+            "POST /kept HTTP/1.1",
+            "POST /perm HTTP/1.1",
+            "POST /permed HTTP/1.1",
+            "POST /see HTTP/1.1",
+            "GET /seen HTTP/1.1",
+        ]
+    );
+    assert!(seen[1].ends_with("\r\n\r\norder=1"), "{}", seen[1]);
+    assert!(seen[3].ends_with("\r\n\r\norder=2"), "{}", seen[3]);
+    assert!(seen[5].ends_with("\r\n\r\n"), "{}", seen[5]);
+}
+
+#[test]
+fn validate_says_one_user_not_one_users() {
+    let w = compile(
+        "target: http://127.0.0.1:1
+load: { model: closed, users: 1, duration: 1s }
+scenarios: [ { name: s, steps: [ { get: / } ] } ]
+",
+    );
+    let d = w.describe();
+    assert!(d.contains("up to 1 user,") || d.ends_with("up to 1 user"), "{d}");
+    assert!(d.contains("1 scenario,"), "{d}");
+}
