@@ -122,6 +122,64 @@ scenarios: [ { name: s, steps: [ { get: / } ] } ]
 ",
     );
     let d = w.describe();
-    assert!(d.contains("up to 1 user,") || d.ends_with("up to 1 user"), "{d}");
+    assert!(
+        d.contains("up to 1 user,") || d.ends_with("up to 1 user"),
+        "{d}"
+    );
     assert!(d.contains("1 scenario,"), "{d}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn json_paths_with_filters_extract_what_they_select() {
+    let w = compile(
+        r#"target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 1 }
+scenarios:
+  - name: s
+    steps:
+      - get: /items
+        extract:
+          cheap: { json: "$.items[?@.price < 10].id" }
+          deep: { json: "$..csrf" }
+      - get: /buy/{{cheap}}?csrf={{deep}}
+"#,
+    );
+    let fake = Fake::new(|req| {
+        match line(req) {
+        "GET /items HTTP/1.1" => (
+            200,
+            Vec::new(),
+            r#"{"items":[{"id":"a","price":30},{"id":"b","price":5}],"meta":{"form":{"csrf":"t9"}}}"#
+                .into(),
+        ),
+        _ => (200, Vec::new(), String::new()),
+    }
+    });
+    run(&w, fake.clone()).await;
+    assert_eq!(line(&fake.requests()[1]), "GET /buy/b?csrf=t9 HTTP/1.1");
+}
+
+#[test]
+fn a_bad_json_path_is_reported_at_its_column() {
+    let src = r#"target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 1 }
+scenarios:
+  - name: s
+    steps:
+      - get: /items
+        extract: { x: { json: "$.items[?@.price <].id" } }
+"#;
+    let Err(d) = Workload::compile(src, Path::new("w.yaml"), Path::new(".")) else {
+        panic!("a bad path compiled")
+    };
+    let text = d.to_string();
+    assert!(text.contains("w.yaml:7:"), "{text}");
+    assert!(text.contains("bad JSONPath"), "{text}");
+    let col: usize = text
+        .split("w.yaml:7:")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|c| c.parse().ok())
+        .unwrap();
+    assert!(col > 30, "the column points into the path: {text}");
 }
