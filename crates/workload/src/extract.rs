@@ -41,8 +41,8 @@ impl Extract {
                 .iter()
                 .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
                 .filter_map(|(_, v)| crate::cookie::parse_set_cookie(v))
-                .find(|c| &c.name == name)
-                .map(|c| c.value),
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v),
         }
     }
 }

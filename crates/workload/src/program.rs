@@ -2,6 +2,7 @@
 //! the bytes serialized once. Shared read-only by every thread; per-user state lives in
 //! [`crate::script`].
 
+use crate::cookie::Jar;
 use crate::data::Source;
 use crate::extract::Extract;
 use crate::redirect::Redirect;
@@ -150,12 +151,12 @@ impl Send {
         }
     }
 
-    /// Renders and serializes the request; `cookie` is the user's `Cookie` header, if any.
+    /// Renders and serializes the request with the cookies of `jar` that go to its path.
     pub fn build(
         &self,
         target: &Target,
         vars: &impl Lookup,
-        cookie: Option<String>,
+        jar: Option<&Jar>,
         redirect: Option<&Redirect>,
     ) -> Result<Request, NotSent> {
         let mut spec = match &self.prebuilt {
@@ -186,7 +187,7 @@ impl Send {
                     .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
             }
         }
-        if let Some(c) = cookie {
+        if let Some(c) = jar.and_then(|j| j.header(target, &spec.path)) {
             spec.headers.push(("Cookie".to_owned(), c));
         }
         let mut req = prepare(target, &spec).map_err(|e| NotSent::Invalid(e.to_string()))?;

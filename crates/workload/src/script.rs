@@ -170,7 +170,7 @@ impl WorkloadScript {
                     }
                     _ => {
                         let vars = Vars { program: p, user };
-                        match s.build(&p.target, &vars, Some(user.jar.header()), None) {
+                        match s.build(&p.target, &vars, Some(&user.jar), None) {
                             Ok(r) => {
                                 user.cache[slot] = Some((version, r.clone()));
                                 built = r;
@@ -182,7 +182,7 @@ impl WorkloadScript {
                 }
             }
             _ => {
-                let cookie = has_cookies.then(|| user.jar.header());
+                let cookie = has_cookies.then_some(&user.jar);
                 match s.build(&p.target, &Vars { program: p, user }, cookie, None) {
                     Ok(r) => {
                         built = r;
@@ -200,7 +200,7 @@ impl WorkloadScript {
         let mut location = self.exchange(s, req, user, ctx, measured).await;
         for _ in 0..MAX_REDIRECTS {
             let Some(path) = location.take() else { break };
-            let cookie = (p.cookies && !user.jar.is_empty()).then(|| user.jar.header());
+            let cookie = (p.cookies && !user.jar.is_empty()).then_some(&user.jar);
             let vars = Vars { program: p, user };
             match s.build(&p.target, &vars, cookie, Some(&path)) {
                 Ok(r) => location = self.exchange(s, &r, user, ctx, measured).await,
@@ -240,7 +240,7 @@ impl WorkloadScript {
         let User { jar, extracted, .. } = user;
         let judge = |r: &Response| {
             if cookies {
-                jar.store(&r.headers);
+                jar.store(&self.program.target, &req.bytes, &r.headers);
             }
             if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
                 location = redirect_path(r, &req.bytes)

@@ -183,3 +183,53 @@ scenarios:
         .unwrap();
     assert!(col > 30, "the column points into the path: {text}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn cookies_go_only_where_their_path_and_expiry_allow() {
+    let w = compile(
+        r#"target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 1 }
+scenarios:
+  - name: s
+    steps:
+      - get: /login
+      - get: /shop/cart
+      - get: /about
+      - get: /logout
+      - get: /shop/cart
+"#,
+    );
+    let fake = Fake::new(|req| match line(req) {
+        "GET /login HTTP/1.1" => (
+            200,
+            vec![
+                ("Set-Cookie".into(), "cart=c1; Path=/shop".into()),
+                ("Set-Cookie".into(), "sid=s1; Path=/; Max-Age=600".into()),
+            ],
+            String::new(),
+        ),
+        "GET /logout HTTP/1.1" => (
+            200,
+            header(
+                "Set-Cookie",
+                "sid=gone; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+            ),
+            String::new(),
+        ),
+        _ => (200, Vec::new(), String::new()),
+    });
+    run(&w, fake.clone()).await;
+    let cookie = |req: &str| {
+        let mut c: Vec<String> = req
+            .lines()
+            .find_map(|l| l.strip_prefix("Cookie: "))
+            .map(|v| v.split("; ").map(str::to_owned).collect())
+            .unwrap_or_default();
+        c.sort();
+        c
+    };
+    let seen = fake.requests();
+    assert_eq!(cookie(&seen[1]), ["cart=c1", "sid=s1"], "{}", seen[1]);
+    assert_eq!(cookie(&seen[2]), ["sid=s1"], "not under /shop: {}", seen[2]);
+    assert_eq!(cookie(&seen[4]), ["cart=c1"], "sid expired: {}", seen[4]);
+}
