@@ -4,6 +4,7 @@
 
 use crate::cookie::Jar;
 use crate::data::Drawn;
+use crate::func::Entropy;
 use crate::program::{NotSent, Program, Send, Step};
 use crate::redirect::Redirect;
 use crate::tally::Tally;
@@ -61,6 +62,8 @@ pub struct User {
     walked: u64,
     /// Static steps serialized with this user's cookies, and the jar version they carry.
     cache: Vec<Option<(u64, Request)>>,
+    /// For `uuid()` and `random_int()` in templates.
+    entropy: Entropy,
 }
 
 struct Vars<'a> {
@@ -82,6 +85,10 @@ impl Lookup for Vars<'_> {
             Slot::Unresolved => None,
         }
     }
+
+    fn random(&self) -> u64 {
+        self.user.entropy.next()
+    }
 }
 
 impl Script for WorkloadScript {
@@ -98,6 +105,7 @@ impl Script for WorkloadScript {
             texts: vec![String::new(); p.sources.len()],
             walked: id,
             cache: vec![None; p.static_steps],
+            entropy: Entropy::new(p.seed, id),
         }
     }
 

@@ -3,6 +3,7 @@
 //! holes is known to be static (its request is serialized once, before the run).
 
 use crate::diag::{Diag, Pos};
+use crate::expr::{Call, Parsed};
 use crate::yaml::Node;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -57,6 +58,8 @@ impl Hole {
 pub enum Piece {
     Lit(String),
     Hole(Hole),
+    /// `{{ sha256(users.name) }}`: a function call (crate::expr).
+    Call(Call),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +71,8 @@ pub struct Template {
 pub trait Lookup {
     /// The value, or `None` when an extracted variable is unset.
     fn value(&self, slot: Slot) -> Option<&str>;
+    /// The next number of the user's seeded stream, for `uuid()` and `random_int()`.
+    fn random(&self) -> u64;
 }
 
 impl Template {
@@ -90,13 +95,26 @@ impl Template {
         while let Some(open) = text[rest..].find("{{").map(|i| rest + i) {
             lit(&mut t, &text[rest..open]);
             let at = node.pos_in_scalar(open, text);
-            let Some(close) = text[open + 2..].find("}}").map(|i| open + 2 + i) else {
+            // An unclosed string in a call swallows the `}}`: then the plain `}}` ends the
+            // hole, and the call's parser says which string is open.
+            let close = find_close(text, open + 2)
+                .or_else(|| text[open + 2..].find("}}").map(|i| open + 2 + i));
+            let Some(close) = close else {
                 diags.push(
                     Diag::new(at, "`{{` is not closed").hint("write {{name}} or {{source.column}}"),
                 );
                 return t;
             };
             let inner = text[open + 2..close].trim();
+            if inner.contains('(') {
+                match crate::expr::parse(node, text, open + 2, close, escape, diags) {
+                    Some(Parsed::Call(c)) => t.pieces.push(Piece::Call(c)),
+                    Some(Parsed::Value(v)) => lit(&mut t, &v),
+                    None => {}
+                }
+                rest = close + 2;
+                continue;
+            }
             let (name, field) = match inner.split_once('.') {
                 Some((n, f)) => (n.trim(), Some(f.trim().to_owned())),
                 None => (inner, None),
@@ -147,6 +165,7 @@ impl Template {
     }
 
     pub fn is_static(&self) -> bool {
+        // A call left after compilation depends on a variable, the clock or the random stream.
         self.pieces.iter().all(|p| matches!(p, Piece::Lit(_)))
     }
 
@@ -154,15 +173,21 @@ impl Template {
     pub fn holes(&self) -> impl Iterator<Item = &Hole> {
         self.pieces.iter().filter_map(|p| match p {
             Piece::Hole(h) => Some(h),
-            Piece::Lit(_) => None,
+            _ => None,
         })
     }
 
+    /// Every variable reference, those in function arguments too.
     pub fn holes_mut(&mut self) -> impl Iterator<Item = &mut Hole> {
-        self.pieces.iter_mut().filter_map(|p| match p {
-            Piece::Hole(h) => Some(h),
-            Piece::Lit(_) => None,
-        })
+        let mut out = Vec::new();
+        for p in &mut self.pieces {
+            match p {
+                Piece::Hole(h) => out.push(h),
+                Piece::Call(c) => c.holes_mut(&mut out),
+                Piece::Lit(_) => {}
+            }
+        }
+        out.into_iter()
     }
 
     /// The text as written, holes included (for default request names).
@@ -174,6 +199,11 @@ impl Template {
                 Piece::Hole(h) => {
                     s.push_str("{{");
                     s.push_str(&h.written());
+                    s.push_str("}}");
+                }
+                Piece::Call(c) => {
+                    s.push_str("{{");
+                    s.push_str(&c.written);
                     s.push_str("}}");
                 }
             }
@@ -190,10 +220,30 @@ impl Template {
                     let v = vars.value(h.slot).ok_or_else(|| h.written())?;
                     escape_into(v, h.escape, out);
                 }
+                Piece::Call(c) => escape_into(&c.eval(vars)?, c.escape, out),
             }
         }
         Ok(())
     }
+}
+
+/// The `}}` that closes the hole opened before `from`, past any quoted string in it (a JWT's
+/// claims end in `}}` more often than not).
+fn find_close(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut quote = None;
+    let mut i = from;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (None, c @ (b'\'' | b'"')) if text[from..i].contains('(') => quote = Some(c),
+            (None, b'}') if b.get(i + 1) == Some(&b'}') => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Form and query values: everything but unreserved characters is percent-encoded.
@@ -226,6 +276,9 @@ mod tests {
                 Slot::Extracted(i) => self.0[i].as_deref(),
                 _ => None,
             }
+        }
+        fn random(&self) -> u64 {
+            4
         }
     }
 
@@ -286,5 +339,133 @@ mod tests {
         assert_eq!(d[0].at, Pos { line: 3, col: 13 });
         let (_, d) = parse("{{a b}}", Escape::None);
         assert!(d[0].message.contains("not a variable reference"), "{d:?}");
+    }
+}
+
+#[cfg(test)]
+mod call_tests {
+    use super::*;
+    use crate::yaml::Value;
+
+    struct NoVars;
+    impl Lookup for NoVars {
+        fn value(&self, _: Slot) -> Option<&str> {
+            Some("alice")
+        }
+        fn random(&self) -> u64 {
+            u64::MAX / 2
+        }
+    }
+
+    fn parse(text: &str) -> (Template, Vec<Diag>) {
+        let node = Node {
+            at: Pos { line: 5, col: 20 },
+            value: Value::Scalar {
+                text: text.into(),
+                quoted: false,
+            },
+        };
+        let mut d = Vec::new();
+        let t = Template::parse(&node, text, Escape::None, &mut d);
+        (t, d)
+    }
+
+    fn render(t: &Template) -> String {
+        let mut out = String::new();
+        t.render(&NoVars, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn calls_with_literal_arguments_are_computed_once() {
+        let (t, d) = parse("Bearer {{ jwt_hs256('{\"sub\":\"1234567890\",\"name\":\"John Doe\",\"iat\":1516239022}', \"your-256-bit-secret\") }}");
+        assert!(d.is_empty(), "{d:?}");
+        assert!(t.is_static(), "folded at compile time");
+        assert!(render(&t).ends_with(".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"));
+        let (t, _) = parse("{{ base64url(concat('a', 'b')) }}x");
+        assert_eq!(t.source(), "YWI".to_owned() + "x");
+    }
+
+    #[test]
+    fn calls_on_variables_and_fresh_values_render_per_request() {
+        let (mut t, d) = parse("/u/{{ sha256(users.name) }}/{{ random_int(1, 2) }}/{{uuid()}}");
+        assert!(d.is_empty(), "{d:?}");
+        assert!(!t.is_static());
+        let holes: Vec<String> = t.holes_mut().map(|h| h.written()).collect();
+        assert_eq!(
+            holes,
+            ["users.name"],
+            "the argument is resolved like any hole"
+        );
+        let out = render(&t);
+        assert!(
+            out.starts_with("/u/2bd806c97f0e00af1a1fc3328fa763a9269723c8db8fac4f93af71db186d6e90/"),
+            "{out}"
+        );
+        assert_eq!(
+            t.source(),
+            "/u/{{sha256(users.name)}}/{{random_int(1, 2)}}/{{uuid()}}"
+        );
+    }
+
+    #[test]
+    fn bad_calls_are_reported_at_their_column_with_a_hint() {
+        let table = [
+            (
+                "{{ hmac_sha265('k', 'x') }}",
+                23,
+                "`hmac_sha265` is not a template function",
+                "did you mean `hmac_sha256`",
+            ),
+            (
+                "ab{{ sha256() }}",
+                25,
+                "`sha256` takes 1 argument, not 0",
+                "write sha256(data)",
+            ),
+            (
+                "{{ hmac_sha256('k') }}",
+                23,
+                "`hmac_sha256` takes 2 arguments, not 1",
+                "hmac_sha256(key, data)",
+            ),
+            (
+                "{{ random_int(5, 1) }}",
+                23,
+                "first bound",
+                "random_int(1, 100)",
+            ),
+            (
+                "{{ random_int(users.n, 1) }}",
+                23,
+                "whole numbers",
+                "random_int(1, 100)",
+            ),
+            (
+                "{{ jwt_hs256('not json', 'k') }}",
+                23,
+                "not a JSON object",
+                "concat",
+            ),
+            ("{{ sha256('x' }}", 34, "`sha256(` is not closed", "`)`"),
+            ("{{ sha256('x) }}", 30, "the string is not closed", "quote"),
+            (
+                "{{ frobnicate() }}",
+                23,
+                "not a template function",
+                "the functions are: hmac_sha256",
+            ),
+        ];
+        for (text, col, message, hint) in table {
+            let (_, d) = parse(text);
+            assert_eq!(d.len(), 1, "{text}: {d:?}");
+            assert!(d[0].message.contains(message), "{text}: {:?}", d[0]);
+            assert!(
+                d[0].hint.as_deref().unwrap_or("").contains(hint),
+                "{text}: {:?}",
+                d[0]
+            );
+            assert_eq!(d[0].at, Pos { line: 5, col }, "{text}");
+        }
     }
 }
