@@ -21,6 +21,8 @@ mod cookie;
 mod data;
 mod diag;
 mod expr;
+#[cfg(test)]
+mod expr_tests;
 mod extract;
 mod func;
 mod load;
