@@ -233,3 +233,51 @@ scenarios:
     assert_eq!(cookie(&seen[2]), ["sid=s1"], "not under /shop: {}", seen[2]);
     assert_eq!(cookie(&seen[4]), ["cart=c1"], "sid expired: {}", seen[4]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn uuid_and_random_int_follow_the_seed_per_user() {
+    let src = |seed: u64| {
+        format!(
+            r#"target: http://127.0.0.1:1
+seed: {seed}
+load: {{ model: closed, users: 2, iterations: 4 }}
+scenarios:
+  - name: s
+    steps:
+      - get: "/r/{{{{ random_int(1, 1000000) }}}}"
+        headers: {{ X-Id: "{{{{ uuid() }}}}", X-Sig: "{{{{ hmac_sha256('k', 'x') }}}}" }}
+"#
+        )
+    };
+    let sent = |seed: u64| async move {
+        let w = compile(&src(seed));
+        let fake = Fake::new(|_| (200, Vec::new(), String::new()));
+        run(&w, fake.clone()).await;
+        let mut lines: Vec<String> = fake
+            .requests()
+            .iter()
+            .map(|r| {
+                let id = r.lines().find(|l| l.starts_with("X-Id: ")).unwrap_or("");
+                format!("{} {id}", line(r))
+            })
+            .collect();
+        lines.sort();
+        (lines, fake.requests())
+    };
+    let (a, raw) = sent(7).await;
+    let (b, _) = sent(7).await;
+    let (c, _) = sent(8).await;
+    assert_eq!(a.len(), 4);
+    assert_eq!(a, b, "same seed, same values");
+    assert_ne!(a, c, "another seed, other values");
+    let distinct: std::collections::HashSet<&String> = a.iter().collect();
+    assert_eq!(distinct.len(), 4, "every request draws anew: {a:?}");
+    // a call on literals is computed once, at compile time, and checked against Python's hmac
+    assert!(
+        raw[0].contains(
+            "X-Sig: c38edc8815c8489f64738978f44008f8596345545f0baa68ef6fcf5c53e57189\r\n"
+        ),
+        "{}",
+        raw[0]
+    );
+}
