@@ -19,10 +19,11 @@ pub enum Func {
     NowUnix,
     RandomInt,
     Concat,
+    JsonString,
 }
 
 /// Name, arguments as documented, least and most arguments (`usize::MAX`: any number).
-const TABLE: [(Func, &str, &str, usize, usize); 8] = [
+const TABLE: [(Func, &str, &str, usize, usize); 9] = [
     (Func::HmacSha256, "hmac_sha256", "key, data", 2, 2),
     (Func::Sha256, "sha256", "data", 1, 1),
     (Func::Base64Url, "base64url", "data", 1, 1),
@@ -31,6 +32,7 @@ const TABLE: [(Func, &str, &str, usize, usize); 8] = [
     (Func::NowUnix, "now_unix", "[offset_seconds]", 0, 1),
     (Func::RandomInt, "random_int", "min, max", 2, 2),
     (Func::Concat, "concat", "a, b, ...", 1, usize::MAX),
+    (Func::JsonString, "json_string", "text", 1, 1),
 ];
 
 impl Func {
@@ -92,6 +94,7 @@ impl Func {
                 (a as i128 + pick).to_string()
             }
             Func::Concat => args.concat(),
+            Func::JsonString => serde_json::to_string(arg(0)).expect("a string serializes"),
         }
     }
 }
@@ -238,5 +241,6 @@ mod tests {
         let later: i64 = call(Func::NowUnix, &["3600"]).parse().unwrap();
         assert!(now > 1_600_000_000 && (3600..=3601).contains(&(later - now)));
         assert_eq!(call(Func::Concat, &["a", "b", "c"]), "abc");
+        assert_eq!(call(Func::JsonString, &["say \"hi\""]), r#""say \"hi\"""#);
     }
 }

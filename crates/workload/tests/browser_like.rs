@@ -281,3 +281,43 @@ scenarios:
         raw[0]
     );
 }
+
+/// The example's token carries the user's own row, as JSON whatever the row holds.
+#[tokio::test(start_paused = true)]
+async fn a_jwt_built_from_a_csv_row_carries_that_row() {
+    use base64::Engine;
+    let dir = std::env::temp_dir().join(format!("herd-jwt-row-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("users.csv"), "user\nal\"ice\n").unwrap();
+    let src = r#"target: http://127.0.0.1:1
+load: { model: closed, users: 1, iterations: 1 }
+data: { users: { csv: users.csv, pick: per-user } }
+scenarios:
+  - name: s
+    steps:
+      - get: /api
+        headers:
+          Authorization: "Bearer {{ jwt_hs256(concat('{\"sub\":', json_string(users.user), ',\"exp\":', now_unix(300), '}'), 'k') }}"
+"#;
+    let w = Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let fake = Fake::new(|_| (200, Vec::new(), String::new()));
+    run(&w, fake.clone()).await;
+    let req = &fake.requests()[0];
+    let token = req
+        .lines()
+        .find_map(|l| l.strip_prefix("Authorization: Bearer "))
+        .expect("a bearer token");
+    let claims = token.split('.').nth(1).unwrap();
+    let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(claims)
+        .unwrap();
+    let claims: serde_json::Value = serde_json::from_slice(&claims).unwrap();
+    assert_eq!(claims["sub"], "al\"ice");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let exp = claims["exp"].as_u64().unwrap();
+    assert!((now + 299..=now + 301).contains(&exp), "{exp} vs {now}");
+}
