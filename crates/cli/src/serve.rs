@@ -18,6 +18,8 @@ Route specs (--route, repeatable, first match wins):
     fault=reset|close|stall|garbage|truncate   how they fail (every request if no error-rate)
     header=Name:value                 extra response header, repeatable
     echo                              answer with the request itself
+    auth=hmac:KEY                     401 unless 'Authorization: Bearer JWT', an HS256 JWT
+                                      signed with KEY whose exp (if any) is not past
 Without --route: '/echo echo' and '/*' (200, \"hello from herd serve\").
 
 Examples:

@@ -10,7 +10,7 @@ use clap::Args;
 use herd_engine::{Control, Load, Plan, RunOutput};
 use herd_http::{HttpTransport, TlsOptions};
 use herd_report::{name_result, scenario_result, CheckResult, Model, RunConfig, RunResult};
-use herd_workload::Workload;
+use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -126,12 +126,25 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
     }
 }
 
-/// `herd run -f urls.txt`: the flags make the plan, the URL file the script.
+/// `herd run -f urls.txt`: the flags make the plan, the URL file the script. `-m`, `-H` and
+/// `--body` apply to every line (a line's own method and data win), checked as for one URL.
 pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
-    let w = Workload::url_file(urls).map_err(|d| Exit::bad_input(d.to_string()))?;
+    let read =
+        |d: &UrlDefaults| Workload::url_file(urls, d).map_err(|d| Exit::bad_input(d.to_string()));
+    let mut w = read(&UrlDefaults::default())?;
     let mut args = a.clone();
     args.url = Some(w.target().to_string());
     let mut prepared = prepare_run(&args)?;
+    let flagged =
+        a.method.is_some() || !a.headers.is_empty() || a.body.is_some() || a.body_file.is_some();
+    if flagged {
+        let spec = &prepared.spec;
+        w = read(&UrlDefaults {
+            method: Some(spec.method.clone()),
+            headers: spec.headers.clone(),
+            body: spec.body.clone(),
+        })?;
+    }
     prepared.plan.names = w.names().len();
     prepared.config.method = "url file".to_owned();
     let mut result = execute(&w, &prepared.plan, prepared.config.clone(), a)?;

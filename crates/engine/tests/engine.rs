@@ -540,5 +540,9 @@ fn ctrl_c_in_the_warmup_measures_nothing_and_says_how_much_warmup_ran() {
     let out = go_with(plan, &fake, control);
     assert!(out.interrupted);
     assert_eq!(out.total.completed, 0);
-    assert!(out.warmup < ms(1_100) && out.warmup >= ms(990), "{:?}", out.warmup);
+    assert!(
+        out.warmup < ms(1_100) && out.warmup >= ms(990),
+        "{:?}",
+        out.warmup
+    );
 }

@@ -91,6 +91,14 @@ struct Parsed<'t> {
     head: Head,
     len: usize,
     lookup: Lookup<'t>,
+    /// False when the route wants a token and the request has no valid one.
+    authorized: bool,
+}
+
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl Conn {
@@ -111,7 +119,12 @@ impl Conn {
 
     /// Answers the next buffered request; `Ok(false)` when its head is not complete yet.
     async fn next(&mut self, w: &Worker) -> Result<bool, End> {
-        let Parsed { head, len, lookup } = match self.parse(&w.table)? {
+        let Parsed {
+            head,
+            len,
+            lookup,
+            authorized,
+        } = match self.parse(&w.table)? {
             Some(parsed) => parsed,
             None => return Ok(false),
         };
@@ -135,6 +148,7 @@ impl Conn {
             (true, false) => Persist::Implicit,
         };
         let fixed = match lookup {
+            Lookup::Found(route) if !authorized => &route.unauthorized,
             Lookup::Found(route) => return self.answer(w, route, &head, persist).await,
             Lookup::NotFound => &w.table.not_found,
             Lookup::MethodNotAllowed => &w.table.method_not_allowed,
@@ -163,7 +177,23 @@ impl Conn {
                 // httparse fills method and path in every complete request.
                 let lookup =
                     table.lookup(req.method.unwrap_or_default(), req.path.unwrap_or_default());
-                Ok(Some(Parsed { head, len, lookup }))
+                let authorized = match &lookup {
+                    Lookup::Found(route) => route.auth_key.as_ref().is_none_or(|key| {
+                        let value = req
+                            .headers
+                            .iter()
+                            .find(|h| h.name.eq_ignore_ascii_case("authorization"))
+                            .map(|h| h.value);
+                        crate::auth::verify_bearer(value, key, now_unix())
+                    }),
+                    _ => true,
+                };
+                Ok(Some(Parsed {
+                    head,
+                    len,
+                    lookup,
+                    authorized,
+                }))
             }
             Ok(httparse::Status::Partial) => Ok(None),
             Err(httparse::Error::TooManyHeaders) => Err(End::Reject(Rejection::TooLarge)),

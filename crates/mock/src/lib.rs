@@ -34,6 +34,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod auth;
 mod conn;
 mod delay;
 mod error;
@@ -48,7 +49,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 pub use error::MockError;
 pub use latency::Latency;
-pub use route::{default_routes, Fault, Route, HELLO, MAX_BODY};
+pub use route::{default_routes, Auth, Fault, Route, HELLO, MAX_BODY};
 pub use server::{Server, ServerStats};
 
 /// Everything [`Server::start`] needs.

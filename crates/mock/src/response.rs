@@ -147,6 +147,10 @@ pub(crate) struct Compiled {
     pub(crate) echo: bool,
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
+    /// The HS256 key a request's bearer token must be signed with (`auth=hmac:KEY`).
+    pub(crate) auth_key: Option<Box<[u8]>>,
+    /// The answer to a request without a valid token.
+    pub(crate) unauthorized: Prepared,
 }
 
 impl Compiled {
@@ -180,6 +184,14 @@ impl Compiled {
             echo: route.echo,
             status: route.status,
             headers: route.headers.clone(),
+            auth_key: route.auth.as_ref().map(|a| match a {
+                crate::route::Auth::Hs256Jwt { key } => key.as_bytes().into(),
+            }),
+            unauthorized: Prepared::new(
+                401,
+                &[("WWW-Authenticate".into(), "Bearer".into())],
+                b"missing or invalid bearer token\n".to_vec(),
+            ),
         })
     }
 

@@ -41,6 +41,16 @@ pub struct Route {
     /// Answer with the request itself (head bytes as received, then the decoded body) instead
     /// of the `size` filler: lets tests see exactly what a client sent.
     pub echo: bool,
+    /// Answer 401 unless the request proves who it is (`auth=hmac:KEY`).
+    pub auth: Option<Auth>,
+}
+
+/// What a route wants to see before it answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// `Authorization: Bearer JWT`, the JWT signed with HS256 (HMAC-SHA256) under this key, its
+    /// `exp` (if any) not past.
+    Hs256Jwt { key: String },
 }
 
 /// A way to fail that is not an HTTP error status: what a broken network or server does.
@@ -103,6 +113,7 @@ impl Route {
             fault: None,
             headers: Vec::new(),
             echo: false,
+            auth: None,
         }
     }
 
@@ -142,6 +153,11 @@ impl Route {
                 return Err(format!(
                     "header '{name}' has a line break or NUL in its value"
                 ));
+            }
+        }
+        if let Some(Auth::Hs256Jwt { key }) = &self.auth {
+            if key.is_empty() {
+                return Err("auth=hmac: needs a key, e.g. auth=hmac:s3cret".into());
             }
         }
         self.latency.compile()

@@ -11,6 +11,8 @@
 //!            | "fault=" ( "reset" | "close" | "stall" | "garbage" | "truncate" )
 //!            | "header=" NAME ":" VALUE           repeatable; VALUE has no spaces
 //!            | "echo"                             answer with the request itself
+//!            | "auth=hmac:" KEY                   401 unless `Authorization: Bearer JWT`, an
+//!                                                 HS256 JWT signed with KEY (exp honoured)
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -23,10 +25,10 @@
 use std::fmt;
 
 use crate::latency::{parse_duration, Latency};
-use crate::route::{Fault, Route, HELLO};
+use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
-const OPTIONS: &str = "method, latency, size, status, error-rate, fault, header, echo";
+const OPTIONS: &str = "method, latency, size, status, error-rate, fault, header, echo, auth";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -98,6 +100,14 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                     format!("header '{value}' needs NAME:VALUE, e.g. header=X-Mock:yes")
                 })?;
                 route.headers.push((name.to_string(), v.to_string()));
+            }
+            "auth" => {
+                let key = value.strip_prefix("hmac:").ok_or_else(|| {
+                    format!("auth '{value}' is not known; write auth=hmac:KEY (an HS256 JWT signed with KEY in Authorization: Bearer ...)")
+                })?;
+                route.auth = Some(Auth::Hs256Jwt {
+                    key: key.to_string(),
+                });
             }
             "echo" => {
                 if !value.is_empty() {
@@ -260,6 +270,9 @@ impl fmt::Display for Route {
         }
         if self.echo {
             f.write_str(" echo")?;
+        }
+        if let Some(Auth::Hs256Jwt { key }) = &self.auth {
+            write!(f, " auth=hmac:{key}")?;
         }
         Ok(())
     }

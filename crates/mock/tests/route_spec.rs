@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use herd_mock::{Fault, Latency, Route};
+use herd_mock::{Auth, Fault, Latency, Route};
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -113,6 +113,15 @@ fn good_specs() {
             Route {
                 echo: true,
                 ..r("/e")
+            },
+        ),
+        (
+            "/api/* auth=hmac:s3cr=t",
+            Route {
+                auth: Some(Auth::Hs256Jwt {
+                    key: "s3cr=t".into(),
+                }),
+                ..r("/api/*")
             },
         ),
         (

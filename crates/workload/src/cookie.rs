@@ -1,91 +1,138 @@
-//! A virtual user's cookie jar, as a browser keeps one for a single site: what `Set-Cookie`
-//! stored is sent back on every later request (siege's sessions). herd talks to one host, so
-//! Domain is not checked; Path is ignored too (cookies are sent on every path), and a cookie is
-//! removed by `Max-Age=0` or an empty value.
+//! A virtual user's cookie jar, kept as a browser keeps one (RFC 6265, by the `cookie_store`
+//! crate): a cookie goes back only to the domain and path it was set for, not after it expires
+//! (`Expires`, `Max-Age`), and a `Secure` one only over https (or to loopback, which browsers
+//! count as secure too). A user that never got a cookie
+//! pays one pointer for its jar: memory follows users, and most users of most sites get none.
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SetCookie {
-    pub name: String,
-    pub value: String,
-    pub remove: bool,
-}
+use cookie_store::{CookieExpiration, CookieStore};
+use herd_http::Target;
+use time::OffsetDateTime;
+use url::Url;
 
-/// The name, value and whether it deletes the cookie; `None` for a malformed header.
-pub fn parse_set_cookie(header: &str) -> Option<SetCookie> {
-    let mut parts = header.split(';');
-    let (name, value) = parts.next()?.split_once('=')?;
-    let name = name.trim();
-    if name.is_empty() {
-        return None;
-    }
-    let value = value.trim().trim_matches('"').to_owned();
-    let expired = parts.any(|a| {
-        a.split_once('=').is_some_and(|(k, v)| {
-            k.trim().eq_ignore_ascii_case("max-age")
-                && v.trim().parse::<i64>().is_ok_and(|n| n <= 0)
-        })
-    });
-    Some(SetCookie {
-        name: name.to_owned(),
-        remove: expired || value.is_empty(),
-        value,
-    })
+/// The name and value a `Set-Cookie` header sets; `None` for a malformed header.
+pub fn parse_set_cookie(header: &str) -> Option<(String, String)> {
+    let c = cookie::Cookie::parse(header).ok()?;
+    Some((c.name().to_owned(), c.value().to_owned()))
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Jar {
-    cookies: Vec<(String, String)>,
-    /// Changes whenever a cookie does: requests serialized with the jar's cookies are reused
-    /// until then.
+    store: Option<Box<Stored>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Stored {
+    cookies: CookieStore,
+    /// Changes whenever what a request could carry does: requests serialized with the jar's
+    /// cookies are reused until then.
     version: u64,
+    /// The earliest time a stored cookie expires: past it, [`Jar::version`] looks again.
+    next_expiry: Option<OffsetDateTime>,
 }
 
 impl Jar {
     pub fn is_empty(&self) -> bool {
-        self.cookies.is_empty()
+        self.store
+            .as_ref()
+            .is_none_or(|s| s.cookies.iter_unexpired().next().is_none())
     }
 
-    /// Stores what the response's `Set-Cookie` headers say.
-    pub fn store(&mut self, headers: &[(String, String)]) {
-        for (n, v) in headers {
-            if !n.eq_ignore_ascii_case("set-cookie") {
-                continue;
-            }
-            let Some(c) = parse_set_cookie(v) else {
+    /// Stores what the `Set-Cookie` headers of the response to `request` (its serialized bytes,
+    /// request line first) say.
+    pub fn store(&mut self, target: &Target, request: &[u8], headers: &[(String, String)]) {
+        let mut set = headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+            .peekable();
+        if set.peek().is_none() {
+            return;
+        }
+        let Some(url) = url_of(target, request_path(request)) else {
+            return;
+        };
+        let s = self.store.get_or_insert_with(Box::default);
+        for (_, v) in set {
+            let Ok(c) = cookie_store::Cookie::parse(v.as_str(), &url) else {
                 continue;
             };
-            let same = self
-                .cookies
-                .iter()
-                .any(|(k, v)| *k == c.name && *v == c.value);
-            if same && !c.remove {
-                continue;
+            let c = c.into_owned();
+            let same = match (c.domain.as_cow(), c.is_expired()) {
+                (Some(domain), false) => s
+                    .cookies
+                    .get(&domain, &String::from(&c.path), c.name())
+                    .is_some_and(|old| old.value() == c.value()),
+                _ => false,
+            };
+            if s.cookies.insert(c, &url).is_ok() && !same {
+                s.version += 1;
             }
-            self.cookies.retain(|(k, _)| *k != c.name);
-            if !c.remove {
-                self.cookies.push((c.name, c.value));
-            }
-            self.version += 1;
         }
+        s.next_expiry = s
+            .cookies
+            .iter_unexpired()
+            .filter_map(|c| match c.expires {
+                CookieExpiration::AtUtc(t) => Some(t),
+                CookieExpiration::SessionEnd => None,
+            })
+            .min();
     }
 
+    /// Changes when the `Cookie` header of some request would: a cookie set, changed, removed,
+    /// or past its expiry time.
     pub fn version(&self) -> u64 {
-        self.version
+        let Some(s) = &self.store else { return 0 };
+        match s.next_expiry {
+            Some(t) if OffsetDateTime::now_utc() >= t => {
+                let expired = s.cookies.iter_any().filter(|c| c.is_expired()).count() as u64;
+                (s.version << 20) | expired.min((1 << 20) - 1)
+            }
+            _ => s.version << 20,
+        }
     }
 
-    /// The `Cookie` header value.
-    pub fn header(&self) -> String {
-        let mut s = String::new();
-        for (i, (n, v)) in self.cookies.iter().enumerate() {
-            if i > 0 {
-                s.push_str("; ");
+    /// The `Cookie` header for a request to `path` (a path, or a URL on the target); `None`
+    /// when no cookie goes there.
+    pub fn header(&self, target: &Target, path: &str) -> Option<String> {
+        let s = self.store.as_ref()?;
+        let url = url_of(target, path)?;
+        let mut out = String::new();
+        for (n, v) in s.cookies.get_request_values(&url) {
+            if !out.is_empty() {
+                out.push_str("; ");
             }
-            s.push_str(n);
-            s.push('=');
-            s.push_str(v);
+            out.push_str(n);
+            out.push('=');
+            out.push_str(v);
         }
-        s
+        (!out.is_empty()).then_some(out)
     }
+}
+
+/// The URL a request to `path` goes to, for matching cookies.
+fn url_of(target: &Target, path: &str) -> Option<Url> {
+    if path.contains("://") {
+        return Url::parse(path).ok();
+    }
+    let path = match path {
+        "" => target.path_and_query(),
+        p if p.starts_with('/') => p,
+        _ => "/",
+    };
+    Url::parse(&format!(
+        "{}://{}{path}",
+        target.scheme().as_str(),
+        target.authority()
+    ))
+    .ok()
+}
+
+/// The path of a serialized request: `GET /a/b?q HTTP/1.1` -> `/a/b?q`.
+fn request_path(request: &[u8]) -> &str {
+    let line = request.split(|&b| b == b'\r').next().unwrap_or_default();
+    std::str::from_utf8(line)
+        .ok()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("/")
 }
 
 #[cfg(test)]
@@ -96,22 +143,133 @@ mod tests {
         vec![("Set-Cookie".into(), v.into())]
     }
 
+    fn target(url: &str) -> Target {
+        Target::parse(url).unwrap()
+    }
+
+    const GET: &[u8] = b"GET /account/login HTTP/1.1\r\nHost: h\r\n\r\n";
+
     #[test]
     fn jar_stores_replaces_and_removes() {
+        let t = target("http://127.0.0.1:8080");
         let mut jar = Jar::default();
-        jar.store(&h("sid=1; Path=/; HttpOnly"));
-        jar.store(&h("theme=dark"));
-        assert_eq!(jar.header(), "sid=1; theme=dark");
+        assert!(jar.is_empty());
+        jar.store(&t, GET, &h("sid=1; Path=/; HttpOnly"));
+        jar.store(&t, GET, &h("theme=dark; Path=/"));
+        let mut got: Vec<_> = jar
+            .header(&t, "/")
+            .unwrap()
+            .split("; ")
+            .map(str::to_owned)
+            .collect();
+        got.sort();
+        assert_eq!(got, ["sid=1", "theme=dark"]);
         let v = jar.version();
-        jar.store(&h("theme=dark; Path=/"));
+        jar.store(&t, GET, &h("theme=dark; Path=/"));
         assert_eq!(jar.version(), v, "the same cookie again changes nothing");
-        jar.store(&h("sid=2"));
-        assert_eq!(jar.header(), "theme=dark; sid=2");
+        jar.store(&t, GET, &h("sid=2; Path=/"));
         assert!(jar.version() > v);
-        jar.store(&h("theme=x; Max-Age=0"));
-        assert_eq!(jar.header(), "sid=2");
-        jar.store(&[("X-Other".into(), "a=b".into())]);
-        jar.store(&h("garbage"));
-        assert_eq!(jar.header(), "sid=2");
+        jar.store(&t, GET, &h("theme=x; Path=/; Max-Age=0"));
+        assert_eq!(jar.header(&t, "/").as_deref(), Some("sid=2"));
+        jar.store(&t, GET, &[("X-Other".into(), "a=b".into())]);
+        jar.store(&t, GET, &h("garbage"));
+        assert_eq!(jar.header(&t, "/").as_deref(), Some("sid=2"));
+    }
+
+    #[test]
+    fn a_path_scoped_cookie_goes_only_under_its_path() {
+        let t = target("http://127.0.0.1:8080");
+        let mut jar = Jar::default();
+        jar.store(&t, GET, &h("cart=c1; Path=/shop"));
+        assert_eq!(jar.header(&t, "/shop/cart").as_deref(), Some("cart=c1"));
+        assert_eq!(jar.header(&t, "/shop").as_deref(), Some("cart=c1"));
+        assert_eq!(jar.header(&t, "/shopping"), None, "not a path prefix");
+        assert_eq!(jar.header(&t, "/"), None);
+        // without Path, the default path is the request's directory (RFC 6265 5.1.4)
+        jar.store(&t, GET, &h("step=2"));
+        assert_eq!(jar.header(&t, "/account/x").as_deref(), Some("step=2"));
+        assert_eq!(jar.header(&t, "/other"), None);
+    }
+
+    #[test]
+    fn an_expired_cookie_is_dropped() {
+        let t = target("http://127.0.0.1:8080");
+        let mut jar = Jar::default();
+        jar.store(&t, GET, &h("sid=1; Path=/; Max-Age=3600"));
+        assert_eq!(jar.header(&t, "/").as_deref(), Some("sid=1"));
+        let v = jar.version();
+        jar.store(
+            &t,
+            GET,
+            &h("sid=1; Path=/; Expires=Thu, 01 Jan 1970 00:00:01 GMT"),
+        );
+        assert_eq!(jar.header(&t, "/"), None, "expired by the server");
+        assert_ne!(jar.version(), v);
+        jar.store(
+            &t,
+            GET,
+            &h("old=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(jar.header(&t, "/"), None, "born expired: never stored");
+        assert!(jar.is_empty());
+    }
+
+    /// Nothing is sent: Target::parse of an IP literal resolves nothing, and the jar only matches.
+    #[test]
+    fn a_secure_cookie_is_not_sent_over_http() {
+        let plain = target("http://10.1.2.3:8080");
+        let mut jar = Jar::default();
+        jar.store(&plain, GET, &h("s=1; Path=/; Secure"));
+        jar.store(&plain, GET, &h("p=2; Path=/"));
+        assert_eq!(jar.header(&plain, "/").as_deref(), Some("p=2"));
+        let secure = target("https://10.1.2.3:8443");
+        let mut jar = Jar::default();
+        jar.store(&secure, GET, &h("s=1; Path=/; Secure"));
+        assert_eq!(jar.header(&secure, "/").as_deref(), Some("s=1"));
+        assert_eq!(
+            jar.header(&secure, "http://10.1.2.3:8443/"),
+            None,
+            "the same host over http"
+        );
+        // as in browsers, loopback counts as a secure context: a test site on 127.0.0.1 works
+        let local = target("http://127.0.0.1:8080");
+        let mut jar = Jar::default();
+        jar.store(&local, GET, &h("s=1; Path=/; Secure"));
+        assert_eq!(jar.header(&local, "/").as_deref(), Some("s=1"));
+    }
+
+    #[test]
+    fn domains_match_as_rfc_6265_says() {
+        let t = target("http://localhost:8080");
+        let mut jar = Jar::default();
+        jar.store(&t, GET, &h("host=1; Path=/"));
+        jar.store(&t, GET, &h("other=1; Path=/; Domain=example.com"));
+        assert_eq!(
+            jar.header(&t, "/").as_deref(),
+            Some("host=1"),
+            "a foreign Domain is refused"
+        );
+        assert_eq!(
+            jar.header(&t, "http://other.localhost:8080/"),
+            None,
+            "host-only"
+        );
+        jar.store(&t, GET, &h("wide=1; Path=/; Domain=localhost"));
+        let sub = jar
+            .header(&t, "http://api.localhost:8080/")
+            .unwrap_or_default();
+        assert_eq!(
+            sub, "wide=1",
+            "Domain= reaches subdomains, host-only does not"
+        );
+    }
+
+    #[test]
+    fn extraction_reads_a_set_cookie() {
+        assert_eq!(
+            parse_set_cookie("sid=s1; Path=/"),
+            Some(("sid".into(), "s1".into()))
+        );
+        assert_eq!(parse_set_cookie("garbage"), None);
     }
 }

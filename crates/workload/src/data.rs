@@ -240,6 +240,13 @@ fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
         rows.push(rec.iter().map(str::to_owned).collect());
     }
     if rows.is_empty() {
+        // A 0-byte file has no header either: saying it has one would send the user looking
+        // for rows under a line that is not there.
+        if columns.iter().all(|c| c.is_empty()) {
+            return Err(format!(
+                "the CSV file {shown} is empty; write a header line (e.g. user,password) and one row per user"
+            ));
+        }
         return Err(format!("the CSV file {shown} has a header but no rows"));
     }
     Ok((columns, rows))
@@ -311,6 +318,21 @@ mod tests {
         assert!(counts[1] > counts[2] && counts[2] > counts[10]);
         let top10: u32 = counts[1..=10].iter().sum();
         assert!(top10 as f64 / draws as f64 > 0.4, "top 10 share");
+    }
+
+    #[test]
+    fn an_empty_csv_file_is_called_empty_not_headed() {
+        let dir = std::env::temp_dir().join(format!("herd-empty-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.csv");
+        std::fs::write(&empty, "").unwrap();
+        let e = read_csv(&empty).unwrap_err();
+        assert!(e.contains("is empty") && !e.contains("header but"), "{e}");
+        let headed = dir.join("headed.csv");
+        std::fs::write(&headed, "user,password\n").unwrap();
+        let e = read_csv(&headed).unwrap_err();
+        assert!(e.contains("has a header but no rows"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Pulling values out of responses: a JSONPath subset (`$.a.b[0]`, `$['k']`), a regular
-//! expression's first group, a header, or a cookie the response set.
+//! Pulling values out of responses: a JSONPath query (RFC 9535), a regular expression's first
+//! group, a header, or a cookie the response set.
 
 use herd_engine::Response;
 use regex::Regex;
@@ -41,78 +41,54 @@ impl Extract {
                 .iter()
                 .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
                 .filter_map(|(_, v)| crate::cookie::parse_set_cookie(v))
-                .find(|c| &c.name == name)
-                .map(|c| c.value),
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v),
         }
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Seg {
-    Key(String),
-    Index(usize),
-}
+/// A JSONPath query (RFC 9535, by `serde_json_path`): `$.token`, `$.items[0].id`, filters
+/// (`$.items[?@.stock > 0].id`), wildcards (`$.items[*].id`) and descendants (`$..id`).
+/// Extraction takes the first node the query selects, in document order.
+#[derive(Clone, Debug)]
+pub struct JsonPath(serde_json_path::JsonPath);
 
-/// `$`, then `.key`, `['key']` or `[N]` any number of times.
+/// Why a JSONPath does not parse, and where: a byte offset into the text as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonPath(Vec<Seg>);
+pub struct PathError {
+    pub offset: usize,
+    pub message: String,
+}
 
 impl JsonPath {
-    pub fn parse(s: &str) -> Result<JsonPath, String> {
-        let hint = "a JSONPath like $.token, $.items[0].id or $['a key']";
-        let rest = s
-            .trim()
-            .strip_prefix('$')
-            .ok_or_else(|| format!("`{s}` must start with `$` ({hint})"))?;
-        let b = rest.as_bytes();
-        let mut i = 0;
-        let mut segs = Vec::new();
-        while i < b.len() {
-            match b[i] {
-                b'.' => {
-                    let start = i + 1;
-                    let mut j = start;
-                    while j < b.len() && b[j] != b'.' && b[j] != b'[' {
-                        j += 1;
-                    }
-                    if j == start {
-                        return Err(format!("empty key in `{s}` ({hint})"));
-                    }
-                    segs.push(Seg::Key(rest[start..j].to_owned()));
-                    i = j;
-                }
-                b'[' => {
-                    let close = rest[i..]
-                        .find(']')
-                        .map(|k| i + k)
-                        .ok_or_else(|| format!("`[` is not closed in `{s}` ({hint})"))?;
-                    let inner = rest[i + 1..close].trim();
-                    if let Some(q) = inner
-                        .strip_prefix('\'')
-                        .and_then(|x| x.strip_suffix('\''))
-                        .or_else(|| inner.strip_prefix('"').and_then(|x| x.strip_suffix('"')))
-                    {
-                        segs.push(Seg::Key(q.to_owned()));
-                    } else if let Ok(n) = inner.parse::<usize>() {
-                        segs.push(Seg::Index(n));
-                    } else {
-                        return Err(format!(
-                            "`[{inner}]` in `{s}` is not an index or a quoted key ({hint})"
-                        ));
-                    }
-                    i = close + 1;
-                }
-                _ => return Err(format!("unexpected `{}` in `{s}` ({hint})", &rest[i..=i])),
-            }
+    pub fn parse(s: &str) -> Result<JsonPath, PathError> {
+        let lead = s.len() - s.trim_start().len();
+        let text = s.trim();
+        let hint =
+            "a JSONPath (RFC 9535) like $.token, $.items[0].id, $..id or $.items[?@.n > 1].id";
+        if !text.starts_with('$') {
+            return Err(PathError {
+                offset: lead,
+                message: format!("`{s}` must start with `$` ({hint})"),
+            });
         }
-        Ok(JsonPath(segs))
+        serde_json_path::JsonPath::parse(text)
+            .map(JsonPath)
+            .map_err(|e| {
+                let mut offset = (lead + e.position()).min(s.len());
+                while !s.is_char_boundary(offset) {
+                    offset -= 1;
+                }
+                PathError {
+                    offset,
+                    message: format!("bad JSONPath `{text}`: {} ({hint})", e.message()),
+                }
+            })
     }
 
+    /// The first node selected, in document order.
     pub fn find<'v>(&self, v: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
-        self.0.iter().try_fold(v, |v, seg| match seg {
-            Seg::Key(k) => v.get(k.as_str()),
-            Seg::Index(i) => v.get(*i),
-        })
+        self.0.query(v).first()
     }
 }
 
@@ -143,6 +119,7 @@ mod tests {
             ("$.items[5]", None),
             ("$.missing.deeper", None),
             ("$", Some(v.clone())),
+            (" $.token ", Some(json!("abc"))),
         ];
         for (path, want) in table {
             let p = JsonPath::parse(path).unwrap();
@@ -151,6 +128,48 @@ mod tests {
         for bad in ["token", "$.", "$[x]", "$.a[0", "$x"] {
             assert!(JsonPath::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// What the hand-written subset could not do: filters, wildcards, descendants, slices.
+    #[test]
+    fn json_paths_filter_wildcard_and_descend() {
+        let v = json!({
+            "items": [
+                {"id": 7, "stock": 0, "tags": ["old"]},
+                {"id": 9, "stock": 3, "tags": ["new", "sale"]},
+                {"id": 11, "stock": 5}
+            ],
+            "user": {"profile": {"csrf": "c-1"}}
+        });
+        let table = [
+            ("$.items[?@.stock > 0].id", json!(9)),
+            ("$.items[?@.stock > 4].id", json!(11)),
+            ("$.items[*].id", json!(7)),
+            ("$..csrf", json!("c-1")),
+            ("$.items[-1].id", json!(11)),
+            ("$.items[1:].id", json!(9)),
+            ("$.items[?length(@.tags) == 2].tags[1]", json!("sale")),
+            ("$.items[?@.tags[0] == 'new'].id", json!(9)),
+        ];
+        for (path, want) in table {
+            let p = JsonPath::parse(path).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+            assert_eq!(p.find(&v).cloned(), Some(want), "{path}");
+        }
+        assert_eq!(
+            JsonPath::parse("$.items[?@.stock > 9].id")
+                .unwrap()
+                .find(&v),
+            None
+        );
+    }
+
+    #[test]
+    fn a_bad_json_path_says_where() {
+        let e = JsonPath::parse("$.items[?@.stock >].id").unwrap_err();
+        assert!(e.message.contains("bad JSONPath"), "{e:?}");
+        assert!(e.offset > 8, "{e:?}");
+        let e = JsonPath::parse("  token").unwrap_err();
+        assert_eq!(e.offset, 2);
     }
 
     #[test]

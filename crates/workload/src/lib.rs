@@ -20,10 +20,15 @@ mod compile;
 mod cookie;
 mod data;
 mod diag;
+mod expr;
+#[cfg(test)]
+mod expr_tests;
 mod extract;
+mod func;
 mod load;
 mod program;
 mod read;
+mod redirect;
 mod resolve;
 mod script;
 mod step;
@@ -38,6 +43,7 @@ pub use extract::JsonPath;
 pub use load::{profile, LoadPlan};
 pub use script::WorkloadScript;
 pub use tally::{CheckTally, ScenarioTally, Tally};
+pub use urls::UrlDefaults;
 
 use herd_engine::{Load, Plan};
 use herd_http::Target;
@@ -99,8 +105,8 @@ impl Workload {
 
     /// Reads a siege URL file (`URL [POST data]` per line): one scenario per URL, walked in
     /// order by every user. The load comes from flags.
-    pub fn url_file(path: &Path) -> Result<Workload, Diagnostics> {
-        let program = urls::read(path)?;
+    pub fn url_file(path: &Path, defaults: &UrlDefaults) -> Result<Workload, Diagnostics> {
+        let program = urls::read(path, defaults)?;
         Ok(Workload::new(
             program,
             None,
@@ -180,11 +186,12 @@ impl Workload {
     /// A one-line description for `herd validate`.
     pub fn describe(&self) -> String {
         let p = &self.program;
+        let n = |k: u64, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         let load = match &self.load {
             None => String::new(),
             Some(l) => {
                 let what = match l.load {
-                    Load::Closed { users } => format!("closed model, up to {users} users"),
+                    Load::Closed { users } => format!("closed model, up to {}", n(users, "user")),
                     Load::Open { rate, .. } => format!("open model, up to {rate} iterations/s"),
                 };
                 let len = match (Plan::length(&self.plan(1)), l.iterations) {
@@ -195,13 +202,12 @@ impl Workload {
                 format!("; {what}{len}")
             }
         };
-        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         format!(
             "{}, {}, {}, {}{load}",
-            n(p.scenarios.len(), "scenario"),
-            n(p.names.len(), "request name"),
-            n(p.checks.len(), "check"),
-            n(self.thresholds.len(), "threshold")
+            n(p.scenarios.len() as u64, "scenario"),
+            n(p.names.len() as u64, "request name"),
+            n(p.checks.len() as u64, "check"),
+            n(self.thresholds.len() as u64, "threshold")
         )
     }
 }

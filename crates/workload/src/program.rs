@@ -2,8 +2,10 @@
 //! the bytes serialized once. Shared read-only by every thread; per-user state lives in
 //! [`crate::script`].
 
+use crate::cookie::Jar;
 use crate::data::Source;
 use crate::extract::Extract;
+use crate::redirect::Redirect;
 use crate::template::{Lookup, Template};
 use crate::think::Think;
 use herd_engine::Request;
@@ -149,13 +151,13 @@ impl Send {
         }
     }
 
-    /// Renders and serializes the request; `cookie` is the user's `Cookie` header, if any.
+    /// Renders and serializes the request with the cookies of `jar` that go to its path.
     pub fn build(
         &self,
         target: &Target,
         vars: &impl Lookup,
-        cookie: Option<String>,
-        path: Option<&str>,
+        jar: Option<&Jar>,
+        redirect: Option<&Redirect>,
     ) -> Result<Request, NotSent> {
         let mut spec = match &self.prebuilt {
             Some((spec, _)) => spec.clone(),
@@ -176,15 +178,16 @@ impl Send {
                 }
             }
         };
-        if let Some(path) = path {
-            // A redirect: GET the new location, no body.
-            spec.path = path.to_owned();
-            spec.method = "GET".to_owned();
-            spec.body.clear();
-            spec.headers
-                .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+        if let Some(r) = redirect {
+            spec.path.clone_from(&r.location);
+            spec.method.clone_from(&r.method);
+            if !r.keep_body {
+                spec.body.clear();
+                spec.headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+            }
         }
-        if let Some(c) = cookie {
+        if let Some(c) = jar.and_then(|j| j.header(target, &spec.path)) {
             spec.headers.push(("Cookie".to_owned(), c));
         }
         let mut req = prepare(target, &spec).map_err(|e| NotSent::Invalid(e.to_string()))?;

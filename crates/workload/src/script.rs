@@ -6,7 +6,9 @@
 
 use crate::cookie::Jar;
 use crate::data::Drawn;
+use crate::func::Entropy;
 use crate::program::{NotSent, Program, Send, Step};
+use crate::redirect::Redirect;
 use crate::tally::Tally;
 use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
@@ -67,7 +69,9 @@ pub struct User {
     measured: bool,
     /// Redirects followed for the current step, and where the last response pointed.
     redirects: usize,
-    location: Option<String>,
+    location: Option<Redirect>,
+    /// For `uuid()` and `random_int()` in templates.
+    entropy: Entropy,
 }
 
 struct Vars<'a> {
@@ -88,6 +92,10 @@ impl Lookup for Vars<'_> {
             Slot::Extracted(i) => u.extracted[i].as_deref(),
             Slot::Unresolved => None,
         }
+    }
+
+    fn random(&self) -> u64 {
+        self.user.entropy.next()
     }
 }
 
@@ -111,6 +119,7 @@ impl Script for WorkloadScript {
             measured: false,
             redirects: 0,
             location: None,
+            entropy: Entropy::new(p.seed, id),
         }
     }
 
@@ -119,10 +128,10 @@ impl Script for WorkloadScript {
         match last {
             Last::Start => self.start(user, ctx),
             Last::Response(_) => {
-                if let Some(path) = user.location.take() {
+                if let Some(to) = user.location.take() {
                     if user.redirects < MAX_REDIRECTS {
                         user.redirects += 1;
-                        if let Some(a) = self.redirect(user, &path) {
+                        if let Some(a) = self.redirect(user, &to) {
                             return a;
                         }
                     }
@@ -172,10 +181,11 @@ impl Script for WorkloadScript {
             return herd_engine::default_verdict(r);
         };
         if p.cookies {
-            user.jar.store(&r.headers);
+            user.jar.store(&p.target, &req.bytes, &r.headers);
         }
         if s.follow && matches!(r.status, 301 | 302 | 303 | 307 | 308) {
-            user.location = redirect_path(r, &req.bytes);
+            user.location =
+                redirect_path(r, &req.bytes).map(|to| Redirect::after(r.status, &req.bytes, to));
             if user.location.is_some() {
                 return (Verdict::Ok, None);
             }
@@ -230,26 +240,26 @@ impl WorkloadScript {
                     }
                 }
                 let vars = Vars { program: p, user };
-                let r = s.build(&p.target, &vars, Some(user.jar.header()), None)?;
+                let r = s.build(&p.target, &vars, Some(&user.jar), None)?;
                 user.cache[slot] = Some((version, r.clone()));
                 Ok(r)
             }
             _ => {
-                let cookie = has_cookies.then(|| user.jar.header());
+                let cookie = has_cookies.then_some(&user.jar);
                 s.build(&p.target, &Vars { program: p, user }, cookie, None)
             }
         }
     }
 
-    /// The request following a redirect to `path`, or `None` when it cannot be built.
-    fn redirect(&self, user: &mut User, path: &str) -> Option<Action> {
+    /// The request following redirect `to`, or `None` when it cannot be built.
+    fn redirect(&self, user: &mut User, to: &Redirect) -> Option<Action> {
         let p = &*self.program;
         let Some(Step::Send(s)) = p.scenarios[user.scenario].steps.get(user.step) else {
             return None;
         };
-        let cookie = (p.cookies && !user.jar.is_empty()).then(|| user.jar.header());
+        let cookie = (p.cookies && !user.jar.is_empty()).then_some(&user.jar);
         let vars = Vars { program: p, user };
-        match s.build(&p.target, &vars, cookie, Some(path)) {
+        match s.build(&p.target, &vars, cookie, Some(to)) {
             Ok(r) => Some(Action::Send(r)),
             Err(why) => {
                 self.not_sent(s, why, user.measured);

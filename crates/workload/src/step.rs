@@ -271,7 +271,7 @@ fn read_extract(r: &mut Reader, node: &Node) -> Option<Extract> {
         "json" => match JsonPath::parse(&text) {
             Ok(p) => Some(Extract::Json(p)),
             Err(e) => {
-                r.error(v.at, e);
+                r.error(v.pos_in_scalar(e.offset, &text), e.message);
                 None
             }
         },

@@ -3,6 +3,7 @@
 //! holes is known to be static (its request is serialized once, before the run).
 
 use crate::diag::{Diag, Pos};
+use crate::expr::{Call, Parsed};
 use crate::yaml::Node;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -57,6 +58,8 @@ impl Hole {
 pub enum Piece {
     Lit(String),
     Hole(Hole),
+    /// `{{ sha256(users.name) }}`: a function call (crate::expr).
+    Call(Call),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +71,8 @@ pub struct Template {
 pub trait Lookup {
     /// The value, or `None` when an extracted variable is unset.
     fn value(&self, slot: Slot) -> Option<&str>;
+    /// The next number of the user's seeded stream, for `uuid()` and `random_int()`.
+    fn random(&self) -> u64;
 }
 
 impl Template {
@@ -90,13 +95,26 @@ impl Template {
         while let Some(open) = text[rest..].find("{{").map(|i| rest + i) {
             lit(&mut t, &text[rest..open]);
             let at = node.pos_in_scalar(open, text);
-            let Some(close) = text[open + 2..].find("}}").map(|i| open + 2 + i) else {
+            // An unclosed string in a call swallows the `}}`: then the plain `}}` ends the
+            // hole, and the call's parser says which string is open.
+            let close = find_close(text, open + 2)
+                .or_else(|| text[open + 2..].find("}}").map(|i| open + 2 + i));
+            let Some(close) = close else {
                 diags.push(
                     Diag::new(at, "`{{` is not closed").hint("write {{name}} or {{source.column}}"),
                 );
                 return t;
             };
             let inner = text[open + 2..close].trim();
+            if inner.contains('(') {
+                match crate::expr::parse(node, text, open + 2, close, escape, diags) {
+                    Some(Parsed::Call(c)) => t.pieces.push(Piece::Call(c)),
+                    Some(Parsed::Value(v)) => lit(&mut t, &v),
+                    None => {}
+                }
+                rest = close + 2;
+                continue;
+            }
             let (name, field) = match inner.split_once('.') {
                 Some((n, f)) => (n.trim(), Some(f.trim().to_owned())),
                 None => (inner, None),
@@ -147,6 +165,7 @@ impl Template {
     }
 
     pub fn is_static(&self) -> bool {
+        // A call left after compilation depends on a variable, the clock or the random stream.
         self.pieces.iter().all(|p| matches!(p, Piece::Lit(_)))
     }
 
@@ -154,15 +173,21 @@ impl Template {
     pub fn holes(&self) -> impl Iterator<Item = &Hole> {
         self.pieces.iter().filter_map(|p| match p {
             Piece::Hole(h) => Some(h),
-            Piece::Lit(_) => None,
+            _ => None,
         })
     }
 
+    /// Every variable reference, those in function arguments too.
     pub fn holes_mut(&mut self) -> impl Iterator<Item = &mut Hole> {
-        self.pieces.iter_mut().filter_map(|p| match p {
-            Piece::Hole(h) => Some(h),
-            Piece::Lit(_) => None,
-        })
+        let mut out = Vec::new();
+        for p in &mut self.pieces {
+            match p {
+                Piece::Hole(h) => out.push(h),
+                Piece::Call(c) => c.holes_mut(&mut out),
+                Piece::Lit(_) => {}
+            }
+        }
+        out.into_iter()
     }
 
     /// The text as written, holes included (for default request names).
@@ -174,6 +199,11 @@ impl Template {
                 Piece::Hole(h) => {
                     s.push_str("{{");
                     s.push_str(&h.written());
+                    s.push_str("}}");
+                }
+                Piece::Call(c) => {
+                    s.push_str("{{");
+                    s.push_str(&c.written);
                     s.push_str("}}");
                 }
             }
@@ -190,10 +220,30 @@ impl Template {
                     let v = vars.value(h.slot).ok_or_else(|| h.written())?;
                     escape_into(v, h.escape, out);
                 }
+                Piece::Call(c) => escape_into(&c.eval(vars)?, c.escape, out),
             }
         }
         Ok(())
     }
+}
+
+/// The `}}` that closes the hole opened before `from`, past any quoted string in it (a JWT's
+/// claims end in `}}` more often than not).
+fn find_close(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut quote = None;
+    let mut i = from;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (None, c @ (b'\'' | b'"')) if text[from..i].contains('(') => quote = Some(c),
+            (None, b'}') if b.get(i + 1) == Some(&b'}') => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Form and query values: everything but unreserved characters is percent-encoded.
@@ -226,6 +276,9 @@ mod tests {
                 Slot::Extracted(i) => self.0[i].as_deref(),
                 _ => None,
             }
+        }
+        fn random(&self) -> u64 {
+            4
         }
     }
 

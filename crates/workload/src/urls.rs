@@ -1,6 +1,8 @@
 //! siege's URL file: one `URL [METHOD data]` per line (`POST a=1&b=2`, or `POST </path/file`
 //! for the body from a file), `#` comments and blank lines skipped. Each URL becomes a
 //! one-request scenario; users walk them in order, as siege's users do without `-i`.
+//! `herd run`'s `-m`, `-H` and `--body` apply to every line: the method and body to lines that
+//! name no method of their own, the headers to all of them (a line's own words win).
 
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::program::{Program, Scenario, Send, Step};
@@ -8,7 +10,18 @@ use crate::template::Template;
 use herd_http::{prepare, RequestSpec, Target};
 use std::path::Path;
 
-pub fn read(path: &Path) -> Result<Program, Diagnostics> {
+/// What the command line says about every request of a URL file.
+#[derive(Clone, Debug, Default)]
+pub struct UrlDefaults {
+    /// The method of lines without one (`-m`); GET when `None`.
+    pub method: Option<String>,
+    /// Added to every request (`-H`).
+    pub headers: Vec<(String, String)>,
+    /// The body of lines without a method of their own (`--body`).
+    pub body: Vec<u8>,
+}
+
+pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics> {
     let fail = |d: Vec<Diag>| Diagnostics::new(path, d);
     let text = std::fs::read_to_string(path).map_err(|e| {
         fail(vec![Diag::new(
@@ -53,7 +66,10 @@ pub fn read(path: &Path) -> Result<Program, Diagnostics> {
             .split_once(char::is_whitespace)
             .map_or((rest, ""), |(m, d)| (m, d.trim()))
         {
-            ("", _) => ("GET".to_owned(), Vec::new()),
+            ("", _) => (
+                defaults.method.clone().unwrap_or_else(|| "GET".to_owned()),
+                defaults.body.clone(),
+            ),
             (m, data)
                 if ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD"]
                     .contains(&m.to_ascii_uppercase().as_str()) =>
@@ -87,8 +103,11 @@ pub fn read(path: &Path) -> Result<Program, Diagnostics> {
                 continue;
             }
         };
-        let mut headers = Vec::new();
-        if !body.is_empty() {
+        let mut headers = defaults.headers.clone();
+        let typed = headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+        if !body.is_empty() && !typed {
             headers.push((
                 "Content-Type".to_owned(),
                 "application/x-www-form-urlencoded".to_owned(),

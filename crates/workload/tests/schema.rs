@@ -25,9 +25,11 @@ fn as_json(src: &str) -> Value {
 
 #[test]
 fn the_example_matches_the_schema() {
-    let src = std::fs::read_to_string(root("examples/shop.yaml")).unwrap();
-    let errs = errors(&as_json(&src));
-    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    for example in ["examples/shop.yaml", "examples/token.yaml"] {
+        let src = std::fs::read_to_string(root(example)).unwrap();
+        let errs = errors(&as_json(&src));
+        assert!(errs.is_empty(), "{example}: {}", errs.join("\n"));
+    }
     for src in [
         "target: http://h\nload: { model: open, rate: 200, duration: 1m }\nscenarios: [{ name: a, steps: [{ get: / }, { think: 1s }] }]",
         "target: http://h\nload: { profile: soak, target: 10, duration: 2h }\nscenarios: [{ name: a, steps: [{ put: /x, json: { a: [1, \"{{v}}\"] } }] }]",
