@@ -264,15 +264,34 @@ pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32,
     Ok(exit_code(result))
 }
 
-/// Interrupted beats everything (the run is incomplete); then an invalid measurement (the
-/// generator was the limit) beats thresholds, which would judge the wrong thing.
+/// Interrupted beats everything (the run is incomplete); then a run nothing answered (it
+/// measured no server at all); then an invalid measurement (the generator was the limit) beats
+/// thresholds, which would judge the wrong thing.
 pub fn exit_code(result: &RunResult) -> i32 {
     if result.interrupted {
         exit::INTERRUPTED
+    } else if herd_report::answers::nothing_answered(result.totals.completed) {
+        exit::NO_RESPONSE
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         exit::GENERATOR_LIMITED
     } else {
         exit::OK
+    }
+}
+
+/// Every output file of `herd run` (`--json`), checked before anything is sent.
+pub fn check_outputs(a: &RunArgs) -> Result<(), Exit> {
+    let problems: Vec<String> = [("--json", a.json.as_deref())]
+        .into_iter()
+        .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::bad_input(format!(
+            "{}\nnothing was sent",
+            problems.join("\n")
+        )))
     }
 }
 
@@ -283,10 +302,11 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     if let Some(urls) = &a.urls_file {
         return crate::workload_cmd::run_urls(a, urls);
     }
-    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch)) {
-        (Ok(p), Ok(w)) => (p, w),
-        (p, w) => {
-            let problems: Vec<String> = [p.err(), w.err()]
+    let outputs = check_outputs(a);
+    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch), outputs) {
+        (Ok(p), Ok(w), Ok(())) => (p, w),
+        (p, w, o) => {
+            let problems: Vec<String> = [p.err(), w.err(), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)

@@ -91,6 +91,7 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
             file.display()
         )));
     }
+    crate::run::check_outputs(a)?;
     let w = compile(file)?;
     let plan = w.plan(a.threads.unwrap_or_else(threads_default));
     plan.validate()
@@ -128,6 +129,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
 
 /// `herd run -f urls.txt`: the flags make the plan, the URL file the script.
 pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
+    crate::run::check_outputs(a)?;
     let w = Workload::url_file(urls).map_err(|d| Exit::bad_input(d.to_string()))?;
     let mut args = a.clone();
     args.url = Some(w.target().to_string());

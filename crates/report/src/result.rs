@@ -26,6 +26,10 @@ pub struct RunResult {
     pub throughput_rps: f64,
     /// Responses by status code, e.g. `{"200": 1234}`.
     pub status: BTreeMap<String, u64>,
+    /// What the reader must know before trusting the numbers, one sentence each: nothing
+    /// answered, or every response had an error status (4xx/5xx).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Requests that got no valid response, by error class (only classes that occurred).
     pub errors: BTreeMap<String, u64>,
     /// The first message seen for each error class, when there was one.
