@@ -316,7 +316,10 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let mut live = Live::new(a.quiet);
+    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
+        duration: prepared.plan.duration,
+        requests: prepared.plan.requests,
+    });
     let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
     let result = execute(&prepared, control, &mut live);
     let server = watch::stop(watcher);

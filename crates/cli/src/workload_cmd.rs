@@ -146,7 +146,10 @@ fn execute(w: &Workload, plan: &Plan, config: RunConfig, a: &RunArgs) -> Result<
     limits::ensure_fds(plan.max_connections())?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let mut live = Live::new(a.quiet);
+    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
+        duration: plan.duration.or(plan.length()),
+        requests: plan.requests,
+    });
     let watcher = crate::watch::start(watch, std::time::Instant::now() + plan.warmup)?;
     let result = run_plan(w, plan, config, a.insecure, control, &mut live);
     let server = crate::watch::stop(watcher);
