@@ -205,6 +205,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
             GeneratorVerdict::GeneratorLimited
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
+        warnings: generator_warnings(&target, out),
         threads: g.threads as u64,
         worker: Some(g.worker.to_owned()),
         connections_opened: g.connections_opened,
@@ -240,6 +241,41 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         warmup_duration: plan.warmup,
         generator,
     })
+}
+
+/// The generator's warnings, by the rule its verdict uses (`herd_engine::generator`), from what
+/// the engine reported. The engine's verdict does not know the target's address; here the URL
+/// tells whether it is loopback, where Linux reuses TIME_WAIT ports by default.
+fn generator_warnings(url: &str, out: &RunOutput) -> Vec<String> {
+    let g = &out.generator;
+    let health = herd_engine::generator::Health {
+        ports_peak: g.ports_peak,
+        port_range: g.port_range,
+        connections_opened: g.connections_opened,
+        peak_connections: g.peak_connections,
+        wall: out.duration,
+        tw_reuse: herd_engine::health::tw_reuse(),
+        loopback: loopback(url),
+        ..Default::default()
+    };
+    herd_engine::generator::warnings(&health)
+}
+
+/// Whether a URL's host is this machine, when its text says so (an IP literal or `localhost`);
+/// `None` for names, which are not resolved again here.
+fn loopback(url: &str) -> Option<bool> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(true);
+    }
+    host.parse::<std::net::IpAddr>()
+        .ok()
+        .map(|ip| ip.is_loopback())
 }
 
 /// Prints the summary, writes the JSON, and picks the exit code.

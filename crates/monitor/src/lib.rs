@@ -48,6 +48,7 @@ mod process;
 pub mod procfs;
 mod scrape;
 mod selector;
+pub mod system;
 mod watcher;
 
 pub use error::MonitorError;

@@ -191,6 +191,10 @@ pub struct Generator {
     pub verdict: GeneratorVerdict,
     /// Why the verdict is `generator-limited`; empty when `ok`.
     pub reasons: Vec<String>,
+    /// What did not limit the run but may next time: herd's own local ports close to the
+    /// range, or ports busy machine-wide (other programs, TIME_WAIT of earlier runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Worker threads.
     #[serde(default)]
     pub threads: u64,
@@ -208,7 +212,8 @@ pub struct Generator {
     pub fds_peak: Option<u64>,
     #[serde(default)]
     pub fd_limit: Option<u64>,
-    /// The most TCP sockets in the ephemeral port range at once (machine-wide), and its size.
+    /// The most TCP sockets in the ephemeral port range at once (machine-wide, every program's,
+    /// TIME_WAIT included), and its size. Pressure to know about, not herd's own use.
     #[serde(default)]
     pub ephemeral_ports_peak: Option<u64>,
     #[serde(default)]

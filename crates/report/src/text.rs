@@ -216,7 +216,7 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         ));
         if let (Some(p), Some(range)) = (g.ephemeral_ports_peak, g.ephemeral_port_range) {
             body.push_str(&format!(
-                ", ephemeral ports {} of {}",
+                ", local ports in use machine-wide {} of {}",
                 count(p),
                 count(range)
             ));
@@ -230,6 +230,9 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             g.reasons.join("; ")
         };
         writeln!(out, "  GENERATOR-LIMITED: {reasons}")?;
+    }
+    for w in &g.warnings {
+        writeln!(out, "  generator warning: {w}")?;
     }
     Ok(())
 }
