@@ -49,6 +49,7 @@ pub mod procfs;
 mod scrape;
 mod selector;
 pub mod system;
+pub mod tree;
 mod watcher;
 
 pub use error::MonitorError;
