@@ -83,9 +83,11 @@ fn two_keep_alive_connections_among_many_time_wait_sockets_are_judged_ok() {
             ..Config::default()
         })
         .unwrap();
-        leave_time_wait(950);
+        leave_time_wait(960);
+        // Well above the 80% at which machine-wide pressure is reported (the kernel may already
+        // have let a few go).
         let busy = sockets_in_range();
-        assert!(busy >= 950, "{busy} sockets in the range");
+        assert!(busy >= 850, "{busy} sockets in the range");
         let dir = TempDir::new("ports");
         let json = dir.path("r.json");
         let out = run_herd(&[
@@ -110,7 +112,7 @@ fn two_keep_alive_connections_among_many_time_wait_sockets_are_judged_ok() {
     assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
     let g = &r["generator"];
     assert_eq!(g["verdict"], "ok", "{g}");
-    assert!(g["ephemeral_ports_peak"].as_u64().unwrap() >= 900, "{g}");
+    assert!(g["ephemeral_ports_peak"].as_u64().unwrap() >= 850, "{g}");
     let warning = g["warnings"][0].as_str().unwrap();
     assert!(
         warning.contains("of 1000 local ports were in use machine-wide")

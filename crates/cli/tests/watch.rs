@@ -175,7 +175,13 @@ fn watch_name_counts_nginx_master_and_worker() {
         json.to_str().unwrap(),
         &nginx.url("/"),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let r = read_json(&json);
     assert_valid(&r);
     let p = &r["server"]["processes"][0];
