@@ -9,6 +9,7 @@ use crate::exit::{self, Exit};
 use checks::{Check, Load, Status};
 use clap::Args;
 use herd_http::Target;
+use herd_monitor::system;
 use herd_report::format::{count, rate};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -105,17 +106,15 @@ fn run_checks(url: Option<&str>, load: &Load) -> Vec<Check> {
     let target = url.map(probe);
     // Without a target that resolved, assume a remote one: the stricter case.
     let loopback = target.as_ref().and_then(|t| t.ip_loopback).unwrap_or(false);
-    out.push(match crate::limits::get() {
+    out.push(match system::fd_limit() {
         Ok((soft, hard)) => checks::open_files(soft, hard, load),
         Err(e) => unreadable("open files", "getrlimit(RLIMIT_NOFILE)", e.to_string()),
     });
-    let tw = read_sys("/proc/sys/net/ipv4/tcp_tw_reuse").and_then(|s| parse_one::<u8>(&s));
-    out.push(
-        match read_sys("/proc/sys/net/ipv4/ip_local_port_range").and_then(|s| parse_range(&s)) {
-            Ok(range) => checks::local_ports(range, load, *tw.as_ref().unwrap_or(&0), loopback),
-            Err(e) => unreadable("local ports", "net.ipv4.ip_local_port_range", e),
-        },
-    );
+    let tw = system::tw_reuse();
+    out.push(match system::local_port_range() {
+        Ok(range) => checks::local_ports(range, load, *tw.as_ref().unwrap_or(&0), loopback),
+        Err(e) => unreadable("local ports", "net.ipv4.ip_local_port_range", e),
+    });
     out.push(match tw {
         Ok(v) => checks::tw_reuse(v, loopback, load),
         Err(e) => unreadable("tcp_tw_reuse", "net.ipv4.tcp_tw_reuse", e),
@@ -184,14 +183,6 @@ fn parse_one<T: std::str::FromStr>(s: &str) -> Result<T, String> {
         .map_err(|_| format!("unexpected value {:?}", s.trim()))
 }
 
-fn parse_range(s: &str) -> Result<(u32, u32), String> {
-    let mut it = s.split_whitespace().map(str::parse::<u32>);
-    match (it.next(), it.next()) {
-        (Some(Ok(lo)), Some(Ok(hi))) if lo <= hi => Ok((lo, hi)),
-        _ => Err(format!("unexpected value {:?}", s.trim())),
-    }
-}
-
 /// The scaling governor of each core that exposes one.
 fn governors() -> Vec<String> {
     let mut out = Vec::new();
@@ -223,9 +214,6 @@ mod tests {
 
     #[test]
     fn sysctl_values_as_the_kernel_writes_them() {
-        assert_eq!(parse_range("32768\t60999\n"), Ok((32768, 60999)));
-        assert!(parse_range("60999 32768").is_err());
-        assert!(parse_range("").is_err());
         assert_eq!(parse_one::<u8>("2\n"), Ok(2));
         assert!(parse_one::<u8>("two").is_err());
     }

@@ -11,16 +11,21 @@ pub const GENERATOR_LIMITED: i32 = 4;
 /// `herd capacity` could not decide: the results were too noisy, the SLO never broke, or the
 /// probe budget ran out. No number was printed.
 pub const UNDECIDED: i32 = 5;
+/// Nothing answered: no request got a response (every connection refused, reset or timed out,
+/// or nothing was sent). The run measured no server, so a CI job must not read it as a pass.
+pub const NO_RESPONSE: i32 = 6;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
 pub const HELP: &str = "\
 Exit codes:
-  0    the run completed (errors from the server are data, not a failure)
+  0    the run completed (errors from the server are data, not a failure; a run whose every
+       response was 4xx/5xx says so in a WARNING line and the JSON's `warnings`)
   2    bad input or cannot start (nothing was sent)
   3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
   5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
+  6    nothing answered: no request got a response (refused, reset, timed out, or none sent)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// `herd compare`'s codes: it sends nothing, so run's 4 and 130 never apply.

@@ -2,6 +2,7 @@
 //! asked for before anything is sent (httperf's FD_SETSIZE trap, seed 001, done right).
 
 use crate::exit::Exit;
+use herd_monitor::system::{fd_limit as get, set_fd_soft_limit as set};
 
 /// Descriptors herd needs beyond its connections: stdio, epoll, timers, files it writes.
 pub(crate) const SPARE_FDS: u64 = 64;
@@ -25,29 +26,4 @@ pub fn ensure_fds(connections: u64) -> Result<u64, Exit> {
         )));
     }
     Ok(soft)
-}
-
-pub(crate) fn get() -> std::io::Result<(u64, u64)> {
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((rl.rlim_cur, rl.rlim_max))
-}
-
-fn set(soft: u64) -> std::io::Result<()> {
-    let (_, hard) = get()?;
-    let rl = libc::rlimit {
-        rlim_cur: soft,
-        rlim_max: hard,
-    };
-    // SAFETY: setrlimit reads the struct we own.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rl) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }

@@ -9,6 +9,7 @@ mod doctor;
 mod exit;
 mod interrupt;
 mod limits;
+mod output;
 mod pdf;
 mod plot;
 mod progress;

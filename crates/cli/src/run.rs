@@ -194,6 +194,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
             GeneratorVerdict::GeneratorLimited
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
+        warnings: generator_warnings(&target, out),
         threads: g.threads as u64,
         worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
@@ -231,6 +232,41 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
     })
 }
 
+/// The generator's warnings, by the rule its verdict uses (`herd_engine::generator`), from what
+/// the engine reported. The engine's verdict does not know the target's address; here the URL
+/// tells whether it is loopback, where Linux reuses TIME_WAIT ports by default.
+fn generator_warnings(url: &str, out: &RunOutput) -> Vec<String> {
+    let g = &out.generator;
+    let health = herd_engine::generator::Health {
+        ports_peak: g.ports_peak,
+        port_range: g.port_range,
+        connections_opened: g.connections_opened,
+        peak_connections: g.peak_connections,
+        wall: out.duration,
+        tw_reuse: herd_engine::health::tw_reuse(),
+        loopback: loopback(url),
+        ..Default::default()
+    };
+    herd_engine::generator::warnings(&health)
+}
+
+/// Whether a URL's host is this machine, when its text says so (an IP literal or `localhost`);
+/// `None` for names, which are not resolved again here.
+fn loopback(url: &str) -> Option<bool> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(true);
+    }
+    host.parse::<std::net::IpAddr>()
+        .ok()
+        .map(|ip| ip.is_loopback())
+}
+
 /// Prints the summary, writes the JSON, and picks the exit code.
 pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32, Exit> {
     let mut text = String::new();
@@ -253,15 +289,34 @@ pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32,
     Ok(exit_code(result))
 }
 
-/// Interrupted beats everything (the run is incomplete); then an invalid measurement (the
-/// generator was the limit) beats thresholds, which would judge the wrong thing.
+/// Interrupted beats everything (the run is incomplete); then a run nothing answered (it
+/// measured no server at all); then an invalid measurement (the generator was the limit) beats
+/// thresholds, which would judge the wrong thing.
 pub fn exit_code(result: &RunResult) -> i32 {
     if result.interrupted {
         exit::INTERRUPTED
+    } else if herd_report::answers::nothing_answered(result.totals.completed) {
+        exit::NO_RESPONSE
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         exit::GENERATOR_LIMITED
     } else {
         exit::OK
+    }
+}
+
+/// Every output file of `herd run` (`--json`), checked before anything is sent.
+pub fn check_outputs(a: &RunArgs) -> Result<(), Exit> {
+    let problems: Vec<String> = [("--json", a.json.as_deref())]
+        .into_iter()
+        .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::bad_input(format!(
+            "{}\nnothing was sent",
+            problems.join("\n")
+        )))
     }
 }
 
@@ -272,10 +327,11 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     if let Some(urls) = &a.urls_file {
         return crate::workload_cmd::run_urls(a, urls);
     }
-    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch)) {
-        (Ok(p), Ok(w)) => (p, w),
-        (p, w) => {
-            let problems: Vec<String> = [p.err(), w.err()]
+    let outputs = check_outputs(a);
+    let (prepared, watch) = match (prepare_run(a), watch::check(&a.watch), outputs) {
+        (Ok(p), Ok(w), Ok(())) => (p, w),
+        (p, w, o) => {
+            let problems: Vec<String> = [p.err(), w.err(), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)
@@ -285,7 +341,10 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let mut live = Live::new(a.quiet);
+    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
+        duration: prepared.plan.duration,
+        requests: prepared.plan.requests,
+    });
     let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
     let result = execute(&prepared, control, &mut live);
     let server = watch::stop(watcher);

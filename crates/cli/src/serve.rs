@@ -30,8 +30,9 @@ Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = ROUTE_HELP)]
 pub struct ServeArgs {
-    /// Address to listen on (port 0 picks a free port)
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    /// Address to listen on: HOST:PORT (localhost:8080, 0.0.0.0:8080, [::1]:8080), or a port
+    /// alone (8080, :8080), which means loopback only, 127.0.0.1; port 0 picks a free port
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
     pub listen: SocketAddr,
 
     /// Worker threads [default: number of cores]
@@ -45,6 +46,42 @@ pub struct ServeArgs {
     /// Seed for latency samples and injected errors (repeatable runs)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+}
+
+/// A listen address as people write it. A port alone binds loopback, not every interface: a mock
+/// server is for tests on this machine, and exposing it takes an explicit `0.0.0.0:PORT`.
+pub(crate) fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    use std::net::{Ipv4Addr, ToSocketAddrs};
+    let t = s.trim();
+    let port_only = t.strip_prefix(':').unwrap_or(t);
+    if !port_only.is_empty() && port_only.bytes().all(|b| b.is_ascii_digit()) {
+        return port_only
+            .parse::<u16>()
+            .map(|p| SocketAddr::from((Ipv4Addr::LOCALHOST, p)))
+            .map_err(|_| format!("port {port_only} is not from 0 to 65535"));
+    }
+    if let Ok(a) = t.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let hint =
+        "write HOST:PORT or a port, e.g. 8080, :8080, localhost:8080, 0.0.0.0:8080, [::1]:8080";
+    if t.rsplit_once(':')
+        .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
+    {
+        return Err(format!("`{s}` is not an address: {hint}"));
+    }
+    let addrs: Vec<SocketAddr> = t
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve `{s}`: {e}; {hint}"))?
+        .collect();
+    // localhost may list ::1 first; clients told "localhost" try 127.0.0.1 too, and tools given
+    // the printed address (curl, herd run) expect the IPv4 one.
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| format!("`{s}` resolved to no address; {hint}"))
 }
 
 /// Clap already quotes the spec in its error, so only the parser's message is passed on.
@@ -119,4 +156,30 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     Ok(async {
         let _ = tokio::signal::ctrl_c().await;
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses_as_people_write_them() {
+        let lo = |p: u16| SocketAddr::from(([127, 0, 0, 1], p));
+        assert_eq!(parse_listen("8080"), Ok(lo(8080)));
+        assert_eq!(parse_listen(":8080"), Ok(lo(8080)));
+        assert_eq!(parse_listen("localhost:8080"), Ok(lo(8080)));
+        assert_eq!(parse_listen("127.0.0.1:0"), Ok(lo(0)));
+        assert_eq!(
+            parse_listen("0.0.0.0:8080"),
+            Ok(SocketAddr::from(([0, 0, 0, 0], 8080)))
+        );
+        assert_eq!(parse_listen("[::1]:9"), Ok("[::1]:9".parse().unwrap()));
+        for bad in ["", "http://x:1/", "localhost", "99999", ":x", "h:70000"] {
+            let e = parse_listen(bad).unwrap_err();
+            assert!(
+                e.contains("e.g. 8080, :8080") || e.contains("65535"),
+                "{bad}: {e}"
+            );
+        }
+    }
 }

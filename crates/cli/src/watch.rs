@@ -22,9 +22,16 @@ pub struct WatchArgs {
     #[arg(long = "watch-pid", value_name = "PID")]
     pub pids: Vec<u32>,
 
-    /// The same for every process of this name, summed: nginx's master and workers (repeatable)
+    /// The same for every process of this name, summed: nginx's master and workers (repeatable).
+    /// Every user's processes of the name count; the summary says how many separate process
+    /// trees matched, and --watch-parent narrows to one
     #[arg(long = "watch-name", value_name = "NAME")]
     pub names: Vec<String>,
+
+    /// With --watch-name: count only processes in this pid's tree (the pid itself and its
+    /// descendants), e.g. one nginx's master among several
+    #[arg(long = "watch-parent", value_name = "PID", requires = "names")]
+    pub parent: Option<u32>,
 
     /// Scrape this Prometheus endpoint each second, e.g. node_exporter's
     /// http://127.0.0.1:9100/metrics or the application's own (repeatable)
@@ -45,6 +52,7 @@ impl WatchArgs {
         let names = self.names.iter().map(|n| ProcessTarget::Name(n.clone()));
         WatchPlan {
             processes: pids.chain(names).collect(),
+            parent: self.parent,
             exporters: self.prometheus.clone(),
             metrics: self.metrics.clone(),
             ..WatchPlan::default()
@@ -112,6 +120,8 @@ fn process(o: &Observations, p: &ProcessSeries) -> WatchedProcess {
             ProcessTarget::Pid(_) => None,
         },
         pids: p.pids.clone(),
+        trees: p.trees.clone(),
+        parent: p.parent,
         start: p.start.map(|g| ProcessState {
             t: t(o, g.at),
             processes: g.processes,

@@ -91,6 +91,7 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
             file.display()
         )));
     }
+    crate::run::check_outputs(a)?;
     let w = compile(file)?;
     let plan = w.plan(a.threads.unwrap_or_else(threads_default));
     plan.validate()
@@ -129,6 +130,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
 /// `herd run -f urls.txt`: the flags make the plan, the URL file the script. `-m`, `-H` and
 /// `--body` apply to every line (a line's own method and data win), checked as for one URL.
 pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
+    crate::run::check_outputs(a)?;
     let read =
         |d: &UrlDefaults| Workload::url_file(urls, d).map_err(|d| Exit::bad_input(d.to_string()));
     let mut w = read(&UrlDefaults::default())?;
@@ -157,7 +159,10 @@ fn execute(w: &Workload, plan: &Plan, config: RunConfig, a: &RunArgs) -> Result<
     limits::ensure_fds(plan.max_connections())?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let mut live = Live::new(a.quiet);
+    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
+        duration: plan.duration.or(plan.length()),
+        requests: plan.requests,
+    });
     let watcher = crate::watch::start(watch, std::time::Instant::now() + plan.warmup)?;
     let result = run_plan(w, plan, config, a.insecure, control, &mut live);
     let server = crate::watch::stop(watcher);

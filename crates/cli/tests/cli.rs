@@ -12,6 +12,10 @@ fn bad_input_is_refused_with_a_clear_message_and_exit_2_before_sending() {
         (&["run", "127.0.0.1:8080/"], "http://"),
         (&["run", "ftp://127.0.0.1/"], "scheme"),
         (
+            &["run", "http://127.0.0.1:1/a b"],
+            "has a space: percent-encode it",
+        ),
+        (
             &["run", "-d", "10 parsecs", "http://127.0.0.1:1/"],
             "not a duration",
         ),
@@ -174,7 +178,8 @@ fn https_verifies_certificates_and_insecure_skips_the_check() {
         json.to_str().unwrap(),
         &url,
     ]);
-    assert_eq!(out.status.code(), Some(0));
+    // Every handshake failed: nothing answered (exit 6).
+    assert_eq!(out.status.code(), Some(6));
     let r = read_json(&json);
     assert_eq!(
         r["errors"]["tls"], 5,
@@ -218,7 +223,8 @@ fn serve_answers_on_the_address_it_prints() {
         .args([
             "serve",
             "--listen",
-            &format!("127.0.0.1:{port}"),
+            // A port alone means loopback, as `nc -l` and `python -m http.server` users expect.
+            &format!(":{port}"),
             "-t",
             "1",
             "--route",

@@ -175,7 +175,13 @@ fn watch_name_counts_nginx_master_and_worker() {
         json.to_str().unwrap(),
         &nginx.url("/"),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let r = read_json(&json);
     assert_valid(&r);
     let p = &r["server"]["processes"][0];
@@ -310,4 +316,148 @@ fn bad_watch_flags_exit_2_before_any_load() {
         assert!(stdout(&out).is_empty(), "{flags:?}");
     }
     assert_eq!(s.stats().requests, 0, "nothing was sent");
+}
+
+/// Pids of processes whose `comm` is `name` right now.
+fn pids_named(name: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() == name {
+            out.push(pid);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn as_pids(v: &Value) -> Vec<u32> {
+    let mut p: Vec<u32> = v
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_u64().unwrap() as u32).collect())
+        .unwrap_or_default();
+    p.sort_unstable();
+    p
+}
+
+#[test]
+fn watch_name_says_how_many_process_trees_matched_and_watch_parent_narrows_to_one() {
+    // Two unrelated "servers" of one name, unique to this test: tree A is a parent with a child
+    // (as nginx's master and worker), tree B a lone process.
+    let dir = TempDir::new("trees");
+    let name = format!("htree{}", std::process::id() % 1_000_000);
+    let exe = dir.path(&name);
+    std::fs::copy("/bin/sleep", &exe).unwrap();
+    let exe = exe.to_str().unwrap().to_owned();
+    let mut a = std::process::Command::new("sh")
+        .args(["-c", &format!("{exe} 30 & exec {exe} 30")])
+        .spawn()
+        .unwrap();
+    let mut b = std::process::Command::new(&exe).arg("30").spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids_named(&name).len() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the three processes never started"
+        );
+        std::thread::yield_now();
+    }
+    let all = pids_named(&name);
+    let s = Server::start(Config::default()).unwrap();
+    let url = format!("http://{}/", s.local_addr());
+    let run = |extra: &[&str]| {
+        let json = dir.path("r.json");
+        let mut args = vec![
+            "run",
+            "-n",
+            "5",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--watch-name",
+            &name,
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let out = run_herd(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let r = read_json(&json);
+        assert_valid(&r);
+        (stdout(&out), r["server"]["processes"][0].clone())
+    };
+
+    let (text, p) = run(&[]);
+    let (ra, rb) = (a.id(), b.id());
+    assert_eq!(as_pids(&p["trees"]), {
+        let mut t = vec![ra, rb];
+        t.sort_unstable();
+        t
+    });
+    assert!(
+        text.contains(&format!("WARNING: {name} matched 2 separate process trees")),
+        "{text}"
+    );
+    assert!(text.contains("--watch-parent PID"), "{text}");
+
+    let parent = ra.to_string();
+    let (text, p) = run(&["--watch-parent", &parent]);
+    let in_a: Vec<u32> = all.iter().copied().filter(|&p| p != rb).collect();
+    assert_eq!(
+        as_pids(&p["pids"]),
+        in_a,
+        "tree A: the parent and its child"
+    );
+    assert_eq!(as_pids(&p["trees"]), vec![ra]);
+    assert_eq!(p["parent"], ra);
+    assert!(!text.contains("separate process trees"), "{text}");
+    assert!(text.contains(&format!("in the tree of pid {ra}")), "{text}");
+
+    let out = run_herd(&[
+        "run",
+        "-n",
+        "5",
+        "--watch-name",
+        &name,
+        "--watch-parent",
+        &std::process::id().to_string(),
+        &url,
+    ]);
+    // The test process is the parent of both trees: everything is in its tree.
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A tree without the name is refused before any load.
+    let mut other = std::process::Command::new("/bin/sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let out = run_herd(&[
+        "run",
+        "-n",
+        "5",
+        "--watch-name",
+        &name,
+        "--watch-parent",
+        &other.id().to_string(),
+        &url,
+    ]);
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("in the tree of pid"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.stats().requests, 15, "the refused run sent nothing");
+
+    for pid in all {
+        kill(pid, libc::SIGKILL);
+    }
+    let _ = a.wait();
+    let _ = b.wait();
 }

@@ -2,6 +2,7 @@
 //! measured the server or herd's own limits ("don't fall prey to measuring client performance
 //! instead of server performance", httperf's author).
 
+use herd_monitor::system::{port_budget, ports_held, tw_reuse_applies, PortBudget, TIME_WAIT_S};
 use std::time::Duration;
 
 /// CPU time used by the calling thread.
@@ -80,9 +81,54 @@ pub struct Health {
     /// Peak open file descriptors against the limit.
     pub fds_peak: Option<u64>,
     pub fd_limit: Option<u64>,
-    /// Peak ephemeral ports in use against the size of the range.
+    /// Peak TCP sockets in the ephemeral range machine-wide (every program's, TIME_WAIT
+    /// included) against the size of the range: pressure worth a warning, never a verdict.
     pub ports_peak: Option<u64>,
     pub port_range: Option<u64>,
+    /// herd's own connections: opened over the run, the most open at once, and how long the
+    /// workers ran; from these, the ports herd itself held toward its target.
+    pub connections_opened: u64,
+    pub peak_connections: u64,
+    pub wall: Duration,
+    /// `net.ipv4.tcp_tw_reuse`, and whether the target is on loopback (`None`: not known).
+    pub tw_reuse: Option<u8>,
+    pub loopback: Option<bool>,
+}
+
+impl Health {
+    /// Connections per second herd closed (each leaves a port in TIME_WAIT when herd closes
+    /// first): at least all it opened but those open at the peak.
+    fn churn(&self) -> f64 {
+        let s = self.wall.as_secs_f64();
+        if s > 0.0 {
+            self.connections_opened
+                .saturating_sub(self.peak_connections) as f64
+                / s
+        } else {
+            0.0
+        }
+    }
+
+    /// Local ports herd's own connections held toward the target at the end of the run.
+    fn own_ports(&self) -> u64 {
+        ports_held(self.churn(), self.wall.as_secs_f64(), self.peak_connections)
+    }
+
+    /// Whether the kernel reuses herd's TIME_WAIT ports for its next connections; `None` when
+    /// that depends on what is not known.
+    fn reuse(&self) -> Option<bool> {
+        self.tw_reuse
+            .and_then(|v| tw_reuse_applies(v, self.loopback))
+    }
+
+    fn own_ports_text(&self, held: u64) -> String {
+        format!(
+            "~{held} ({:.0} closed/s x {:.0} s in TIME_WAIT + {} open)",
+            self.churn(),
+            self.wall.as_secs_f64().min(TIME_WAIT_S),
+            self.peak_connections
+        )
+    }
 }
 
 /// `Ok(())` when the run measured the server; otherwise the reasons herd itself was the limit.
@@ -114,11 +160,16 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
             ));
         }
     }
-    if let (Some(peak), Some(range)) = (h.ports_peak, h.port_range) {
-        if range > 0 && peak * 10 >= range * 8 {
+    // herd's own ports, not the machine's: the kernel picks a local port per destination, so
+    // other programs' sockets (TIME_WAIT of earlier runs included) do not take herd's ports.
+    if let Some(range) = h.port_range {
+        let held = h.own_ports();
+        if port_budget(held, range) == PortBudget::Exhausted && h.reuse() == Some(false) {
             reasons.push(format!(
-                "{peak} of {range} ephemeral ports were in use: widen net.ipv4.ip_local_port_range, \
-                 enable net.ipv4.tcp_tw_reuse, or reuse connections (drop --calls-per-conn)"
+                "herd's own connections held {} local ports toward the target, more than the {range} of \
+                 net.ipv4.ip_local_port_range: enable net.ipv4.tcp_tw_reuse, widen the range, or reuse \
+                 connections (larger --calls-per-conn)",
+                h.own_ports_text(held)
             ));
         }
     }
@@ -139,6 +190,40 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
     } else {
         Err(reasons)
     }
+}
+
+/// What the reader should know but that did not limit the run: herd's own ports close to the
+/// range, and ports busy machine-wide (other programs, TIME_WAIT of earlier runs).
+pub fn warnings(h: &Health) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(range) = h.port_range else {
+        return out;
+    };
+    let held = h.own_ports();
+    let own = h.own_ports_text(held);
+    match (port_budget(held, range), h.reuse()) {
+        (PortBudget::Fits, _) | (PortBudget::Exhausted, Some(false)) => {}
+        (PortBudget::Exhausted, reuse) => out.push(format!(
+            "herd's own connections held {own} local ports toward the target, more than the {range} \
+             of the range: only TIME_WAIT reuse (net.ipv4.tcp_tw_reuse{}) kept them coming; widen \
+             net.ipv4.ip_local_port_range or reuse connections for headroom",
+            if reuse.is_none() { ", if it applies" } else { "" }
+        )),
+        (PortBudget::Tight, _) => out.push(format!(
+            "herd's own connections held {own} of {range} local ports toward the target: close to \
+             the limit; widen net.ipv4.ip_local_port_range or reuse connections"
+        )),
+    }
+    if let Some(peak) = h.ports_peak {
+        if range > 0 && peak * 10 >= range * 8 {
+            out.push(format!(
+                "{peak} of {range} local ports were in use machine-wide (every program's sockets, \
+                 TIME_WAIT included; herd's own {own}): not herd's limit, since ports are taken per \
+                 destination, but any program's new connections to a busy destination may fail"
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -206,12 +291,80 @@ mod tests {
             ..Health::default()
         };
         assert_eq!(verdict(&h, &b), Ok(()));
-        let h = Health {
-            ports_peak: Some(25_000),
+    }
+
+    #[test]
+    fn ports_are_judged_by_herds_own_connections_and_machine_pressure_only_warns() {
+        let b = Bounds::default();
+        let secs = Duration::from_secs;
+        // 2 keep-alive connections while 29,104 sockets of the machine sit in the range.
+        let keep_alive = Health {
+            ports_peak: Some(29_104),
             port_range: Some(28_232),
+            connections_opened: 2,
+            peak_connections: 2,
+            wall: secs(10),
+            tw_reuse: Some(2),
+            loopback: Some(false),
             ..Health::default()
         };
-        assert!(verdict(&h, &b).unwrap_err()[0].contains("ip_local_port_range"));
+        assert_eq!(verdict(&keep_alive, &b), Ok(()));
+        let w = warnings(&keep_alive);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("29104 of 28232 local ports were in use machine-wide"),
+            "{w:?}"
+        );
+        assert!(w[0].contains("herd's own ~2 "), "{w:?}");
+        // Ports that failed to bind are the proof: limited, whatever the estimate says.
+        let refused_ports = Health {
+            addr_errors: 7,
+            ..keep_alive.clone()
+        };
+        assert!(verdict(&refused_ports, &b).unwrap_err()[0].contains("no free local port"));
+        // herd's own churn: 2,000 new connections/s for 2 minutes, no TIME_WAIT reuse.
+        let churn = Health {
+            ports_peak: Some(1_000),
+            connections_opened: 241_000,
+            peak_connections: 1_000,
+            wall: secs(120),
+            ..keep_alive.clone()
+        };
+        let r = verdict(&churn, &b).unwrap_err();
+        assert!(
+            r[0].contains("~121000 (2000 closed/s x 60 s in TIME_WAIT + 1000 open)"),
+            "{r:?}"
+        );
+        // The same churn on loopback, where tcp_tw_reuse=2 applies: ok, with a warning.
+        let lo = Health {
+            loopback: Some(true),
+            ..churn.clone()
+        };
+        assert_eq!(verdict(&lo, &b), Ok(()));
+        assert!(warnings(&lo)[0].contains("only TIME_WAIT reuse"));
+        // Where reuse may apply but the target's address is not known: a warning, not a verdict.
+        let unknown = Health {
+            loopback: None,
+            ..churn.clone()
+        };
+        assert_eq!(verdict(&unknown, &b), Ok(()));
+        assert!(warnings(&unknown)[0].contains("if it applies"));
+        // A short run has closed only its own few seconds' worth: 2,000/s for 5 s fits.
+        let short = Health {
+            connections_opened: 11_000,
+            wall: secs(5),
+            ..churn.clone()
+        };
+        assert_eq!(verdict(&short, &b), Ok(()));
+        // 400/s for a minute: 25,000 of 28,232, tight.
+        let tight = Health {
+            connections_opened: 25_000,
+            peak_connections: 1_000,
+            wall: secs(60),
+            ..churn
+        };
+        assert_eq!(verdict(&tight, &b), Ok(()));
+        assert!(warnings(&tight)[0].contains("close to the limit"));
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub struct HealthSample {
     /// Open file descriptors of the whole process.
     pub fds: Option<u64>,
     /// TCP sockets on this machine bound to a port in the ephemeral range (any state, TIME_WAIT
-    /// included): what new outgoing connections compete for.
+    /// included, every program's): machine-wide pressure, not herd's own use.
     pub ephemeral_ports: Option<u64>,
 }
 
@@ -53,71 +53,23 @@ impl HealthSample {
     }
 }
 
-/// Open file descriptors of this process.
-pub fn open_fds() -> Option<u64> {
-    std::fs::read_dir("/proc/self/fd")
-        .ok()
-        .map(|d| d.count() as u64)
-}
+// What belongs to the process and the machine is read by herd_monitor::system, the module
+// `herd doctor` reads too, so the check before a run and the verdict after it agree.
+pub use herd_monitor::system::{open_fds, ports_in_use};
 
 /// The ephemeral port range (`net.ipv4.ip_local_port_range`).
 pub fn ephemeral_range() -> Option<(u16, u16)> {
-    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
-    parse_range(&text)
+    herd_monitor::system::local_port_range().ok()
 }
 
-fn parse_range(text: &str) -> Option<(u16, u16)> {
-    let mut it = text.split_whitespace().map(|n| n.parse::<u16>());
-    match (it.next(), it.next()) {
-        (Some(Ok(lo)), Some(Ok(hi))) if lo <= hi => Some((lo, hi)),
-        _ => None,
-    }
-}
-
-/// TCP sockets whose local port lies in `range`, from /proc/net/tcp and tcp6.
-pub fn ports_in_use(range: (u16, u16)) -> Option<u64> {
-    let mut n = 0;
-    let mut any = false;
-    for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        if let Ok(text) = std::fs::read_to_string(f) {
-            any = true;
-            n += count_ports(&text, range);
-        }
-    }
-    any.then_some(n)
-}
-
-fn count_ports(table: &str, (lo, hi): (u16, u16)) -> u64 {
-    table
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().nth(1))
-        .filter_map(|local| local.rsplit(':').next())
-        .filter_map(|port| u16::from_str_radix(port, 16).ok())
-        .filter(|p| (lo..=hi).contains(p))
-        .count() as u64
+/// `net.ipv4.tcp_tw_reuse`.
+pub fn tw_reuse() -> Option<u8> {
+    herd_monitor::system::tw_reuse().ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn port_tables_are_read_as_the_kernel_writes_them() {
-        let table = "  sl  local_address rem_address   st\n\
-                     0: 0100007F:1F90 00000000:0000 0A\n\
-                     1: 0100007F:8D3A 0100007F:1F90 01\n\
-                     2: 00000000000000000000000001000000:EA60 00000000000000000000000000000000:0000 0A\n";
-        // 0x1F90 = 8080 (outside), 0x8D3A = 36154 and 0xEA60 = 60000 (inside)
-        assert_eq!(count_ports(table, (32768, 60999)), 2);
-        assert_eq!(parse_range("32768\t60999\n"), Some((32768, 60999)));
-        assert_eq!(parse_range("garbage"), None);
-    }
-
-    #[test]
-    fn this_process_has_open_fds() {
-        assert!(open_fds().unwrap() >= 3);
-    }
 
     #[test]
     fn samples_merge_threads() {

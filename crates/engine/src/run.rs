@@ -216,6 +216,7 @@ struct Watch {
     threads: usize,
     samples: std::collections::BTreeMap<u64, HealthSample>,
     range: Option<(u16, u16)>,
+    tw_reuse: Option<u8>,
     fds_peak: Option<u64>,
     ports_peak: Option<u64>,
 }
@@ -226,6 +227,7 @@ impl Watch {
             threads,
             samples: Default::default(),
             range: health::ephemeral_range(),
+            tw_reuse: health::tw_reuse(),
             fds_peak: health::open_fds(),
             ports_peak: None,
         }
@@ -343,6 +345,12 @@ fn merge(
         fd_limit,
         ports_peak: watch.ports_peak,
         port_range,
+        connections_opened: opened,
+        peak_connections: peak,
+        wall: Duration::from_secs_f64(wall),
+        tw_reuse: watch.tw_reuse,
+        // The target's address is the transport's; not known here (see generator::Health).
+        loopback: None,
     };
     let verdict = generator::verdict(&health, &Bounds::default());
     let seconds = duration.as_secs_f64().ceil() as u64;

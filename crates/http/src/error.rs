@@ -29,6 +29,14 @@ pub enum HttpError {
     NoAddress { host: String },
     #[error("bad method {method:?}: expected a token such as GET or POST")]
     BadMethod { method: String },
+    #[error(
+        "the path of {url:?} has {what}: percent-encode it, as in {suggestion:?} (a space is %20)"
+    )]
+    UnencodedPath {
+        url: String,
+        what: &'static str,
+        suggestion: String,
+    },
     #[error("bad path {path:?}: {reason}")]
     BadPath { path: String, reason: &'static str },
     #[error(

@@ -139,8 +139,14 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
 }
 
 fn request_target(target: &Target, path: &str) -> Result<String, HttpError> {
+    // An empty path means the target's own; name that one when it is the bad one.
+    let shown = if path.is_empty() {
+        target.path_and_query()
+    } else {
+        path
+    };
     let bad = |reason| HttpError::BadPath {
-        path: path.to_owned(),
+        path: shown.to_owned(),
         reason,
     };
     let resolved = if path.is_empty() {

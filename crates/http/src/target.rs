@@ -104,6 +104,32 @@ impl fmt::Display for Target {
     }
 }
 
+/// A request line cannot carry a raw space or control character: the server would read the rest
+/// as the HTTP version. Said with the encoded URL to paste, not as an empty "bad path".
+fn check_encoded(path: &str, url: &str) -> Result<(), HttpError> {
+    let Some(bad) = path.bytes().find(|&b| b <= b' ' || b == 0x7f) else {
+        return Ok(());
+    };
+    let what = if bad == b' ' {
+        "a space"
+    } else {
+        "a control character"
+    };
+    let mut suggestion = String::with_capacity(url.len() + 8);
+    for c in url.chars() {
+        if c.is_ascii_control() || c == ' ' {
+            suggestion.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            suggestion.push(c);
+        }
+    }
+    Err(HttpError::UnencodedPath {
+        url: url.to_owned(),
+        what,
+        suggestion,
+    })
+}
+
 /// A URL split into the pieces herd uses, without resolving anything.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct UrlParts<'a> {
@@ -141,6 +167,7 @@ impl<'a> UrlParts<'a> {
                 url: url.to_owned(),
             });
         }
+        check_encoded(path_and_query, url)?;
         let (host, port) = split_host_port(authority, url)?;
         let port = match port {
             None => scheme.default_port(),
@@ -332,6 +359,14 @@ mod tests {
             (
                 "http://[zz]/",
                 r#"bad host "[zz]" in "http://[zz]/": not an IPv6 address"#,
+            ),
+            (
+                "http://h/a b",
+                r#"the path of "http://h/a b" has a space: percent-encode it, as in "http://h/a%20b" (a space is %20)"#,
+            ),
+            (
+                "http://h/a?q=\t",
+                r#"the path of "http://h/a?q=\t" has a control character: percent-encode it, as in "http://h/a?q=%09" (a space is %20)"#,
             ),
             (
                 "http://a b/",

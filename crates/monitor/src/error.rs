@@ -9,6 +9,8 @@ pub enum MonitorError {
     NoSuchPid(u32),
     #[error("no process is named {0:?} (compare `ps -eo pid,comm`; the name is the executable's, e.g. nginx)")]
     NoSuchName(String),
+    #[error("no process named {name:?} runs in the tree of pid {parent} (--watch-parent): compare `ps -o pid,ppid,comm --ppid {parent}`, or leave --watch-parent out")]
+    NotInTree { name: String, parent: u32 },
     #[error("{0}")]
     BadUrl(String),
     #[error("cannot scrape {url}: {reason}")]

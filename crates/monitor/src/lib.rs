@@ -10,6 +10,10 @@
 //!   `/metrics`, parsed ([`exposition::parse`]) and filtered by [`Selector`]s; counters are kept
 //!   as per-second rates, gauges as values; a failed scrape is a gap with its error.
 //!
+//! Beside the watch, [`system`] reads the machine's limits for a load generator (open files,
+//! local ports, TIME_WAIT reuse) with the one rule `herd doctor` and the generator's verdict
+//! share, and [`tree`] groups the processes of a name into trees.
+//!
 //! Depends on none of herd's crates: the CLI turns [`Observations`] into the report's types.
 //!
 //! ```no_run
@@ -48,6 +52,8 @@ mod process;
 pub mod procfs;
 mod scrape;
 mod selector;
+pub mod system;
+pub mod tree;
 mod watcher;
 
 pub use error::MonitorError;

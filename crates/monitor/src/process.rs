@@ -2,6 +2,7 @@
 //! interval turned into CPU %, memory, threads, descriptors and context switches.
 
 use crate::procfs::{self, Reading};
+use crate::tree;
 use crate::MonitorError;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -83,6 +84,10 @@ pub struct ProcessSampler {
     /// Every pid counted at some point, in order of appearance.
     seen: Vec<u32>,
     last_at: Option<Instant>,
+    /// Only processes in this pid's tree are counted (`--watch-parent`).
+    under: Option<u32>,
+    /// The roots of the trees the name matched when the watch was prepared.
+    trees: Vec<u32>,
     /// A single pid's series has ended (it exited, or its pid now names another process).
     ended: bool,
     notes: Vec<Note>,
@@ -94,23 +99,51 @@ pub struct ProcessSampler {
 impl ProcessSampler {
     /// Checks that the target exists now. `except` is left out of name matches (herd itself).
     pub fn new(target: ProcessTarget, except: u32) -> Result<Self, MonitorError> {
+        Self::within(target, except, None)
+    }
+
+    /// As [`ProcessSampler::new`], counting only processes in the tree of `under` (itself or
+    /// its descendants) when it is given: one server among several of the same name.
+    pub fn within(
+        target: ProcessTarget,
+        except: u32,
+        under: Option<u32>,
+    ) -> Result<Self, MonitorError> {
+        if let Some(parent) = under {
+            if procfs::start_ticks(parent).is_none() {
+                return Err(MonitorError::NoSuchPid(parent));
+            }
+        }
         let pids = match &target {
             ProcessTarget::Pid(pid) => match procfs::start_ticks(*pid) {
                 Some(_) => vec![*pid],
                 None => return Err(MonitorError::NoSuchPid(*pid)),
             },
             ProcessTarget::Name(name) => {
-                let pids = procfs::find_by_name(name, except);
-                if pids.is_empty() {
+                let all = procfs::find_by_name(name, except);
+                if all.is_empty() {
                     return Err(MonitorError::NoSuchName(name.clone()));
+                }
+                let pids = narrow(all, under);
+                if pids.is_empty() {
+                    return Err(MonitorError::NotInTree {
+                        name: name.clone(),
+                        parent: under.unwrap_or_default(),
+                    });
                 }
                 pids
             }
+        };
+        let trees = match &target {
+            ProcessTarget::Pid(_) => Vec::new(),
+            ProcessTarget::Name(_) => tree::roots(&pids, tree::parent_of),
         };
         Ok(ProcessSampler {
             target,
             pid: pids[0],
             except,
+            under,
+            trees,
             tracked: BTreeMap::new(),
             seen: Vec::new(),
             last_at: None,
@@ -128,6 +161,17 @@ impl ProcessSampler {
 
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// The roots of the separate process trees the name matched (one for a server and its
+    /// workers); empty for a pid.
+    pub fn trees(&self) -> &[u32] {
+        &self.trees
+    }
+
+    /// The pid whose tree the name was narrowed to.
+    pub fn under(&self) -> Option<u32> {
+        self.under
     }
 
     /// Every pid counted so far, in order of appearance.
@@ -200,7 +244,9 @@ impl ProcessSampler {
         }
         let candidates = match &self.target {
             ProcessTarget::Pid(pid) => vec![*pid],
-            ProcessTarget::Name(name) => procfs::find_by_name(name, self.except),
+            ProcessTarget::Name(name) => {
+                narrow(procfs::find_by_name(name, self.except), self.under)
+            }
         };
         let first = self.last_at.is_none();
         for pid in candidates {
@@ -269,5 +315,16 @@ impl ProcessSampler {
         } else {
             self.notes_dropped += 1;
         }
+    }
+}
+
+/// The pids in the tree of `under`, all of them without it.
+fn narrow(pids: Vec<u32>, under: Option<u32>) -> Vec<u32> {
+    match under {
+        None => pids,
+        Some(root) => pids
+            .into_iter()
+            .filter(|&p| tree::in_tree(p, root, tree::parent_of))
+            .collect(),
     }
 }

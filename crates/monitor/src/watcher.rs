@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WatchPlan {
     pub processes: Vec<ProcessTarget>,
+    /// Count only processes in this pid's tree for the name targets (`--watch-parent`).
+    pub parent: Option<u32>,
     /// Prometheus endpoints, `http://host:port/metrics`.
     pub exporters: Vec<String>,
     /// Series to keep from every endpoint ([`crate::Selector`] syntax); empty for
@@ -31,6 +33,7 @@ impl Default for WatchPlan {
     fn default() -> Self {
         WatchPlan {
             processes: Vec::new(),
+            parent: None,
             exporters: Vec::new(),
             metrics: Vec::new(),
             interval: Duration::from_secs(1),
@@ -60,7 +63,7 @@ pub fn prepare(plan: &WatchPlan) -> Result<Ready, Vec<MonitorError>> {
     let mut problems = Vec::new();
     let mut processes = Vec::new();
     for target in &plan.processes {
-        match ProcessSampler::new(target.clone(), me) {
+        match ProcessSampler::within(target.clone(), me, plan.parent) {
             Ok(s) => processes.push(s),
             Err(e) => problems.push(e),
         }
@@ -111,6 +114,11 @@ pub struct ProcessSeries {
     pub pid: u32,
     /// Every process counted at some point.
     pub pids: Vec<u32>,
+    /// The roots of the separate process trees a name matched (nginx's master for one nginx);
+    /// more than one means unrelated processes were summed. Empty for a pid.
+    pub trees: Vec<u32>,
+    /// The pid a name was narrowed to (`--watch-parent`).
+    pub parent: Option<u32>,
     /// The first reading, before the first interval; `None` if the process was already gone.
     pub start: Option<Gauges>,
     pub samples: Vec<ProcessSample>,
@@ -277,6 +285,8 @@ fn series_of(s: &ProcessSampler) -> ProcessSeries {
         target: s.target().clone(),
         pid: s.pid(),
         pids: s.pids().to_vec(),
+        trees: s.trees().to_vec(),
+        parent: s.under(),
         start: None,
         samples: Vec::new(),
         notes: Vec::new(),

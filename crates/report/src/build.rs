@@ -38,6 +38,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let s = input.stats;
     let duration_s = input.duration.as_secs_f64();
     let totals = totals(s, input.dropped);
+    let status = status_counts(s);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
@@ -52,7 +53,8 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             duration_s: input.warmup_duration.as_secs_f64(),
         },
         throughput_rps: per_second(s.completed, duration_s),
-        status: status_counts(s),
+        warnings: crate::answers::answer_warnings(totals.completed, totals.errors, &status),
+        status,
         errors: error_counts(s),
         error_samples: s
             .errors

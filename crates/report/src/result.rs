@@ -30,6 +30,10 @@ pub struct RunResult {
     pub throughput_rps: f64,
     /// Responses by status code, e.g. `{"200": 1234}`.
     pub status: BTreeMap<String, u64>,
+    /// What the reader must know before trusting the numbers, one sentence each: nothing
+    /// answered, or every response had an error status (4xx/5xx).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Requests that got no valid response, by error class (only classes that occurred).
     pub errors: BTreeMap<String, u64>,
     /// The first message seen for each error class, when there was one.
@@ -191,6 +195,10 @@ pub struct Generator {
     pub verdict: GeneratorVerdict,
     /// Why the verdict is `generator-limited`; empty when `ok`.
     pub reasons: Vec<String>,
+    /// What did not limit the run but may next time: herd's own local ports close to the
+    /// range, or ports busy machine-wide (other programs, TIME_WAIT of earlier runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Worker threads.
     #[serde(default)]
     pub threads: u64,
@@ -208,7 +216,8 @@ pub struct Generator {
     pub fds_peak: Option<u64>,
     #[serde(default)]
     pub fd_limit: Option<u64>,
-    /// The most TCP sockets in the ephemeral port range at once (machine-wide), and its size.
+    /// The most TCP sockets in the ephemeral port range at once (machine-wide, every program's,
+    /// TIME_WAIT included), and its size. Pressure to know about, not herd's own use.
     #[serde(default)]
     pub ephemeral_ports_peak: Option<u64>,
     #[serde(default)]

@@ -30,6 +30,13 @@ pub struct WatchedProcess {
     pub name: Option<String>,
     /// Every process counted in some sample.
     pub pids: Vec<u32>,
+    /// `--watch-name`: the roots of the separate process trees the name matched when the watch
+    /// started; more than one means unrelated processes were summed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trees: Vec<u32>,
+    /// `--watch-parent`: only processes in this pid's tree were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
     /// The first reading, before any interval; `None` when the process was already gone.
     pub start: Option<ProcessState>,
     pub samples: Vec<ProcessSample>,
@@ -261,6 +268,8 @@ mod tests {
     fn watched(start_t: f64, samples: Vec<ProcessSample>) -> WatchedProcess {
         WatchedProcess {
             pid: 42,
+            trees: Vec::new(),
+            parent: None,
             start: Some(ProcessState {
                 t: start_t,
                 processes: 1,

@@ -34,8 +34,23 @@ fn process(p: &WatchedProcess, out: &mut impl Write) -> fmt::Result {
         }
         None => format!("pid {}", p.pid),
     };
+    let who = match p.parent {
+        Some(parent) => format!("{who} in the tree of pid {parent}"),
+        None => who,
+    };
     let n = p.samples.iter().filter(|s| s.t > 0.0).count() as u64;
     line(out, "server", &format!("{who}, {}", plural(n, "sample")))?;
+    if let (Some(name), true) = (&p.name, p.trees.len() > 1) {
+        let roots: Vec<String> = p.trees.iter().map(u32::to_string).collect();
+        writeln!(
+            out,
+            "  WARNING: {name} matched {} separate process trees (root pids {}), summed as one \
+             server; to watch one, add --watch-parent PID (its root, e.g. {})",
+            p.trees.len(),
+            roots.join(", "),
+            roots[0]
+        )?;
+    }
     let (Some(mean), Some(peak)) = (p.cpu_mean(), p.cpu_peak()) else {
         line(out, "", "no whole second measured")?;
         return notes(p, out);

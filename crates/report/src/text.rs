@@ -58,6 +58,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     errors(r, out)?;
     generator(r, out)?;
     nothing_listens(r, out)?;
+    for w in &r.warnings {
+        writeln!(out, "  WARNING: {w}")?;
+    }
     crate::server_text::render(r.server.as_ref(), out)?;
     crate::workload_text::render_workload(r, out)
 }
@@ -213,7 +216,7 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         ));
         if let (Some(p), Some(range)) = (g.ephemeral_ports_peak, g.ephemeral_port_range) {
             body.push_str(&format!(
-                ", ephemeral ports {} of {}",
+                ", local ports in use machine-wide {} of {}",
                 count(p),
                 count(range)
             ));
@@ -227,6 +230,9 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             g.reasons.join("; ")
         };
         writeln!(out, "  GENERATOR-LIMITED: {reasons}")?;
+    }
+    for w in &g.warnings {
+        writeln!(out, "  generator warning: {w}")?;
     }
     Ok(())
 }

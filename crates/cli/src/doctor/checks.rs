@@ -3,11 +3,9 @@
 //! tables, no `/proc` needed.
 
 use crate::limits::SPARE_FDS;
+use herd_monitor::system::{port_budget, ports_held, PortBudget, TIME_WAIT_S};
 use herd_report::format::count;
 use std::time::Duration;
-
-/// How long a closed connection's port stays in TIME_WAIT on Linux (TCP_TIMEWAIT_LEN, fixed).
-pub const TIME_WAIT_S: f64 = 60.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -105,9 +103,10 @@ pub fn open_files(soft: u64, hard: u64, load: &Load) -> Check {
 
 /// The local port range against the ports the load keeps busy: its connections, plus every
 /// port it closed in the last 60 s (TIME_WAIT), unless TIME_WAIT reuse applies to the target.
-pub fn local_ports(range: (u32, u32), load: &Load, tw_reuse: u8, loopback: bool) -> Check {
+/// The same rule judges a finished run (`herd_engine::generator`), by the ports herd really held.
+pub fn local_ports(range: (u16, u16), load: &Load, tw_reuse: u8, loopback: bool) -> Check {
     let (lo, hi) = range;
-    let ports = u64::from(hi.saturating_sub(lo)) + 1;
+    let ports = herd_monitor::system::range_size(range);
     let reuse = tw_reuse_applies(tw_reuse, loopback);
     let fix_range = "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"";
     let fix_reuse = "sysctl -w net.ipv4.tcp_tw_reuse=1";
@@ -141,15 +140,15 @@ pub fn local_ports(range: (u32, u32), load: &Load, tw_reuse: u8, loopback: bool)
             Check::new("local ports", Status::Warn, value, Some(fix))
         }
         Churn::Known(per_s) => {
-            let waiting = (per_s * TIME_WAIT_S).ceil() as u64;
-            let busy = waiting + load.connections;
+            let busy = ports_held(per_s, TIME_WAIT_S, load.connections);
             let value = format!(
                 "{range_text}; {} new connections/s x {TIME_WAIT_S} s in TIME_WAIT + {} open = {} busy",
                 rate_text(per_s),
                 count(load.connections),
                 count(busy)
             );
-            if busy <= ports * 3 / 4 {
+            let budget = port_budget(busy, ports);
+            if budget == PortBudget::Fits {
                 return Check::new("local ports", Status::Ok, value, None);
             }
             if reuse {
@@ -159,7 +158,7 @@ pub fn local_ports(range: (u32, u32), load: &Load, tw_reuse: u8, loopback: bool)
                 let fix = format!("{fix_range} for headroom");
                 return Check::new("local ports", Status::Warn, value, Some(fix));
             }
-            let status = if busy > ports {
+            let status = if budget == PortBudget::Exhausted {
                 Status::Fail
             } else {
                 Status::Warn
@@ -175,7 +174,7 @@ pub fn local_ports(range: (u32, u32), load: &Load, tw_reuse: u8, loopback: bool)
 /// Whether Linux reuses TIME_WAIT ports for new connections to this target: 1 for all, 2 (the
 /// default since 4.19) for loopback only.
 fn tw_reuse_applies(tw_reuse: u8, loopback: bool) -> bool {
-    tw_reuse == 1 || (tw_reuse == 2 && loopback)
+    herd_monitor::system::tw_reuse_applies(tw_reuse, Some(loopback)) == Some(true)
 }
 
 /// `net.ipv4.tcp_tw_reuse`: matters only when connections are replaced.

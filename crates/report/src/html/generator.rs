@@ -83,6 +83,9 @@ fn summary(r: &RunResult) -> String {
             ),
         ));
     }
+    for w in &g.warnings {
+        pairs.push(("warning", esc(w)));
+    }
     facts(&pairs)
 }
 

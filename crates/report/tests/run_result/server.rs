@@ -27,6 +27,8 @@ pub fn watched() -> RunResult {
         pid: 100,
         name: Some("nginx".into()),
         pids: vec![100, 101],
+        trees: vec![100],
+        parent: None,
         start: Some(ProcessState {
             t: -0.002,
             processes: 2,

@@ -1,0 +1,184 @@
+//! Facts about this machine that cap a load generator, and the one rule that reads them: the
+//! open-file limit, the local port range, TIME_WAIT reuse. `herd doctor` checks them before a run,
+//! and the generator's verdict judges a run by them afterwards; both must say the same thing.
+//!
+//! The rule for local ports: a new outgoing connection needs a local port not already used toward
+//! the *same destination* (the kernel picks ports per destination 4-tuple), so what limits herd is
+//! its own connections to its target (open ones, plus each one it closed in the last 60 s,
+//! held in TIME_WAIT) against the range, unless TIME_WAIT reuse applies. Sockets of other
+//! programs (to other destinations) do not take herd's ports; they are worth a warning only.
+
+use std::io;
+
+/// How long a closed connection's port stays in TIME_WAIT on Linux (TCP_TIMEWAIT_LEN, fixed).
+pub const TIME_WAIT_S: f64 = 60.0;
+
+/// The process's open-file limit: (soft, hard).
+pub fn fd_limit() -> io::Result<(u64, u64)> {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((rl.rlim_cur, rl.rlim_max))
+}
+
+/// Sets the soft open-file limit, keeping the hard one.
+pub fn set_fd_soft_limit(soft: u64) -> io::Result<()> {
+    let (_, hard) = fd_limit()?;
+    let rl = libc::rlimit {
+        rlim_cur: soft,
+        rlim_max: hard,
+    };
+    // SAFETY: setrlimit reads the struct we own.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rl) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Open file descriptors of this process.
+pub fn open_fds() -> Option<u64> {
+    std::fs::read_dir("/proc/self/fd")
+        .ok()
+        .map(|d| d.count() as u64)
+}
+
+/// `net.ipv4.ip_local_port_range`: the ports outgoing connections get.
+pub fn local_port_range() -> Result<(u16, u16), String> {
+    parse_port_range(&read_sys("/proc/sys/net/ipv4/ip_local_port_range")?)
+}
+
+pub fn parse_port_range(text: &str) -> Result<(u16, u16), String> {
+    let mut it = text.split_whitespace().map(str::parse::<u16>);
+    match (it.next(), it.next()) {
+        (Some(Ok(lo)), Some(Ok(hi))) if lo <= hi => Ok((lo, hi)),
+        _ => Err(format!("unexpected value {:?}", text.trim())),
+    }
+}
+
+/// How many ports a range holds.
+pub fn range_size((lo, hi): (u16, u16)) -> u64 {
+    u64::from(hi - lo) + 1
+}
+
+/// `net.ipv4.tcp_tw_reuse`: 0 off, 1 on, 2 loopback only (the default since Linux 4.19).
+pub fn tw_reuse() -> Result<u8, String> {
+    let text = read_sys("/proc/sys/net/ipv4/tcp_tw_reuse")?;
+    text.trim()
+        .parse()
+        .map_err(|_| format!("unexpected value {:?}", text.trim()))
+}
+
+/// Whether Linux reuses TIME_WAIT ports for new connections to a target. `None` when it depends
+/// on whether the target is loopback and that is not known.
+pub fn tw_reuse_applies(tw_reuse: u8, loopback: Option<bool>) -> Option<bool> {
+    match tw_reuse {
+        1 => Some(true),
+        2 => loopback,
+        _ => Some(false),
+    }
+}
+
+/// TCP sockets on this machine (any state, TIME_WAIT included, every program's) whose local port
+/// lies in `range`, from /proc/net/tcp and tcp6.
+pub fn ports_in_use(range: (u16, u16)) -> Option<u64> {
+    let mut n = 0;
+    let mut any = false;
+    for f in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        if let Ok(text) = std::fs::read_to_string(f) {
+            any = true;
+            n += count_ports(&text, range);
+        }
+    }
+    any.then_some(n)
+}
+
+fn count_ports(table: &str, (lo, hi): (u16, u16)) -> u64 {
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .filter_map(|local| local.rsplit(':').next())
+        .filter_map(|port| u16::from_str_radix(port, 16).ok())
+        .filter(|p| (lo..=hi).contains(p))
+        .count() as u64
+}
+
+/// Local ports herd's own connections hold toward one destination: those open, plus those it
+/// closed within the last TIME_WAIT (a run shorter than that holds only what it closed so far).
+pub fn ports_held(new_per_s: f64, over_s: f64, open: u64) -> u64 {
+    let waiting = new_per_s.max(0.0) * over_s.clamp(0.0, TIME_WAIT_S);
+    waiting.ceil() as u64 + open
+}
+
+/// How the ports held compare with the range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortBudget {
+    /// Three quarters of the range or less.
+    Fits,
+    /// More than three quarters: a burst or another program's connections to the same
+    /// destination can exhaust it.
+    Tight,
+    /// More than the range: new connections fail (EADDRNOTAVAIL) unless TIME_WAIT reuse applies.
+    Exhausted,
+}
+
+pub fn port_budget(held: u64, range: u64) -> PortBudget {
+    if held > range {
+        PortBudget::Exhausted
+    } else if held > range * 3 / 4 {
+        PortBudget::Tight
+    } else {
+        PortBudget::Fits
+    }
+}
+
+fn read_sys(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_tables_and_ranges_are_read_as_the_kernel_writes_them() {
+        let table = "  sl  local_address rem_address   st\n\
+                     0: 0100007F:1F90 00000000:0000 0A\n\
+                     1: 0100007F:8D3A 0100007F:1F90 01\n\
+                     2: 00000000000000000000000001000000:EA60 00000000000000000000000000000000:0000 0A\n";
+        // 0x1F90 = 8080 (outside), 0x8D3A = 36154 and 0xEA60 = 60000 (inside)
+        assert_eq!(count_ports(table, (32768, 60999)), 2);
+        assert_eq!(parse_port_range("32768\t60999\n"), Ok((32768, 60999)));
+        assert!(parse_port_range("60999 32768").is_err());
+        assert!(parse_port_range("garbage").is_err());
+        assert_eq!(range_size((32768, 60999)), 28_232);
+    }
+
+    #[test]
+    fn herds_own_ports_are_its_churn_over_time_wait_plus_its_open_connections() {
+        assert_eq!(ports_held(0.0, 600.0, 2), 2);
+        assert_eq!(ports_held(2000.0, 600.0, 1000), 121_000);
+        // A 5 s run has closed only 5 s worth of connections so far.
+        assert_eq!(ports_held(2000.0, 5.0, 10), 10_010);
+        assert_eq!(port_budget(7_000, 28_232), PortBudget::Fits);
+        assert_eq!(port_budget(25_000, 28_232), PortBudget::Tight);
+        assert_eq!(port_budget(121_000, 28_232), PortBudget::Exhausted);
+        assert_eq!(tw_reuse_applies(2, Some(true)), Some(true));
+        assert_eq!(tw_reuse_applies(2, Some(false)), Some(false));
+        assert_eq!(tw_reuse_applies(2, None), None);
+        assert_eq!(tw_reuse_applies(0, None), Some(false));
+        assert_eq!(tw_reuse_applies(1, Some(false)), Some(true));
+    }
+
+    #[test]
+    fn this_process_has_open_fds_and_a_limit() {
+        assert!(open_fds().unwrap() >= 3);
+        let (soft, hard) = fd_limit().unwrap();
+        assert!(soft <= hard);
+    }
+}
