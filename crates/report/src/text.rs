@@ -11,7 +11,15 @@ const SAMPLE_CHARS: usize = 80;
 /// Writes the human summary of a run.
 pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     header(r, out)?;
-    if r.interrupted {
+    let in_warmup = r.interrupted && r.warmup.duration_s < r.config.warmup_s;
+    if in_warmup {
+        writeln!(
+            out,
+            "  INTERRUPTED during the warm-up, after {} of {}: nothing was measured",
+            duration_s(r.warmup.duration_s),
+            duration_s(r.config.warmup_s)
+        )?;
+    } else if r.interrupted {
         writeln!(
             out,
             "  INTERRUPTED after {}: the numbers cover only the part that ran",

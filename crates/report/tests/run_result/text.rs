@@ -78,6 +78,20 @@ fn interruption_and_a_limited_generator_are_shouted() {
 }
 
 #[test]
+fn ctrl_c_in_the_warmup_says_nothing_was_measured() {
+    let mut r = fixture::result();
+    r.interrupted = true;
+    r.config.warmup_s = 30.0;
+    r.warmup.duration_s = 1.5;
+    let text = render(&r);
+    assert_has(
+        &text,
+        &["INTERRUPTED during the warm-up, after 1.50 s of 30.0 s: nothing was measured"],
+    );
+    assert!(!text.contains("INTERRUPTED after"), "{text}");
+}
+
+#[test]
 fn an_empty_run_says_so_instead_of_printing_zeros() {
     let text = render(&fixture::empty_result());
     println!("{text}");
