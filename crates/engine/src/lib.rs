@@ -33,6 +33,7 @@ mod precise;
 mod run;
 pub mod schedule;
 mod script;
+pub mod segment;
 pub mod stages;
 mod ticker;
 pub mod transport;
@@ -47,6 +48,7 @@ pub use run::{
     direct_supports, run, run_direct, run_local, GeneratorReport, Progress, RunError, RunOutput,
 };
 pub use script::{Script, Single};
+pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use stages::{Profile, Stage};
 pub use transport::{Codec, Failure, Parse, Request, Response, Transport};
 pub use user::{default_verdict, UserCtx};
