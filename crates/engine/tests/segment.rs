@@ -36,7 +36,14 @@ fn random_sequence(rng: &mut Lcg) -> Sequence {
 fn k6_table_of_starts_offsets_users_and_indices() {
     // (sequence, segment index, start, offsets, VUs for 1..=10, first indices): sharding.md,
     // derived from k6's algorithm and matching its source comments.
-    type Row = (&'static str, usize, u64, &'static [u64], [u64; 10], [u64; 6]);
+    type Row = (
+        &'static str,
+        usize,
+        u64,
+        &'static [u64],
+        [u64; 10],
+        [u64; 6],
+    );
     let table: [Row; 6] = [
         (
             "0,1/3,2/3,1",
