@@ -11,6 +11,9 @@ pub const GENERATOR_LIMITED: i32 = 4;
 /// `herd capacity` could not decide: the results were too noisy, the SLO never broke, or the
 /// probe budget ran out. No number was printed.
 pub const UNDECIDED: i32 = 5;
+/// `--start-at`: the instance was ready after the start instant (and `--late fail`): it sent
+/// nothing, and `herd merge` reports its shard missing. Kubernetes manifests fail the index on it.
+pub const LATE_START: i32 = 6;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -21,6 +24,7 @@ Exit codes:
   3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
   5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
+  6    --start-at: ready after the start instant, nothing sent (--late skip plays the rest)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// An error that already carries its exit code and a message for the user.

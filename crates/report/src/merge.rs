@@ -34,7 +34,6 @@ pub struct Merge {
     /// The result with the lowest shard index lends the descriptive fields (target, config).
     base: Option<(u64, RunResult)>,
     threads: u64,
-    connections: u64,
     started_at: Option<String>,
     duration_s: f64,
     interrupted: bool,
@@ -189,7 +188,6 @@ impl Merge {
         parts::add_checks(&mut self.checks, &r.checks);
         self.timeline_start = Some(self.timeline_start.map_or(start, |s| s.min(start)));
         self.threads += r.config.threads;
-        self.connections += r.config.connections;
         self.started_at = Some(match self.started_at.take() {
             Some(s) if s <= r.started_at => s,
             _ => r.started_at.clone(),
@@ -244,9 +242,10 @@ impl Merge {
             herd_version: crate::HERD_VERSION.to_owned(),
             kind: Kind::Run,
             target: base.target,
+            // The config is the whole plan's (each shard records it so); only the machines'
+            // threads add up.
             config: RunConfig {
                 threads: self.threads,
-                connections: self.connections,
                 ..base.config
             },
             started_at: self.started_at.unwrap_or_default(),
