@@ -158,8 +158,18 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         return Err(Exit::bad_input(problems.join("\n")));
     }
     let (file, text) = (w.expect("checked"), text.expect("checked"));
-    // The plan must be valid before pods are scheduled to run it.
-    crate::workload_cmd::compile(&file)?;
+    // The plan must be valid before pods are scheduled to run it; but its target may be a name
+    // only the cluster resolves (shop.default.svc), so that alone is not a problem here.
+    if let Err(d) = herd_workload::Workload::load(&file) {
+        let unresolved = |m: &str| m.starts_with("cannot resolve host");
+        if d.problems.iter().all(|p| unresolved(&p.message)) {
+            eprintln!(
+                "herd: note: the target does not resolve from here; the pods must resolve it"
+            );
+        } else {
+            crate::workload_cmd::compile(&file)?;
+        }
+    }
     let base = file.parent().unwrap_or(Path::new("."));
     let file_name = file
         .file_name()
