@@ -53,7 +53,7 @@ def real_run(tmp, rate, seconds):
         subprocess.run(
             [HERD, "run", f"http://127.0.0.1:{port}/", "--rate", str(rate), "-d", f"{seconds}s",
              "-t", "1", "-q", "--shard", "0/64", "--start-at", "+1s", "--json", out],
-            stdout=subprocess.DEVNULL, check=False)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         with open(out) as f:
             return json.load(f)
     finally:
