@@ -45,7 +45,7 @@ pub struct RenderArgs {
     /// Memory of each pod, requested and limited alike
     #[arg(long, value_name = "BYTES", default_value = "512Mi")]
     pub memory: String,
-    /// The Job's name [default: herd-<plan name>]
+    /// The Job's name [default: herd-PLAN, from the file name]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// The folder to write the manifests to

@@ -243,3 +243,64 @@ fn shard_and_merged_results_satisfy_the_schema() {
         assert!(errs.is_empty(), "{errs:#?}");
     }
 }
+
+/// A workload shard: two request names, a scenario and a check, from real metrics.
+fn workload_shard(index: u64, cart_ms: &[u64]) -> RunResult {
+    let mut r = shard(index, 2, cart_ms);
+    let mut cart = Stats::default();
+    for &ms in cart_ms {
+        let d = Duration::from_millis(ms);
+        cart.record(&Outcome::completed(0, d, d, 200, Verdict::Ok));
+    }
+    let mut home = Stats::default();
+    home.record(&Outcome::completed(
+        0,
+        Duration::from_millis(3),
+        Duration::from_millis(2),
+        200,
+        Verdict::Ok,
+    ));
+    let d = Duration::from_secs(3);
+    r.by_name = vec![
+        crate::name_result("home", &home, d),
+        crate::name_result("cart", &cart, d),
+    ];
+    let mut iters = herd_metrics::new_histogram();
+    iters.record(1_000 * (index + 1)).unwrap();
+    r.by_scenario = vec![crate::scenario_result("buy", 1, 1, &iters)];
+    r.checks = vec![crate::CheckResult {
+        name: "cart: status 200".into(),
+        passes: 10,
+        fails: index,
+        sample: (index > 0).then(|| format!("got 50{index}")),
+    }];
+    r
+}
+
+#[test]
+fn names_scenarios_and_checks_merge_exactly() {
+    let (a, b) = (
+        workload_shard(0, &[10, 20, 30]),
+        workload_shard(1, &[40, 50, 900]),
+    );
+    let m = merge(named(&[a, b])).unwrap();
+    let all = workload_shard(0, &[10, 20, 30, 40, 50, 900]);
+    let cart = &m.by_name[1];
+    assert_eq!(cart.name, "cart");
+    assert_eq!(
+        cart.latency_ms, all.by_name[1].latency_ms,
+        "percentiles from the added histograms"
+    );
+    assert_eq!(cart.totals.completed, 6);
+    assert_eq!(m.by_name[0].totals.completed, 2);
+    assert_eq!(m.by_scenario[0].iterations, 2);
+    assert_eq!(m.by_scenario[0].duration_ms.count, 2);
+    assert_eq!((m.checks[0].passes, m.checks[0].fails), (20, 1));
+    assert_eq!(m.checks[0].sample.as_deref(), Some("got 501"));
+    let mut other = workload_shard(1, &[1]);
+    other.by_name.swap(0, 1);
+    let e = merge(named(&[workload_shard(0, &[1]), other]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("request names differ"), "{e}");
+}
