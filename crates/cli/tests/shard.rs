@@ -117,14 +117,18 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
 
     // One pod's log without its result: the merge is partial and says which shard is missing.
     std::fs::write(logs.join("pod-1.log"), "herd: killed\n").unwrap();
+    let partial = dir.path("partial.json");
     let o = run_herd(&[
         "k8s",
         "collect",
         "herd-test",
         "--from-logs",
         logs.to_str().unwrap(),
+        "-o",
+        partial.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(common::html_report(&partial).contains("PARTIAL: SHARDS MISSING"));
     assert!(
         stderr(&o).contains("partial result: shard 1/2 missing"),
         "{}",
