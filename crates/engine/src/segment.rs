@@ -420,11 +420,11 @@ impl<'a> Rows<'a> {
         self.mine == 0
     }
 
-    /// Per-user data: global user `u` has row `u` (wrapping like a single run); `None` when
-    /// that row is another shard's (the user is not this shard's either).
-    pub fn per_user(&self, global_user: u64, rows: u64) -> Option<u64> {
-        let r = global_user % rows;
-        self.stripe.owns(r).then_some(r)
+    /// Per-user data for this shard's `j`-th user (global user `nth(j)`): while there are
+    /// enough rows it is the row a single run gives that user (row `u` for user `u`); with more
+    /// users than rows, users wrap within this shard's own rows, never onto another shard's.
+    pub fn per_user(&self, local_user: u64) -> u64 {
+        self.stripe.nth(local_user % self.mine)
     }
 
     /// Sequential data: this shard's `j`-th read takes its `j`-th own row, wrapping within them.
