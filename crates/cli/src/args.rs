@@ -89,6 +89,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
+
+    #[command(flatten)]
+    pub shard: crate::shard_args::ShardArgs,
 }
 
 /// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`).

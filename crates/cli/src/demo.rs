@@ -60,6 +60,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         insecure: false,
         quiet: false,
         watch: Default::default(),
+        shard: Default::default(),
     };
     let prepared = prepare_run(&args)?;
     let control = Arc::new(Control::new());

@@ -14,6 +14,9 @@ pub const UNDECIDED: i32 = 5;
 /// Nothing answered: no request got a response (every connection refused, reset or timed out,
 /// or nothing was sent). The run measured no server, so a CI job must not read it as a pass.
 pub const NO_RESPONSE: i32 = 6;
+/// `--start-at`: the instance was ready after the start instant (and `--late fail`): it sent
+/// nothing, and `herd merge` reports its shard missing. Kubernetes manifests fail the index on it.
+pub const LATE_START: i32 = 7;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -26,6 +29,7 @@ Exit codes:
   4    measurement invalid: herd itself was the bottleneck
   5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
   6    nothing answered: no request got a response (refused, reset, timed out, or none sent)
+  7    --start-at: ready after the start instant, nothing sent (--late skip plays the rest)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// `herd compare`'s codes: it sends nothing, so run's 4 and 130 never apply.

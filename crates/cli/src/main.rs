@@ -8,7 +8,10 @@ mod demo;
 mod doctor;
 mod exit;
 mod interrupt;
+mod k8s;
+mod k8s_manifest;
 mod limits;
+mod merge_cmd;
 mod output;
 mod pdf;
 mod plot;
@@ -17,6 +20,8 @@ mod report_cmd;
 mod run;
 mod series;
 mod serve;
+mod shard_args;
+mod shard_run;
 mod sweep;
 mod watch;
 mod workload_cmd;
@@ -65,6 +70,11 @@ enum Command {
     Capacity(Box<capacity::CapacityArgs>),
     /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
     Plot(plot::PlotArgs),
+    /// Add up the results of a run's shards (--shard I/N) exactly into one result
+    #[command(after_help = exit::HELP)]
+    Merge(merge_cmd::MergeArgs),
+    /// Run a workload as N shards on Kubernetes: render the manifests, collect the results
+    K8s(k8s::K8sArgs),
 }
 
 fn main() {
@@ -82,6 +92,8 @@ fn main() {
         Command::Capacity(a) => capacity::cmd(a),
         Command::Plot(a) => plot::cmd(a),
         Command::Validate(a) => workload_cmd::validate(a),
+        Command::Merge(a) => merge_cmd::cmd(a),
+        Command::K8s(a) => k8s::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -339,16 +339,30 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             return Err(Exit::bad_input(problems.join("\n")));
         }
     };
+    let shard = crate::shard_run::resolve(&a.shard)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
         duration: prepared.plan.duration,
         requests: prepared.plan.requests,
     });
-    let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
-    let result = execute(&prepared, control, &mut live);
-    let server = watch::stop(watcher);
-    let mut result = result?;
-    result.server = server;
-    finish(&result, a.json.as_deref())
+    let hash = || {
+        Ok(crate::shard_run::config_hash(
+            &prepared.config,
+            &prepared.spec.body,
+        ))
+    };
+    let result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
+        let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
+        let result = execute(&prepared, Arc::clone(&control), &mut live);
+        let server = watch::stop(watcher);
+        let mut result = result?;
+        result.server = server;
+        Ok(result)
+    })?;
+    let code = finish(&result, a.json.as_deref())?;
+    if shard.is_some() {
+        crate::shard_run::print_frame(&result)?;
+    }
+    Ok(code)
 }

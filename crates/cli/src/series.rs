@@ -147,6 +147,7 @@ impl UrlRuns {
             insecure: r.insecure,
             quiet: r.quiet,
             watch: Default::default(),
+            shard: Default::default(),
         })
     }
 }

@@ -97,7 +97,12 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
     plan.validate()
         .map_err(|e| Exit::bad_input(format!("{}: {e}", file.display())))?;
     let config = workload_config(&w, &plan);
-    let mut result = execute(&w, &plan, config, a)?;
+    let shard = crate::shard_run::resolve(&a.shard)?;
+    let control = Arc::new(Control::new());
+    let hash = || crate::shard_run::workload_hash(file);
+    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
+        execute(&w, &plan, config, a, Arc::clone(&control))
+    })?;
     result.workload = Some(file.display().to_string());
     conclude(&w, result, a)
 }
@@ -149,15 +154,32 @@ pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
     }
     prepared.plan.names = w.names().len();
     prepared.config.method = "url file".to_owned();
-    let mut result = execute(&w, &prepared.plan, prepared.config.clone(), a)?;
+    let shard = crate::shard_run::resolve(&a.shard)?;
+    let control = Arc::new(Control::new());
+    let body = std::fs::read(urls).unwrap_or_default();
+    let hash = || Ok(crate::shard_run::config_hash(&prepared.config, &body));
+    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
+        execute(
+            &w,
+            &prepared.plan,
+            prepared.config.clone(),
+            a,
+            Arc::clone(&control),
+        )
+    })?;
     result.workload = Some(urls.display().to_string());
     conclude(&w, result, a)
 }
 
-fn execute(w: &Workload, plan: &Plan, config: RunConfig, a: &RunArgs) -> Result<RunResult, Exit> {
+fn execute(
+    w: &Workload,
+    plan: &Plan,
+    config: RunConfig,
+    a: &RunArgs,
+    control: Arc<Control>,
+) -> Result<RunResult, Exit> {
     let watch = crate::watch::check(&a.watch)?;
     limits::ensure_fds(plan.max_connections())?;
-    let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
         duration: plan.duration.or(plan.length()),
@@ -244,7 +266,12 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
 fn conclude(w: &Workload, mut result: RunResult, a: &RunArgs) -> Result<i32, Exit> {
     result.thresholds = w.thresholds.iter().map(|t| t.evaluate(&result)).collect();
     let code = finish(&result, a.json.as_deref())?;
-    let failed = result.thresholds.iter().any(|t| !t.pass);
+    if result.shard.is_some() {
+        crate::shard_run::print_frame(&result)?;
+    }
+    let sharded = result.shard.as_ref().filter(|h| h.count > 1);
+    // A shard's thresholds judge a part of the load: herd merge judges the whole.
+    let failed = sharded.is_none() && result.thresholds.iter().any(|t| !t.pass);
     Ok(if code == exit::OK && failed {
         exit::THRESHOLDS_FAILED
     } else {

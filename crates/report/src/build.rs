@@ -84,6 +84,12 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         by_scenario: Vec::new(),
         checks: Vec::new(),
         thresholds: Vec::new(),
+        timeline_start_unix_s: input
+            .started_at
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs()),
+        shard: None,
     }
 }
 
@@ -147,6 +153,7 @@ fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
         bytes_received: sec.bytes_received,
         status_class: nonzero(CLASSES.iter().copied().zip(sec.status_class)),
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
+        latency_histogram: Some(encode_histogram(&sec.latency)),
     }
 }
 

@@ -64,16 +64,19 @@ mod compare_text;
 mod document;
 mod error;
 pub mod format;
+pub mod frame;
 mod histogram;
 pub mod html;
 mod json;
 pub mod knee;
+pub mod merge;
 mod noise;
 pub mod plot;
 mod result;
 pub mod sections;
 mod server;
 mod server_text;
+mod shard;
 pub mod significance;
 pub mod sweep;
 mod text;
@@ -96,6 +99,7 @@ pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,
     WatchedProcess,
 };
+pub use shard::{ShardHeader, ShardInstance};
 pub use text::render_text;
 pub use threshold::{Threshold, ThresholdError};
 pub use workload::{

@@ -73,6 +73,13 @@ pub struct RunResult {
     /// Workload runs: each threshold, its measured value and verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<crate::ThresholdResult>,
+    /// The absolute second (Unix time, UTC) timeline entry `t = 0` starts in: shards of one run
+    /// line up on it. With `--start-at` it is the shared start instant exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline_start_unix_s: Option<u64>,
+    /// A run played as shards (`--shard I/N`), or merged from them (`herd merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::ShardHeader>,
 }
 
 /// What a result file describes.
@@ -272,6 +279,10 @@ pub struct TimelineEntry {
     pub status_class: BTreeMap<String, u64>,
     /// Errors by class (only classes that occurred).
     pub error_kinds: BTreeMap<String, u64>,
+    /// This second's latency histogram (microseconds, 2 significant digits), encoded as
+    /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_histogram: Option<String>,
 }
 
 /// The full histograms (microseconds), HdrHistogram V2 + deflate, base64: merge runs exactly or

@@ -5,6 +5,52 @@ use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
 use std::fmt::{self, Write};
 
+/// Which shards the numbers cover; a partial merge says so before any number.
+fn shards(h: &crate::ShardHeader, out: &mut impl Write) -> fmt::Result {
+    let lag = h
+        .instances
+        .iter()
+        .map(|i| i.start_lag_ms)
+        .fold(0.0, f64::max);
+    let unsynced: Vec<String> = h
+        .instances
+        .iter()
+        .filter(|i| i.clock_synchronised == Some(false))
+        .map(|i| i.index.to_string())
+        .collect();
+    let mut body = format!(
+        "{} of {} (plan {}){}, start lag up to {}",
+        h.instances.len(),
+        h.count,
+        &h.plan_hash[..h.plan_hash.len().min(12)],
+        h.start_at
+            .as_deref()
+            .map(|s| format!(", started at {s}"))
+            .unwrap_or_default(),
+        duration_ms(lag)
+    );
+    if !unsynced.is_empty() {
+        body.push_str(&format!(
+            "; clock not synchronised on shard {}",
+            unsynced.join(", ")
+        ));
+    }
+    line(out, "shards", &body)?;
+    if h.is_partial() {
+        let missing: Vec<String> = h
+            .missing
+            .iter()
+            .map(|i| format!("{i}/{}", h.count))
+            .collect();
+        writeln!(
+            out,
+            "  PARTIAL: shard {} missing: the numbers cover only the shards merged, nothing was scaled up",
+            missing.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
 /// Longest error sample shown; the JSON keeps the whole message.
 const SAMPLE_CHARS: usize = 80;
 
@@ -25,6 +71,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             "  INTERRUPTED after {}: the numbers cover only the part that ran",
             duration_s(r.duration_s)
         )?;
+    }
+    if let Some(h) = &r.shard {
+        shards(h, out)?;
     }
     if r.warmup.duration_s > 0.0 || r.warmup.requests > 0 {
         let body = format!(

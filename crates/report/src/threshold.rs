@@ -362,6 +362,7 @@ mod tests {
             },
             service_time_ms: Summary::default(),
             response_bytes: Default::default(),
+            histograms: None,
         });
         let eval = |s: &str| Threshold::parse(s).unwrap().evaluate(&r);
         assert!(eval("p95 < 300ms").pass);

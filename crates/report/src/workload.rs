@@ -3,7 +3,7 @@
 //! `herd run URL` writes none of them.
 
 use crate::build::{error_counts, per_second, response_bytes, status_counts, totals};
-use crate::histogram::summarize_us;
+use crate::histogram::{encode_histogram, summarize_us};
 use crate::result::{SizeSummary, Summary, Totals};
 use hdrhistogram::Histogram;
 use herd_metrics::Stats;
@@ -23,6 +23,9 @@ pub struct NameResult {
     pub latency_ms: Summary,
     pub service_time_ms: Summary,
     pub response_bytes: SizeSummary,
+    /// The full histograms, as at the top level (`connect` is empty): for `herd merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<crate::Histograms>,
 }
 
 /// Iterations of one scenario (measured ones only) and how long they took, think times included.
@@ -32,6 +35,9 @@ pub struct ScenarioResult {
     pub weight: u64,
     pub iterations: u64,
     pub duration_ms: Summary,
+    /// The iterations' durations (microseconds), encoded as the top-level histograms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_histogram: Option<String>,
 }
 
 /// Passes and fails of one check (`cart: status 200`, `login: extract token`, ...).
@@ -72,6 +78,11 @@ pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
         latency_ms: summarize_us(&s.latency),
         service_time_ms: summarize_us(&s.service),
         response_bytes: response_bytes(s),
+        histograms: Some(crate::Histograms {
+            latency: encode_histogram(&s.latency),
+            service_time: encode_histogram(&s.service),
+            connect: String::new(),
+        }),
     }
 }
 
@@ -87,5 +98,6 @@ pub fn scenario_result(
         weight,
         iterations,
         duration_ms: summarize_us(durations),
+        duration_histogram: Some(encode_histogram(durations)),
     }
 }

@@ -77,6 +77,8 @@ fn verdict(r: &RunResult, thresholds: &[ThresholdOutcome]) -> String {
         ("warn", "NOT VALID: GENERATOR-LIMITED")
     } else if r.interrupted {
         ("warn", "INTERRUPTED")
+    } else if r.shard.as_ref().is_some_and(|h| h.is_partial()) {
+        ("warn", "PARTIAL: SHARDS MISSING")
     } else if thresholds.is_empty() {
         ("", "COMPLETED")
     } else {
@@ -112,6 +114,12 @@ fn verdict(r: &RunResult, thresholds: &[ThresholdOutcome]) -> String {
     } else {
         chip("ok", "ran to the end".to_owned());
     }
+    if let Some(h) = &r.shard {
+        chip(
+            if h.is_partial() { "warn" } else { "ok" },
+            format!("{} of {} shards", h.instances.len(), h.count),
+        );
+    }
     let not_ok = r.totals.scheduled.saturating_sub(r.totals.ok);
     chip(
         if not_ok > 0 { "warn" } else { "ok" },
@@ -137,6 +145,18 @@ fn verdict(r: &RunResult, thresholds: &[ThresholdOutcome]) -> String {
     if r.interrupted {
         details.push_str(
             "<li>the run was stopped early: the numbers cover only the part that ran</li>",
+        );
+    }
+    if let Some(h) = r.shard.as_ref().filter(|h| h.is_partial()) {
+        let missing: Vec<String> = h
+            .missing
+            .iter()
+            .map(|i| format!("{i}/{}", h.count))
+            .collect();
+        let _ = write!(
+            details,
+            "<li>shard {} missing: the numbers cover only the shards merged, nothing was scaled up</li>",
+            esc(&missing.join(", "))
         );
     }
     if !details.is_empty() {

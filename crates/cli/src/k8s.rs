@@ -1,0 +1,343 @@
+//! `herd k8s render` and `herd k8s collect`: a sharded run on Kubernetes with nothing but an
+//! Indexed Job and `kubectl logs`. No operator, no coordinator, nothing needing cluster-admin.
+
+use crate::exit::Exit;
+use crate::k8s_manifest::{config_map, job, Spec};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+#[derive(Args, Debug)]
+pub struct K8sArgs {
+    #[command(subcommand)]
+    pub command: K8sCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum K8sCommand {
+    /// Write a ConfigMap and an Indexed Job that run PLAN as N shards: `kubectl apply -f DIR/`
+    Render(RenderArgs),
+    /// Read each pod's result from `kubectl logs` (or saved logs) and merge them
+    #[command(after_help = crate::exit::HELP)]
+    Collect(CollectArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// The workload file (shop.yaml); its CSV files go into the ConfigMap with it
+    pub plan: PathBuf,
+    /// How many shards (pods), each on its own cores
+    #[arg(long, value_name = "N")]
+    pub shards: u64,
+    /// The herd image the pods run (see the Dockerfile)
+    #[arg(long, value_name = "IMG", default_value = "herd:latest")]
+    pub image: String,
+    /// The start instant is now plus this much: time to pull the image and schedule the pods
+    /// (apply the manifests right away)
+    #[arg(long = "start-in", value_name = "TIME", default_value = "120s", value_parser = crate::args::parse_duration)]
+    pub start_in: std::time::Duration,
+    /// The namespace of the ConfigMap and the Job [default: kubectl's current one]
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// CPU of each pod, requested and limited alike so each shard owns its cores
+    #[arg(long, value_name = "CORES", default_value = "1")]
+    pub cpu: String,
+    /// Memory of each pod, requested and limited alike
+    #[arg(long, value_name = "BYTES", default_value = "512Mi")]
+    pub memory: String,
+    /// The Job's name [default: herd-PLAN, from the file name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The folder to write the manifests to
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct CollectArgs {
+    /// The Job's name, as `herd k8s render` printed it
+    pub job: String,
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Read saved pod logs from this folder (one file per pod) instead of running kubectl
+    #[arg(long = "from-logs", value_name = "DIR")]
+    pub from_logs: Option<PathBuf>,
+    /// Write the merged result as JSON
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn cmd(a: &K8sArgs) -> Result<i32, Exit> {
+    match &a.command {
+        K8sCommand::Render(r) => render(r, SystemTime::now()).map(|()| crate::exit::OK),
+        K8sCommand::Collect(c) => collect(c),
+    }
+}
+
+/// The CSV files a workload names (`csv: users.csv`), relative to its folder.
+pub fn data_files(workload: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for line in workload.lines() {
+        let line = line.split(" #").next().unwrap_or("");
+        let mut rest = line;
+        while let Some(at) = rest.find("csv:") {
+            let before = rest[..at].chars().last();
+            let after = rest[at + 4..].trim_start();
+            rest = &rest[at + 4..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let value = after.trim_start_matches(['"', '\'']);
+            let end = value
+                .find([',', '}', '"', '\'', ' '])
+                .unwrap_or(value.len());
+            let name = value[..end].trim();
+            if !name.is_empty() && !files.iter().any(|f| f == name) {
+                files.push(name.to_owned());
+            }
+        }
+    }
+    files
+}
+
+/// A DNS-1123 name: lowercase letters, digits and dashes, at most `max` long.
+fn dns_name(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    out.truncate(max);
+    out.trim_matches('-').to_owned()
+}
+
+/// A ConfigMap key for a path: keys allow `[-._a-zA-Z0-9]` only.
+fn key(path: &str) -> String {
+    path.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-._".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
+    let mut problems = Vec::new();
+    if a.shards == 0 {
+        problems.push("--shards must be at least 1".to_owned());
+    }
+    if a.shards > 100_000 {
+        problems.push("--shards: an Indexed Job runs at most 100000 pods".to_owned());
+    }
+    let w = crate::workload_cmd::workload_path(&a.plan.to_string_lossy());
+    let text = match &w {
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| problems.push(format!("cannot read {}: {e}", p.display())))
+            .ok(),
+        None => {
+            problems.push(format!(
+                "{} is not a workload file: herd k8s render runs workload files (shop.yaml), see docs/workload.md",
+                a.plan.display()
+            ));
+            None
+        }
+    };
+    let name = a.name.clone().unwrap_or_else(|| {
+        let stem = a.plan.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
+        format!("herd-{}", dns_name(stem, 40))
+    });
+    if name.is_empty() || name.len() > 52 || dns_name(&name, 63) != name {
+        problems.push(format!(
+            "--name `{name}` is not a Kubernetes name: lowercase letters, digits and dashes, at most 52 characters"
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(Exit::bad_input(problems.join("\n")));
+    }
+    let (file, text) = (w.expect("checked"), text.expect("checked"));
+    // The plan must be valid before pods are scheduled to run it; but its target may be a name
+    // only the cluster resolves (shop.default.svc), so that alone is not a problem here.
+    if let Err(d) = herd_workload::Workload::load(&file) {
+        let unresolved = |m: &str| m.starts_with("cannot resolve host");
+        if d.problems.iter().all(|p| unresolved(&p.message)) {
+            eprintln!(
+                "herd: note: the target does not resolve from here; the pods must resolve it"
+            );
+        } else {
+            crate::workload_cmd::compile(&file)?;
+        }
+    }
+    let base = file.parent().unwrap_or(Path::new("."));
+    let file_name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("plan.yaml")
+        .to_owned();
+    let mut files = vec![(key(&file_name), file_name.clone(), text.clone())];
+    for data in data_files(&text) {
+        if Path::new(&data).is_absolute() || data.split('/').any(|p| p == "..") {
+            return Err(Exit::bad_input(format!(
+                "{}: the data file `{data}` is outside the workload's folder: keep data files beside it so they travel in the ConfigMap",
+                file.display()
+            )));
+        }
+        let content = std::fs::read_to_string(base.join(&data)).map_err(|e| {
+            Exit::bad_input(format!(
+                "cannot read the data file {}: {e}",
+                base.join(&data).display()
+            ))
+        })?;
+        files.push((key(&data), data, content));
+    }
+    let size: usize = files.iter().map(|f| f.2.len()).sum();
+    if size > 900 * 1024 {
+        return Err(Exit::bad_input(format!(
+            "the workload and its data files are {} KiB: a ConfigMap holds at most 1 MiB; use smaller data files",
+            size / 1024
+        )));
+    }
+    let start = crate::shard_args::parse_start_at(&format!("+{}s", a.start_in.as_secs_f64()), now)
+        .map_err(Exit::bad_input)?;
+    let spec = Spec {
+        name: name.clone(),
+        namespace: a.namespace.clone(),
+        image: a.image.clone(),
+        shards: a.shards,
+        cpu: a.cpu.clone(),
+        memory: a.memory.clone(),
+        start_at: humantime::format_rfc3339_seconds(start).to_string(),
+        workload: file_name,
+        files,
+    };
+    std::fs::create_dir_all(&a.output)
+        .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", a.output.display())))?;
+    for (f, content) in [
+        ("00-configmap.yaml", config_map(&spec)),
+        ("01-job.yaml", job(&spec)),
+    ] {
+        let path = a.output.join(f);
+        std::fs::write(&path, content)
+            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    println!(
+        "wrote {dir}/00-configmap.yaml and {dir}/01-job.yaml: Job {name}, {n} shards, starting at {start}\n\
+         next: kubectl apply -f {dir}/   (now: the start is in {lead})\n\
+         then: herd k8s collect {name}{ns} -o total.json",
+        dir = a.output.display().to_string().trim_end_matches('/'),
+        n = a.shards,
+        start = spec.start_at,
+        lead = humantime::format_duration(a.start_in),
+        ns = a.namespace.as_ref().map(|n| format!(" --namespace {n}")).unwrap_or_default(),
+    );
+    Ok(())
+}
+
+/// Pod logs: (pod name, text), from kubectl or a folder of saved logs.
+fn logs(a: &CollectArgs) -> Result<Vec<(String, String)>, Exit> {
+    if let Some(dir) = &a.from_logs {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", dir.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        entries.sort();
+        return entries
+            .into_iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(&p)
+                    .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", p.display())))?;
+                Ok((p.display().to_string(), text))
+            })
+            .collect();
+    }
+    let ns: Vec<String> = a
+        .namespace
+        .iter()
+        .flat_map(|n| ["--namespace".to_owned(), n.clone()])
+        .collect();
+    let kubectl = |args: &[&str]| -> Result<String, Exit> {
+        let out = std::process::Command::new("kubectl")
+            .args(args)
+            .args(&ns)
+            .output()
+            .map_err(|e| {
+                Exit::bad_input(format!(
+                    "cannot run kubectl: {e} (install it, or pass --from-logs DIR)"
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(Exit::bad_input(format!(
+                "kubectl {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let selector = format!("job-name={}", a.job);
+    let pods = kubectl(&["get", "pods", "-l", &selector, "-o", "name"])?;
+    let pods: Vec<&str> = pods
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if pods.is_empty() {
+        return Err(Exit::bad_input(format!(
+            "no pods of Job {} found: check its name and --namespace (kubectl get jobs)",
+            a.job
+        )));
+    }
+    pods.iter()
+        .map(|p| Ok((p.to_string(), kubectl(&["logs", p])?)))
+        .collect()
+}
+
+fn collect(a: &CollectArgs) -> Result<i32, Exit> {
+    crate::merge_cmd::check_output(a.output.as_deref())?;
+    let mut merge = herd_report::merge::Merge::new();
+    let mut found = 0;
+    for (pod, text) in logs(a)? {
+        let blocks = herd_report::frame::extract(&text);
+        if blocks.is_empty() {
+            eprintln!("herd: {pod}: no result in its log (it failed or started too late): its shard counts as missing");
+        }
+        for block in blocks {
+            match block.map(|b| herd_report::parse_json(&String::from_utf8_lossy(&b), &pod)) {
+                Ok(Ok(r)) => {
+                    found += 1;
+                    merge.add(&pod, r)
+                }
+                Ok(Err(e)) => eprintln!("herd: {pod}: {e}: its shard counts as missing"),
+                Err(e) => eprintln!("herd: {pod}: {e}: its shard counts as missing"),
+            }
+        }
+    }
+    if found == 0 {
+        return Err(Exit::bad_input(format!(
+            "no results found in the logs of Job {}",
+            a.job
+        )));
+    }
+    let merged = merge.finish().map_err(|e| Exit::bad_input(e.to_string()))?;
+    crate::merge_cmd::conclude(&merged, a.output.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_files_are_found_in_block_and_flow_style() {
+        let w = "data:\n  user: { csv: users.csv, pick: per-user }\n  sku:\n    csv: \"data/skus.csv\"   # sku list\n  # csv: old.csv\n  n: { zipf: { n: 10 } }\n";
+        assert_eq!(data_files(w), vec!["users.csv", "data/skus.csv"]);
+    }
+
+    #[test]
+    fn names_are_dns_labels() {
+        assert_eq!(dns_name("Shop_Test.v2", 40), "shop-test-v2");
+        assert_eq!(key("data/skus.csv"), "data_skus.csv");
+    }
+}

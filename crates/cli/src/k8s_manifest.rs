@@ -1,0 +1,164 @@
+//! The Kubernetes manifests of a sharded run, as YAML text: a ConfigMap holding the workload and
+//! its data files, and an Indexed Job whose pod `i` plays shard `i`. Strings are written as JSON
+//! strings (valid YAML), so no file content can break the document.
+
+use std::fmt::Write;
+
+/// What the manifests say.
+pub struct Spec {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub image: String,
+    pub shards: u64,
+    pub cpu: String,
+    pub memory: String,
+    /// RFC 3339, whole seconds.
+    pub start_at: String,
+    /// The workload file's name inside /plan.
+    pub workload: String,
+    /// (ConfigMap key, path under /plan, content) for the workload and each data file.
+    pub files: Vec<(String, String, String)>,
+}
+
+fn q(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serialises")
+}
+
+fn metadata(out: &mut String, name: &str, s: &Spec) {
+    let _ = writeln!(out, "metadata:\n  name: {}", q(name));
+    if let Some(ns) = &s.namespace {
+        let _ = writeln!(out, "  namespace: {}", q(ns));
+    }
+    let _ = writeln!(
+        out,
+        "  labels:\n    app.kubernetes.io/name: herd\n    herd.dev/run: {}",
+        q(&s.name)
+    );
+}
+
+pub fn config_map(s: &Spec) -> String {
+    let mut out =
+        String::from("# The plan every shard runs: the workload file and its data files.\n");
+    out.push_str("apiVersion: v1\nkind: ConfigMap\n");
+    metadata(&mut out, &format!("{}-plan", s.name), s);
+    out.push_str("data:\n");
+    for (key, _, content) in &s.files {
+        let _ = writeln!(out, "  {}: {}", q(key), q(content));
+    }
+    out
+}
+
+pub fn job(s: &Spec) -> String {
+    let n = s.shards;
+    let mut out = String::from(
+        "# One pod per shard (Indexed Job): pod i runs `herd run --shard i/N`, all start on one\n\
+         # instant, and each prints its result as a framed block: `herd k8s collect` reads the logs.\n\
+         # A shard is never retried (a retry would replay its load late, doubling it): per-index\n\
+         # backoff 0, and exit code 7 (\"ready after the start instant\") fails its index at once.\n",
+    );
+    out.push_str("apiVersion: batch/v1\nkind: Job\n");
+    metadata(&mut out, &s.name, s);
+    let _ = write!(
+        out,
+        "spec:
+  completionMode: Indexed
+  completions: {n}
+  parallelism: {n}
+  backoffLimitPerIndex: 0
+  maxFailedIndexes: {n}
+  podReplacementPolicy: Failed
+  ttlSecondsAfterFinished: 86400
+  podFailurePolicy:
+    rules:
+      - action: FailIndex
+        onExitCodes:
+          containerName: herd
+          operator: In
+          values: [7]
+      - action: FailIndex
+        onPodConditions:
+          - type: DisruptionTarget
+            status: 'True'
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: herd
+        herd.dev/run: {name}
+    spec:
+      restartPolicy: Never
+      automountServiceAccountToken: false
+      enableServiceLinks: false
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 10001
+        runAsGroup: 10001
+        seccompProfile:
+          type: RuntimeDefault
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: DoNotSchedule
+          labelSelector:
+            matchLabels:
+              herd.dev/run: {name}
+      containers:
+        - name: herd
+          image: {image}
+          imagePullPolicy: IfNotPresent
+          args:
+",
+        name = q(&s.name),
+        image = q(&s.image),
+    );
+    let args = [
+        "run".to_owned(),
+        format!("/plan/{}", s.workload),
+        "--shard-from-env".into(),
+        "JOB_COMPLETION_INDEX".into(),
+        "--shards".into(),
+        n.to_string(),
+        "--start-at".into(),
+        s.start_at.clone(),
+        "--quiet".into(),
+    ];
+    for a in args {
+        let _ = writeln!(out, "            - {}", q(&a));
+    }
+    let _ = write!(
+        out,
+        "          resources:
+            requests:
+              cpu: {cpu}
+              memory: {mem}
+            limits:
+              cpu: {cpu}
+              memory: {mem}
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            capabilities:
+              drop: [ALL]
+          volumeMounts:
+            - name: plan
+              mountPath: /plan
+              readOnly: true
+      volumes:
+        - name: plan
+          configMap:
+            name: {cm}
+            items:
+",
+        cpu = q(&s.cpu),
+        mem = q(&s.memory),
+        cm = q(&format!("{}-plan", s.name)),
+    );
+    for (key, path, _) in &s.files {
+        let _ = writeln!(
+            out,
+            "              - key: {}\n                path: {}",
+            q(key),
+            q(path)
+        );
+    }
+    out
+}

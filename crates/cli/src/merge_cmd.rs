@@ -1,0 +1,97 @@
+//! `herd merge shard-*.json -o total.json`: the shards of a run added up exactly
+//! (`herd_report::merge`), judged once on the whole.
+
+use crate::exit::{self, Exit};
+use clap::Args;
+use herd_report::{render_text, write_json, GeneratorVerdict, RunResult};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' result files (herd run --shard I/N --json FILE), or merged ones
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Write the merged result as JSON (herd report, compare and plot read it like any run)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
+    check_output(a.output.as_deref())?;
+    let mut merge = herd_report::merge::Merge::new();
+    let mut unreadable = Vec::new();
+    for f in &a.files {
+        match herd_report::read_json(f) {
+            Ok(r) => merge.add(&f.display().to_string(), r),
+            Err(e) => unreadable.push(format!("{}: {e}", f.display())),
+        }
+    }
+    let merged = merge.finish();
+    let mut problems = unreadable;
+    if let Err(e) = &merged {
+        problems.extend(e.0.iter().cloned());
+    }
+    if !problems.is_empty() {
+        return Err(Exit::bad_input(format!(
+            "nothing merged:\n{}",
+            problems.join("\n")
+        )));
+    }
+    conclude(&merged.expect("no problems"), a.output.as_deref())
+}
+
+/// Refuses an output path that cannot be written before any work is done.
+pub fn check_output(path: Option<&Path>) -> Result<(), Exit> {
+    if let Some(dir) = path
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        if !dir.is_dir() {
+            return Err(Exit::bad_input(format!(
+                "cannot write {}: the folder {} does not exist",
+                path.unwrap_or(dir).display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Prints the merged summary, writes it, and picks the exit code: generator-limited (4, naming
+/// the shards) before thresholds (3), as for a single run.
+pub fn conclude(merged: &RunResult, output: Option<&Path>) -> Result<i32, Exit> {
+    let mut text = String::new();
+    let _ = render_text(merged, &mut text);
+    print!("{text}");
+    if let Some(path) = output {
+        let file = std::fs::File::create(path)
+            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
+        write_json(merged, std::io::BufWriter::new(file))
+            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(h) = merged.shard.as_ref().filter(|h| h.is_partial()) {
+        let missing: Vec<String> = h
+            .missing
+            .iter()
+            .map(|i| format!("{i}/{}", h.count))
+            .collect();
+        eprintln!(
+            "herd: partial result: shard {} missing (nothing was scaled up to stand for it)",
+            missing.join(", ")
+        );
+    }
+    if merged.interrupted {
+        return Ok(exit::INTERRUPTED);
+    }
+    if merged.generator.verdict == GeneratorVerdict::GeneratorLimited {
+        eprintln!(
+            "herd: the measurement is generator-limited: {}",
+            merged.generator.reasons.join("; ")
+        );
+        return Ok(exit::GENERATOR_LIMITED);
+    }
+    if merged.thresholds.iter().any(|t| !t.pass) {
+        return Ok(exit::THRESHOLDS_FAILED);
+    }
+    Ok(exit::OK)
+}

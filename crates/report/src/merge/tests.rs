@@ -1,0 +1,306 @@
+use super::*;
+use crate::{build_run, write_json, Generator, GeneratorVerdict, Model, RunInput, ThresholdResult};
+use herd_metrics::{Outcome, Second, Stats, Verdict};
+use std::time::{Duration, SystemTime};
+
+const START: u64 = 1_800_000_000;
+
+/// A shard's result from real metrics: a request of `ms` ends in second `ms % 3`.
+fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
+    let mut stats = Stats::default();
+    let mut seconds: Vec<Second> = (0..3).map(Second::new).collect();
+    for (k, &ms) in latencies_ms.iter().enumerate() {
+        let _ = k;
+        let o = Outcome::completed(
+            0,
+            Duration::from_millis(ms),
+            Duration::from_millis(ms / 2 + 1),
+            if ms > 500 { 503 } else { 200 },
+            if ms > 500 {
+                Verdict::Failed
+            } else {
+                Verdict::Ok
+            },
+        );
+        stats.record(&o);
+        seconds[(ms % 3) as usize].record(&o);
+    }
+    let config = crate::RunConfig {
+        url: "http://127.0.0.1:8080/".into(),
+        method: "GET".into(),
+        model: Model::Open,
+        connections: 10,
+        rate: Some(100.0),
+        duration_s: Some(3.0),
+        requests: None,
+        warmup_s: 0.0,
+        threads: 2,
+        timeout_s: 10.0,
+        calls_per_conn: None,
+        headers: vec![],
+        body_bytes: 0,
+    };
+    let mut r = build_run(RunInput {
+        target: config.url.clone(),
+        config,
+        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(START),
+        duration: Duration::from_secs(3),
+        interrupted: false,
+        stats: &stats,
+        timeline: &seconds,
+        dropped: index,
+        warmup_requests: 0,
+        warmup_duration: Duration::ZERO,
+        generator: Generator {
+            cpu_user_s: 0.1 * (index + 1) as f64,
+            cpu_sys_s: 0.3,
+            cpu_percent: 33.3 + index as f64,
+            threads: 2,
+            ..Generator::default()
+        },
+    });
+    r.thresholds = vec![Threshold::parse("p99 < 20ms").unwrap().evaluate(&r)];
+    r.shard = Some(ShardHeader {
+        plan_hash: "ab".repeat(32),
+        count,
+        start_at: Some("2027-01-15T08:00:00Z".into()),
+        instances: vec![ShardInstance {
+            index,
+            host: format!("gen-{index}"),
+            herd_version: crate::HERD_VERSION.into(),
+            start_lag_ms: 0.25 * index as f64,
+            clock_synchronised: Some(true),
+            clock_max_error_ms: Some(1.5),
+            started_late: false,
+        }],
+        missing: vec![],
+    });
+    r
+}
+
+fn three() -> Vec<RunResult> {
+    vec![
+        shard(0, 3, &[5, 7, 9, 11, 13]),
+        shard(1, 3, &[6, 8, 800, 12]),
+        shard(2, 3, &[4, 10, 15, 16, 17, 18]),
+    ]
+}
+
+fn named(rs: &[RunResult]) -> Vec<(String, RunResult)> {
+    rs.iter()
+        .enumerate()
+        .map(|(i, r)| (format!("shard-{i}.json"), r.clone()))
+        .collect()
+}
+
+fn bytes(r: &RunResult) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_json(r, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn merged_histograms_equal_recording_everything_in_one() {
+    let merged = merge(named(&three())).unwrap();
+    let all: Vec<u64> = [5, 7, 9, 11, 13, 6, 8, 800, 12, 4, 10, 15, 16, 17, 18].to_vec();
+    let single = shard(0, 1, &all);
+    assert_eq!(merged.latency_ms, single.latency_ms);
+    assert_eq!(merged.service_time_ms, single.service_time_ms);
+    assert_eq!(merged.histograms.latency, single.histograms.latency);
+    assert_eq!(merged.totals.completed, 15);
+    assert_eq!(merged.totals.dropped, 3, "0 + 1 + 2: counters add");
+    assert_eq!(merged.status["503"], 1);
+    assert_eq!(merged.timeline.len(), 3);
+    for (m, s) in merged.timeline.iter().zip(&single.timeline) {
+        assert_eq!(
+            (m.t, m.requests, m.p50_ms, m.p99_ms, m.max_ms),
+            (s.t, s.requests, s.p50_ms, s.p99_ms, s.max_ms)
+        );
+        assert_eq!(m.latency_histogram, s.latency_histogram);
+    }
+    let h = merged.shard.as_ref().unwrap();
+    assert!(!h.is_partial());
+    assert_eq!(h.label(), "0,1,2/3");
+    assert_eq!(merged.config.threads, 6);
+    assert!((merged.generator.cpu_user_s - 0.6).abs() < 1e-12);
+}
+
+#[test]
+fn merge_is_commutative_and_associative_to_the_byte() {
+    let [a, b, c]: [RunResult; 3] = three().try_into().unwrap();
+    let all = bytes(&merge(named(&[a.clone(), b.clone(), c.clone()])).unwrap());
+    let rev = bytes(&merge(named(&[c.clone(), b.clone(), a.clone()])).unwrap());
+    let ab = merge(named(&[a.clone(), b.clone()])).unwrap();
+    assert!(ab.shard.as_ref().unwrap().is_partial());
+    let ab_c = bytes(&merge(named(&[ab, c.clone()])).unwrap());
+    let cb = merge(named(&[c.clone(), b.clone()])).unwrap();
+    let a_cb = bytes(&merge(named(&[cb, a.clone()])).unwrap());
+    let ca = merge(named(&[c, a])).unwrap();
+    let ca_b = bytes(&merge(named(&[b, ca])).unwrap());
+    assert_eq!(all, rev);
+    assert_eq!(all, ab_c);
+    assert_eq!(all, a_cb);
+    assert_eq!(all, ca_b);
+}
+
+#[test]
+fn thresholds_are_judged_on_the_merged_numbers_not_averaged() {
+    // sharding.md's worked example: A all 10 ms; B 98% at 10 ms and 2% at 1 s. Averaged p99s
+    // would say 505 ms; the true p99 of the 20 000 is 10 ms.
+    let a = shard(0, 2, &[10; 10_000]);
+    let mut slow = vec![10; 9_800];
+    slow.extend([1_000; 200]);
+    let b = shard(1, 2, &slow);
+    assert!(!b.thresholds[0].pass, "shard B alone fails p99 < 20ms");
+    let m = merge(named(&[a, b])).unwrap();
+    assert!(
+        (m.latency_ms.p99 - 10.0).abs() < 0.01,
+        "{}",
+        m.latency_ms.p99
+    );
+    assert!(m.latency_ms.p999 > 900.0);
+    let t: &ThresholdResult = &m.thresholds[0];
+    assert!(t.pass && (t.value - m.latency_ms.p99).abs() < 1e-9, "{t:?}");
+}
+
+#[test]
+fn a_missing_shard_makes_a_partial_result_never_scaled_up() {
+    let rs = three();
+    let m = merge(named(&[rs[0].clone(), rs[2].clone()])).unwrap();
+    let h = m.shard.as_ref().unwrap();
+    assert_eq!(h.missing, vec![1]);
+    assert_eq!(m.totals.completed, 11, "5 + 6, nothing added for shard 1");
+}
+
+#[test]
+fn a_generator_limited_shard_limits_the_whole_naming_it() {
+    let mut rs = three();
+    rs[1].generator.verdict = GeneratorVerdict::GeneratorLimited;
+    rs[1].generator.reasons = vec!["send lag p99 80 ms > 50 ms".into()];
+    let m = merge(named(&rs)).unwrap();
+    assert_eq!(m.generator.verdict, GeneratorVerdict::GeneratorLimited);
+    assert_eq!(
+        m.generator.reasons,
+        vec!["shard 1/3: send lag p99 80 ms > 50 ms".to_owned()]
+    );
+}
+
+#[test]
+fn foreign_duplicate_and_other_plan_files_are_refused_by_name() {
+    let rs = three();
+    let mut other = rs[2].clone();
+    other.shard.as_mut().unwrap().plan_hash = "cd".repeat(32);
+    let mut foreign = rs[1].clone();
+    foreign.shard = None;
+    let e = merge(vec![
+        ("a.json".into(), rs[0].clone()),
+        ("b.json".into(), rs[1].clone()),
+        ("again.json".into(), rs[1].clone()),
+        ("other.json".into(), other),
+        ("plain.json".into(), foreign),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("shard 1/3 is in both b.json and again.json"),
+        "{e}"
+    );
+    assert!(
+        e.contains("other.json is from a different plan than a.json"),
+        "{e}"
+    );
+    assert!(e.contains("plain.json is not a shard's result"), "{e}");
+    let mut old = rs[0].clone();
+    old.timeline[0].latency_histogram = None;
+    let e = merge(named(&[old])).unwrap_err().to_string();
+    assert!(e.contains("older herd"), "{e}");
+    assert!(merge(Vec::new())
+        .unwrap_err()
+        .to_string()
+        .contains("no results"));
+}
+
+#[test]
+fn shard_and_merged_results_satisfy_the_schema() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../schema/result.schema.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let rs = three();
+    let merged = merge(named(&rs[..2])).unwrap();
+    for r in [&rs[0], &merged] {
+        let json: serde_json::Value = serde_json::from_slice(&bytes(r)).unwrap();
+        let errs: Vec<String> = v
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(errs.is_empty(), "{errs:#?}");
+    }
+}
+
+/// A workload shard: two request names, a scenario and a check, from real metrics.
+fn workload_shard(index: u64, cart_ms: &[u64]) -> RunResult {
+    let mut r = shard(index, 2, cart_ms);
+    let mut cart = Stats::default();
+    for &ms in cart_ms {
+        let d = Duration::from_millis(ms);
+        cart.record(&Outcome::completed(0, d, d, 200, Verdict::Ok));
+    }
+    let mut home = Stats::default();
+    home.record(&Outcome::completed(
+        0,
+        Duration::from_millis(3),
+        Duration::from_millis(2),
+        200,
+        Verdict::Ok,
+    ));
+    let d = Duration::from_secs(3);
+    r.by_name = vec![
+        crate::name_result("home", &home, d),
+        crate::name_result("cart", &cart, d),
+    ];
+    let mut iters = herd_metrics::new_histogram();
+    iters.record(1_000 * (index + 1)).unwrap();
+    r.by_scenario = vec![crate::scenario_result("buy", 1, 1, &iters)];
+    r.checks = vec![crate::CheckResult {
+        name: "cart: status 200".into(),
+        passes: 10,
+        fails: index,
+        sample: (index > 0).then(|| format!("got 50{index}")),
+    }];
+    r
+}
+
+#[test]
+fn names_scenarios_and_checks_merge_exactly() {
+    let (a, b) = (
+        workload_shard(0, &[10, 20, 30]),
+        workload_shard(1, &[40, 50, 900]),
+    );
+    let m = merge(named(&[a, b])).unwrap();
+    let all = workload_shard(0, &[10, 20, 30, 40, 50, 900]);
+    let cart = &m.by_name[1];
+    assert_eq!(cart.name, "cart");
+    assert_eq!(
+        cart.latency_ms, all.by_name[1].latency_ms,
+        "percentiles from the added histograms"
+    );
+    assert_eq!(cart.totals.completed, 6);
+    assert_eq!(m.by_name[0].totals.completed, 2);
+    assert_eq!(m.by_scenario[0].iterations, 2);
+    assert_eq!(m.by_scenario[0].duration_ms.count, 2);
+    assert_eq!((m.checks[0].passes, m.checks[0].fails), (20, 1));
+    assert_eq!(m.checks[0].sample.as_deref(), Some("got 501"));
+    let mut other = workload_shard(1, &[1]);
+    other.by_name.swap(0, 1);
+    let e = merge(named(&[workload_shard(0, &[1]), other]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("request names differ"), "{e}");
+}
