@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, RequestArgs};
+use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
@@ -104,6 +104,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             None
         }
     };
+    problems.extend(check_outputs(a.json.as_deref()));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),

@@ -4,7 +4,9 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs};
+use crate::series::{
+    check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
+};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::format::{duration_ms, rate};
@@ -137,6 +139,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
                 .to_owned(),
         );
     }
+    let outputs = [&a.tsv, &a.csv, &a.json];
+    problems.extend(check_outputs(outputs.iter().filter_map(|p| p.as_deref())));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
@@ -186,6 +190,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let mut failure = None;
     'levels: for (i, &level) in levels.iter().enumerate() {
         if i > 0 && !pause(a.cooldown, &control) {
+            // Ctrl-C in the pause between steps is an interrupt like any other: the later
+            // levels did not run, and the result and exit code must say so.
+            result.interrupted = true;
             break;
         }
         let mut step = SweepStep {

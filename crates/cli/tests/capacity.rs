@@ -425,3 +425,91 @@ fn capacity_of_a_workload_file_is_in_iterations_per_second() {
         stderr(&run_herd(&["validate", file.to_str().unwrap()]))
     );
 }
+
+#[test]
+fn ctrl_c_in_the_cooldown_between_probes_is_an_interrupt() {
+    let _serial = serial();
+    let server = herd_mock::Server::start(herd_mock::Config::default()).unwrap();
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-sigint");
+    let json = dir.path("c.json");
+    let mut child = herd()
+        .args(["capacity", &url, "--slo", "errors<5%", "--start", "500"])
+        .args([
+            "--probe-duration",
+            "500ms",
+            "--cooldown",
+            "10m",
+            "-t",
+            "1",
+            "-q",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Read until the first probe's line: herd then sits in the ten-minute cooldown.
+    let mut seen = Vec::new();
+    while !seen.last().is_some_and(|l: &String| l.contains("ramp")) {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => seen.push(l),
+            Err(e) => {
+                let _ = child.kill();
+                panic!("no probe line within 60 s ({e}): {seen:?}");
+            }
+        }
+    }
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{rest:?}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["probes"].as_array().unwrap().len(),
+        1,
+        "the probe done is kept"
+    );
+    assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
+    server.shutdown();
+}
+
+#[test]
+fn capacity_refuses_a_mistyped_output_directory_before_the_first_request() {
+    let _serial = serial();
+    let server = herd_mock::Server::start(herd_mock::Config::default()).unwrap();
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-outputs");
+    let json = dir.path("no-such-dir/c.json");
+    let out = run_herd(&[
+        "capacity",
+        &url,
+        "--slo",
+        "errors<1%",
+        "--probe-duration",
+        "10m",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(json.to_str().unwrap()) && err.contains("mkdir -p"),
+        "{err}"
+    );
+    assert_eq!(server.stats().requests, 0, "nothing was sent");
+    server.shutdown();
+}

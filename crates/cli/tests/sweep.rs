@@ -483,3 +483,123 @@ fn a_workload_file_is_swept_with_users_and_refused_when_broken() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("cannot be combined with a workload file"));
 }
+
+/// Spawns herd with `args`, reads its stdout until a line satisfies `ready`, and returns the
+/// child and every line read so far. A reader thread does the reading so the wait is bounded.
+fn spawn_until(
+    args: &[&str],
+    ready: impl Fn(&str) -> bool,
+) -> (
+    std::process::Child,
+    std::sync::mpsc::Receiver<String>,
+    Vec<String>,
+) {
+    use std::io::BufRead;
+    let mut child = herd()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|e| {
+                let _ = child.kill();
+                panic!("no ready line within 60 s ({e}): {seen:?}")
+            });
+        seen.push(line);
+        if ready(seen.last().unwrap()) {
+            return (child, rx, seen);
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_in_the_cooldown_between_steps_is_an_interrupt() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-sigint");
+    let (tsv, json) = (dir.path("s.tsv"), dir.path("s.json"));
+    let url = format!("http://{}/", server.local_addr());
+    let (child, rest, _) = spawn_until(
+        &[
+            "sweep",
+            &url,
+            "--rates",
+            "50,100,150",
+            "--step-duration",
+            "500ms",
+            "--cooldown",
+            "10m",
+            "-t",
+            "1",
+            "-q",
+            "--tsv",
+            tsv.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        // The first step's line: the table's first numeric row.
+        |l| l.trim_start().starts_with("50 "),
+    );
+    // herd now sits in the ten-minute cooldown.
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let text: Vec<String> = rest.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{text:?}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["steps"].as_array().unwrap().len(),
+        1,
+        "the step done is kept"
+    );
+    assert_eq!(std::fs::read_to_string(&tsv).unwrap().lines().count(), 2);
+    assert!(text.iter().any(|l| l.contains("interrupted")), "{text:?}");
+}
+
+#[test]
+fn a_mistyped_output_directory_is_refused_before_the_first_request() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-outputs");
+    let url = format!("http://{}/", server.local_addr());
+    for (flag, file) in [
+        ("--tsv", "no-such-dir/s.tsv"),
+        ("--csv", "no-such-dir/s.csv"),
+        ("--json", "no-such-dir/s.json"),
+    ] {
+        let path = dir.path(file);
+        let out = run_herd(&[
+            "sweep",
+            &url,
+            "--rates",
+            "50",
+            "--step-duration",
+            "10m",
+            flag,
+            path.to_str().unwrap(),
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains("mkdir -p"),
+            "{flag}: {err}"
+        );
+    }
+    assert_eq!(server.stats().requests, 0, "nothing was sent");
+}
