@@ -467,6 +467,7 @@ fn ctrl_c_in_the_cooldown_between_probes_is_an_interrupt() {
             Ok(l) => seen.push(l),
             Err(e) => {
                 let _ = child.kill();
+                let _ = child.wait();
                 panic!("no probe line within 60 s ({e}): {seen:?}");
             }
         }

@@ -518,6 +518,7 @@ fn spawn_until(
             .recv_timeout(std::time::Duration::from_secs(60))
             .unwrap_or_else(|e| {
                 let _ = child.kill();
+                let _ = child.wait();
                 panic!("no ready line within 60 s ({e}): {seen:?}")
             });
         seen.push(line);
