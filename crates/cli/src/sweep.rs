@@ -51,7 +51,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::args::parse_duration)]
     pub cooldown: Duration,
 
-    /// A step is past saturation when more than this share of requests get no OK answer
+    /// The stop rule: a step breaks it when more than this share of requests get no OK answer
     #[arg(long = "stop-errors", value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
     pub stop_errors: f64,
 
@@ -59,7 +59,8 @@ pub struct SweepArgs {
     #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::args::parse_duration)]
     pub stop_p99: Option<Duration>,
 
-    /// Run every level, even past saturation (the sweep otherwise stops after two steps past it)
+    /// Run every level (the sweep otherwise stops once every target broke the stop rule two steps
+    /// in a row)
     #[arg(long = "no-stop")]
     pub no_stop: bool,
 

@@ -285,8 +285,15 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
         assert!(r["stopped_early"]
             .as_str()
             .unwrap()
-            .contains("past saturation"));
-        assert!(text.contains("stopped early: past saturation"), "{text}");
+            .contains("broke the stop rule"));
+        assert!(
+            text.contains("stopped early: every target broke the stop rule"),
+            "{text}"
+        );
+        // The conclusion says what the table shows: nothing answered, from the first level.
+        assert!(text.contains("saturated from the first level"), "{text}");
+        assert!(text.contains("errors from 20 req/s (100%"), "{text}");
+        assert!(!text.contains("no saturation"), "{text}");
     } else {
         assert_eq!(steps.len(), 5, "{text}");
     }
