@@ -8,9 +8,12 @@ pub const BAD_INPUT: i32 = 2;
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
 pub const GENERATOR_LIMITED: i32 = 4;
-/// `herd capacity` could not decide: the results were too noisy, the SLO never broke, or the
-/// probe budget ran out. No number was printed.
+/// `herd capacity` could not decide: the results were too noisy, the SLO never broke, even the
+/// longest probe had too few requests to judge, or the probe budget ran out. No number was
+/// printed.
 pub const UNDECIDED: i32 = 5;
+/// `herd capacity` found that no level it tried meets the SLO: even the lowest broke it.
+pub const SLO_UNMET: i32 = 6;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -20,7 +23,9 @@ Exit codes:
   2    bad input or cannot start (nothing was sent)
   3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
-  5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
+  5    herd capacity could not decide (noisy results, SLO never broke, too few requests,
+       out of probes)
+  6    herd capacity: no level tried meets the SLO, not even the lowest
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// An error that already carries its exit code and a message for the user.

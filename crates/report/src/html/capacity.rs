@@ -71,6 +71,9 @@ fn verdict(c: &CapacityResult) -> String {
         _ if c.interrupted => ("warn", "INTERRUPTED".to_owned()),
         (_, Some(x)) if x > 0.0 => ("", format!("CAPACITY: {}", level(c, x))),
         (_, Some(_)) => ("bad", "DOES NOT MEET THE SLO".to_owned()),
+        (Some(Undecided::TooFewRequests { .. }), None) => {
+            ("warn", "NO ANSWER: TOO FEW REQUESTS".to_owned())
+        }
         (Some(Undecided::GeneratorLimited { .. }), None) => {
             ("warn", "NO ANSWER: HERD WAS THE BOTTLENECK".to_owned())
         }
