@@ -9,8 +9,8 @@ use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::capacity::{
-    measured, sentence_in, Action, CapacityResult, Outcome, Purpose, Search, SearchConfig, Slo,
-    Undecided,
+    backlog_note, measured, sentence_in, Action, CapacityResult, Outcome, Purpose, Search,
+    SearchConfig, Slo, Undecided,
 };
 use herd_report::format::{count, duration_ms, duration_s, rate};
 use herd_report::knee::{shape, Shape};
@@ -213,6 +213,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     println!("{}", result.sentence);
     if let Some(k) = knee_line(&result, unit) {
         println!("{k}");
+    }
+    if let Some(b) = backlog_note(&result, unit) {
+        println!("LISTEN QUEUE FULL {b}");
     }
     if let Some(p) = &a.json {
         let mut buf = Vec::new();

@@ -56,6 +56,7 @@
 //! assert!(text.contains("1 completed (1 ok, 0 failed)"));
 //! ```
 
+pub mod backlog;
 mod build;
 pub mod capacity;
 pub mod compare;

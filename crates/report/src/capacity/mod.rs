@@ -289,6 +289,21 @@ fn unmet(r: &CapacityResult, level: &dyn Fn(f64) -> String) -> String {
     )
 }
 
+/// A note when a probe's connect times clustered at the SYN retransmission times: "the server's
+/// listen queue overflowed from 800 req/s: ...", naming the lowest such probe.
+pub fn backlog_note(r: &CapacityResult, unit: &str) -> Option<String> {
+    let (level, b) = r
+        .probes
+        .iter()
+        .filter_map(|p| Some((p.level, crate::backlog::run_syn_retries(&p.result)?)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    let at = match r.model {
+        Model::Open => format!("{} {unit}", rate(level)),
+        Model::Closed => format!("{} users", count(level.round() as u64)),
+    };
+    Some(format!("from {at}: {}", b.sentence()))
+}
+
 fn write_beyond(s: &mut String, ceiling: &str, what: &str) {
     s.push_str(&format!("; beyond ~{ceiling} {what}"));
 }

@@ -4,6 +4,7 @@
 //! ~5 users" while p99 reached 7.7 s and 1-2% timed out at 500 users; the three together cannot.
 
 use super::knees::level_text;
+use crate::backlog::Backlog;
 use crate::format::{duration_ms, percent, rate};
 use crate::knee::{Shape, TOLERANCE};
 
@@ -180,6 +181,21 @@ pub fn errors_clause(points: &[Point], unit: &str) -> String {
         None => format!(
             "errors under {ERRORS_PERCENT}% (or under {ERRORS_COUNT} requests) at every level"
         ),
+    }
+}
+
+/// The listen-queue clause, when a step's connect times clustered at the SYN retransmission
+/// times: "connects cluster at the SYN retransmission times (1 s, 3 s) from 500 users: the
+/// server's listen queue overflowed (its backlog, not its speed)".
+pub fn backlog_clause(first: Option<(f64, &Backlog)>, unit: &str) -> String {
+    match first {
+        Some((level, b)) => format!(
+            "connects cluster at the SYN retransmission times ({}) from {}: the server's listen \
+             queue overflowed (its backlog, not its speed)",
+            b.instants(),
+            at_level(level, unit)
+        ),
+        None => String::new(),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Where each target of a sweep saturated: the shape of its good-replies curve, its latency and
 //! its errors, said the same way after the live table and in the HTML report.
 
-use super::conclusion::{errors_clause, latency_clause, throughput_clause, Point};
+use super::conclusion::{backlog_clause, errors_clause, latency_clause, throughput_clause, Point};
 use super::{Row, SweepResult};
+use crate::backlog::{run_syn_retries, Backlog};
 use crate::format::{count, rate};
 use crate::knee::{knee, shape, Knee, Shape};
 use crate::{GeneratorVerdict, Model};
@@ -18,6 +19,8 @@ pub struct TargetKnee {
     /// Every step of this target, in order.
     pub points: Vec<Point>,
     pub last_level: f64,
+    /// The first step whose connect times clustered at the SYN retransmission times.
+    pub backlog: Option<(f64, Backlog)>,
     /// Steps of this target where herd itself was the bottleneck.
     pub limited_steps: usize,
 }
@@ -87,6 +90,7 @@ impl SweepResult {
                 let limited_steps = runs()
                     .filter(|(_, r)| r.generator.verdict == GeneratorVerdict::GeneratorLimited)
                     .count();
+                let backlog = runs().find_map(|(l, r)| Some((l, run_syn_retries(r)?)));
                 let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.good)).collect();
                 TargetKnee {
                     name: t.name.clone(),
@@ -94,6 +98,7 @@ impl SweepResult {
                     shape: shape(self.model, &curve),
                     points,
                     last_level: self.steps.last().map_or(0.0, |s| s.level),
+                    backlog,
                     limited_steps,
                 }
             })
@@ -117,6 +122,8 @@ impl TargetKnee {
         if !self.points.is_empty() {
             clauses.push(latency_clause(&self.points, short));
             clauses.push(errors_clause(&self.points, short));
+            let first = self.backlog.as_ref().map(|(l, b)| (*l, b));
+            clauses.push(backlog_clause(first, short));
         }
         clauses.retain(|c| !c.is_empty());
         format!("{}: {}", self.name, clauses.join("; "))

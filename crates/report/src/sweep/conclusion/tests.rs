@@ -34,6 +34,21 @@ fn latency_rises_where_p99_passes_three_times_its_lowest_and_stays() {
 }
 
 #[test]
+fn a_full_listen_queue_is_named_from_the_first_step_that_shows_it() {
+    let b = Backlog {
+        retried: 135,
+        connects: 10_000,
+        at: vec![(1.0, 120), (3.0, 15)],
+    };
+    assert_eq!(
+        backlog_clause(Some((500.0, &b)), "users"),
+        "connects cluster at the SYN retransmission times (1 s, 3 s) from 500 users: the \
+         server's listen queue overflowed (its backlog, not its speed)"
+    );
+    assert_eq!(backlog_clause(None, "users"), "");
+}
+
+#[test]
 fn errors_start_at_half_a_percent_and_ten_requests() {
     // (error percent, errored requests) per level 1, 5, 10, 100; the level errors start at.
     type Case<'a> = (&'a [(f64, u64)], Option<f64>);
