@@ -611,3 +611,89 @@ fn a_mistyped_output_directory_is_refused_before_the_first_request() {
     }
     assert_eq!(server.stats().requests, 0, "nothing was sent");
 }
+
+extern "C" {
+    fn listen(fd: i32, backlog: i32) -> i32;
+}
+
+/// A server with a listen queue of one that accepts a connection every 50 ms: a burst of
+/// connections overflows its queue, and their SYNs are answered only when the client's kernel
+/// sends them again, a second later. Stops when `stop` is set and a connection wakes it.
+fn slow_acceptor(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, Write};
+    use std::os::fd::AsRawFd;
+    use std::sync::atomic::Ordering;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    // SAFETY: listen(2) again on our own listening socket only shrinks its queue.
+    assert_eq!(unsafe { listen(l.as_raw_fd(), 1) }, 0);
+    let addr = l.local_addr().unwrap();
+    let h = std::thread::spawn(move || {
+        for c in l.incoming() {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(c) = c else { continue };
+            std::thread::spawn(move || {
+                let mut r = std::io::BufReader::new(c.try_clone().unwrap());
+                let mut w = c;
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    match r.read_line(&mut line) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if line == "\r\n" => {
+                            if w.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                                .is_err()
+                            {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    (addr, h)
+}
+
+#[test]
+fn a_full_listen_queue_is_named_from_the_step_that_overflowed_it() {
+    let _serial = serial();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (addr, acceptor) = slow_acceptor(std::sync::Arc::clone(&stop));
+    let dir = TempDir::new("sweep-backlog");
+    let json = dir.path("s.json");
+    let out = run_herd(&[
+        "sweep",
+        &format!("http://{addr}/"),
+        "--connections",
+        "1,60",
+        "--step-duration",
+        "2s",
+        "--cooldown",
+        "0s",
+        "--timeout",
+        "5s",
+        "-t",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = std::net::TcpStream::connect(addr);
+    acceptor.join().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains(
+            "connects cluster at the SYN retransmission times (1 s) from 60 users: the server's \
+             listen queue overflowed (its backlog, not its speed)"
+        ),
+        "{text}"
+    );
+}
