@@ -181,7 +181,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             format!("broke: {}", j.broke.join(", "))
         };
         let level = if a.users {
-            format!("{} users", count(p.level.round() as u64))
+            users(p.level)
         } else {
             format!("{} {}", rate(p.level), short(unit))
         };
@@ -247,7 +247,7 @@ fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
         .map(|p| (p.level, measured(&p.result).goodput))
         .collect();
     let at = |x: f64| match r.model {
-        Model::Closed => format!("{} users", count(x.round() as u64)),
+        Model::Closed => users(x),
         Model::Open => format!("{} {unit}", rate(x)),
     };
     match shape(r.model, &points)? {
@@ -261,7 +261,9 @@ fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
             at(knee),
             rate(throughput)
         )),
-        Shape::FlatFromFirst { first, throughput } => Some(format!(
+        Shape::FlatFromFirst {
+            first, throughput, ..
+        } => Some(format!(
             "knee: good throughput already level (within 10%) at the lowest level probed, {}, \
              near {} req/s",
             at(first),
@@ -269,6 +271,12 @@ fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
         )),
         Shape::Single { .. } | Shape::Rising { .. } => None,
     }
+}
+
+/// "1 user", "8 users".
+fn users(level: f64) -> String {
+    let n = level.round() as u64;
+    format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
 }
 
 /// The level's unit in the probe table's narrow column.

@@ -30,8 +30,13 @@ pub enum Shape {
     /// Good throughput followed load up to the top level tried: no knee within the levels.
     Rising { top: f64, throughput: f64 },
     /// On its plateau (closed model) or behind demand (open model) from the lowest level: the
-    /// knee lies at or below `first`.
-    FlatFromFirst { first: f64, throughput: f64 },
+    /// knee lies at or below `first`. `at_first` is the good throughput there, `throughput` the
+    /// best seen.
+    FlatFromFirst {
+        first: f64,
+        at_first: f64,
+        throughput: f64,
+    },
     /// Followed load up to `below`, saturated at `at`: the knee lies between them.
     Knee {
         below: f64,
@@ -84,6 +89,7 @@ pub fn shape(model: Model, points: &[(f64, f64)]) -> Option<Shape> {
         },
         Some(0) => Shape::FlatFromFirst {
             first,
+            at_first: t0,
             throughput: best,
         },
         Some(i) => Shape::Knee {
@@ -102,7 +108,9 @@ pub fn knee(model: Model, points: &[(f64, f64)]) -> Option<Knee> {
             level: at,
             throughput,
         }),
-        Shape::FlatFromFirst { first, throughput } => Some(Knee {
+        Shape::FlatFromFirst {
+            first, throughput, ..
+        } => Some(Knee {
             level: first,
             throughput,
         }),

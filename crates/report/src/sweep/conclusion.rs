@@ -95,18 +95,28 @@ pub fn throughput_clause(shape: Option<Shape>, unit: &str, open: bool) -> String
             at(top),
             rate(throughput)
         ),
-        Some(Shape::FlatFromFirst { first, throughput }) if open => format!(
+        Some(Shape::FlatFromFirst {
+            first,
+            at_first,
+            throughput,
+        }) if open => format!(
             "saturated from the first level: good replies fell more than {tol} behind already at \
-             {}, topping out near {} req/s; the knee lies at or below {}",
+             {} ({} req/s), and never rose above {} req/s; the knee lies at or below {}",
             at(first),
+            rate(at_first),
             rate(throughput),
             at(first)
         ),
-        Some(Shape::FlatFromFirst { first, throughput }) => format!(
-            "saturated from the first level: good replies flat (within {tol}) near {} req/s from \
-             {}; the knee lies at or below {}",
-            rate(throughput),
+        Some(Shape::FlatFromFirst {
+            first,
+            at_first,
+            throughput,
+        }) => format!(
+            "saturated from the first level: at {} good replies ({} req/s) were already within \
+             {tol} of their best ({} req/s); the knee lies at or below {}",
             at(first),
+            rate(at_first),
+            rate(throughput),
             at(first)
         ),
         Some(Shape::Knee {
@@ -127,9 +137,11 @@ pub fn throughput_clause(shape: Option<Shape>, unit: &str, open: bool) -> String
             at: knee,
             throughput,
         }) => format!(
-            "saturates between {} and {}: good replies level off (within {tol}) near {} req/s",
+            "saturates between {} and {}: from {} good replies are within {tol} of their best ({} \
+             req/s)",
             level_text(below),
             at(knee),
+            level_text(knee),
             rate(throughput)
         ),
     }

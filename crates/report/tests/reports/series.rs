@@ -154,8 +154,8 @@ fn a_closed_sweep_is_drawn_against_users_on_a_log_axis() {
     let page = html::render_sweep(&s);
     // Good replies were flat from 1 user and 50 was no knee (it once read "saturates at ~50").
     assert!(page.contains(
-        "127.0.0.1:18600: saturated from the first level: good replies flat (within 10%) near 220 \
-         req/s from 1 user; the knee lies at or below 1 user"
+        "127.0.0.1:18600: saturated from the first level: at 1 user good replies (200 req/s) were \
+         already within 10% of their best (220 req/s); the knee lies at or below 1 user"
     ));
     let throughput = chart(&page, "chart-sweep-throughput");
     assert!(throughput.contains("Throughput against concurrent users"));

@@ -84,7 +84,8 @@ fn each_clause_says_what_the_numbers_show_and_how_sure() {
                 at: 60.0,
                 throughput: 990.0,
             }),
-            "saturates between 40 and 60 users: good replies level off (within 10%) near 990 req/s",
+            "saturates between 40 and 60 users: from 60 good replies are within 10% of their best \
+             (990 req/s)",
         ),
         (
             closed(Shape::Rising {
@@ -97,10 +98,11 @@ fn each_clause_says_what_the_numbers_show_and_how_sure() {
         (
             closed(Shape::FlatFromFirst {
                 first: 1.0,
+                at_first: 950.0,
                 throughput: 1000.0,
             }),
-            "saturated from the first level: good replies flat (within 10%) near 1,000 req/s from \
-             1 user; the knee lies at or below 1 user",
+            "saturated from the first level: at 1 user good replies (950 req/s) were already \
+             within 10% of their best (1,000 req/s); the knee lies at or below 1 user",
         ),
         (
             open(Shape::Rising {
@@ -122,10 +124,12 @@ fn each_clause_says_what_the_numbers_show_and_how_sure() {
         (
             open(Shape::FlatFromFirst {
                 first: 20.0,
+                at_first: 0.0,
                 throughput: 0.0,
             }),
             "saturated from the first level: good replies fell more than 10% behind already at 20 \
-             req/s asked, topping out near 0 req/s; the knee lies at or below 20 req/s asked",
+             req/s asked (0 req/s), and never rose above 0 req/s; the knee lies at or below 20 \
+             req/s asked",
         ),
         (
             open(Shape::Single {
