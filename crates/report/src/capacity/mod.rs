@@ -131,7 +131,7 @@ impl CapacityResult {
             .collect();
         let points: Vec<(f64, f64)> = probes
             .iter()
-            .filter(|p| p.generator == GeneratorVerdict::Ok)
+            .filter(|p| p.generator == GeneratorVerdict::Ok && p.too_few.is_none())
             .map(|p| (p.level, measured(&p.result).goodput))
             .collect();
         let knee = knee(model, &points);

@@ -384,7 +384,7 @@ fn search_chart(c: &CapacityResult) -> String {
         Series::new(
             "broke the SLO",
             palette::RED,
-            at(&|p| !limited(p) && !p.held),
+            at(&|p| !limited(p) && !p.broke.is_empty()),
         )
         .scatter(),
         Series::new("limited by herd", palette::GREY, limited_points.clone())
@@ -480,6 +480,12 @@ fn probes_table(c: &CapacityResult) -> String {
                 generator_cell(true, &p.result.generator.reasons, "target")
             } else if p.held {
                 "<span class=\"improved\">held</span>".to_owned()
+            } else if let Some(s) = p.too_few {
+                format!(
+                    "too few to judge: {} of {} requests",
+                    crate::format::count(s.have),
+                    crate::format::count(s.need)
+                )
             } else {
                 format!(
                     "<span class=\"regressed\">broke: {}</span>",
