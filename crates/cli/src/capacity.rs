@@ -4,14 +4,16 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, RequestArgs};
+use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::capacity::{
-    measured, sentence_in, Action, CapacityResult, Purpose, Search, SearchConfig, Slo, Undecided,
+    backlog_note, measured, sentence_in, Action, CapacityResult, Outcome, Purpose, Search,
+    SearchConfig, Slo, Undecided,
 };
 use herd_report::format::{count, duration_ms, duration_s, rate};
+use herd_report::knee::{shape, Shape};
 use herd_report::{write_json, Model};
 use std::io::Write;
 use std::path::PathBuf;
@@ -64,8 +66,12 @@ pub struct CapacityArgs {
     pub request: RequestArgs,
 }
 
-/// Requests an open-model probe aims for at least (a p99 needs a few hundred samples).
+/// Requests a probe aims for at least, whatever the SLO (which may ask for more: a p99 needs
+/// 1,000, see `herd_report::capacity::evidence`).
 const MIN_REQUESTS: u64 = 500;
+
+/// The longest a probe is made, in probe durations, to get the requests a verdict needs.
+const LONGEST_PROBE: u32 = 12;
 
 pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let mut problems = Vec::new();
@@ -104,6 +110,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             None
         }
     };
+    problems.extend(check_outputs(a.json.as_deref()));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
@@ -119,6 +126,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         max_probes: a.max_probes,
         probe: a.probe_duration,
         min_requests: MIN_REQUESTS,
+        longest: a.probe_duration * LONGEST_PROBE,
         users: a.users,
     });
     let control = Arc::new(Control::new());
@@ -161,13 +169,19 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         let j = search.history().last().expect("a probe was judged");
         let verdict = if !j.generator_limited.is_empty() {
             "LIMITED: herd, not the target".to_owned()
+        } else if let Some(s) = j.too_few {
+            format!(
+                "too few to judge: {} of {} requests",
+                count(s.have),
+                count(s.need)
+            )
         } else if j.held() {
             "held".to_owned()
         } else {
             format!("broke: {}", j.broke.join(", "))
         };
         let level = if a.users {
-            format!("{} users", count(p.level.round() as u64))
+            users(p.level)
         } else {
             format!("{} {}", rate(p.level), short(unit))
         };
@@ -197,16 +211,11 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     }
     println!();
     println!("{}", result.sentence);
-    if let Some(k) = &result.knee {
-        let from = if a.users {
-            format!("{} users", count(k.level.round() as u64))
-        } else {
-            format!("{} {unit}", rate(k.level))
-        };
-        println!(
-            "knee: good throughput levels off near {} req/s, from ~{from}",
-            rate(k.throughput)
-        );
+    if let Some(k) = knee_line(&result, unit) {
+        println!("{k}");
+    }
+    if let Some(b) = backlog_note(&result, unit) {
+        println!("LISTEN QUEUE FULL {b}");
     }
     if let Some(p) = &a.json {
         let mut buf = Vec::new();
@@ -219,12 +228,55 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     Ok(if interrupted {
         exit::INTERRUPTED
     } else {
-        match result.undecided {
-            None => exit::OK,
-            Some(Undecided::GeneratorLimited { .. }) => exit::GENERATOR_LIMITED,
-            Some(_) => exit::UNDECIDED,
+        match (result.outcome, &result.undecided) {
+            (Outcome::Unmet, _) => exit::SLO_UNMET,
+            (_, None) => exit::OK,
+            (_, Some(Undecided::GeneratorLimited { .. })) => exit::GENERATOR_LIMITED,
+            (_, Some(_)) => exit::UNDECIDED,
         }
     })
+}
+
+/// Where good throughput levelled off over the probes, as a bracket between two levels probed,
+/// only when the probes show one (the same rule as a sweep's, `herd_report::knee::shape`).
+fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
+    let points: Vec<(f64, f64)> = r
+        .probes
+        .iter()
+        .filter(|p| p.generator == herd_report::GeneratorVerdict::Ok && p.too_few.is_none())
+        .map(|p| (p.level, measured(&p.result).goodput))
+        .collect();
+    let at = |x: f64| match r.model {
+        Model::Closed => users(x),
+        Model::Open => format!("{} {unit}", rate(x)),
+    };
+    match shape(r.model, &points)? {
+        Shape::Knee {
+            below,
+            at: knee,
+            throughput,
+        } => Some(format!(
+            "knee: good throughput levels off (within 10%) between {} and {}, near {} req/s",
+            at(below),
+            at(knee),
+            rate(throughput)
+        )),
+        Shape::FlatFromFirst {
+            first, throughput, ..
+        } => Some(format!(
+            "knee: good throughput already level (within 10%) at the lowest level probed, {}, \
+             near {} req/s",
+            at(first),
+            rate(throughput)
+        )),
+        Shape::Single { .. } | Shape::Rising { .. } => None,
+    }
+}
+
+/// "1 user", "8 users".
+fn users(level: f64) -> String {
+    let n = level.round() as u64;
+    format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
 }
 
 /// The level's unit in the probe table's narrow column.

@@ -8,8 +8,9 @@ pub const BAD_INPUT: i32 = 2;
 pub const THRESHOLDS_FAILED: i32 = 3;
 /// The measurement is invalid: herd itself, not the server, was the bottleneck.
 pub const GENERATOR_LIMITED: i32 = 4;
-/// `herd capacity` could not decide: the results were too noisy, the SLO never broke, or the
-/// probe budget ran out. No number was printed.
+/// `herd capacity` could not decide: the results were too noisy, the SLO never broke, even the
+/// longest probe had too few requests to judge, or the probe budget ran out. No number was
+/// printed.
 pub const UNDECIDED: i32 = 5;
 /// Nothing answered: no request got a response (every connection refused, reset or timed out,
 /// or nothing was sent). The run measured no server, so a CI job must not read it as a pass.
@@ -17,6 +18,8 @@ pub const NO_RESPONSE: i32 = 6;
 /// `--start-at`: the instance was ready after the start instant (and `--late fail`): it sent
 /// nothing, and `herd merge` reports its shard missing. Kubernetes manifests fail the index on it.
 pub const LATE_START: i32 = 7;
+/// `herd capacity` found that no level it tried meets the SLO: even the lowest broke it.
+pub const SLO_UNMET: i32 = 8;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -27,9 +30,11 @@ Exit codes:
   2    bad input or cannot start (nothing was sent)
   3    a threshold failed, or `herd compare` found a regression
   4    measurement invalid: herd itself was the bottleneck
-  5    herd capacity could not decide (noisy results, SLO never broke, out of probes)
+  5    herd capacity could not decide (noisy results, SLO never broke, too few requests,
+       out of probes)
   6    nothing answered: no request got a response (refused, reset, timed out, or none sent)
   7    --start-at: ready after the start instant, nothing sent (--late skip plays the rest)
+  8    herd capacity: no level tried meets the SLO, not even the lowest
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// `herd compare`'s codes: it sends nothing, so run's 4 and 130 never apply.

@@ -265,6 +265,53 @@ impl Runs for WorkloadRuns {
     }
 }
 
+/// Every output file that could not be written, as a message naming the path and the fix. A
+/// series can last an hour: a mistyped directory must show before the first request, not after
+/// the last. Opening for append creates nothing that was there and truncates nothing; a file
+/// this check created is removed again.
+pub fn check_outputs<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for path in paths {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if path.is_dir() {
+            problems.push(format!(
+                "cannot write {}: it is a directory; give a file name, e.g. {}",
+                path.display(),
+                path.join("out.json").display()
+            ));
+            continue;
+        }
+        if !dir.is_dir() {
+            problems.push(format!(
+                "cannot write {}: the directory {} does not exist; create it (mkdir -p {}) or fix the path",
+                path.display(),
+                dir.display(),
+                dir.display()
+            ));
+            continue;
+        }
+        let existed = path.exists();
+        match std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+        {
+            Ok(_) if !existed => {
+                let _ = std::fs::remove_file(path);
+            }
+            Ok(_) => {}
+            Err(e) => problems.push(format!(
+                "cannot write {}: {e}; choose a file in a directory you can write to",
+                path.display()
+            )),
+        }
+    }
+    problems
+}
+
 /// Parses levels: `20:600:20` (low:high:step, both ends included) or a list `1,5,10,100`.
 pub fn parse_levels(spec: &str) -> Result<Vec<f64>, String> {
     let bad = |why: &str| {
@@ -379,6 +426,31 @@ mod tests {
             let e = parse_levels(bad).unwrap_err();
             assert!(e.contains("low:high:step"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn output_paths_are_checked_without_leaving_anything_behind() {
+        let dir = std::env::temp_dir().join(format!("herd-outputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fresh = dir.join("new.json");
+        let kept = dir.join("kept.tsv");
+        std::fs::write(&kept, "old").unwrap();
+        let missing = dir.join("no-such-dir/out.json");
+        let problems = check_outputs([fresh.as_path(), kept.as_path(), missing.as_path()]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("no-such-dir") && problems[0].contains("mkdir -p"),
+            "{problems:?}"
+        );
+        assert!(!fresh.exists(), "the check leaves no file behind");
+        assert_eq!(
+            std::fs::read_to_string(&kept).unwrap(),
+            "old",
+            "nor truncates one"
+        );
+        let problems = check_outputs([dir.as_path()]);
+        assert!(problems[0].contains("is a directory"), "{problems:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -4,7 +4,9 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs};
+use crate::series::{
+    check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
+};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::format::{duration_ms, rate};
@@ -49,7 +51,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::args::parse_duration)]
     pub cooldown: Duration,
 
-    /// A step is past saturation when more than this share of requests get no OK answer
+    /// The stop rule: a step breaks it when more than this share of requests get no OK answer
     #[arg(long = "stop-errors", value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
     pub stop_errors: f64,
 
@@ -57,7 +59,8 @@ pub struct SweepArgs {
     #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::args::parse_duration)]
     pub stop_p99: Option<Duration>,
 
-    /// Run every level, even past saturation (the sweep otherwise stops after two steps past it)
+    /// Run every level (the sweep otherwise stops once every target broke the stop rule two steps
+    /// in a row)
     #[arg(long = "no-stop")]
     pub no_stop: bool,
 
@@ -137,6 +140,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
                 .to_owned(),
         );
     }
+    let outputs = [&a.tsv, &a.csv, &a.json];
+    problems.extend(check_outputs(outputs.iter().filter_map(|p| p.as_deref())));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
@@ -188,6 +193,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let mut failure = None;
     'levels: for (i, &level) in levels.iter().enumerate() {
         if i > 0 && !pause(a.cooldown, &control) {
+            // Ctrl-C in the pause between steps is an interrupt like any other: the later
+            // levels did not run, and the result and exit code must say so.
+            result.interrupted = true;
             break;
         }
         let mut step = SweepStep {

@@ -342,9 +342,12 @@ fn capacity_refuses_bad_input_before_sending() {
 fn capacity_of_a_workload_file_is_in_iterations_per_second() {
     let _serial = serial();
     // 800 requests per second admitted; every iteration sends two, so 400 iterations per second.
+    // A burst of 50 ms: an iteration sends its two requests back to back, and probes now last
+    // long enough for the 1,000 requests "errors < 1%" needs, so a busy machine's scheduling
+    // hiccups (tens of ms) would otherwise read as the server's 503s.
     let server = AdmissionServer::start(Admit::PerSecond {
         rate: 800.0,
-        burst: 10.0,
+        burst: 40.0,
     });
     let dir = TempDir::new("capacity-workload");
     let file = dir.path("two.yaml");
@@ -424,4 +427,138 @@ fn capacity_of_a_workload_file_is_in_iterations_per_second() {
         err,
         stderr(&run_herd(&["validate", file.to_str().unwrap()]))
     );
+}
+
+#[test]
+fn ctrl_c_in_the_cooldown_between_probes_is_an_interrupt() {
+    let _serial = serial();
+    let server = herd_mock::Server::start(herd_mock::Config::default()).unwrap();
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-sigint");
+    let json = dir.path("c.json");
+    let mut child = herd()
+        .args(["capacity", &url, "--slo", "errors<5%", "--start", "500"])
+        .args([
+            "--probe-duration",
+            "500ms",
+            "--cooldown",
+            "10m",
+            "-t",
+            "1",
+            "-q",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Read until the first probe's line: herd then sits in the ten-minute cooldown.
+    let mut seen = Vec::new();
+    while !seen.last().is_some_and(|l: &String| l.contains("ramp")) {
+        match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(l) => seen.push(l),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("no probe line within 60 s ({e}): {seen:?}");
+            }
+        }
+    }
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{rest:?}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["probes"].as_array().unwrap().len(),
+        1,
+        "the probe done is kept"
+    );
+    assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
+    server.shutdown();
+}
+
+#[test]
+fn capacity_refuses_a_mistyped_output_directory_before_the_first_request() {
+    let _serial = serial();
+    let server = herd_mock::Server::start(herd_mock::Config::default()).unwrap();
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-outputs");
+    let json = dir.path("no-such-dir/c.json");
+    let out = run_herd(&[
+        "capacity",
+        &url,
+        "--slo",
+        "errors<1%",
+        "--probe-duration",
+        "10m",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(json.to_str().unwrap()) && err.contains("mkdir -p"),
+        "{err}"
+    );
+    assert_eq!(server.stats().requests, 0, "nothing was sent");
+    server.shutdown();
+}
+
+#[test]
+fn an_slo_no_rate_meets_is_its_own_outcome_not_noise() {
+    let _serial = serial();
+    // p99 < 1 us: no response on earth is that fast, at any rate.
+    let server = herd_mock::Server::start(herd_mock::Config::default()).unwrap();
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-unmet");
+    let json = dir.path("c.json");
+    let out = run_herd(&[
+        "capacity",
+        &url,
+        "--slo",
+        "p99<1us",
+        "--start",
+        "2",
+        "--probe-duration",
+        "1s",
+        "--cooldown",
+        "0s",
+        "-t",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(8), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains("does not meet the SLO (p99 < 1.00 us) at any rate tried (lowest probe 1.00 req/s: p99 "),
+        "{text}"
+    );
+    let r = read_json(&json);
+    assert_matches_schema("capacity.schema.json", &r);
+    assert_eq!(r["outcome"], "unmet");
+    assert!(r["undecided"].is_null());
+    // Every verdict rests on at least ten responses past the limit.
+    for p in r["probes"].as_array().unwrap() {
+        let n = p["result"]["latency_ms"]["count"].as_u64().unwrap();
+        if p["too_few"].is_null() {
+            assert!(n >= 10, "a probe judged on {n} responses: {text}");
+        }
+    }
+    server.shutdown();
 }

@@ -328,11 +328,22 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
         assert!(r["stopped_early"]
             .as_str()
             .unwrap()
-            .contains("past saturation"));
-        assert!(text.contains("stopped early: past saturation"), "{text}");
+            .contains("broke the stop rule"));
+        assert!(
+            text.contains("stopped early: every target broke the stop rule"),
+            "{text}"
+        );
     } else {
         assert_eq!(steps.len(), 5, "{text}");
     }
+    // The conclusion says what the table shows: nothing answered, from the first level. (It
+    // once said "no saturation up to 40 req/s" above "stopped early: past saturation".)
+    assert!(text.contains("saturated from the first level"), "{text}");
+    assert!(
+        text.contains("errors from ") && text.contains("(100%, up to 100%)"),
+        "{text}"
+    );
+    assert!(!text.contains("no saturation"), "{text}");
     assert_eq!(r["config"]["stop"]["max_error_percent"].as_f64(), Some(5.0));
 }
 
@@ -525,4 +536,211 @@ fn a_workload_file_is_swept_with_users_and_refused_when_broken() {
     let out = run_herd(&["sweep", &file, "--rates", "10", "-H", "A: b"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("cannot be combined with a workload file"));
+}
+
+/// Spawns herd with `args`, reads its stdout until a line satisfies `ready`, and returns the
+/// child and every line read so far. A reader thread does the reading so the wait is bounded.
+fn spawn_until(
+    args: &[&str],
+    ready: impl Fn(&str) -> bool,
+) -> (
+    std::process::Child,
+    std::sync::mpsc::Receiver<String>,
+    Vec<String>,
+) {
+    use std::io::BufRead;
+    let mut child = herd()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|e| {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("no ready line within 60 s ({e}): {seen:?}")
+            });
+        seen.push(line);
+        if ready(seen.last().unwrap()) {
+            return (child, rx, seen);
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_in_the_cooldown_between_steps_is_an_interrupt() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-sigint");
+    let (tsv, json) = (dir.path("s.tsv"), dir.path("s.json"));
+    let url = format!("http://{}/", server.local_addr());
+    let (child, rest, _) = spawn_until(
+        &[
+            "sweep",
+            &url,
+            "--rates",
+            "50,100,150",
+            "--step-duration",
+            "500ms",
+            "--cooldown",
+            "10m",
+            "-t",
+            "1",
+            "-q",
+            "--tsv",
+            tsv.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        // The first step's line: the table's first numeric row.
+        |l| l.trim_start().starts_with("50 "),
+    );
+    // herd now sits in the ten-minute cooldown.
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let text: Vec<String> = rest.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{text:?}\n{}", stderr(&out));
+    let r = read_json(&json);
+    assert_matches_schema("sweep.schema.json", &r);
+    assert_eq!(r["interrupted"], true);
+    assert_eq!(
+        r["steps"].as_array().unwrap().len(),
+        1,
+        "the step done is kept"
+    );
+    assert_eq!(std::fs::read_to_string(&tsv).unwrap().lines().count(), 2);
+    assert!(text.iter().any(|l| l.contains("interrupted")), "{text:?}");
+}
+
+#[test]
+fn a_mistyped_output_directory_is_refused_before_the_first_request() {
+    let _serial = serial();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-outputs");
+    let url = format!("http://{}/", server.local_addr());
+    for (flag, file) in [
+        ("--tsv", "no-such-dir/s.tsv"),
+        ("--csv", "no-such-dir/s.csv"),
+        ("--json", "no-such-dir/s.json"),
+    ] {
+        let path = dir.path(file);
+        let out = run_herd(&[
+            "sweep",
+            &url,
+            "--rates",
+            "50",
+            "--step-duration",
+            "10m",
+            flag,
+            path.to_str().unwrap(),
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains("mkdir -p"),
+            "{flag}: {err}"
+        );
+    }
+    assert_eq!(server.stats().requests, 0, "nothing was sent");
+}
+
+extern "C" {
+    fn listen(fd: i32, backlog: i32) -> i32;
+}
+
+/// A server with a listen queue of one that accepts a connection every 50 ms: a burst of
+/// connections overflows its queue, and their SYNs are answered only when the client's kernel
+/// sends them again, a second later. Stops when `stop` is set and a connection wakes it.
+fn slow_acceptor(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, Write};
+    use std::os::fd::AsRawFd;
+    use std::sync::atomic::Ordering;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    // SAFETY: listen(2) again on our own listening socket only shrinks its queue.
+    assert_eq!(unsafe { listen(l.as_raw_fd(), 1) }, 0);
+    let addr = l.local_addr().unwrap();
+    let h = std::thread::spawn(move || {
+        for c in l.incoming() {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(c) = c else { continue };
+            std::thread::spawn(move || {
+                let mut r = std::io::BufReader::new(c.try_clone().unwrap());
+                let mut w = c;
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    match r.read_line(&mut line) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if line == "\r\n" => {
+                            if w.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                                .is_err()
+                            {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    (addr, h)
+}
+
+#[test]
+fn a_full_listen_queue_is_named_from_the_step_that_overflowed_it() {
+    let _serial = serial();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (addr, acceptor) = slow_acceptor(std::sync::Arc::clone(&stop));
+    let dir = TempDir::new("sweep-backlog");
+    let json = dir.path("s.json");
+    let out = run_herd(&[
+        "sweep",
+        &format!("http://{addr}/"),
+        "--connections",
+        "1,60",
+        "--step-duration",
+        "2s",
+        "--cooldown",
+        "0s",
+        "--timeout",
+        "5s",
+        "-t",
+        "1",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = std::net::TcpStream::connect(addr);
+    acceptor.join().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains(
+            "connects cluster at the SYN retransmission times (1 s) from 60 users: the server's \
+             listen queue overflowed (its backlog, not its speed)"
+        ),
+        "{text}"
+    );
 }

@@ -57,6 +57,7 @@
 //! ```
 
 pub mod answers;
+pub mod backlog;
 mod build;
 pub mod capacity;
 pub mod compare;

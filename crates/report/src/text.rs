@@ -118,6 +118,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     for w in &r.warnings {
         writeln!(out, "  WARNING: {w}")?;
     }
+    if let Some(b) = crate::backlog::run_syn_retries(r) {
+        writeln!(out, "  LISTEN QUEUE FULL: {}", b.sentence())?;
+    }
     crate::server_text::render(r.server.as_ref(), out)?;
     crate::workload_text::render_workload(r, out)
 }

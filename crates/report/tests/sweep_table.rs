@@ -1,7 +1,7 @@
 //! autobench's TSV: seed 001's sample read as autobench wrote it and as the web page printed it,
 //! and herd's own tables written with autobench's exact column names.
 
-use herd_report::knee::knee;
+use herd_report::knee::{knee, shape, Shape};
 use herd_report::sweep::{read_table, write_table, Extra, Row, Separator, Table, TableStep};
 use herd_report::{GeneratorVerdict, Model};
 
@@ -39,7 +39,7 @@ fn seed_001s_autobench_sample_reads_as_one_target_with_nineteen_steps() {
 }
 
 #[test]
-fn seed_001s_apache_saturates_near_1700_requests_per_second() {
+fn seed_001s_apache_saturates_between_1800_and_1900_requests_per_second() {
     let t = read_table(AUTOBENCH, "tsv", "out").unwrap();
     let points: Vec<(f64, f64)> = t
         .steps
@@ -49,7 +49,15 @@ fn seed_001s_apache_saturates_near_1700_requests_per_second() {
             (s.level, r.avg_rep_rate * (1.0 - r.errors / 100.0))
         })
         .collect();
-    assert_eq!(knee(Model::Open, &points).unwrap().level, 1700.0);
+    // Kept up within 10% to 1,800 req/s (1,656 good/s), behind at 1,900 (1,645): the bracket a
+    // reader of the graph would draw, stable against a few percent of noise.
+    let got = shape(Model::Open, &points);
+    assert!(
+        matches!(got, Some(Shape::Knee { below: 1800.0, at: 1900.0, throughput })
+            if (throughput - 1655.9).abs() < 0.1),
+        "{got:?}"
+    );
+    assert_eq!(knee(Model::Open, &points).unwrap().level, 1900.0);
 }
 
 fn herd_row(rate: f64, generator: GeneratorVerdict) -> Row {

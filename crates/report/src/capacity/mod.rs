@@ -2,9 +2,11 @@
 //! probe; [`CapacityResult`] is the `kind: "capacity"` JSON and [`sentence`] the answer as a
 //! client reads it.
 
+mod evidence;
 mod search;
 mod slo;
 
+pub use evidence::{Shortfall, Verdict, TAIL_SAMPLES};
 pub use search::{
     Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided, GENERATOR_RETRIES,
 };
@@ -40,6 +42,10 @@ pub struct CapacityResult {
     pub ceiling: Option<f64>,
     /// Why there is no number, when there is none.
     pub undecided: Option<Undecided>,
+    /// How the search ended: `found`, `unmet` (no level tried met the SLO), `undecided` or
+    /// `interrupted`. Absent in files from older herds, read as `found`.
+    #[serde(default)]
+    pub outcome: Outcome,
     /// Where good throughput stopped following load, over all probes.
     pub knee: Option<Knee>,
     /// The answer in one sentence.
@@ -47,6 +53,21 @@ pub struct CapacityResult {
     /// Ctrl-C: the search stopped before it ended.
     pub interrupted: bool,
     pub probes: Vec<ProbeRecord>,
+}
+
+/// How a search ended; each has its own exit code (docs/capacity.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The highest level within the SLO.
+    #[default]
+    Found,
+    /// Even the lowest level tried broke the SLO: no rate (or number of users) meets it.
+    Unmet,
+    /// No number: see `undecided`.
+    Undecided,
+    /// Ctrl-C before the search ended.
+    Interrupted,
 }
 
 /// One probe: what was asked, how it went, and the full run.
@@ -58,6 +79,10 @@ pub struct ProbeRecord {
     pub held: bool,
     /// What broke the SLO; empty when it held.
     pub broke: Vec<String>,
+    /// Nothing broke, but the probe had too few requests to say the SLO held; it was run again,
+    /// longer.
+    #[serde(default)]
+    pub too_few: Option<Shortfall>,
     pub generator: GeneratorVerdict,
     pub result: RunResult,
 }
@@ -72,6 +97,7 @@ pub fn measured(r: &RunResult) -> Measured {
         },
         error_percent: error_percent(r),
         latency_ms: r.latency_ms.clone(),
+        requests: r.totals.scheduled,
         generator_limited: match r.generator.verdict {
             GeneratorVerdict::Ok => Vec::new(),
             GeneratorVerdict::GeneratorLimited if r.generator.reasons.is_empty() => {
@@ -102,13 +128,14 @@ impl CapacityResult {
                 duration_s: j.probe.duration.as_secs_f64(),
                 held: j.held(),
                 broke: j.broke.clone(),
+                too_few: j.too_few,
                 generator: result.generator.verdict,
                 result,
             })
             .collect();
         let points: Vec<(f64, f64)> = probes
             .iter()
-            .filter(|p| p.generator == GeneratorVerdict::Ok)
+            .filter(|p| p.generator == GeneratorVerdict::Ok && p.too_few.is_none())
             .map(|p| (p.level, measured(&p.result).goodput))
             .collect();
         let knee = knee(model, &points);
@@ -128,6 +155,12 @@ impl CapacityResult {
                 .filter(|_| model == Model::Closed)
                 .map(|u| u.round() as u64),
             ceiling,
+            outcome: match (&undecided, found) {
+                _ if interrupted => Outcome::Interrupted,
+                (Some(_), _) | (None, None) => Outcome::Undecided,
+                (None, Some(x)) if x <= 0.0 => Outcome::Unmet,
+                (None, Some(_)) => Outcome::Found,
+            },
             undecided,
             knee,
             sentence: String::new(),
@@ -171,8 +204,7 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
     let found = r.capacity_rps.or(r.capacity_users.map(|u| u as f64));
     if let Some(x) = found {
         if x <= 0.0 {
-            let floor = r.ceiling.map(level).unwrap_or_default();
-            return format!("{} does not meet {slo} even at {floor}", r.target);
+            return unmet(r, &level);
         }
         let mut s = format!("{} sustains {} with {slo}", r.target, level(x));
         if let Some(c) = r.ceiling {
@@ -210,6 +242,14 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
             "it held {slo} up to {}, the most this search may try; raise the maximum (--max-rate / --max-users)",
             level(*at_least)
         ),
+        Undecided::TooFewRequests { level: l, have, need } => format!(
+            "even the longest probe allowed at {} had {} requests, and judging {slo} takes {} \
+             (ten beyond the percentile or error share it limits); probe longer \
+             (--probe-duration) or judge a lower percentile",
+            level(*l),
+            count(*have),
+            count(*need)
+        ),
         Undecided::OutOfProbes { held, broke } => {
             let mut s = "the probe budget ran out before the answer was narrowed and confirmed".to_owned();
             if let (Some(h), Some(b)) = (held, broke) {
@@ -223,6 +263,50 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
         }
     };
     format!("cannot decide the capacity of {}: {why}", r.target)
+}
+
+/// "does not meet the SLO (p99 < 1 us) at any rate tried (lowest probe 1 req/s: p99 1.49 ms)".
+fn unmet(r: &CapacityResult, level: &dyn Fn(f64) -> String) -> String {
+    let what = match r.model {
+        Model::Open => "rate",
+        Model::Closed => "number of users",
+    };
+    let lowest = r
+        .probes
+        .iter()
+        .filter(|p| !p.held && !p.broke.is_empty() && p.generator == GeneratorVerdict::Ok)
+        .min_by(|a, b| a.level.total_cmp(&b.level));
+    let seen = lowest.map_or(String::new(), |p| {
+        let m = measured(&p.result);
+        let values: Vec<String> = r
+            .slo
+            .objectives
+            .iter()
+            .filter(|o| o.broken(&m).is_some())
+            .map(|o| o.value_text(&m))
+            .collect();
+        format!(" (lowest probe {}: {})", level(p.level), values.join(", "))
+    });
+    format!(
+        "{} does not meet the SLO ({}) at any {what} tried{seen}",
+        r.target,
+        r.slo.phrase()
+    )
+}
+
+/// A note when a probe's connect times clustered at the SYN retransmission times: "the server's
+/// listen queue overflowed from 800 req/s: ...", naming the lowest such probe.
+pub fn backlog_note(r: &CapacityResult, unit: &str) -> Option<String> {
+    let (level, b) = r
+        .probes
+        .iter()
+        .filter_map(|p| Some((p.level, crate::backlog::run_syn_retries(&p.result)?)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    let at = match r.model {
+        Model::Open => format!("{} {unit}", rate(level)),
+        Model::Closed => format!("{} users", count(level.round() as u64)),
+    };
+    Some(format!("from {at}: {}", b.sentence()))
 }
 
 fn write_beyond(s: &mut String, ceiling: &str, what: &str) {

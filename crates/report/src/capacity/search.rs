@@ -9,10 +9,14 @@
 //!    results contradict each other; narrow once more below it, and a second contradiction
 //!    means the target is too noisy to answer for.
 //!
+//! A probe with too few requests to judge (see [`super::evidence`]) is run again, longer, up to
+//! `longest`; still too few, the search ends without a number rather than judge on luck.
+//!
 //! A probe where herd itself was the bottleneck is run again (the machine may have been busy
 //! for a moment); limited three times in a row, the search ends without a number: what it
 //! measured is herd, not the target.
 
+use super::evidence::Shortfall;
 use super::slo::{Measured, Slo};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -36,9 +40,12 @@ pub struct SearchConfig {
     pub max_probes: usize,
     /// A probe's length.
     pub probe: Duration,
-    /// Open model: a probe lasts long enough for this many requests (up to 4 x `probe`), so a
-    /// low rate still yields enough requests to judge a p99 or an error share.
+    /// Open model: a probe lasts long enough for this many requests (or the SLO's own minimum,
+    /// whichever is more, up to `longest`), so a low rate still yields enough requests to judge
+    /// a p99 or an error share.
     pub min_requests: u64,
+    /// The longest a probe may be made to get enough requests.
+    pub longest: Duration,
     /// Closed model: levels are whole users.
     pub users: bool,
 }
@@ -67,11 +74,13 @@ pub struct Judged {
     pub broke: Vec<String>,
     /// Why herd itself was the bottleneck; empty when it was not.
     pub generator_limited: Vec<String>,
+    /// Nothing broke, but too few requests to say the SLO held.
+    pub too_few: Option<Shortfall>,
 }
 
 impl Judged {
     pub fn held(&self) -> bool {
-        self.broke.is_empty()
+        self.broke.is_empty() && self.too_few.is_none()
     }
 }
 
@@ -101,6 +110,8 @@ pub enum Undecided {
     Noisy { level: f64 },
     /// The SLO held up to the highest level allowed.
     NeverBroke { at_least: f64 },
+    /// Even the longest probe allowed at this level had too few requests to judge the SLO on.
+    TooFewRequests { level: f64, have: u64, need: u64 },
     /// The probe budget ran out before the answer was narrowed and confirmed.
     OutOfProbes {
         held: Option<f64>,
@@ -157,9 +168,11 @@ impl Search {
     }
 
     fn judge(&mut self, probe: Probe, m: &Measured) -> Action {
+        let (broke, too_few) = self.cfg.slo.judge(m);
         let j = Judged {
-            broke: self.cfg.slo.check(m),
+            broke,
             generator_limited: m.generator_limited.clone(),
+            too_few,
             probe,
         };
         let (level, purpose, held) = (j.probe.level, j.probe.purpose, j.held());
@@ -183,6 +196,9 @@ impl Search {
             }
             // Something else on the machine may have stolen herd's CPU for a moment.
             return Action::Probe(probe);
+        }
+        if let Some(short) = too_few {
+            return self.lengthen(probe, short);
         }
         match (purpose, held) {
             (Purpose::Confirm, true) => {
@@ -209,6 +225,32 @@ impl Search {
             (_, false) => self.hi = Some(level),
         }
         self.plan()
+    }
+
+    /// The same probe again, long enough for the requests a verdict needs, or the end when it
+    /// may not be made longer.
+    fn lengthen(&self, probe: Probe, short: Shortfall) -> Action {
+        let longest = self.cfg.longest.max(self.cfg.probe);
+        if probe.duration >= longest {
+            return Action::Undecided(Undecided::TooFewRequests {
+                level: probe.level,
+                have: short.have,
+                need: short.need,
+            });
+        }
+        if self.history.len() >= self.cfg.max_probes {
+            return Action::Undecided(Undecided::OutOfProbes {
+                held: self.lo,
+                broke: self.hi,
+            });
+        }
+        // A fifth more than the shortfall asks, since a rate is never exactly kept; at least
+        // twice as long, so a search that keeps falling short ends soon.
+        let factor = (1.2 * short.need as f64 / short.have.max(1) as f64).max(2.0);
+        Action::Probe(Probe {
+            duration: probe.duration.mul_f64(factor).min(longest),
+            ..probe
+        })
     }
 
     /// The next probe from what is believed now.
@@ -255,7 +297,10 @@ impl Search {
                 }
             }
         };
-        let base = self.duration_for(level);
+        // Below a level that broke, the SLO is expected to break again, which takes far fewer
+        // requests to show: those probes start short and are lengthened if they hold.
+        let expect_hold = !matches!((self.lo, self.hi), (None, Some(_)));
+        let base = self.duration_for(level, expect_hold);
         let duration = if purpose == Purpose::Confirm {
             base * 2
         } else {
@@ -277,13 +322,14 @@ impl Search {
         }
     }
 
-    fn duration_for(&self, level: f64) -> Duration {
+    fn duration_for(&self, level: f64, expect_hold: bool) -> Duration {
         let c = &self.cfg;
-        if c.users || level <= 0.0 {
+        if c.users || level <= 0.0 || !expect_hold {
             return c.probe;
         }
-        let enough = Duration::from_secs_f64(c.min_requests as f64 / level);
-        c.probe.max(enough.min(c.probe * 4))
+        let need = c.min_requests.max(c.slo.min_requests());
+        let enough = Duration::from_secs_f64(need as f64 / level);
+        c.probe.max(enough.min(c.longest))
     }
 }
 

@@ -29,6 +29,8 @@ pub struct Measured {
     pub goodput: f64,
     pub error_percent: f64,
     pub latency_ms: Summary,
+    /// Requests the probe asked for (the denominator of `error_percent`).
+    pub requests: u64,
     /// Why herd itself was the bottleneck; empty when it was not.
     pub generator_limited: Vec<String>,
 }

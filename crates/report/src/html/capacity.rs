@@ -71,6 +71,9 @@ fn verdict(c: &CapacityResult) -> String {
         _ if c.interrupted => ("warn", "INTERRUPTED".to_owned()),
         (_, Some(x)) if x > 0.0 => ("", format!("CAPACITY: {}", level(c, x))),
         (_, Some(_)) => ("bad", "DOES NOT MEET THE SLO".to_owned()),
+        (Some(Undecided::TooFewRequests { .. }), None) => {
+            ("warn", "NO ANSWER: TOO FEW REQUESTS".to_owned())
+        }
         (Some(Undecided::GeneratorLimited { .. }), None) => {
             ("warn", "NO ANSWER: HERD WAS THE BOTTLENECK".to_owned())
         }
@@ -381,7 +384,7 @@ fn search_chart(c: &CapacityResult) -> String {
         Series::new(
             "broke the SLO",
             palette::RED,
-            at(&|p| !limited(p) && !p.held),
+            at(&|p| !limited(p) && !p.broke.is_empty()),
         )
         .scatter(),
         Series::new("limited by herd", palette::GREY, limited_points.clone())
@@ -477,6 +480,12 @@ fn probes_table(c: &CapacityResult) -> String {
                 generator_cell(true, &p.result.generator.reasons, "target")
             } else if p.held {
                 "<span class=\"improved\">held</span>".to_owned()
+            } else if let Some(s) = p.too_few {
+                format!(
+                    "too few to judge: {} of {} requests",
+                    crate::format::count(s.have),
+                    crate::format::count(s.need)
+                )
             } else {
                 format!(
                     "<span class=\"regressed\">broke: {}</span>",

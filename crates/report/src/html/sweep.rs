@@ -96,7 +96,7 @@ fn verdict(s: &SweepResult) -> String {
     } else if limited > 0 {
         ("warn", "SOME STEPS NOT VALID: GENERATOR-LIMITED")
     } else if s.stopped_early.is_some() {
-        ("", "STOPPED PAST SATURATION")
+        ("", "STOPPED EARLY")
     } else {
         ("", "COMPLETED")
     };
@@ -124,7 +124,7 @@ fn verdict(s: &SweepResult) -> String {
     });
     chips.push(match (&s.stopped_early, s.interrupted) {
         (_, true) => chip("warn", "interrupted: later levels did not run"),
-        (Some(_), _) => chip("ok", "stopped early: past saturation"),
+        (Some(_), _) => chip("ok", "stopped early by the stop rule"),
         (None, _) => chip("ok", "ran every level"),
     });
     let mut details = Vec::new();

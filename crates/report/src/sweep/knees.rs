@@ -1,18 +1,26 @@
-//! Where each target of a sweep saturated: the knee of its good-replies curve, said the same
-//! way after the live table and in the HTML report.
+//! Where each target of a sweep saturated: the shape of its good-replies curve, its latency and
+//! its errors, said the same way after the live table and in the HTML report.
 
+use super::conclusion::{backlog_clause, errors_clause, latency_clause, throughput_clause, Point};
 use super::{Row, SweepResult};
+use crate::backlog::{run_syn_retries, Backlog};
 use crate::format::{count, rate};
-use crate::knee::{knee, Knee};
+use crate::knee::{knee, shape, Knee, Shape};
 use crate::{GeneratorVerdict, Model};
 
 /// One target's saturation over the sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TargetKnee {
     pub name: String,
-    /// `None`: the curve never bent, no saturation up to `last_level`.
+    /// The first level on the plateau, when the curve reached one within the levels tried.
     pub knee: Option<Knee>,
+    /// The curve as read, with the bracket the knee lies in.
+    pub shape: Option<Shape>,
+    /// Every step of this target, in order.
+    pub points: Vec<Point>,
     pub last_level: f64,
+    /// The first step whose connect times clustered at the SYN retransmission times.
+    pub backlog: Option<(f64, Backlog)>,
     /// Steps of this target where herd itself was the bottleneck.
     pub limited_steps: usize,
 }
@@ -57,28 +65,40 @@ impl SweepResult {
 
     /// Every target's knee, in `targets` order.
     pub fn knees(&self) -> Vec<TargetKnee> {
-        let t = self.table();
-        t.targets
+        self.targets
             .iter()
             .enumerate()
-            .map(|(i, name)| {
-                let rows = || {
-                    t.steps
+            .map(|(i, t)| {
+                let runs = || {
+                    self.steps
                         .iter()
-                        .filter_map(move |s| Some((s.level, s.rows.get(i)?)))
+                        .filter_map(move |s| Some((s.level, s.runs.get(i)?)))
                 };
-                let points: Vec<(f64, f64)> = rows().map(|(l, r)| (l, good_rate(r))).collect();
-                let limited_steps = rows()
-                    .filter(|(_, r)| {
-                        r.extra
-                            .as_ref()
-                            .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
+                let points: Vec<Point> = runs()
+                    .map(|(level, r)| {
+                        let row = super::row_of(r);
+                        let totals = &r.totals;
+                        Point {
+                            level,
+                            good: good_rate(&row),
+                            p99_ms: r.latency_ms.p99,
+                            error_percent: row.errors,
+                            errored: totals.errors + totals.failed + totals.dropped,
+                        }
                     })
+                    .collect();
+                let limited_steps = runs()
+                    .filter(|(_, r)| r.generator.verdict == GeneratorVerdict::GeneratorLimited)
                     .count();
+                let backlog = runs().find_map(|(l, r)| Some((l, run_syn_retries(r)?)));
+                let curve: Vec<(f64, f64)> = points.iter().map(|p| (p.level, p.good)).collect();
                 TargetKnee {
-                    name: name.clone(),
-                    knee: knee(self.model, &points),
-                    last_level: t.steps.last().map_or(0.0, |s| s.level),
+                    name: t.name.clone(),
+                    knee: knee(self.model, &curve),
+                    shape: shape(self.model, &curve),
+                    points,
+                    last_level: self.steps.last().map_or(0.0, |s| s.level),
+                    backlog,
                     limited_steps,
                 }
             })
@@ -87,26 +107,25 @@ impl SweepResult {
 }
 
 impl TargetKnee {
-    /// "small: saturates at ~300 req/s asked: good replies level off near 220 req/s", or
-    /// "small: no saturation up to 700 req/s asked".
+    /// "small: saturates between 200 and 300 req/s asked: ...; p99 rises past 3x its lowest
+    /// ...; errors from 300 req/s asked (12.0%, up to 40.0%)", or "small: no saturation up to
+    /// 700 req/s asked: ...; p99 stays within 3x its lowest ...; no errors".
     pub fn sentence(&self, model: Model) -> String {
         self.sentence_in(level_unit(model))
     }
 
     /// [`TargetKnee::sentence`] with the levels in `unit` ([`SweepResult::level_unit`]).
     pub fn sentence_in(&self, unit: &str) -> String {
-        match &self.knee {
-            Some(k) => format!(
-                "{}: saturates at ~{} {unit}: good replies level off near {} req/s",
-                self.name,
-                level_text(k.level),
-                rate(k.throughput)
-            ),
-            None => format!(
-                "{}: no saturation up to {} {unit}",
-                self.name,
-                level_text(self.last_level)
-            ),
+        let open = unit != "users";
+        let short = unit.trim_end_matches(" asked");
+        let mut clauses = vec![throughput_clause(self.shape, unit, open)];
+        if !self.points.is_empty() {
+            clauses.push(latency_clause(&self.points, short));
+            clauses.push(errors_clause(&self.points, short));
+            let first = self.backlog.as_ref().map(|(l, b)| (*l, b));
+            clauses.push(backlog_clause(first, short));
         }
+        clauses.retain(|c| !c.is_empty());
+        format!("{}: {}", self.name, clauses.join("; "))
     }
 }

@@ -3,10 +3,12 @@
 //! every step's full [`RunResult`]; [`Table`] is what a spreadsheet sees, one [`Row`] per target
 //! per step, written and read as autobench's TSV by [`write_table`] and [`read_table`].
 
+mod conclusion;
 mod knees;
 mod row;
 mod tsv;
 
+pub use conclusion::{errors_start, latency_rise, Point};
 pub use knees::{good_rate, level_text, level_unit, TargetKnee};
 pub use row::{
     error_percent, implausible, row_of, Extra, Row, Saturation, StopRule, Table, TableStep,

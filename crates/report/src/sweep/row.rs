@@ -255,7 +255,7 @@ impl Saturation {
         let all = !self.streak.is_empty() && self.streak.iter().all(|s| *s >= n);
         all.then(|| {
             format!(
-                "past saturation for {n} steps in a row ({})",
+                "every target broke the stop rule for {n} steps in a row ({})",
                 reasons.join("; ")
             )
         })

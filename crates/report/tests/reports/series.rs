@@ -56,15 +56,20 @@ fn a_sweep_says_where_each_target_saturated_first() {
     let s = fixtures::sweep(SWEEP_OPEN);
     let page = html::render_sweep(&s);
     let verdict = &page[page.find("id=\"verdict\"").unwrap()..page.find("id=\"curves\"").unwrap()];
-    assert!(verdict.contains(">STOPPED PAST SATURATION<"), "{verdict}");
+    assert!(verdict.contains(">STOPPED EARLY<"), "{verdict}");
     // The same sentences the live table ends with.
     for k in s.knees() {
         assert!(verdict.contains(&k.sentence(s.model)), "{verdict}");
     }
-    assert!(verdict.contains("small: saturates at ~300 req/s asked"));
-    assert!(verdict.contains("big: saturates at ~500 req/s asked"));
+    assert!(verdict.contains("small: saturates between 200 and 300 req/s asked"));
+    // Latency and errors are part of the conclusion, not the throughput alone.
+    assert!(verdict.contains("p99 rises past 3x its lowest (9.20 ms at 100 req/s) from 300 req/s"));
+    assert!(verdict.contains("errors from 300 req/s (26.7%, up to 63.3%)"));
+    assert!(verdict.contains("big: saturates between 400 and 500 req/s asked"));
     assert!(verdict.contains("generator ok on every step"));
-    assert!(verdict.contains("stopped early: past saturation for 2 steps in a row"));
+    assert!(
+        verdict.contains("stopped early: every target broke the stop rule for 2 steps in a row")
+    );
 }
 
 #[test]
@@ -147,7 +152,11 @@ fn steps_where_herd_was_the_bottleneck_are_crossed_out() {
 fn a_closed_sweep_is_drawn_against_users_on_a_log_axis() {
     let s = fixtures::sweep(SWEEP_CLOSED);
     let page = html::render_sweep(&s);
-    assert!(page.contains("127.0.0.1:18600: saturates at ~50 users"));
+    // Good replies were flat from 1 user and 50 was no knee (it once read "saturates at ~50").
+    assert!(page.contains(
+        "127.0.0.1:18600: saturated from the first level: at 1 user good replies (200 req/s) were \
+         already within 10% of their best (220 req/s); the knee lies at or below 1 user"
+    ));
     let throughput = chart(&page, "chart-sweep-throughput");
     assert!(throughput.contains("Throughput against concurrent users"));
     assert!(throughput.contains(">concurrent users<"));

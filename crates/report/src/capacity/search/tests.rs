@@ -11,7 +11,20 @@ fn cfg(slo: &str) -> SearchConfig {
         max_probes: 30,
         probe: Duration::from_secs(5),
         min_requests: 500,
+        longest: Duration::from_secs(60),
         users: false,
+    }
+}
+
+/// A probe with requests enough for any SLO here.
+fn plenty() -> Measured {
+    Measured {
+        requests: 1_000_000,
+        latency_ms: Summary {
+            count: 1_000_000,
+            ..Summary::default()
+        },
+        ..Measured::default()
     }
 }
 
@@ -20,7 +33,7 @@ fn admits(limit: f64) -> impl FnMut(&Probe) -> Measured {
     move |p| Measured {
         goodput: p.level.min(limit),
         error_percent: (100.0 * (p.level - limit) / p.level).max(0.0),
-        ..Measured::default()
+        ..plenty()
     }
 }
 
@@ -74,10 +87,11 @@ fn a_latency_slo_is_searched_the_same_way() {
     // Latency grows past 300 req/s.
     let target = |p: &Probe| Measured {
         latency_ms: Summary {
+            count: 1_000_000,
             p99: if p.level <= 300.0 { 20.0 } else { p.level },
             ..Summary::default()
         },
-        ..Measured::default()
+        ..plenty()
     };
     let (end, _) = drive(cfg("p99<100ms"), target);
     let Action::Done { level, .. } = end else {
@@ -107,20 +121,100 @@ fn the_answer_is_confirmed_by_a_longer_probe_at_that_level() {
 
 #[test]
 fn low_rates_probe_long_enough_for_enough_requests() {
-    let s = Search::new(cfg("errors<1%"));
+    // (SLO, level, seconds): errors < 1% needs 1,000 requests, p95 200 (the floor of 500 wins).
     let table = [
-        (10.0, 20.0), // 500 requests would take 50 s: capped at 4 x 5 s
-        (50.0, 10.0),
-        (100.0, 5.0),
-        (10_000.0, 5.0),
+        ("errors<1%", 10.0, 60.0), // 1,000 requests would take 100 s: capped at `longest`
+        ("errors<1%", 50.0, 20.0),
+        ("errors<1%", 100.0, 10.0),
+        ("errors<1%", 10_000.0, 5.0),
+        ("p95<1s", 10.0, 50.0),
+        ("p95<1s", 50.0, 10.0),
     ];
-    for (level, secs) in table {
+    for (slo, level, secs) in table {
+        let s = Search::new(cfg(slo));
         assert_eq!(
-            s.duration_for(level),
+            s.duration_for(level, true),
             Duration::from_secs_f64(secs),
-            "{level}"
+            "{slo} at {level}"
         );
+        // Below a level that broke, a probe starts short: breaking again takes few requests.
+        assert_eq!(s.duration_for(level, false), Duration::from_secs(5));
     }
+}
+
+#[test]
+fn a_probe_with_too_few_requests_is_run_longer_then_left_undecided() {
+    // `--users` probes of 5 requests: a slow server answers one request per second per user.
+    let c = SearchConfig {
+        start: 1.0,
+        users: true,
+        ..cfg("p99<2s")
+    };
+    let slow = |p: &Probe| Measured {
+        requests: (p.duration.as_secs_f64() * p.level) as u64,
+        latency_ms: Summary {
+            count: (p.duration.as_secs_f64() * p.level) as u64,
+            min: 900.0,
+            p50: 1000.0,
+            p99: 1000.0,
+            max: 1000.0,
+            ..Summary::default()
+        },
+        ..Measured::default()
+    };
+    let mut s = Search::new(c);
+    let mut action = s.next(None);
+    let mut lengths = Vec::new();
+    while let Action::Probe(p) = &action {
+        lengths.push((p.level, p.duration.as_secs()));
+        let m = slow(p);
+        action = s.next(Some(&m));
+    }
+    // 5 requests, then longer: 1 user is never judged on 5, 25 or 125 requests.
+    assert_eq!(lengths, vec![(1.0, 5), (1.0, 60)]);
+    assert_eq!(
+        action,
+        Action::Undecided(Undecided::TooFewRequests {
+            level: 1.0,
+            have: 60,
+            need: 1_000
+        })
+    );
+    assert!(s.history().iter().all(|h| !h.held() && h.too_few.is_some()));
+}
+
+#[test]
+fn an_slo_no_rate_meets_ends_at_the_floor_on_enough_evidence() {
+    // p99 < 1 us: every response is slower. Each probe breaks on the ten it needs, not 1,000.
+    let target = |p: &Probe| {
+        let n = (p.duration.as_secs_f64() * p.level) as u64;
+        Measured {
+            requests: n,
+            latency_ms: Summary {
+                count: n,
+                min: 0.5,
+                p50: 1.0,
+                p99: 1.5,
+                max: 2.0,
+                ..Summary::default()
+            },
+            ..Measured::default()
+        }
+    };
+    let (end, levels) = drive(cfg("p99<1us"), target);
+    assert_eq!(
+        end,
+        Action::Done {
+            level: 0.0,
+            ceiling: Some(1.0)
+        }
+    );
+    // Halving to the floor; the short probes at the lowest rates run again, longer, until ten
+    // responses are in.
+    assert_eq!(
+        levels,
+        vec![50.0, 25.0, 12.5, 6.25, 3.125, 1.5625, 1.5625, 1.0, 1.0]
+    );
 }
 
 #[test]
@@ -163,7 +257,7 @@ fn a_generator_limited_probe_ends_without_a_number() {
         } else {
             vec![]
         },
-        ..Measured::default()
+        ..plenty()
     };
     let (end, _) = drive(cfg("errors<1%"), target);
     assert_eq!(
@@ -264,7 +358,7 @@ fn users_are_whole_and_the_search_ends_one_apart() {
         } else {
             0.0
         },
-        ..Measured::default()
+        ..plenty()
     };
     let (end, levels) = drive(c, target);
     assert!(levels.iter().all(|l| l.fract() == 0.0), "{levels:?}");
