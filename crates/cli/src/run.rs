@@ -92,6 +92,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         calls_per_conn: a.calls_per_conn,
         names: 1,
         stages: Vec::new(),
+        shard: None,
     };
     if let Err(e) = plan.validate() {
         problems.extend(e.0);
@@ -340,6 +341,9 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         }
     };
     let shard = crate::shard_run::resolve(&a.shard)?;
+    let mut prepared = prepared;
+    // The engine plays only this shard's share of the plan.
+    prepared.plan.shard = shard.as_ref().map(|s| s.shard.clone());
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut live = Live::new(a.quiet).planned(crate::progress::Planned {

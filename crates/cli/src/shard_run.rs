@@ -60,12 +60,9 @@ pub fn play(
     };
     let hash = hash()?;
     let started = wait(run, control)?;
-    // TODO(engine): the engine must play only this shard's stripe: `run.shard.stripe()` gives
-    // open-model arrival k to the shard that owns k (`Stripe::nth(j)` is its j-th), closed-model
-    // user u to the shard that owns u (active while the global stage target exceeds u), data rows
-    // through `segment::Rows`, and `Stripe::scale_limit` for the connection cap; with
-    // `started.late` (--late skip) it plays the schedule from now and counts the arrivals before
-    // as missed. Until it does, every shard plays the WHOLE plan: nothing is split here.
+    // The plan carries the shard (`Plan::shard`): the engine plays only its stripe of the
+    // arrivals, users, `-n` and connection cap; users' ids are global, so per-user data rows
+    // differ between shards.
     let mut result = execute()?;
     stamp(&mut result, run, hash, &started);
     Ok(result)

@@ -93,11 +93,13 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
     }
     crate::run::check_outputs(a)?;
     let w = compile(file)?;
-    let plan = w.plan(a.threads.unwrap_or_else(threads_default));
+    let mut plan = w.plan(a.threads.unwrap_or_else(threads_default));
     plan.validate()
         .map_err(|e| Exit::bad_input(format!("{}: {e}", file.display())))?;
     let config = workload_config(&w, &plan);
     let shard = crate::shard_run::resolve(&a.shard)?;
+    // The engine plays only this shard's share of the plan.
+    plan.shard = shard.as_ref().map(|s| s.shard.clone());
     let control = Arc::new(Control::new());
     let hash = || crate::shard_run::workload_hash(file);
     let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
@@ -155,6 +157,7 @@ pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
     prepared.plan.names = w.names().len();
     prepared.config.method = "url file".to_owned();
     let shard = crate::shard_run::resolve(&a.shard)?;
+    prepared.plan.shard = shard.as_ref().map(|s| s.shard.clone());
     let control = Arc::new(Control::new());
     let body = std::fs::read(urls).unwrap_or_default();
     let hash = || Ok(crate::shard_run::config_hash(&prepared.config, &body));

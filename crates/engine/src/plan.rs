@@ -1,3 +1,4 @@
+use crate::segment::Shard;
 use crate::stages::{Profile, Stage};
 use std::time::Duration;
 use thiserror::Error;
@@ -41,6 +42,10 @@ pub struct Plan {
     /// active users to each stage's target, the open model the arrival rate. The run lasts as
     /// long as the stages (the warm-up is their first part; `duration` must be `None`).
     pub stages: Vec<Stage>,
+    /// Play only this shard's share of the plan (`--shard I/N`): the open model's arrivals,
+    /// the closed model's users, `-n` and the connection cap, each split exactly (k6's
+    /// execution segments), so the shards' union is the whole plan.
+    pub shard: Option<Shard>,
 }
 
 impl Default for Plan {
@@ -55,6 +60,7 @@ impl Default for Plan {
             calls_per_conn: None,
             names: 1,
             stages: Vec::new(),
+            shard: None,
         }
     }
 }
@@ -151,22 +157,43 @@ impl Plan {
         self.timeout.min(DRAIN)
     }
 
-    /// The most connections this plan can hold open at once.
+    /// The most connections this plan (this shard of it) can hold open at once.
     pub fn max_connections(&self) -> u64 {
         match self.load {
-            Load::Closed { users } => users.max(self.max_stage_users()),
+            Load::Closed { users } => {
+                if self.profile().is_some() {
+                    self.max_stage_users()
+                } else {
+                    self.share(users)
+                }
+            }
             Load::Open {
                 max_connections, ..
-            } => max_connections,
+            } => self.share_limit(max_connections),
         }
     }
 
-    /// Users the closed-model stages need at their peak (0 without stages).
+    /// Users the closed-model stages need at their peak (0 without stages): this shard's.
     pub fn max_stage_users(&self) -> u64 {
         match self.profile() {
-            Some(p) => p.max().ceil() as u64,
+            Some(p) => self.share(p.max().ceil() as u64),
             None => 0,
         }
+    }
+
+    /// This shard's exact share of a count (users, requests): the whole without a shard.
+    pub fn share(&self, v: u64) -> u64 {
+        self.shard.as_ref().map_or(v, |s| s.stripe().scale(v))
+    }
+
+    /// This shard's share of a limit (a connection cap): at least 1 where the whole had any.
+    pub fn share_limit(&self, v: u64) -> u64 {
+        self.shard.as_ref().map_or(v, |s| s.stripe().scale_limit(v))
+    }
+
+    /// The global index of this shard's `j`th user or arrival.
+    pub fn global(&self, j: u64) -> u64 {
+        self.shard.as_ref().map_or(j, |s| s.stripe().nth(j))
     }
 
     /// The profile of the stages, if any.

@@ -130,6 +130,7 @@ impl Workload {
             calls_per_conn: None,
             names: self.program.names.len(),
             stages: l.stages.clone(),
+            shard: None,
         }
     }
 

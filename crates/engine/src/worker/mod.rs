@@ -159,7 +159,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             let n = if plan.profile().is_some() {
                 plan.max_stage_users()
             } else {
-                users
+                plan.share(users)
             };
             (share(n, k, threads) as usize, None)
         }
@@ -168,8 +168,10 @@ pub(crate) fn work<T: Transport, S: Script>(
             max_connections,
         } => {
             let schedule = open_schedule(plan, rate);
-            let cap = share(max_connections, k, threads);
-            let d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap);
+            let cap = share(plan.share_limit(max_connections), k, threads);
+            let stripe = plan.shard.clone();
+            let d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap)
+                .sharded(stripe);
             (0, Some(d))
         }
     };
@@ -342,9 +344,15 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         at
     }
 
+    /// User `i` of this thread: its id across the whole run (threads and shards).
+    fn user_id(&self, i: usize) -> u64 {
+        let local = i as u64 * self.threads as u64 + self.k as u64;
+        self.shared.plan.global(local)
+    }
+
     /// Adds a user, not yet connected; returns its index.
     fn add_user(&mut self, now: Instant) -> usize {
-        let id = self.users.len() as u64 * self.threads as u64 + self.k as u64;
+        let id = self.user_id(self.users.len());
         let state = self.script.new_user(id);
         self.users.push(User::new(state, now));
         self.active += 1;
@@ -374,8 +382,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return self.retire(i);
         }
         if let Some(p) = self.shared.plan.profile() {
-            // Stages: this user runs only while the target number of users exceeds its id.
-            let id = i as u64 * self.threads as u64 + self.k as u64;
+            // Stages: this user runs only while the target number of users exceeds its id (its
+            // id in the whole run: the shards' users add up to the unsharded plan's).
+            let id = self.user_id(i);
             let t = now.saturating_duration_since(self.start);
             if p.value_at(t) < id as f64 + 1.0 {
                 match p.next_active(id, t).map(|d| self.start + d) {
@@ -389,6 +398,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
         if now >= self.measure_start {
             if let Some(n) = self.shared.plan.requests {
+                let n = self.shared.plan.share(n);
                 if self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n {
                     return self.retire(i);
                 }

@@ -6,6 +6,7 @@
 //! stays responsive to Ctrl-C and its memory flat.
 
 use crate::schedule::Schedule;
+use crate::segment::Shard;
 use hdrhistogram::Histogram;
 use herd_metrics::new_histogram;
 use std::collections::VecDeque;
@@ -26,9 +27,11 @@ pub(crate) const PER_PASS: usize = 1024;
 pub(crate) struct Dispatch {
     schedule: Schedule,
     start: Instant,
-    /// This thread's next arrival: its index in the schedule and its intended instant
-    /// (`None` once the schedule is over).
+    /// This thread's next arrival: its index among the arrivals this shard plays (the whole
+    /// schedule without a shard) and its intended instant (`None` once the schedule is over).
     index: u64,
+    /// The shard whose arrivals these are: the `j`th of them is the schedule's `nth(j)`.
+    shard: Option<Shard>,
     next: Option<Instant>,
     /// This thread takes every `step`th arrival.
     step: u64,
@@ -80,6 +83,7 @@ impl Dispatch {
             schedule,
             start,
             index,
+            shard: None,
             next,
             step: threads as u64,
             warm,
@@ -96,6 +100,30 @@ impl Dispatch {
         }
     }
 
+    /// Plays only `shard`'s arrivals of the schedule (k6's striping: the shards' union is the
+    /// whole schedule, each arrival at its own global instant).
+    pub fn sharded(mut self, shard: Option<Shard>) -> Self {
+        if let Some(s) = &shard {
+            self.warm = s.stripe().scale(self.warm);
+        }
+        self.shard = shard;
+        self.next = self.at(self.index);
+        self
+    }
+
+    /// When this shard's `j`th arrival is intended.
+    fn at(&self, j: u64) -> Option<Instant> {
+        let global = self.shard.as_ref().map_or(j, |s| s.stripe().nth(j));
+        self.schedule.at(global).map(|o| self.start + o)
+    }
+
+    /// How many of this shard's arrivals are among the schedule's first `global`.
+    fn local(&self, global: u64) -> u64 {
+        self.shard
+            .as_ref()
+            .map_or(global, |s| s.stripe().scale(global))
+    }
+
     /// The next arrival if it is due at `now`; the run's `end` passed by `BEHIND` drops the rest
     /// of the schedule instead.
     pub fn due(&mut self, now: Instant, end: Option<Instant>) -> Option<Instant> {
@@ -109,14 +137,14 @@ impl Dispatch {
             return None;
         }
         self.index += self.step;
-        self.next = self.schedule.at(self.index).map(|o| self.start + o);
+        self.next = self.at(self.index);
         Some(at)
     }
 
     /// Drops, in one step, every arrival of this thread intended before `offset` from the start
     /// that was not handed out yet, counting those after the warm-up.
     fn skip(&mut self, offset: Duration) {
-        let due = self.schedule.due_before(offset);
+        let due = self.local(self.schedule.due_before(offset));
         let owned = |from: u64| -> u64 {
             // indices in [from, due) that this thread owns (≡ index mod step, >= index)
             let from = from.max(self.index);
@@ -130,7 +158,7 @@ impl Dispatch {
         let skipped = owned(self.index);
         self.dropped += owned(self.warm);
         self.index += skipped * self.step;
-        self.next = self.schedule.at(self.index).map(|o| self.start + o);
+        self.next = self.at(self.index);
     }
 
     /// Decides where the due arrival `at` goes, given how many users this thread has, at `now`.
@@ -313,6 +341,30 @@ mod tests {
         let end = start + Duration::from_secs(1);
         let n = |d: &mut Dispatch| std::iter::from_fn(|| d.due(end, None)).count();
         assert_eq!((n(&mut a), n(&mut b)), (5, 5));
+    }
+
+    #[test]
+    fn shards_play_disjoint_arrivals_that_make_up_the_schedule() {
+        let start = Instant::now();
+        let s = Schedule::new(1000.0, Some(Duration::from_secs(1)), None);
+        let end = start + Duration::from_secs(1);
+        let mut all = Vec::new();
+        for i in 0..3 {
+            for k in 0..2 {
+                let shard = Shard::new(i, 3).unwrap();
+                let mut d = Dispatch::new(s.clone(), start, Duration::ZERO, k, 2, 1)
+                    .sharded(Some(shard));
+                all.extend(std::iter::from_fn(|| d.due(end, None)));
+            }
+        }
+        all.sort();
+        let whole: Vec<_> = (0..1000).map(|i| start + s.at(i).unwrap()).collect();
+        assert_eq!(all, whole, "every arrival once, at its own instant");
+        // Dropped in one step, a shard counts only its own.
+        let mut d = Dispatch::new(s, start, Duration::ZERO, 0, 1, 1)
+            .sharded(Some(Shard::new(1, 3).unwrap()));
+        d.skip(Duration::MAX);
+        assert_eq!(d.dropped, 333);
     }
 
     #[test]
