@@ -200,7 +200,7 @@ fn a_stalled_server_times_out_at_the_deadline() {
     assert_eq!(errors(&out.total, ErrorKind::Timeout), 4);
     assert_eq!(out.total.completed, 0);
     // The deadline is swept every 10 ms tick.
-    let p50 = Duration::from_micros(out.total.latency.value_at_quantile(0.5));
+    let p50 = Duration::from_micros(out.total.time_to_error.value_at_quantile(0.5));
     assert!(
         p50 >= Duration::from_millis(100) && p50 < Duration::from_secs(2),
         "timed out at {p50:?}"

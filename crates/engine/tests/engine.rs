@@ -241,7 +241,7 @@ async fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_repla
     // every fresh connection hangs on its first request
     assert_eq!(out.total.error_count(ErrorKind::Timeout), 3);
     assert_eq!(fake.connects.get(), 3);
-    let max = out.total.latency.max();
+    let max = out.total.time_to_error.max();
     assert!(
         (1_990_000..=2_010_000).contains(&max),
         "timed out at {max} us, want 2 s"

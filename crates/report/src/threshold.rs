@@ -361,6 +361,7 @@ mod tests {
                 ..Summary::default()
             },
             service_time_ms: Summary::default(),
+            time_to_error_ms: Summary::default(),
             response_bytes: Default::default(),
         });
         let eval = |s: &str| Threshold::parse(s).unwrap().evaluate(&r);
