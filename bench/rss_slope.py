@@ -90,20 +90,27 @@ def main():
             what = f"--rate {a.rate:g}"
             argv = [str(herd), "run", "-q", "--rate", f"{a.rate:g}", "-d", f"{a.seconds}s", nginx.url]
         bench.log(f"rss_slope: {what} for {a.seconds} s: {' '.join(argv)}")
-        proc = subprocess.Popen(["taskset", "-c", bench.CLIENT_CPU, *argv], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        # Output to files, not pipes: a summary with thousands of names would fill a pipe and
+        # stall herd while this loop is still sampling.
+        out_file = open(Path(tmp) / "out.txt", "w+")
+        err_file = open(Path(tmp) / "err.txt", "w+")
+        proc = subprocess.Popen(["taskset", "-c", bench.CLIENT_CPU, *argv], stdout=out_file, stderr=err_file,
+                                text=True)
         start = time.monotonic()
         samples = []
         while proc.poll() is None and time.monotonic() - start < a.seconds + 60:
             r = rss_mb(proc.pid)
             t = time.monotonic() - start
-            # The last second is the end of the run (results being built), not steady state.
-            if r is not None and t <= a.seconds:
+            # The last seconds are the end of the run (results being built), not steady state.
+            if r is not None and t <= a.seconds - 2:
                 samples.append((t, r))
             time.sleep(1.0)
         if proc.poll() is None:
             proc.kill()
-        out, err = proc.communicate()
+        proc.wait()
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
         if proc.returncode not in (0, 4):
             sys.exit(f"rss_slope: herd exited {proc.returncode}: {err.strip()}")
         cut = 60 if a.seconds >= 90 else a.seconds / 3
