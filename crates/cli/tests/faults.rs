@@ -87,7 +87,14 @@ fn stall_ends_as_timeout_at_the_deadline() {
         &["--timeout", "200ms", "-n", "4"],
     );
     assert_eq!(errors_of(&r, "timeout"), 4, "{}", r["errors"]);
-    let max = r["latency_ms"]["max"].as_f64().unwrap();
+    // No response, so no latency: the wait until the deadline is the time to error.
+    assert_eq!(r["latency_ms"]["count"], 0, "{}", r["latency_ms"]);
+    assert_eq!(
+        r["time_to_error_ms"]["count"], 4,
+        "{}",
+        r["time_to_error_ms"]
+    );
+    let max = r["time_to_error_ms"]["max"].as_f64().unwrap();
     assert!(
         max >= 199.0,
         "a timeout is measured at its deadline: max {max} ms"

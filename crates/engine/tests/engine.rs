@@ -165,7 +165,7 @@ fn a_stalled_request_times_out_at_its_deadline_and_its_connection_is_replaced() 
     // every fresh connection hangs on its first request
     assert_eq!(out.total.error_count(ErrorKind::Timeout), 3);
     assert_eq!(fake.connects.load(Relaxed), 3);
-    let max = out.total.latency.max();
+    let max = out.total.time_to_error.max();
     assert!(
         (1_990_000..=2_010_000).contains(&max),
         "timed out at {max} us, want 2 s"
@@ -520,7 +520,7 @@ fn timeouts_fire_at_their_deadline_to_the_microsecond() {
     let out = go(plan, &fake);
     assert_eq!(out.total.error_count(ErrorKind::Timeout), 5);
     for q in [0.0, 1.0] {
-        let at = out.total.latency.value_at_quantile(q);
+        let at = out.total.time_to_error.value_at_quantile(q);
         assert!((1_000..=1_010).contains(&at), "timed out after {at} us");
     }
 }

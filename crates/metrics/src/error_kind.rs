@@ -113,6 +113,11 @@ impl ErrorTable {
         }
     }
 
+    /// Bytes the sample messages hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.samples.iter().flatten().map(String::capacity).sum()
+    }
+
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
     }

@@ -15,14 +15,18 @@
 //! assert_eq!(rec.total().completed, 1);
 //! ```
 
+mod compact;
 mod error_kind;
 mod outcome;
 mod recorder;
+mod second_latency;
 mod stats;
 mod timeline;
 
+pub use compact::CompactHistogram;
 pub use error_kind::{ErrorKind, ErrorTable};
 pub use outcome::{Outcome, Verdict};
 pub use recorder::Recorder;
-pub use stats::{new_histogram, Stats, HISTOGRAM_MAX_US};
-pub use timeline::{Second, Timeline};
+pub use second_latency::{SecondLatency, SEALED_QUANTILES};
+pub use stats::{new_histogram, Stats, StatusCounts, HISTOGRAM_MAX_US};
+pub use timeline::{Second, Timeline, SEAL_AFTER_S};

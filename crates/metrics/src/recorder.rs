@@ -64,6 +64,18 @@ impl Recorder {
     pub fn total(&self) -> &Stats {
         &self.total
     }
+
+    /// Bytes this recorder holds: what a worker thread pays for its measurements. It grows with
+    /// what was recorded, not with the number of request names.
+    pub fn held_bytes(&self) -> usize {
+        let stats = std::mem::size_of::<Stats>();
+        std::mem::size_of::<Self>()
+            + self.total.heap_bytes()
+            + stats * self.by_name.capacity()
+            + self.by_name.iter().map(Stats::heap_bytes).sum::<usize>()
+            + self.current.held_bytes()
+            + self.ready.iter().map(Second::held_bytes).sum::<usize>()
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +115,37 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(1, 1), (3, 0)]
         );
+    }
+
+    #[test]
+    fn recorder_memory_follows_records_not_request_names() {
+        let names = 20_000;
+        let r = Recorder::new(names);
+        // Nothing recorded: a few hundred bytes per name (counters, no histogram, no table).
+        let empty = r.held_bytes();
+        assert!(empty <= names * 600, "{empty} bytes for {names} idle names");
+        let mut r = r;
+        for name in 0..names as u32 {
+            let mut o = Outcome::completed(
+                name,
+                Duration::from_micros(800 + u64::from(name)),
+                Duration::from_micros(700),
+                200,
+                Verdict::Ok,
+            );
+            o.at = Duration::from_millis(500);
+            r.record(&o);
+        }
+        // One response each: two one-bucket histograms and one status per name, plus the
+        // totals (one dense histogram at most).
+        let one = r.held_bytes() - empty;
+        assert!(
+            one <= names * 64 + 400_000,
+            "{one} more bytes for one response per name"
+        );
+        let (total, by_name, _) = r.finish();
+        assert_eq!(total.completed, names as u64);
+        assert_eq!(by_name[19_999].latency.len(), 1);
     }
 
     #[test]

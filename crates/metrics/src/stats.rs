@@ -1,4 +1,4 @@
-use crate::{ErrorKind, ErrorTable, Outcome, Verdict};
+use crate::{CompactHistogram, ErrorKind, ErrorTable, Outcome, Verdict};
 use hdrhistogram::Histogram;
 use std::time::Duration;
 
@@ -15,6 +15,9 @@ pub(crate) fn micros(d: Duration) -> u64 {
 }
 
 /// Everything measured about a set of outcomes (the whole run, or one request name).
+///
+/// A `Stats` that recorded nothing holds no heap memory beyond its error table's fixed slots:
+/// there is one per request name per worker thread, and a URL file may have thousands of names.
 #[derive(Clone, Debug)]
 pub struct Stats {
     pub sent: u64,
@@ -24,14 +27,19 @@ pub struct Stats {
     pub errors: ErrorTable,
     pub bytes_sent: u64,
     pub bytes_received: u64,
-    /// Latency from the intended send time, in microseconds, every outcome (errors included).
-    pub latency: Histogram<u64>,
-    /// Service time from the actual send, in microseconds, for requests that were written.
-    pub service: Histogram<u64>,
+    /// Latency from the intended send time to the end of the response, in microseconds: every
+    /// response, whatever its status; requests that got none are in `time_to_error`.
+    pub latency: CompactHistogram,
+    /// Service time from the actual send to the end of the response, in microseconds: every
+    /// response.
+    pub service: CompactHistogram,
     /// Connection set-up time, in microseconds, for each connection opened.
-    pub connect: Histogram<u64>,
-    /// Response status counts, indexed by code (0..=999).
-    pub status: Box<[u64; 1000]>,
+    pub connect: CompactHistogram,
+    /// From the intended send time to the failure, in microseconds, for requests that got no
+    /// response (refused, reset, timed out, ...).
+    pub time_to_error: CompactHistogram,
+    /// Response status counts by code.
+    pub status: StatusCounts,
     pub body_min: u64,
     pub body_max: u64,
     pub body_sum: u64,
@@ -47,10 +55,11 @@ impl Default for Stats {
             errors: ErrorTable::default(),
             bytes_sent: 0,
             bytes_received: 0,
-            latency: new_histogram(),
-            service: new_histogram(),
-            connect: new_histogram(),
-            status: Box::new([0; 1000]),
+            latency: CompactHistogram::new(),
+            service: CompactHistogram::new(),
+            connect: CompactHistogram::new(),
+            time_to_error: CompactHistogram::new(),
+            status: StatusCounts::default(),
             body_min: u64::MAX,
             body_max: 0,
             body_sum: 0,
@@ -60,10 +69,8 @@ impl Default for Stats {
 
 impl Stats {
     pub fn record(&mut self, o: &Outcome) {
-        self.latency.saturating_record(micros(o.latency));
-        if let Some(s) = o.service {
+        if o.service.is_some() {
             self.sent += 1;
-            self.service.saturating_record(micros(s));
         }
         if let Some(c) = o.connect {
             self.connect.saturating_record(micros(c));
@@ -73,17 +80,34 @@ impl Stats {
         match o.result {
             Ok(v) => {
                 self.completed += 1;
+                self.latency.saturating_record(micros(o.latency));
+                if let Some(s) = o.service {
+                    self.service.saturating_record(micros(s));
+                }
                 match v {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
                 }
-                self.status[(o.status as usize).min(999)] += 1;
+                self.status.add(o.status, 1);
                 self.body_min = self.body_min.min(o.body_bytes);
                 self.body_max = self.body_max.max(o.body_bytes);
                 self.body_sum += o.body_bytes;
             }
-            Err(kind) => self.errors.add(kind, o.message.as_deref()),
+            Err(kind) => {
+                self.time_to_error.saturating_record(micros(o.latency));
+                self.errors.add(kind, o.message.as_deref());
+            }
         }
+    }
+
+    /// Bytes held on the heap (histograms and status table), the part that grows with use.
+    pub fn heap_bytes(&self) -> usize {
+        self.latency.heap_bytes()
+            + self.service.heap_bytes()
+            + self.connect.heap_bytes()
+            + self.time_to_error.heap_bytes()
+            + self.status.heap_bytes()
+            + self.errors.heap_bytes()
     }
 
     /// Requests that ended one way or another: completed plus errors.
@@ -104,12 +128,12 @@ impl Stats {
         self.errors.merge(&other.errors);
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
-        // Same bounds on both sides, so adding cannot fail.
-        let _ = self.latency.add(&other.latency);
-        let _ = self.service.add(&other.service);
-        let _ = self.connect.add(&other.connect);
-        for (a, b) in self.status.iter_mut().zip(other.status.iter()) {
-            *a += b;
+        self.latency.add(&other.latency);
+        self.service.add(&other.service);
+        self.connect.add(&other.connect);
+        self.time_to_error.add(&other.time_to_error);
+        for (code, n) in other.statuses() {
+            self.status.add(code, n);
         }
         self.body_min = self.body_min.min(other.body_min);
         self.body_max = self.body_max.max(other.body_max);
@@ -118,11 +142,48 @@ impl Stats {
 
     /// Status codes that occurred, ascending.
     pub fn statuses(&self) -> impl Iterator<Item = (u16, u64)> + '_ {
-        self.status
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| **n > 0)
-            .map(|(c, n)| (c as u16, *n))
+        self.status.iter()
+    }
+}
+
+/// Response counts by status code, kept as a short sorted list: a run sees a handful of codes,
+/// and a table of 1,000 counters per request name per thread was 8 KiB each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusCounts(Vec<(u16, u64)>);
+
+impl StatusCounts {
+    /// Adds `n` responses with `code`; codes above 999 count as 999.
+    pub fn add(&mut self, code: u16, n: u64) {
+        let code = code.min(999);
+        match self.0.binary_search_by_key(&code, |p| p.0) {
+            Ok(i) => self.0[i].1 += n,
+            Err(i) => {
+                // Most names see one status: room for exactly one, not Vec's default four.
+                self.0.reserve_exact(1);
+                self.0.insert(i, (code, n));
+            }
+        }
+    }
+
+    /// Codes that occurred, ascending, with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (u16, u64)> + '_ {
+        self.0.iter().copied()
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<(u16, u64)>()
+    }
+}
+
+impl std::ops::Index<usize> for StatusCounts {
+    type Output = u64;
+
+    /// The count for one code, 0 for a code never seen.
+    fn index(&self, code: usize) -> &u64 {
+        match self.0.binary_search_by_key(&code, |p| usize::from(p.0)) {
+            Ok(i) => &self.0[i].1,
+            Err(_) => &0,
+        }
     }
 }
 
@@ -146,9 +207,38 @@ mod tests {
         );
         assert_eq!(s.ended(), 3);
         assert_eq!(s.statuses().collect::<Vec<_>>(), vec![(200, 1), (503, 1)]);
-        // errors count in latency (the user waited) but were never sent here
-        assert_eq!(s.latency.len(), 3);
+        // latency and service time are of responses; the reset is in time_to_error
+        assert_eq!(s.latency.len(), 2);
         assert_eq!(s.service.len(), 2);
+        assert_eq!(s.time_to_error.len(), 1);
+    }
+
+    #[test]
+    fn latency_counts_responses_and_time_to_error_counts_failures() {
+        let mut s = Stats::default();
+        for i in 0..10 {
+            s.record(&Outcome::completed(
+                0,
+                ms(5),
+                ms(4),
+                200 + (i % 2) * 300,
+                Verdict::Ok,
+            ));
+        }
+        for kind in [
+            ErrorKind::Timeout,
+            ErrorKind::ConnectRefused,
+            ErrorKind::Reset,
+        ] {
+            s.record(&Outcome::error(0, ms(1_000), kind));
+        }
+        assert_eq!(s.latency.len(), s.completed);
+        assert_eq!(s.service.len(), s.completed);
+        assert_eq!(s.time_to_error.len(), s.errors.total());
+        assert_eq!((s.completed, s.errors.total()), (10, 3));
+        // the failures' long waits do not move the responses' latency
+        assert!(s.latency.max() < 6_000, "{}", s.latency.max());
+        assert!(s.time_to_error.min() >= 999_000);
     }
 
     #[test]
@@ -174,7 +264,7 @@ mod tests {
             Duration::from_secs(10_000),
             ErrorKind::Timeout,
         ));
-        assert_eq!(s.latency.len(), 1);
-        assert!(s.latency.max() >= HISTOGRAM_MAX_US - HISTOGRAM_MAX_US / 100);
+        assert_eq!(s.time_to_error.len(), 1);
+        assert!(s.time_to_error.max() >= HISTOGRAM_MAX_US - HISTOGRAM_MAX_US / 100);
     }
 }

@@ -1,7 +1,11 @@
 use crate::stats::micros;
-use crate::{ErrorKind, Outcome, Verdict};
-use hdrhistogram::Histogram;
+use crate::{ErrorKind, Outcome, SecondLatency, Verdict};
 use std::collections::BTreeMap;
+
+/// Seconds older than this (behind the newest second reported) are sealed: their latency
+/// histogram becomes a few percentiles. Workers hand over each second within a tick of its end,
+/// so a minute leaves room for a stalled worker and keeps the live part of the timeline bounded.
+pub const SEAL_AFTER_S: u64 = 60;
 
 /// What ended in one second of the measurement, from one worker or merged over all of them.
 #[derive(Clone, Debug)]
@@ -14,9 +18,9 @@ pub struct Second {
     /// Status counts by class: index 1 = 1xx … 5 = 5xx, 0 = anything else.
     pub status_class: [u64; 6],
     pub bytes_received: u64,
-    /// Latency in microseconds, two significant digits: enough for a per-second curve, small
-    /// enough to ship one per worker per second.
-    pub latency: Histogram<u64>,
+    /// Latency of the responses that ended in this second, in microseconds (requests that got
+    /// no response are counted in `errors` only).
+    pub latency: SecondLatency,
 }
 
 impl Second {
@@ -28,16 +32,15 @@ impl Second {
             errors: [0; ErrorKind::COUNT],
             status_class: [0; 6],
             bytes_received: 0,
-            latency: Histogram::new_with_bounds(1, crate::HISTOGRAM_MAX_US, 2)
-                .expect("static histogram bounds are valid"),
+            latency: SecondLatency::default(),
         }
     }
 
     pub fn record(&mut self, o: &Outcome) {
-        self.latency.saturating_record(micros(o.latency));
         self.bytes_received += o.bytes_received;
         match o.result {
             Ok(v) => {
+                self.latency.saturating_record(micros(o.latency));
                 match v {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
@@ -68,7 +71,12 @@ impl Second {
             *a += b;
         }
         self.bytes_received += other.bytes_received;
-        let _ = self.latency.add(&other.latency);
+        self.latency.add(&other.latency);
+    }
+
+    /// Bytes this second holds, its own size included: what the timeline grows by per second.
+    pub fn held_bytes(&self) -> usize {
+        std::mem::size_of::<Second>() + self.latency.heap_bytes()
     }
 }
 
@@ -76,16 +84,31 @@ impl Second {
 #[derive(Debug, Default)]
 pub struct Timeline {
     seconds: BTreeMap<u64, Second>,
+    /// Every second below this one is sealed.
+    sealed_below: u64,
 }
 
 impl Timeline {
     pub fn add(&mut self, s: Second) {
-        match self.seconds.get_mut(&s.index) {
+        let index = s.index;
+        match self.seconds.get_mut(&index) {
             Some(have) => have.merge(&s),
             None => {
-                self.seconds.insert(s.index, s);
+                self.seconds.insert(index, s);
             }
         }
+        let seal_below = index.saturating_sub(SEAL_AFTER_S);
+        if seal_below > self.sealed_below {
+            for (_, sec) in self.seconds.range_mut(self.sealed_below..seal_below) {
+                sec.latency.seal();
+            }
+            self.sealed_below = seal_below;
+        }
+    }
+
+    /// Bytes the timeline holds (seconds and their latency summaries; map overhead aside).
+    pub fn held_bytes(&self) -> usize {
+        self.seconds.values().map(Second::held_bytes).sum()
     }
 
     /// The most recent second with data, if any.
@@ -156,5 +179,62 @@ mod tests {
         );
         assert_eq!(v[2].status_class[2], 2);
         assert_eq!(v[0].errors[ErrorKind::Reset.index()], 1);
+    }
+
+    /// Two workers' seconds, each with `n` responses of spread latencies.
+    fn busy_second(t: &mut Timeline, index: u64, n: u64) {
+        for worker in 0..2 {
+            let mut s = Second::new(index);
+            for i in 0..n {
+                let us = 100 + (i * 7_919 + worker * 13 + index) % 20_000;
+                s.record(&Outcome::completed(
+                    0,
+                    Duration::from_micros(us),
+                    Duration::ZERO,
+                    200,
+                    Verdict::Ok,
+                ));
+            }
+            t.add(s);
+        }
+    }
+
+    #[test]
+    fn timeline_bytes_per_second_stay_constant_after_the_first_minute() {
+        let mut t = Timeline::default();
+        let mut at = Vec::new();
+        for sec in 0..600 {
+            busy_second(&mut t, sec, 3_000);
+            at.push(t.held_bytes());
+        }
+        // Past the first minute each new second adds its sealed summary and nothing else.
+        let per_second = (at[599] - at[299]) / 300;
+        assert!(per_second <= 400, "{per_second} bytes per second");
+        assert_eq!(at[599] - at[499], at[499] - at[399]);
+        // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
+        assert!(at[119] < 60 * 65_536, "{}", at[119]);
+        let v = t.finish(600);
+        assert_eq!(v[10].requests(), 6_000);
+        let p99 = v[10].latency.value_at_quantile(0.99);
+        assert!(v[10].latency.is_sealed() && p99 > 19_000, "{p99}");
+    }
+
+    #[test]
+    fn per_second_latency_is_of_responses_only() {
+        let mut s = Second::new(0);
+        s.record(&Outcome::completed(
+            0,
+            Duration::from_millis(2),
+            Duration::ZERO,
+            503,
+            Verdict::Failed,
+        ));
+        s.record(&Outcome::error(
+            0,
+            Duration::from_secs(10),
+            ErrorKind::Timeout,
+        ));
+        assert_eq!((s.requests(), s.latency.len()), (2, 1));
+        assert!(s.latency.max() < 3_000);
     }
 }

@@ -3,6 +3,7 @@
 use crate::histogram::{encode_histogram, summarize_us};
 use crate::result::{Histograms, Kind, SizeSummary, Totals, Warmup};
 use crate::{Generator, RunConfig, RunResult, TimelineEntry};
+use hdrhistogram::Histogram;
 use herd_metrics::{ErrorKind, Second, Stats};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
@@ -39,6 +40,9 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let duration_s = input.duration.as_secs_f64();
     let totals = totals(s, input.dropped);
     let status = status_counts(s);
+    // One dense copy of each histogram, shared by its summary and its encoding.
+    let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
+        [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
@@ -61,9 +65,10 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .iter()
             .filter_map(|(k, _, m)| Some((k.key().to_owned(), m?.to_owned())))
             .collect(),
-        latency_ms: summarize_us(&s.latency),
-        service_time_ms: summarize_us(&s.service),
-        connect_ms: summarize_us(&s.connect),
+        latency_ms: summarize_us(&latency),
+        service_time_ms: summarize_us(&service),
+        connect_ms: summarize_us(&connect),
+        time_to_error_ms: summarize_us(&time_to_error),
         response_bytes: response_bytes(s),
         generator: finite_generator(input.generator),
         timeline: input
@@ -72,9 +77,10 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .map(|sec| timeline_entry(sec, duration_s))
             .collect(),
         histograms: Histograms {
-            latency: encode_histogram(&s.latency),
-            service_time: encode_histogram(&s.service),
-            connect: encode_histogram(&s.connect),
+            latency: encode_histogram(&latency),
+            service_time: encode_histogram(&service),
+            connect: encode_histogram(&connect),
+            time_to_error: encode_histogram(&time_to_error),
         },
         totals,
         extra: BTreeMap::new(),
@@ -153,7 +159,7 @@ fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
         bytes_received: sec.bytes_received,
         status_class: nonzero(CLASSES.iter().copied().zip(sec.status_class)),
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
-        latency_histogram: Some(encode_histogram(&sec.latency)),
+        latency_histogram: sec.latency.histogram().map(encode_histogram),
     }
 }
 

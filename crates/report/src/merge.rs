@@ -47,6 +47,7 @@ pub struct Merge {
     latency: Option<Histogram<u64>>,
     service: Option<Histogram<u64>>,
     connect: Option<Histogram<u64>>,
+    time_to_error: Option<Histogram<u64>>,
     bodies: Bodies,
     generator: GeneratorSum,
     seconds: Seconds,
@@ -184,6 +185,13 @@ impl Merge {
             decode("service time", &r.histograms.service_time)?,
         )?;
         add_hist(&mut self.connect, decode("connect", &r.histograms.connect)?)?;
+        // Written before failures had their own histogram: nothing to add.
+        if !r.histograms.time_to_error.is_empty() {
+            add_hist(
+                &mut self.time_to_error,
+                decode("time to error", &r.histograms.time_to_error)?,
+            )?;
+        }
         self.seconds.add(r, start)?;
         parts::add_names(&mut self.names, &r.by_name)?;
         parts::add_scenarios(&mut self.scenarios, &r.by_scenario)?;
@@ -227,8 +235,12 @@ impl Merge {
             return Err(MergeError(vec!["no results to merge".to_owned()]));
         };
         let hist = |h: Option<Histogram<u64>>| h.unwrap_or_else(herd_metrics::new_histogram);
-        let (latency, service, connect) =
-            (hist(self.latency), hist(self.service), hist(self.connect));
+        let (latency, service, connect, time_to_error) = (
+            hist(self.latency),
+            hist(self.service),
+            hist(self.connect),
+            hist(self.time_to_error),
+        );
         let mut instances = self.instances;
         instances.sort_by_key(|i| i.index);
         let mut header = ShardHeader {
@@ -265,6 +277,7 @@ impl Merge {
             latency_ms: summarize_us(&latency),
             service_time_ms: summarize_us(&service),
             connect_ms: summarize_us(&connect),
+            time_to_error_ms: summarize_us(&time_to_error),
             response_bytes: self.bodies.summary(),
             generator: self.generator.finish(start),
             timeline: self.seconds.finish(start, duration_s),
@@ -272,6 +285,7 @@ impl Merge {
                 latency: encode_histogram(&latency),
                 service_time: encode_histogram(&service),
                 connect: encode_histogram(&connect),
+                time_to_error: encode_histogram(&time_to_error),
             },
             extra: BTreeMap::new(),
             // A watched server belongs to the instance that watched it, not to the sum.

@@ -38,12 +38,18 @@ pub struct RunResult {
     pub errors: BTreeMap<String, u64>,
     /// The first message seen for each error class, when there was one.
     pub error_samples: BTreeMap<String, String>,
-    /// From the intended send time to the end of the response: what a user waited.
+    /// From the intended send time to the end of the response: what a user waited. Every
+    /// response, whatever its status; `count` is `totals.completed`.
     pub latency_ms: Summary,
-    /// From the actual send to the end of the response: what the server took.
+    /// From the actual send to the end of the response: what the server took. Every response.
     pub service_time_ms: Summary,
     /// Connection set-up, one sample per connection opened.
     pub connect_ms: Summary,
+    /// From the intended send time to the failure, for requests that got no response (refused,
+    /// reset, timed out, ...); `count` is `totals.errors`. Absent from results of herd before
+    /// 0.1.x's fix, whose `latency_ms` mixed these in.
+    #[serde(default)]
+    pub time_to_error_ms: Summary,
     /// Response body sizes.
     pub response_bytes: SizeSummary,
     pub generator: Generator,
@@ -292,4 +298,8 @@ pub struct Histograms {
     pub latency: String,
     pub service_time: String,
     pub connect: String,
+    /// Requests that got no response, from the intended send to the failure; empty in older
+    /// results.
+    #[serde(default)]
+    pub time_to_error: String,
 }

@@ -111,6 +111,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     latency(&r.latency_ms, out)?;
     service(&r.service_time_ms, out)?;
     connect(&r.connect_ms, out)?;
+    time_to_error(&r.time_to_error_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;
@@ -148,12 +149,27 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     )
 }
 
-fn latency(s: &Summary, out: &mut impl Write) -> fmt::Result {
+/// Requests that got no response are not in latency: how long they took to fail, on one line.
+fn time_to_error(s: &Summary, out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
-        return line(out, "latency", "no samples");
+        return Ok(());
     }
     let body = format!(
-        "min {}  mean {}  stddev {}   (from the intended send time)",
+        "p50 {}  p99 {}  max {}   ({} without a response; not in latency)",
+        duration_ms(s.p50),
+        duration_ms(s.p99),
+        duration_ms(s.max),
+        plural(s.count, "request")
+    );
+    line(out, "error time", &body)
+}
+
+fn latency(s: &Summary, out: &mut impl Write) -> fmt::Result {
+    if s.count == 0 {
+        return line(out, "latency", "no responses");
+    }
+    let body = format!(
+        "min {}  mean {}  stddev {}   (responses, from the intended send time)",
         duration_ms(s.min),
         duration_ms(s.mean),
         duration_ms(s.stddev)

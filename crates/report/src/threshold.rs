@@ -168,6 +168,12 @@ impl Threshold {
         if ended == 0 {
             return self.unmeasured("no requests were measured".to_owned());
         }
+        if matches!(self.metric, Metric::Latency(_)) && latency.count == 0 {
+            // Latency is of responses: with none, a 0 would pass any limit.
+            return self.unmeasured(format!(
+                "no responses to measure latency on: all {ended} requests failed without one"
+            ));
+        }
         let (value, unit) = match self.metric {
             Metric::Latency(s) => (stat(latency, s), "ms"),
             Metric::Errors => (100.0 * (ended - totals.ok) as f64 / ended as f64, "%"),
@@ -343,6 +349,7 @@ mod tests {
             ..Totals::default()
         };
         r.latency_ms.p95 = p95;
+        r.latency_ms.count = ok + failed;
         r.throughput_rps = 50.0;
         r
     }
@@ -357,10 +364,12 @@ mod tests {
             status: Default::default(),
             errors: Default::default(),
             latency_ms: Summary {
+                count: 10,
                 p99: 700.0,
                 ..Summary::default()
             },
             service_time_ms: Summary::default(),
+            time_to_error_ms: Summary::default(),
             response_bytes: Default::default(),
             histograms: None,
         });
@@ -384,5 +393,14 @@ mod tests {
         let empty = result(0, 0, 0, 0.0);
         let t = Threshold::parse("p95 < 1s").unwrap().evaluate(&empty);
         assert!(!t.pass, "nothing measured cannot pass");
+    }
+
+    #[test]
+    fn a_latency_threshold_fails_when_nothing_answered() {
+        // every request timed out: latency (of responses) has no samples, which is no pass
+        let r = result(0, 0, 20, 0.0);
+        let t = Threshold::parse("p95 < 1s").unwrap().evaluate(&r);
+        assert!(!t.pass, "{t:?}");
+        assert!(t.note.as_deref().unwrap().contains("no responses"), "{t:?}");
     }
 }

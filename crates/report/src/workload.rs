@@ -3,10 +3,9 @@
 //! `herd run URL` writes none of them.
 
 use crate::build::{error_counts, per_second, response_bytes, status_counts, totals};
-use crate::histogram::{encode_histogram, summarize_us};
+use crate::histogram::{encode_histogram, summarize_compact, summarize_us};
 use crate::result::{SizeSummary, Summary, Totals};
-use hdrhistogram::Histogram;
-use herd_metrics::Stats;
+use herd_metrics::{CompactHistogram, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -22,6 +21,9 @@ pub struct NameResult {
     pub errors: BTreeMap<String, u64>,
     pub latency_ms: Summary,
     pub service_time_ms: Summary,
+    /// Requests of this name that got no response, from the intended send to the failure.
+    #[serde(default)]
+    pub time_to_error_ms: Summary,
     pub response_bytes: SizeSummary,
     /// The full histograms, as at the top level (`connect` is empty): for `herd merge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,13 +77,15 @@ pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
         throughput_rps: per_second(s.completed, duration.as_secs_f64()),
         status: status_counts(s),
         errors: error_counts(s),
-        latency_ms: summarize_us(&s.latency),
-        service_time_ms: summarize_us(&s.service),
+        latency_ms: summarize_compact(&s.latency),
+        service_time_ms: summarize_compact(&s.service),
+        time_to_error_ms: summarize_compact(&s.time_to_error),
         response_bytes: response_bytes(s),
         histograms: Some(crate::Histograms {
-            latency: encode_histogram(&s.latency),
-            service_time: encode_histogram(&s.service),
+            latency: encode_histogram(&s.latency.to_histogram()),
+            service_time: encode_histogram(&s.service.to_histogram()),
             connect: String::new(),
+            time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
         }),
     }
 }
@@ -91,13 +95,13 @@ pub fn scenario_result(
     name: &str,
     weight: u64,
     iterations: u64,
-    durations: &Histogram<u64>,
+    durations: &CompactHistogram,
 ) -> ScenarioResult {
     ScenarioResult {
         name: name.to_owned(),
         weight,
         iterations,
-        duration_ms: summarize_us(durations),
-        duration_histogram: Some(encode_histogram(durations)),
+        duration_ms: summarize_us(&durations.to_histogram()),
+        duration_histogram: Some(encode_histogram(&durations.to_histogram())),
     }
 }

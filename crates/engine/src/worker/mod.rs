@@ -170,8 +170,8 @@ pub(crate) fn work<T: Transport, S: Script>(
             let schedule = open_schedule(plan, rate);
             let cap = share(plan.share_limit(max_connections), k, threads);
             let stripe = plan.shard.clone();
-            let d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap)
-                .sharded(stripe);
+            let d =
+                Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap).sharded(stripe);
             (0, Some(d))
         }
     };
@@ -250,6 +250,8 @@ pub(crate) fn work<T: Transport, S: Script>(
         w.fire_deadlines(now);
         w.close_queue(now);
         if w.end.is_some_and(|e| now >= e) && !w.stopping {
+            // Arrivals meant for before the end, due while the loop waited, still go out.
+            w.dispatch();
             w.stop();
         }
         let cut = match (w.cancelled_at, w.end) {
@@ -439,7 +441,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let action = self.script.next(&mut u.script, last, ctx);
         match action {
             Action::Send(req) => {
-                if self.stopping || self.end.is_some_and(|e| now >= e) {
+                // No request meant for after the end starts; one meant for before it (an
+                // arrival the loop hands out a little late) still goes, and the drain waits
+                // for it.
+                if self.stopping || self.end.is_some_and(|e| u.ex.intended >= e) {
                     // The run is over: no request starts after its end. An arrival taken from
                     // the queue that never left counts as dropped, like those still queued.
                     if let (Last::Start, true, Some(o)) = (last, measured, self.open.as_mut()) {

@@ -352,8 +352,8 @@ mod tests {
         for i in 0..3 {
             for k in 0..2 {
                 let shard = Shard::new(i, 3).unwrap();
-                let mut d = Dispatch::new(s.clone(), start, Duration::ZERO, k, 2, 1)
-                    .sharded(Some(shard));
+                let mut d =
+                    Dispatch::new(s.clone(), start, Duration::ZERO, k, 2, 1).sharded(Some(shard));
                 all.extend(std::iter::from_fn(|| d.due(end, None)));
             }
         }

@@ -41,6 +41,15 @@ impl Objective {
     /// `Some(what broke)` when `m` is over this limit.
     pub fn broken(&self, m: &Measured) -> Option<String> {
         match *self {
+            // Latency is of responses: a probe whose requests all failed has none to meet it.
+            Objective::Latency { percentile, .. }
+                if m.latency_ms.count == 0 && m.error_percent >= 100.0 =>
+            {
+                Some(format!(
+                    "{}: no responses, every request failed",
+                    percentile_name(percentile)
+                ))
+            }
             Objective::Latency { percentile, max_ms } => {
                 let v = latency_at(&m.latency_ms, percentile);
                 (v >= max_ms).then(|| {
@@ -262,6 +271,15 @@ mod tests {
             ..Measured::default()
         };
         assert!(slo.check(&m).is_empty());
+        // every request failed without a response: no latency, and that is no pass
+        let none = Measured {
+            error_percent: 100.0,
+            ..Measured::default()
+        };
+        assert_eq!(
+            slo.check(&none)[0],
+            "p99: no responses, every request failed"
+        );
         m.error_percent = 48.875;
         m.latency_ms.p99 = 250.0;
         assert_eq!(

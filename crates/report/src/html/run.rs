@@ -255,6 +255,7 @@ fn tables(r: &RunResult) -> String {
             row("latency (from the intended send)", &r.latency_ms),
             row("service time (from the actual send)", &r.service_time_ms),
             row("connect (per connection)", &r.connect_ms),
+            row("time to error (no response)", &r.time_to_error_ms),
         ],
     );
     let statuses: Vec<Vec<String>> = r

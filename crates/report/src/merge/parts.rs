@@ -90,6 +90,7 @@ pub(super) struct NameSum {
     errors: BTreeMap<String, u64>,
     latency: Option<Histogram<u64>>,
     service: Option<Histogram<u64>>,
+    time_to_error: Option<Histogram<u64>>,
     bodies: Bodies,
 }
 
@@ -102,6 +103,7 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
             errors: BTreeMap::new(),
             latency: None,
             service: None,
+            time_to_error: None,
             bodies: Bodies::default(),
         }));
     }
@@ -116,6 +118,9 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
         add_counts(&mut a.status, &n.status);
         add_counts(&mut a.errors, &n.errors);
         add_decoded(&mut a.latency, &h.latency, "latency")?;
+        if !h.time_to_error.is_empty() {
+            add_decoded(&mut a.time_to_error, &h.time_to_error, "time to error")?;
+        }
         add_decoded(&mut a.service, &h.service_time, "service time")?;
         a.bodies.add(&n.response_bytes, n.totals.completed);
     }
@@ -125,7 +130,8 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
 impl NameSum {
     pub(super) fn finish(self, duration_s: f64) -> NameResult {
         let h = |x: Option<Histogram<u64>>| x.unwrap_or_else(herd_metrics::new_histogram);
-        let (latency, service) = (h(self.latency), h(self.service));
+        let (latency, service, time_to_error) =
+            (h(self.latency), h(self.service), h(self.time_to_error));
         NameResult {
             name: self.name,
             throughput_rps: crate::build::per_second(self.totals.completed, duration_s),
@@ -134,11 +140,13 @@ impl NameSum {
             errors: self.errors,
             latency_ms: summarize_us(&latency),
             service_time_ms: summarize_us(&service),
+            time_to_error_ms: summarize_us(&time_to_error),
             response_bytes: self.bodies.summary(),
             histograms: Some(Histograms {
                 latency: encode_histogram(&latency),
                 service_time: encode_histogram(&service),
                 connect: String::new(),
+                time_to_error: encode_histogram(&time_to_error),
             }),
         }
     }

@@ -267,7 +267,7 @@ fn workload_shard(index: u64, cart_ms: &[u64]) -> RunResult {
     ];
     let mut iters = herd_metrics::new_histogram();
     iters.record(1_000 * (index + 1)).unwrap();
-    r.by_scenario = vec![crate::scenario_result("buy", 1, 1, &iters)];
+    r.by_scenario = vec![crate::scenario_result("buy", 1, 1, &(&iters).into())];
     r.checks = vec![crate::CheckResult {
         name: "cart: status 200".into(),
         passes: 10,

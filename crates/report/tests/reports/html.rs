@@ -70,8 +70,20 @@ fn a_run_report_has_its_verdict_charts_and_tables() {
 
 #[test]
 fn errors_show_by_class_over_time_and_in_the_tables() {
-    let r = fixtures::run(CLOSED_ERRORS);
+    let mut r = fixtures::run(CLOSED_ERRORS);
+    // written before time_to_error existed: it reads as empty
+    assert_eq!(r.time_to_error_ms.count, 0);
+    r.time_to_error_ms.count = r.totals.errors;
+    r.time_to_error_ms.p50 = 1.25;
     let page = html::render_run(&r);
+    let row = page
+        .split("time to error (no response)")
+        .nth(1)
+        .expect("a time-to-error row");
+    assert!(
+        row[..row.find("</tr>").unwrap()].contains(">1.25 ms<"),
+        "{row:.300}"
+    );
     assert!(page.contains("error: reset"), "a stack for the error class");
     assert!(
         page.contains("Connection reset by peer"),

@@ -37,15 +37,33 @@ fn status_and_error_classes_are_keyed_as_the_contract_says() {
 }
 
 #[test]
+fn latency_counts_responses_and_time_to_error_counts_failures() {
+    let r = fixture::result();
+    assert_eq!(r.latency_ms.count, r.totals.completed);
+    assert_eq!(r.service_time_ms.count, r.totals.completed);
+    let e = &r.time_to_error_ms;
+    assert_eq!(e.count, r.totals.errors);
+    assert_eq!(e.count, 5);
+    assert!(close(e.min, 1.0) && close(e.p50, 1.0), "{e:?}");
+    assert!(close(e.max, 5_000.0), "max {}", e.max);
+    // and the JSON says the same, under the names the schema gives
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["latency_ms"]["count"], 100);
+    assert_eq!(v["time_to_error_ms"]["count"], 5);
+    let h = decode_histogram(v["histograms"]["time_to_error"].as_str().unwrap()).unwrap();
+    assert_eq!(h.len(), 5);
+}
+
+#[test]
 fn percentiles_come_from_the_histograms_in_milliseconds() {
     let r = fixture::result();
     let l = &r.latency_ms;
-    assert_eq!(l.count, 105);
+    assert_eq!(l.count, 100, "latency is of responses only");
     assert!(close(l.min, 1.0), "min {}", l.min);
     assert!(close(l.p50, 50.0), "p50 {}", l.p50);
-    assert!(close(l.p90, 100.0), "p90 {}", l.p90);
-    assert!(close(l.p99, 5_000.0), "p99 {}", l.p99);
-    assert!(close(l.max, 5_000.0), "max {}", l.max);
+    assert!(close(l.p90, 90.0), "p90 {}", l.p90);
+    assert!(close(l.p99, 100.0), "p99 {}", l.p99);
+    assert!(close(l.max, 100.0), "max {}", l.max);
     assert!(
         l.p50 <= l.p75 && l.p75 <= l.p90 && l.p90 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.p999
     );
@@ -108,15 +126,19 @@ fn histograms_in_the_result_decode_to_the_recorded_ones() {
     let r = herd_report::build_run(fixture::input(&stats, &timeline));
     assert_eq!(
         decode_histogram(&r.histograms.latency).unwrap(),
-        stats.latency
+        stats.latency.to_histogram()
     );
     assert_eq!(
         decode_histogram(&r.histograms.service_time).unwrap(),
-        stats.service
+        stats.service.to_histogram()
     );
     assert_eq!(
         decode_histogram(&r.histograms.connect).unwrap(),
-        stats.connect
+        stats.connect.to_histogram()
+    );
+    assert_eq!(
+        decode_histogram(&r.histograms.time_to_error).unwrap(),
+        stats.time_to_error.to_histogram()
     );
 }
 
