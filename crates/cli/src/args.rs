@@ -83,6 +83,11 @@ pub struct RunArgs {
     #[arg(short = 'k', long)]
     pub insecure: bool,
 
+    /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
+    /// machine, each from its own address, do not compete for local ports
+    #[arg(long, value_name = "IP")]
+    pub bind: Option<std::net::IpAddr>,
+
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,

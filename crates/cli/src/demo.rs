@@ -58,6 +58,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         threads: Some(1),
         json: a.json.clone(),
         insecure: false,
+        bind: None,
         quiet: false,
         watch: Default::default(),
         shard: Default::default(),

@@ -25,6 +25,8 @@ pub struct Prepared {
     pub spec: RequestSpec,
     pub config: RunConfig,
     pub insecure: bool,
+    /// The local address connections are made from.
+    pub bind: Option<std::net::IpAddr>,
 }
 
 /// Checks every flag and reports all problems at once.
@@ -137,6 +139,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         spec,
         config,
         insecure: a.insecure,
+        bind: a.bind,
     })
 }
 
@@ -151,6 +154,7 @@ pub fn execute(p: &Prepared, control: Arc<Control>, live: &mut Live) -> Result<R
         &p.target,
         TlsOptions {
             insecure: p.insecure,
+            source: p.bind,
         },
     )
     .map_err(|e| Exit::bad_input(e.to_string()))?;

@@ -145,6 +145,7 @@ impl UrlRuns {
             threads: r.threads,
             json: None,
             insecure: r.insecure,
+            bind: None,
             quiet: r.quiet,
             watch: Default::default(),
             shard: Default::default(),
@@ -251,7 +252,10 @@ impl Runs for WorkloadRuns {
             w,
             &plan,
             config,
-            self.request.insecure,
+            herd_http::TlsOptions {
+                insecure: self.request.insecure,
+                source: None,
+            },
             Arc::clone(control),
             &mut Live::new(quiet),
         )?;

@@ -189,7 +189,11 @@ fn execute(
         requests: plan.requests,
     });
     let watcher = crate::watch::start(watch, std::time::Instant::now() + plan.warmup)?;
-    let result = run_plan(w, plan, config, a.insecure, control, &mut live);
+    let options = TlsOptions {
+        insecure: a.insecure,
+        source: a.bind,
+    };
+    let result = run_plan(w, plan, config, options, control, &mut live);
     let server = crate::watch::stop(watcher);
     let mut result = result?;
     result.server = server;
@@ -203,19 +207,19 @@ pub(crate) fn run_plan(
     w: &Workload,
     plan: &Plan,
     config: RunConfig,
-    insecure: bool,
+    options: TlsOptions,
     control: Arc<Control>,
     live: &mut Live,
 ) -> Result<RunResult, Exit> {
     limits::ensure_fds(plan.max_connections())?;
-    let transport = HttpTransport::new(w.target(), TlsOptions { insecure })
-        .map_err(|e| Exit::bad_input(e.to_string()))?;
+    let transport =
+        HttpTransport::new(w.target(), options).map_err(|e| Exit::bad_input(e.to_string()))?;
     w.reset_tally();
     let out = herd_engine::run(
         plan,
         Arc::new(herd_engine::SystemClock),
         |_| transport.wire(),
-        |_| w.script(),
+        |_| w.script_in(plan.shard.as_ref()),
         control,
         |pr| live.update(pr),
     )

@@ -15,6 +15,9 @@ pub struct TlsOptions {
     /// but nothing says that certificate is the right one. For testing servers you control, never
     /// for measuring across a network you do not trust.
     pub insecure: bool,
+    /// The local address connections are made from (ab's `-B`): several generators on one
+    /// machine, each from its own loopback address, do not compete for local ports.
+    pub source: Option<std::net::IpAddr>,
 }
 
 /// One config per run, shared by every connection of every worker: it holds the session cache,

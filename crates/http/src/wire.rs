@@ -16,7 +16,7 @@ use mio::{Events, Interest, Poll, Token};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
 use std::io::{self, Read, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,6 +33,7 @@ const BACKSTOP: Duration = Duration::from_millis(5);
 pub struct HttpTransport {
     addr: SocketAddr,
     tls: Option<Tls>,
+    source: Option<IpAddr>,
 }
 
 #[derive(Clone)]
@@ -43,7 +44,7 @@ struct Tls {
 
 impl HttpTransport {
     pub fn new(target: &Target, tls: TlsOptions) -> Result<Self, HttpError> {
-        let tls = match target.scheme() {
+        let tls_setup = match target.scheme() {
             Scheme::Http => None,
             Scheme::Https => Some(Tls {
                 config: client_config(tls)?,
@@ -52,7 +53,8 @@ impl HttpTransport {
         };
         Ok(HttpTransport {
             addr: target.addr(),
-            tls,
+            tls: tls_setup,
+            source: tls.source,
         })
     }
 
@@ -70,6 +72,7 @@ impl HttpTransport {
             events: Events::with_capacity(1024),
             addr: self.addr,
             tls: self.tls.clone(),
+            source: self.source,
             alarm,
             armed: None,
             clock: SystemClock,
@@ -83,6 +86,7 @@ pub struct Wire {
     events: Events,
     addr: SocketAddr,
     tls: Option<Tls>,
+    source: Option<IpAddr>,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
     alarm: Option<Alarm>,
     armed: Option<Instant>,
@@ -103,7 +107,11 @@ impl Transport for Wire {
 
     fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
         let addr = self.addr;
-        let mut sock = TcpStream::connect(addr).map_err(|e| connect_failure(addr, &e))?;
+        let mut sock = match self.source {
+            None => TcpStream::connect(addr),
+            Some(ip) => connect_from(ip, addr),
+        }
+        .map_err(|e| connect_failure(addr, &e))?;
         self.poll
             .registry()
             .register(
@@ -307,6 +315,20 @@ fn send_tls(tls: &mut ClientConnection, sock: &mut TcpStream) -> io::Result<bool
         }
     }
     Ok(false)
+}
+
+/// A non-blocking connect to `addr` from local address `ip` (any port).
+fn connect_from(ip: IpAddr, addr: SocketAddr) -> io::Result<TcpStream> {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    s.set_nonblocking(true)?;
+    s.bind(&SocketAddr::new(ip, 0).into())?;
+    match s.connect(&addr.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(TcpStream::from_std(s.into()))
 }
 
 fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {

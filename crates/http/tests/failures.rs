@@ -151,3 +151,21 @@ fn server_reset_is_reset() {
     let (failure, _) = fail(vec![Step::Read, Step::Reset]);
     assert_eq!(failure.kind, ErrorKind::Reset, "{failure:?}");
 }
+
+#[test]
+fn connections_come_from_the_source_address_asked_for() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let target = Target::parse(&format!("http://{addr}/")).unwrap();
+    let options = TlsOptions {
+        source: Some("127.0.0.2".parse().unwrap()),
+        ..Default::default()
+    };
+    let mut wire = HttpTransport::new(&target, options)
+        .unwrap()
+        .wire()
+        .unwrap();
+    let _conn = wire.open(LIMIT).unwrap();
+    let (_, peer) = listener.accept().unwrap();
+    assert_eq!(peer.ip().to_string(), "127.0.0.2");
+}

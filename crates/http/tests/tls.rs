@@ -78,8 +78,14 @@ fn self_signed_certificate_fails_verification() {
 #[test]
 fn insecure_accepts_self_signed_and_negotiates_http_1_1() {
     let addr = start_tls_server();
-    let mut client =
-        Client::connect(&format!("https://{addr}/"), TlsOptions { insecure: true }).unwrap();
+    let mut client = Client::connect(
+        &format!("https://{addr}/"),
+        TlsOptions {
+            insecure: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let mut req = client.request("GET", "/");
     req.keep_response = true;
     let resp = client.exchange(&req).unwrap();
@@ -102,7 +108,10 @@ fn tls_to_a_plaintext_port_is_tls_error() {
     let server = Server::start(vec![Step::Write(reply)]);
     let failure = Client::connect(
         &format!("https://{}/", server.addr),
-        TlsOptions { insecure: true },
+        TlsOptions {
+            insecure: true,
+            ..Default::default()
+        },
     )
     .err()
     .expect("handshake should fail");

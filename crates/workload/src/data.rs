@@ -5,6 +5,7 @@
 use crate::diag::{did_you_mean, Diag};
 use crate::read::Reader;
 use crate::yaml::Node;
+use herd_engine::segment::Shard;
 use rand::Rng;
 use rand_distr::{Distribution, Zipf};
 use std::path::Path;
@@ -76,10 +77,21 @@ impl Source {
         matches!(self.kind, Kind::Table { .. })
     }
 
+    #[cfg(test)]
     pub fn draw(&self, user: u64, rng: &mut impl Rng) -> Drawn {
+        self.draw_in(user, rng, None)
+    }
+
+    /// [`Source::draw`] for one shard of a run: `user` is the user's id in the whole run, and
+    /// sequential rows follow the shard's stripe, so no two shards ever take the same row.
+    pub fn draw_in(&self, user: u64, rng: &mut impl Rng, shard: Option<&Shard>) -> Drawn {
         let mut pick = |len: usize, pick: Pick| match pick {
             Pick::PerUser => (user % len as u64) as usize,
-            Pick::Sequential => (self.next.fetch_add(1, Ordering::Relaxed) % len as u64) as usize,
+            Pick::Sequential => {
+                let j = self.next.fetch_add(1, Ordering::Relaxed);
+                let global = shard.map_or(j, |s| s.stripe().nth(j));
+                (global % len as u64) as usize
+            }
             Pick::Random => rng.gen_range(0..len),
         };
         match &self.kind {
@@ -268,6 +280,26 @@ mod tests {
             },
             next: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    #[test]
+    fn sequential_rows_of_shards_never_meet() {
+        let mut taken = std::collections::BTreeSet::new();
+        for i in 0..3 {
+            let shard = Shard::new(i, 3).unwrap();
+            let mut seq = table(Pick::Sequential);
+            if let Kind::Table { rows, .. } = &mut seq.kind {
+                *rows = (0..12).map(|i| vec![i.to_string()]).collect();
+            }
+            let mut rng = SmallRng::seed_from_u64(1);
+            for _ in 0..4 {
+                let Drawn::Row(r) = seq.draw_in(0, &mut rng, Some(&shard)) else {
+                    panic!("a row")
+                };
+                assert!(taken.insert(r), "row {r} taken twice");
+            }
+        }
+        assert_eq!(taken.len(), 12);
     }
 
     #[test]

@@ -136,7 +136,16 @@ impl Workload {
 
     /// The script for one worker thread.
     pub fn script(&self) -> WorkloadScript {
-        WorkloadScript::new(Arc::clone(&self.program), Arc::clone(&self.tally))
+        self.script_in(None)
+    }
+
+    /// The script for one worker thread of `shard` of a run (`Plan::shard`).
+    pub fn script_in(&self, shard: Option<&herd_engine::segment::Shard>) -> WorkloadScript {
+        WorkloadScript::new(
+            Arc::clone(&self.program),
+            Arc::clone(&self.tally),
+            shard.cloned(),
+        )
     }
 
     pub fn target(&self) -> &Target {

@@ -12,6 +12,7 @@ use crate::redirect::Redirect;
 use crate::tally::Tally;
 use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
+use herd_engine::segment::Shard;
 use herd_engine::{Action, Ctx, Last, Request, Response, Script};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -27,15 +28,22 @@ const MAX_REDIRECTS: usize = 10;
 /// tally when the worker drops it at the end of the run.
 pub struct WorkloadScript {
     program: Arc<Program>,
+    /// The shard of the run this process plays: sequential data rows follow its stripe.
+    shard: Option<Shard>,
     tally: RefCell<Tally>,
     sink: Arc<Mutex<Tally>>,
 }
 
 impl WorkloadScript {
-    pub(crate) fn new(program: Arc<Program>, sink: Arc<Mutex<Tally>>) -> Self {
+    pub(crate) fn new(
+        program: Arc<Program>,
+        sink: Arc<Mutex<Tally>>,
+        shard: Option<Shard>,
+    ) -> Self {
         let tally = Tally::new(program.scenarios.len(), program.checks.len());
         WorkloadScript {
             program,
+            shard,
             tally: RefCell::new(tally),
             sink,
         }
@@ -209,7 +217,7 @@ impl WorkloadScript {
         // Extracted variables live for one iteration: a value from the last one would be stale.
         user.extracted.iter_mut().for_each(|v| *v = None);
         for &s in &p.scenarios[user.scenario].sources {
-            let drawn = p.sources[s].draw(user.id, &mut user.rng);
+            let drawn = p.sources[s].draw_in(user.id, &mut user.rng, self.shard.as_ref());
             if let Drawn::Number(n) = drawn {
                 let t = &mut user.texts[s];
                 t.clear();
