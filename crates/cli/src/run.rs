@@ -95,6 +95,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         names: 1,
         stages: Vec::new(),
         shard: None,
+        late: std::time::Duration::ZERO,
     };
     if let Err(e) = plan.validate() {
         problems.extend(e.0);
@@ -354,19 +355,16 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         duration: prepared.plan.duration,
         requests: prepared.plan.requests,
     });
-    let hash = || {
-        Ok(crate::shard_run::config_hash(
-            &prepared.config,
-            &prepared.spec.body,
-        ))
-    };
-    let result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
+    let plan_hash = crate::shard_run::config_hash(&prepared.config, &prepared.spec.body);
+    let hash = || Ok(plan_hash);
+    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+        prepared.plan.late = crate::shard_run::late_start(&prepared.plan, late)?;
         let watcher = watch::start(watch, Instant::now() + prepared.plan.warmup)?;
         let result = execute(&prepared, Arc::clone(&control), &mut live);
         let server = watch::stop(watcher);
         let mut result = result?;
         result.server = server;
-        Ok(result)
+        Ok((result, prepared.plan.missed()))
     })?;
     let code = finish(&result, a.json.as_deref())?;
     if shard.is_some() {

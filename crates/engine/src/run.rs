@@ -125,7 +125,14 @@ where
         plan: plan.clone(),
         control,
         issued: AtomicU64::new(0),
-        start: clock.now() + Duration::from_millis(5),
+        // A late start (`Plan::late`) puts instant 0 in the past: the rest of the plan keeps
+        // its own instants.
+        start: {
+            let start = clock.now() + Duration::from_millis(5);
+            // Only a run with a length can start late; never by more than all of it.
+            let late = plan.length().map_or(Duration::ZERO, |l| plan.late.min(l));
+            start.checked_sub(late).unwrap_or(start)
+        },
     };
     let (tx, rx) = mpsc::channel::<Report>();
     let (outputs, timeline, watch) = std::thread::scope(

@@ -65,7 +65,17 @@ impl Schedule {
     pub fn due_before(&self, offset: Duration) -> u64 {
         let t = self.end.map_or(offset, |e| offset.min(e));
         let n = self.count_before(t);
-        self.limit.map_or(n, |l| n.min(l))
+        let mut n = self.limit.map_or(n, |l| n.min(l));
+        // The count is computed in floating point and `at` too, each rounding its own way: a
+        // step or two settles the count on exactly the arrivals `at` gives before `t`, so no
+        // arrival is ever counted that the schedule does not hold.
+        while n > 0 && self.at(n - 1).is_none_or(|o| o >= t) {
+            n -= 1;
+        }
+        while self.at(n).is_some_and(|o| o < t) {
+            n += 1;
+        }
+        n
     }
 
     /// How many arrivals fall before `offset`: those the warm-up takes.
@@ -146,11 +156,28 @@ mod tests {
 
     #[test]
     fn due_before_counts_to_the_end_and_the_limit_even_at_absurd_rates() {
+        // (a thousand arrivals share each nanosecond; those that round to the end are not in)
         let s = Schedule::new(1e12, Some(Duration::from_secs(1)), None);
-        assert_eq!(s.due_before(Duration::MAX), 1_000_000_000_000);
-        assert_eq!(s.due_before(Duration::from_millis(1)), 1_000_000_000);
+        let all = s.due_before(Duration::MAX);
+        assert!(
+            (999_999_999_000..=1_000_000_000_000).contains(&all),
+            "{all}"
+        );
+        let ms = s.due_before(Duration::from_millis(1));
+        assert!((999_999_000..=1_000_000_000).contains(&ms), "{ms}");
         let s = Schedule::new(10.0, None, Some(7));
         assert_eq!(s.due_before(Duration::from_secs(100)), 7);
+    }
+
+    #[test]
+    fn due_before_counts_only_arrivals_the_schedule_holds() {
+        // 600/s for 1.6666666666 s: arrival 1000 falls at the end to within rounding; the
+        // count must agree with `at` whatever the floating point says.
+        let end = Duration::from_secs_f64(1.6666666666);
+        let s = Schedule::new(600.0, Some(end), None);
+        let held = (0..).take_while(|i| s.at(*i).is_some()).count() as u64;
+        assert_eq!(s.due_before(Duration::MAX), held);
+        assert_eq!(s.due_before(end + Duration::from_millis(5)), held);
     }
 
     #[test]

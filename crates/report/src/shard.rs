@@ -42,6 +42,14 @@ pub struct ShardInstance {
     /// `--late skip`: the instance was ready after the start and played only the rest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub started_late: bool,
+    /// With `started_late`: the arrivals of its share intended before it started, neither sent
+    /// nor counted as scheduled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ShardHeader {

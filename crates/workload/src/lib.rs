@@ -131,6 +131,7 @@ impl Workload {
             names: self.program.names.len(),
             stages: l.stages.clone(),
             shard: None,
+            late: std::time::Duration::ZERO,
         }
     }
 

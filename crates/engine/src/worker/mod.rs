@@ -170,8 +170,10 @@ pub(crate) fn work<T: Transport, S: Script>(
             let schedule = open_schedule(plan, rate);
             let cap = share(plan.share_limit(max_connections), k, threads);
             let stripe = plan.shard.clone();
-            let d =
+            let mut d =
                 Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap).sharded(stripe);
+            // Started late: what was due before now is missed, not sent in a burst.
+            d.miss(plan.late);
             (0, Some(d))
         }
     };

@@ -72,6 +72,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
             clock_synchronised: Some(true),
             clock_max_error_ms: Some(1.5),
             started_late: false,
+            missed: 0,
         }],
         missing: vec![],
     });
