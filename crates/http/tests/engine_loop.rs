@@ -424,3 +424,91 @@ fn every_thread_reports_its_seconds() {
     let in_timeline: u64 = out.timeline.iter().map(|s| s.requests()).sum();
     assert_eq!(in_timeline, 500, "the timeline holds every request once");
 }
+
+/// Client-side sockets to `port` in TIME_WAIT (remote port `port`), from /proc/net/tcp.
+fn time_wait_toward(port: u16) -> usize {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    table
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3
+                && f[3] == "06"
+                && f[2]
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| u16::from_str_radix(p, 16).ok())
+                    == Some(port)
+        })
+        .count()
+}
+
+#[test]
+fn the_last_call_of_a_connection_asks_the_server_to_close_and_the_server_closes_first() {
+    // A server that honours `Connection: close` by closing after its answer, as nginx does,
+    // and counts the requests that asked for it.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let asked = Arc::new(AtomicU64::new(0));
+    let count = Arc::clone(&asked);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let count = Arc::clone(&count);
+            std::thread::spawn(move || {
+                let mut pending = Vec::new();
+                let mut chunk = [0u8; 1024];
+                loop {
+                    let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        match conn.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => pending.extend_from_slice(&chunk[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&pending[..end]).to_string();
+                    pending.drain(..end + 4);
+                    if head.contains("\r\nConnection: close") {
+                        count.fetch_add(1, Ordering::SeqCst);
+                        let _ = conn.write_all(
+                            b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+                        );
+                        return; // closes first
+                    }
+                    if conn.write_all(ANSWER).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let target = Target::parse(&format!("http://{addr}/")).unwrap();
+    let transport = HttpTransport::new(&target, TlsOptions::default()).unwrap();
+    let request = herd_http::with_closing(Request::new(ASK));
+    let plan = Plan {
+        calls_per_conn: Some(3),
+        ..plan(1, 30)
+    };
+    let out = run(
+        &plan,
+        Arc::new(SystemClock),
+        |_| transport.wire(),
+        |_| Single(request.clone()),
+        Control::new().into(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(out.total.ok, 30, "{:?}", out.total.errors);
+    assert_eq!(out.generator.connections_opened, 10);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        10,
+        "every third request asked for the close"
+    );
+    assert_eq!(
+        time_wait_toward(addr.port()),
+        0,
+        "the generator's ports are left free: the server closed first"
+    );
+}

@@ -47,6 +47,8 @@ pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
 const IDLE_ITERATION: Duration = Duration::from_millis(10);
 /// A connection the server said it closes is kept this long at most, waiting for its close.
 const LINGER: Duration = Duration::from_secs(1);
+/// At the end of the run, lingering connections get this long for the server's close.
+const END_LINGER: Duration = Duration::from_millis(200);
 /// One read takes up to this much: a typical response, head and body, in one system call.
 const SCRATCH: usize = 64 * 1024;
 
@@ -282,6 +284,21 @@ pub(crate) fn work<T: Transport, S: Script>(
     }
     for i in 0..w.users.len() {
         w.close(i);
+    }
+    // Connections the server said it closes get a moment for its close, so the last ones too
+    // leave their TIME_WAIT on the server's side.
+    let until = w.now() + END_LINGER;
+    while w.users.iter().any(|u| u.link.draining.is_some()) && w.now() < until {
+        wait(&mut w.t, until, &mut events)?;
+        for ev in events.drain(..) {
+            let i = ev.token & 0xffff_ffff;
+            let now = w.now();
+            if i < w.users.len() {
+                w.drain_lingering(i, (ev.token >> 32) as u32, now);
+            }
+        }
+    }
+    for i in 0..w.users.len() {
         if let Some((c, _, _)) = w.users[i].link.draining.take() {
             w.t.close(c);
         }
