@@ -96,6 +96,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         stages: Vec::new(),
         shard: None,
         late: std::time::Duration::ZERO,
+        arrivals: None,
     };
     if let Err(e) = plan.validate() {
         problems.extend(e.0);

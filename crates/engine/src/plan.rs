@@ -1,5 +1,6 @@
 use crate::segment::Shard;
 use crate::stages::{Profile, Stage};
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -50,6 +51,10 @@ pub struct Plan {
     /// `--late skip`): it plays the rest of the plan, each arrival at its own instant, and
     /// the arrivals before now are missed, not sent (see [`Plan::missed`]).
     pub late: Duration,
+    /// Open model: arrivals at these offsets from the start (ascending) instead of at `rate`,
+    /// e.g. a web log replayed with its own timing; the script learns each arrival's index
+    /// ([`crate::Ctx::arrival`]).
+    pub arrivals: Option<Arc<[Duration]>>,
 }
 
 impl Default for Plan {
@@ -66,6 +71,7 @@ impl Default for Plan {
             stages: Vec::new(),
             shard: None,
             late: Duration::ZERO,
+            arrivals: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! is tested as a table with no clock (vegeta's `Pace`, wrk2's `start + n / rate`).
 
 use crate::stages::Profile;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A fixed-rate schedule of arrivals, numbered 0, 1, 2, … across all threads. Thread `k` of `T`
@@ -19,6 +20,8 @@ pub struct Schedule {
 enum Pace {
     Constant(f64),
     Staged(Profile),
+    /// Given offsets, ascending (a web log replayed with its own timing).
+    Explicit(Arc<[Duration]>),
 }
 
 impl Schedule {
@@ -45,6 +48,16 @@ impl Schedule {
         }
     }
 
+    /// Arrivals at the given offsets from the start (ascending), e.g. a log's requests with
+    /// their recorded timing; stop before `end` and/or after `limit` arrivals.
+    pub fn explicit(offsets: Arc<[Duration]>, end: Option<Duration>, limit: Option<u64>) -> Self {
+        Schedule {
+            pace: Pace::Explicit(offsets),
+            end,
+            limit,
+        }
+    }
+
     /// The intended offset of arrival `index` from the start, or `None` when the schedule is over.
     pub fn at(&self, index: u64) -> Option<Duration> {
         if self.limit.is_some_and(|l| index >= l) {
@@ -53,6 +66,7 @@ impl Schedule {
         let offset = match &self.pace {
             Pace::Constant(rate) => Duration::from_secs_f64(index as f64 / rate),
             Pace::Staged(p) => p.arrival_at(index)?,
+            Pace::Explicit(o) => *o.get(usize::try_from(index).ok()?)?,
         };
         if self.end.is_some_and(|e| offset >= e) {
             return None;
@@ -83,6 +97,7 @@ impl Schedule {
         match &self.pace {
             Pace::Constant(rate) => (offset.as_secs_f64() * rate).ceil() as u64,
             Pace::Staged(p) => p.arrivals_before(offset),
+            Pace::Explicit(o) => o.partition_point(|x| *x < offset) as u64,
         }
     }
 }
@@ -178,6 +193,20 @@ mod tests {
         let held = (0..).take_while(|i| s.at(*i).is_some()).count() as u64;
         assert_eq!(s.due_before(Duration::MAX), held);
         assert_eq!(s.due_before(end + Duration::from_millis(5)), held);
+    }
+
+    #[test]
+    fn explicit_offsets_are_the_schedule() {
+        let ms = Duration::from_millis;
+        let s = Schedule::explicit(
+            vec![ms(0), ms(0), ms(5), ms(900)].into(),
+            Some(ms(500)),
+            None,
+        );
+        assert_eq!(count(&s), 3, "the end leaves the last one out");
+        assert_eq!(s.at(2), Some(ms(5)));
+        assert_eq!(s.count_before(ms(1)), 2);
+        assert_eq!(s.due_before(Duration::MAX), 3);
     }
 
     #[test]

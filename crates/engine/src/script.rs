@@ -38,6 +38,9 @@ pub struct Ctx {
     pub now: Instant,
     /// The iteration was intended after the warm-up: counts it keeps follow the engine's rule.
     pub measured: bool,
+    /// Open model: the index in the whole schedule of the arrival this iteration answers
+    /// (a replayed log's line); `None` in the closed model.
+    pub arrival: Option<u64>,
 }
 
 pub trait Script: 'static {

@@ -546,3 +546,60 @@ fn ctrl_c_in_the_warmup_measures_nothing_and_says_how_much_warmup_ran() {
         out.warmup
     );
 }
+
+/// Sends one request per arrival, naming the arrival (a replayed log's line) in its bytes.
+#[derive(Clone)]
+struct Replay;
+
+impl Script for Replay {
+    type User = ();
+    fn new_user(&self, _id: u64) {}
+    fn next(&self, _: &mut (), last: Last<'_>, ctx: Ctx) -> Action {
+        match last {
+            Last::Start => {
+                let line = ctx
+                    .arrival
+                    .expect("an open-model iteration answers an arrival");
+                Action::Send(Request::new(
+                    format!("GET /line/{line} HTTP/1.1\r\n\r\n").into_bytes(),
+                ))
+            }
+            _ => Action::Done,
+        }
+    }
+}
+
+#[test]
+fn a_replay_sends_each_line_once_at_its_own_offset() {
+    let mut fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    fake.keep_requests = true;
+    let offsets: Vec<Duration> = [0, 10, 10, 10, 250, 900].iter().map(|&m| ms(m)).collect();
+    let plan = Plan {
+        load: Load::Open {
+            rate: 1.0,
+            max_connections: 2,
+        },
+        duration: Some(ms(1_000)),
+        arrivals: Some(offsets.into()),
+        ..Plan::default()
+    };
+    let out = go_script(plan, &fake, Arc::new(Control::new()), |_| Replay);
+    assert_eq!(out.scheduled, 6);
+    assert_eq!(out.total.ok, 6);
+    let mut lines: Vec<String> = fake.requests.lock().unwrap().clone();
+    lines.sort();
+    let want: Vec<String> = (0..6)
+        .map(|i| format!("GET /line/{i} HTTP/1.1\r\n\r\n"))
+        .collect();
+    assert_eq!(lines, want, "each line once");
+    // Three lines at 10 ms on two connections: the third waits for one, and its latency
+    // counts from its own offset (1 ms service each, so at least 2 ms).
+    assert!(
+        out.total.latency.max() >= 2_000,
+        "{}",
+        out.total.latency.max()
+    );
+    // all six in the first second
+    let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
+    assert_eq!(per_sec, vec![6]);
+}

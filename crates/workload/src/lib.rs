@@ -132,6 +132,7 @@ impl Workload {
             stages: l.stages.clone(),
             shard: None,
             late: std::time::Duration::ZERO,
+            arrivals: None,
         }
     }
 

@@ -97,9 +97,13 @@ pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule
         let warm = p.arrivals_before(plan.warmup);
         return Schedule::staged(p, plan.requests.map(|n| warm + n));
     }
+    let end = plan.duration.map(|d| plan.warmup + d);
+    if let Some(offsets) = &plan.arrivals {
+        let warm = offsets.partition_point(|o| *o < plan.warmup) as u64;
+        return Schedule::explicit(offsets.clone(), end, plan.requests.map(|n| warm + n));
+    }
     let probe = Schedule::new(rate, None, None);
     let warm = probe.count_before(plan.warmup);
-    let end = plan.duration.map(|d| plan.warmup + d);
     Schedule::new(rate, end, plan.requests.map(|n| warm + n))
 }
 
@@ -432,7 +436,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// ends.
     fn next_arrival(&mut self, i: usize, now: Instant) {
         let Some(o) = self.open.as_mut() else { return };
-        if let Some(at) = o.waiting() {
+        if let Some((g, at)) = o.waiting() {
+            self.users[i].arrival = Some(g);
             return self.iterate(i, at, now);
         }
         if o.closed || self.stopping {
@@ -455,7 +460,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Asks user `i`'s script what comes next, and sets it going (the caller drives it).
     fn step(&mut self, i: usize, last: Last<'_>, now: Instant) {
         let measured = self.users[i].iteration >= self.measure_start;
-        let ctx = Ctx { now, measured };
+        let ctx = Ctx {
+            now,
+            measured,
+            arrival: self.users[i].arrival,
+        };
         let u = &mut self.users[i];
         let action = self.script.next(&mut u.script, last, ctx);
         match action {
@@ -639,7 +648,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     fn complete(&mut self, i: usize, now: Instant) {
         self.deadlines.remove(i);
         let measured = self.users[i].iteration >= self.measure_start;
-        let ctx = Ctx { now, measured };
+        let ctx = Ctx {
+            now,
+            measured,
+            arrival: self.users[i].arrival,
+        };
         let u = &mut self.users[i];
         u.link.uses += 1;
         u.link.last_used = u.ex.start;
@@ -863,19 +876,20 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             let Some(o) = self.open.as_mut() else {
                 return;
             };
-            let Some(at) = o.due(now, end) else {
+            let Some((g, at)) = o.due(now, end) else {
                 return;
             };
             let lag = Dispatch::lag(now, at);
             o.send_lag.saturating_record(lag);
             self.second_lag.saturating_record(lag);
-            let i = match o.hand(at, self.users.len(), now) {
+            let i = match o.hand(g, at, self.users.len(), now) {
                 Hand::Held => continue,
                 Hand::Dropped => return,
                 Hand::Idle(i) => i,
                 Hand::New => self.add_user(now),
             };
             self.users[i].state = State::Free;
+            self.users[i].arrival = Some(g);
             self.iterate(i, at, now);
             self.drive(i, false, true);
         }

@@ -39,8 +39,9 @@ pub(crate) struct Dispatch {
     warm: u64,
     /// Most users (connections) this thread opens.
     pub cap: usize,
-    /// Due arrivals waiting for a free user, oldest first.
-    queue: VecDeque<Instant>,
+    /// Due arrivals waiting for a free user, oldest first: their index in the schedule and
+    /// their intended instant.
+    queue: VecDeque<(u64, Instant)>,
     bound: usize,
     /// Users with nothing to do (most recently freed last), their connections kept open.
     pub idle: Vec<usize>,
@@ -111,10 +112,14 @@ impl Dispatch {
         self
     }
 
+    /// The index in the whole schedule of this shard's `j`th arrival.
+    fn global(&self, j: u64) -> u64 {
+        self.shard.as_ref().map_or(j, |s| s.stripe().nth(j))
+    }
+
     /// When this shard's `j`th arrival is intended.
     fn at(&self, j: u64) -> Option<Instant> {
-        let global = self.shard.as_ref().map_or(j, |s| s.stripe().nth(j));
-        self.schedule.at(global).map(|o| self.start + o)
+        self.schedule.at(self.global(j)).map(|o| self.start + o)
     }
 
     /// How many of this shard's arrivals are among the schedule's first `global`.
@@ -124,9 +129,9 @@ impl Dispatch {
             .map_or(global, |s| s.stripe().scale(global))
     }
 
-    /// The next arrival if it is due at `now`; the run's `end` passed by `BEHIND` drops the rest
-    /// of the schedule instead.
-    pub fn due(&mut self, now: Instant, end: Option<Instant>) -> Option<Instant> {
+    /// The next arrival, its index in the whole schedule and its intended instant, if it is
+    /// due at `now`; the run's `end` passed by `BEHIND` drops the rest of the schedule instead.
+    pub fn due(&mut self, now: Instant, end: Option<Instant>) -> Option<(u64, Instant)> {
         if self.closed {
             return None;
         }
@@ -136,9 +141,10 @@ impl Dispatch {
             self.skip(Duration::MAX);
             return None;
         }
+        let global = self.global(self.index);
         self.index += self.step;
         self.next = self.at(self.index);
-        Some(at)
+        Some((global, at))
     }
 
     /// Drops, in one step, every arrival of this thread intended before `offset` from the start
@@ -173,13 +179,13 @@ impl Dispatch {
     }
 
     /// Decides where the due arrival `at` goes, given how many users this thread has, at `now`.
-    pub fn hand(&mut self, at: Instant, users: usize, now: Instant) -> Hand {
+    pub fn hand(&mut self, index: u64, at: Instant, users: usize, now: Instant) -> Hand {
         if let Some(i) = self.idle.pop() {
             Hand::Idle(i)
         } else if users < self.cap {
             Hand::New
         } else if self.queue.len() < self.bound {
-            self.queue.push_back(at);
+            self.queue.push_back((index, at));
             Hand::Held
         } else {
             // Full, and every user busy: this arrival and all others already due can only be
@@ -194,7 +200,7 @@ impl Dispatch {
     }
 
     /// The oldest arrival waiting for a free user.
-    pub fn waiting(&mut self) -> Option<Instant> {
+    pub fn waiting(&mut self) -> Option<(u64, Instant)> {
         self.queue.pop_front()
     }
 
@@ -215,7 +221,11 @@ impl Dispatch {
     pub fn close(&mut self, measure_start: Instant, now: Instant) -> Vec<usize> {
         self.closed = true;
         self.skip(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
-        self.dropped += self.queue.iter().filter(|at| **at >= measure_start).count() as u64;
+        self.dropped += self
+            .queue
+            .iter()
+            .filter(|(_, at)| *at >= measure_start)
+            .count() as u64;
         self.queue.clear();
         std::mem::take(&mut self.idle)
     }
@@ -259,7 +269,7 @@ mod tests {
     fn hands_out_what_is_due_and_no_more() {
         let (mut d, start) = dispatch(10.0, 1, 4); // arrivals every 100 ms
         let now = start + Duration::from_millis(250);
-        let got: Vec<_> = std::iter::from_fn(|| d.due(now, None)).collect();
+        let got: Vec<_> = std::iter::from_fn(|| d.due(now, None).map(|(_, at)| at)).collect();
         assert_eq!(
             got,
             [0, 100, 200].map(|ms| start + Duration::from_millis(ms))
@@ -270,10 +280,10 @@ mod tests {
     fn free_users_first_then_new_ones_then_the_queue() {
         let (mut d, start) = dispatch(1000.0, 1, 2);
         d.idle.push(7);
-        assert!(matches!(d.hand(start, 1, start), Hand::Idle(7)));
-        assert!(matches!(d.hand(start, 1, start), Hand::New));
-        assert!(matches!(d.hand(start, 2, start), Hand::Held));
-        assert_eq!(d.waiting(), Some(start));
+        assert!(matches!(d.hand(0, start, 1, start), Hand::Idle(7)));
+        assert!(matches!(d.hand(0, start, 1, start), Hand::New));
+        assert!(matches!(d.hand(0, start, 2, start), Hand::Held));
+        assert_eq!(d.waiting(), Some((0, start)));
         assert_eq!(d.waiting(), None);
     }
 
@@ -283,9 +293,9 @@ mod tests {
         let s = Schedule::new(1000.0, Some(Duration::from_secs(1)), None);
         let mut d = Dispatch::new(s, start, Duration::from_millis(5), 0, 1, 1);
         let warm = start + Duration::from_millis(5);
-        d.hand(start, 1, start); // a warm-up arrival: not counted when dropped
-        d.hand(warm, 1, warm);
-        d.hand(warm, 1, warm);
+        d.hand(0, start, 1, start); // a warm-up arrival: not counted when dropped
+        d.hand(0, warm, 1, warm);
+        d.hand(0, warm, 1, warm);
         d.idle.push(3);
         // closed at the start: nothing of the schedule was due yet but what was queued
         assert_eq!(d.close(warm, start), vec![3]);
@@ -315,9 +325,9 @@ mod tests {
         d.bound = 2;
         let now = start + Duration::from_millis(1); // a million arrivals due
         let mut handed = 0;
-        while let Some(at) = d.due(now, None) {
+        while let Some((g, at)) = d.due(now, None) {
             handed += 1;
-            if let Hand::Dropped = d.hand(at, 1, now) {
+            if let Hand::Dropped = d.hand(g, at, 1, now) {
                 break;
             }
         }
@@ -339,7 +349,7 @@ mod tests {
         assert!(!d.over(end - Duration::from_millis(1), Some(end)));
         assert!(d.over(end, Some(end)));
         // With only a request count, the queue must empty first.
-        d.hand(start, 1, start);
+        d.hand(0, start, 1, start);
         assert!(!d.over(end, None));
         d.waiting();
         assert!(d.over(end, None));
@@ -367,7 +377,7 @@ mod tests {
                 let shard = Shard::new(i, 3).unwrap();
                 let mut d =
                     Dispatch::new(s.clone(), start, Duration::ZERO, k, 2, 1).sharded(Some(shard));
-                all.extend(std::iter::from_fn(|| d.due(end, None)));
+                all.extend(std::iter::from_fn(|| d.due(end, None).map(|(_, at)| at)));
             }
         }
         all.sort();

@@ -105,6 +105,8 @@ pub(super) struct User<U, C, P> {
     pub busy: bool,
     /// Generation of the user's pending timer: an entry of another generation is stale.
     pub timer: u32,
+    /// Open model: the schedule index of the arrival the current iteration answers.
+    pub arrival: Option<u64>,
     pub link: Link<C>,
     pub ex: Exchange<P>,
 }
@@ -129,6 +131,7 @@ impl<U, C, P: Parse> User<U, C, P> {
             iteration: now,
             busy: false,
             timer: 0,
+            arrival: None,
             link: Link {
                 conn: None,
                 generation: 0,
