@@ -9,9 +9,12 @@ mod doctor;
 mod exit;
 mod interrupt;
 mod limits;
+mod logs_cmd;
+mod model_cmd;
 mod pdf;
 mod plot;
 mod progress;
+mod replay_cmd;
 mod report_cmd;
 mod run;
 mod series;
@@ -64,6 +67,13 @@ enum Command {
     Capacity(Box<capacity::CapacityArgs>),
     /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
     Plot(plot::PlotArgs),
+    /// What is in a web server's access log: rate, request types, sizes, time taken, sessions;
+    /// or, with --against, whether the server logged what a run sent
+    Logs(Box<logs_cmd::LogsArgs>),
+    /// Write a workload file from access logs: top request types, weights, think times, ids, peak rate
+    Model(Box<model_cmd::ModelArgs>),
+    /// Replay access logs with their timing (--dry-run for now: what would be sent, per second)
+    Replay(Box<replay_cmd::ReplayArgs>),
 }
 
 fn main() {
@@ -81,6 +91,9 @@ fn main() {
         Command::Capacity(a) => capacity::cmd(a),
         Command::Plot(a) => plot::cmd(a),
         Command::Validate(a) => workload_cmd::validate(a),
+        Command::Logs(a) => logs_cmd::cmd(a),
+        Command::Model(a) => model_cmd::cmd(a),
+        Command::Replay(a) => replay_cmd::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

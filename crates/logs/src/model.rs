@@ -274,7 +274,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
     let _ = writeln!(w, "scenarios:");
     let _ = writeln!(
         w,
-        "  # the top {} request types{} cover {:.1}% of the log's requests; weights are their shares in basis points",
+        "  # the top {} request types{} cover {:.1}% of the log's requests; weights are their shares in basis points\n  # (the load above is the whole log's rate: the types not modelled are spread over these by weight)",
         picked.len(),
         if o.assets { "" } else { " (static files left out: --assets keeps them)" },
         picked_share

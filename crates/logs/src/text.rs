@@ -34,7 +34,11 @@ pub fn render(r: &LogsReport, top: usize) -> String {
         i.bad_lines
     );
     for b in &i.bad_samples {
-        let _ = writeln!(o, "  bad {}:{}: {}: {}", b.file, b.line, b.reason, b.text);
+        let _ = writeln!(
+            o,
+            "  bad line {}:{}: {}: {}",
+            b.file, b.line, b.reason, b.text
+        );
     }
     let _ = writeln!(
         o,
