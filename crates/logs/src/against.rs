@@ -106,14 +106,14 @@ impl Against {
     }
 
     pub fn add(&mut self, r: &Record) {
-        let t = r.time.micros as f64 / 1e6 - self.run.start;
-        // a line is written when its response ends: herd counts the same moment
-        if t < 0.0 || t >= self.run.duration_s {
+        // logs often time lines to the whole second: the window is the run's seconds, whole
+        let base = self.run.start.floor();
+        let t = r.time.micros as f64 / 1e6 - base;
+        if t < 0.0 || t >= self.per_second.len() as f64 {
             self.outside += 1;
             return;
         }
-        let last = self.per_second.len().saturating_sub(1);
-        self.per_second[(t as usize).min(last)] += 1;
+        self.per_second[t as usize] += 1;
         self.status[r.status_class()] += 1;
         if let Some(us) = r.taken_us {
             let _ = self.taken.record(us);
@@ -181,14 +181,21 @@ impl Against {
                 ));
             }
         }
+        // herd's seconds start at the run's start, the log's at the whole second before it:
+        // a second is flagged only when the 3 seconds around it differ too
         let n = self.run.per_second.len().max(self.per_second.len());
+        let h_at = |i: usize| self.run.per_second.get(i).copied().unwrap_or(0);
+        let s_at = |i: usize| self.per_second.get(i).copied().unwrap_or(0);
+        let around = |f: &dyn Fn(usize) -> u64, i: usize| {
+            f(i.saturating_sub(1)) + f(i) + if i + 1 < n { f(i + 1) } else { 0 }
+        };
         let mut per_second = Vec::new();
         let mut bad_seconds = Vec::new();
         for i in 0..n {
-            let h = self.run.per_second.get(i).copied().unwrap_or(0);
-            let s = self.per_second.get(i).copied().unwrap_or(0);
+            let (h, s) = (h_at(i), s_at(i));
             per_second.push((i as u64, h, s));
-            if off(h, s, 2) {
+            let (h3, s3) = (around(&h_at, i), around(&s_at, i));
+            if off(h, s, 2) && off(h3, s3, 2.max(h.max(s) / 2)) {
                 bad_seconds.push(format!("t={i}s herd {h} server {s}"));
             }
         }

@@ -322,7 +322,7 @@ impl Analyzer {
             time_taken_ms: (!self.taken_us.is_empty()).then(|| times(&self.taken_us, 1000.0)),
             types,
             clients: Clients {
-                distinct: s.clients.len() as u64,
+                distinct: s.clients.estimate(),
                 sessions: s.sessions,
                 session_idle_s: s.idle_s(),
                 requests_per_session: times(&s.lengths, 1.0),
@@ -344,14 +344,16 @@ pub fn times(h: &Histogram<u64>, div: f64) -> Times {
     if h.is_empty() {
         return Times::default();
     }
-    let q = |x: f64| round(h.value_at_quantile(x) as f64 / div, 3);
+    // the bucket's lowest value: a logged 30 ms reads 30, not 30.015 (within 0.1% either way)
+    let low = |v: u64| round(h.lowest_equivalent(v) as f64 / div, 3);
+    let q = |x: f64| low(h.value_at_quantile(x));
     Times {
         count: h.len(),
         mean: round(h.mean() / div, 3),
         p50: q(0.5),
         p95: q(0.95),
         p99: q(0.99),
-        max: round(h.max() as f64 / div, 3),
+        max: low(h.max()),
     }
 }
 

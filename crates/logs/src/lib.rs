@@ -20,6 +20,7 @@
 
 pub mod against;
 pub mod analysis;
+pub mod distinct;
 pub mod format;
 pub mod html;
 pub mod json;

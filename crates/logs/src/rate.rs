@@ -23,6 +23,7 @@ pub struct Rate {
     pub minutes: BTreeMap<i64, u64>,
     pub hours: [u64; 24],
     pub late: u64,
+    minute: (i64, u64),
     pub first: Option<Timestamp>,
     pub last: Option<Timestamp>,
 }
@@ -41,6 +42,7 @@ impl Default for Rate {
             minutes: BTreeMap::new(),
             hours: [0; 24],
             late: 0,
+            minute: (i64::MIN, 0),
             first: None,
             last: None,
         }
@@ -57,7 +59,15 @@ impl Rate {
         }
         self.first = Some(self.first.map_or(t, |f| f.min(t)));
         self.last = Some(self.last.map_or(t, |l| l.max(t)));
-        *self.minutes.entry(sec.div_euclid(60)).or_default() += 1;
+        // lines come mostly in order: count the current minute aside, not in the map
+        let minute = sec.div_euclid(60);
+        if minute != self.minute.0 {
+            if self.minute.1 > 0 {
+                *self.minutes.entry(self.minute.0).or_default() += self.minute.1;
+            }
+            self.minute = (minute, 0);
+        }
+        self.minute.1 += 1;
         self.hours[usize::from(t.local_hour())] += 1;
         if sec < self.base {
             self.late += 1;
@@ -89,6 +99,10 @@ impl Rate {
 
     /// Closes the seconds still in the ring; call once at the end.
     pub fn finish(&mut self) {
+        if self.minute.1 > 0 {
+            *self.minutes.entry(self.minute.0).or_default() += self.minute.1;
+            self.minute.1 = 0;
+        }
         while !self.ring.is_empty() {
             self.close_oldest();
         }

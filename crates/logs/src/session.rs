@@ -4,8 +4,9 @@
 //! browser fetches them within milliseconds of their page. Sessions that ended are dropped as
 //! the log's time moves on, so memory follows the clients active at once.
 
+use crate::distinct::Distinct;
 use crate::record::Record;
-use ahash::{AHashMap, AHashSet};
+use ahash::AHashMap;
 use hdrhistogram::Histogram;
 use std::hash::{BuildHasher, Hash, Hasher};
 
@@ -18,7 +19,7 @@ struct Live {
 pub struct Sessions {
     idle_us: i64,
     live: AHashMap<u64, Live>,
-    pub clients: AHashSet<u64>,
+    pub clients: Distinct,
     /// Think times in milliseconds.
     pub think_ms: Histogram<u64>,
     /// Page requests per session.
@@ -40,7 +41,7 @@ impl Sessions {
         Sessions {
             idle_us: idle_s as i64 * 1_000_000,
             live: AHashMap::new(),
-            clients: AHashSet::new(),
+            clients: Distinct::default(),
             think_ms: hist(),
             lengths: hist(),
             durations_s: hist(),
@@ -64,7 +65,7 @@ impl Sessions {
         r.client.hash(&mut h);
         r.user_agent.hash(&mut h);
         let key = h.finish();
-        self.clients.insert(key);
+        self.clients.add(key);
         let now = r.time.micros;
         match self.live.get_mut(&key) {
             Some(s) if now - s.last <= self.idle_us => {

@@ -146,7 +146,7 @@ pub struct Ids {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Clients {
-    /// Distinct address + user agent pairs.
+    /// Distinct address + user agent pairs (estimated within about 1%).
     pub distinct: u64,
     pub sessions: u64,
     pub session_idle_s: u64,
