@@ -184,7 +184,7 @@ fn synthetic(name: &str, n: usize, garbage_every: usize, seed: u64, s: f64) -> P
 #[test]
 fn five_percent_garbage_is_counted_shown_and_skipped() {
     let log = synthetic("garbage.log", 2000, 19, 1, 1.0);
-    let r = analyse(&[log.clone()], &FormatSpec::Auto, None);
+    let r = analyse(&[log], &FormatSpec::Auto, None);
     assert_eq!(r.input.records, 2000);
     assert_eq!(r.input.bad_lines, 105);
     assert_eq!(r.input.bad_samples.len(), 5);
