@@ -145,6 +145,21 @@ pub fn cmd(a: &LogsArgs) -> Result<i32, Exit> {
     Ok(exit::OK)
 }
 
+/// A `herd logs --json` file, when `path` holds one (`kind: "logs"`): `herd report` shows it.
+pub fn read_logs_json(path: &Path) -> Option<Result<LogsReport, Exit>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("kind").and_then(|k| k.as_str()) != Some("logs") {
+        return None;
+    }
+    Some(serde_json::from_value(value).map_err(|e| {
+        Exit::bad_input(format!(
+            "{}: not a `herd logs --json` file this herd can read: {e}",
+            path.display()
+        ))
+    }))
+}
+
 /// herd's side of the comparison, from its result.
 fn run_side(r: &RunResult) -> Result<RunSide, Exit> {
     let start = herd_logs::time::Clock::default()

@@ -153,6 +153,8 @@ fn nginx_log_with_request_time_gives_back_the_mix_it_was_driven_with() {
     assert_eq!(r["clients"]["distinct"], 4);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<svg") && page.contains("GET /items/{id}"));
+    // `herd report` draws the same page from the JSON
+    assert_eq!(html_report(&json), page);
 
     // the same requests from the JSON log (format told by its lines) and the $msec one
     for (file, format) in [
