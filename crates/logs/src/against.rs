@@ -71,6 +71,13 @@ pub struct Against {
     key: Vec<u8>,
 }
 
+/// Whether a request name is a method and a path (herd's default names), so it can be matched.
+fn path_like(name: &str) -> bool {
+    name.split_once(' ').is_some_and(|(m, p)| {
+        !m.is_empty() && m.bytes().all(|c| c.is_ascii_uppercase()) && p.starts_with('/')
+    })
+}
+
 /// `GET /items/{{item}}` (a workload's request name) as a pattern over paths.
 fn name_pattern(name: &str) -> UserPattern {
     let mut p = String::new();
@@ -91,7 +98,7 @@ impl Against {
             .iter()
             .map(|n| (n.name.clone(), name_pattern(&n.name)))
             .collect();
-        let secs = run.duration_s.ceil() as usize;
+        let secs = ((run.start + run.duration_s).floor() - run.start.floor()) as usize + 1;
         Against {
             run,
             tolerance: tolerance_percent,
@@ -218,7 +225,8 @@ impl Against {
                 .types
                 .get(&nm.name)
                 .map_or((0, None), |(c, h)| (*c, h.as_ref()));
-            if off(nm.requests, l, 2) {
+            // a name like `item page` says nothing of its path: shown, not judged
+            if path_like(&nm.name) && off(nm.requests, l, 2) {
                 flags.push(format!(
                     "type {}: herd {} requests, server {l}",
                     nm.name, nm.requests
@@ -239,7 +247,7 @@ impl Against {
         }
         for (name, (c, h)) in &self.types {
             if !self.run.names.iter().any(|n| &n.name == name) {
-                if !self.run.names.is_empty() {
+                if !self.run.names.is_empty() && self.run.names.iter().all(|n| path_like(&n.name)) {
                     flags.push(format!("type {name}: {c} lines the run has no name for"));
                 }
                 by_type.push(TypeRow {
@@ -326,4 +334,82 @@ pub fn render(c: &Comparison) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Timestamp;
+
+    fn record(secs: f64, path: &'static [u8], status: u16) -> Record<'static> {
+        Record {
+            time: Timestamp {
+                micros: (secs * 1e6) as i64,
+                offset_min: 0,
+            },
+            method: b"GET",
+            path,
+            status,
+            taken_us: Some(1000),
+            ..Record::default()
+        }
+    }
+
+    fn run(names: &[(&str, u64)]) -> RunSide {
+        RunSide {
+            start: 100.5,
+            duration_s: 2.0,
+            per_second: vec![2, 2],
+            status_classes: [("2xx".to_owned(), 4)].into(),
+            service_ms: (1.0, 1.0),
+            names: names
+                .iter()
+                .map(|(n, r)| NameSide {
+                    name: n.to_string(),
+                    requests: *r,
+                    ..NameSide::default()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn workload_names_match_paths_and_custom_names_are_not_judged() {
+        let mut a = Against::new(run(&[("GET /items/{{item}}", 3), ("home page", 1)]), 2.0);
+        for (t, p) in [
+            (100.6, &b"/items/1"[..]),
+            (101.2, b"/items/2"),
+            (101.9, b"/items/3"),
+            (102.1, b"/"),
+        ] {
+            a.add(&record(t, p, 200));
+        }
+        a.add(&record(90.0, b"/items/9", 200));
+        let c = a.finish();
+        assert_eq!(c.outside, 1);
+        assert_eq!(c.by_type[0].logged, 3);
+        assert!(c.flags.is_empty(), "{:?}", c.flags);
+    }
+
+    #[test]
+    fn a_proxy_answering_5xx_is_flagged() {
+        let mut r = run(&[]);
+        r.status_classes = [("2xx".to_owned(), 1), ("5xx".to_owned(), 3)].into();
+        let mut a = Against::new(r, 2.0);
+        a.add(&record(100.6, b"/", 200));
+        a.add(&record(101.6, b"/", 200));
+        let c = a.finish();
+        assert!(
+            c.flags.iter().any(|f| f.starts_with("lost")),
+            "{:?}",
+            c.flags
+        );
+        assert!(
+            c.flags
+                .iter()
+                .any(|f| f.starts_with("status 5xx: herd saw 3, the server logged 0")),
+            "{:?}",
+            c.flags
+        );
+    }
 }
