@@ -13,9 +13,12 @@ mod k8s_manifest;
 mod limits;
 mod merge_cmd;
 mod output;
+mod logs_cmd;
+mod model_cmd;
 mod pdf;
 mod plot;
 mod progress;
+mod replay_cmd;
 mod report_cmd;
 mod run;
 mod series;
@@ -75,6 +78,13 @@ enum Command {
     Merge(merge_cmd::MergeArgs),
     /// Run a workload as N shards on Kubernetes: render the manifests, collect the results
     K8s(k8s::K8sArgs),
+    /// What is in a web server's access log: rate, request types, sizes, time taken, sessions;
+    /// or, with --against, whether the server logged what a run sent
+    Logs(Box<logs_cmd::LogsArgs>),
+    /// Write a workload file from access logs: top request types, weights, think times, ids, peak rate
+    Model(Box<model_cmd::ModelArgs>),
+    /// Replay access logs with their timing (--dry-run for now: what would be sent, per second)
+    Replay(Box<replay_cmd::ReplayArgs>),
 }
 
 fn main() {
@@ -94,6 +104,9 @@ fn main() {
         Command::Validate(a) => workload_cmd::validate(a),
         Command::Merge(a) => merge_cmd::cmd(a),
         Command::K8s(a) => k8s::cmd(a),
+        Command::Logs(a) => logs_cmd::cmd(a),
+        Command::Model(a) => model_cmd::cmd(a),
+        Command::Replay(a) => replay_cmd::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

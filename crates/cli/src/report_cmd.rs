@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A result written by `herd run --json` (or a sweep or capacity result)
+    /// A result written by `herd run --json` (or a sweep or capacity result, or `herd logs --json`)
     pub file: PathBuf,
 
     /// Write the report to this file instead of standard output; its extension (.html, .pdf,
@@ -52,6 +52,14 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
         return Err(Exit::bad_input(
             "--format pdf needs a file to write: add -o report.pdf",
         ));
+    }
+    if let Some(logs) = crate::logs_cmd::read_logs_json(&a.file) {
+        let out = match format {
+            Format::Text => herd_logs::text::render(&logs?, 15),
+            Format::Html | Format::Pdf => herd_logs::html::render(&logs?),
+        };
+        emit(&out, format, a.output.as_deref())?;
+        return Ok(exit::OK);
     }
     let doc = read_document(&a.file).map_err(|e| Exit::bad_input(e.to_string()))?;
     let out = match (format, &doc) {

@@ -1,0 +1,355 @@
+//! `herd model`: a workload file from what a log showed. The top request types become
+//! scenarios (one request and a think time each) weighted by their share; ids come from the
+//! log (the observed ones with their frequencies, or a Zipf source with the fitted exponent);
+//! the load reaches the observed peak rate. Every number carries a comment saying where it
+//! came from, so the engineer can check and adjust it.
+
+use crate::analysis::round;
+use crate::summary::{LogsReport, TypeSummary};
+use std::fmt::Write;
+
+/// How ids are written into the data section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataChoice {
+    /// Observed ids when few enough to list (at most 100 distinct), else Zipf.
+    Auto,
+    /// The most requested ids, repeated in proportion to their requests.
+    Values,
+    /// `zipf: { n, s }` with the fitted exponent: ids 1..n.
+    Zipf,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModelOptions {
+    pub target: String,
+    pub scenarios: usize,
+    /// Multiplies the peak rate (`--scale 2x`).
+    pub scale: f64,
+    pub duration: String,
+    pub data: DataChoice,
+    /// Model static files too (left out by default: browsers cache them, CDNs serve them).
+    pub assets: bool,
+    /// Open model at the peak rate, without think times.
+    pub open: bool,
+}
+
+/// `2x`, `2`, `150%` as a factor.
+pub fn parse_scale(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let v = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().ok()? / 100.0
+    } else {
+        t.trim_end_matches(['x', 'X']).trim().parse::<f64>().ok()?
+    };
+    (v.is_finite() && v > 0.0).then_some(v)
+}
+
+fn source_name(t: &TypeSummary, used: &mut Vec<String>) -> String {
+    let path = t.name.split_once(' ').map_or(t.name.as_str(), |(_, p)| p);
+    let path = path.split('?').next().unwrap_or(path);
+    let word = path
+        .split('/')
+        .take_while(|s| *s != "{id}")
+        .filter(|s| !s.is_empty())
+        .last()
+        .unwrap_or("item");
+    let mut base: String = word
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base = format!("id_{base}");
+    }
+    base.push_str("_id");
+    let mut name = base.clone();
+    let mut k = 2;
+    while used.contains(&name) {
+        name = format!("{base}{k}");
+        k += 1;
+    }
+    used.push(name.clone());
+    name
+}
+
+fn yaml_str(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The path of a scenario's request: `{id}` -> `{{source}}`, `{q}` -> the example's value.
+fn step_path(t: &TypeSummary, source: Option<&str>) -> String {
+    let path = t.name.split_once(' ').map_or(t.name.as_str(), |(_, p)| p);
+    let (p, q) = path
+        .split_once('?')
+        .map_or((path, None), |(p, q)| (p, Some(q)));
+    let mut out = match source {
+        Some(s) => p.replacen("{id}", &format!("{{{{{s}}}}}", s = s), 1),
+        None => p.to_owned(),
+    };
+    // a second `{id}` in the same path takes the example's value
+    let ex_path = t.example.split('?').next().unwrap_or("");
+    if out.contains("{id}") {
+        let segs: Vec<&str> = out.split('/').collect();
+        let ex: Vec<&str> = ex_path.split('/').collect();
+        out = segs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if *s == "{id}" {
+                    ex.get(i).copied().unwrap_or("1")
+                } else {
+                    s
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+    }
+    if let Some(q) = q {
+        let ex_q = t.example.split_once('?').map_or("", |(_, q)| q);
+        let params: Vec<String> = q
+            .split('&')
+            .map(|p| match p.split_once('=') {
+                Some((k, "{q}")) => {
+                    let v = ex_q
+                        .split('&')
+                        .find_map(|e| e.strip_prefix(&format!("{k}=")))
+                        .unwrap_or("");
+                    format!("{k}={v}")
+                }
+                _ => p.to_owned(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&params.join("&"));
+    }
+    out
+}
+
+/// Writes the workload file.
+pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
+    let mut y = String::new();
+    let w = &mut y;
+    let total = r.input.records;
+    let _ = writeln!(
+        w,
+        "# Workload modelled by `herd model` from {} ({} requests, {} .. {}).",
+        r.input.files.join(", "),
+        total,
+        r.span.first,
+        r.span.last
+    );
+    let _ = writeln!(w, "# Every number says where it came from; check them before a real test. `herd validate` reads this file.");
+    let _ = writeln!(
+        w,
+        "target: {}   # not in the log: set the system under test (--target)",
+        o.target
+    );
+    let _ = writeln!(w, "seed: 1");
+    let picked: Vec<&TypeSummary> = r
+        .types
+        .iter()
+        .filter(|t| o.assets || !t.asset)
+        .take(o.scenarios.max(1))
+        .collect();
+    let rest: Vec<&TypeSummary> = r
+        .types
+        .iter()
+        .filter(|t| !picked.iter().any(|p| p.name == t.name))
+        .collect();
+    let picked_share: f64 = picked.iter().map(|t| t.share).sum();
+
+    // load
+    let peak = r.rate.peak_second.rps;
+    let rate = round(peak * o.scale, 1).max(0.1);
+    let think = &r.clients.think_time_s;
+    let taken_s = r.time_taken_ms.as_ref().map_or(0.0, |t| t.mean / 1000.0);
+    let use_think = !o.open && think.count > 0 && think.mean > 0.0;
+    let _ = writeln!(w, "load:");
+    let _ = writeln!(
+        w,
+        "  # observed: peak second {} req/s at {}, p99 of seconds {} req/s, peak minute {} req/s, mean {} req/s",
+        r.rate.peak_second.requests, r.rate.peak_second.at, r.rate.p99_second_rps, r.rate.peak_minute.rps, r.rate.mean_rps
+    );
+    if use_think {
+        let users = (rate * (think.mean + taken_s)).ceil().max(1.0) as u64;
+        let _ = writeln!(w, "  # closed model: each user sends a request then thinks; by Little's law users = rate x (think + time taken)");
+        let _ = writeln!(
+            w,
+            "  #   = {rate} req/s (peak second x {} --scale) x ({:.3} s mean think + {:.3} s mean time taken) = {users} users",
+            o.scale, think.mean, taken_s
+        );
+        let _ = writeln!(w, "  # (`herd model --open` writes an open model at the same rate without think times instead)");
+        let _ = writeln!(w, "  model: closed");
+        let _ = writeln!(w, "  stages:");
+        let _ = writeln!(w, "    - {{ duration: 1m, target: {users} }}   # ramp-up");
+        let _ = writeln!(
+            w,
+            "    - {{ duration: {}, target: {users} }}   # hold at the peak (--duration)",
+            o.duration
+        );
+    } else {
+        let _ = writeln!(w, "  # open model: iterations (one request each) started per second = peak second x {} (--scale)", o.scale);
+        let _ = writeln!(w, "  model: open");
+        let _ = writeln!(w, "  rate: {rate}");
+        let _ = writeln!(w, "  duration: {}   # --duration", o.duration);
+        let cap = ((rate * (taken_s.max(0.05) * 4.0)).ceil() as u64).max(1000);
+        let _ = writeln!(w, "  max_connections: {cap}");
+    }
+
+    // data
+    let mut used = Vec::new();
+    let mut sources: Vec<Option<String>> = Vec::new();
+    let mut data = String::new();
+    for t in &picked {
+        let Some(ids) = t.ids.as_ref().filter(|_| t.name.contains("{id}")) else {
+            sources.push(None);
+            continue;
+        };
+        let name = source_name(t, &mut used);
+        let zipf = ids.zipf.as_ref();
+        let choice = match o.data {
+            DataChoice::Auto if ids.distinct as usize <= ids.top.len() || zipf.is_none() => {
+                DataChoice::Values
+            }
+            DataChoice::Auto => DataChoice::Zipf,
+            DataChoice::Zipf if zipf.is_none() => DataChoice::Values,
+            c => c,
+        };
+        let fit = zipf.map_or("no Zipf fit (too few ids)".to_owned(), |z| {
+            format!(
+                "fitted Zipf s = {} over {} ids, {} fit (KS distance {})",
+                z.s, z.n, z.fit, z.ks
+            )
+        });
+        let _ = writeln!(
+            data,
+            "  # {}: {} distinct ids seen; {fit}",
+            t.name, ids.distinct
+        );
+        if choice == DataChoice::Zipf {
+            let z = zipf.expect("checked above");
+            let _ = writeln!(data, "  # ids 1..n drawn like the log's popularity; map them onto real ids, or use --data values for the observed ones");
+            let _ = writeln!(
+                data,
+                "  {name}: {{ zipf: {{ n: {}, s: {} }} }}",
+                ids.distinct, z.s
+            );
+        } else {
+            // repetition gives each id its observed frequency under a uniform pick
+            let listed: u64 = ids.top.iter().map(|(_, n)| n).sum();
+            let mut values = Vec::new();
+            for (id, n) in &ids.top {
+                let copies = ((*n as f64 / listed.max(1) as f64) * 400.0)
+                    .round()
+                    .max(1.0) as usize;
+                for _ in 0..copies {
+                    values.push(yaml_str(id));
+                }
+            }
+            let _ = writeln!(
+                data,
+                "  # the {} most requested ids ({:.1}% of this type's requests), each repeated in proportion to its requests",
+                ids.top.len(),
+                100.0 * listed as f64 / t.requests.max(1) as f64
+            );
+            let _ = writeln!(
+                data,
+                "  {name}: {{ pick: random, values: [{}] }}",
+                values.join(", ")
+            );
+        }
+        sources.push(Some(name));
+    }
+    if !data.is_empty() {
+        let _ = writeln!(w, "data:");
+        w.push_str(&data);
+    }
+
+    // scenarios
+    let _ = writeln!(w, "scenarios:");
+    let _ = writeln!(
+        w,
+        "  # the top {} request types{} cover {:.1}% of the log's requests; weights are their shares in basis points\n  # (the load above is the whole log's rate: the types not modelled are spread over these by weight)",
+        picked.len(),
+        if o.assets { "" } else { " (static files left out: --assets keeps them)" },
+        picked_share
+    );
+    for (t, src) in picked.iter().zip(&sources) {
+        let (method, _) = t.name.split_once(' ').unwrap_or(("GET", ""));
+        let method = method.to_ascii_lowercase();
+        let method = if ["get", "post", "put", "patch", "delete", "head", "options"]
+            .contains(&method.as_str())
+        {
+            method
+        } else {
+            "get".into()
+        };
+        let weight = ((t.share * 100.0).round() as u64).max(1);
+        let _ = writeln!(w, "  - name: {}", yaml_str(&t.name));
+        let tt = t.time_taken_ms.as_ref().map_or(String::new(), |x| {
+            format!(", server time taken p50 {} ms, p95 {} ms", x.p50, x.p95)
+        });
+        let _ = writeln!(
+            w,
+            "    weight: {weight}   # {:.2}% of requests ({}){tt}",
+            t.share, t.requests
+        );
+        let _ = writeln!(w, "    steps:");
+        let _ = writeln!(
+            w,
+            "      - {method}: {}",
+            yaml_str(&step_path(t, src.as_deref()))
+        );
+        let _ = writeln!(w, "        name: {}", yaml_str(&t.name));
+        if use_think {
+            let _ = writeln!(
+                w,
+                "      - think: {{ exponential: {}ms }}   # mean gap between a session's page requests: {:.3} s (p50 {:.3} s, p95 {:.3} s, {} gaps)",
+                (think.mean * 1000.0).round().max(1.0),
+                think.mean,
+                think.p50,
+                think.p95,
+                think.count
+            );
+        }
+    }
+    if !rest.is_empty() {
+        let _ = writeln!(
+            w,
+            "# Request types not modelled ({} more, {:.1}% of requests):",
+            rest.len(),
+            100.0 - picked_share
+        );
+        for t in rest.iter().take(30) {
+            let _ = writeln!(
+                w,
+                "#   {:>6.2}%  {}{}",
+                t.share,
+                t.name,
+                if t.asset { "  (static file)" } else { "" }
+            );
+        }
+        if rest.len() > 30 {
+            let _ = writeln!(w, "#   ... and {} more (see `herd logs`)", rest.len() - 30);
+        }
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales() {
+        assert_eq!(parse_scale("2x"), Some(2.0));
+        assert_eq!(parse_scale("150%"), Some(1.5));
+        assert_eq!(parse_scale("0"), None);
+        assert_eq!(parse_scale("abc"), None);
+    }
+}

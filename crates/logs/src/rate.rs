@@ -1,0 +1,145 @@
+//! Requests over time in constant memory: seconds are counted in a short ring (a log is only
+//! roughly in time order: nginx writes a line when the response ends) and folded into a
+//! histogram of per-second rates as they leave it; minutes and hours of day are kept whole.
+
+use crate::time::Timestamp;
+use hdrhistogram::Histogram;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Seconds a line may be late and still count in its own second.
+const WINDOW: i64 = 120;
+/// The per-second series is kept for charts and `--against` up to this length (2 days).
+const SERIES_MAX: usize = 172_800;
+
+pub struct Rate {
+    ring: VecDeque<u64>,
+    base: i64,
+    started: bool,
+    hist: Histogram<u64>,
+    pub peak_second: (i64, u64),
+    pub seconds: Vec<u64>,
+    pub first_second: i64,
+    pub series_cut: bool,
+    pub minutes: BTreeMap<i64, u64>,
+    pub hours: [u64; 24],
+    pub late: u64,
+    minute: (i64, u64),
+    pub first: Option<Timestamp>,
+    pub last: Option<Timestamp>,
+}
+
+impl Default for Rate {
+    fn default() -> Self {
+        Rate {
+            ring: VecDeque::new(),
+            base: 0,
+            started: false,
+            hist: Histogram::new(3).expect("3 significant figures is valid"),
+            peak_second: (0, 0),
+            seconds: Vec::new(),
+            first_second: 0,
+            series_cut: false,
+            minutes: BTreeMap::new(),
+            hours: [0; 24],
+            late: 0,
+            minute: (i64::MIN, 0),
+            first: None,
+            last: None,
+        }
+    }
+}
+
+impl Rate {
+    pub fn add(&mut self, t: Timestamp) {
+        let sec = t.secs();
+        if !self.started {
+            self.started = true;
+            self.base = sec;
+            self.first_second = sec;
+        }
+        self.first = Some(self.first.map_or(t, |f| f.min(t)));
+        self.last = Some(self.last.map_or(t, |l| l.max(t)));
+        // lines come mostly in order: count the current minute aside, not in the map
+        let minute = sec.div_euclid(60);
+        if minute != self.minute.0 {
+            if self.minute.1 > 0 {
+                *self.minutes.entry(self.minute.0).or_default() += self.minute.1;
+            }
+            self.minute = (minute, 0);
+        }
+        self.minute.1 += 1;
+        self.hours[usize::from(t.local_hour())] += 1;
+        if sec < self.base {
+            self.late += 1;
+            return;
+        }
+        while sec >= self.base + WINDOW {
+            self.close_oldest();
+        }
+        let i = (sec - self.base) as usize;
+        while self.ring.len() <= i {
+            self.ring.push_back(0);
+        }
+        self.ring[i] += 1;
+    }
+
+    fn close_oldest(&mut self) {
+        let n = self.ring.pop_front().unwrap_or(0);
+        let _ = self.hist.record(n);
+        if n > self.peak_second.1 {
+            self.peak_second = (self.base, n);
+        }
+        if self.seconds.len() < SERIES_MAX {
+            self.seconds.push(n);
+        } else {
+            self.series_cut = true;
+        }
+        self.base += 1;
+    }
+
+    /// Closes the seconds still in the ring; call once at the end.
+    pub fn finish(&mut self) {
+        if self.minute.1 > 0 {
+            *self.minutes.entry(self.minute.0).or_default() += self.minute.1;
+            self.minute.1 = 0;
+        }
+        while !self.ring.is_empty() {
+            self.close_oldest();
+        }
+    }
+
+    /// Requests per second at quantile `q` of all seconds of the span.
+    pub fn second_quantile(&self, q: f64) -> u64 {
+        self.hist.value_at_quantile(q)
+    }
+
+    pub fn mean_rps(&self) -> f64 {
+        self.hist.mean()
+    }
+
+    /// The busiest minute: (minute start in seconds, requests).
+    pub fn peak_minute(&self) -> (i64, u64) {
+        self.minutes
+            .iter()
+            .max_by_key(|(m, n)| (**n, -**m))
+            .map_or((0, 0), |(m, n)| (m * 60, *n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_lines_count_in_their_second_and_quiet_seconds_are_zeros() {
+        let mut r = Rate::default();
+        for s in [100, 100, 102, 101, 100, 105] {
+            r.add(Timestamp::from_secs(s));
+        }
+        r.finish();
+        assert_eq!(r.seconds, vec![3, 1, 1, 0, 0, 1]);
+        assert_eq!(r.peak_second, (100, 3));
+        assert_eq!(r.second_quantile(1.0), 3);
+        assert_eq!(r.peak_minute(), (60, 6));
+    }
+}
