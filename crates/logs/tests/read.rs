@@ -254,3 +254,35 @@ fn several_files_are_merged_in_time_order() {
     let secs: Vec<i64> = order.iter().map(|(s, _)| *s).collect();
     assert_eq!(secs, vec![0, 1, 2, 3, 4]);
 }
+
+#[test]
+fn given_patterns_name_types_and_session_idle_splits_sessions() {
+    let log = temp("patterns.log");
+    let line = |m: u32, p: &str| {
+        format!(
+            "1.1.1.1 - - [24/Nov/2026:10:{m:02}:00 +0000] \"GET {p} HTTP/1.1\" 200 1 \"-\" \"x\"\n"
+        )
+    };
+    std::fs::write(
+        &log,
+        [
+            line(0, "/shop/red-hat"),
+            line(1, "/shop/blue-hat"),
+            line(12, "/about"),
+            line(13, "/shop/x/y"),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let mut a = Analyzer::new(&["/shop/{name}".to_owned()], 600);
+    let stats = read_logs(std::slice::from_ref(&log), &FormatSpec::Auto, None, |r| {
+        a.add(r)
+    })
+    .unwrap();
+    let r = a.finish(&stats);
+    assert_eq!(r.types[0].name, "/shop/{name}");
+    assert_eq!(r.types[0].requests, 2);
+    // a 10-minute idle time: the 11-minute gap starts a second session
+    assert_eq!(r.clients.sessions, 2);
+    assert_eq!(r.clients.think_time_s.count, 2);
+}
