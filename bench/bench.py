@@ -20,6 +20,8 @@ Benchmarks:
             session (login form, JSON extraction, cookie, templated URL; bar <= 1.3 x)
   open      --rate 5000: p50 latency from the intended time, plain vs https vs a workload file
             (bar: within 20% of each other)
+  replay    herd replay of a log at 20,000 req/s against herd run --rate 20000: delivered, and
+            CPU per request (bar: replay holds the rate, CPU within 10% of run's)
 
 Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), taskset; installs them with
 apt-get when missing and running as root. Builds herd in release mode.
@@ -398,15 +400,43 @@ def bench_rate(nginx, rounds):
     return {"delivered": results, "worst_deviation": worst}
 
 
+def bench_replay(nginx, rounds, seconds):
+    rate = 20_000
+    log = nginx.dir / "replay.log"
+    with open(log, "w") as f:
+        for sec in range(seconds):
+            t = time.gmtime(1_700_000_000 + sec)
+            stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", t)
+            line = f'127.0.0.1 - - [{stamp}] "GET /items/1 HTTP/1.1" 200 12 "-" "bench"\n'
+            f.write(line * rate)
+
+    def argv(tool, j):
+        if tool == "run --rate":
+            return [str(HERD), "run", "-t", "1", "-c", "1000", "--rate", str(rate), "-d", f"{seconds}s", "-q",
+                    "--json", j, nginx.url], "herd"
+        return [str(HERD), "replay", str(log), "--target", nginx.url, "-q", "--json", j], "herd"
+    med, paired = paired_cpu(["run --rate", "replay"], argv, rounds,
+                             f"Replay of a {rate:,} req/s log against herd run --rate {rate}, 1 thread")
+    with tempfile.NamedTemporaryFile(suffix=".json") as j:
+        a, _ = argv("replay", j.name)
+        run_measured(a, timeout=seconds + 60)
+        r = json.loads(Path(j.name).read_text())
+    delivered = r["totals"]["completed"]
+    ok = delivered >= 0.99 * rate * seconds and paired["replay"] <= 1.10
+    print(f"  replay delivered {delivered:,} of {rate * seconds:,}; CPU x{paired['replay']:.2f} of run"
+          f" (bar: >= 99% and <= 1.10) -> {'PASS' if ok else 'FAIL'}")
+    return {"cpu_us_per_req": med, "vs_run": paired["replay"], "delivered": delivered}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", []],
+    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
     a = ap.parse_args()
-    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open"]
+    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -427,6 +457,8 @@ def main():
             figures["workload"] = bench_workload(nginx, a.rounds, a.seconds)
         if "open" in a.which:
             figures["open"] = bench_open(nginx, max(1, a.rounds // 2))
+        if "replay" in a.which:
+            figures["replay"] = bench_replay(nginx, max(1, a.rounds // 2), a.seconds)
     finally:
         nginx.stop()
     if a.json:

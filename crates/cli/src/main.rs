@@ -11,14 +11,15 @@ mod interrupt;
 mod k8s;
 mod k8s_manifest;
 mod limits;
-mod merge_cmd;
-mod output;
 mod logs_cmd;
+mod merge_cmd;
 mod model_cmd;
+mod output;
 mod pdf;
 mod plot;
 mod progress;
 mod replay_cmd;
+mod replay_send;
 mod report_cmd;
 mod run;
 mod series;
@@ -83,7 +84,7 @@ enum Command {
     Logs(Box<logs_cmd::LogsArgs>),
     /// Write a workload file from access logs: top request types, weights, think times, ids, peak rate
     Model(Box<model_cmd::ModelArgs>),
-    /// Replay access logs with their timing (--dry-run for now: what would be sent, per second)
+    /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     Replay(Box<replay_cmd::ReplayArgs>),
 }
 

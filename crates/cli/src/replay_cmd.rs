@@ -1,5 +1,5 @@
-//! `herd replay LOG... --dry-run`: the requests a replay would send, and its per-second shape.
-//! Sending them is the engine's part and is not built yet: without `--dry-run` herd says so.
+//! `herd replay LOG... --target URL`: a log's requests sent with their recorded timing
+//! (`replay_send.rs`); `--dry-run` prints what would be sent and its per-second shape.
 
 use crate::exit::{self, Exit};
 use clap::Args;
@@ -22,9 +22,38 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "ROLE=KEY,...")]
     pub fields: Option<String>,
 
-    /// Where to send them (not used by --dry-run)
+    /// Where to send them (not used by --dry-run): the log's paths go to this host; its
+    /// User-Agent and Referer are sent, Host is the target's
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
+
+    /// Ignore the log's timing: send its requests at this many per second
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
+
+    /// Most connections open at once (arrivals that find none free wait, then are dropped)
+    #[arg(short = 'c', long, value_name = "N", default_value_t = 1000)]
+    pub connections: u64,
+
+    /// Worker threads
+    #[arg(short = 't', long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+
+    /// Per-request deadline, connect included
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub timeout: std::time::Duration,
+
+    /// Do not verify TLS certificates
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
+
+    /// Write the result (a run, per request type in by_name) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// No live progress line
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 
     /// Play faster (2 = twice as fast) or slower (0.5)
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
@@ -93,12 +122,30 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
             .filter(|m| !m.is_empty())
             .collect(),
     };
-    if !a.dry_run {
-        return Err(Exit::bad_input(
-            "herd replay cannot send yet (the engine's open-model replay is being built): use --dry-run to see what would be sent",
-        ));
-    }
     let spec = FormatSpec::parse(&a.format).map_err(|e| Exit::bad_input(e.to_string()))?;
+    if !a.dry_run {
+        let Some(url) = a.target.as_deref() else {
+            return Err(Exit::bad_input(
+                "give --target URL (where to send the log's requests), or --dry-run to see them",
+            ));
+        };
+        let target = herd_http::Target::parse(url).map_err(|e| Exit::bad_input(e.to_string()))?;
+        if let Some(json) = &a.json {
+            crate::output::check_writable("--json", json).map_err(Exit::bad_input)?;
+        }
+        let replay = crate::replay_send::load(a, &target, &spec, &opts)?;
+        crate::logs_cmd::warn_bad(&replay.stats);
+        let skipped = replay.skipped.clone();
+        let invalid = replay.invalid;
+        let result = crate::replay_send::send(a, url, &target, replay)?;
+        let code = crate::run::finish(&result, a.json.as_deref())?;
+        let by_method: u64 = skipped.methods.values().sum();
+        println!(
+            "  replay     skipped {by_method} by method, {} by --include/--exclude, {} outside --from/--to, {invalid} not sendable to the target; {} out of order sent at once",
+            skipped.filtered, skipped.outside, skipped.late
+        );
+        return Ok(code);
+    }
     let mut shown = 0;
     let mut per_second: Vec<u64> = Vec::new();
     let mut total = 0u64;

@@ -303,15 +303,19 @@ fn replay_dry_run_spreads_seconds_and_counts_skipped_methods() {
     // four requests spread over the first second, halved by --speed 2
     assert!(o.contains("     0.375 s  GET /a"), "{o}");
     assert!(o.contains("     1.000 s  GET /b"), "{o}");
-    // without --dry-run it says what is missing, and sends nothing
+    // without --dry-run it needs somewhere to send them, and says so
+    let out = run_herd(&["replay", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--target"), "{}", stderr(&out));
+    // a target where nothing listens: nothing answered (exit 6), not a pass
     let out = run_herd(&[
         "replay",
         log.to_str().unwrap(),
         "--target",
         "http://127.0.0.1:9",
+        "-q",
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--dry-run"));
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
 }
 
 #[test]
@@ -425,4 +429,85 @@ fn model_recovers_a_known_mix_and_zipf_exponent_and_validates() {
     assert!(w.contains("= 200 req/s (peak second x 2 --scale)"), "{w}");
     let out = run_herd(&["validate", yaml.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}\n{w}", stderr(&out));
+}
+
+/// A combined log with a known per-second shape (a burst in the 4th second), each second's
+/// requests at whole-second times (as nginx's `$time_local` writes them), and one POST a second.
+fn shaped_log(dir: &TempDir, counts: &[usize]) -> std::path::PathBuf {
+    let mut log = String::new();
+    for (s, &c) in counts.iter().enumerate() {
+        // 1,700,000,000 s after the epoch is 14 Nov 2023 22:13:20 UTC.
+        let stamp = format!("14/Nov/2023:22:13:{:02} +0000", 20 + s);
+        for i in 0..c {
+            log.push_str(&format!(
+                "127.0.0.1 - - [{stamp}] \"GET /items/{i} HTTP/1.1\" 200 12 \"-\" \"replay-test\"\n"
+            ));
+        }
+        log.push_str(&format!(
+            "127.0.0.1 - - [{stamp}] \"POST /cart HTTP/1.1\" 200 12 \"-\" \"replay-test\"\n"
+        ));
+    }
+    let path = dir.path("shaped.log");
+    std::fs::write(&path, log).unwrap();
+    path
+}
+
+#[test]
+fn a_replay_follows_the_logs_per_second_shape_and_skips_what_is_not_idempotent() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("replay");
+    let counts = [10, 50, 5, 100, 20];
+    let log = shaped_log(&dir, &counts);
+    let json = dir.path("replay.json");
+    let out = run_herd(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--target",
+        &nginx.url("/"),
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("skipped 5 by method"), "{text}");
+    let r = read_json(&json);
+    assert_matches_schema("result.schema.json", &r);
+    assert_eq!(r["totals"]["ok"], 185, "every GET once");
+    let per_sec: Vec<u64> = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["requests"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per_sec.len(), counts.len(), "{per_sec:?}");
+    for (got, want) in per_sec.iter().zip(counts) {
+        // an answer can land just past its second's end on a busy machine
+        assert!(
+            got.abs_diff(want as u64) <= 3,
+            "{per_sec:?} against {counts:?}"
+        );
+    }
+    assert_eq!(r["by_name"][0]["name"], "GET /items/{id}");
+
+    // Twice as fast: the same requests in half the time.
+    let out = run_herd(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--target",
+        &nginx.url("/"),
+        "--speed",
+        "2",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = read_json(&json);
+    assert_eq!(r["totals"]["ok"], 185);
+    assert_eq!(
+        r["timeline"].as_array().unwrap().len(),
+        3,
+        "4.x s of log in 2.x s"
+    );
 }
