@@ -89,6 +89,7 @@ enum Command {
 }
 
 fn main() {
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     let code = match &cli.command {
         Command::Run(a) => run::cmd(a),
@@ -116,4 +117,23 @@ fn main() {
             std::process::exit(e.code);
         }
     }
+}
+
+/// `herd ... | head` closes standard output early: like other Unix tools, herd then stops
+/// without a panic message (exit 141, as a shell reports SIGPIPE). Results files are written
+/// before the summary is printed, so nothing measured is lost.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

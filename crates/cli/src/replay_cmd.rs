@@ -31,6 +31,14 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "R")]
     pub rate: Option<f64>,
 
+    /// Play the log again and again until --duration ends, each round after the last
+    #[arg(long = "loop", requires = "duration")]
+    pub repeat: bool,
+
+    /// With --loop: how long to play
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = humantime::parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
     /// Most connections open at once (arrivals that find none free wait, then are dropped)
     #[arg(short = 'c', long, value_name = "N", default_value_t = 1000)]
     pub connections: u64,
@@ -139,6 +147,9 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         let invalid = replay.invalid;
         let result = crate::replay_send::send(a, url, &target, replay)?;
         let code = crate::run::finish(&result, a.json.as_deref())?;
+        if let Some(table) = crate::replay_send::render_comparison(&result) {
+            print!("{table}");
+        }
         let by_method: u64 = skipped.methods.values().sum();
         println!(
             "  replay     skipped {by_method} by method, {} by --include/--exclude, {} outside --from/--to, {invalid} not sendable to the target; {} out of order sent at once",

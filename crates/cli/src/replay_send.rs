@@ -6,6 +6,7 @@
 use crate::exit::Exit;
 use crate::progress::Live;
 use crate::replay_cmd::ReplayArgs;
+use hdrhistogram::Histogram;
 use herd_engine::{Action, Control, Ctx, Last, Load, Plan, Request, Script, SystemClock};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_logs::replay::{arrivals, ReplayOptions, Skipped};
@@ -29,6 +30,8 @@ pub struct Replay {
     pub skipped: Skipped,
     /// Lines whose request cannot be sent to the target (a path it refuses).
     pub invalid: u64,
+    /// Per request type, the time the production server took (when the log says), in us.
+    pub production: Vec<Option<Histogram<u64>>>,
 }
 
 /// Reads the logs' arrivals and builds their requests for `target`.
@@ -48,6 +51,7 @@ pub fn load(
         stats: ReadStats::default(),
         skipped: Skipped::default(),
         invalid: 0,
+        production: Vec::new(),
     };
     let mut key_buf = Vec::new();
     let (stats, skipped) = arrivals(&a.logs, spec, a.fields.as_deref(), opts, |arr| {
@@ -102,6 +106,15 @@ pub fn load(
         };
         r.offsets.push(arr.offset);
         r.ids.push(id);
+        if let Some(taken) = arr.taken {
+            let name = r.requests[id as usize].name as usize;
+            if r.production.len() <= name {
+                r.production.resize(name + 1, None);
+            }
+            r.production[name]
+                .get_or_insert_with(herd_engine::metrics::new_histogram)
+                .saturating_record(taken.as_micros() as u64);
+        }
     })
     .map_err(|e| Exit::bad_input(e.to_string()))?;
     r.stats = stats;
@@ -123,7 +136,7 @@ impl Script for ReplayScript {
 
     fn next(&self, _: &mut (), last: Last<'_>, ctx: Ctx) -> Action {
         match (last, ctx.arrival) {
-            (Last::Start, Some(i)) => match self.ids.get(i as usize) {
+            (Last::Start, Some(i)) => match self.ids.get((i % self.ids.len() as u64) as usize) {
                 Some(&id) => Action::Send(self.requests[id as usize].clone()),
                 None => Action::Done,
             },
@@ -153,8 +166,19 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         None => r.offsets,
     };
     let span = offsets.last().copied().unwrap_or_default();
-    let duration = span + Duration::from_millis(1);
-    let mean_rate = n as f64 / duration.as_secs_f64();
+    // --loop: the next round starts one mean gap after the last line, so the rate holds.
+    let period = a.repeat.then(|| {
+        if n > 1 {
+            span + span / (n as u32 - 1).max(1)
+        } else {
+            Duration::from_secs(1)
+        }
+    });
+    let duration = match (a.repeat, a.duration) {
+        (true, Some(d)) => d,
+        _ => span + Duration::from_millis(1),
+    };
+    let mean_rate = n as f64 / period.unwrap_or(duration).as_secs_f64();
     let plan = Plan {
         load: Load::Open {
             rate: mean_rate,
@@ -166,6 +190,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         timeout: a.timeout,
         names: r.names.len().max(1),
         arrivals: Some(offsets.into()),
+        arrivals_period: period,
         ..Plan::default()
     };
     plan.validate()
@@ -179,6 +204,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         },
     )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
+    let mut production_by_name = r.production;
     let script = ReplayScript {
         requests: r.requests.into(),
         ids: r.ids.into(),
@@ -212,6 +238,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         body_bytes: 0,
     };
     let mut result = crate::run::to_result(url.to_owned(), config, &plan, &out);
+    let production = std::mem::take(&mut production_by_name);
     let by_name: Vec<_> = if out.by_name.is_empty() {
         vec![herd_report::name_result(
             r.names.first().map_or("all", String::as_str),
@@ -226,6 +253,12 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
             .collect()
     };
     result.by_name = by_name;
+    if production.iter().any(Option::is_some) {
+        result.extra.insert(
+            "replay".to_owned(),
+            production_against_now(&r.names, &production, &out),
+        );
+    }
     result.workload = Some(
         a.logs
             .iter()
@@ -234,4 +267,61 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
             .join(", "),
     );
     Ok(result)
+}
+
+/// Per request type, the production server's time taken (from the log) beside this run's
+/// service time: p50, p95, max, and the change of p95.
+fn production_against_now(
+    names: &[String],
+    production: &[Option<Histogram<u64>>],
+    out: &herd_engine::RunOutput,
+) -> serde_json::Value {
+    let ms = |us: u64| us as f64 / 1e3;
+    let rows: Vec<serde_json::Value> = names
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let prod = production.get(i)?.as_ref()?;
+            let now = out.by_name.get(i).unwrap_or(&out.total);
+            let (p95_then, p95_now) = (prod.value_at_quantile(0.95), now.service.value_at_quantile(0.95));
+            Some(serde_json::json!({
+                "name": name,
+                "production_ms": {"count": prod.len(), "p50": ms(prod.value_at_quantile(0.5)), "p95": ms(p95_then), "max": ms(prod.max())},
+                "now_ms": {"count": now.service.len(), "p50": ms(now.service.value_at_quantile(0.5)), "p95": ms(p95_now), "max": ms(now.service.max())},
+                "p95_change": if p95_then > 0 { (p95_now as f64 - p95_then as f64) / p95_then as f64 } else { 0.0 },
+            }))
+        })
+        .collect();
+    serde_json::json!({ "production_vs_now": rows })
+}
+
+/// The lines `herd replay` adds to the summary: production against now, per request type.
+pub fn render_comparison(result: &RunResult) -> Option<String> {
+    let rows = result
+        .extra
+        .get("replay")?
+        .get("production_vs_now")?
+        .as_array()?;
+    let mut s = String::from(
+        "  production against now (the log's time taken; this run's service time), ms:\n",
+    );
+    s.push_str(&format!(
+        "    {:<32} {:>8} {:>8} {:>8}   {:>8} {:>8} {:>8}   {:>8}\n",
+        "type", "was p50", "p95", "max", "now p50", "p95", "max", "p95"
+    ));
+    for r in rows {
+        let f = |k: &str, q: &str| r[k][q].as_f64().unwrap_or(0.0);
+        s.push_str(&format!(
+            "    {:<32} {:>8.2} {:>8.2} {:>8.2}   {:>8.2} {:>8.2} {:>8.2}   {:>+7.0}%\n",
+            r["name"].as_str().unwrap_or(""),
+            f("production_ms", "p50"),
+            f("production_ms", "p95"),
+            f("production_ms", "max"),
+            f("now_ms", "p50"),
+            f("now_ms", "p95"),
+            f("now_ms", "max"),
+            r["p95_change"].as_f64().unwrap_or(0.0) * 100.0
+        ));
+    }
+    Some(s)
 }

@@ -97,6 +97,7 @@ pub fn prepare_run(a: &RunArgs) -> Result<Prepared, Exit> {
         shard: None,
         late: std::time::Duration::ZERO,
         arrivals: None,
+        arrivals_period: None,
     };
     if let Err(e) = plan.validate() {
         problems.extend(e.0);
@@ -274,11 +275,9 @@ fn loopback(url: &str) -> Option<bool> {
         .map(|ip| ip.is_loopback())
 }
 
-/// Prints the summary, writes the JSON, and picks the exit code.
+/// Writes the JSON, prints the summary, and picks the exit code. The file first: a summary
+/// that cannot be printed (`| head` closed the pipe) must not cost the measurement.
 pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32, Exit> {
-    let mut text = String::new();
-    let _ = render_text(result, &mut text);
-    print!("{text}");
     if let Some(path) = json {
         let file = std::fs::File::create(path).map_err(|e| {
             Exit::bad_input(format!(
@@ -293,6 +292,9 @@ pub fn finish(result: &RunResult, json: Option<&std::path::Path>) -> Result<i32,
             ))
         })?;
     }
+    let mut text = String::new();
+    let _ = render_text(result, &mut text);
+    print!("{text}");
     Ok(exit_code(result))
 }
 

@@ -511,3 +511,57 @@ fn a_replay_follows_the_logs_per_second_shape_and_skips_what_is_not_idempotent()
         "4.x s of log in 2.x s"
     );
 }
+
+#[test]
+fn a_replay_puts_productions_time_taken_beside_its_own_and_can_loop() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("replay-taken");
+    let log = shaped_log(&dir, &[20, 20]);
+    // the same log with nginx's $request_time after each line: 5 ms in production
+    let timed = dir.path("timed.log");
+    let text = std::fs::read_to_string(&log)
+        .unwrap()
+        .replace("\"replay-test\"\n", "\"replay-test\" 0.005\n");
+    std::fs::write(&timed, text).unwrap();
+    let json = dir.path("r.json");
+    let out = run_herd(&[
+        "replay",
+        timed.to_str().unwrap(),
+        "--target",
+        &nginx.url("/"),
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("production against now"),
+        "{}",
+        stdout(&out)
+    );
+    let r = read_json(&json);
+    let row = &r["replay"]["production_vs_now"][0];
+    assert_eq!(row["name"], "GET /items/{id}");
+    assert_eq!(row["production_ms"]["count"], 40);
+    let p50 = row["production_ms"]["p50"].as_f64().unwrap();
+    assert!((p50 - 5.0).abs() < 0.01, "5 ms within the histogram's precision: {p50}");
+    assert_eq!(row["now_ms"]["count"], 40);
+
+    // --loop: the two seconds of log again and again for 5 s
+    let out = run_herd(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--target",
+        &nginx.url("/"),
+        "--loop",
+        "-d",
+        "5s",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = read_json(&json);
+    let ok = r["totals"]["ok"].as_u64().unwrap();
+    assert!((95..=105).contains(&ok), "about 20 a second for 5 s: {ok}");
+}

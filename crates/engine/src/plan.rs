@@ -55,6 +55,9 @@ pub struct Plan {
     /// e.g. a web log replayed with its own timing; the script learns each arrival's index
     /// ([`crate::Ctx::arrival`]).
     pub arrivals: Option<Arc<[Duration]>>,
+    /// With `arrivals`: play them again every this long (`herd replay --loop`), until the
+    /// duration ends; the script's arrival index keeps counting.
+    pub arrivals_period: Option<Duration>,
 }
 
 impl Default for Plan {
@@ -72,6 +75,7 @@ impl Default for Plan {
             shard: None,
             late: Duration::ZERO,
             arrivals: None,
+            arrivals_period: None,
         }
     }
 }

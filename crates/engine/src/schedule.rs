@@ -20,8 +20,9 @@ pub struct Schedule {
 enum Pace {
     Constant(f64),
     Staged(Profile),
-    /// Given offsets, ascending (a web log replayed with its own timing).
-    Explicit(Arc<[Duration]>),
+    /// Given offsets, ascending (a web log replayed with its own timing); with a period, played
+    /// again and again, each round that much later (`herd replay --loop`).
+    Explicit(Arc<[Duration]>, Option<Duration>),
 }
 
 impl Schedule {
@@ -51,8 +52,19 @@ impl Schedule {
     /// Arrivals at the given offsets from the start (ascending), e.g. a log's requests with
     /// their recorded timing; stop before `end` and/or after `limit` arrivals.
     pub fn explicit(offsets: Arc<[Duration]>, end: Option<Duration>, limit: Option<u64>) -> Self {
+        Self::repeating(offsets, None, end, limit)
+    }
+
+    /// [`Schedule::explicit`] played round after round, each `period` later than the last
+    /// (with `None`, once).
+    pub fn repeating(
+        offsets: Arc<[Duration]>,
+        period: Option<Duration>,
+        end: Option<Duration>,
+        limit: Option<u64>,
+    ) -> Self {
         Schedule {
-            pace: Pace::Explicit(offsets),
+            pace: Pace::Explicit(offsets, period.filter(|p| !p.is_zero())),
             end,
             limit,
         }
@@ -66,7 +78,15 @@ impl Schedule {
         let offset = match &self.pace {
             Pace::Constant(rate) => Duration::from_secs_f64(index as f64 / rate),
             Pace::Staged(p) => p.arrival_at(index)?,
-            Pace::Explicit(o) => *o.get(usize::try_from(index).ok()?)?,
+            Pace::Explicit(o, None) => *o.get(usize::try_from(index).ok()?)?,
+            Pace::Explicit(o, Some(period)) => {
+                let n = o.len() as u64;
+                if n == 0 {
+                    return None;
+                }
+                let round = u32::try_from(index / n).ok()?;
+                o[(index % n) as usize].checked_add(period.checked_mul(round)?)?
+            }
         };
         if self.end.is_some_and(|e| offset >= e) {
             return None;
@@ -97,7 +117,17 @@ impl Schedule {
         match &self.pace {
             Pace::Constant(rate) => (offset.as_secs_f64() * rate).ceil() as u64,
             Pace::Staged(p) => p.arrivals_before(offset),
-            Pace::Explicit(o) => o.partition_point(|x| *x < offset) as u64,
+            Pace::Explicit(o, None) => o.partition_point(|x| *x < offset) as u64,
+            Pace::Explicit(o, Some(period)) => {
+                let rounds = offset.as_nanos() / period.as_nanos();
+                let rest = offset.saturating_sub(
+                    period.saturating_mul(u32::try_from(rounds).unwrap_or(u32::MAX)),
+                );
+                let whole = (o.len() as u128).saturating_mul(rounds);
+                u64::try_from(whole)
+                    .unwrap_or(u64::MAX)
+                    .saturating_add(o.partition_point(|x| *x < rest) as u64)
+            }
         }
     }
 }
@@ -193,6 +223,16 @@ mod tests {
         let held = (0..).take_while(|i| s.at(*i).is_some()).count() as u64;
         assert_eq!(s.due_before(Duration::MAX), held);
         assert_eq!(s.due_before(end + Duration::from_millis(5)), held);
+    }
+
+    #[test]
+    fn a_repeating_schedule_plays_its_offsets_round_after_round() {
+        let ms = Duration::from_millis;
+        let s = Schedule::repeating(vec![ms(0), ms(3)].into(), Some(ms(10)), Some(ms(25)), None);
+        let got: Vec<_> = (0..).map_while(|i| s.at(i)).collect();
+        assert_eq!(got, vec![ms(0), ms(3), ms(10), ms(13), ms(20), ms(23)]);
+        assert_eq!(s.count_before(ms(11)), 3);
+        assert_eq!(s.due_before(Duration::MAX), 6);
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Arrival {
     pub path_and_query: String,
     pub user_agent: Option<String>,
     pub referer: Option<String>,
+    /// The time the server took for it, when the log says (production's answer time).
+    pub taken: Option<Duration>,
 }
 
 /// What was not replayed, and why.
@@ -185,6 +187,7 @@ pub fn arrivals(
             path_and_query: target.clone(),
             user_agent: text(r.user_agent),
             referer: text(r.referer),
+            taken: r.taken_us.map(Duration::from_micros),
         };
         sp.push(t, a);
     })?;

@@ -133,6 +133,7 @@ impl Workload {
             shard: None,
             late: std::time::Duration::ZERO,
             arrivals: None,
+            arrivals_period: None,
         }
     }
 

@@ -100,7 +100,12 @@ pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule
     let end = plan.duration.map(|d| plan.warmup + d);
     if let Some(offsets) = &plan.arrivals {
         let warm = offsets.partition_point(|o| *o < plan.warmup) as u64;
-        return Schedule::explicit(offsets.clone(), end, plan.requests.map(|n| warm + n));
+        return Schedule::repeating(
+            offsets.clone(),
+            plan.arrivals_period,
+            end,
+            plan.requests.map(|n| warm + n),
+        );
     }
     let probe = Schedule::new(rate, None, None);
     let warm = probe.count_before(plan.warmup);
