@@ -30,7 +30,7 @@ Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = ROUTE_HELP)]
 pub struct ServeArgs {
-    /// Address to listen on: HOST:PORT (localhost:8080, 0.0.0.0:8080, [::1]:8080), or a port
+    /// Address to listen on: HOST:PORT (localhost:8080, 0.0.0.0:8080, or IPv6 in brackets), or a port
     /// alone (8080, :8080), which means loopback only, 127.0.0.1; port 0 picks a free port
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
     pub listen: SocketAddr,

@@ -39,7 +39,7 @@ pub const ERRORS_PERCENT: f64 = 0.5;
 /// ... and at least this many of them (one arrival left unsent as a short step ends is not it).
 pub const ERRORS_COUNT: u64 = 10;
 
-/// Where p99 rose past [`LATENCY_FACTOR`] x its lowest value and stayed there at every higher
+/// Where p99 rose past `LATENCY_FACTOR` x its lowest value and stayed there at every higher
 /// level: (the lowest point, the first risen point).
 pub fn latency_rise(points: &[Point]) -> Option<(Point, Point)> {
     let low = *points
@@ -61,7 +61,7 @@ pub fn latency_rise(points: &[Point]) -> Option<(Point, Point)> {
     first.map(|f| (low, f))
 }
 
-/// The first level where errors reached [`ERRORS_PERCENT`] and [`ERRORS_COUNT`], and the worst
+/// The first level where errors reached `ERRORS_PERCENT` and `ERRORS_COUNT`, and the worst
 /// share seen at any level.
 pub fn errors_start(points: &[Point]) -> Option<(Point, f64)> {
     let first = points
