@@ -544,7 +544,10 @@ fn a_replay_puts_productions_time_taken_beside_its_own_and_can_loop() {
     assert_eq!(row["name"], "GET /items/{id}");
     assert_eq!(row["production_ms"]["count"], 40);
     let p50 = row["production_ms"]["p50"].as_f64().unwrap();
-    assert!((p50 - 5.0).abs() < 0.01, "5 ms within the histogram's precision: {p50}");
+    assert!(
+        (p50 - 5.0).abs() < 0.01,
+        "5 ms within the histogram's precision: {p50}"
+    );
     assert_eq!(row["now_ms"]["count"], 40);
 
     // --loop: the two seconds of log again and again for 5 s
