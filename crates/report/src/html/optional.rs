@@ -19,6 +19,13 @@ pub fn all(page: &mut Page, doc: &Value) {
             &names_section("by_name", &names),
         );
     }
+    if let Some(rows) = doc["replay"]["production_vs_now"].as_array() {
+        page.section(
+            "replay",
+            "Production against now",
+            &production_against_now(rows),
+        );
+    }
     let scenarios = sections::names(doc, "by_scenario");
     if !scenarios.is_empty() {
         page.section("by_scenario", "Scenarios", &scenarios_section(&scenarios));
@@ -216,5 +223,52 @@ fn ranges(names: &[NameStats]) -> String {
         );
     }
     out.push_str("</tbody></table>");
+    out
+}
+
+/// `herd replay` of a log that had the time taken: per request type, production's time beside
+/// this run's service time.
+fn production_against_now(rows: &[Value]) -> String {
+    let ms = |v: &Value| v.as_f64().map_or("-".to_owned(), |x| duration_ms(x));
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let change = r["p95_change"].as_f64().unwrap_or(0.0) * 100.0;
+            let class = if change > 10.0 {
+                "regressed"
+            } else if change < -10.0 {
+                "improved"
+            } else {
+                ""
+            };
+            vec![
+                format!("<code>{}</code>", esc(r["name"].as_str().unwrap_or(""))),
+                ms(&r["production_ms"]["p50"]),
+                ms(&r["production_ms"]["p95"]),
+                ms(&r["production_ms"]["max"]),
+                ms(&r["now_ms"]["p50"]),
+                ms(&r["now_ms"]["p95"]),
+                ms(&r["now_ms"]["max"]),
+                format!("<span class=\"{class}\">{change:+.0}%</span>"),
+            ]
+        })
+        .collect();
+    let mut out = String::from(
+        "<p>The log's own time taken (production) beside this replay's service time, per request type.</p>",
+    );
+    out.push_str(&table(
+        "replay",
+        &[
+            "type",
+            "production p50",
+            "p95",
+            "max",
+            "now p50",
+            "p95",
+            "max",
+            "p95 change",
+        ],
+        &body,
+    ));
     out
 }

@@ -209,3 +209,28 @@ fn a_comparison_overlays_the_runs() {
     assert_eq!(series_paths(&page, "chart-distribution").len(), 2);
     assert!(page.contains("class=\"regressed\""));
 }
+
+#[test]
+fn a_replay_report_puts_production_beside_now() {
+    let mut r = fixtures::run(OPEN);
+    r.extra.insert(
+        "replay".to_owned(),
+        json!({"production_vs_now": [{
+            "name": "GET /items/{id}",
+            "production_ms": {"count": 40, "p50": 5.0, "p95": 8.0, "max": 12.0},
+            "now_ms": {"count": 40, "p50": 0.2, "p95": 16.0, "max": 30.0},
+            "p95_change": 1.0
+        }]}),
+    );
+    let page = html::render_run(&r);
+    let at = page
+        .find("id=\"replay\"")
+        .expect("a production against now section");
+    let section = &page[at..];
+    assert!(section.contains("GET /items/{id}"), "{section}");
+    assert!(
+        section.contains("8.00 ms") && section.contains("16.0 ms"),
+        "{section}"
+    );
+    assert!(section.contains("class=\"regressed\">+100%"), "{section}");
+}
