@@ -229,7 +229,7 @@ fn ranges(names: &[NameStats]) -> String {
 /// `herd replay` of a log that had the time taken: per request type, production's time beside
 /// this run's service time.
 fn production_against_now(rows: &[Value]) -> String {
-    let ms = |v: &Value| v.as_f64().map_or("-".to_owned(), |x| duration_ms(x));
+    let ms = |v: &Value| v.as_f64().map_or("-".to_owned(), duration_ms);
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
