@@ -99,10 +99,12 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             Level::Rate(x)
         }
     };
-    let runs = runs_for(&a.url, &a.request).and_then(|r| {
-        r.check(level_of(start), Length::Time(a.probe_duration))
-            .map(|_| r)
-    });
+    let runs = runs_for(
+        &a.url,
+        &a.request,
+        level_of(start),
+        Length::Time(a.probe_duration),
+    );
     let runs = match runs {
         Ok(r) => Some(r),
         Err(e) => {
@@ -152,11 +154,11 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             level_of(p.level),
             Length::Time(p.duration),
             &control,
-            a.request.quiet,
+            &mut crate::progress::Live::new(a.request.quiet),
         ) {
             Ok(r) => r,
             Err(e) => {
-                failure = Some(e);
+                failure = Some(Exit::from(e));
                 break;
             }
         };

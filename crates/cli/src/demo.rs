@@ -2,12 +2,13 @@
 //! a short open-model test against it, so a new user sees a full summary with nothing installed.
 
 use crate::exit::Exit;
+use crate::interrupt;
 use crate::progress::Live;
-use crate::run::{execute, finish, prepare_run};
-use crate::{args::RunArgs, interrupt};
+use crate::run::finish;
 use clap::Args;
 use herd_engine::Control;
 use herd_mock::{Config, Route, Server};
+use herd_run::{LoadFlags, RunSpec, Source};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,35 +42,24 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         a.rate,
         humantime::format_duration(a.duration)
     );
-    let args = RunArgs {
-        url: Some(url.clone()),
-        urls_file: None,
-        connections: Some(200),
-        rate: Some(a.rate),
-        duration: Some(a.duration),
-        requests: None,
-        calls_per_conn: None,
-        method: None,
-        headers: Vec::new(),
-        body: None,
-        body_file: None,
-        timeout: Duration::from_secs(5),
-        warmup: Duration::ZERO,
-        threads: Some(1),
-        json: a.json.clone(),
-        insecure: false,
-        bind: None,
-        quiet: false,
-        watch: Default::default(),
-        shard: Default::default(),
+    let spec = RunSpec {
+        load: LoadFlags {
+            connections: Some(200),
+            rate: Some(a.rate),
+            duration: Some(a.duration),
+            timeout: Duration::from_secs(5),
+            threads: Some(1),
+            ..LoadFlags::default()
+        },
+        ..RunSpec::new(Source::url(url.clone()))
     };
-    let prepared = prepare_run(&args)?;
+    let prepared = spec.prepare()?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let result = execute(&prepared, control, &mut Live::new(false));
+    let result = prepared.run(None, &control, &mut Live::new(false));
     let served = server.stats();
     server.shutdown();
-    let code = finish(&result?, args.json.as_deref())?;
+    let code = finish(&result?, a.json.as_deref())?;
     eprintln!(
         "\nherd demo: the mock server answered {} requests. Next: `herd serve --route '/slow latency=normal:100ms:20ms'` \
          in one terminal, `herd run --rate 500 -d 30s http://127.0.0.1:8080/slow` in another.",

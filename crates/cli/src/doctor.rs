@@ -45,9 +45,9 @@ pub fn cmd(a: &DoctorArgs) -> Result<i32, Exit> {
     }
     let load = Load {
         connections: a.connections.unwrap_or(if a.rate.is_some() {
-            crate::run::DEFAULT_OPEN_CAP
+            herd_run::DEFAULT_OPEN_CAP
         } else {
-            crate::run::DEFAULT_CONNECTIONS
+            herd_run::DEFAULT_CONNECTIONS
         }),
         rate: a.rate,
         calls_per_conn: a.calls_per_conn,

@@ -69,3 +69,22 @@ impl std::fmt::Display for Exit {
 }
 
 impl std::error::Error for Exit {}
+
+impl From<herd_run::RunError> for Exit {
+    /// Nothing was sent: bad input, or herd could not start.
+    fn from(e: herd_run::RunError) -> Self {
+        Exit::bad_input(e.to_string())
+    }
+}
+
+/// The exit code of how a run ended.
+pub fn code(c: herd_run::Conclusion) -> i32 {
+    use herd_run::Conclusion;
+    match c {
+        Conclusion::Ok => OK,
+        Conclusion::ThresholdsFailed => THRESHOLDS_FAILED,
+        Conclusion::GeneratorLimited => GENERATOR_LIMITED,
+        Conclusion::NothingAnswered => NO_RESPONSE,
+        Conclusion::Interrupted => INTERRUPTED,
+    }
+}

@@ -132,7 +132,7 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
     if a.shards > 100_000 {
         problems.push("--shards: an Indexed Job runs at most 100000 pods".to_owned());
     }
-    let w = crate::workload_cmd::workload_path(&a.plan.to_string_lossy());
+    let w = herd_run::workload_path(&a.plan.to_string_lossy());
     let text = match &w {
         Some(p) => std::fs::read_to_string(p)
             .map_err(|e| problems.push(format!("cannot read {}: {e}", p.display())))
@@ -167,7 +167,7 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
                 "herd: note: the target does not resolve from here; the pods must resolve it"
             );
         } else {
-            crate::workload_cmd::compile(&file)?;
+            herd_run::compile_workload(&file)?;
         }
     }
     let base = file.parent().unwrap_or(Path::new("."));

@@ -10,7 +10,6 @@ mod exit;
 mod interrupt;
 mod k8s;
 mod k8s_manifest;
-mod limits;
 mod logs_cmd;
 mod merge_cmd;
 mod model_cmd;

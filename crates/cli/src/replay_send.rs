@@ -195,7 +195,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
     };
     plan.validate()
         .map_err(|e| Exit::bad_input(e.to_string()))?;
-    crate::limits::ensure_fds(plan.max_connections())?;
+    herd_run::ensure_fds(plan.max_connections()).map_err(Exit::from)?;
     let transport = HttpTransport::new(
         target,
         TlsOptions {
@@ -237,7 +237,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         headers: Vec::new(),
         body_bytes: 0,
     };
-    let mut result = crate::run::to_result(url.to_owned(), config, &plan, &out);
+    let mut result = herd_run::to_result(url.to_owned(), config, &plan, &out);
     let production = std::mem::take(&mut production_by_name);
     let by_name: Vec<_> = if out.by_name.is_empty() {
         vec![herd_report::name_result(

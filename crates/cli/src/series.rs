@@ -1,66 +1,79 @@
 //! What `herd sweep` and `herd capacity` share: the request flags, the list of levels, the
 //! targets' names, and the seam between a series of runs and what is run at each level.
 //!
-//! A series asks a [`Runs`] for "a run at rate R" or "a run with N users" and executes it; it
-//! never looks inside. A URL with flags ([`UrlRuns`]) and a workload file ([`WorkloadRuns`])
-//! are the two kinds: for a URL a level counts requests, for a workload scenario iterations.
+//! A series asks a [`Runs`] (herd-run's prepared run) for "a run at rate R" or "a run with N
+//! users" and executes it; it never looks inside: for a URL a level counts requests, for a
+//! workload scenario iterations.
 
-use crate::args::RunArgs;
 use crate::exit::Exit;
-use crate::progress::Live;
-use crate::run::{execute, prepare_run, DEFAULT_OPEN_CAP};
-use crate::workload_cmd;
 use clap::Args;
-use herd_engine::{Control, Load, Plan};
-use herd_report::RunResult;
-use herd_workload::Workload;
+pub use herd_run::{Length, Level, Runs};
+use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
-/// One load level: arrivals per second (open model) or concurrent users (closed model).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Level {
-    Rate(f64),
-    Users(u64),
-}
-
-/// How long one run of a series lasts: a time, or a number of requests (of iterations, for a
-/// workload).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Length {
-    Time(Duration),
-    Requests(u64),
-}
-
-/// What a series runs at each level. Anything that can check and run itself at a given level can
-/// be swept and searched.
-pub trait Runs {
-    /// Every problem with a run at this level, before anything is sent.
-    fn check(&self, level: Level, length: Length) -> Result<(), Exit>;
-    /// Runs at this level, quietly unless asked, and returns the full result.
-    fn run(
-        &self,
-        level: Level,
-        length: Length,
-        control: &Arc<Control>,
-        quiet: bool,
-    ) -> Result<RunResult, Exit>;
-    /// What one arrival of the open model is: `req/s` for a URL, `iterations/s` for a workload.
-    fn rate_unit(&self) -> &'static str {
-        "req/s"
-    }
-}
-
-/// A URL or a workload file, by the rule `herd run` uses.
-pub fn runs_for(target: &str, request: &RequestArgs) -> Result<Box<dyn Runs>, Exit> {
-    Ok(match workload_cmd::workload_path(target) {
-        Some(file) => Box::new(WorkloadRuns::new(&file, request)?),
-        None => Box::new(UrlRuns {
+/// A URL or a workload file, by the rule `herd run` uses, checked at `level` and `length`
+/// (every problem before anything is sent).
+pub fn runs_for(
+    target: &str,
+    request: &RequestArgs,
+    level: Level,
+    length: Length,
+) -> Result<Box<dyn Runs>, Exit> {
+    let r = request;
+    let source = match herd_run::workload_path(target) {
+        Some(path) => {
+            refuse_request_flags(r, &path)?;
+            Source::Workload { path }
+        }
+        None => Source::Url {
             url: target.to_owned(),
-            request: request.clone(),
-        }),
-    })
+            request: RequestFlags {
+                method: r.method.clone(),
+                headers: r.headers.clone(),
+                body: r.body.clone(),
+                body_file: r.body_file.clone(),
+            },
+        },
+    };
+    let spec = RunSpec {
+        source,
+        load: LoadFlags {
+            connections: r.max_connections,
+            rate: None,
+            duration: None,
+            requests: None,
+            calls_per_conn: r.calls_per_conn,
+            timeout: r.timeout,
+            warmup: Some(r.warmup),
+            threads: r.threads,
+        },
+        level: Some(level),
+        length: Some(length),
+        insecure: r.insecure,
+        bind: None,
+    };
+    Ok(Box::new(spec.prepare()?))
+}
+
+/// A workload file sets its requests: the flags that would contradict it are refused.
+fn refuse_request_flags(r: &RequestArgs, file: &Path) -> Result<(), Exit> {
+    let flags: [(&str, bool); 5] = [
+        ("-m/--method", r.method.is_some()),
+        ("-H/--header", !r.headers.is_empty()),
+        ("--body", r.body.is_some()),
+        ("--body-file", r.body_file.is_some()),
+        ("--calls-per-conn", r.calls_per_conn.is_some()),
+    ];
+    let clashes: Vec<&str> = flags.iter().filter(|f| f.1).map(|f| f.0).collect();
+    if clashes.is_empty() {
+        return Ok(());
+    }
+    Err(Exit::bad_input(format!(
+        "{} cannot be combined with a workload file: set the requests in {}",
+        clashes.join(", "),
+        file.display()
+    )))
 }
 
 /// The request and connection flags of `herd run` that a series keeps the same at every level.
@@ -109,164 +122,6 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
-}
-
-/// A URL and the request flags: `herd run` at each level.
-pub struct UrlRuns {
-    pub url: String,
-    pub request: RequestArgs,
-}
-
-impl UrlRuns {
-    fn prepare(&self, level: Level, length: Length) -> Result<crate::run::Prepared, Exit> {
-        let r = &self.request;
-        let (rate, connections) = match level {
-            Level::Rate(rate) => (Some(rate), r.max_connections),
-            Level::Users(n) => (None, Some(n)),
-        };
-        let (duration, requests) = match length {
-            Length::Time(d) => (Some(d), None),
-            Length::Requests(n) => (None, Some(n)),
-        };
-        prepare_run(&RunArgs {
-            url: Some(self.url.clone()),
-            urls_file: None,
-            connections,
-            rate,
-            duration,
-            requests,
-            calls_per_conn: r.calls_per_conn,
-            method: r.method.clone(),
-            headers: r.headers.clone(),
-            body: r.body.clone(),
-            body_file: r.body_file.clone(),
-            timeout: r.timeout,
-            warmup: r.warmup,
-            threads: r.threads,
-            json: None,
-            insecure: r.insecure,
-            bind: None,
-            quiet: r.quiet,
-            watch: Default::default(),
-            shard: Default::default(),
-        })
-    }
-}
-
-impl Runs for UrlRuns {
-    fn check(&self, level: Level, length: Length) -> Result<(), Exit> {
-        self.prepare(level, length).map(|_| ())
-    }
-
-    fn run(
-        &self,
-        level: Level,
-        length: Length,
-        control: &Arc<Control>,
-        quiet: bool,
-    ) -> Result<RunResult, Exit> {
-        let p = self.prepare(level, length)?;
-        execute(&p, Arc::clone(control), &mut Live::new(quiet))
-    }
-}
-
-/// A workload file: its scenarios at each level, the file's own load replaced. A rate is
-/// scenario iterations started per second (open model); users run iterations back to back
-/// (closed model); no stages, and a warm-up only when `--warmup` gives one.
-pub struct WorkloadRuns {
-    pub file: PathBuf,
-    workload: Workload,
-    request: RequestArgs,
-}
-
-impl WorkloadRuns {
-    /// Compiles the file (its problems as `herd validate` shows them); refuses the request flags
-    /// the file itself sets.
-    pub fn new(file: &Path, request: &RequestArgs) -> Result<WorkloadRuns, Exit> {
-        let r = request;
-        let flags: [(&str, bool); 5] = [
-            ("-m/--method", r.method.is_some()),
-            ("-H/--header", !r.headers.is_empty()),
-            ("--body", r.body.is_some()),
-            ("--body-file", r.body_file.is_some()),
-            ("--calls-per-conn", r.calls_per_conn.is_some()),
-        ];
-        let clashes: Vec<&str> = flags.iter().filter(|f| f.1).map(|f| f.0).collect();
-        if !clashes.is_empty() {
-            return Err(Exit::bad_input(format!(
-                "{} cannot be combined with a workload file: set the requests in {}",
-                clashes.join(", "),
-                file.display()
-            )));
-        }
-        Ok(WorkloadRuns {
-            file: file.to_owned(),
-            workload: workload_cmd::compile(file)?,
-            request: request.clone(),
-        })
-    }
-
-    /// The file's plan with the series' level and length instead of its own load.
-    fn plan(&self, level: Level, length: Length) -> Plan {
-        let r = &self.request;
-        let mut plan = self.workload.plan(workload_cmd::threads_default());
-        if let Some(t) = r.threads {
-            plan.threads = t;
-        }
-        plan.load = match level {
-            Level::Rate(rate) => Load::Open {
-                rate,
-                max_connections: r.max_connections.unwrap_or(DEFAULT_OPEN_CAP),
-            },
-            Level::Users(users) => Load::Closed { users },
-        };
-        (plan.duration, plan.requests) = match length {
-            Length::Time(d) => (Some(d), None),
-            Length::Requests(n) => (None, Some(n)),
-        };
-        plan.stages = Vec::new();
-        plan.warmup = r.warmup;
-        plan
-    }
-}
-
-impl Runs for WorkloadRuns {
-    fn check(&self, level: Level, length: Length) -> Result<(), Exit> {
-        self.plan(level, length)
-            .validate()
-            .map_err(|e| Exit::bad_input(format!("{}: {e}", self.file.display())))
-    }
-
-    fn run(
-        &self,
-        level: Level,
-        length: Length,
-        control: &Arc<Control>,
-        quiet: bool,
-    ) -> Result<RunResult, Exit> {
-        self.check(level, length)?;
-        let w = &self.workload;
-        let plan = self.plan(level, length);
-        let config = workload_cmd::workload_config(w, &plan);
-        let mut result = workload_cmd::run_plan(
-            w,
-            &plan,
-            config,
-            herd_http::TlsOptions {
-                insecure: self.request.insecure,
-                source: None,
-            },
-            Arc::clone(control),
-            &mut Live::new(quiet),
-        )?;
-        result.workload = Some(self.file.display().to_string());
-        result.thresholds = w.thresholds.iter().map(|t| t.evaluate(&result)).collect();
-        Ok(result)
-    }
-
-    fn rate_unit(&self) -> &'static str {
-        "iterations/s"
-    }
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A
@@ -368,7 +223,7 @@ pub fn name_targets(given: &[String]) -> Vec<NamedTarget> {
     for g in given {
         let (name, url, named) = match g.split_once('=') {
             Some((n, u)) if !n.contains('/') && !n.is_empty() => (n.to_owned(), u.to_owned(), true),
-            _ => match workload_cmd::workload_path(g) {
+            _ => match herd_run::workload_path(g) {
                 // A workload file is named by its file name, without the folders.
                 Some(file) => (
                     file.file_name()

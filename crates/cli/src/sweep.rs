@@ -4,6 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
+use crate::progress::Live;
 use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
@@ -123,7 +124,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let mut problems = Vec::new();
     let mut runs: Vec<Box<dyn Runs>> = Vec::new();
     for t in &targets {
-        match runs_for(&t.url, &a.request).and_then(|r| r.check(level_of(top), length).map(|_| r)) {
+        match runs_for(&t.url, &a.request, level_of(top), length) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
                 format!("{}: {}", t.name, e.message)
@@ -206,10 +207,11 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             if control.is_cancelled() {
                 break;
             }
-            let run = match r.run(level_of(level), length, &control, a.request.quiet) {
+            let mut live = Live::new(a.request.quiet);
+            let run = match r.run(level_of(level), length, &control, &mut live) {
                 Ok(run) => run,
                 Err(e) => {
-                    failure = Some(e);
+                    failure = Some(Exit::from(e));
                     break 'levels;
                 }
             };

@@ -2,9 +2,9 @@
 //! values and returns a verdict, the value shown, and the exact command that fixes it. Tested as
 //! tables, no `/proc` needed.
 
-use crate::limits::SPARE_FDS;
 use herd_monitor::system::{port_budget, ports_held, PortBudget, TIME_WAIT_S};
 use herd_report::format::count;
+use herd_run::SPARE_FDS;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,0 +1,37 @@
+//! How a run ended, decided once for `herd run` (URL, URL file, workload) and shown to series.
+
+use herd_report::{GeneratorVerdict, RunResult};
+
+/// How a result ends, most important first; the CLI maps each to its documented exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conclusion {
+    /// The run completed and measured the server (errors from it are data).
+    Ok,
+    /// The run completed but a threshold failed.
+    ThresholdsFailed,
+    /// The measurement is invalid: herd, not the server, was the limit.
+    GeneratorLimited,
+    /// No request got a response: the run measured no server at all.
+    NothingAnswered,
+    /// Ctrl-C: the run is incomplete.
+    Interrupted,
+}
+
+/// Interrupted beats everything (the run is incomplete); then a run nothing answered (it
+/// measured no server at all); then an invalid measurement (the generator was the limit) beats
+/// thresholds, which would judge the wrong thing. A shard's thresholds judge a part of the
+/// load, so they decide nothing: `herd merge` judges the whole.
+pub fn conclude(result: &RunResult) -> Conclusion {
+    let sharded = result.shard.as_ref().is_some_and(|h| h.count > 1);
+    if result.interrupted {
+        Conclusion::Interrupted
+    } else if herd_report::answers::nothing_answered(result.totals.completed) {
+        Conclusion::NothingAnswered
+    } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
+        Conclusion::GeneratorLimited
+    } else if !sharded && result.thresholds.iter().any(|t| !t.pass) {
+        Conclusion::ThresholdsFailed
+    } else {
+        Conclusion::Ok
+    }
+}

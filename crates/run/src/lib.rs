@@ -1,0 +1,94 @@
+//! A run, as an application sees it: a [`RunSpec`] (a URL with its flags, a URL file or a
+//! workload file, as plain data) is checked by [`RunSpec::prepare`], which reports every
+//! problem at once; the [`Prepared`] run then plays on the engine at its own load or at a
+//! [`Level`] (what `herd sweep` and `herd capacity` vary) and returns the full `RunResult`.
+//! [`conclude`] says how a result ended; the CLI maps that to exit codes. Nothing here prints
+//! or exits: progress goes to an [`Observer`], problems come back as a [`RunError`].
+//!
+//! ```no_run
+//! use herd_run::{RunSpec, Source, Level};
+//! let spec = RunSpec::new(Source::url("http://127.0.0.1:8080/"));
+//! let prepared = spec.prepare().expect("a valid spec");
+//! let control = std::sync::Arc::new(herd_engine::Control::new());
+//! let result = prepared.run(Some(Level::Users(4)), &control, &mut ()).expect("a run");
+//! println!("{} completed", result.totals.completed);
+//! ```
+
+mod conclusion;
+mod limits;
+mod prepare;
+mod prepared;
+mod result;
+mod spec;
+
+pub use conclusion::{conclude, Conclusion};
+pub use limits::{ensure_fds, SPARE_FDS};
+pub use prepare::{compile_workload, workload_path};
+pub use prepared::Prepared;
+pub use result::to_result;
+pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
+
+use herd_engine::{Control, Progress};
+use herd_report::RunResult;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Default closed-model connections, as wrk's.
+pub const DEFAULT_CONNECTIONS: u64 = 10;
+/// Default connection cap in the open model: enough to hold most rates against a slow server.
+pub const DEFAULT_OPEN_CAP: u64 = 1000;
+/// How long a URL run lasts when neither a duration nor a request count is given.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+
+/// One load level: arrivals per second (open model) or concurrent users (closed model).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Level {
+    Rate(f64),
+    Users(u64),
+}
+
+/// How long one run of a series lasts: a time, or a number of requests (of iterations, for a
+/// workload).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Length {
+    Time(Duration),
+    Requests(u64),
+}
+
+/// What a run reports while it goes on (the CLI's live line). `()` ignores it all.
+pub trait Observer {
+    /// About every 10 ms while the run goes on.
+    fn progress(&mut self, _progress: &Progress) {}
+    /// The engine has finished; the result is being built.
+    fn finished(&mut self) {}
+}
+
+impl Observer for () {}
+
+/// Why a run could not be prepared or played. Nothing was sent in either case.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad input: every problem found, one message each.
+    #[error("{}", .0.join("\n"))]
+    Invalid(Vec<String>),
+    /// The run could not start: the open-file limit, TLS set-up, worker threads.
+    #[error("{0}")]
+    Start(String),
+}
+
+/// What a series runs at each level: check it and run it, never looking inside. A URL counts
+/// requests, a workload scenario iterations. [`Prepared`] is the one implementation.
+pub trait Runs {
+    /// Every problem with a run at this level, before anything is sent.
+    fn check(&self, level: Level, length: Length) -> Result<(), RunError>;
+    /// Runs at this level and returns the full result.
+    fn run(
+        &self,
+        level: Level,
+        length: Length,
+        control: &Arc<Control>,
+        observer: &mut dyn Observer,
+    ) -> Result<RunResult, RunError>;
+    /// What one arrival of the open model is: `req/s` for a URL, `iterations/s` for a workload.
+    fn rate_unit(&self) -> &'static str;
+}

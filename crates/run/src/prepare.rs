@@ -1,0 +1,243 @@
+//! `RunSpec::prepare`: every check made before anything is sent, all problems reported at once
+//! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
+
+use crate::prepared::{Prepared, UrlRequest, What};
+use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
+use herd_engine::{Load, Plan};
+use herd_http::{prepare, RequestSpec, Target};
+use herd_workload::{UrlDefaults, Workload};
+use std::path::{Path, PathBuf};
+
+impl RunSpec {
+    /// Reads and checks everything the run needs (URL, headers, body file, URL file, workload
+    /// file, the plan at the spec's level) and reports every problem at once.
+    pub fn prepare(&self) -> Result<Prepared, RunError> {
+        let mut problems = Vec::new();
+        let what = match &self.source {
+            Source::Url { url, request } => self.url(url, request, None, &mut problems),
+            Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
+            Source::Workload { path } => match compile_workload(path) {
+                Ok(workload) => {
+                    let file = path.clone();
+                    Some(What::Workload { workload, file })
+                }
+                Err(e) => {
+                    problems.push(e.to_string());
+                    None
+                }
+            },
+        };
+        if !problems.is_empty() {
+            return Err(RunError::Invalid(problems));
+        }
+        let prepared = Prepared {
+            what: what.expect("no problems means the source was read"),
+            load: self.load.clone(),
+            level: self.level,
+            length: self.length,
+            insecure: self.insecure,
+            bind: self.bind,
+            shard: None,
+            late: std::time::Duration::ZERO,
+        };
+        // A URL's plan was checked with its flags, in order; a workload's is checked here.
+        if let What::Workload { .. } = prepared.what {
+            prepared.check_at(self.level, self.length)?;
+        }
+        Ok(prepared)
+    }
+
+    /// A URL and the request flags, in the order users fix them: the URL, the headers and body,
+    /// the plan, then whether the request can be written at all.
+    fn url(
+        &self,
+        url: &str,
+        request: &RequestFlags,
+        file: Option<(Workload, PathBuf)>,
+        problems: &mut Vec<String>,
+    ) -> Option<What> {
+        let target = match Target::parse(url) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                problems.push(e.to_string());
+                None
+            }
+        };
+        let spec = request_spec(request, problems);
+        let names = file.as_ref().map_or(1, |(w, _)| w.names().len());
+        let plan = url_plan(&self.load.at(self.level, self.length), names);
+        if let Err(e) = plan.validate() {
+            problems.extend(e.0);
+        }
+        let target = target?;
+        if let Err(e) = prepare(&target, &spec) {
+            problems.push(e.to_string());
+        }
+        let request = UrlRequest {
+            url: url.to_owned(),
+            target,
+            spec,
+            headers: request.headers.clone(),
+        };
+        Some(match file {
+            None => What::Url(request),
+            Some((workload, file)) => What::UrlFile {
+                request,
+                workload,
+                file,
+            },
+        })
+    }
+
+    /// A URL file read with the request flags as every line's defaults.
+    fn url_file(
+        &self,
+        path: &Path,
+        request: &RequestFlags,
+        problems: &mut Vec<String>,
+    ) -> Option<What> {
+        let read = |d: &UrlDefaults| Workload::url_file(path, d).map_err(|d| d.to_string());
+        let workload = match read(&UrlDefaults::default()) {
+            Ok(w) => w,
+            Err(e) => {
+                problems.push(e);
+                // The flags are still checked, so every problem shows at once.
+                let _ = request_spec(request, problems);
+                return None;
+            }
+        };
+        let url = workload.target().to_string();
+        let what = self.url(&url, request, Some((workload, path.to_owned())), problems)?;
+        let What::UrlFile {
+            request: r,
+            workload,
+            file,
+        } = what
+        else {
+            unreachable!("a URL file makes a URL file run")
+        };
+        if !request.given() || !problems.is_empty() {
+            return Some(What::UrlFile {
+                request: r,
+                workload,
+                file,
+            });
+        }
+        match read(&UrlDefaults {
+            method: Some(r.spec.method.clone()),
+            headers: r.spec.headers.clone(),
+            body: r.spec.body.clone(),
+        }) {
+            Ok(workload) => Some(What::UrlFile {
+                request: r,
+                workload,
+                file,
+            }),
+            Err(e) => {
+                problems.push(e);
+                None
+            }
+        }
+    }
+}
+
+/// The request the flags describe; their problems are added to `problems`.
+fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
+    let mut headers = Vec::new();
+    for h in &r.headers {
+        match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                headers.push((name.trim().to_owned(), value.trim().to_owned()))
+            }
+            _ => problems.push(format!(
+                "header `{h}` is not `Name: value`, e.g. -H 'Accept: text/html'"
+            )),
+        }
+    }
+    let body = match (&r.body, &r.body_file) {
+        (Some(b), _) => b.clone().into_bytes(),
+        (None, Some(path)) => match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("cannot read the body file {}: {e}", path.display()));
+                Vec::new()
+            }
+        },
+        (None, None) => Vec::new(),
+    };
+    let has_body = r.body.is_some() || r.body_file.is_some();
+    let method = r
+        .method
+        .clone()
+        .map(|m| m.to_ascii_uppercase())
+        .unwrap_or_else(|| if has_body { "POST" } else { "GET" }.to_owned());
+    RequestSpec {
+        method,
+        path: String::new(),
+        headers,
+        body,
+    }
+}
+
+/// The plan a URL's (or URL file's) load flags describe.
+pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let load = match f.rate {
+        Some(rate) => Load::Open {
+            rate,
+            max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
+        },
+        None => Load::Closed {
+            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
+        },
+    };
+    let duration = match (f.duration, f.requests) {
+        (None, None) => Some(crate::DEFAULT_DURATION),
+        (d, _) => d,
+    };
+    Plan {
+        load,
+        duration,
+        requests: f.requests,
+        warmup: f.warmup.unwrap_or_default(),
+        threads: f.threads.unwrap_or_else(threads_default),
+        timeout: f.timeout,
+        calls_per_conn: f.calls_per_conn,
+        names,
+        stages: Vec::new(),
+        shard: None,
+        late: std::time::Duration::ZERO,
+        arrivals: None,
+        arrivals_period: None,
+    }
+}
+
+pub(crate) fn threads_default() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Reads and compiles a workload file; its problems as `herd validate` shows them.
+pub fn compile_workload(file: &Path) -> Result<Workload, RunError> {
+    Workload::load(file).map_err(|d| {
+        let n = d.problems.len();
+        let problems = if n == 1 {
+            "1 problem".to_owned()
+        } else {
+            format!("{n} problems")
+        };
+        RunError::Invalid(vec![format!(
+            "{}: {problems}, nothing was sent\n{d}",
+            file.display()
+        )])
+    })
+}
+
+/// The workload file a target argument names, if it names one rather than a URL: no `://`, and
+/// a `.yaml`/`.yml` name or an existing file (`herd run`, `herd sweep` and `herd capacity`).
+pub fn workload_path(arg: &str) -> Option<PathBuf> {
+    if arg.contains("://") {
+        return None;
+    }
+    let p = Path::new(arg);
+    let yaml = matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
+    (yaml || p.is_file()).then(|| p.to_owned())
+}

@@ -1,0 +1,257 @@
+//! A prepared run: plays on the engine at its own load or at a level, and is the one
+//! implementation of the `Runs` seam that series drive.
+
+use crate::prepare::{threads_default, url_plan};
+use crate::result::{add_workload, to_result, url_config, workload_config};
+use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
+use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
+use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_report::{RunConfig, RunResult};
+use herd_workload::Workload;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A checked run, ready to play (`RunSpec::prepare`).
+pub struct Prepared {
+    pub(crate) what: What,
+    pub(crate) load: LoadFlags,
+    pub(crate) level: Option<Level>,
+    pub(crate) length: Option<Length>,
+    pub(crate) insecure: bool,
+    pub(crate) bind: Option<IpAddr>,
+    /// The engine plays only this shard's share of the plan (`Plan::shard`).
+    pub shard: Option<Shard>,
+    /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
+    pub late: Duration,
+}
+
+/// A URL with its request, resolved from the flags.
+pub(crate) struct UrlRequest {
+    pub url: String,
+    pub target: Target,
+    pub spec: RequestSpec,
+    /// As given, for the result's config.
+    pub headers: Vec<String>,
+}
+
+// One per run, never in a collection: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum What {
+    Url(UrlRequest),
+    UrlFile {
+        request: UrlRequest,
+        workload: Workload,
+        file: PathBuf,
+    },
+    Workload {
+        workload: Workload,
+        file: PathBuf,
+    },
+}
+
+impl Prepared {
+    /// The plan the run plays at its own level, shard and late start included.
+    pub fn plan(&self) -> Plan {
+        let mut plan = self.plan_at(self.level, self.length);
+        plan.shard = self.shard.clone();
+        plan.late = self.late;
+        plan
+    }
+
+    /// How the run is described in its result at its own level.
+    pub fn config(&self) -> RunConfig {
+        self.config_of(
+            &self.plan_at(self.level, self.length),
+            self.level,
+            self.length,
+        )
+    }
+
+    /// The request body of a URL run (empty for files): part of a shard's plan hash.
+    pub fn body(&self) -> &[u8] {
+        match &self.what {
+            What::Url(r) => &r.spec.body,
+            _ => &[],
+        }
+    }
+
+    /// Plays the run at `level` (its own when `None`) and returns the full result: per-name
+    /// stats, scenarios, checks and evaluated thresholds for files. Prints nothing; progress
+    /// goes to `observer`.
+    pub fn run(
+        &self,
+        level: Option<Level>,
+        control: &Arc<Control>,
+        observer: &mut dyn Observer,
+    ) -> Result<RunResult, RunError> {
+        self.run_at(level.or(self.level), self.length, control, observer)
+    }
+
+    fn run_at(
+        &self,
+        level: Option<Level>,
+        length: Option<Length>,
+        control: &Arc<Control>,
+        observer: &mut dyn Observer,
+    ) -> Result<RunResult, RunError> {
+        self.check_at(level, length)?;
+        // The result describes the whole plan; a shard plays its share of it.
+        let config = self.config_of(&self.plan_at(level, length), level, length);
+        let mut plan = self.plan_at(level, length);
+        plan.shard = self.shard.clone();
+        plan.late = self.late;
+        ensure_fds(plan.max_connections())?;
+        let options = TlsOptions {
+            insecure: self.insecure,
+            source: self.bind,
+        };
+        let start = |e: String| RunError::Start(e);
+        let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let out = match &self.what {
+            What::Url(r) => {
+                let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
+                // A connection's last request asks the server to close (`--calls-per-conn`),
+                // so the TIME_WAIT lands on the server's side, as with ab and httperf.
+                let request = with_closing(request);
+                let transport =
+                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                herd_engine::run(
+                    &plan,
+                    Arc::new(SystemClock),
+                    |_| transport.wire(),
+                    |_| Single(request.clone()),
+                    Arc::clone(control),
+                    progress,
+                )
+            }
+            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
+                let transport =
+                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                // The tally starts from zero, so a workload run again (a series' next level)
+                // counts only its own run.
+                w.reset_tally();
+                herd_engine::run(
+                    &plan,
+                    Arc::new(SystemClock),
+                    |_| transport.wire(),
+                    |_| w.script_in(plan.shard.as_ref()),
+                    Arc::clone(control),
+                    progress,
+                )
+            }
+        }
+        .map_err(|e| start(e.to_string()))?;
+        observer.finished();
+        let mut result = to_result(config.url.clone(), config, &plan, &out);
+        match &self.what {
+            What::Url(_) => {}
+            What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
+                add_workload(workload, &out, &mut result);
+                result.workload = Some(file.display().to_string());
+                result.thresholds = workload
+                    .thresholds
+                    .iter()
+                    .map(|t| t.evaluate(&result))
+                    .collect();
+            }
+        }
+        Ok(result)
+    }
+
+    /// Every problem with the plan at this level and length.
+    pub(crate) fn check_at(
+        &self,
+        level: Option<Level>,
+        length: Option<Length>,
+    ) -> Result<(), RunError> {
+        let plan = self.plan_at(level, length);
+        plan.validate().map_err(|e| match &self.what {
+            What::Workload { file, .. } => {
+                RunError::Invalid(vec![format!("{}: {e}", file.display())])
+            }
+            _ => RunError::Invalid(e.0),
+        })
+    }
+
+    /// The plan at a level and length, without shard or late start.
+    fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let w = match &self.what {
+            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::UrlFile { workload, .. } => {
+                return url_plan(&self.load.at(level, length), workload.names().len())
+            }
+            What::Workload { workload, .. } => workload,
+        };
+        let f = &self.load;
+        let Some(level) = level else {
+            // The file's own load; its thread count wins over the default.
+            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            if let Some(warmup) = f.warmup {
+                plan.warmup = warmup;
+            }
+            set_length(&mut plan, length);
+            return plan;
+        };
+        // A level replaces the file's load: no stages, the flags' threads and warm-up.
+        let mut plan = w.plan(threads_default());
+        if let Some(t) = f.threads {
+            plan.threads = t;
+        }
+        plan.load = match level {
+            Level::Rate(rate) => Load::Open {
+                rate,
+                max_connections: f.connections.unwrap_or(DEFAULT_OPEN_CAP),
+            },
+            Level::Users(users) => Load::Closed { users },
+        };
+        set_length(&mut plan, length);
+        plan.stages = Vec::new();
+        plan.warmup = f.warmup.unwrap_or_default();
+        plan
+    }
+
+    fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
+        match &self.what {
+            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::UrlFile { request, .. } => {
+                let mut c = url_config(request, &self.load.at(level, length), plan);
+                c.method = "url file".to_owned();
+                c
+            }
+            What::Workload { workload, .. } => workload_config(workload, plan),
+        }
+    }
+}
+
+fn set_length(plan: &mut Plan, length: Option<Length>) {
+    match length {
+        Some(Length::Time(d)) => (plan.duration, plan.requests) = (Some(d), None),
+        Some(Length::Requests(n)) => (plan.duration, plan.requests) = (None, Some(n)),
+        None => {}
+    }
+}
+
+impl Runs for Prepared {
+    fn check(&self, level: Level, length: Length) -> Result<(), RunError> {
+        self.check_at(Some(level), Some(length))
+    }
+
+    fn run(
+        &self,
+        level: Level,
+        length: Length,
+        control: &Arc<Control>,
+        observer: &mut dyn Observer,
+    ) -> Result<RunResult, RunError> {
+        self.run_at(Some(level), Some(length), control, observer)
+    }
+
+    fn rate_unit(&self) -> &'static str {
+        match self.what {
+            What::Workload { .. } => "iterations/s",
+            _ => "req/s",
+        }
+    }
+}

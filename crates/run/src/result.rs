@@ -1,0 +1,191 @@
+//! The public result, built in one place from what the engine measured and, for files, what the
+//! scripts counted.
+
+use crate::prepared::UrlRequest;
+use crate::LoadFlags;
+use herd_engine::{Load, Plan, RunOutput};
+use herd_report::{
+    build_run, name_result, scenario_result, CheckResult, Generator, GeneratorSample,
+    GeneratorVerdict, Model, RunConfig, RunInput, RunResult,
+};
+use herd_workload::Workload;
+
+/// Turns what the engine measured into the public result.
+pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput) -> RunResult {
+    let g = &out.generator;
+    let lag = if matches!(plan.load, Load::Open { .. }) {
+        &g.send_lag
+    } else {
+        &g.loop_delay
+    };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let generator = Generator {
+        cpu_user_s: g.cpu.user.as_secs_f64(),
+        cpu_sys_s: g.cpu.sys.as_secs_f64(),
+        cpu_percent: g.cpu_percent,
+        send_lag_p99_ms: lag.value_at_quantile(0.99) as f64 / 1e3,
+        verdict: if g.verdict.is_ok() {
+            GeneratorVerdict::Ok
+        } else {
+            GeneratorVerdict::GeneratorLimited
+        },
+        reasons: g.verdict.clone().err().unwrap_or_default(),
+        warnings: generator_warnings(&target, out),
+        threads: g.threads as u64,
+        worker: Some("loop".to_owned()),
+        connections_opened: g.connections_opened,
+        peak_connections: g.peak_connections,
+        fds_peak: g.fds_peak,
+        fd_limit: g.fd_limit,
+        ephemeral_ports_peak: g.ports_peak,
+        ephemeral_port_range: g.port_range,
+        timeline: g
+            .timeline
+            .iter()
+            .map(|h| GeneratorSample {
+                t: h.t,
+                cpu_percent: h.cpu_percent.clone(),
+                send_lag_p99_ms: ms(h.send_lag_p99),
+                loop_delay_max_ms: ms(h.loop_delay_max),
+                connections: h.open_connections,
+                fds: h.fds,
+                ephemeral_ports: h.ephemeral_ports,
+            })
+            .collect(),
+    };
+    build_run(RunInput {
+        target,
+        config,
+        started_at: out.started_at + out.warmup,
+        duration: out.duration,
+        interrupted: out.interrupted,
+        stats: &out.total,
+        timeline: &out.timeline,
+        dropped: out.dropped,
+        warmup_requests: out.warmup_requests,
+        warmup_duration: out.warmup,
+        generator,
+    })
+}
+
+/// The generator's warnings, by the rule its verdict uses (`herd_engine::generator`), from what
+/// the engine reported. The engine's verdict does not know the target's address; here the URL
+/// tells whether it is loopback, where Linux reuses TIME_WAIT ports by default.
+fn generator_warnings(url: &str, out: &RunOutput) -> Vec<String> {
+    let g = &out.generator;
+    let health = herd_engine::generator::Health {
+        ports_peak: g.ports_peak,
+        port_range: g.port_range,
+        connections_opened: g.connections_opened,
+        peak_connections: g.peak_connections,
+        wall: out.duration,
+        tw_reuse: herd_engine::health::tw_reuse(),
+        loopback: loopback(url),
+        ..Default::default()
+    };
+    herd_engine::generator::warnings(&health)
+}
+
+/// Whether a URL's host is this machine, when its text says so (an IP literal or `localhost`);
+/// `None` for names, which are not resolved again here.
+fn loopback(url: &str) -> Option<bool> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(true);
+    }
+    host.parse::<std::net::IpAddr>()
+        .ok()
+        .map(|ip| ip.is_loopback())
+}
+
+/// How a URL run is described in its result: its resolved flags at its level.
+pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: r.url.clone(),
+        method: r.spec.method.clone(),
+        model: if f.rate.is_some() {
+            Model::Open
+        } else {
+            Model::Closed
+        },
+        connections: plan.max_connections(),
+        rate: f.rate,
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        requests: plan.requests,
+        warmup_s: plan.warmup.as_secs_f64(),
+        threads: plan.effective_threads() as u64,
+        timeout_s: plan.timeout.as_secs_f64(),
+        calls_per_conn: plan.calls_per_conn,
+        headers: r.headers.clone(),
+        body_bytes: r.spec.body.len() as u64,
+    }
+}
+
+/// How a workload's run is described in its result: the file's target, its plan's load.
+pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: w.target().to_string(),
+        method: "workload".to_owned(),
+        model: match plan.load {
+            Load::Open { .. } => Model::Open,
+            Load::Closed { .. } => Model::Closed,
+        },
+        connections: plan.max_connections(),
+        rate: match plan.load {
+            Load::Open { rate, .. } => Some(rate),
+            Load::Closed { .. } => None,
+        },
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        requests: plan.requests,
+        warmup_s: plan.warmup.as_secs_f64(),
+        threads: plan.effective_threads() as u64,
+        timeout_s: plan.timeout.as_secs_f64(),
+        calls_per_conn: None,
+        headers: Vec::new(),
+        body_bytes: 0,
+    }
+}
+
+/// Per-name stats, scenarios and checks from what the engine and the scripts counted.
+pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+    let names = w.names();
+    // With one name the engine keeps only totals: they are that name's stats.
+    let by_name: Vec<_> = if out.by_name.is_empty() {
+        names
+            .iter()
+            .map(|n| name_result(n, &out.total, out.duration))
+            .collect()
+    } else {
+        names
+            .iter()
+            .zip(&out.by_name)
+            .map(|(n, s)| name_result(n, s, out.duration))
+            .collect()
+    };
+    result.by_name = by_name;
+    let tally = w.tally();
+    if !w.walks() {
+        result.by_scenario = w
+            .scenarios()
+            .iter()
+            .zip(&tally.scenarios)
+            .map(|((name, weight), t)| scenario_result(name, *weight, t.iterations, &t.duration))
+            .collect();
+    }
+    result.checks = w
+        .checks()
+        .iter()
+        .zip(&tally.checks)
+        .map(|(name, c)| CheckResult {
+            name: name.clone(),
+            passes: c.passes,
+            fails: c.fails,
+            sample: c.sample.clone(),
+        })
+        .collect();
+}

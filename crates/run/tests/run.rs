@@ -1,0 +1,131 @@
+//! herd-run end to end: a spec is checked with every problem at once, and a prepared URL run
+//! against the mock server (in-process, port 0) returns the counts it was asked for.
+
+use herd_engine::Control;
+use herd_mock::{Config, Server};
+use herd_run::{
+    conclude, Conclusion, Length, Level, LoadFlags, Observer, RequestFlags, RunError, RunSpec,
+    Runs, Source,
+};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn problems(spec: &RunSpec) -> Vec<String> {
+    match spec.prepare() {
+        Err(RunError::Invalid(p)) => p,
+        Err(e) => panic!("not a bad-input error: {e}"),
+        Ok(_) => panic!("the spec was accepted"),
+    }
+}
+
+#[test]
+fn prepare_reports_every_problem_at_once() {
+    let spec = RunSpec {
+        load: LoadFlags {
+            rate: Some(0.0),
+            ..LoadFlags::default()
+        },
+        ..RunSpec::new(Source::Url {
+            url: "localhost:8080".to_owned(),
+            request: RequestFlags {
+                headers: vec!["no colon".to_owned()],
+                body_file: Some("/no/such/body.json".into()),
+                ..RequestFlags::default()
+            },
+        })
+    };
+    let p = problems(&spec);
+    assert_eq!(p.len(), 4, "{p:#?}");
+    assert!(p[1].contains("header `no colon`"), "{p:#?}");
+    assert!(p[2].contains("/no/such/body.json"), "{p:#?}");
+    assert!(p[3].contains("rate must be a positive number"), "{p:#?}");
+}
+
+#[test]
+fn a_missing_url_file_does_not_hide_the_flags_problems() {
+    let spec = RunSpec::new(Source::UrlFile {
+        path: "/no/such/urls.txt".into(),
+        request: RequestFlags {
+            headers: vec!["no colon".to_owned()],
+            ..RequestFlags::default()
+        },
+    });
+    let p = problems(&spec);
+    assert_eq!(p.len(), 2, "{p:#?}");
+    assert!(p[0].contains("/no/such/urls.txt"), "{p:#?}");
+    assert!(p[1].contains("header `no colon`"), "{p:#?}");
+}
+
+/// Counts what the run reported, to show the observer is called.
+#[derive(Default)]
+struct Seen {
+    finished: bool,
+}
+
+impl Observer for Seen {
+    fn finished(&mut self) {
+        self.finished = true;
+    }
+}
+
+#[test]
+fn a_prepared_url_run_at_a_level_returns_the_counts_asked_for() {
+    let server = Server::start(Config::default()).expect("the mock server starts");
+    let url = format!("http://{}/", server.local_addr());
+    let spec = RunSpec {
+        load: LoadFlags {
+            requests: Some(40),
+            threads: Some(1),
+            timeout: Duration::from_secs(5),
+            ..LoadFlags::default()
+        },
+        ..RunSpec::new(Source::url(url.clone()))
+    };
+    let prepared = spec.prepare().expect("a valid spec");
+    let control = Arc::new(Control::new());
+    let mut seen = Seen::default();
+    let result = prepared
+        .run(Some(Level::Users(3)), &control, &mut seen)
+        .expect("the run plays");
+    assert!(seen.finished);
+    assert_eq!(result.totals.completed, 40);
+    assert_eq!(result.totals.ok, 40);
+    assert_eq!(result.totals.errors, 0);
+    assert_eq!(result.config.connections, 3);
+    assert_eq!(result.config.url, url);
+    assert_eq!(conclude(&result), Conclusion::Ok);
+
+    // The same prepared run as a series drives it: another level and length.
+    let result = Runs::run(
+        &prepared,
+        Level::Rate(500.0),
+        Length::Requests(25),
+        &control,
+        &mut (),
+    )
+    .expect("the run plays");
+    assert_eq!(result.totals.completed, 25);
+    assert_eq!(result.config.rate, Some(500.0));
+    assert_eq!(prepared.rate_unit(), "req/s");
+    server.shutdown();
+    the_conclusion_ranks_how_a_run_ended(result);
+}
+
+/// One rule for every kind of run: interrupted, then nothing answered, then generator-limited,
+/// then a failed threshold.
+fn the_conclusion_ranks_how_a_run_ended(mut r: herd_report::RunResult) {
+    r.thresholds.push(herd_report::ThresholdResult {
+        expression: "p99 < 1ms".to_owned(),
+        value: 2.0,
+        unit: "ms".to_owned(),
+        pass: false,
+        note: None,
+    });
+    assert_eq!(conclude(&r), Conclusion::ThresholdsFailed);
+    r.generator.verdict = herd_report::GeneratorVerdict::GeneratorLimited;
+    assert_eq!(conclude(&r), Conclusion::GeneratorLimited);
+    r.totals.completed = 0;
+    assert_eq!(conclude(&r), Conclusion::NothingAnswered);
+    r.interrupted = true;
+    assert_eq!(conclude(&r), Conclusion::Interrupted);
+}
