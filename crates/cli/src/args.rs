@@ -99,22 +99,10 @@ pub struct RunArgs {
     pub shard: crate::shard_args::ShardArgs,
 }
 
-/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`).
+/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`): a TIME flag is
+/// the one place a bare number is allowed, and it is seconds (docs/units.md).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-    }
-    if let Some(num) = t.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()) {
-        if num.is_finite() && num >= 0.0 {
-            return Ok(Duration::from_secs_f64(num));
-        }
-    }
-    humantime::parse_duration(t).map_err(|_| {
-        format!("`{s}` is not a duration: write a number with a unit, e.g. 500ms, 30s, 5m, 1h30m")
-    })
+    herd_report::units::duration(s, herd_report::units::Bare::Allowed)
 }
 
 #[cfg(test)]

@@ -10,9 +10,7 @@ mod tsv;
 
 pub use conclusion::{errors_start, latency_rise, Point};
 pub use knees::{good_rate, level_text, level_unit, TargetKnee};
-pub use row::{
-    error_percent, implausible, row_of, Extra, Row, Saturation, StopRule, Table, TableStep,
-};
+pub use row::{implausible, row_of, Extra, Row, Saturation, StopRule, Table, TableStep};
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};
 
 use crate::{Kind, Model, RunResult};

@@ -1,6 +1,7 @@
 //! One target at one step as a spreadsheet row: autobench's columns computed from a run, herd's
 //! own columns after them, and the rule that ends a sweep once the server is past saturation.
 
+use crate::criteria::{error_percent, explain, Criteria, Metric, Op, Stat};
 use crate::{GeneratorVerdict, Model, RunResult};
 use serde::{Deserialize, Serialize};
 
@@ -111,17 +112,6 @@ pub struct TableStep {
     pub rows: Vec<Row>,
 }
 
-/// Percent of scheduled requests that did not get an OK answer: transport errors, 4xx/5xx
-/// answers and arrivals never sent. A 503 from an overloaded server is as much a lost visitor as
-/// a reset, so both count.
-pub fn error_percent(r: &RunResult) -> f64 {
-    let t = &r.totals;
-    if t.scheduled == 0 {
-        return 0.0;
-    }
-    100.0 * (t.errors + t.failed + t.dropped) as f64 / t.scheduled as f64
-}
-
 /// The row of one run.
 pub fn row_of(r: &RunResult) -> Row {
     let secs = r.duration_s.max(1e-9);
@@ -176,14 +166,27 @@ fn stats(x: &[f64]) -> (f64, f64, f64, f64) {
 }
 
 /// When a sweep stops early: a target is past saturation at a step when its errors or its p99
-/// exceed a limit, and the sweep stops once every target has been past it for `consecutive`
+/// break a limit, and the sweep stops once every target has been past it for `consecutive`
 /// steps in a row. One bad step can be a hiccup; two in a row are a trend.
+///
+/// The limits are criteria of a healthy step in the one grammar ([`crate::criteria`]):
+/// `--stop "p99 < 100ms, errors <= 10%"`; `--stop-errors 10%` is `errors <= 10%`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StopRule {
-    /// Percent of requests without an OK answer (see [`error_percent`]).
+    /// Percent of scheduled requests without an OK answer (see [`error_percent`]).
     pub max_error_percent: Option<f64>,
     pub max_p99_ms: Option<f64>,
     pub consecutive: u32,
+    /// Written with `<`: reaching `max_error_percent` already breaks the rule.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub errors_strict: bool,
+    /// Written with `<`: reaching `max_p99_ms` already breaks the rule.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub p99_strict: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for StopRule {
@@ -192,22 +195,72 @@ impl Default for StopRule {
             max_error_percent: Some(10.0),
             max_p99_ms: None,
             consecutive: 2,
+            errors_strict: false,
+            p99_strict: false,
         }
     }
 }
 
 impl StopRule {
+    /// A rule from criteria of a healthy step, e.g. `p99 < 100ms, errors < 5%`: upper limits
+    /// (`<`, `<=`) on the whole run's p99 and errors. Every problem is reported at once.
+    pub fn parse(text: &str) -> Result<StopRule, String> {
+        let criteria = Criteria::parse(text).map_err(|d| explain(&d))?;
+        let mut rule = StopRule {
+            max_error_percent: None,
+            ..StopRule::default()
+        };
+        let mut problems = Vec::new();
+        for c in &criteria.items {
+            let strict = match c.op {
+                Op::Lt => true,
+                Op::Le => false,
+                Op::Gt | Op::Ge => {
+                    problems.push(format!("`{}` is not an upper limit (< or <=)", c.text));
+                    continue;
+                }
+            };
+            match (&c.name, c.metric) {
+                (None, Metric::Errors) => {
+                    rule.max_error_percent = Some(c.value);
+                    rule.errors_strict = strict;
+                }
+                (None, Metric::Latency(Stat::P99)) => {
+                    rule.max_p99_ms = Some(c.value);
+                    rule.p99_strict = strict;
+                }
+                _ => problems.push(format!(
+                    "`{}`: the stop rule takes the whole run's p99 and errors, e.g. \
+                     \"p99 < 100ms, errors < 10%\"",
+                    c.text
+                )),
+            }
+        }
+        if problems.is_empty() {
+            Ok(rule)
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+
     /// What in `row` is past the limits, or `None` when nothing is.
     pub fn breach(&self, row: &Row) -> Option<String> {
+        let op = |strict| if strict { Op::Lt } else { Op::Le };
+        let shown = |strict| if strict { ">=" } else { ">" };
         let mut why = Vec::new();
         if let Some(max) = self.max_error_percent {
-            if row.errors > max {
-                why.push(format!("errors {:.1}% > {max}%", row.errors));
+            if !op(self.errors_strict).holds(row.errors, max) {
+                let s = shown(self.errors_strict);
+                why.push(format!("errors {:.1}% {s} {max}%", row.errors));
             }
         }
         if let (Some(max), Some(x)) = (self.max_p99_ms, &row.extra) {
-            if x.p99 > max {
-                why.push(format!("p99 {:.1} ms > {max} ms", x.p99));
+            if !op(self.p99_strict).holds(x.p99, max) {
+                why.push(format!(
+                    "p99 {:.1} ms {} {max} ms",
+                    x.p99,
+                    shown(self.p99_strict)
+                ));
             }
         }
         (!why.is_empty()).then(|| why.join(", "))
@@ -289,6 +342,7 @@ mod tests {
             max_error_percent: Some(5.0),
             max_p99_ms: Some(100.0),
             consecutive: 2,
+            ..StopRule::default()
         };
         // (rows of a step per target, stop after this step?)
         type Step<'a> = (&'a [(f64, f64, GeneratorVerdict)], bool);
