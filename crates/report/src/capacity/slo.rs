@@ -1,6 +1,6 @@
 //! A service-level objective as people write it: `p99<100ms, errors<1%`.
 
-use crate::criteria::{explain, Criteria, Criterion, Metric, Op, Stat};
+use crate::criteria::{Criteria, Criterion, Metric, Op, Stat};
 use crate::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -133,13 +133,16 @@ impl Slo {
     /// takes upper limits (`<`, `<=`) on the whole run's latency percentiles and errors. Every
     /// problem is reported at once.
     pub fn parse(text: &str) -> Result<Slo, String> {
-        let criteria = Criteria::parse(text).map_err(|d| explain(&d))?;
-        let mut problems = Vec::new();
-        let objectives = criteria
-            .items
+        let (items, diags) = Criteria::parse_all(text);
+        let mut problems: Vec<(usize, String)> =
+            diags.iter().map(|d| (d.column, d.to_string())).collect();
+        let objectives = items
             .iter()
-            .filter_map(|c| objective(c).map_err(|e| problems.push(e)).ok())
+            .filter_map(|c| objective(c).map_err(|e| problems.push((c.column, e))).ok())
             .collect();
+        // In the order of the text, whichever step found them.
+        problems.sort_by_key(|(column, _)| *column);
+        let problems: Vec<String> = problems.into_iter().map(|(_, p)| p).collect();
         if problems.is_empty() {
             Ok(Slo {
                 text: text.trim().to_owned(),
@@ -174,7 +177,13 @@ impl fmt::Display for Slo {
 
 /// The objective a criterion states, or why an SLO cannot hold it.
 fn objective(c: &Criterion) -> Result<Objective, String> {
-    let bad = |why: &str| format!("`{}` {why}: write e.g. \"p99<100ms, errors<1%\"", c.text);
+    let bad = |why: &str| {
+        let column = c.column;
+        format!(
+            "column {column}: `{}` {why}: write e.g. \"p99<100ms, errors<1%\"",
+            c.text
+        )
+    };
     if c.name.is_some() {
         return Err(bad("names a request, but an SLO is of the whole run"));
     }

@@ -84,6 +84,8 @@ pub struct Criterion {
     pub op: Op,
     /// In the metric's unit: ms, percent, or requests per second.
     pub value: f64,
+    /// Where the term starts in the text it was read from (1-based), for messages.
+    pub column: usize,
 }
 
 /// Every criterion must hold.
@@ -110,12 +112,6 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Every diagnostic on one line each.
-pub fn explain(diags: &[Diagnostic]) -> String {
-    let lines: Vec<String> = diags.iter().map(Diagnostic::to_string).collect();
-    lines.join("; ")
-}
-
 const EXAMPLE: &str = "e.g. \"p99 < 100ms, errors < 1%\", \"rps > 100\", \"cart: p95 < 300ms\"";
 
 const METRICS: [(&str, Metric); 15] = [
@@ -139,6 +135,17 @@ const METRICS: [(&str, Metric); 15] = [
 impl Criteria {
     /// Parses every term, reporting every problem with its column.
     pub fn parse(text: &str) -> Result<Criteria, Vec<Diagnostic>> {
+        let (items, diags) = Criteria::parse_all(text);
+        if diags.is_empty() {
+            Ok(Criteria { items })
+        } else {
+            Err(diags)
+        }
+    }
+
+    /// The terms that parse and the problems of those that do not, so a command that takes
+    /// only some criteria (--slo, --stop) can report its own objections with the rest.
+    pub fn parse_all(text: &str) -> (Vec<Criterion>, Vec<Diagnostic>) {
         let mut items = Vec::new();
         let mut diags = Vec::new();
         for (at, term) in terms(text) {
@@ -154,11 +161,7 @@ impl Criteria {
                 hint: EXAMPLE.to_owned(),
             });
         }
-        if diags.is_empty() {
-            Ok(Criteria { items })
-        } else {
-            Err(diags)
-        }
+        (items, diags)
     }
 }
 
@@ -255,6 +258,7 @@ impl Criterion {
             metric,
             op,
             value,
+            column: at + 1,
         })
     }
 

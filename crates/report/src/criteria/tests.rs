@@ -50,7 +50,13 @@ fn the_one_grammar_reads_what_people_write() {
     let both = Criteria::parse("p99 < 100ms, errors < 1%").unwrap();
     let and = Criteria::parse("p99 < 100ms and errors < 1%").unwrap();
     assert_eq!(both.items.len(), 2);
-    assert_eq!(both, and, "`,` and ` and ` separate terms alike");
+    let texts = |c: &Criteria| c.items.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        texts(&both),
+        texts(&and),
+        "`,` and ` and ` separate terms alike"
+    );
+    assert_eq!((both.items[1].column, and.items[1].column), (14, 17));
 }
 
 #[test]
