@@ -29,7 +29,7 @@ pub struct RunArgs {
 
     /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
     /// measured from each request's intended send time
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = parse_rate)]
     pub rate: Option<f64>,
 
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
@@ -103,6 +103,11 @@ pub struct RunArgs {
 /// the one place a bare number is allowed, and it is seconds (docs/units.md).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     herd_report::units::duration(s, herd_report::units::Bare::Allowed)
+}
+
+/// `100` or `100/s` requests per second (docs/units.md).
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    herd_report::units::rate(s)
 }
 
 #[cfg(test)]
