@@ -29,7 +29,7 @@ pub struct RunArgs {
 
     /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
     /// measured from each request's intended send time
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = parse_rate)]
     pub rate: Option<f64>,
 
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
@@ -99,22 +99,15 @@ pub struct RunArgs {
     pub shard: crate::shard_args::ShardArgs,
 }
 
-/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`).
+/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`): a TIME flag is
+/// the one place a bare number is allowed, and it is seconds (docs/units.md).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-    }
-    if let Some(num) = t.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()) {
-        if num.is_finite() && num >= 0.0 {
-            return Ok(Duration::from_secs_f64(num));
-        }
-    }
-    humantime::parse_duration(t).map_err(|_| {
-        format!("`{s}` is not a duration: write a number with a unit, e.g. 500ms, 30s, 5m, 1h30m")
-    })
+    herd_report::units::duration(s, herd_report::units::Bare::Allowed)
+}
+
+/// `100` or `100/s` requests per second (docs/units.md).
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    herd_report::units::rate(s)
 }
 
 #[cfg(test)]

@@ -60,6 +60,11 @@ pub struct SweepArgs {
     #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::args::parse_duration)]
     pub stop_p99: Option<Duration>,
 
+    /// The stop rule as criteria of a healthy step, in the grammar of thresholds and --slo,
+    /// e.g. "p99 < 100ms, errors < 5%" (replaces --stop-errors and --stop-p99)
+    #[arg(long = "stop", value_name = "CRITERIA", conflicts_with_all = ["stop_errors", "stop_p99", "no_stop"])]
+    pub stop: Option<String>,
+
     /// Run every level (the sweep otherwise stops once every target broke the stop rule two steps
     /// in a row)
     #[arg(long = "no-stop")]
@@ -81,15 +86,9 @@ pub struct SweepArgs {
     pub request: RequestArgs,
 }
 
-/// `10%`, `10` or `0.5%` -> percent.
+/// `10%`, `10` or `0.5%` -> percent: a PERCENT flag may leave out the `%` (docs/units.md).
 pub fn parse_percent(s: &str) -> Result<f64, String> {
-    s.trim()
-        .trim_end_matches('%')
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && (0.0..=100.0).contains(x))
-        .ok_or_else(|| format!("`{s}` is not a percentage from 0 to 100, e.g. 10%"))
+    herd_report::units::percent(s, herd_report::units::Bare::Allowed)
 }
 
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
@@ -146,13 +145,16 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
-    let stop = StopRule {
-        max_error_percent: (!a.no_stop).then_some(a.stop_errors),
-        max_p99_ms: a
-            .stop_p99
-            .filter(|_| !a.no_stop)
-            .map(|d| d.as_secs_f64() * 1e3),
-        consecutive: 2,
+    let stop = match &a.stop {
+        Some(text) => StopRule::parse(text).map_err(|e| Exit::bad_input(format!("--stop: {e}")))?,
+        None => StopRule {
+            max_error_percent: (!a.no_stop).then_some(a.stop_errors),
+            max_p99_ms: a
+                .stop_p99
+                .filter(|_| !a.no_stop)
+                .map(|d| d.as_secs_f64() * 1e3),
+            ..StopRule::default()
+        },
     };
     let mut result = SweepResult {
         herd_version: HERD_VERSION.to_owned(),

@@ -320,6 +320,15 @@ fn capacity_refuses_bad_input_before_sending() {
                 "capacity",
                 "http://127.0.0.1:1/",
                 "--slo",
+                "p99<100, errors<5",
+            ],
+            "column 5: in `p99<100`: `100` is not a duration (a bare number has no unit)",
+        ),
+        (
+            &[
+                "capacity",
+                "http://127.0.0.1:1/",
+                "--slo",
                 "errors<1%",
                 "--start",
                 "10",

@@ -300,8 +300,9 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
         "500ms",
         "--cooldown",
         "0s",
-        "--stop-errors",
-        "5%",
+        // the stop rule in the grammar of thresholds and --slo
+        "--stop",
+        "errors <= 5%",
         "-t",
         "1",
         "--json",
@@ -359,6 +360,28 @@ fn sweep_refuses_bad_input_before_sending() {
         (
             &["sweep", "http://127.0.0.1:1/", "--rates", "10", "-H", "bad"],
             "Name: value",
+        ),
+        (
+            &[
+                "sweep",
+                "http://127.0.0.1:1/",
+                "--rates",
+                "10",
+                "--stop",
+                "p99 < 100",
+            ],
+            "column 7: in `p99 < 100`: `100` is not a duration (a bare number has no unit)",
+        ),
+        (
+            &[
+                "sweep",
+                "http://127.0.0.1:1/",
+                "--rates",
+                "10",
+                "--stop",
+                "rps > 5",
+            ],
+            "`rps > 5` is not an upper limit",
         ),
     ];
     for (args, want) in cases {

@@ -331,7 +331,7 @@ thresholds: ["p95 < 3 parsecs"]
             format!("{f}:9:5: unknown key `stpes` in a scenario (did you mean `steps`?)"),
             format!("{f}:13:17: `{{{{usr.name}}}}` names no data source or extracted variable (did you mean `users`?"),
             format!("{f}:14:17: `{{{{users.pasword}}}}`: the CSV file of `users` has no column `pasword` (did you mean `password`?)"),
-            format!("{f}:15:14: `3 parsecs` is not a time"),
+            format!("{f}:15:14: threshold column 7: in `p95 < 3 parsecs`: `3 parsecs` is not a duration"),
         ] {
             assert!(err.contains(&want), "{cmd}: missing {want:?} in:\n{err}");
         }

@@ -62,6 +62,7 @@ mod build;
 pub mod capacity;
 pub mod compare;
 mod compare_text;
+pub mod criteria;
 mod document;
 mod error;
 pub mod format;
@@ -81,13 +82,14 @@ mod shard;
 pub mod significance;
 pub mod sweep;
 mod text;
-pub mod threshold;
+pub mod units;
 mod workload;
 mod workload_text;
 
 pub use build::{build_run, RunInput};
 pub use compare::{compare, CompareDocument, Comparison};
 pub use compare_text::render_compare_text;
+pub use criteria::{Criteria, Criterion, Diagnostic};
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
@@ -102,7 +104,6 @@ pub use server::{
 };
 pub use shard::{ShardHeader, ShardInstance};
 pub use text::render_text;
-pub use threshold::{Threshold, ThresholdError};
 pub use workload::{
     name_result, scenario_result, CheckResult, NameResult, ScenarioResult, ThresholdResult,
 };

@@ -16,7 +16,7 @@ mod series;
 
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
 use crate::result::{Histograms, Kind, Totals, Warmup};
-use crate::{RunConfig, RunResult, ShardHeader, ShardInstance, Threshold};
+use crate::{Criterion, RunConfig, RunResult, ShardHeader, ShardInstance};
 use hdrhistogram::Histogram;
 use parts::{Bodies, GeneratorSum, NameSum, ScenarioSum};
 use series::Seconds;
@@ -310,7 +310,7 @@ impl Merge {
         merged.thresholds = first
             .thresholds
             .iter()
-            .filter_map(|e| Threshold::parse(e).ok())
+            .filter_map(|e| Criterion::parse(e).ok())
             .map(|t| t.evaluate(&merged))
             .collect();
         Ok(merged)

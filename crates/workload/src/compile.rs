@@ -12,7 +12,7 @@ use crate::template::{Escape, Template};
 use crate::yaml::Node;
 use crate::Workload;
 use herd_http::{prepare, Target};
-use herd_report::Threshold;
+use herd_report::Criteria;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -177,26 +177,36 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             let Some(text) = r.string(n, "a threshold") else {
                 continue;
             };
-            match Threshold::parse(&text) {
-                Ok(th) => {
-                    if let Some(name) = &th.name {
-                        if !names.list.contains(name) {
-                            let hint = did_you_mean(name, names.list.iter().map(|s| s.as_str()))
-                                .unwrap_or_else(|| {
-                                    format!("request names: {}", names.list.join(", "))
-                                });
-                            r.report(
-                                Diag::new(
-                                    n.at,
-                                    format!("threshold `{text}`: no request is named `{name}`"),
-                                )
-                                .hint(hint),
-                            );
+            // One entry may hold several criteria: "p99 < 500ms, errors < 1%".
+            match Criteria::parse(&text) {
+                Ok(criteria) => {
+                    for th in criteria.items {
+                        if let Some(name) = &th.name {
+                            if !names.list.contains(name) {
+                                let hint =
+                                    did_you_mean(name, names.list.iter().map(|s| s.as_str()))
+                                        .unwrap_or_else(|| {
+                                            format!("request names: {}", names.list.join(", "))
+                                        });
+                                r.report(
+                                    Diag::new(
+                                        n.at,
+                                        format!("threshold `{text}`: no request is named `{name}`"),
+                                    )
+                                    .hint(hint),
+                                );
+                            }
                         }
+                        thresholds.push(th);
                     }
-                    thresholds.push(th);
                 }
-                Err(e) => r.report(Diag::new(n.at, e.message).hint(e.hint)),
+                Err(diags) => {
+                    for d in diags {
+                        let msg = format!("threshold column {}: {}", d.column, d.message);
+                        let hint = (!d.hint.is_empty()).then_some(d.hint);
+                        r.report(Diag::new(n.at, msg).hint_opt(hint));
+                    }
+                }
             }
         }
     }

@@ -47,7 +47,7 @@ pub use urls::UrlDefaults;
 
 use herd_engine::{Load, Plan};
 use herd_http::Target;
-use herd_report::Threshold;
+use herd_report::Criterion;
 use program::Program;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -59,7 +59,7 @@ pub struct Workload {
     /// `None` for a URL file, whose load comes from flags.
     pub load: Option<LoadPlan>,
     pub timeout: Duration,
-    pub thresholds: Vec<Threshold>,
+    pub thresholds: Vec<Criterion>,
     pub file: PathBuf,
     tally: Arc<Mutex<Tally>>,
 }
@@ -69,7 +69,7 @@ impl Workload {
         program: Program,
         load: Option<LoadPlan>,
         timeout: Duration,
-        thresholds: Vec<Threshold>,
+        thresholds: Vec<Criterion>,
         file: &Path,
     ) -> Workload {
         let tally = Tally::new(program.scenarios.len(), program.checks.len());

@@ -146,13 +146,13 @@ impl Reader {
         let text = node.scalar().unwrap_or_default();
         match parse_duration(text) {
             Ok(d) => Some(d),
-            Err(hint) => {
+            Err(_) => {
                 self.report(
                     Diag::new(
                         node.at,
                         format!("{what}: `{}` is not a duration", shown(node)),
                     )
-                    .hint(hint),
+                    .hint(herd_report::units::DURATION_HINT),
                 );
                 None
             }
@@ -169,22 +169,9 @@ pub fn shown(node: &Node) -> String {
     }
 }
 
-/// `500ms`, `30s`, `5m`, `1h30m`, or a number of seconds (`1.5`).
-pub fn parse_duration(s: &str) -> Result<Duration, &'static str> {
-    let hint = "write a number with a unit, e.g. 500ms, 30s, 5m, 1h30m";
-    let t = s.trim();
-    let secs = t
-        .parse::<f64>()
-        .ok()
-        .or_else(|| t.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()));
-    if let Some(secs) = secs {
-        return if secs.is_finite() && secs >= 0.0 {
-            Ok(Duration::from_secs_f64(secs))
-        } else {
-            Err(hint)
-        };
-    }
-    humantime::parse_duration(t).map_err(|_| hint)
+/// `500ms`, `30s`, `5m`, `1h30m`: a duration in a workload file needs its unit (docs/units.md).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    herd_report::units::duration(s, herd_report::units::Bare::Refused)
 }
 
 #[cfg(test)]
@@ -197,11 +184,11 @@ mod tests {
             ("30s", 30_000),
             ("5m", 300_000),
             ("250ms", 250),
-            ("1.5", 1_500),
+            ("1.5s", 1_500),
         ] {
             assert_eq!(parse_duration(s), Ok(Duration::from_millis(ms)), "{s}");
         }
-        for bad in ["10 parsecs", "", "-3s", "fast"] {
+        for bad in ["10 parsecs", "", "-3s", "fast", "1.5"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

@@ -245,7 +245,7 @@ fn every_problem_is_reported_at_its_place() {
         ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: 'http://other:2/' }] }]\n",
          "3:32: request URL \"http://other:2/\" is not on the target"),
         ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\nthresholds: ['p95 < fast', 'GET /x: p99 < 1s']\n",
-         "4:14: `fast` is not a time in `p95 < fast`"),
+         "4:14: threshold column 7: in `p95 < fast`: `fast` is not a duration"),
         ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\nthresholds: ['GET /x: p99 < 1s']\n",
          "4:14: threshold `GET /x: p99 < 1s`: no request is named `GET /x` (did you mean `GET /`?)"),
         ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / ] }\n",

@@ -35,7 +35,7 @@ impl Objective {
     pub fn min_requests(&self) -> u64 {
         let tail = match *self {
             Objective::Latency { percentile, .. } => 1.0 - percentile / 100.0,
-            Objective::Errors { max_percent } => max_percent / 100.0,
+            Objective::Errors { max_percent, .. } => max_percent / 100.0,
         };
         if tail > 0.0 {
             (TAIL_SAMPLES as f64 / tail).round() as u64
@@ -199,8 +199,12 @@ mod tests {
         let p99 = Objective::Latency {
             percentile: 99.0,
             max_ms: 100.0,
+            inclusive: false,
         };
-        let errors = Objective::Errors { max_percent: 1.0 };
+        let errors = Objective::Errors {
+            max_percent: 1.0,
+            inclusive: false,
+        };
         // (objective, probe, verdict)
         let table = [
             // The 13 requests, all fast: too few to say p99 held.

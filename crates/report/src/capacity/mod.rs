@@ -12,9 +12,9 @@ pub use search::{
 };
 pub use slo::{latency_at, percentile_name, Measured, Objective, Slo};
 
+use crate::criteria::error_percent;
 use crate::format::{count, rate};
 use crate::knee::{knee, Knee};
-use crate::sweep::error_percent;
 use crate::{GeneratorVerdict, Kind, Model, RunResult};
 use serde::{Deserialize, Serialize};
 

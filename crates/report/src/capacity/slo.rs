@@ -1,17 +1,34 @@
 //! A service-level objective as people write it: `p99<100ms, errors<1%`.
 
+use crate::criteria::{Criteria, Criterion, Metric, Op, Stat};
 use crate::Summary;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// One limit a probe must stay under.
+/// One limit a probe must stay under: a criterion (see [`crate::criteria`]) of the whole run on
+/// a latency percentile or errors, with `<` or `<=`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "metric", rename_all = "snake_case")]
 pub enum Objective {
     /// A latency percentile (50, 75, 90, 95, 99 or 99.9), from the intended send time.
-    Latency { percentile: f64, max_ms: f64 },
-    /// Percent of requests without an OK answer (errors, 4xx/5xx, dropped).
-    Errors { max_percent: f64 },
+    Latency {
+        percentile: f64,
+        max_ms: f64,
+        /// Written with `<=`: the limit itself still meets the objective.
+        #[serde(default, skip_serializing_if = "is_false")]
+        inclusive: bool,
+    },
+    /// Percent of scheduled requests without an OK answer (errors, 4xx/5xx, dropped), as
+    /// [`crate::criteria::error_percent`] counts them.
+    Errors {
+        max_percent: f64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        inclusive: bool,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Every objective must hold.
@@ -35,8 +52,6 @@ pub struct Measured {
     pub generator_limited: Vec<String>,
 }
 
-const PERCENTILES: [f64; 6] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9];
-
 impl Objective {
     /// `Some(what broke)` when `m` is over this limit.
     pub fn broken(&self, m: &Measured) -> Option<String> {
@@ -50,21 +65,30 @@ impl Objective {
                     percentile_name(percentile)
                 ))
             }
-            Objective::Latency { percentile, max_ms } => {
+            Objective::Latency {
+                percentile,
+                max_ms,
+                inclusive,
+            } => {
                 let v = latency_at(&m.latency_ms, percentile);
-                (v >= max_ms).then(|| {
+                (!op(inclusive).holds(v, max_ms)).then(|| {
                     format!(
-                        "{} {} >= {}",
+                        "{} {} {} {}",
                         percentile_name(percentile),
                         ms(v),
+                        broken_symbol(inclusive),
                         ms(max_ms)
                     )
                 })
             }
-            Objective::Errors { max_percent } => (m.error_percent >= max_percent).then(|| {
+            Objective::Errors {
+                max_percent,
+                inclusive,
+            } => (!op(inclusive).holds(m.error_percent, max_percent)).then(|| {
                 format!(
-                    "errors {} >= {}%",
+                    "errors {} {} {}%",
                     crate::format::percent(m.error_percent),
+                    broken_symbol(inclusive),
                     short(max_percent)
                 )
             }),
@@ -74,17 +98,29 @@ impl Objective {
     /// How the limit is phrased in a sentence: "p99 < 100 ms", "errors < 1%".
     pub fn phrase(&self) -> String {
         match *self {
-            Objective::Latency { percentile, max_ms } => {
-                format!("{} < {}", percentile_name(percentile), ms(max_ms))
-            }
-            Objective::Errors { max_percent } => format!("errors < {}%", short(max_percent)),
+            Objective::Latency {
+                percentile,
+                max_ms,
+                inclusive,
+            } => format!(
+                "{} {} {}",
+                percentile_name(percentile),
+                op(inclusive).symbol(),
+                ms(max_ms)
+            ),
+            Objective::Errors {
+                max_percent,
+                inclusive,
+            } => format!("errors {} {}%", op(inclusive).symbol(), short(max_percent)),
         }
     }
 
     /// What rising past the limit looks like: "errors rise", "p99 rises above 100 ms".
     pub fn rising(&self) -> String {
         match *self {
-            Objective::Latency { percentile, max_ms } => {
+            Objective::Latency {
+                percentile, max_ms, ..
+            } => {
                 format!("{} rises above {}", percentile_name(percentile), ms(max_ms))
             }
             Objective::Errors { .. } => "errors rise".to_owned(),
@@ -93,26 +129,20 @@ impl Objective {
 }
 
 impl Slo {
-    /// Parses `p99<100ms, errors<1%`: terms separated by commas or `and`, each a latency
-    /// percentile (`p50` .. `p99.9`) under a time with a unit (`us`, `ms`, `s`), or `errors`
-    /// under a percentage. Every problem is reported at once.
+    /// Parses `p99<100ms, errors<1%` with the one criteria grammar ([`Criteria::parse`]); an SLO
+    /// takes upper limits (`<`, `<=`) on the whole run's latency percentiles and errors. Every
+    /// problem is reported at once.
     pub fn parse(text: &str) -> Result<Slo, String> {
-        let mut objectives = Vec::new();
-        let mut problems = Vec::new();
-        let terms = text
-            .split(',')
-            .flat_map(|t| t.split(" and "))
-            .map(str::trim)
-            .filter(|t| !t.is_empty());
-        for term in terms {
-            match parse_term(term) {
-                Ok(o) => objectives.push(o),
-                Err(e) => problems.push(e),
-            }
-        }
-        if objectives.is_empty() && problems.is_empty() {
-            problems.push("the SLO is empty: write e.g. \"p99<100ms, errors<1%\"".to_owned());
-        }
+        let (items, diags) = Criteria::parse_all(text);
+        let mut problems: Vec<(usize, String)> =
+            diags.iter().map(|d| (d.column, d.to_string())).collect();
+        let objectives = items
+            .iter()
+            .filter_map(|c| objective(c).map_err(|e| problems.push((c.column, e))).ok())
+            .collect();
+        // In the order of the text, whichever step found them.
+        problems.sort_by_key(|(column, _)| *column);
+        let problems: Vec<String> = problems.into_iter().map(|(_, p)| p).collect();
         if problems.is_empty() {
             Ok(Slo {
                 text: text.trim().to_owned(),
@@ -145,51 +175,64 @@ impl fmt::Display for Slo {
     }
 }
 
-fn parse_term(term: &str) -> Result<Objective, String> {
-    let bad = |why: &str| format!("`{term}` {why}: write e.g. \"p99<100ms\" or \"errors<1%\"");
-    let (name, limit) = term
-        .split_once("<=")
-        .or_else(|| term.split_once('<'))
-        .ok_or_else(|| bad("has no `<`"))?;
-    let (name, limit) = (name.trim().to_ascii_lowercase(), limit.trim());
-    if name == "errors" || name == "error" || name == "error-rate" {
-        let n = limit
-            .strip_suffix('%')
-            .ok_or_else(|| bad("needs a percentage"))?
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite() && *x > 0.0 && *x <= 100.0)
-            .ok_or_else(|| bad("needs a percentage above 0 and at most 100"))?;
-        return Ok(Objective::Errors { max_percent: n });
+/// The objective a criterion states, or why an SLO cannot hold it.
+fn objective(c: &Criterion) -> Result<Objective, String> {
+    let bad = |why: &str| {
+        let column = c.column;
+        format!(
+            "column {column}: `{}` {why}: write e.g. \"p99<100ms, errors<1%\"",
+            c.text
+        )
+    };
+    if c.name.is_some() {
+        return Err(bad("names a request, but an SLO is of the whole run"));
     }
-    let p = name
-        .strip_prefix('p')
-        .and_then(|p| match p {
-            "999" => Some(99.9),
-            p => p.parse::<f64>().ok(),
-        })
-        .filter(|p| PERCENTILES.contains(p))
-        .ok_or_else(|| bad("names no known measure (p50, p75, p90, p95, p99, p99.9, errors)"))?;
-    let max_ms = parse_ms(limit).ok_or_else(|| bad("needs a time with a unit (us, ms, s)"))?;
+    let inclusive = match c.op {
+        Op::Lt => false,
+        Op::Le => true,
+        Op::Gt | Op::Ge => return Err(bad("is not an upper limit (< or <=)")),
+    };
+    let percentile = match c.metric {
+        Metric::Errors if c.value > 0.0 || inclusive => {
+            return Ok(Objective::Errors {
+                max_percent: c.value,
+                inclusive,
+            })
+        }
+        Metric::Errors => return Err(bad("can never hold: errors cannot be below 0%")),
+        Metric::Latency(Stat::P50) => 50.0,
+        Metric::Latency(Stat::P75) => 75.0,
+        Metric::Latency(Stat::P90) => 90.0,
+        Metric::Latency(Stat::P95) => 95.0,
+        Metric::Latency(Stat::P99) => 99.0,
+        Metric::Latency(Stat::P999) => 99.9,
+        _ => return Err(bad("needs a latency percentile (p50 .. p99.9) or errors")),
+    };
+    if c.value <= 0.0 {
+        return Err(bad("can never hold: a latency is above 0"));
+    }
     Ok(Objective::Latency {
-        percentile: p,
-        max_ms,
+        percentile,
+        max_ms: c.value,
+        inclusive,
     })
 }
 
-fn parse_ms(s: &str) -> Option<f64> {
-    let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix("us") {
-        (n, 1e-3)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1e3)
+fn op(inclusive: bool) -> Op {
+    if inclusive {
+        Op::Le
     } else {
-        return None;
-    };
-    let x = num.trim().parse::<f64>().ok()?;
-    (x.is_finite() && x > 0.0).then_some(x * scale)
+        Op::Lt
+    }
+}
+
+/// How a broken limit reads: "250 ms >= 100 ms" for `<`, "250 ms > 100 ms" for `<=`.
+fn broken_symbol(inclusive: bool) -> &'static str {
+    if inclusive {
+        ">"
+    } else {
+        ">="
+    }
 }
 
 /// The latency percentile `percentile` (50, 75, 90, 95, 99 or 99.9) of a summary.
@@ -233,19 +276,24 @@ mod tests {
             vec![
                 Objective::Latency {
                     percentile: 99.0,
-                    max_ms: 100.0
+                    max_ms: 100.0,
+                    inclusive: false
                 },
-                Objective::Errors { max_percent: 1.0 }
+                Objective::Errors {
+                    max_percent: 1.0,
+                    inclusive: false
+                }
             ]
         );
         assert_eq!(s.phrase(), "p99 < 100 ms and errors < 1%");
         let s = Slo::parse("p99.9 <= 1.5s and p50<800us").unwrap();
-        assert_eq!(s.phrase(), "p99.9 < 1.50 s and p50 < 800 us");
+        assert_eq!(s.phrase(), "p99.9 <= 1.50 s and p50 < 800 us");
         assert_eq!(
             Slo::parse("p999<2s").unwrap().objectives[0],
             Objective::Latency {
                 percentile: 99.9,
-                max_ms: 2000.0
+                max_ms: 2000.0,
+                inclusive: false
             }
         );
     }
@@ -253,10 +301,19 @@ mod tests {
     #[test]
     fn every_bad_term_is_named() {
         let e = Slo::parse("p98<100ms, errors<5, p99 100ms, p99<fast").unwrap_err();
-        for bad in ["p98<100ms", "errors<5", "p99 100ms", "p99<fast"] {
-            assert!(e.contains(&format!("`{bad}`")), "{bad}: {e}");
+        for bad in ["`p98`", "column 19", "`p99 100ms`", "`fast`"] {
+            assert!(e.contains(bad), "{bad}: {e}");
         }
-        assert!(Slo::parse(" , ").unwrap_err().contains("empty"));
+        assert!(Slo::parse(" , ").unwrap_err().contains("no criteria"));
+        // valid criteria an SLO cannot hold
+        let e = Slo::parse("rps > 10, cart: p99 < 1s, mean < 1s").unwrap_err();
+        for bad in [
+            "not an upper limit",
+            "names a request",
+            "needs a latency percentile",
+        ] {
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -265,7 +265,9 @@ fn charts(c: &CapacityResult) -> String {
         .objectives
         .iter()
         .filter_map(|o| match *o {
-            Objective::Latency { percentile, max_ms } => Some((percentile, Some(max_ms))),
+            Objective::Latency {
+                percentile, max_ms, ..
+            } => Some((percentile, Some(max_ms))),
             Objective::Errors { .. } => None,
         })
         .collect();
@@ -326,7 +328,7 @@ fn charts(c: &CapacityResult) -> String {
     let mut limit = Vec::new();
     let mut error_rules = Vec::new();
     for o in &c.slo.objectives {
-        if let Objective::Errors { max_percent } = *o {
+        if let Objective::Errors { max_percent, .. } = *o {
             limit.push(max_percent);
             error_rules.push(Rule::y(
                 max_percent,

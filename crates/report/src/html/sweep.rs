@@ -343,10 +343,12 @@ fn config(s: &SweepResult) -> String {
     let stop = &c.stop;
     let mut stop_when = Vec::new();
     if let Some(e) = stop.max_error_percent {
-        stop_when.push(format!("errors > {}", percent(e)));
+        let op = if stop.errors_strict { ">=" } else { ">" };
+        stop_when.push(format!("errors {op} {}", percent(e)));
     }
     if let Some(p) = stop.max_p99_ms {
-        stop_when.push(format!("p99 > {}", duration_ms(p)));
+        let op = if stop.p99_strict { ">=" } else { ">" };
+        stop_when.push(format!("p99 {op} {}", duration_ms(p)));
     }
     let stop_text = if stop_when.is_empty() {
         "never (--no-stop)".to_owned()

@@ -59,7 +59,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
             ..Generator::default()
         },
     });
-    r.thresholds = vec![Threshold::parse("p99 < 20ms").unwrap().evaluate(&r)];
+    r.thresholds = vec![crate::Criterion::parse("p99 < 20ms").unwrap().evaluate(&r)];
     r.shard = Some(ShardHeader {
         plan_hash: "ab".repeat(32),
         count,

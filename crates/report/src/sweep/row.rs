@@ -1,8 +1,8 @@
 //! One target at one step as a spreadsheet row: autobench's columns computed from a run, herd's
 //! own columns after them, and the rule that ends a sweep once the server is past saturation.
 
+use crate::criteria::error_percent;
 use crate::{GeneratorVerdict, Model, RunResult};
-use serde::{Deserialize, Serialize};
 
 /// httperf and autobench count net I/O in KB of 1,024 bytes; keeping theirs keeps old
 /// spreadsheets comparable.
@@ -111,17 +111,6 @@ pub struct TableStep {
     pub rows: Vec<Row>,
 }
 
-/// Percent of scheduled requests that did not get an OK answer: transport errors, 4xx/5xx
-/// answers and arrivals never sent. A 503 from an overloaded server is as much a lost visitor as
-/// a reset, so both count.
-pub fn error_percent(r: &RunResult) -> f64 {
-    let t = &r.totals;
-    if t.scheduled == 0 {
-        return 0.0;
-    }
-    100.0 * (t.errors + t.failed + t.dropped) as f64 / t.scheduled as f64
-}
-
 /// The row of one run.
 pub fn row_of(r: &RunResult) -> Row {
     let secs = r.duration_s.max(1e-9);
@@ -175,140 +164,9 @@ fn stats(x: &[f64]) -> (f64, f64, f64, f64) {
     (min, mean, max, sd)
 }
 
-/// When a sweep stops early: a target is past saturation at a step when its errors or its p99
-/// exceed a limit, and the sweep stops once every target has been past it for `consecutive`
-/// steps in a row. One bad step can be a hiccup; two in a row are a trend.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StopRule {
-    /// Percent of requests without an OK answer (see [`error_percent`]).
-    pub max_error_percent: Option<f64>,
-    pub max_p99_ms: Option<f64>,
-    pub consecutive: u32,
-}
-
-impl Default for StopRule {
-    fn default() -> Self {
-        StopRule {
-            max_error_percent: Some(10.0),
-            max_p99_ms: None,
-            consecutive: 2,
-        }
-    }
-}
-
-impl StopRule {
-    /// What in `row` is past the limits, or `None` when nothing is.
-    pub fn breach(&self, row: &Row) -> Option<String> {
-        let mut why = Vec::new();
-        if let Some(max) = self.max_error_percent {
-            if row.errors > max {
-                why.push(format!("errors {:.1}% > {max}%", row.errors));
-            }
-        }
-        if let (Some(max), Some(x)) = (self.max_p99_ms, &row.extra) {
-            if x.p99 > max {
-                why.push(format!("p99 {:.1} ms > {max} ms", x.p99));
-            }
-        }
-        (!why.is_empty()).then(|| why.join(", "))
-    }
-}
-
-/// Follows the steps of a sweep and says when to stop.
-#[derive(Clone, Debug)]
-pub struct Saturation {
-    rule: StopRule,
-    streak: Vec<u32>,
-}
-
-impl Saturation {
-    pub fn new(rule: StopRule, targets: usize) -> Self {
-        Saturation {
-            rule,
-            streak: vec![0; targets],
-        }
-    }
-
-    /// Takes one step's rows (one per target) and returns why to stop, if it is time.
-    ///
-    /// A step where herd itself was the bottleneck says nothing about the server: it neither
-    /// extends nor breaks a streak.
-    pub fn observe(&mut self, rows: &[Row]) -> Option<String> {
-        let mut reasons = Vec::new();
-        for (streak, row) in self.streak.iter_mut().zip(rows) {
-            let limited = row
-                .extra
-                .as_ref()
-                .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited);
-            if limited {
-                continue;
-            }
-            match self.rule.breach(row) {
-                Some(why) => {
-                    *streak += 1;
-                    reasons.push(why);
-                }
-                None => *streak = 0,
-            }
-        }
-        let n = self.rule.consecutive.max(1);
-        let all = !self.streak.is_empty() && self.streak.iter().all(|s| *s >= n);
-        all.then(|| {
-            format!(
-                "every target broke the stop rule for {n} steps in a row ({})",
-                reasons.join("; ")
-            )
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(errors: f64, p99: f64, generator: GeneratorVerdict) -> Row {
-        Row {
-            errors,
-            extra: Some(Extra {
-                p50: 1.0,
-                p95: 1.0,
-                p99,
-                p999: p99,
-                ok: 1,
-                failed: 0,
-                generator,
-            }),
-            ..Row::default()
-        }
-    }
-
-    #[test]
-    fn sweep_stops_after_two_bad_steps_in_a_row_for_every_target() {
-        use GeneratorVerdict::{GeneratorLimited as Lim, Ok};
-        let rule = StopRule {
-            max_error_percent: Some(5.0),
-            max_p99_ms: Some(100.0),
-            consecutive: 2,
-        };
-        // (rows of a step per target, stop after this step?)
-        type Step<'a> = (&'a [(f64, f64, GeneratorVerdict)], bool);
-        let table: &[Step] = &[
-            (&[(0.0, 10.0, Ok), (0.0, 10.0, Ok)], false),
-            (&[(6.0, 10.0, Ok), (0.0, 10.0, Ok)], false),
-            (&[(0.0, 10.0, Ok), (0.0, 200.0, Ok)], false), // a hiccup breaks A's streak
-            (&[(9.0, 10.0, Ok), (0.0, 300.0, Ok)], false), // B: 2 in a row, A: 1
-            (&[(9.0, 10.0, Lim), (0.0, 300.0, Ok)], false), // A's limited step does not count
-            (&[(9.0, 10.0, Ok), (1.0, 10.0, Ok)], false),  // A: 2, B recovered
-            (&[(9.0, 10.0, Ok), (50.0, 10.0, Ok)], false), // B: 1
-            (&[(9.0, 10.0, Ok), (50.0, 10.0, Ok)], true),
-        ];
-        let mut s = Saturation::new(rule, 2);
-        for (i, (rows, stop)) in table.iter().enumerate() {
-            let rows: Vec<Row> = rows.iter().map(|&(e, p, g)| row(e, p, g)).collect();
-            let got = s.observe(&rows);
-            assert_eq!(got.is_some(), *stop, "step {i}: {got:?}");
-        }
-    }
 
     #[test]
     fn stats_are_httperfs() {
