@@ -22,6 +22,8 @@ Benchmarks:
             (bar: within 20% of each other)
   replay    herd replay of a log at 20,000 req/s against herd run --rate 20000: delivered, and
             CPU per request (bar: replay holds the rate, CPU within 10% of run's)
+  shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
+            a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
 Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), taskset; installs them with
 apt-get when missing and running as root. Builds herd in release mode.
@@ -428,15 +430,45 @@ def bench_replay(nginx, rounds, seconds):
     return {"cpu_us_per_req": med, "vs_run": paired["replay"], "delivered": delivered}
 
 
+def bench_shard(nginx, rounds, seconds):
+    rate = 30_000
+    plan = ["--rate", str(rate), "-d", f"{seconds}s", "-c", "1000", "-q"]
+    single_tp, merged_tp = [], []
+    for r in range(rounds):
+        with tempfile.TemporaryDirectory() as d:
+            one = f"{d}/single.json"
+            subprocess.run([str(HERD), "run", *plan, "-t", "2", "--json", one, nginx.url], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            parts = [f"{d}/shard-{i}.json" for i in range(2)]
+            procs = [subprocess.Popen([str(HERD), "run", *plan, "-t", "1", "--shard", f"{i}/2", "--start-at", "+2s",
+                                       "--bind", f"127.0.0.{i + 2}", "--json", parts[i], nginx.url],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(2)]
+            for p in procs:
+                p.wait()
+            total = f"{d}/total.json"
+            subprocess.run([str(HERD), "merge", *parts, "-o", total], check=False, stdout=subprocess.DEVNULL)
+            a, b = (json.loads(Path(x).read_text()) for x in (one, total))
+            single_tp.append(a["throughput_rps"])
+            merged_tp.append(b["throughput_rps"])
+            log(f"  round {r + 1} single {a['throughput_rps']:9.0f} req/s ({a['totals']['completed']})  "
+                f"2 shards {b['throughput_rps']:9.0f} req/s ({b['totals']['completed']})")
+    s, m = statistics.median(single_tp), statistics.median(merged_tp)
+    diff = abs(m - s) / s
+    print(f"\nOpen model at {rate:,} req/s for {seconds} s: one process (2 threads) against 2 shards merged")
+    print(f"  single {s:,.0f} req/s, sharded {m:,.0f} req/s, difference {diff * 100:.2f}%"
+          f" (bar: <= 2%) -> {'PASS' if diff <= 0.02 else 'FAIL'}")
+    return {"single_rps": s, "sharded_rps": m, "difference": diff}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", []],
+    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
     a = ap.parse_args()
-    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay"]
+    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -459,6 +491,8 @@ def main():
             figures["open"] = bench_open(nginx, max(1, a.rounds // 2))
         if "replay" in a.which:
             figures["replay"] = bench_replay(nginx, max(1, a.rounds // 2), a.seconds)
+        if "shard" in a.which:
+            figures["shard"] = bench_shard(nginx, max(1, a.rounds // 2), a.seconds)
     finally:
         nginx.stop()
     if a.json:
