@@ -190,7 +190,7 @@ fn latency(s: &Summary, out: &mut impl Write) -> fmt::Result {
 
 fn service(s: &Summary, out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
-        return line(out, "service", "no requests sent");
+        return line(out, "service", "no responses");
     }
     let body = format!(
         "p50 {}  p90 {}  p99 {}  max {}   (from the actual send)",

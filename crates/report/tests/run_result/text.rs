@@ -100,7 +100,7 @@ fn an_empty_run_says_so_instead_of_printing_zeros() {
         &text,
         &[
             "latency    no responses",
-            "service    no requests sent",
+            "service    no responses",
             "responses  none",
         ],
     );
