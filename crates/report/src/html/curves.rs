@@ -4,15 +4,16 @@
 use super::axis::Axis;
 use super::chart::Series;
 use super::page::esc;
+use crate::figure::{self, XAxis};
 use crate::Model;
 use std::fmt::Write;
 
 /// The x axis of curves against load: requests per second (open model), or users (closed),
-/// on a log axis when they span decades (seed 004's 1, 5, 10, 100, 1000 users).
+/// logarithmic by the chart model's one rule ([`figure::load_axis`]), as `herd plot` draws it.
 pub fn load_axis(model: Model, title: &str, levels: &[f64]) -> Axis {
     let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = levels.iter().copied().fold(0.0, f64::max);
-    if model == Model::Closed && lo > 0.0 && hi / lo >= 50.0 {
+    if figure::load_axis(model, levels) == XAxis::Log10 {
         Axis::log(title, lo, hi)
     } else {
         // Up to the highest level, rounded up to a tick: the last step sits at or near the edge.

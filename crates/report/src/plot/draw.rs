@@ -1,6 +1,7 @@
 //! Drawing a [`Figure`] with plotters on a bitmap (encoded as PNG) or an SVG string.
 
 use super::{Figure, Format, Panel, PlotError, XAxis, SIZE};
+use crate::figure::palette;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
@@ -167,7 +168,9 @@ fn draw_panel<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     for s in &p.series {
-        let style = ShapeStyle::from(&s.color).stroke_width(2);
+        let (r, g, b) = palette::rgb(s.color);
+        let color = RGBColor(r, g, b);
+        let style = ShapeStyle::from(&color).stroke_width(2);
         let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (place(axis, x), y)).collect();
         let drawn = if s.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))?
@@ -178,7 +181,7 @@ fn draw_panel<DB: DrawingBackend>(
             .label(s.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         if !s.dashed && pts.len() <= 60 {
-            let fill = s.color.filled();
+            let fill = color.filled();
             chart.draw_series(pts.iter().map(|&pt| Circle::new(pt, 3, fill)))?;
         }
         let cross = ShapeStyle::from(&BLACK).stroke_width(2);

@@ -274,3 +274,45 @@ fn a_series_cut_short_before_its_first_step_says_so() {
     assert!(page.contains(">INTERRUPTED<") && page.contains("No probe finished"));
     assert!(page.contains("interrupted after 0 probes"));
 }
+
+#[test]
+fn herd_report_and_herd_plot_give_a_sweeps_targets_the_same_colours_and_axis() {
+    use herd_report::figure::{sweep_figure, XAxis};
+    for (text, axis) in [(SWEEP_OPEN, XAxis::Linear), (SWEEP_CLOSED, XAxis::Log10)] {
+        let s = fixtures::sweep(text);
+        let fig = sweep_figure(&s.table(), "fixture");
+        let page = html::render_sweep(&s);
+        let drawn = hover(&page, "chart-sweep-throughput");
+        for (i, target) in s.targets.iter().enumerate() {
+            let plotted = &fig.panels[0].series[i];
+            assert!(plotted.label.starts_with(&target.name), "{}", plotted.label);
+            // Every line of this target on the page has the colour herd plot gives it.
+            let colours: Vec<&str> = drawn["s"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| {
+                    s.targets.len() == 1 || d["n"].as_str().unwrap().starts_with(&target.name)
+                })
+                .filter(|d| d["n"] != "demanded" && d["n"] != "limited by herd, not the target")
+                .map(|d| d["c"].as_str().unwrap())
+                .collect();
+            assert!(!colours.is_empty());
+            assert!(colours.iter().all(|c| *c == plotted.color), "{colours:?}");
+        }
+        assert!(fig.panels.iter().all(|p| p.x_axis == axis));
+        // The page's x axis is the same kind: on a log axis 1 to 10 users is as wide as
+        // 10 to 100.
+        if axis == XAxis::Log10 {
+            let xs: Vec<f64> = drawn["x"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
+            assert_eq!(levels, [1.0, 5.0, 10.0, 50.0, 100.0]);
+            assert!(((xs[2] - xs[0]) - (xs[4] - xs[2])).abs() < 0.2, "{xs:?}");
+        }
+    }
+}

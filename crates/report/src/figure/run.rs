@@ -1,15 +1,15 @@
 //! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust).
 
-use super::{Figure, Panel, Series, XAxis, PALETTE};
+use super::{palette, Figure, Panel, Series, XAxis};
 use crate::{decode_histogram, RunResult};
 
 /// Throughput and latency percentiles second by second, and the percentile distribution of
 /// latency and service time on a log scale.
 pub fn run_figure(r: &RunResult) -> Figure {
     let t = |e: &crate::TimelineEntry| e.t as f64;
-    let line = |label: &str, i: usize, dashed: bool, points: Vec<(f64, f64)>| Series {
+    let line = |label: &str, color: &'static str, dashed: bool, points: Vec<(f64, f64)>| Series {
         label: label.to_owned(),
-        color: PALETTE[i],
+        color,
         dashed,
         points,
         suspect: Vec::new(),
@@ -18,13 +18,13 @@ pub fn run_figure(r: &RunResult) -> Figure {
     let throughput = vec![
         line(
             "ok/s",
-            2,
+            palette::GREEN,
             false,
             tl.iter().map(|e| (t(e), e.ok as f64)).collect(),
         ),
         line(
             "failed + errors/s",
-            3,
+            palette::RED,
             false,
             tl.iter()
                 .map(|e| (t(e), (e.failed + e.errors) as f64))
@@ -34,25 +34,25 @@ pub fn run_figure(r: &RunResult) -> Figure {
     let over_time = vec![
         line(
             "p50",
-            0,
+            palette::BLUE,
             false,
             tl.iter().map(|e| (t(e), e.p50_ms)).collect(),
         ),
         line(
             "p90",
-            1,
+            palette::ORANGE,
             false,
             tl.iter().map(|e| (t(e), e.p90_ms)).collect(),
         ),
         line(
             "p99",
-            3,
+            palette::RED,
             false,
             tl.iter().map(|e| (t(e), e.p99_ms)).collect(),
         ),
         line(
             "max (dashed)",
-            7,
+            palette::GREY,
             true,
             tl.iter().map(|e| (t(e), e.max_ms)).collect(),
         ),
@@ -69,7 +69,7 @@ pub fn run_figure(r: &RunResult) -> Figure {
     .enumerate()
     {
         if let Some(points) = percentiles(encoded) {
-            distribution.push(line(label, i, i == 1, points));
+            distribution.push(line(label, palette::cycle(i), i == 1, points));
         }
     }
     let panel = |title: &str, x_label: &str, y_label: &str, x_axis, series| Panel {

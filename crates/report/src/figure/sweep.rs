@@ -1,21 +1,17 @@
 //! bench2graph's successor: a sweep as three charts, one line per target.
 
-use super::{Figure, Panel, Series, XAxis, PALETTE};
+use super::{load_axis, palette, Figure, Panel, Series};
 use crate::sweep::{Row, Table};
 use crate::{GeneratorVerdict, Model};
-use plotters::style::RGBColor;
 
 /// Demanded vs achieved rate, response time and errors against the level, one line per target;
 /// steps where herd itself was the bottleneck are crossed out. `name` heads the figure.
 pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     let levels: Vec<f64> = t.steps.iter().map(|s| s.level).collect();
-    let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = levels.iter().copied().fold(0.0, f64::max);
-    let (x_label, x_axis) = match t.model {
-        Model::Open => ("demanded rate (req/s)", XAxis::Linear),
-        // Seed 004's 1, 5, 10, 100, 1000 users need a log axis to be seen at all.
-        Model::Closed if lo > 0.0 && hi / lo >= 50.0 => ("concurrent users", XAxis::Log10),
-        Model::Closed => ("concurrent users", XAxis::Linear),
+    let x_axis = load_axis(t.model, &levels);
+    let x_label = match t.model {
+        Model::Open => "demanded rate (req/s)",
+        Model::Closed => "concurrent users",
     };
     let per_target = |f: &dyn Fn(&Row) -> Option<f64>, suffix: &str, dashed: bool| {
         t.targets
@@ -40,7 +36,7 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
                 }
                 (!points.is_empty()).then(|| Series {
                     label: format!("{target}{suffix}"),
-                    color: PALETTE[i % PALETTE.len()],
+                    color: palette::cycle(i),
                     dashed,
                     points,
                     suspect,
@@ -52,7 +48,7 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     if t.model == Model::Open {
         rate_series.push(Series {
             label: "demanded (dashed)".into(),
-            color: RGBColor(150, 150, 150),
+            color: palette::GREY,
             dashed: true,
             points: levels.iter().map(|&l| (l, l)).collect(),
             suspect: Vec::new(),

@@ -1,0 +1,84 @@
+//! The HTML back end of the chart model: a [`Figure`] drawn as the report's inline SVG charts,
+//! by the same code (look, hover data attributes) as every other chart of the report.
+
+use super::axis::Axis;
+use super::chart::{lines, Frame, Series};
+use super::page::esc;
+use crate::figure::{Figure, Panel, XAxis};
+use crate::format::rate;
+
+/// The figure's title as a heading, then one chart per panel, top to bottom.
+pub fn render(fig: &Figure) -> String {
+    let mut out = format!("<h3>{}</h3>\n", esc(&fig.title));
+    for (i, panel) in fig.panels.iter().enumerate() {
+        out.push_str(&panel_svg(panel, &format!("figure-{i}")));
+    }
+    out
+}
+
+/// Where an x value of the figure is placed: percentiles go onto HdrHistogram's axis.
+fn place(axis: XAxis, x: f64) -> f64 {
+    match axis {
+        XAxis::Percentile => -(1.0 - (x / 100.0).min(0.999_999)).log10(),
+        XAxis::Linear | XAxis::Log10 => x,
+    }
+}
+
+/// The HTML axis of the figure's x axis kind, fitted to the panel's points.
+fn x_axis(p: &Panel) -> Axis {
+    let xs = || {
+        p.series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .map(|pt| place(p.x_axis, pt.0))
+    };
+    let lo = xs().filter(|x| *x > 0.0).fold(f64::INFINITY, f64::min);
+    let hi = xs().fold(0.0, f64::max);
+    match p.x_axis {
+        XAxis::Log10 if lo.is_finite() => Axis::log(&p.x_label, lo, hi),
+        XAxis::Percentile => Axis::percentile(hi),
+        XAxis::Log10 | XAxis::Linear => Axis::linear(&p.x_label, hi.max(1e-9)),
+    }
+}
+
+fn panel_svg(p: &Panel, id: &str) -> String {
+    let series: Vec<Series> = p
+        .series
+        .iter()
+        .map(|s| {
+            let flagged = s
+                .points
+                .iter()
+                .enumerate()
+                .filter(|(_, pt)| s.suspect.contains(pt))
+                .map(|(k, _)| k)
+                .collect();
+            let points = s.points.iter().map(|&(x, y)| (place(p.x_axis, x), y));
+            let line = Series::new(&s.label, s.color, points.collect()).flag(flagged);
+            if s.dashed {
+                line.dashed()
+            } else {
+                line.dotted()
+            }
+        })
+        .collect();
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|pt| pt.1))
+        .filter(|y| y.is_finite())
+        .fold(0.0, f64::max);
+    let x_label = |v: f64| rate(v);
+    let y_label = |v: f64| rate(v);
+    lines(
+        &Frame {
+            id,
+            title: &p.title,
+            x: x_axis(p),
+            y: Axis::linear(&p.y_label, if ymax > 0.0 { ymax * 1.08 } else { 1.0 }),
+            height: 240.0,
+            x_label: &x_label,
+            y_label: &y_label,
+        },
+        &series,
+    )
+}
