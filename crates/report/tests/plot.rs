@@ -62,19 +62,24 @@ fn a_sweep_figure_has_a_line_per_target_and_crosses_out_limited_steps() {
     assert_eq!(
         labels,
         [
-            "nginx replies/s",
-            "hunchentoot replies/s",
-            "demanded (dashed)"
+            "nginx good replies/s",
+            "nginx replies/s (any status)",
+            "hunchentoot good replies/s",
+            "hunchentoot replies/s (any status)",
+            "demanded"
         ]
     );
     assert_eq!(
         rate.series[0].points,
-        [(100.0, 100.0), (200.0, 200.0), (400.0, 300.0)]
+        // Good replies: 5% of the 300 replies/s at 400 req/s were errors.
+        [(100.0, 100.0), (200.0, 200.0), (400.0, 285.0)]
     );
     assert!(rate.series[0].suspect.is_empty());
-    assert_eq!(rate.series[1].suspect, [(400.0, 300.0)]);
+    assert_eq!(rate.series[2].suspect, [(400.0, 285.0)]);
+    // The demanded rate is the diagonal, from the lowest level to the highest.
+    assert_eq!(rate.series[4].points, [(100.0, 100.0), (400.0, 400.0)]);
     assert!(fig.title.contains("herd was the bottleneck"));
-    // Response time: mean and p99 per target; errors: one per target.
+    // Response time: p50 and p99 per target; errors: one per target.
     assert_eq!(fig.panels[1].series.len(), 4);
     assert_eq!(fig.panels[2].series.len(), 2);
     assert_eq!(fig.panels[2].y_label, "% without an OK answer");
@@ -90,7 +95,7 @@ fn seed_004s_users_get_a_log_axis() {
     assert_eq!(fig.panels[0].x_label, "concurrent users");
     assert_eq!(fig.panels[0].title, "Throughput");
     // No "demanded" line: users are not a rate.
-    assert_eq!(fig.panels[0].series.len(), 2);
+    assert_eq!(fig.panels[0].series.len(), 4);
 }
 
 #[test]
@@ -131,14 +136,15 @@ fn the_svg_names_its_axes_and_every_target() {
         "replies/s",
         "Response time",
         "Errors",
-        "nginx replies/s",
-        "hunchentoot replies/s",
-        "nginx p99 (dashed)",
-        "hunchentoot errors",
+        "nginx good replies/s",
+        "hunchentoot replies/s (any status)",
+        "nginx p99",
+        "hunchentoot not ok",
     ] {
         assert!(svg.contains(text), "the SVG lacks {text:?}");
     }
-    // One polyline per series: 2 + demanded, 4 response-time lines (dashed ones are segments),
+    // One polyline per solid series: 2 good rates, 2 p50 lines, 2 error lines (dashed ones are
+    // segments),
     // 2 error lines.
     assert!(svg.matches("<polyline").count() >= 5);
 }
@@ -227,7 +233,7 @@ fn one_sweep_figure_draws_the_same_series_colours_and_axes_in_both_back_ends() {
         .collect();
     // Targets keep their palette colour in every panel.
     assert_eq!(want[0][0].1, palette::cycle(0));
-    assert_eq!(want[0][1].1, palette::cycle(1));
+    assert_eq!(want[0][2].1, palette::cycle(1));
     assert!(fig.panels.iter().all(|p| p.x_axis == XAxis::Log10));
 
     // The HTML back end: the same series, names and colours, chart by chart.

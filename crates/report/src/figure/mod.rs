@@ -50,6 +50,8 @@ pub struct Series {
     /// A colour of [`palette`], as `#RRGGBB`: both back ends take it from here.
     pub color: &'static str,
     pub dashed: bool,
+    /// Each point drawn as a dot too (steps of a sweep), not only the line through them.
+    pub markers: bool,
     pub points: Vec<(f64, f64)>,
     /// Points where herd itself was the bottleneck: drawn with a cross.
     pub suspect: Vec<(f64, f64)>,

@@ -11,6 +11,7 @@ pub fn run_figure(r: &RunResult) -> Figure {
         label: label.to_owned(),
         color,
         dashed,
+        markers: false,
         points,
         suspect: Vec::new(),
     };

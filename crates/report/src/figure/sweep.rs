@@ -1,11 +1,14 @@
-//! bench2graph's successor: a sweep as three charts, one line per target.
+//! bench2graph's successor: a sweep as three charts against the level, one colour per target.
+//! `herd plot` draws this figure, and `herd report`'s sweep page draws the same series.
 
 use super::{load_axis, palette, Figure, Panel, Series};
-use crate::sweep::{Row, Table};
+use crate::sweep::{good_rate, Row, Table};
 use crate::{GeneratorVerdict, Model};
 
-/// Demanded vs achieved rate, response time and errors against the level, one line per target;
-/// steps where herd itself was the bottleneck are crossed out. `name` heads the figure.
+/// Good and all replies per second against the level (and the demanded rate in the open
+/// model), latency p50 and p99 (the mean when the table has only autobench's columns) and
+/// errors, one colour per target; steps where herd itself was the bottleneck are suspect
+/// (crossed out). `name` heads the figure.
 pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     let levels: Vec<f64> = t.steps.iter().map(|s| s.level).collect();
     let x_axis = load_axis(t.model, &levels);
@@ -13,67 +16,85 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
         Model::Open => "demanded rate (req/s)",
         Model::Closed => "concurrent users",
     };
-    let per_target = |f: &dyn Fn(&Row) -> Option<f64>, suffix: &str, dashed: bool| {
-        t.targets
-            .iter()
-            .enumerate()
-            .filter_map(|(i, target)| {
-                let mut points = Vec::new();
-                let mut suspect = Vec::new();
-                for s in &t.steps {
-                    let Some(row) = s.rows.get(i) else { continue };
-                    let Some(y) = f(row).filter(|y| y.is_finite()) else {
-                        continue;
-                    };
-                    points.push((s.level, y));
-                    let limited = row
-                        .extra
-                        .as_ref()
-                        .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited);
-                    if limited {
-                        suspect.push((s.level, y));
-                    }
-                }
-                (!points.is_empty()).then(|| Series {
-                    label: format!("{target}{suffix}"),
-                    color: palette::cycle(i),
-                    dashed,
-                    points,
-                    suspect,
-                })
-            })
-            .collect::<Vec<_>>()
+    let one = t.targets.len() == 1;
+    // The curve of target `i` for one measure: its colour is the target's in every panel.
+    let curve = |i: usize, what: &str, dashed: bool, f: &dyn Fn(&Row) -> Option<f64>| {
+        let mut points = Vec::new();
+        let mut suspect = Vec::new();
+        for s in &t.steps {
+            let Some(row) = s.rows.get(i) else { continue };
+            let Some(y) = f(row).filter(|y| y.is_finite()) else {
+                continue;
+            };
+            points.push((s.level, y));
+            if limited(row) {
+                suspect.push((s.level, y));
+            }
+        }
+        Series {
+            label: if one {
+                what.to_owned()
+            } else {
+                format!("{} {what}", t.targets[i])
+            },
+            color: palette::cycle(i),
+            dashed,
+            markers: true,
+            points,
+            suspect,
+        }
     };
-    let mut rate_series = per_target(&|r| Some(r.avg_rep_rate), " replies/s", false);
+    let extra = |f: fn(&crate::sweep::Extra) -> f64| move |r: &Row| r.extra.as_ref().map(f);
+    let targets = 0..t.targets.len();
+    let mut rates = Vec::new();
+    let mut latency = Vec::new();
+    for i in targets.clone() {
+        rates.push(curve(i, "good replies/s", false, &|r| Some(good_rate(r))));
+        rates.push(curve(i, "replies/s (any status)", true, &|r| {
+            Some(r.avg_rep_rate)
+        }));
+        if t.steps
+            .iter()
+            .any(|s| s.rows.get(i).is_some_and(|r| r.extra.is_some()))
+        {
+            latency.push(curve(i, "p50", false, &extra(|x| x.p50)));
+            latency.push(curve(i, "p99", true, &extra(|x| x.p99)));
+        } else {
+            latency.push(curve(i, "mean", false, &|r| Some(r.resp_time)));
+        }
+    }
     if t.model == Model::Open {
-        rate_series.push(Series {
-            label: "demanded (dashed)".into(),
+        let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = levels.iter().copied().fold(0.0, f64::max);
+        rates.push(Series {
+            label: "demanded".into(),
             color: palette::GREY,
             dashed: true,
-            points: levels.iter().map(|&l| (l, l)).collect(),
+            markers: false,
+            // The diagonal: achieved equals demanded.
+            points: if lo <= hi {
+                vec![(lo, lo), (hi, hi)]
+            } else {
+                Vec::new()
+            },
             suspect: Vec::new(),
         });
     }
-    let mut time_series = per_target(&|r| Some(r.resp_time), " mean", false);
-    time_series.extend(per_target(
-        &|r| r.extra.as_ref().map(|x| x.p99),
-        " p99 (dashed)",
-        true,
-    ));
+    let errors = targets
+        .map(|i| curve(i, "not ok", false, &|r| Some(r.errors)))
+        .collect();
     let panel = |title: &str, y_label: &str, series: Vec<Series>| Panel {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
         y_label: y_label.to_owned(),
         x_axis,
-        series,
+        series: series
+            .into_iter()
+            .filter(|s| !s.points.is_empty())
+            .collect(),
     };
-    let limited = t.steps.iter().flat_map(|s| &s.rows).any(|r| {
-        r.extra
-            .as_ref()
-            .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
-    });
     let mut title = format!("herd sweep: {name}");
-    if limited {
+    if t.steps.iter().flat_map(|s| &s.rows).any(limited) {
         title.push_str("  (x = herd was the bottleneck)");
     }
     Figure {
@@ -85,14 +106,16 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
                     Model::Closed => "Throughput",
                 },
                 "replies/s",
-                rate_series,
+                rates,
             ),
-            panel("Response time", "ms", time_series),
-            panel(
-                "Errors",
-                "% without an OK answer",
-                per_target(&|r| Some(r.errors), " errors", false),
-            ),
+            panel("Response time", "ms", latency),
+            panel("Errors", "% without an OK answer", errors),
         ],
     }
+}
+
+fn limited(row: &Row) -> bool {
+    row.extra
+        .as_ref()
+        .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
 }

@@ -41,9 +41,10 @@ fn x_axis(p: &Panel) -> Axis {
     }
 }
 
-fn panel_svg(p: &Panel, id: &str) -> String {
-    let series: Vec<Series> = p
-        .series
+/// The panel's series as the report's chart series: same names, colours, dashes and dots,
+/// suspect points flagged (crossed out).
+pub fn series(p: &Panel) -> Vec<Series> {
+    p.series
         .iter()
         .map(|s| {
             let flagged = s
@@ -54,14 +55,16 @@ fn panel_svg(p: &Panel, id: &str) -> String {
                 .map(|(k, _)| k)
                 .collect();
             let points = s.points.iter().map(|&(x, y)| (place(p.x_axis, x), y));
-            let line = Series::new(&s.label, s.color, points.collect()).flag(flagged);
-            if s.dashed {
-                line.dashed()
-            } else {
-                line.dotted()
-            }
+            let mut line = Series::new(&s.label, s.color, points.collect()).flag(flagged);
+            line.dash = s.dashed;
+            line.dots = s.markers;
+            line
         })
-        .collect();
+        .collect()
+}
+
+fn panel_svg(p: &Panel, id: &str) -> String {
+    let series = series(p);
     let ymax = series
         .iter()
         .flat_map(|s| s.points.iter().map(|pt| pt.1))

@@ -180,7 +180,7 @@ fn draw_panel<DB: DrawingBackend>(
         drawn
             .label(s.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-        if !s.dashed && pts.len() <= 60 {
+        if s.markers && pts.len() <= 60 {
             let fill = color.filled();
             chart.draw_series(pts.iter().map(|&pt| Circle::new(pt, 3, fill)))?;
         }

@@ -5,6 +5,7 @@
 use crate::fixtures::{self, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN};
 use crate::html::{points, series_paths};
 use herd_report::capacity::Undecided;
+use herd_report::figure::palette;
 use herd_report::{html, parse_document, Document, GeneratorVerdict};
 
 /// The HTML of one chart, by id.
@@ -276,35 +277,50 @@ fn a_series_cut_short_before_its_first_step_says_so() {
 }
 
 #[test]
-fn herd_report_and_herd_plot_give_a_sweeps_targets_the_same_colours_and_axis() {
+fn herd_report_draws_the_series_herd_plot_draws_in_the_same_colours_on_the_same_axis() {
     use herd_report::figure::{sweep_figure, XAxis};
     for (text, axis) in [(SWEEP_OPEN, XAxis::Linear), (SWEEP_CLOSED, XAxis::Log10)] {
         let s = fixtures::sweep(text);
         let fig = sweep_figure(&s.table(), "fixture");
         let page = html::render_sweep(&s);
-        let drawn = hover(&page, "chart-sweep-throughput");
-        for (i, target) in s.targets.iter().enumerate() {
-            let plotted = &fig.panels[0].series[i];
-            assert!(plotted.label.starts_with(&target.name), "{}", plotted.label);
-            // Every line of this target on the page has the colour herd plot gives it.
-            let colours: Vec<&str> = drawn["s"]
+        let ids = [
+            "chart-sweep-throughput",
+            "chart-sweep-latency",
+            "chart-sweep-errors",
+        ];
+        for (panel, id) in fig.panels.iter().zip(ids) {
+            let plotted: Vec<(&str, &str)> = panel
+                .series
+                .iter()
+                .map(|l| (l.label.as_str(), l.color))
+                .collect();
+            let drawn = hover(&page, id);
+            let drawn: Vec<(&str, &str)> = drawn["s"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|d| {
-                    s.targets.len() == 1 || d["n"].as_str().unwrap().starts_with(&target.name)
-                })
-                .filter(|d| d["n"] != "demanded" && d["n"] != "limited by herd, not the target")
-                .map(|d| d["c"].as_str().unwrap())
+                .map(|d| (d["n"].as_str().unwrap(), d["c"].as_str().unwrap()))
+                .filter(|(n, _)| *n != "limited by herd, not the target")
                 .collect();
-            assert!(!colours.is_empty());
-            assert!(colours.iter().all(|c| *c == plotted.color), "{colours:?}");
+            assert_eq!(drawn, plotted, "{id}");
+            assert_eq!(panel.x_axis, axis);
         }
-        assert!(fig.panels.iter().all(|p| p.x_axis == axis));
+        // Each target has one colour, the n-th of the palette, in every chart.
+        for (i, target) in s.targets.iter().enumerate() {
+            let mine = fig.panels.iter().flat_map(|p| &p.series);
+            // One target's lines are not named after it.
+            let one = s.targets.len() == 1;
+            let mine: Vec<_> = mine
+                .filter(|l| l.label != "demanded")
+                .filter(|l| one || l.label.starts_with(&target.name))
+                .collect();
+            assert!(!mine.is_empty());
+            assert!(mine.iter().all(|l| l.color == palette::cycle(i)));
+        }
         // The page's x axis is the same kind: on a log axis 1 to 10 users is as wide as
         // 10 to 100.
         if axis == XAxis::Log10 {
-            let xs: Vec<f64> = drawn["x"]
+            let xs: Vec<f64> = hover(&page, ids[0])["x"]
                 .as_array()
                 .unwrap()
                 .iter()
