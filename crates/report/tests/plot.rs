@@ -267,3 +267,26 @@ fn one_sweep_figure_draws_the_same_series_colours_and_axes_in_both_back_ends() {
         assert!(pixels_of(&png, color) > 100, "the PNG lacks {color}");
     }
 }
+
+#[test]
+fn a_log_y_axis_is_drawn_by_both_back_ends() {
+    // p99 of 3 ms against replies in the hundreds: the rate panel stays linear, and a latency
+    // panel with p99 far above p50 goes logarithmic.
+    let mut t = two_targets(Model::Open, &[100.0, 200.0, 400.0]);
+    for step in &mut t.steps {
+        for row in &mut step.rows {
+            row.extra.as_mut().unwrap().p99 = 500.0;
+        }
+    }
+    let fig = sweep_figure(&t, "slow tail");
+    assert_eq!(fig.panels[0].y_axis, XAxis::Linear);
+    assert_eq!(fig.panels[1].y_axis, XAxis::Log10);
+    let png = render(&fig, Format::Png).unwrap();
+    assert!(pixels_of(&png, palette::cycle(1)) > 100);
+    let page = html::figure_svg(&fig);
+    let latency = &html_series(&page)[1];
+    let lines = latency
+        .iter()
+        .filter(|(n, _)| !n.starts_with("limited by herd"));
+    assert_eq!(lines.count(), 4, "{latency:?}");
+}

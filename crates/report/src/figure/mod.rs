@@ -12,7 +12,7 @@ mod scale;
 mod sweep;
 
 pub use run::run_figure;
-pub use scale::load_axis;
+pub use scale::{latency_axis, load_axis, rate_axis, span};
 pub use sweep::sweep_figure;
 
 /// A picture: a title over panels stacked top to bottom.
@@ -29,10 +29,12 @@ pub struct Panel {
     pub x_label: String,
     pub y_label: String,
     pub x_axis: XAxis,
+    /// `Linear` or `Log10` (by [`rate_axis`] or [`latency_axis`]): values, not percentiles.
+    pub y_axis: XAxis,
     pub series: Vec<Series>,
 }
 
-/// How x values are laid out.
+/// How the values of an axis are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum XAxis {
     Linear,

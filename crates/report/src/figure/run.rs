@@ -78,6 +78,7 @@ pub fn run_figure(r: &RunResult) -> Figure {
         x_label: x_label.to_owned(),
         y_label: y_label.to_owned(),
         x_axis,
+        y_axis: XAxis::Linear,
         series,
     };
     Figure {

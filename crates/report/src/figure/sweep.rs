@@ -1,7 +1,7 @@
 //! bench2graph's successor: a sweep as three charts against the level, one colour per target.
 //! `herd plot` draws this figure, and `herd report`'s sweep page draws the same series.
 
-use super::{load_axis, palette, Figure, Panel, Series};
+use super::{latency_axis, load_axis, palette, rate_axis, span, Figure, Panel, Series, XAxis};
 use crate::sweep::{good_rate, Row, Table};
 use crate::{GeneratorVerdict, Model};
 
@@ -83,11 +83,18 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     let errors = targets
         .map(|i| curve(i, "not ok", false, &|r| Some(r.errors)))
         .collect();
-    let panel = |title: &str, y_label: &str, series: Vec<Series>| Panel {
+    let ys = |series: &[Series]| span(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+    let (min, max) = ys(&rates);
+    let good: Vec<Series> = rates.iter().filter(|s| !s.dashed).cloned().collect();
+    let rate_y = rate_axis(min, max, ys(&good).1);
+    let (min, max) = ys(&latency);
+    let latency_y = latency_axis(min, max);
+    let panel = |title: &str, y_label: &str, y_axis, series: Vec<Series>| Panel {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
         y_label: y_label.to_owned(),
         x_axis,
+        y_axis,
         series: series
             .into_iter()
             .filter(|s| !s.points.is_empty())
@@ -106,10 +113,11 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
                     Model::Closed => "Throughput",
                 },
                 "replies/s",
+                rate_y,
                 rates,
             ),
-            panel("Response time", "ms", latency),
-            panel("Errors", "% without an OK answer", errors),
+            panel("Response time", "ms", latency_y, latency),
+            panel("Errors", "% without an OK answer", XAxis::Linear, errors),
         ],
     }
 }

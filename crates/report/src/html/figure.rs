@@ -65,11 +65,12 @@ pub fn series(p: &Panel) -> Vec<Series> {
 
 fn panel_svg(p: &Panel, id: &str) -> String {
     let series = series(p);
-    let ymax = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|pt| pt.1))
-        .filter(|y| y.is_finite())
-        .fold(0.0, f64::max);
+    let (ymin, ymax) =
+        crate::figure::span(series.iter().flat_map(|s| s.points.iter().map(|pt| pt.1)));
+    let y = match p.y_axis {
+        XAxis::Log10 if ymin.is_finite() => Axis::log(&p.y_label, ymin, ymax),
+        _ => Axis::linear(&p.y_label, if ymax > 0.0 { ymax * 1.08 } else { 1.0 }),
+    };
     let x_label = |v: f64| rate(v);
     let y_label = |v: f64| rate(v);
     lines(
@@ -77,7 +78,7 @@ fn panel_svg(p: &Panel, id: &str) -> String {
             id,
             title: &p.title,
             x: x_axis(p),
-            y: Axis::linear(&p.y_label, if ymax > 0.0 { ymax * 1.08 } else { 1.0 }),
+            y,
             height: 240.0,
             x_label: &x_label,
             y_label: &y_label,

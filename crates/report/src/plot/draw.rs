@@ -139,23 +139,29 @@ fn draw_panel<DB: DrawingBackend>(
     if x1 - x0 < 1e-9 {
         x1 = x0 + 1.0;
     }
-    let ymax = p
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|pt| pt.1))
-        .filter(|y| y.is_finite())
-        .fold(0.0, f64::max);
-    let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
+    let ys = || p.series.iter().flat_map(|s| s.points.iter().map(|pt| pt.1));
+    let (ymin, ymax) = crate::figure::span(ys());
+    let ylog = p.y_axis == XAxis::Log10 && ymin.is_finite();
+    // On a log axis the panel spans the values' decades; on a linear one it starts at zero.
+    let (y0, y1) = if ylog {
+        (
+            ymin.log10().floor(),
+            (ymax * 1.1).log10().max(ymin.log10() + 1.0),
+        )
+    } else {
+        (0.0, if ymax > 0.0 { ymax * 1.1 } else { 1.0 })
+    };
+    let yaxis = if ylog { XAxis::Log10 } else { XAxis::Linear };
     let axis = p.x_axis;
     let x_fmt = move |v: &f64| label(axis, *v);
-    let y_fmt = |v: &f64| number(*v);
+    let y_fmt = move |v: &f64| label(yaxis, *v);
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, (FONT, 20))
         .margin(12)
         .margin_right(36)
         .x_label_area_size(48)
         .y_label_area_size(78)
-        .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+        .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
         .x_desc(p.x_label.as_str())
@@ -171,7 +177,12 @@ fn draw_panel<DB: DrawingBackend>(
         let (r, g, b) = palette::rgb(s.color);
         let color = RGBColor(r, g, b);
         let style = ShapeStyle::from(&color).stroke_width(2);
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (place(axis, x), y)).collect();
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|pt| !ylog || pt.1 > 0.0)
+            .map(|&(x, y)| (place(axis, x), place(yaxis, y)))
+            .collect();
         let drawn = if s.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))?
         } else {
@@ -188,7 +199,8 @@ fn draw_panel<DB: DrawingBackend>(
         chart.draw_series(
             s.suspect
                 .iter()
-                .map(|&(x, y)| Cross::new((place(axis, x), y), 7, cross)),
+                .filter(|pt| !ylog || pt.1 > 0.0)
+                .map(|&(x, y)| Cross::new((place(axis, x), place(yaxis, y)), 7, cross)),
         )?;
     }
     chart

@@ -304,6 +304,14 @@ fn herd_report_draws_the_series_herd_plot_draws_in_the_same_colours_on_the_same_
                 .collect();
             assert_eq!(drawn, plotted, "{id}");
             assert_eq!(panel.x_axis, axis);
+            // The y axis is logarithmic on the page when it is in the figure.
+            let log_y = panel.y_axis == XAxis::Log10;
+            let y_title = chart(&page, id).contains("log scale)");
+            assert_eq!(y_title, log_y, "{id}");
+        }
+        // SWEEP_OPEN's latency spans 1 to 200 ms: both back ends draw it on a log axis.
+        if text == SWEEP_OPEN {
+            assert_eq!(fig.panels[1].y_axis, XAxis::Log10);
         }
         // Each target has one colour, the n-th of the palette, in every chart.
         for (i, target) in s.targets.iter().enumerate() {
