@@ -155,20 +155,6 @@ fn cards(c: &CapacityResult) -> String {
     out + "</div>"
 }
 
-/// The last probe at each level, in order of level: a level probed again (to confirm, or after
-/// a contradiction) is drawn as its latest result.
-fn by_level(c: &CapacityResult) -> Vec<&ProbeRecord> {
-    let mut out: Vec<&ProbeRecord> = Vec::new();
-    for p in &c.probes {
-        match out.iter_mut().find(|q| q.level == p.level) {
-            Some(q) => *q = p,
-            None => out.push(p),
-        }
-    }
-    out.sort_by(|a, b| a.level.total_cmp(&b.level));
-    out
-}
-
 /// The capacity, where it broke and the knee, as vertical lines.
 fn level_rules(c: &CapacityResult) -> Vec<Rule> {
     let mut rules = Vec::new();
@@ -198,7 +184,7 @@ fn level_rules(c: &CapacityResult) -> Vec<Rule> {
 }
 
 fn charts(c: &CapacityResult) -> String {
-    let probes = by_level(c);
+    let probes = c.by_level();
     let flagged: Vec<usize> = probes
         .iter()
         .enumerate()

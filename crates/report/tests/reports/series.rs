@@ -340,3 +340,20 @@ fn herd_report_draws_the_series_herd_plot_draws_in_the_same_colours_on_the_same_
         }
     }
 }
+
+#[test]
+fn herd_plot_draws_a_capacity_search_at_the_levels_the_page_draws() {
+    let doc = parse_document(CAPACITY_OPEN, "capacity-open.json").unwrap();
+    let Document::Capacity(c) = doc else {
+        panic!("not a capacity result")
+    };
+    let fig = herd_report::figure::sweep_figure(&c.table(), &c.target);
+    let page = html::render_capacity(&c);
+    let plotted: Vec<f64> = fig.panels[0].series[0].points.iter().map(|p| p.0).collect();
+    let levels: Vec<f64> = c.by_level().iter().map(|p| p.level).collect();
+    assert_eq!(plotted, levels);
+    // One point per level on the page too, though levels were probed more than once.
+    assert!(c.probes.len() > levels.len());
+    let good = series_paths(&page, "chart-capacity-throughput");
+    assert_eq!(points(good[0]), levels.len());
+}

@@ -1,0 +1,38 @@
+//! A capacity search's probes by level, as its charts show them: `herd report` and `herd plot`
+//! draw the same points.
+
+use super::{CapacityResult, ProbeRecord};
+use crate::sweep::{row_of, Table, TableStep};
+
+impl CapacityResult {
+    /// One probe per level, the latest at a level winning (a confirmation, a contradiction),
+    /// in order of level.
+    pub fn by_level(&self) -> Vec<&ProbeRecord> {
+        let mut out: Vec<&ProbeRecord> = Vec::new();
+        for p in &self.probes {
+            match out.iter_mut().find(|q| q.level == p.level) {
+                Some(q) => *q = p,
+                None => out.push(p),
+            }
+        }
+        out.sort_by(|a, b| a.level.total_cmp(&b.level));
+        out
+    }
+
+    /// The probes as a sweep of one target: a step per level ([`Self::by_level`]).
+    pub fn table(&self) -> Table {
+        Table {
+            model: self.model,
+            targets: vec![self.target.clone()],
+            named: false,
+            steps: self
+                .by_level()
+                .into_iter()
+                .map(|p| TableStep {
+                    level: p.level,
+                    rows: vec![row_of(&p.result)],
+                })
+                .collect(),
+        }
+    }
+}
