@@ -6,12 +6,14 @@
 //!
 //! Nothing here depends on a drawing library: crates that only read results do not build one.
 
+mod distribution;
 pub mod palette;
 mod run;
 mod scale;
 mod sweep;
 
-pub use run::run_figure;
+pub use distribution::{percentiles, reach};
+pub use run::{mid, run_end, run_figure};
 pub use scale::{latency_axis, load_axis, rate_axis, span};
 pub use sweep::sweep_figure;
 
@@ -40,8 +42,9 @@ pub enum XAxis {
     Linear,
     /// Powers of ten equally spaced: levels from 1 to 1,000 users (seed 004).
     Log10,
-    /// Percentiles (0..100) spread as HdrHistogram's plotter does: 90%, 99%, 99.9% equally
-    /// spaced, so the tail gets the room it deserves.
+    /// Percentiles spread as HdrHistogram's plotter does: a value `x` is the percentile
+    /// `100 (1 - 10^-x)`, so 90% (x = 1), 99% (2), 99.9% (3) are equally spaced and the tail
+    /// gets the room it deserves.
     Percentile,
 }
 

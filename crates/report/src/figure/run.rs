@@ -1,78 +1,41 @@
-//! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust).
+//! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust):
+//! the series `herd plot` draws and `herd report`'s run page draws.
 
-use super::{palette, Figure, Panel, Series, XAxis};
-use crate::{decode_histogram, RunResult};
+use super::{palette, percentiles, Figure, Panel, Series, XAxis};
+use crate::{decode_histogram, Model, RunResult, TimelineEntry};
 
-/// Throughput and latency percentiles second by second, and the percentile distribution of
-/// latency and service time on a log scale.
-pub fn run_figure(r: &RunResult) -> Figure {
-    let t = |e: &crate::TimelineEntry| e.t as f64;
-    let line = |label: &str, color: &'static str, dashed: bool, points: Vec<(f64, f64)>| Series {
+/// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
+/// bars that span the second agree.
+pub fn mid(e: &TimelineEntry) -> f64 {
+    e.t as f64 + 0.5
+}
+
+/// The end of the run's time axis, in seconds since the measurement started: its length, or
+/// the end of its last second.
+pub fn run_end(r: &RunResult) -> f64 {
+    let last = r.timeline.last().map_or(0.0, |e| e.t as f64 + 1.0);
+    last.max(r.duration_s)
+}
+
+fn line(label: &str, color: &'static str, points: Vec<(f64, f64)>) -> Series {
+    Series {
         label: label.to_owned(),
         color,
-        dashed,
+        dashed: false,
         markers: false,
         points,
         suspect: Vec::new(),
-    };
-    let tl = &r.timeline;
-    let throughput = vec![
-        line(
-            "ok/s",
-            palette::GREEN,
-            false,
-            tl.iter().map(|e| (t(e), e.ok as f64)).collect(),
-        ),
-        line(
-            "failed + errors/s",
-            palette::RED,
-            false,
-            tl.iter()
-                .map(|e| (t(e), (e.failed + e.errors) as f64))
-                .collect(),
-        ),
-    ];
-    let over_time = vec![
-        line(
-            "p50",
-            palette::BLUE,
-            false,
-            tl.iter().map(|e| (t(e), e.p50_ms)).collect(),
-        ),
-        line(
-            "p90",
-            palette::ORANGE,
-            false,
-            tl.iter().map(|e| (t(e), e.p90_ms)).collect(),
-        ),
-        line(
-            "p99",
-            palette::RED,
-            false,
-            tl.iter().map(|e| (t(e), e.p99_ms)).collect(),
-        ),
-        line(
-            "max (dashed)",
-            palette::GREY,
-            true,
-            tl.iter().map(|e| (t(e), e.max_ms)).collect(),
-        ),
-    ];
-    let mut distribution = Vec::new();
-    for (i, (label, encoded)) in [
-        ("latency (from intended send)", &r.histograms.latency),
-        (
-            "service time (from actual send, dashed)",
-            &r.histograms.service_time,
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        if let Some(points) = percentiles(encoded) {
-            distribution.push(line(label, palette::cycle(i), i == 1, points));
-        }
     }
+}
+
+fn dashed(s: Series) -> Series {
+    Series { dashed: true, ..s }
+}
+
+/// Requests per second (and the not-ok share of them, and the target rate of an open run),
+/// latency percentiles second by second, and the percentile distribution of latency and
+/// service time.
+pub fn run_figure(r: &RunResult) -> Figure {
     let panel = |title: &str, x_label: &str, y_label: &str, x_axis, series| Panel {
         title: title.to_owned(),
         x_label: x_label.to_owned(),
@@ -87,44 +50,97 @@ pub fn run_figure(r: &RunResult) -> Figure {
             panel(
                 "Throughput",
                 "seconds",
-                "responses/s",
+                "requests/s",
                 XAxis::Linear,
-                throughput,
+                throughput(r),
             ),
             panel(
                 "Latency over time",
                 "seconds",
                 "ms",
                 XAxis::Linear,
-                over_time,
+                over_time(r),
             ),
             panel(
                 "Latency by percentile",
                 "percentile",
                 "ms",
                 XAxis::Percentile,
-                distribution,
+                distribution(r),
             ),
         ],
     }
 }
 
-/// (percentile, ms) from 0% to as far into the tail as the samples reach, evenly spaced on
-/// the percentile axis (1/(1-p)): 20 points per nine.
-fn percentiles(encoded: &str) -> Option<Vec<(f64, f64)>> {
-    let h = decode_histogram(encoded).ok()?;
-    if h.is_empty() {
-        return None;
+fn throughput(r: &RunResult) -> Vec<Series> {
+    let all = r.timeline.iter().map(|e| (mid(e), e.rps)).collect();
+    let not_ok: Vec<(f64, f64)> = r
+        .timeline
+        .iter()
+        .map(|e| {
+            let share = if e.requests > 0 {
+                (e.failed + e.errors) as f64 / e.requests as f64
+            } else {
+                0.0
+            };
+            (mid(e), e.rps * share)
+        })
+        .collect();
+    let mut series = vec![line("requests ended per second", palette::BLUE, all)];
+    if not_ok.iter().any(|p| p.1 > 0.0) {
+        series.push(line("of which not ok", palette::RED, not_ok));
     }
-    let nines = (h.len() as f64).log10().clamp(1.0, 6.0);
-    let steps = (nines * 20.0).ceil() as u32;
-    Some(
-        (0..=steps)
-            .map(|k| {
-                let v = nines * k as f64 / steps as f64;
-                let q = 1.0 - 10f64.powf(-v);
-                (100.0 * q, h.value_at_quantile(q) as f64 / 1e3)
-            })
-            .collect(),
-    )
+    if let (Model::Open, Some(rps)) = (r.config.model, r.config.rate) {
+        let end = run_end(r);
+        series.push(dashed(line(
+            "target rate",
+            palette::GREY,
+            vec![(0.0, rps), (end, rps)],
+        )));
+    }
+    series
+}
+
+fn over_time(r: &RunResult) -> Vec<Series> {
+    // Seconds without a request have no percentiles: they are left out, not drawn as zero.
+    let pick = |f: fn(&TimelineEntry) -> f64| {
+        r.timeline
+            .iter()
+            .filter(|e| e.requests > 0)
+            .map(|e| (mid(e), f(e)))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        line("p50", palette::BLUE, pick(|e| e.p50_ms)),
+        line("p90", palette::GREEN, pick(|e| e.p90_ms)),
+        line("p99", palette::ORANGE, pick(|e| e.p99_ms)),
+        dashed(line("max", palette::RED, pick(|e| e.max_ms))),
+    ]
+}
+
+fn distribution(r: &RunResult) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for (name, encoded, color) in [
+        (
+            "latency (from the intended send)",
+            &r.histograms.latency,
+            palette::BLUE,
+        ),
+        (
+            "service time (from the actual send)",
+            &r.histograms.service_time,
+            palette::ORANGE,
+        ),
+    ] {
+        if let Ok(h) = decode_histogram(encoded) {
+            let s = line(name, color, percentiles(&h));
+            series.push(if series.is_empty() { s } else { dashed(s) });
+        }
+    }
+    if series.len() == 2 && series[0].points == series[1].points {
+        // Closed model: latency and service time coincide; one line says it.
+        series.truncate(1);
+        series[0].label = "latency = service time".to_owned();
+    }
+    series
 }

@@ -16,22 +16,9 @@ pub fn render(fig: &Figure) -> String {
     out
 }
 
-/// Where an x value of the figure is placed: percentiles go onto HdrHistogram's axis.
-fn place(axis: XAxis, x: f64) -> f64 {
-    match axis {
-        XAxis::Percentile => -(1.0 - (x / 100.0).min(0.999_999)).log10(),
-        XAxis::Linear | XAxis::Log10 => x,
-    }
-}
-
 /// The HTML axis of the figure's x axis kind, fitted to the panel's points.
 fn x_axis(p: &Panel) -> Axis {
-    let xs = || {
-        p.series
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .map(|pt| place(p.x_axis, pt.0))
-    };
+    let xs = || p.series.iter().flat_map(|s| s.points.iter()).map(|pt| pt.0);
     let lo = xs().filter(|x| *x > 0.0).fold(f64::INFINITY, f64::min);
     let hi = xs().fold(0.0, f64::max);
     match p.x_axis {
@@ -54,8 +41,7 @@ pub fn series(p: &Panel) -> Vec<Series> {
                 .filter(|(_, pt)| s.suspect.contains(pt))
                 .map(|(k, _)| k)
                 .collect();
-            let points = s.points.iter().map(|&(x, y)| (place(p.x_axis, x), y));
-            let mut line = Series::new(&s.label, s.color, points.collect()).flag(flagged);
+            let mut line = Series::new(&s.label, s.color, s.points.clone()).flag(flagged);
             line.dash = s.dashed;
             line.dots = s.markers;
             line

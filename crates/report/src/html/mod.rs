@@ -68,11 +68,7 @@ pub fn render_document(d: &Document) -> String {
     }
 }
 
-/// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
-/// bars that span the second agree.
-fn mid(e: &crate::TimelineEntry) -> f64 {
-    e.t as f64 + 0.5
-}
+use crate::figure::mid;
 
 /// The hover heading of a second of the timeline: `3–4 s`.
 fn second_label(t: f64) -> String {

