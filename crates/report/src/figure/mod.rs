@@ -15,7 +15,7 @@ mod sweep;
 pub use distribution::{percentiles, reach};
 pub use run::{mid, run_end, run_figure};
 pub use scale::{latency_axis, load_axis, rate_axis, span};
-pub use sweep::sweep_figure;
+pub use sweep::{sweep_figure, sweep_result_figure};
 
 /// A picture: a title over panels stacked top to bottom.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +34,18 @@ pub struct Panel {
     /// `Linear` or `Log10` (by [`rate_axis`] or [`latency_axis`]): values, not percentiles.
     pub y_axis: XAxis,
     pub series: Vec<Series>,
+    /// Reference lines (a knee, a stop rule) drawn behind the series.
+    pub marks: Vec<Mark>,
+}
+
+/// A reference line across a panel, labelled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    /// `true`: at an x value (a level), top to bottom; `false`: at a y value (a limit).
+    pub vertical: bool,
+    pub at: f64,
+    pub label: String,
+    pub color: &'static str,
 }
 
 /// How the values of an axis are laid out.

@@ -43,6 +43,7 @@ pub fn run_figure(r: &RunResult) -> Figure {
         x_axis,
         y_axis: XAxis::Linear,
         series,
+        marks: Vec::new(),
     };
     Figure {
         title: format!("herd run: {}", r.target),

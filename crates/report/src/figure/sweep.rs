@@ -1,8 +1,10 @@
 //! bench2graph's successor: a sweep as three charts against the level, one colour per target.
 //! `herd plot` draws this figure, and `herd report`'s sweep page draws the same series.
 
-use super::{latency_axis, load_axis, palette, rate_axis, span, Figure, Panel, Series, XAxis};
-use crate::sweep::{good_rate, Row, Table};
+use super::{
+    latency_axis, load_axis, palette, rate_axis, span, Figure, Mark, Panel, Series, XAxis,
+};
+use crate::sweep::{good_rate, level_text, Row, SweepResult, Table};
 use crate::{GeneratorVerdict, Model};
 
 /// Good and all replies per second against the level (and the demanded rate in the open
@@ -95,6 +97,7 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
         y_label: y_label.to_owned(),
         x_axis,
         y_axis,
+        marks: Vec::new(),
         series: series
             .into_iter()
             .filter(|s| !s.points.is_empty())
@@ -126,4 +129,58 @@ fn limited(row: &Row) -> bool {
     row.extra
         .as_ref()
         .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
+}
+
+/// A sweep result's figure: [`sweep_figure`] of its table, with each target's knee on every
+/// panel and the stop rule's limits on theirs, as the HTML page draws them.
+pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
+    let mut fig = sweep_figure(&s.table(), name);
+    let one = s.targets.len() == 1;
+    let knees: Vec<Mark> = s
+        .knees()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| {
+            let knee = k.knee?;
+            let who = if one {
+                String::new()
+            } else {
+                format!(" {}", k.name)
+            };
+            Some(Mark {
+                vertical: true,
+                at: knee.level,
+                label: format!("knee{who}: ~{}", level_text(knee.level)),
+                color: palette::cycle(i),
+            })
+        })
+        .collect();
+    let limit = |at: f64, label: String| Mark {
+        vertical: false,
+        at,
+        label,
+        color: palette::RED,
+    };
+    let stop = &s.config.stop;
+    let limits = [
+        Vec::new(),
+        stop.max_p99_ms
+            .iter()
+            .map(|ms| {
+                limit(
+                    *ms,
+                    format!("stop rule: p99 > {}", crate::html::short_duration(*ms)),
+                )
+            })
+            .collect(),
+        stop.max_error_percent
+            .iter()
+            .map(|p| limit(*p, format!("stop rule: errors > {p}%")))
+            .collect(),
+    ];
+    for (panel, limits) in fig.panels.iter_mut().zip(limits) {
+        panel.marks = limits;
+        panel.marks.extend(knees.iter().cloned());
+    }
+    fig
 }

@@ -2,7 +2,8 @@
 //! by the same code (look, hover data attributes) as every other chart of the report.
 
 use super::axis::Axis;
-use super::chart::{lines, Frame, Series};
+use super::chart::{lines_with, Frame, Series};
+use super::marks::Rule;
 use super::page::esc;
 use crate::figure::{Figure, Panel, XAxis};
 use crate::format::rate;
@@ -26,6 +27,20 @@ fn x_axis(p: &Panel) -> Axis {
         XAxis::Percentile => Axis::percentile(hi),
         XAxis::Log10 | XAxis::Linear => Axis::linear(&p.x_label, hi.max(1e-9)),
     }
+}
+
+/// The panel's marks as the report's reference lines.
+pub fn rules(p: &Panel) -> Vec<Rule> {
+    p.marks
+        .iter()
+        .map(|m| {
+            if m.vertical {
+                Rule::x(m.at, &m.label, m.color)
+            } else {
+                Rule::y(m.at, &m.label, m.color)
+            }
+        })
+        .collect()
 }
 
 /// The panel's series as the report's chart series: same names, colours, dashes and dots,
@@ -59,7 +74,7 @@ fn panel_svg(p: &Panel, id: &str) -> String {
     };
     let x_label = |v: f64| rate(v);
     let y_label = |v: f64| rate(v);
-    lines(
+    lines_with(
         &Frame {
             id,
             title: &p.title,
@@ -70,5 +85,6 @@ fn panel_svg(p: &Panel, id: &str) -> String {
             y_label: &y_label,
         },
         &series,
+        &rules(p),
     )
 }

@@ -14,6 +14,8 @@
 //! ```
 
 mod axis;
+
+pub(crate) use axis::short_duration;
 mod capacity;
 mod chart;
 mod compare;

@@ -2,14 +2,12 @@
 //! (achieved against demanded rate, latency and errors against the level, one line per
 //! target, steps where herd itself was the bottleneck crossed), the steps and the settings.
 
-use super::axis::{short_duration, Axis};
+use super::axis::Axis;
 use super::chart::{lines_with, Frame, Series};
 use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
 use super::figure;
-use super::marks::Rule;
 use super::page::{esc, facts, footer, table, Page};
-use super::palette;
-use crate::figure::sweep_figure;
+use crate::figure::sweep_result_figure;
 use crate::format::{count, duration_ms, duration_s, percent, rate};
 use crate::sweep::{good_rate, level_text, row_of, SweepResult};
 use crate::{GeneratorVerdict, Model};
@@ -115,8 +113,7 @@ fn verdict(s: &SweepResult) -> String {
 
 fn charts(s: &SweepResult) -> String {
     // The series are the ones `herd plot` draws for this sweep: one figure, two back ends.
-    let fig = sweep_figure(&s.table(), "");
-    let one = s.targets.len() == 1;
+    let fig = sweep_result_figure(s, "");
     let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
     let unit = s.level_unit();
     let x_title = match s.model {
@@ -125,24 +122,6 @@ fn charts(s: &SweepResult) -> String {
     };
     let x = load_axis(s.model, x_title, &levels);
     let head = |v: f64| format!("{} {unit}", level_text(v));
-    let knees: Vec<Rule> = s
-        .knees()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, k)| {
-            let knee = k.knee?;
-            let who = if one {
-                String::new()
-            } else {
-                format!(" {}", k.name)
-            };
-            Some(Rule::x(
-                knee.level,
-                &format!("knee{who}: ~{}", level_text(knee.level)),
-                palette::cycle(i),
-            ))
-        })
-        .collect();
 
     let throughput = figure::series(&fig.panels[0]);
     // The good replies are the solid lines (the others, and the demanded rate, are dashed).
@@ -162,22 +141,11 @@ fn charts(s: &SweepResult) -> String {
             y_label: &rps,
         },
         &throughput,
-        &knees,
+        &figure::rules(&fig.panels[0]),
     );
 
     let latency = figure::series(&fig.panels[1]);
     let stop_p99: Vec<f64> = s.config.stop.max_p99_ms.into_iter().collect();
-    let rules: Vec<Rule> = stop_p99
-        .iter()
-        .map(|ms| {
-            Rule::y(
-                *ms,
-                &format!("stop rule: p99 > {}", short_duration(*ms)),
-                palette::RED,
-            )
-        })
-        .chain(knees.iter().cloned())
-        .collect();
     let ms = |v: f64| duration_ms(v);
     out.push_str(&lines_with(
         &Frame {
@@ -191,16 +159,11 @@ fn charts(s: &SweepResult) -> String {
             y_label: &ms,
         },
         &latency,
-        &rules,
+        &figure::rules(&fig.panels[1]),
     ));
 
     let errors = figure::series(&fig.panels[2]);
     let stop_errors: Vec<f64> = s.config.stop.max_error_percent.into_iter().collect();
-    let rules: Vec<Rule> = stop_errors
-        .iter()
-        .map(|p| Rule::y(*p, &format!("stop rule: errors > {p}%"), palette::RED))
-        .chain(knees.iter().cloned())
-        .collect();
     let pct = |v: f64| percent(v);
     out.push_str(&lines_with(
         &Frame {
@@ -216,7 +179,7 @@ fn charts(s: &SweepResult) -> String {
             y_label: &pct,
         },
         &errors,
-        &rules,
+        &figure::rules(&fig.panels[2]),
     ));
     out
 }
