@@ -4,6 +4,7 @@
 use crate::exit::{self, Exit};
 use crate::sweep::write_file;
 use clap::Args;
+use herd_report::figure::sweep_result_figure;
 use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
 use herd_report::sweep::{read_table, Table};
 use herd_report::{parse_document, Document};
@@ -50,7 +51,10 @@ fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
         };
         return Ok(match parse_document(text, &origin).map_err(|e| bad(&e))? {
             Document::Run(r) => run_figure(&r),
-            Document::Sweep(r) => sweep_figure(&checked(r.table())?, &stem),
+            Document::Sweep(r) => {
+                checked(r.table())?;
+                sweep_result_figure(&r, &stem)
+            }
             Document::Capacity(r) => sweep_figure(&checked(r.table())?, &r.target),
         });
     }

@@ -290,3 +290,40 @@ fn a_log_y_axis_is_drawn_by_both_back_ends() {
         .filter(|(n, _)| !n.starts_with("limited by herd"));
     assert_eq!(lines.count(), 4, "{latency:?}");
 }
+
+#[test]
+fn knees_and_stop_rules_are_marks_both_back_ends_draw() {
+    let text = include_str!("fixtures/sweep-open.json");
+    let Ok(herd_report::Document::Sweep(s)) = herd_report::parse_document(text, "sweep-open.json")
+    else {
+        panic!("not a sweep")
+    };
+    let fig = herd_report::figure::sweep_result_figure(&s, "sweep-open");
+    let labels: Vec<&str> = fig.panels[2]
+        .marks
+        .iter()
+        .map(|m| m.label.as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "stop rule: errors > 10%",
+            "knee small: ~300",
+            "knee big: ~500"
+        ]
+    );
+    let svg = String::from_utf8(render(&fig, Format::Svg).unwrap()).unwrap();
+    let page = html::figure_svg(&fig);
+    for m in fig.panels.iter().flat_map(|p| &p.marks) {
+        assert!(
+            svg.contains(&m.label.replace('>', "&gt;")),
+            "the SVG lacks {:?}",
+            m.label
+        );
+        assert!(
+            page.contains(&m.label.replace('>', "&gt;")),
+            "the page lacks {:?}",
+            m.label
+        );
+    }
+}

@@ -173,6 +173,25 @@ fn draw_panel<DB: DrawingBackend>(
         .axis_desc_style((FONT, 16))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
+    // Marks behind the series: a thin dashed line across the panel, its label at one end.
+    for m in &p.marks {
+        let (r, g, b) = palette::rgb(m.color);
+        let style = ShapeStyle::from(&RGBColor(r, g, b)).stroke_width(1);
+        let line = if m.vertical {
+            let x = place(axis, m.at);
+            [(x, y0), (x, y1)]
+        } else if ylog && m.at <= 0.0 {
+            continue;
+        } else {
+            let y = place(yaxis, m.at);
+            [(x0, y), (x1, y)]
+        };
+        chart.draw_series(DashedLineSeries::new(line, 4, 4, style))?;
+        let font = (FONT, 13).into_font().color(&RGBColor(r, g, b));
+        // A vertical mark is labelled at its top; a limit at its left, clear of the right edge.
+        let at = if m.vertical { line[1] } else { line[0] };
+        chart.draw_series(std::iter::once(Text::new(m.label.clone(), at, font)))?;
+    }
     for s in &p.series {
         let (r, g, b) = palette::rgb(s.color);
         let color = RGBColor(r, g, b);
