@@ -4,7 +4,7 @@
 use crate::exit::{self, Exit};
 use crate::sweep::write_file;
 use clap::Args;
-use herd_report::figure::sweep_result_figure;
+use herd_report::figure::{capacity_figure, sweep_result_figure};
 use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
 use herd_report::sweep::{read_table, Table};
 use herd_report::{parse_document, Document};
@@ -55,7 +55,10 @@ fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
                 checked(r.table())?;
                 sweep_result_figure(&r, &stem)
             }
-            Document::Capacity(r) => sweep_figure(&checked(r.table())?, &r.target),
+            Document::Capacity(r) => {
+                checked(r.table())?;
+                capacity_figure(&r)
+            }
         });
     }
     let table = read_table(text, &origin, &stem).map_err(|e| bad(&e))?;

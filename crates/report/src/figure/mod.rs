@@ -6,12 +6,14 @@
 //!
 //! Nothing here depends on a drawing library: crates that only read results do not build one.
 
+mod capacity;
 mod distribution;
 pub mod palette;
 mod run;
 mod scale;
 mod sweep;
 
+pub use capacity::capacity_figure;
 pub use distribution::{percentiles, reach};
 pub use run::{mid, run_end, run_figure};
 pub use scale::{latency_axis, load_axis, rate_axis, span};

@@ -174,6 +174,7 @@ fn draw_panel<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     // Marks behind the series: a thin dashed line across the panel, its label at one end.
+    let (mut down, mut across) = (0.0, 0.0);
     for m in &p.marks {
         let (r, g, b) = palette::rgb(m.color);
         let style = ShapeStyle::from(&RGBColor(r, g, b)).stroke_width(1);
@@ -189,7 +190,14 @@ fn draw_panel<DB: DrawingBackend>(
         chart.draw_series(DashedLineSeries::new(line, 4, 4, style))?;
         let font = (FONT, 13).into_font().color(&RGBColor(r, g, b));
         // A vertical mark is labelled at its top; a limit at its left, clear of the right edge.
-        let at = if m.vertical { line[1] } else { line[0] };
+        // Labels of marks close together are staggered a line apart, as on the HTML page.
+        let nth = if m.vertical { &mut down } else { &mut across };
+        let at = if m.vertical {
+            (line[1].0, line[1].1 - (y1 - y0) * 0.07 * *nth)
+        } else {
+            (line[0].0 + (x1 - x0) * 0.2 * *nth, line[0].1)
+        };
+        *nth += 1.0;
         chart.draw_series(std::iter::once(Text::new(m.label.clone(), at, font)))?;
     }
     for s in &p.series {

@@ -342,18 +342,45 @@ fn herd_report_draws_the_series_herd_plot_draws_in_the_same_colours_on_the_same_
 }
 
 #[test]
-fn herd_plot_draws_a_capacity_search_at_the_levels_the_page_draws() {
+fn herd_plot_draws_a_capacity_search_as_the_page_draws_it() {
     let doc = parse_document(CAPACITY_OPEN, "capacity-open.json").unwrap();
     let Document::Capacity(c) = doc else {
         panic!("not a capacity result")
     };
-    let fig = herd_report::figure::sweep_figure(&c.table(), &c.target);
+    let fig = herd_report::figure::capacity_figure(&c);
     let page = html::render_capacity(&c);
     let plotted: Vec<f64> = fig.panels[0].series[0].points.iter().map(|p| p.0).collect();
     let levels: Vec<f64> = c.by_level().iter().map(|p| p.level).collect();
     assert_eq!(plotted, levels);
-    // One point per level on the page too, though levels were probed more than once.
+    // One point per level, though levels were probed more than once.
     assert!(c.probes.len() > levels.len());
-    let good = series_paths(&page, "chart-capacity-throughput");
-    assert_eq!(points(good[0]), levels.len());
+    let ids = [
+        "chart-capacity-throughput",
+        "chart-capacity-latency",
+        "chart-capacity-errors",
+    ];
+    for (panel, id) in fig.panels.iter().zip(ids) {
+        let drawn = hover(&page, id);
+        let drawn: Vec<(&str, &str)> = drawn["s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["n"].as_str().unwrap(), d["c"].as_str().unwrap()))
+            .filter(|(n, _)| *n != "limited by herd, not the target")
+            .collect();
+        let plotted: Vec<(&str, &str)> = panel
+            .series
+            .iter()
+            .map(|l| (l.label.as_str(), l.color))
+            .collect();
+        assert_eq!(drawn, plotted, "{id}");
+        for m in &panel.marks {
+            let label = m.label.replace('<', "&lt;");
+            assert!(
+                chart(&page, id).contains(&format!(">{label}<")),
+                "{id}: {label}"
+            );
+        }
+    }
+    assert_eq!(fig.panels[1].marks[0].label, "SLO: p99 < 100 ms");
 }
