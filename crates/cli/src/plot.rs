@@ -4,9 +4,9 @@
 use crate::exit::{self, Exit};
 use crate::sweep::write_file;
 use clap::Args;
-use herd_report::capacity::CapacityResult;
+use herd_report::figure::{capacity_figure, sweep_result_figure};
 use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
-use herd_report::sweep::{read_table, row_of, Table, TableStep};
+use herd_report::sweep::{read_table, Table};
 use herd_report::{parse_document, Document};
 use std::path::{Path, PathBuf};
 
@@ -51,8 +51,14 @@ fn figure(text: &str, path: &Path) -> Result<Figure, Exit> {
         };
         return Ok(match parse_document(text, &origin).map_err(|e| bad(&e))? {
             Document::Run(r) => run_figure(&r),
-            Document::Sweep(r) => sweep_figure(&checked(r.table())?, &stem),
-            Document::Capacity(r) => sweep_figure(&checked(probes_table(&r))?, &r.target),
+            Document::Sweep(r) => {
+                checked(r.table())?;
+                sweep_result_figure(&r, &stem)
+            }
+            Document::Capacity(r) => {
+                checked(r.table())?;
+                capacity_figure(&r)
+            }
         });
     }
     let table = read_table(text, &origin, &stem).map_err(|e| bad(&e))?;
@@ -65,27 +71,4 @@ fn looks_like_json(text: &str, path: &Path) -> bool {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     ext.as_deref() == Some("json") || text.trim_start().starts_with(['{', '['])
-}
-
-/// A capacity search's probes as a sweep: one step per level probed (the last probe at a level
-/// wins), in order of level.
-fn probes_table(r: &CapacityResult) -> Table {
-    let mut steps: Vec<TableStep> = Vec::new();
-    for p in &r.probes {
-        let step = TableStep {
-            level: p.level,
-            rows: vec![row_of(&p.result)],
-        };
-        match steps.iter_mut().find(|s| s.level == p.level) {
-            Some(s) => *s = step,
-            None => steps.push(step),
-        }
-    }
-    steps.sort_by(|a, b| a.level.total_cmp(&b.level));
-    Table {
-        model: r.model,
-        targets: vec![r.target.clone()],
-        named: false,
-        steps,
-    }
 }

@@ -8,8 +8,8 @@
 //! result, so runs can be merged exactly later with [`decode_histogram`].
 //!
 //! A sweep ([`sweep::SweepResult`], autobench's TSV in [`sweep::write_table`]), a capacity
-//! search ([`capacity::Search`], a pure state machine) and the plots of both ([`plot`]) build
-//! on the same results.
+//! search ([`capacity::Search`], a pure state machine) and the charts of both ([`figure`], drawn
+//! by [`html`] and, with the `png` feature, by `plot`) build on the same results.
 //!
 //! Nothing here sees the engine, a clock or a socket.
 //!
@@ -65,6 +65,7 @@ mod compare_text;
 pub mod criteria;
 mod document;
 mod error;
+pub mod figure;
 pub mod format;
 pub mod frame;
 mod histogram;
@@ -73,6 +74,7 @@ mod json;
 pub mod knee;
 pub mod merge;
 mod noise;
+#[cfg(feature = "png")]
 pub mod plot;
 mod result;
 pub mod sections;

@@ -3,6 +3,7 @@
 //! client reads it.
 
 mod evidence;
+mod levels;
 mod search;
 mod slo;
 

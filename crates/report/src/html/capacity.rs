@@ -4,6 +4,7 @@
 
 use super::chart::{lines_with, Frame, Series};
 use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
+use super::figure;
 use super::marks::Rule;
 use super::page::{esc, facts, footer, table, Page};
 use super::{axis::Axis, palette};
@@ -11,6 +12,7 @@ use crate::capacity::{
     latency_at, measured, percentile_name, CapacityResult, Objective, ProbeRecord, Purpose,
     Undecided,
 };
+use crate::figure::capacity_figure;
 use crate::format::{count, duration_ms, duration_s, percent, rate};
 use crate::{GeneratorVerdict, Model};
 use std::fmt::Write;
@@ -41,24 +43,12 @@ pub fn render(c: &CapacityResult) -> String {
     page.finish(&footer(&c.target))
 }
 
-/// `400 req/s`, `8 concurrent users`.
 fn level(c: &CapacityResult, x: f64) -> String {
-    match c.model {
-        Model::Open => format!("{} {}", rate(x), open_unit(c)),
-        Model::Closed => {
-            let n = x.round() as u64;
-            format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
-        }
-    }
+    c.level_text(x)
 }
 
-/// What an open-model level counts: requests, or scenario iterations for a workload file.
 fn open_unit(c: &CapacityResult) -> &'static str {
-    if c.probes.iter().any(|p| p.result.workload.is_some()) {
-        "iterations/s"
-    } else {
-        "req/s"
-    }
+    c.open_unit()
 }
 
 fn limited(p: &ProbeRecord) -> bool {
@@ -155,95 +145,18 @@ fn cards(c: &CapacityResult) -> String {
     out + "</div>"
 }
 
-/// The last probe at each level, in order of level: a level probed again (to confirm, or after
-/// a contradiction) is drawn as its latest result.
-fn by_level(c: &CapacityResult) -> Vec<&ProbeRecord> {
-    let mut out: Vec<&ProbeRecord> = Vec::new();
-    for p in &c.probes {
-        match out.iter_mut().find(|q| q.level == p.level) {
-            Some(q) => *q = p,
-            None => out.push(p),
-        }
-    }
-    out.sort_by(|a, b| a.level.total_cmp(&b.level));
-    out
-}
-
-/// The capacity, where it broke and the knee, as vertical lines.
-fn level_rules(c: &CapacityResult) -> Vec<Rule> {
-    let mut rules = Vec::new();
-    let found = c.capacity_rps.or(c.capacity_users.map(|u| u as f64));
-    if let Some(x) = found.filter(|x| *x > 0.0) {
-        rules.push(Rule::x(
-            x,
-            &format!("capacity: {}", level(c, x)),
-            palette::GREEN,
-        ));
-    }
-    if let Some(x) = c.ceiling {
-        rules.push(Rule::x(
-            x,
-            &format!("breaks: ~{}", level(c, x)),
-            palette::RED,
-        ));
-    }
-    if let Some(k) = c.knee {
-        rules.push(Rule::x(
-            k.level,
-            &format!("knee: ~{}", level(c, k.level)),
-            palette::GREY,
-        ));
-    }
-    rules
-}
-
 fn charts(c: &CapacityResult) -> String {
-    let probes = by_level(c);
-    let flagged: Vec<usize> = probes
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| limited(p))
-        .map(|(i, _)| i)
-        .collect();
-    let curve = |name: &str, color: &str, f: &dyn Fn(&ProbeRecord) -> f64| {
-        Series::new(
-            name,
-            color,
-            probes.iter().map(|p| (p.level, f(p))).collect(),
-        )
-        .dotted()
-        .flag(flagged.clone())
-    };
-    let levels: Vec<f64> = probes.iter().map(|p| p.level).collect();
+    // The series and marks are the ones `herd plot` draws: one figure, two back ends.
+    let fig = capacity_figure(c);
+    let levels: Vec<f64> = c.by_level().iter().map(|p| p.level).collect();
     let x_title = match c.model {
         Model::Open => format!("offered rate ({})", open_unit(c)),
         Model::Closed => "concurrent users".to_owned(),
     };
     let x = load_axis(c.model, &x_title, &levels);
     let head = |v: f64| level(c, v);
-    let rules = level_rules(c);
 
-    let per_s = |p: &ProbeRecord, n: u64| {
-        if p.result.duration_s > 0.0 {
-            n as f64 / p.result.duration_s
-        } else {
-            0.0
-        }
-    };
-    let mut throughput = vec![
-        curve("good replies/s", palette::BLUE, &|p| {
-            measured(&p.result).goodput
-        }),
-        curve("replies/s (any status)", palette::BLUE, &|p| {
-            per_s(p, p.result.totals.completed)
-        })
-        .dashed(),
-    ];
-    // Offered iterations and replied requests are different units: no "offered" line then.
-    if c.model == Model::Open && open_unit(c) == "req/s" {
-        let (lo, hi) = (levels[0], levels[levels.len() - 1]);
-        throughput.push(Series::new("offered", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
-    }
+    let throughput = figure::series(&fig.panels[0]);
     let rps = |v: f64| format!("{} req/s", rate(v));
     let mut out = lines_with(
         &Frame {
@@ -256,88 +169,28 @@ fn charts(c: &CapacityResult) -> String {
             y_label: &rps,
         },
         &throughput,
-        &rules,
+        &figure::rules(&fig.panels[0]),
     );
 
-    // The SLO's percentiles, and the median for scale.
-    let mut percentiles: Vec<(f64, Option<f64>)> = c
-        .slo
-        .objectives
-        .iter()
-        .filter_map(|o| match *o {
-            Objective::Latency {
-                percentile, max_ms, ..
-            } => Some((percentile, Some(max_ms))),
-            Objective::Errors { .. } => None,
-        })
-        .collect();
-    if !percentiles.iter().any(|(p, _)| *p == 50.0) {
-        percentiles.insert(0, (50.0, None));
-    }
-    if percentiles.len() == 1 {
-        percentiles.push((99.0, None));
-    }
-    let colors = [
-        palette::BLUE,
-        palette::ORANGE,
-        palette::PURPLE,
-        palette::SKY,
-    ];
-    let latency: Vec<Series> = percentiles
-        .iter()
-        .enumerate()
-        .map(|(i, (q, _))| {
-            curve(&percentile_name(*q), colors[i % colors.len()], &|p| {
-                latency_at(&p.result.latency_ms, *q)
-            })
-        })
-        .collect();
-    let limits: Vec<f64> = percentiles.iter().filter_map(|(_, m)| *m).collect();
-    let mut latency_rules: Vec<Rule> = c
-        .slo
-        .objectives
-        .iter()
-        .filter_map(|o| match *o {
-            Objective::Latency { max_ms, .. } => Some(Rule::y(
-                max_ms,
-                &format!("SLO: {}", o.phrase()),
-                palette::RED,
-            )),
-            Objective::Errors { .. } => None,
-        })
-        .collect();
-    latency_rules.extend(rules.iter().cloned());
+    let latency = figure::series(&fig.panels[1]);
+    let slo_ms = limits(&fig.panels[1]);
     let ms = |v: f64| duration_ms(v);
     out.push_str(&lines_with(
         &Frame {
             id: "chart-capacity-latency",
             title: "Latency against the level probed, from the intended send time",
             x: x.clone(),
-            y: latency_axis(&latency, &limits),
+            y: latency_axis(&latency, &slo_ms),
             height: 260.0,
             x_label: &head,
             y_label: &ms,
         },
         &latency,
-        &latency_rules,
+        &figure::rules(&fig.panels[1]),
     ));
 
-    let errors = vec![curve("not ok", palette::BLUE, &|p| {
-        measured(&p.result).error_percent
-    })];
-    let mut limit = Vec::new();
-    let mut error_rules = Vec::new();
-    for o in &c.slo.objectives {
-        if let Objective::Errors { max_percent, .. } = *o {
-            limit.push(max_percent);
-            error_rules.push(Rule::y(
-                max_percent,
-                &format!("SLO: {}", o.phrase()),
-                palette::RED,
-            ));
-        }
-    }
-    error_rules.extend(rules);
+    let errors = figure::series(&fig.panels[2]);
+    let limit = limits(&fig.panels[2]);
     let pct = |v: f64| percent(v);
     out.push_str(&lines_with(
         &Frame {
@@ -353,12 +206,21 @@ fn charts(c: &CapacityResult) -> String {
             y_label: &pct,
         },
         &errors,
-        &error_rules,
+        &figure::rules(&fig.panels[2]),
     ));
     out.push_str(
         "<p class=\"quiet\">One point per level; a level probed more than once (a confirmation, a contradiction) shows its latest probe. Every probe is in the table below.</p>",
     );
     out
+}
+
+/// The limits drawn across a panel (the SLO's): its axis must reach them.
+fn limits(p: &crate::figure::Panel) -> Vec<f64> {
+    p.marks
+        .iter()
+        .filter(|m| !m.vertical)
+        .map(|m| m.at)
+        .collect()
 }
 
 fn purpose(p: Purpose) -> &'static str {

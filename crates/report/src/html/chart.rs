@@ -52,11 +52,6 @@ impl Series {
         self
     }
 
-    pub fn dotted(mut self) -> Series {
-        self.dots = true;
-        self
-    }
-
     /// Points only, no line between them.
     pub fn scatter(mut self) -> Series {
         self.dots = true;

@@ -4,15 +4,16 @@
 use super::axis::Axis;
 use super::chart::Series;
 use super::page::esc;
+use crate::figure::{self, XAxis};
 use crate::Model;
 use std::fmt::Write;
 
 /// The x axis of curves against load: requests per second (open model), or users (closed),
-/// on a log axis when they span decades (seed 004's 1, 5, 10, 100, 1000 users).
+/// logarithmic by the chart model's one rule ([`figure::load_axis`]), as `herd plot` draws it.
 pub fn load_axis(model: Model, title: &str, levels: &[f64]) -> Axis {
     let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = levels.iter().copied().fold(0.0, f64::max);
-    if model == Model::Closed && lo > 0.0 && hi / lo >= 50.0 {
+    if figure::load_axis(model, levels) == XAxis::Log10 {
         Axis::log(title, lo, hi)
     } else {
         // Up to the highest level, rounded up to a tick: the last step sits at or near the edge.
@@ -41,38 +42,33 @@ pub fn max_y(series: &[Series], also: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A y axis of replies per second for `series`, of which `good` are the good replies:
-/// logarithmic when the other replies (fast 503s of an overloaded server) are so many more that
-/// a linear axis would flatten the good ones against zero.
+/// A y axis of replies per second for `series`, of which `good` are the good replies,
+/// logarithmic by the chart model's rule ([`figure::rate_axis`]).
 pub fn rate_axis(series: &[Series], good: &[Series]) -> Axis {
-    let max = max_y(series, &[]);
+    let (min, max) = figure::span(ys(series));
     let good_max = max_y(good, &[]);
-    let min = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .filter(|y| *y > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    if good_max > 0.0 && max / good_max > 5.0 && min.is_finite() {
+    if figure::rate_axis(min, max, good_max) == XAxis::Log10 {
         Axis::log("replies per second (req/s, log scale)", min, max)
     } else {
         Axis::linear("replies per second (req/s)", max * 1.08)
     }
 }
 
-/// A latency axis for `series` (in ms): logarithmic when the slowest value is far above the
-/// fastest, so a p50 of 1 ms and a p99 of 200 ms are both readable.
+/// A latency axis for `series` (in ms) and limits `also`, logarithmic by the chart model's
+/// rule ([`figure::latency_axis`]).
 pub fn latency_axis(series: &[Series], also: &[f64]) -> Axis {
     let max = max_y(series, also);
-    let min = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .filter(|y| *y > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    if min.is_finite() && max / min > 30.0 {
+    let (min, _) = figure::span(ys(series));
+    if figure::latency_axis(min, max) == XAxis::Log10 {
         Axis::duration_log("latency", min, max * 1.1)
     } else {
         Axis::duration("latency", max * 1.1)
     }
+}
+
+/// Every y value of `series`.
+fn ys(series: &[Series]) -> impl Iterator<Item = f64> + '_ {
+    series.iter().flat_map(|s| s.points.iter().map(|p| p.1))
 }
 
 /// A chip under the verdict: `class` is `ok`, `warn`, `bad` or empty.

@@ -14,11 +14,14 @@
 //! ```
 
 mod axis;
+
+pub(crate) use axis::short_duration;
 mod capacity;
 mod chart;
 mod compare;
 mod curves;
 mod distribution;
+mod figure;
 mod generator;
 mod marks;
 mod optional;
@@ -29,6 +32,7 @@ mod sweep;
 mod timeline;
 
 use crate::capacity::CapacityResult;
+use crate::figure::palette;
 use crate::sweep::SweepResult;
 use crate::{Comparison, Document, RunResult};
 
@@ -52,6 +56,11 @@ pub fn render_compare(c: &Comparison, runs: &[&RunResult]) -> String {
     compare::render(c, runs)
 }
 
+/// A figure of the chart model (the one `herd plot` draws) as the report's inline SVG charts.
+pub fn figure_svg(f: &crate::figure::Figure) -> String {
+    figure::render(f)
+}
+
 /// The report of any result `herd report` reads.
 pub fn render_document(d: &Document) -> String {
     match d {
@@ -61,52 +70,10 @@ pub fn render_document(d: &Document) -> String {
     }
 }
 
-/// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
-/// bars that span the second agree.
-fn mid(e: &crate::TimelineEntry) -> f64 {
-    e.t as f64 + 0.5
-}
+use crate::figure::mid;
 
 /// The hover heading of a second of the timeline: `3–4 s`.
 fn second_label(t: f64) -> String {
     let start = t.floor().max(0.0) as u64;
     format!("{start}–{} s", start + 1)
-}
-
-/// Colours that stay distinct for colour-blind readers (Okabe and Ito) and in greyscale print.
-mod palette {
-    pub const BLUE: &str = "#0072B2";
-    pub const ORANGE: &str = "#E69F00";
-    pub const GREEN: &str = "#009E73";
-    pub const RED: &str = "#D55E00";
-    pub const PURPLE: &str = "#CC79A7";
-    pub const SKY: &str = "#56B4E9";
-    pub const GREY: &str = "#7A8290";
-    const CYCLE: [&str; 7] = [BLUE, ORANGE, GREEN, RED, PURPLE, SKY, "#3B3B3B"];
-    const ERRORS: [&str; 6] = [
-        "#7B2D8E", "#B2182B", "#3B3B3B", "#CC79A7", "#8C510A", "#5E3C99",
-    ];
-
-    /// The n-th colour of a set of series.
-    pub fn cycle(n: usize) -> &'static str {
-        CYCLE[n % CYCLE.len()]
-    }
-
-    /// Status classes in the colours people expect: success green, client errors orange,
-    /// server errors red.
-    pub fn status(class: &str) -> &'static str {
-        match class {
-            "1xx" => SKY,
-            "2xx" => GREEN,
-            "3xx" => BLUE,
-            "4xx" => ORANGE,
-            "5xx" => RED,
-            _ => GREY,
-        }
-    }
-
-    /// Error classes: darker tones, apart from the status colours.
-    pub fn error(n: usize) -> &'static str {
-        ERRORS[n % ERRORS.len()]
-    }
 }

@@ -2,43 +2,15 @@
 //! (achieved against demanded rate, latency and errors against the level, one line per
 //! target, steps where herd itself was the bottleneck crossed), the steps and the settings.
 
-use super::axis::{short_duration, Axis};
+use super::axis::Axis;
 use super::chart::{lines_with, Frame, Series};
 use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
-use super::marks::Rule;
+use super::figure;
 use super::page::{esc, facts, footer, table, Page};
-use super::palette;
+use crate::figure::sweep_result_figure;
 use crate::format::{count, duration_ms, duration_s, percent, rate};
-use crate::sweep::{good_rate, level_text, row_of, Row, SweepResult};
-use crate::{GeneratorVerdict, Model, RunResult};
-
-/// One target at one step.
-struct Point<'a> {
-    level: f64,
-    run: &'a RunResult,
-    row: Row,
-}
-
-impl Point<'_> {
-    fn limited(&self) -> bool {
-        self.run.generator.verdict == GeneratorVerdict::GeneratorLimited
-    }
-}
-
-/// The steps of target `i`, in order.
-fn points(s: &SweepResult, i: usize) -> Vec<Point<'_>> {
-    s.steps
-        .iter()
-        .filter_map(|step| {
-            let run = step.runs.get(i)?;
-            Some(Point {
-                level: step.level,
-                run,
-                row: row_of(run),
-            })
-        })
-        .collect()
-}
+use crate::sweep::{good_rate, level_text, row_of, SweepResult};
+use crate::{GeneratorVerdict, Model};
 
 pub fn render(s: &SweepResult) -> String {
     let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
@@ -140,31 +112,8 @@ fn verdict(s: &SweepResult) -> String {
 }
 
 fn charts(s: &SweepResult) -> String {
-    let per_target: Vec<Vec<Point>> = (0..s.targets.len()).map(|i| points(s, i)).collect();
-    let one = s.targets.len() == 1;
-    let label = |i: usize, what: &str| {
-        if one {
-            what.to_owned()
-        } else {
-            format!("{} {what}", s.targets[i].name)
-        }
-    };
-    let curve = |i: usize, what: &str, f: &dyn Fn(&Point) -> f64| {
-        let pts = &per_target[i];
-        Series::new(
-            &label(i, what),
-            palette::cycle(i),
-            pts.iter().map(|p| (p.level, f(p))).collect(),
-        )
-        .dotted()
-        .flag(
-            pts.iter()
-                .enumerate()
-                .filter(|(_, p)| p.limited())
-                .map(|(k, _)| k)
-                .collect(),
-        )
-    };
+    // The series are the ones `herd plot` draws for this sweep: one figure, two back ends.
+    let fig = sweep_result_figure(s, "");
     let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
     let unit = s.level_unit();
     let x_title = match s.model {
@@ -173,40 +122,10 @@ fn charts(s: &SweepResult) -> String {
     };
     let x = load_axis(s.model, x_title, &levels);
     let head = |v: f64| format!("{} {unit}", level_text(v));
-    let knees: Vec<Rule> = s
-        .knees()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, k)| {
-            let knee = k.knee?;
-            let who = if one {
-                String::new()
-            } else {
-                format!(" {}", k.name)
-            };
-            Some(Rule::x(
-                knee.level,
-                &format!("knee{who}: ~{}", level_text(knee.level)),
-                palette::cycle(i),
-            ))
-        })
-        .collect();
 
-    let good: Vec<Series> = (0..s.targets.len())
-        .map(|i| curve(i, "good replies/s", &|p| good_rate(&p.row)))
-        .collect();
-    let mut throughput = Vec::new();
-    for (i, g) in good.iter().enumerate() {
-        throughput.push(g.clone());
-        throughput.push(curve(i, "replies/s (any status)", &|p| p.row.avg_rep_rate).dashed());
-    }
-    if s.model == Model::Open {
-        let (lo, hi) = (
-            levels.iter().copied().fold(f64::INFINITY, f64::min),
-            levels.iter().copied().fold(0.0, f64::max),
-        );
-        throughput.push(Series::new("demanded", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
-    }
+    let throughput = figure::series(&fig.panels[0]);
+    // The good replies are the solid lines (the others, and the demanded rate, are dashed).
+    let good: Vec<Series> = throughput.iter().filter(|l| !l.dash).cloned().collect();
     let rps = |v: f64| format!("{} req/s", rate(v));
     let mut out = lines_with(
         &Frame {
@@ -222,26 +141,11 @@ fn charts(s: &SweepResult) -> String {
             y_label: &rps,
         },
         &throughput,
-        &knees,
+        &figure::rules(&fig.panels[0]),
     );
 
-    let mut latency = Vec::new();
-    for i in 0..s.targets.len() {
-        latency.push(curve(i, "p50", &|p| p.run.latency_ms.p50));
-        latency.push(curve(i, "p99", &|p| p.run.latency_ms.p99).dashed());
-    }
+    let latency = figure::series(&fig.panels[1]);
     let stop_p99: Vec<f64> = s.config.stop.max_p99_ms.into_iter().collect();
-    let rules: Vec<Rule> = stop_p99
-        .iter()
-        .map(|ms| {
-            Rule::y(
-                *ms,
-                &format!("stop rule: p99 > {}", short_duration(*ms)),
-                palette::RED,
-            )
-        })
-        .chain(knees.iter().cloned())
-        .collect();
     let ms = |v: f64| duration_ms(v);
     out.push_str(&lines_with(
         &Frame {
@@ -255,18 +159,11 @@ fn charts(s: &SweepResult) -> String {
             y_label: &ms,
         },
         &latency,
-        &rules,
+        &figure::rules(&fig.panels[1]),
     ));
 
-    let errors: Vec<Series> = (0..s.targets.len())
-        .map(|i| curve(i, "not ok", &|p| p.row.errors))
-        .collect();
+    let errors = figure::series(&fig.panels[2]);
     let stop_errors: Vec<f64> = s.config.stop.max_error_percent.into_iter().collect();
-    let rules: Vec<Rule> = stop_errors
-        .iter()
-        .map(|p| Rule::y(*p, &format!("stop rule: errors > {p}%"), palette::RED))
-        .chain(knees.iter().cloned())
-        .collect();
     let pct = |v: f64| percent(v);
     out.push_str(&lines_with(
         &Frame {
@@ -282,7 +179,7 @@ fn charts(s: &SweepResult) -> String {
             y_label: &pct,
         },
         &errors,
-        &rules,
+        &figure::rules(&fig.panels[2]),
     ));
     out
 }

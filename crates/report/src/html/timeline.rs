@@ -2,18 +2,14 @@
 //! errors per second) and its latency distribution.
 
 use super::axis::Axis;
-use super::chart::{lines, stacked_bars, Frame, Series, Stack};
-use super::{distribution, mid, palette, second_label};
+use super::chart::{lines, stacked_bars, Frame, Stack};
+use super::{distribution, figure, palette, second_label};
+use crate::figure::run_figure;
 use crate::format::{duration_ms, rate};
-use crate::{decode_histogram, Model, RunResult};
+use crate::RunResult;
 use std::collections::BTreeSet;
 
-/// The end of the run's time axis, in seconds since the measurement started: its length, or
-/// the end of its last second.
-pub(super) fn run_end(r: &RunResult) -> f64 {
-    let last = r.timeline.last().map_or(0.0, |e| e.t as f64 + 1.0);
-    last.max(r.duration_s)
-}
+pub(super) use crate::figure::run_end;
 
 /// The run's time axis, shared by every chart over time in its report so they line up.
 pub(super) fn time_axis(r: &RunResult) -> Axis {
@@ -21,30 +17,9 @@ pub(super) fn time_axis(r: &RunResult) -> Axis {
 }
 
 pub fn throughput_chart(r: &RunResult) -> String {
-    let all: Vec<(f64, f64)> = r.timeline.iter().map(|e| (mid(e), e.rps)).collect();
-    let not_ok: Vec<(f64, f64)> = r
-        .timeline
-        .iter()
-        .map(|e| {
-            let share = if e.requests > 0 {
-                (e.failed + e.errors) as f64 / e.requests as f64
-            } else {
-                0.0
-            };
-            (mid(e), e.rps * share)
-        })
-        .collect();
-    let max = all.iter().map(|p| p.1).fold(0.0, f64::max);
+    let series = figure::series(&run_figure(r).panels[0]);
+    let max = r.timeline.iter().map(|e| e.rps).fold(0.0, f64::max);
     let value = |v: f64| format!("{} req/s", rate(v));
-    let mut series = vec![Series::new("requests ended per second", palette::BLUE, all)];
-    if not_ok.iter().any(|p| p.1 > 0.0) {
-        series.push(Series::new("of which not ok", palette::RED, not_ok));
-    }
-    if let (Model::Open, Some(rps)) = (r.config.model, r.config.rate) {
-        let end = time_axis(r).hi;
-        series
-            .push(Series::new("target rate", palette::GREY, vec![(0.0, rps), (end, rps)]).dashed());
-    }
     let max = max.max(r.config.rate.unwrap_or(0.0));
     lines(
         &Frame {
@@ -62,14 +37,7 @@ pub fn throughput_chart(r: &RunResult) -> String {
 
 pub fn latency_chart(r: &RunResult) -> String {
     let busy = || r.timeline.iter().filter(|e| e.requests > 0);
-    let pick =
-        |f: fn(&crate::TimelineEntry) -> f64| busy().map(|e| (mid(e), f(e))).collect::<Vec<_>>();
-    let series = vec![
-        Series::new("p50", palette::BLUE, pick(|e| e.p50_ms)),
-        Series::new("p90", palette::GREEN, pick(|e| e.p90_ms)),
-        Series::new("p99", palette::ORANGE, pick(|e| e.p99_ms)),
-        Series::new("max", palette::RED, pick(|e| e.max_ms)).dashed(),
-    ];
+    let series = figure::series(&run_figure(r).panels[1]);
     let max = busy().map(|e| e.max_ms).fold(0.0, f64::max);
     let value = |ms: f64| duration_ms(ms);
     lines(
@@ -87,29 +55,7 @@ pub fn latency_chart(r: &RunResult) -> String {
 }
 
 pub fn distribution_chart(r: &RunResult) -> String {
-    let mut series = Vec::new();
-    for (name, encoded, color) in [
-        (
-            "latency (from the intended send)",
-            &r.histograms.latency,
-            palette::BLUE,
-        ),
-        (
-            "service time (from the actual send)",
-            &r.histograms.service_time,
-            palette::ORANGE,
-        ),
-    ] {
-        if let Ok(h) = decode_histogram(encoded) {
-            let s = Series::new(name, color, distribution::points(&h));
-            series.push(if series.is_empty() { s } else { s.dashed() });
-        }
-    }
-    if series.len() == 2 && series[0].points == series[1].points {
-        // Closed model: latency and service time coincide; one line says it.
-        series.truncate(1);
-        series[0].name = "latency = service time".to_owned();
-    }
+    let series = figure::series(&run_figure(r).panels[2]);
     distribution::chart(
         "chart-distribution",
         "Latency by percentile (whole run, from the histograms)",

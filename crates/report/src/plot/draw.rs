@@ -1,6 +1,7 @@
 //! Drawing a [`Figure`] with plotters on a bitmap (encoded as PNG) or an SVG string.
 
 use super::{Figure, Format, Panel, PlotError, XAxis, SIZE};
+use crate::figure::palette;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
@@ -87,7 +88,7 @@ fn place(axis: XAxis, x: f64) -> f64 {
     match axis {
         XAxis::Linear => x,
         XAxis::Log10 => x.max(1e-9).log10(),
-        XAxis::Percentile => -(1.0 - (x / 100.0).min(0.999_999)).log10(),
+        XAxis::Percentile => x,
     }
 }
 
@@ -138,23 +139,29 @@ fn draw_panel<DB: DrawingBackend>(
     if x1 - x0 < 1e-9 {
         x1 = x0 + 1.0;
     }
-    let ymax = p
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|pt| pt.1))
-        .filter(|y| y.is_finite())
-        .fold(0.0, f64::max);
-    let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
+    let ys = || p.series.iter().flat_map(|s| s.points.iter().map(|pt| pt.1));
+    let (ymin, ymax) = crate::figure::span(ys());
+    let ylog = p.y_axis == XAxis::Log10 && ymin.is_finite();
+    // On a log axis the panel spans the values' decades; on a linear one it starts at zero.
+    let (y0, y1) = if ylog {
+        (
+            ymin.log10().floor(),
+            (ymax * 1.1).log10().max(ymin.log10() + 1.0),
+        )
+    } else {
+        (0.0, if ymax > 0.0 { ymax * 1.1 } else { 1.0 })
+    };
+    let yaxis = if ylog { XAxis::Log10 } else { XAxis::Linear };
     let axis = p.x_axis;
     let x_fmt = move |v: &f64| label(axis, *v);
-    let y_fmt = |v: &f64| number(*v);
+    let y_fmt = move |v: &f64| label(yaxis, *v);
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, (FONT, 20))
         .margin(12)
         .margin_right(36)
         .x_label_area_size(48)
         .y_label_area_size(78)
-        .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+        .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
         .x_desc(p.x_label.as_str())
@@ -166,9 +173,43 @@ fn draw_panel<DB: DrawingBackend>(
         .axis_desc_style((FONT, 16))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
+    // Marks behind the series: a thin dashed line across the panel, its label at one end.
+    let (mut down, mut across) = (0.0, 0.0);
+    for m in &p.marks {
+        let (r, g, b) = palette::rgb(m.color);
+        let style = ShapeStyle::from(&RGBColor(r, g, b)).stroke_width(1);
+        let line = if m.vertical {
+            let x = place(axis, m.at);
+            [(x, y0), (x, y1)]
+        } else if ylog && m.at <= 0.0 {
+            continue;
+        } else {
+            let y = place(yaxis, m.at);
+            [(x0, y), (x1, y)]
+        };
+        chart.draw_series(DashedLineSeries::new(line, 4, 4, style))?;
+        let font = (FONT, 13).into_font().color(&RGBColor(r, g, b));
+        // A vertical mark is labelled at its top; a limit at its left, clear of the right edge.
+        // Labels of marks close together are staggered a line apart, as on the HTML page.
+        let nth = if m.vertical { &mut down } else { &mut across };
+        let at = if m.vertical {
+            (line[1].0, line[1].1 - (y1 - y0) * 0.07 * *nth)
+        } else {
+            (line[0].0 + (x1 - x0) * 0.2 * *nth, line[0].1)
+        };
+        *nth += 1.0;
+        chart.draw_series(std::iter::once(Text::new(m.label.clone(), at, font)))?;
+    }
     for s in &p.series {
-        let style = ShapeStyle::from(&s.color).stroke_width(2);
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (place(axis, x), y)).collect();
+        let (r, g, b) = palette::rgb(s.color);
+        let color = RGBColor(r, g, b);
+        let style = ShapeStyle::from(&color).stroke_width(2);
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|pt| !ylog || pt.1 > 0.0)
+            .map(|&(x, y)| (place(axis, x), place(yaxis, y)))
+            .collect();
         let drawn = if s.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))?
         } else {
@@ -177,15 +218,16 @@ fn draw_panel<DB: DrawingBackend>(
         drawn
             .label(s.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-        if !s.dashed && pts.len() <= 60 {
-            let fill = s.color.filled();
+        if s.markers && pts.len() <= 60 {
+            let fill = color.filled();
             chart.draw_series(pts.iter().map(|&pt| Circle::new(pt, 3, fill)))?;
         }
         let cross = ShapeStyle::from(&BLACK).stroke_width(2);
         chart.draw_series(
             s.suspect
                 .iter()
-                .map(|&(x, y)| Cross::new((place(axis, x), y), 7, cross)),
+                .filter(|pt| !ylog || pt.1 > 0.0)
+                .map(|&(x, y)| Cross::new((place(axis, x), place(yaxis, y)), 7, cross)),
         )?;
     }
     chart
@@ -204,11 +246,11 @@ mod tests {
 
     #[test]
     fn percentile_axis_spreads_the_tail() {
-        let table = [(0.0, "0%"), (90.0, "90%"), (99.0, "99%"), (99.9, "99.9%")];
-        for (p, want) in table {
-            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, p)), want);
+        // Positions are nines: 1 is 90%, 2 is 99%, 3 is 99.9%.
+        let table = [(0.0, "0%"), (1.0, "90%"), (2.0, "99%"), (3.0, "99.9%")];
+        for (x, want) in table {
+            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, x)), want);
         }
-        assert!((place(XAxis::Percentile, 99.0) - 2.0).abs() < 1e-9);
         assert_eq!(label(XAxis::Log10, place(XAxis::Log10, 1000.0)), "1,000");
         assert_eq!(number(0.25), "0.25");
         assert_eq!(number(12_345.0), "12,345");

@@ -234,3 +234,33 @@ fn a_replay_report_puts_production_beside_now() {
     );
     assert!(section.contains("class=\"regressed\">+100%"), "{section}");
 }
+
+#[test]
+fn herd_report_draws_the_series_of_the_run_figure_herd_plot_draws() {
+    let r = parse_json(OPEN, "run-open.json").unwrap();
+    let fig = herd_report::figure::run_figure(&r);
+    let page = html::render_run(&r);
+    for (panel, id) in
+        fig.panels
+            .iter()
+            .zip(["chart-throughput", "chart-latency", "chart-distribution"])
+    {
+        let start = page.find(&format!("id=\"{id}\"")).unwrap();
+        let data = page[start..].split("data-hover=\"").nth(1).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&data[..data.find('"').unwrap()].replace("&quot;", "\"")).unwrap();
+        let drawn: Vec<(&str, &str)> = v["s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["n"].as_str().unwrap(), s["c"].as_str().unwrap()))
+            .collect();
+        let plotted: Vec<(&str, &str)> = panel
+            .series
+            .iter()
+            .map(|s| (s.label.as_str(), s.color))
+            .collect();
+        assert_eq!(drawn, plotted, "{id}");
+        assert!(!plotted.is_empty(), "{id}");
+    }
+}

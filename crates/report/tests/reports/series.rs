@@ -5,6 +5,7 @@
 use crate::fixtures::{self, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN};
 use crate::html::{points, series_paths};
 use herd_report::capacity::Undecided;
+use herd_report::figure::palette;
 use herd_report::{html, parse_document, Document, GeneratorVerdict};
 
 /// The HTML of one chart, by id.
@@ -273,4 +274,113 @@ fn a_series_cut_short_before_its_first_step_says_so() {
     let page = html::render_capacity(&c);
     assert!(page.contains(">INTERRUPTED<") && page.contains("No probe finished"));
     assert!(page.contains("interrupted after 0 probes"));
+}
+
+#[test]
+fn herd_report_draws_the_series_herd_plot_draws_in_the_same_colours_on_the_same_axis() {
+    use herd_report::figure::{sweep_figure, XAxis};
+    for (text, axis) in [(SWEEP_OPEN, XAxis::Linear), (SWEEP_CLOSED, XAxis::Log10)] {
+        let s = fixtures::sweep(text);
+        let fig = sweep_figure(&s.table(), "fixture");
+        let page = html::render_sweep(&s);
+        let ids = [
+            "chart-sweep-throughput",
+            "chart-sweep-latency",
+            "chart-sweep-errors",
+        ];
+        for (panel, id) in fig.panels.iter().zip(ids) {
+            let plotted: Vec<(&str, &str)> = panel
+                .series
+                .iter()
+                .map(|l| (l.label.as_str(), l.color))
+                .collect();
+            let drawn = hover(&page, id);
+            let drawn: Vec<(&str, &str)> = drawn["s"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| (d["n"].as_str().unwrap(), d["c"].as_str().unwrap()))
+                .filter(|(n, _)| *n != "limited by herd, not the target")
+                .collect();
+            assert_eq!(drawn, plotted, "{id}");
+            assert_eq!(panel.x_axis, axis);
+            // The y axis is logarithmic on the page when it is in the figure.
+            let log_y = panel.y_axis == XAxis::Log10;
+            let y_title = chart(&page, id).contains("log scale)");
+            assert_eq!(y_title, log_y, "{id}");
+        }
+        // SWEEP_OPEN's latency spans 1 to 200 ms: both back ends draw it on a log axis.
+        if text == SWEEP_OPEN {
+            assert_eq!(fig.panels[1].y_axis, XAxis::Log10);
+        }
+        // Each target has one colour, the n-th of the palette, in every chart.
+        for (i, target) in s.targets.iter().enumerate() {
+            let mine = fig.panels.iter().flat_map(|p| &p.series);
+            // One target's lines are not named after it.
+            let one = s.targets.len() == 1;
+            let mine: Vec<_> = mine
+                .filter(|l| l.label != "demanded")
+                .filter(|l| one || l.label.starts_with(&target.name))
+                .collect();
+            assert!(!mine.is_empty());
+            assert!(mine.iter().all(|l| l.color == palette::cycle(i)));
+        }
+        // The page's x axis is the same kind: on a log axis 1 to 10 users is as wide as
+        // 10 to 100.
+        if axis == XAxis::Log10 {
+            let xs: Vec<f64> = hover(&page, ids[0])["x"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
+            assert_eq!(levels, [1.0, 5.0, 10.0, 50.0, 100.0]);
+            assert!(((xs[2] - xs[0]) - (xs[4] - xs[2])).abs() < 0.2, "{xs:?}");
+        }
+    }
+}
+
+#[test]
+fn herd_plot_draws_a_capacity_search_as_the_page_draws_it() {
+    let doc = parse_document(CAPACITY_OPEN, "capacity-open.json").unwrap();
+    let Document::Capacity(c) = doc else {
+        panic!("not a capacity result")
+    };
+    let fig = herd_report::figure::capacity_figure(&c);
+    let page = html::render_capacity(&c);
+    let plotted: Vec<f64> = fig.panels[0].series[0].points.iter().map(|p| p.0).collect();
+    let levels: Vec<f64> = c.by_level().iter().map(|p| p.level).collect();
+    assert_eq!(plotted, levels);
+    // One point per level, though levels were probed more than once.
+    assert!(c.probes.len() > levels.len());
+    let ids = [
+        "chart-capacity-throughput",
+        "chart-capacity-latency",
+        "chart-capacity-errors",
+    ];
+    for (panel, id) in fig.panels.iter().zip(ids) {
+        let drawn = hover(&page, id);
+        let drawn: Vec<(&str, &str)> = drawn["s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["n"].as_str().unwrap(), d["c"].as_str().unwrap()))
+            .filter(|(n, _)| *n != "limited by herd, not the target")
+            .collect();
+        let plotted: Vec<(&str, &str)> = panel
+            .series
+            .iter()
+            .map(|l| (l.label.as_str(), l.color))
+            .collect();
+        assert_eq!(drawn, plotted, "{id}");
+        for m in &panel.marks {
+            let label = m.label.replace('<', "&lt;");
+            assert!(
+                chart(&page, id).contains(&format!(">{label}<")),
+                "{id}: {label}"
+            );
+        }
+    }
+    assert_eq!(fig.panels[1].marks[0].label, "SLO: p99 < 100 ms");
 }

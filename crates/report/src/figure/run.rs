@@ -1,0 +1,147 @@
+//! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust):
+//! the series `herd plot` draws and `herd report`'s run page draws.
+
+use super::{palette, percentiles, Figure, Panel, Series, XAxis};
+use crate::{decode_histogram, Model, RunResult, TimelineEntry};
+
+/// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
+/// bars that span the second agree.
+pub fn mid(e: &TimelineEntry) -> f64 {
+    e.t as f64 + 0.5
+}
+
+/// The end of the run's time axis, in seconds since the measurement started: its length, or
+/// the end of its last second.
+pub fn run_end(r: &RunResult) -> f64 {
+    let last = r.timeline.last().map_or(0.0, |e| e.t as f64 + 1.0);
+    last.max(r.duration_s)
+}
+
+fn line(label: &str, color: &'static str, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        label: label.to_owned(),
+        color,
+        dashed: false,
+        markers: false,
+        points,
+        suspect: Vec::new(),
+    }
+}
+
+fn dashed(s: Series) -> Series {
+    Series { dashed: true, ..s }
+}
+
+/// Requests per second (and the not-ok share of them, and the target rate of an open run),
+/// latency percentiles second by second, and the percentile distribution of latency and
+/// service time.
+pub fn run_figure(r: &RunResult) -> Figure {
+    let panel = |title: &str, x_label: &str, y_label: &str, x_axis, series| Panel {
+        title: title.to_owned(),
+        x_label: x_label.to_owned(),
+        y_label: y_label.to_owned(),
+        x_axis,
+        y_axis: XAxis::Linear,
+        series,
+        marks: Vec::new(),
+    };
+    Figure {
+        title: format!("herd run: {}", r.target),
+        panels: vec![
+            panel(
+                "Throughput",
+                "seconds",
+                "requests/s",
+                XAxis::Linear,
+                throughput(r),
+            ),
+            panel(
+                "Latency over time",
+                "seconds",
+                "ms",
+                XAxis::Linear,
+                over_time(r),
+            ),
+            panel(
+                "Latency by percentile",
+                "percentile",
+                "ms",
+                XAxis::Percentile,
+                distribution(r),
+            ),
+        ],
+    }
+}
+
+fn throughput(r: &RunResult) -> Vec<Series> {
+    let all = r.timeline.iter().map(|e| (mid(e), e.rps)).collect();
+    let not_ok: Vec<(f64, f64)> = r
+        .timeline
+        .iter()
+        .map(|e| {
+            let share = if e.requests > 0 {
+                (e.failed + e.errors) as f64 / e.requests as f64
+            } else {
+                0.0
+            };
+            (mid(e), e.rps * share)
+        })
+        .collect();
+    let mut series = vec![line("requests ended per second", palette::BLUE, all)];
+    if not_ok.iter().any(|p| p.1 > 0.0) {
+        series.push(line("of which not ok", palette::RED, not_ok));
+    }
+    if let (Model::Open, Some(rps)) = (r.config.model, r.config.rate) {
+        let end = run_end(r);
+        series.push(dashed(line(
+            "target rate",
+            palette::GREY,
+            vec![(0.0, rps), (end, rps)],
+        )));
+    }
+    series
+}
+
+fn over_time(r: &RunResult) -> Vec<Series> {
+    // Seconds without a request have no percentiles: they are left out, not drawn as zero.
+    let pick = |f: fn(&TimelineEntry) -> f64| {
+        r.timeline
+            .iter()
+            .filter(|e| e.requests > 0)
+            .map(|e| (mid(e), f(e)))
+            .collect::<Vec<_>>()
+    };
+    vec![
+        line("p50", palette::BLUE, pick(|e| e.p50_ms)),
+        line("p90", palette::GREEN, pick(|e| e.p90_ms)),
+        line("p99", palette::ORANGE, pick(|e| e.p99_ms)),
+        dashed(line("max", palette::RED, pick(|e| e.max_ms))),
+    ]
+}
+
+fn distribution(r: &RunResult) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for (name, encoded, color) in [
+        (
+            "latency (from the intended send)",
+            &r.histograms.latency,
+            palette::BLUE,
+        ),
+        (
+            "service time (from the actual send)",
+            &r.histograms.service_time,
+            palette::ORANGE,
+        ),
+    ] {
+        if let Ok(h) = decode_histogram(encoded) {
+            let s = line(name, color, percentiles(&h));
+            series.push(if series.is_empty() { s } else { dashed(s) });
+        }
+    }
+    if series.len() == 2 && series[0].points == series[1].points {
+        // Closed model: latency and service time coincide; one line says it.
+        series.truncate(1);
+        series[0].label = "latency = service time".to_owned();
+    }
+    series
+}

@@ -1,0 +1,186 @@
+//! bench2graph's successor: a sweep as three charts against the level, one colour per target.
+//! `herd plot` draws this figure, and `herd report`'s sweep page draws the same series.
+
+use super::{
+    latency_axis, load_axis, palette, rate_axis, span, Figure, Mark, Panel, Series, XAxis,
+};
+use crate::sweep::{good_rate, level_text, Row, SweepResult, Table};
+use crate::{GeneratorVerdict, Model};
+
+/// Good and all replies per second against the level (and the demanded rate in the open
+/// model), latency p50 and p99 (the mean when the table has only autobench's columns) and
+/// errors, one colour per target; steps where herd itself was the bottleneck are suspect
+/// (crossed out). `name` heads the figure.
+pub fn sweep_figure(t: &Table, name: &str) -> Figure {
+    let levels: Vec<f64> = t.steps.iter().map(|s| s.level).collect();
+    let x_axis = load_axis(t.model, &levels);
+    let x_label = match t.model {
+        Model::Open => "demanded rate (req/s)",
+        Model::Closed => "concurrent users",
+    };
+    let one = t.targets.len() == 1;
+    // The curve of target `i` for one measure: its colour is the target's in every panel.
+    let curve = |i: usize, what: &str, dashed: bool, f: &dyn Fn(&Row) -> Option<f64>| {
+        let mut points = Vec::new();
+        let mut suspect = Vec::new();
+        for s in &t.steps {
+            let Some(row) = s.rows.get(i) else { continue };
+            let Some(y) = f(row).filter(|y| y.is_finite()) else {
+                continue;
+            };
+            points.push((s.level, y));
+            if limited(row) {
+                suspect.push((s.level, y));
+            }
+        }
+        Series {
+            label: if one {
+                what.to_owned()
+            } else {
+                format!("{} {what}", t.targets[i])
+            },
+            color: palette::cycle(i),
+            dashed,
+            markers: true,
+            points,
+            suspect,
+        }
+    };
+    let extra = |f: fn(&crate::sweep::Extra) -> f64| move |r: &Row| r.extra.as_ref().map(f);
+    let targets = 0..t.targets.len();
+    let mut rates = Vec::new();
+    let mut latency = Vec::new();
+    for i in targets.clone() {
+        rates.push(curve(i, "good replies/s", false, &|r| Some(good_rate(r))));
+        rates.push(curve(i, "replies/s (any status)", true, &|r| {
+            Some(r.avg_rep_rate)
+        }));
+        if t.steps
+            .iter()
+            .any(|s| s.rows.get(i).is_some_and(|r| r.extra.is_some()))
+        {
+            latency.push(curve(i, "p50", false, &extra(|x| x.p50)));
+            latency.push(curve(i, "p99", true, &extra(|x| x.p99)));
+        } else {
+            latency.push(curve(i, "mean", false, &|r| Some(r.resp_time)));
+        }
+    }
+    if t.model == Model::Open {
+        let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = levels.iter().copied().fold(0.0, f64::max);
+        rates.push(Series {
+            label: "demanded".into(),
+            color: palette::GREY,
+            dashed: true,
+            markers: false,
+            // The diagonal: achieved equals demanded.
+            points: if lo <= hi {
+                vec![(lo, lo), (hi, hi)]
+            } else {
+                Vec::new()
+            },
+            suspect: Vec::new(),
+        });
+    }
+    let errors = targets
+        .map(|i| curve(i, "not ok", false, &|r| Some(r.errors)))
+        .collect();
+    let ys = |series: &[Series]| span(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+    let (min, max) = ys(&rates);
+    let good: Vec<Series> = rates.iter().filter(|s| !s.dashed).cloned().collect();
+    let rate_y = rate_axis(min, max, ys(&good).1);
+    let (min, max) = ys(&latency);
+    let latency_y = latency_axis(min, max);
+    let panel = |title: &str, y_label: &str, y_axis, series: Vec<Series>| Panel {
+        title: title.to_owned(),
+        x_label: x_label.to_owned(),
+        y_label: y_label.to_owned(),
+        x_axis,
+        y_axis,
+        marks: Vec::new(),
+        series: series
+            .into_iter()
+            .filter(|s| !s.points.is_empty())
+            .collect(),
+    };
+    let mut title = format!("herd sweep: {name}");
+    if t.steps.iter().flat_map(|s| &s.rows).any(limited) {
+        title.push_str("  (x = herd was the bottleneck)");
+    }
+    Figure {
+        title,
+        panels: vec![
+            panel(
+                match t.model {
+                    Model::Open => "Achieved vs demanded rate",
+                    Model::Closed => "Throughput",
+                },
+                "replies/s",
+                rate_y,
+                rates,
+            ),
+            panel("Response time", "ms", latency_y, latency),
+            panel("Errors", "% without an OK answer", XAxis::Linear, errors),
+        ],
+    }
+}
+
+fn limited(row: &Row) -> bool {
+    row.extra
+        .as_ref()
+        .is_some_and(|x| x.generator == GeneratorVerdict::GeneratorLimited)
+}
+
+/// A sweep result's figure: [`sweep_figure`] of its table, with each target's knee on every
+/// panel and the stop rule's limits on theirs, as the HTML page draws them.
+pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
+    let mut fig = sweep_figure(&s.table(), name);
+    let one = s.targets.len() == 1;
+    let knees: Vec<Mark> = s
+        .knees()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| {
+            let knee = k.knee?;
+            let who = if one {
+                String::new()
+            } else {
+                format!(" {}", k.name)
+            };
+            Some(Mark {
+                vertical: true,
+                at: knee.level,
+                label: format!("knee{who}: ~{}", level_text(knee.level)),
+                color: palette::cycle(i),
+            })
+        })
+        .collect();
+    let limit = |at: f64, label: String| Mark {
+        vertical: false,
+        at,
+        label,
+        color: palette::RED,
+    };
+    let stop = &s.config.stop;
+    let limits = [
+        Vec::new(),
+        stop.max_p99_ms
+            .iter()
+            .map(|ms| {
+                limit(
+                    *ms,
+                    format!("stop rule: p99 > {}", crate::html::short_duration(*ms)),
+                )
+            })
+            .collect(),
+        stop.max_error_percent
+            .iter()
+            .map(|p| limit(*p, format!("stop rule: errors > {p}%")))
+            .collect(),
+    ];
+    for (panel, limits) in fig.panels.iter_mut().zip(limits) {
+        panel.marks = limits;
+        panel.marks.extend(knees.iter().cloned());
+    }
+    fig
+}
