@@ -1,8 +1,7 @@
 //! `herd doctor` end to end: every check printed with its verdict, the target probed, and the
 //! exit code following the FAILs. (The checks' thresholds are tested as tables in the crate.)
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 
 const CHECKS: [&str; 6] = [

@@ -1,7 +1,6 @@
 //! `herd run` end to end against a real nginx: what a user sees, and the JSON contract.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn schema() -> serde_json::Value {
     let path = concat!(

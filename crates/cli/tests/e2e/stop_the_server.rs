@@ -4,8 +4,7 @@
 //! p95 ~ 0.5 x stop. A tool that measures from the actual send (coordinated omission) reports a
 //! few milliseconds instead; herd's service-time view shows exactly that difference.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::time::{Duration, Instant};
 
 #[test]

@@ -1,8 +1,7 @@
 //! The generator's verdict on itself, both ways: an impossible schedule is called out (exit 4,
 //! with the reason), a modest run is not (exit 0). Everything is still printed and saved.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 use std::sync::Mutex;
 

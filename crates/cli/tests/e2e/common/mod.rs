@@ -20,6 +20,80 @@ pub fn run_herd(args: &[&str]) -> Output {
         .expect("spawn herd")
 }
 
+/// A `herd` command line to run and read back (ripgrep's `TestCommand`): arguments, an optional
+/// `--json` result file, and checks on what it printed and wrote.
+pub struct Herd {
+    args: Vec<String>,
+    json: Option<PathBuf>,
+}
+
+/// What a [`Herd`] run did.
+pub struct Ran {
+    pub out: Output,
+    json: Option<PathBuf>,
+}
+
+impl Herd {
+    pub fn new(args: &[&str]) -> Herd {
+        Herd {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            json: None,
+        }
+    }
+
+    /// Also writes the result to `path` (`--json`), read back by [`Ran::json`].
+    pub fn json(mut self, path: &Path) -> Herd {
+        self.json = Some(path.to_owned());
+        self
+    }
+
+    pub fn run(self) -> Ran {
+        let mut cmd = herd();
+        cmd.args(&self.args);
+        if let Some(j) = &self.json {
+            cmd.arg("--json").arg(j);
+        }
+        let out = cmd.stdin(Stdio::null()).output().expect("spawn herd");
+        Ran {
+            out,
+            json: self.json,
+        }
+    }
+}
+
+impl Ran {
+    /// Asserts the exit code, showing what herd said when it differs.
+    pub fn code(&self, want: i32) -> &Ran {
+        assert_eq!(
+            self.out.status.code(),
+            Some(want),
+            "stdout:\n{}\nstderr:\n{}",
+            stdout(&self.out),
+            stderr(&self.out)
+        );
+        self
+    }
+
+    pub fn stdout(&self) -> String {
+        stdout(&self.out)
+    }
+
+    pub fn stderr(&self) -> String {
+        stderr(&self.out)
+    }
+
+    /// The result file, checked against the result schema.
+    pub fn json(&self) -> serde_json::Value {
+        let path = self
+            .json
+            .as_deref()
+            .expect("the run was given a --json file");
+        let r = read_json(path);
+        assert_matches_schema("result.schema.json", &r);
+        r
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

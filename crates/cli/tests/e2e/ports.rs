@@ -6,8 +6,7 @@
 //! port range and TIME_WAIT sockets are private, so a small range (1,000 ports) fills
 //! deterministically and no other test on the machine sees those sockets.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener, TcpStream};

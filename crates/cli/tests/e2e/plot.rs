@@ -1,7 +1,6 @@
 //! `herd plot`: bench2graph's job (autobench's TSV), herd's own sweep JSON, and a run's JSON.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 
 const AUTOBENCH_TSV: &str = concat!(

@@ -1,8 +1,7 @@
 //! `herd run --watch-*` end to end: the server's processes and a real Prometheus exporter watched
 //! during a run, kept in the JSON and summarised; bad watch flags refused before any load.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 use serde_json::Value;
 use std::net::{SocketAddr, TcpStream};

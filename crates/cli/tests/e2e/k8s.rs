@@ -2,9 +2,7 @@
 //! against the Kubernetes API schemas of two releases, with the `kubernetes-validate` package
 //! (scripts/check installs it; this test installs it with pip if it is missing).
 
-mod common;
-
-use common::{run_herd, stderr, stdout, TempDir};
+use crate::common::{run_herd, stderr, stdout, TempDir};
 use std::process::Command;
 
 /// Kubernetes releases the manifests must be valid for: the first with per-index backoff on by

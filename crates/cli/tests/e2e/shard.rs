@@ -4,9 +4,7 @@
 //! Each shard plays its stripe of the plan (crates/engine/tests/segment.rs proves the arithmetic;
 //! the tests at the end run the split against nginx and a server that refuses shared logins).
 
-mod common;
-
-use common::{assert_matches_schema, herd, read_json, run_herd, stderr, stdout, TempDir};
+use crate::common::{assert_matches_schema, herd, read_json, run_herd, stderr, stdout, TempDir};
 use herd_mock::{Config, Server};
 use std::process::Stdio;
 
@@ -88,7 +86,7 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
     // The merged file is a run like any other.
     let o = run_herd(&["report", total.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(common::html_report(&total).contains("<svg"));
+    assert!(crate::common::html_report(&total).contains("<svg"));
     let o = run_herd(&["compare", j0.to_str().unwrap(), total.to_str().unwrap()]);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", stderr(&o));
     assert!(stdout(&o).contains("latency"), "{}", stdout(&o));
@@ -127,7 +125,7 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
         partial.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(common::html_report(&partial).contains("PARTIAL: SHARDS MISSING"));
+    assert!(crate::common::html_report(&partial).contains("PARTIAL: SHARDS MISSING"));
     assert!(
         stderr(&o).contains("partial result: shard 1/2 missing"),
         "{}",
@@ -285,7 +283,7 @@ fn spawn_shard(
 
 #[test]
 fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
-    let nginx = common::Nginx::start("");
+    let nginx = crate::common::Nginx::start("");
     let url = nginx.url("/");
     let dir = TempDir::new("four-shards");
     let load = ["--rate", "2000", "-d", "3s", "-c", "200"];
@@ -345,7 +343,7 @@ fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
 
 #[test]
 fn a_shard_killed_mid_run_leaves_a_partial_merge_that_names_it() {
-    let nginx = common::Nginx::start("");
+    let nginx = crate::common::Nginx::start("");
     let url = nginx.url("/");
     let dir = TempDir::new("killed-shard");
     let (j0, j1) = (dir.path("s0.json"), dir.path("s1.json"));
@@ -515,7 +513,7 @@ scenarios:
 
 #[test]
 fn a_late_shard_skips_what_it_missed_and_counts_it() {
-    let nginx = common::Nginx::start("");
+    let nginx = crate::common::Nginx::start("");
     let url = nginx.url("/");
     let dir = TempDir::new("late-skip");
     let json = dir.path("late.json");

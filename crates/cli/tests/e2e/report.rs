@@ -1,8 +1,7 @@
 //! `herd report` and `herd compare` as a user and a CI job meet them: stored results shown as
 //! text and HTML, files herd cannot read refused clearly, and real runs compared.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Route, Server};
 use std::path::PathBuf;
 

@@ -1,8 +1,7 @@
 //! `herd sweep` against the mock server: autobench's columns, a step per level, two targets
 //! side by side, the closed-model series, and the early stop past saturation.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Route, Server};
 use std::sync::Mutex;
 

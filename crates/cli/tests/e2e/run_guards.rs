@@ -1,8 +1,7 @@
 //! `herd run` refuses to waste a run: output files are checked before the first request, a run
 //! that nothing answered exits non-zero, and a run whose every answer was an error says so loudly.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Route, Server};
 
 fn serve(route: &str) -> Server {
@@ -71,27 +70,16 @@ fn a_mistyped_output_directory_stops_every_kind_of_run_before_any_request() {
 fn a_run_nothing_answered_exits_6() {
     let url = format!("http://127.0.0.1:{}/", free_port());
     let dir = TempDir::new("refused");
-    let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-n",
-        "10",
-        "-c",
-        "2",
-        "-t",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-        &url,
-    ]);
-    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
-    let text = stdout(&out);
+    let ran = Herd::new(&["run", "-n", "10", "-c", "2", "-t", "1", &url])
+        .json(&dir.path("r.json"))
+        .run();
+    ran.code(6);
+    let text = ran.stdout();
     assert!(
         text.contains("WARNING: nothing answered: all 10 requests failed before a response"),
         "{text}"
     );
-    let r = read_json(&json);
-    assert_matches_schema("result.schema.json", &r);
+    let r = ran.json();
     assert!(r["warnings"][0]
         .as_str()
         .unwrap()

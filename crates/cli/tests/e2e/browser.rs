@@ -4,8 +4,7 @@
 //! target directory (`target/tmp/herd-report-*.png`) for people to look at.
 //! `scripts/check` installs Chromium.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

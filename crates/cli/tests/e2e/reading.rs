@@ -2,8 +2,7 @@
 //! through the same reader, so a damaged or foreign file gets the same words from each (the
 //! binary is spawned, as a user meets it).
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_report::HERD_VERSION;
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! route that wants an HS256 JWT (`auth=hmac:KEY`), as docs/workload.md tells users to. Tokens
 //! built by `jwt_hs256` from each user's CSV row pass; the same file with another key fails.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Route, Server};
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
 //! The command line as a new user meets it: bad input, limits, Ctrl-C, TLS, the demo.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Server};
 use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};

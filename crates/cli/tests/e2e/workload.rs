@@ -2,8 +2,7 @@
 //! with a form, a JSON token and a session cookie, item pages that link to each other, a cart
 //! that needs both), bad files refused before anything is sent, siege URL files.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// A shop: `/cart` answers 200 only to a request with the token from `/login` *and* its cookie.

@@ -1,8 +1,7 @@
 //! `herd run -f urls.txt` with `-m`, `-H` and `--body`: the flags apply to every line that does
 //! not say otherwise (they were silently dropped: `-m HEAD` sent GET).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// `/need-team` answers 200 only to a request carrying the header the command line gave.

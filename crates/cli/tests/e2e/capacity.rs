@@ -1,8 +1,7 @@
 //! `herd capacity` against servers whose true limit is known: a token bucket that admits
 //! exactly N requests per second, and a server that serves at most K connections at once.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

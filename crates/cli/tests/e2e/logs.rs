@@ -1,8 +1,7 @@
 //! `herd logs`, `herd model`, `herd replay --dry-run` on logs a real nginx wrote while driven
 //! with a known mix, and `herd logs --against` on a real run's result and nginx's log of it.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! Per-request failures are data: the run goes on and each class is counted under its JSON key.
 //! Faults come from herd's mock server (in-process) and from a port nobody listens on.
 
-mod common;
-use common::*;
+use crate::common::*;
 use herd_mock::{Config, Route, Server};
 
 fn serve(route: &str) -> Server {

@@ -1,0 +1,29 @@
+//! herd's end-to-end tests: the `herd` binary against real servers (nginx, the mock server,
+//! scripted ones), a real browser (headless Chromium) and a real Prometheus exporter. One test
+//! binary (ripgrep's layout): each file below is a command or a concern; `common` holds what
+//! they share. Run them one at a time (`-- --test-threads=1`): each loads the machine on purpose,
+//! and herd's own generator verdict rightly notices when another test steals its CPU.
+
+mod common;
+
+mod browser;
+mod capacity;
+mod cli;
+mod doctor;
+mod faults;
+mod generator;
+mod k8s;
+mod logs;
+mod plot;
+mod ports;
+mod reading;
+mod report;
+mod run_guards;
+mod run_nginx;
+mod shard;
+mod stop_the_server;
+mod sweep;
+mod token;
+mod url_file_flags;
+mod watch;
+mod workload;
