@@ -198,6 +198,27 @@ fn nginx_log_with_request_time_gives_back_the_mix_it_was_driven_with() {
     );
     let out = run_herd(&["validate", yaml.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}\n{w}", stderr(&out));
+    // ... and the model runs against the system the log came from.
+    let short = out_dir.path("short.yaml");
+    let out = run_herd(&[
+        "model",
+        timed.to_str().unwrap(),
+        "--format",
+        &format!("nginx:{TIMED}"),
+        "-o",
+        short.to_str().unwrap(),
+        "--target",
+        &nginx.url(""),
+        "--duration",
+        "2s",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ran = Herd::new(&["run", short.to_str().unwrap(), "-q"])
+        .json(&out_dir.path("model-run.json"))
+        .run();
+    let r = ran.json();
+    assert!(r["totals"]["ok"].as_u64().unwrap() > 0, "{}", ran.stdout());
+    assert_eq!(r["totals"]["errors"], 0, "{}", ran.stdout());
 }
 
 #[test]
