@@ -45,6 +45,18 @@ pub struct Stats {
     pub body_sum: u64,
 }
 
+impl Stats {
+    /// Stats whose latency and service time record into dense histograms from the start: a
+    /// worker's totals, recorded on every request (per-name stats stay compact).
+    pub fn dense() -> Self {
+        Stats {
+            latency: CompactHistogram::dense(),
+            service: CompactHistogram::dense(),
+            ..Stats::default()
+        }
+    }
+}
+
 impl Default for Stats {
     fn default() -> Self {
         Stats {

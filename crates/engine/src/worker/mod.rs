@@ -143,6 +143,8 @@ struct Loop<'a, T: Transport, S: Script> {
     open: Option<Dispatch>,
     /// Send lag of the second in progress (open model).
     second_lag: Histogram<u64>,
+    /// When the last wait returned.
+    woke: Instant,
 }
 
 /// Runs worker `k` of `threads` to the end of the plan.
@@ -210,6 +212,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         tally: Tally::default(),
         open,
         second_lag: new_histogram(),
+        woke: now,
     };
     for _ in 0..n {
         w.add_user(now);
@@ -236,6 +239,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             now // some failed again at once: poll, then resume them
         };
         wait(&mut w.t, until, &mut events)?;
+        w.woke = w.now();
         for ev in events.drain(..) {
             let i = ev.token & 0xffff_ffff;
             let Some(u) = w.users.get_mut(i) else {
@@ -299,6 +303,7 @@ pub(crate) fn work<T: Transport, S: Script>(
     let until = w.now() + END_LINGER;
     while w.users.iter().any(|u| u.link.draining.is_some()) && w.now() < until {
         wait(&mut w.t, until, &mut events)?;
+        w.woke = w.now();
         for ev in events.drain(..) {
             let i = ev.token & 0xffff_ffff;
             let now = w.now();
@@ -628,8 +633,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         }
                         return;
                     }
-                    let now = self.now();
-                    user::read(&mut self.t, &mut self.users[i], &mut self.scratch, now)
+                    // The first byte's time to the pass that saw it: a clock read per read
+                    // would cost more than the precision is worth.
+                    let seen = self.woke;
+                    user::read(&mut self.t, &mut self.users[i], &mut self.scratch, seen)
                 }
             };
             match step {
