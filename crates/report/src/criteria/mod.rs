@@ -10,7 +10,7 @@
 //! ```
 //!
 //! A latency needs a time with a unit, errors a percentage with `%`, rps a number (see
-//! [`crate::units`]). What each metric measures is in [`eval`].
+//! [`crate::units`]). What each metric measures is in `eval`.
 
 mod eval;
 #[cfg(test)]

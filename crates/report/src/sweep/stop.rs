@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// `--stop "p99 < 100ms, errors <= 10%"`; `--stop-errors 10%` is `errors <= 10%`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StopRule {
-    /// Percent of scheduled requests without an OK answer (see [`error_percent`]).
+    /// Percent of scheduled requests without an OK answer.
     pub max_error_percent: Option<f64>,
     pub max_p99_ms: Option<f64>,
     pub consecutive: u32,
