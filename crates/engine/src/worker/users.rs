@@ -1,0 +1,244 @@
+//! What a user does next: a new iteration (closed model) or the next arrival (open model), the
+//! script's next step, pauses on the timer heap, the open model's dispatch, and the end of a
+//! user's part in the run.
+
+use super::open::{Dispatch, Hand, PER_PASS};
+use super::user::{Resume, State, User};
+use super::{Loop, IDLE_ITERATION};
+use crate::script::{Action, Ctx, Last};
+use crate::{Script, Transport};
+use std::cmp::Reverse;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+impl<T: Transport, S: Script> Loop<'_, T, S> {
+    /// User `i` of this thread: its id across the whole run (threads and shards).
+    pub(super) fn user_id(&self, i: usize) -> u64 {
+        let local = i as u64 * self.threads as u64 + self.k as u64;
+        self.shared.plan.global(local)
+    }
+
+    /// Adds a user, not yet connected; returns its index.
+    pub(super) fn add_user(&mut self, now: Instant) -> usize {
+        let id = self.user_id(self.users.len());
+        let state = self.script.new_user(id);
+        self.users.push(User::new(state, now));
+        self.active += 1;
+        self.users.len() - 1
+    }
+
+    /// Takes user `i` on from where it was freed.
+    pub(super) fn resume(&mut self, i: usize, now: Instant) {
+        if self.users[i].state != State::Free {
+            return;
+        }
+        match std::mem::replace(&mut self.users[i].resume, Resume::Begin) {
+            Resume::Begin => self.begin(i, now),
+            Resume::Woke => self.step(i, Last::Woke, now),
+            Resume::Failed(f) => self.step(i, Last::Failed(&f), now),
+        }
+        self.drive(i, false, true);
+    }
+
+    /// Starts user `i`'s next iteration at `now` (closed model), parks it until a stage has
+    /// room for it, or ends it because the run is over.
+    pub(super) fn begin(&mut self, i: usize, now: Instant) {
+        if self.open.is_some() {
+            return self.next_arrival(i, now);
+        }
+        if self.stopping || self.end.is_some_and(|e| now >= e) {
+            return self.retire(i);
+        }
+        if let Some(p) = self.shared.plan.profile() {
+            // Stages: this user runs only while the target number of users exceeds its id (its
+            // id in the whole run: the shards' users add up to the unsharded plan's).
+            let id = self.user_id(i);
+            let t = now.saturating_duration_since(self.start);
+            if p.value_at(t) < id as f64 + 1.0 {
+                match p.next_active(id, t).map(|d| self.start + d) {
+                    Some(at) if self.end.is_none_or(|e| at < e) => {
+                        self.users[i].resume = Resume::Begin;
+                        return self.park(i, at);
+                    }
+                    _ => return self.retire(i),
+                }
+            }
+        }
+        if now >= self.measure_start {
+            if let Some(n) = self.shared.plan.requests {
+                let n = self.shared.plan.share(n);
+                if self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n {
+                    return self.retire(i);
+                }
+            }
+        }
+        self.iterate(i, now, now);
+    }
+
+    /// Open model: user `i` is free; it takes the oldest waiting arrival, waits for one, or
+    /// ends.
+    pub(super) fn next_arrival(&mut self, i: usize, now: Instant) {
+        let Some(o) = self.open.as_mut() else { return };
+        if let Some((g, at)) = o.waiting() {
+            self.users[i].arrival = Some(g);
+            return self.iterate(i, at, now);
+        }
+        if o.closed || self.stopping {
+            self.retire(i);
+        } else {
+            self.users[i].state = State::Idle;
+            o.idle.push(i);
+        }
+    }
+
+    /// Starts user `i`'s iteration intended at `intended`, at `now`.
+    pub(super) fn iterate(&mut self, i: usize, intended: Instant, now: Instant) {
+        let u = &mut self.users[i];
+        u.iteration = intended;
+        u.ex.intended = intended;
+        u.busy = false;
+        self.step(i, Last::Start, now);
+    }
+
+    /// Asks user `i`'s script what comes next, and sets it going (the caller drives it).
+    pub(super) fn step(&mut self, i: usize, last: Last<'_>, now: Instant) {
+        let measured = self.users[i].iteration >= self.measure_start;
+        let ctx = Ctx {
+            now,
+            measured,
+            arrival: self.users[i].arrival,
+        };
+        let u = &mut self.users[i];
+        let action = self.script.next(&mut u.script, last, ctx);
+        match action {
+            Action::Send(req) => {
+                // No request meant for after the end starts; one meant for before it (an
+                // arrival the loop hands out a little late) still goes, and the drain waits
+                // for it.
+                if self.stopping || self.end.is_some_and(|e| u.ex.intended >= e) {
+                    // The run is over: no request starts after its end. An arrival taken from
+                    // the queue that never left counts as dropped, like those still queued.
+                    if let (Last::Start, true, Some(o)) = (last, measured, self.open.as_mut()) {
+                        o.dropped += 1;
+                    }
+                    return self.retire(i);
+                }
+                u.busy = true;
+                self.send(i, req, now);
+            }
+            Action::Think(d) => {
+                u.busy |= !d.is_zero();
+                let at = now + d;
+                if self.stopping || self.end.is_some_and(|e| at >= e) {
+                    // A pause that outlasts the run ends the user's part in it.
+                    return self.retire(i);
+                }
+                u.resume = Resume::Woke;
+                // The next request is measured from the end of the pause.
+                u.ex.intended = at;
+                self.park(i, at);
+            }
+            Action::Done if !u.busy => {
+                u.resume = Resume::Begin;
+                self.park(i, now + IDLE_ITERATION);
+            }
+            Action::Done => self.begin(i, now),
+        }
+    }
+
+    /// User `i` waits on the timer heap until `at`, then resumes.
+    pub(super) fn park(&mut self, i: usize, at: Instant) {
+        let u = &mut self.users[i];
+        u.state = State::Waiting;
+        u.timer = u.timer.wrapping_add(1);
+        self.timers.push(Reverse((at, i as u32, u.timer)));
+    }
+
+    /// Resumes every user whose timer is due at `now`.
+    pub(super) fn fire_timers(&mut self, now: Instant) {
+        while let Some(&Reverse((at, i, gen))) = self.timers.peek() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            let i = i as usize;
+            let u = &mut self.users[i];
+            if u.state != State::Waiting || u.timer != gen {
+                continue; // stale
+            }
+            u.state = State::Free;
+            self.resume(i, now);
+        }
+    }
+
+    /// User `i` takes no more iterations.
+    pub(super) fn retire(&mut self, i: usize) {
+        self.deadlines.remove(i);
+        self.close(i);
+        let u = &mut self.users[i];
+        if u.state != State::Done {
+            u.state = State::Done;
+            self.active -= 1;
+        }
+    }
+
+    /// No iteration starts any more: users between requests end now, those in flight when
+    /// their exchange does.
+    pub(super) fn stop(&mut self) {
+        self.stopping = true;
+        for i in 0..self.users.len() {
+            if matches!(self.users[i].state, State::Waiting | State::Idle) {
+                self.retire(i);
+            }
+        }
+        if let Some(o) = self.open.as_mut() {
+            o.idle.clear();
+        }
+    }
+
+    /// Open model: hands every arrival that is due to a free user, a new one, or the queue (at
+    /// most a batch per pass).
+    pub(super) fn dispatch(&mut self) {
+        // The closed model, or Ctrl-C: no clock read on every pass of the loop for nothing.
+        if self.open.is_none() || self.stopping {
+            return;
+        }
+        for _ in 0..PER_PASS {
+            let now = self.now();
+            let end = self.end;
+            let Some(o) = self.open.as_mut() else {
+                return;
+            };
+            let Some((g, at)) = o.due(now, end) else {
+                return;
+            };
+            let lag = Dispatch::lag(now, at);
+            o.send_lag.saturating_record(lag);
+            self.second_lag.saturating_record(lag);
+            let i = match o.hand(g, at, self.users.len(), now) {
+                Hand::Held => continue,
+                Hand::Dropped => return,
+                Hand::Idle(i) => i,
+                Hand::New => self.add_user(now),
+            };
+            self.users[i].state = State::Free;
+            self.users[i].arrival = Some(g);
+            self.iterate(i, at, now);
+            self.drive(i, false, true);
+        }
+    }
+
+    /// Open model: closes the queue once the schedule and the run are over, or at Ctrl-C;
+    /// idle users end, busy ones when their exchange does.
+    pub(super) fn close_queue(&mut self, now: Instant) {
+        let Some(o) = self.open.as_mut() else {
+            return;
+        };
+        if o.closed || !(self.stopping || o.over(now, self.end)) {
+            return;
+        }
+        for i in o.close(self.measure_start, now) {
+            self.retire(i);
+        }
+    }
+}
