@@ -204,7 +204,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         },
     )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
-    let mut production_by_name = r.production;
+    let production = r.production;
     let script = ReplayScript {
         requests: r.requests.into(),
         ids: r.ids.into(),
@@ -238,7 +238,6 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         body_bytes: 0,
     };
     let mut result = herd_run::to_result(url.to_owned(), config, &plan, &out);
-    let production = std::mem::take(&mut production_by_name);
     let by_name: Vec<_> = if out.by_name.is_empty() {
         vec![herd_report::name_result(
             r.names.first().map_or("all", String::as_str),

@@ -43,8 +43,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         u.ex.sent = None;
         u.ex.connect_start = now;
         u.link.generation = u.link.generation.wrapping_add(1);
-        let token = i | ((u.link.generation as usize) << 32);
-        match self.t.connect(token) {
+        match self.t.connect(user::token(i, u.link.generation)) {
             Ok(c) => {
                 let u = &mut self.users[i];
                 u.link.conn = Some(c);
@@ -220,46 +219,46 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     }
 
     pub(super) fn close(&mut self, i: usize) {
-        let u = &mut self.users[i];
-        if let Some(c) = u.link.conn.take() {
-            if std::mem::take(&mut u.link.connected) {
-                self.tally.connection_closed();
-            }
+        if let Some(c) = self.detach(i) {
             self.t.close(c);
         }
+    }
+
+    /// Takes user `i`'s connection off its link (counted closed), leaving the link empty.
+    fn detach(&mut self, i: usize) -> Option<T::Conn> {
         let u = &mut self.users[i];
+        let conn = u.link.conn.take();
+        if std::mem::take(&mut u.link.connected) {
+            self.tally.connection_closed();
+        }
         u.link.unread = false;
         u.link.hup = false;
         u.link.pending.clear();
-        u.link.connected = false;
         u.link.uses = 0;
+        conn
     }
 
     /// The server said it closes user `i`'s connection: wait (briefly) for its close before
     /// closing ours, so the TIME_WAIT lands on the server's side (the side that closes first
     /// keeps it) and the generator's ports stay free at high connection rates, as with ab.
     pub(super) fn linger(&mut self, i: usize, now: Instant) {
-        let u = &mut self.users[i];
-        let Some(mut c) = u.link.conn.take() else {
+        let Some(mut c) = self.detach(i) else {
             return;
         };
-        if std::mem::take(&mut u.link.connected) {
-            self.tally.connection_closed();
-        }
-        let gen = u.link.generation;
         let closed = matches!(
             self.t.read(&mut c, &mut self.scratch),
             Ok(crate::Io::Closed) | Err(_)
         );
+        let u = &mut self.users[i];
+        let gen = u.link.generation;
         if let Some((old, _, _)) = u.link.draining.take() {
             self.t.close(old);
         }
         if closed {
             self.t.close(c);
         } else {
-            u.link.draining = Some((c, gen, now + LINGER));
+            self.users[i].link.draining = Some((c, gen, now + LINGER));
         }
-        self.close(i);
     }
 
     /// An event for user `i`'s lingering connection of generation `gen`: closed once the server
@@ -307,7 +306,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     /// Ends every exchange still in flight (the drain after the run, or Ctrl-C's grace, is
     /// over): each is counted as `unfinished`, not lost and not waited for.
-    pub(super) fn cut_off(&mut self, _now: Instant, why: &str) {
+    pub(super) fn cut_off(&mut self, why: &str) {
         self.stopping = true;
         for i in self.deadlines.all() {
             self.users[i].ex.stale_candidate = false;

@@ -242,13 +242,13 @@ pub(crate) fn work<T: Transport, S: Script>(
         wait(&mut w.t, until, &mut events)?;
         w.woke = w.now();
         for ev in events.drain(..) {
-            let i = ev.token & 0xffff_ffff;
+            let (i, gen) = user::untoken(ev.token);
             let Some(u) = w.users.get_mut(i) else {
                 continue;
             };
-            if u.link.generation as usize != ev.token >> 32 {
+            if u.link.generation != gen {
                 let now = w.now();
-                w.drain_lingering(i, (ev.token >> 32) as u32, now);
+                w.drain_lingering(i, gen, now);
                 continue;
             }
             if ev.closed {
@@ -280,7 +280,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             _ => None,
         };
         if let Some(why) = cut {
-            w.cut_off(now, why);
+            w.cut_off(why);
         }
         if now >= ticks.due() {
             ticks.tick(
@@ -304,12 +304,11 @@ pub(crate) fn work<T: Transport, S: Script>(
     let until = w.now() + END_LINGER;
     while w.users.iter().any(|u| u.link.draining.is_some()) && w.now() < until {
         wait(&mut w.t, until, &mut events)?;
-        w.woke = w.now();
+        let now = w.now();
         for ev in events.drain(..) {
-            let i = ev.token & 0xffff_ffff;
-            let now = w.now();
+            let (i, gen) = user::untoken(ev.token);
             if i < w.users.len() {
-                w.drain_lingering(i, (ev.token >> 32) as u32, now);
+                w.drain_lingering(i, gen, now);
             }
         }
     }

@@ -35,6 +35,17 @@ impl State {
     }
 }
 
+/// The token a connection's events carry: its user's index and the link's generation, so a
+/// closed connection's late events are told from its successor's.
+pub(super) fn token(user: usize, generation: u32) -> usize {
+    user | ((generation as usize) << 32)
+}
+
+/// The user and link generation a [`token`] names.
+pub(super) fn untoken(token: usize) -> (usize, u32) {
+    (token & 0xffff_ffff, (token >> 32) as u32)
+}
+
 /// What a user resumes with when it leaves the resume list or the timer heap.
 #[derive(Debug)]
 pub(super) enum Resume {
