@@ -250,21 +250,14 @@ impl Transport for Wire {
 
     fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
         let left = until.saturating_duration_since(Instant::now());
-        let timeout = match &self.alarm {
+        let timeout = match &mut self.alarm {
             _ if left.is_zero() => Duration::ZERO,
             Some(alarm) => {
                 if self.armed != Some(until) {
-                    if alarm.set(left) {
-                        self.armed = Some(until);
-                    } else {
-                        self.armed = None;
-                    }
+                    alarm.set(left);
+                    self.armed = Some(until);
                 }
-                if self.armed.is_some() {
-                    left + BACKSTOP
-                } else {
-                    left
-                }
+                left + BACKSTOP
             }
             None => left,
         };
