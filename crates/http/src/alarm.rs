@@ -21,9 +21,10 @@ impl Alarm {
     }
 
     /// Expires `left` from now, replacing any earlier setting. A zero setting would disarm a
-    /// timerfd, so an instant already due expires after a nanosecond.
+    /// timerfd, so an instant already due expires after a nanosecond; one beyond a day is set
+    /// for a day (the kernel refuses what overflows its clock, and the poll wakes long before).
     pub fn set(&mut self, left: Duration) {
-        let left = left.max(Duration::from_nanos(1));
+        let left = left.clamp(Duration::from_nanos(1), Duration::from_secs(86_400));
         self.fd
             .set_state(TimerState::Oneshot(left), SetTimeFlags::Default);
     }
