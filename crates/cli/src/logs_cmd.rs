@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The logs to read and how they are written (shared by `logs`, `model` and `replay`).
+/// The log files and how they are written (shared by `logs`, `model` and `replay`).
 #[derive(Args, Debug, Clone)]
-pub struct LogInput {
+pub struct LogFiles {
     /// Access logs (gzip is read as is); several files are merged in time order
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
@@ -31,6 +31,19 @@ pub struct LogInput {
     /// taken_us)
     #[arg(long, value_name = "ROLE=KEY,...")]
     pub fields: Option<String>,
+}
+
+impl LogFiles {
+    pub fn spec(&self) -> Result<FormatSpec, Exit> {
+        FormatSpec::parse(&self.format).map_err(|e| Exit::bad_input(e.to_string()))
+    }
+}
+
+/// The logs to read and how to analyse them (`logs` and `model`).
+#[derive(Args, Debug, Clone)]
+pub struct LogInput {
+    #[command(flatten)]
+    pub files: LogFiles,
 
     /// Name request types yourself: '/items/{id}', 'GET /search', '/static/*' (repeatable; the
     /// first that matches wins, the rest are found automatically)
@@ -43,16 +56,13 @@ pub struct LogInput {
 }
 
 impl LogInput {
-    pub fn spec(&self) -> Result<FormatSpec, Exit> {
-        FormatSpec::parse(&self.format).map_err(|e| Exit::bad_input(e.to_string()))
-    }
-
     /// Reads and analyses the logs; `warn` tells of bad lines on stderr (`herd logs` shows
     /// them in its summary instead).
     pub fn analyse(&self, warn: bool) -> Result<LogsReport, Exit> {
-        let spec = self.spec()?;
+        let f = &self.files;
+        let spec = f.spec()?;
         let mut a = Analyzer::new(&self.patterns, self.session_idle.as_secs().max(1));
-        let stats = read_logs(&self.logs, &spec, self.fields.as_deref(), |r| a.add(r))
+        let stats = read_logs(&f.logs, &spec, f.fields.as_deref(), |r| a.add(r))
             .map_err(|e| Exit::bad_input(e.to_string()))?;
         if warn {
             warn_bad(&stats);
@@ -211,10 +221,13 @@ fn against_cmd(a: &LogsArgs, result: &Path) -> Result<i32, Exit> {
     };
     let side = run_side(&run)?;
     let mut cmp = Against::new(side, a.tolerance * 100.0);
-    let spec = a.input.spec()?;
-    let stats = read_logs(&a.input.logs, &spec, a.input.fields.as_deref(), |r| {
-        cmp.add(r)
-    })
+    let spec = a.input.files.spec()?;
+    let stats = read_logs(
+        &a.input.files.logs,
+        &spec,
+        a.input.files.fields.as_deref(),
+        |r| cmp.add(r),
+    )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
     warn_bad(&stats);
     let c = cmp.finish();

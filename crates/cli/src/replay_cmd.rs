@@ -4,23 +4,13 @@
 use crate::exit::{self, Exit};
 use clap::Args;
 use herd_logs::replay::{arrivals, ReplayOptions};
-use herd_logs::source::FormatSpec;
 use regex::Regex;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// Access logs, merged in time order
-    #[arg(value_name = "LOG", required = true)]
-    pub logs: Vec<PathBuf>,
-
-    /// The log's format (as `herd logs --format`)
-    #[arg(long, value_name = "FORMAT", default_value = "auto")]
-    pub format: String,
-
-    /// JSON lines: which key holds what (as `herd logs --fields`)
-    #[arg(long, value_name = "ROLE=KEY,...")]
-    pub fields: Option<String>,
+    #[command(flatten)]
+    pub files: crate::logs_cmd::LogFiles,
 
     /// Where to send them (not used by --dry-run): the log's paths go to this host; its
     /// User-Agent and Referer are sent, Host is the target's
@@ -130,7 +120,7 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
             .filter(|m| !m.is_empty())
             .collect(),
     };
-    let spec = FormatSpec::parse(&a.format).map_err(|e| Exit::bad_input(e.to_string()))?;
+    let spec = a.files.spec()?;
     if !a.dry_run {
         let Some(url) = a.target.as_deref() else {
             return Err(Exit::bad_input(
@@ -160,26 +150,32 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
     let mut shown = 0;
     let mut per_second: Vec<u64> = Vec::new();
     let mut total = 0u64;
-    let (stats, skipped) = arrivals(&a.logs, &spec, a.fields.as_deref(), &opts, |arr| {
-        if shown < a.show {
-            println!(
-                "{:>10.3} s  {} {}{}",
-                arr.offset.as_secs_f64(),
-                arr.method,
-                arr.path_and_query,
-                arr.user_agent
-                    .as_deref()
-                    .map_or(String::new(), |u| format!("  (User-Agent: {u})"))
-            );
-            shown += 1;
-        }
-        let s = arr.offset.as_secs() as usize;
-        if per_second.len() <= s {
-            per_second.resize(s + 1, 0);
-        }
-        per_second[s] += 1;
-        total += 1;
-    })
+    let (stats, skipped) = arrivals(
+        &a.files.logs,
+        &spec,
+        a.files.fields.as_deref(),
+        &opts,
+        |arr| {
+            if shown < a.show {
+                println!(
+                    "{:>10.3} s  {} {}{}",
+                    arr.offset.as_secs_f64(),
+                    arr.method,
+                    arr.path_and_query,
+                    arr.user_agent
+                        .as_deref()
+                        .map_or(String::new(), |u| format!("  (User-Agent: {u})"))
+                );
+                shown += 1;
+            }
+            let s = arr.offset.as_secs() as usize;
+            if per_second.len() <= s {
+                per_second.resize(s + 1, 0);
+            }
+            per_second[s] += 1;
+            total += 1;
+        },
+    )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
     crate::logs_cmd::warn_bad(&stats);
     let skipped_methods: u64 = skipped.methods.values().sum();

@@ -54,68 +54,74 @@ pub fn load(
         production: Vec::new(),
     };
     let mut key_buf = Vec::new();
-    let (stats, skipped) = arrivals(&a.logs, spec, a.fields.as_deref(), opts, |arr| {
-        let key = (
-            arr.method.clone(),
-            arr.path_and_query.clone(),
-            arr.user_agent.clone(),
-            arr.referer.clone(),
-        );
-        let id = match by_key.get(&key) {
-            Some(id) => *id,
-            None => {
-                let mut headers = Vec::new();
-                if let Some(ua) = &arr.user_agent {
-                    headers.push(("User-Agent".to_owned(), ua.clone()));
+    let (stats, skipped) = arrivals(
+        &a.files.logs,
+        spec,
+        a.files.fields.as_deref(),
+        opts,
+        |arr| {
+            let key = (
+                arr.method.clone(),
+                arr.path_and_query.clone(),
+                arr.user_agent.clone(),
+                arr.referer.clone(),
+            );
+            let id = match by_key.get(&key) {
+                Some(id) => *id,
+                None => {
+                    let mut headers = Vec::new();
+                    if let Some(ua) = &arr.user_agent {
+                        headers.push(("User-Agent".to_owned(), ua.clone()));
+                    }
+                    if let Some(re) = &arr.referer {
+                        headers.push(("Referer".to_owned(), re.clone()));
+                    }
+                    let spec = RequestSpec {
+                        method: arr.method.clone(),
+                        path: arr.path_and_query.clone(),
+                        headers,
+                        body: Vec::new(),
+                    };
+                    let Ok(mut req) = prepare(target, &spec) else {
+                        r.invalid += 1;
+                        return;
+                    };
+                    let path = arr.path_and_query.split('?').next().unwrap_or_default();
+                    herd_logs::pattern::template(
+                        arr.method.as_bytes(),
+                        path.as_bytes(),
+                        b"",
+                        &mut key_buf,
+                    );
+                    let mut name = String::from_utf8_lossy(&key_buf).into_owned();
+                    if !by_name.contains_key(&name) && by_name.len() + 1 >= MAX_NAMES {
+                        name = "other".to_owned();
+                    }
+                    let next = by_name.len() as u32;
+                    let n = *by_name.entry(name.clone()).or_insert(next);
+                    if n as usize == r.names.len() {
+                        r.names.push(name);
+                    }
+                    req.name = n;
+                    let id = r.requests.len() as u32;
+                    r.requests.push(req);
+                    by_key.insert(key, id);
+                    id
                 }
-                if let Some(re) = &arr.referer {
-                    headers.push(("Referer".to_owned(), re.clone()));
+            };
+            r.offsets.push(arr.offset);
+            r.ids.push(id);
+            if let Some(taken) = arr.taken {
+                let name = r.requests[id as usize].name as usize;
+                if r.production.len() <= name {
+                    r.production.resize(name + 1, None);
                 }
-                let spec = RequestSpec {
-                    method: arr.method.clone(),
-                    path: arr.path_and_query.clone(),
-                    headers,
-                    body: Vec::new(),
-                };
-                let Ok(mut req) = prepare(target, &spec) else {
-                    r.invalid += 1;
-                    return;
-                };
-                let path = arr.path_and_query.split('?').next().unwrap_or_default();
-                herd_logs::pattern::template(
-                    arr.method.as_bytes(),
-                    path.as_bytes(),
-                    b"",
-                    &mut key_buf,
-                );
-                let mut name = String::from_utf8_lossy(&key_buf).into_owned();
-                if !by_name.contains_key(&name) && by_name.len() + 1 >= MAX_NAMES {
-                    name = "other".to_owned();
-                }
-                let next = by_name.len() as u32;
-                let n = *by_name.entry(name.clone()).or_insert(next);
-                if n as usize == r.names.len() {
-                    r.names.push(name);
-                }
-                req.name = n;
-                let id = r.requests.len() as u32;
-                r.requests.push(req);
-                by_key.insert(key, id);
-                id
+                r.production[name]
+                    .get_or_insert_with(herd_engine::metrics::new_histogram)
+                    .saturating_record(taken.as_micros() as u64);
             }
-        };
-        r.offsets.push(arr.offset);
-        r.ids.push(id);
-        if let Some(taken) = arr.taken {
-            let name = r.requests[id as usize].name as usize;
-            if r.production.len() <= name {
-                r.production.resize(name + 1, None);
-            }
-            r.production[name]
-                .get_or_insert_with(herd_engine::metrics::new_histogram)
-                .saturating_record(taken.as_micros() as u64);
-        }
-    })
+        },
+    )
     .map_err(|e| Exit::bad_input(e.to_string()))?;
     r.stats = stats;
     r.skipped = skipped;
@@ -259,7 +265,8 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         );
     }
     result.workload = Some(
-        a.logs
+        a.files
+            .logs
             .iter()
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()

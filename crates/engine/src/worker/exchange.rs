@@ -5,7 +5,7 @@
 use super::record::{outcome, Span};
 use super::user::{self, Resume, State, Step};
 use super::{Loop, LINGER, STALE_AFTER};
-use crate::script::{Ctx, Last};
+use crate::script::Last;
 use crate::{Failure, Script, Transport};
 use herd_metrics::ErrorKind;
 use std::time::Instant;
@@ -131,12 +131,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Records user `i`'s completed exchange and takes the user on.
     pub(super) fn complete(&mut self, i: usize, now: Instant) {
         self.deadlines.remove(i);
-        let measured = self.users[i].iteration >= self.measure_start;
-        let ctx = Ctx {
-            now,
-            measured,
-            arrival: self.users[i].arrival,
-        };
+        let ctx = self.ctx(i, now);
         let u = &mut self.users[i];
         u.link.uses += 1;
         u.link.last_used = u.ex.start;

@@ -100,14 +100,19 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         self.step(i, Last::Start, now);
     }
 
+    /// What the script is told about user `i` at `now`: whether its iteration is measured (the
+    /// warm-up rule) and, in the open model, when its arrival was due.
+    pub(super) fn ctx(&self, i: usize, now: Instant) -> Ctx {
+        Ctx {
+            now,
+            measured: self.users[i].iteration >= self.measure_start,
+            arrival: self.users[i].arrival,
+        }
+    }
+
     /// Asks user `i`'s script what comes next, and sets it going (the caller drives it).
     pub(super) fn step(&mut self, i: usize, last: Last<'_>, now: Instant) {
-        let measured = self.users[i].iteration >= self.measure_start;
-        let ctx = Ctx {
-            now,
-            measured,
-            arrival: self.users[i].arrival,
-        };
+        let ctx = self.ctx(i, now);
         let u = &mut self.users[i];
         let action = self.script.next(&mut u.script, last, ctx);
         match action {
@@ -118,7 +123,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 if self.stopping || self.end.is_some_and(|e| u.ex.intended >= e) {
                     // The run is over: no request starts after its end. An arrival taken from
                     // the queue that never left counts as dropped, like those still queued.
-                    if let (Last::Start, true, Some(o)) = (last, measured, self.open.as_mut()) {
+                    if let (Last::Start, true, Some(o)) = (last, ctx.measured, self.open.as_mut()) {
                         o.dropped += 1;
                     }
                     return self.retire(i);
