@@ -55,7 +55,7 @@ impl HealthSample {
 
 // What belongs to the process and the machine is read by herd_monitor::system, the module
 // `herd doctor` reads too, so the check before a run and the verdict after it agree.
-pub use herd_monitor::system::{open_fds, ports_in_use};
+pub use herd_monitor::system::{open_fds, PortsGauge};
 
 /// The ephemeral port range (`net.ipv4.ip_local_port_range`).
 pub fn ephemeral_range() -> Option<(u16, u16)> {

@@ -223,6 +223,7 @@ struct Watch {
     threads: usize,
     samples: std::collections::BTreeMap<u64, HealthSample>,
     range: Option<(u16, u16)>,
+    ports: Option<health::PortsGauge>,
     tw_reuse: Option<u8>,
     fds_peak: Option<u64>,
     ports_peak: Option<u64>,
@@ -230,10 +231,12 @@ struct Watch {
 
 impl Watch {
     fn new(threads: usize) -> Self {
+        let range = health::ephemeral_range();
         Watch {
             threads,
             samples: Default::default(),
-            range: health::ephemeral_range(),
+            range,
+            ports: range.map(health::PortsGauge::new),
             tw_reuse: health::tw_reuse(),
             fds_peak: health::open_fds(),
             ports_peak: None,
@@ -244,7 +247,7 @@ impl Watch {
         if !self.samples.contains_key(&s.index) {
             let mut h = HealthSample::new(s.index, self.threads);
             h.fds = health::open_fds();
-            h.ephemeral_ports = self.range.and_then(health::ports_in_use);
+            h.ephemeral_ports = self.ports.as_mut().and_then(|p| p.read(s.index));
             self.fds_peak = self.fds_peak.max(h.fds);
             self.ports_peak = self.ports_peak.max(h.ephemeral_ports);
             self.samples.insert(s.index, h);

@@ -97,6 +97,82 @@ pub fn ports_in_use(range: (u16, u16)) -> Option<u64> {
     any.then_some(n)
 }
 
+/// [`ports_in_use`] read once a second without paying for it every second. The kernel walks its
+/// whole connection hash table to write /proc/net/tcp, which on a machine with much memory
+/// costs milliseconds however few sockets there are; /proc/net/sockstat counts the sockets
+/// for nothing. So the table is read each second while that is cheap, and otherwise when the
+/// machine's socket count has moved by a twentieth of the range since the last reading, or
+/// ten seconds have passed: between readings the last one stands, off by less than that.
+#[derive(Debug)]
+pub struct PortsGauge {
+    range: (u16, u16),
+    last: Option<PortsReading>,
+}
+
+/// One reading of the table, with what it cost and what sockstat said at the time.
+#[derive(Clone, Copy, Debug)]
+struct PortsReading {
+    second: u64,
+    ports: u64,
+    sockets: Option<u64>,
+    cost: std::time::Duration,
+}
+
+impl PortsGauge {
+    pub fn new(range: (u16, u16)) -> Self {
+        PortsGauge { range, last: None }
+    }
+
+    /// Ports in the range in use machine-wide at second `second` of the run.
+    pub fn read(&mut self, second: u64) -> Option<u64> {
+        let sockets = tcp_sockets();
+        if let Some(last) = self.last {
+            if !table_due(&last, second, sockets, range_size(self.range)) {
+                return Some(last.ports);
+            }
+        }
+        let began = std::time::Instant::now();
+        let ports = ports_in_use(self.range)?;
+        self.last = Some(PortsReading {
+            second,
+            ports,
+            sockets,
+            cost: began.elapsed(),
+        });
+        Some(ports)
+    }
+}
+
+/// Whether the port table must be read again at `second` (see [`PortsGauge`]).
+fn table_due(last: &PortsReading, second: u64, sockets: Option<u64>, range: u64) -> bool {
+    let cheap = last.cost < std::time::Duration::from_millis(1);
+    let moved = match (last.sockets, sockets) {
+        (Some(a), Some(b)) => a.abs_diff(b) * 20 > range,
+        _ => true,
+    };
+    cheap || moved || second >= last.second + 10
+}
+
+/// TCP sockets on this machine, IPv4 and IPv6, TIME_WAIT included, from /proc/net/sockstat.
+fn tcp_sockets() -> Option<u64> {
+    let v4 = std::fs::read_to_string("/proc/net/sockstat").ok()?;
+    let v6 = std::fs::read_to_string("/proc/net/sockstat6").unwrap_or_default();
+    Some(sockstat_tcp(&v4, "TCP:") + sockstat_tcp(&v6, "TCP6:"))
+}
+
+/// `inuse` plus `tw` of the line starting with `tag` ("TCP: inuse 3 orphan 0 tw 176 ...").
+fn sockstat_tcp(text: &str, tag: &str) -> u64 {
+    let Some(line) = text.lines().find(|l| l.starts_with(tag)) else {
+        return 0;
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[0] == "inuse" || w[0] == "tw")
+        .filter_map(|w| w[1].parse::<u64>().ok())
+        .sum()
+}
+
 fn count_ports(table: &str, (lo, hi): (u16, u16)) -> u64 {
     table
         .lines()
@@ -157,6 +233,37 @@ mod tests {
         assert!(parse_port_range("60999 32768").is_err());
         assert!(parse_port_range("garbage").is_err());
         assert_eq!(range_size((32768, 60999)), 28_232);
+    }
+
+    #[test]
+    fn sockstat_counts_tcp_sockets_in_use_and_in_time_wait() {
+        let v4 =
+            "sockets: used 15\nTCP: inuse 3 orphan 0 tw 176 alloc 3 mem 0\nUDP: inuse 9 mem 0\n";
+        assert_eq!(sockstat_tcp(v4, "TCP:"), 179);
+        assert_eq!(sockstat_tcp("TCP6: inuse 2\nUDP6: inuse 4\n", "TCP6:"), 2);
+        assert_eq!(sockstat_tcp("", "TCP6:"), 0);
+    }
+
+    #[test]
+    fn a_slow_port_table_is_read_again_only_when_sockets_moved_or_ten_seconds_passed() {
+        let slow = PortsReading {
+            second: 3,
+            ports: 100,
+            sockets: Some(1_000),
+            cost: std::time::Duration::from_millis(5),
+        };
+        let range = 28_232; // a twentieth: 1,411 sockets
+        assert!(!table_due(&slow, 4, Some(1_000), range));
+        assert!(!table_due(&slow, 12, Some(2_400), range));
+        assert!(table_due(&slow, 4, Some(2_412), range));
+        assert!(!table_due(&slow, 4, Some(0), range));
+        assert!(table_due(&slow, 13, Some(1_000), range));
+        assert!(table_due(&slow, 4, None, range));
+        let cheap = PortsReading {
+            cost: std::time::Duration::from_micros(200),
+            ..slow
+        };
+        assert!(table_due(&cheap, 4, Some(1_000), range));
     }
 
     #[test]
