@@ -50,11 +50,6 @@ impl Axis {
         }
     }
 
-    /// Seconds since the start of the measurement.
-    pub fn time(max_s: f64) -> Axis {
-        Axis::linear("time since start (s)", max_s.max(1.0))
-    }
-
     /// A linear axis for times given in milliseconds, labelled in the unit that suits the
     /// range: `latency (us)`, `(ms)` or `(s)`.
     pub fn duration(what: &str, max_ms: f64) -> Axis {

@@ -47,18 +47,6 @@ impl Series {
         }
     }
 
-    pub fn dashed(mut self) -> Series {
-        self.dash = true;
-        self
-    }
-
-    /// Points only, no line between them.
-    pub fn scatter(mut self) -> Series {
-        self.dots = true;
-        self.line = false;
-        self
-    }
-
     pub fn flag(mut self, flagged: Vec<usize>) -> Series {
         self.flagged = flagged;
         self
@@ -101,11 +89,6 @@ impl Frame<'_> {
     fn total_height(&self) -> f64 {
         TOP + self.height + BOTTOM
     }
-}
-
-/// A line chart with one or more series.
-pub fn lines(f: &Frame, series: &[Series]) -> String {
-    lines_with(f, series, &[])
 }
 
 /// A line chart with reference lines (a limit, a knee) drawn behind the series.
@@ -379,7 +362,7 @@ mod tests {
         Frame {
             id: "c",
             title: "Latency <over> time",
-            x: Axis::time(3.0),
+            x: Axis::linear("time since start (s)", 3.0),
             y: Axis::duration("latency", 20.0),
             height: 200.0,
             x_label: x,
@@ -391,12 +374,15 @@ mod tests {
     fn lines_draw_every_point_and_carry_hover_values() {
         let label = |v: f64| format!("{v}");
         let f = frame(&label);
-        let html = lines(
+        let mut p99 = Series::new("p99", "#E69F00", vec![(1.0, 15.0)]);
+        p99.dash = true;
+        let html = lines_with(
             &f,
             &[
                 Series::new("p50", "#0072B2", vec![(0.0, 5.0), (1.0, 6.0), (2.0, 7.0)]),
-                Series::new("p99", "#E69F00", vec![(1.0, 15.0)]).dashed(),
+                p99,
             ],
+            &[],
         );
         assert_eq!(html.matches("<path class=\"series").count(), 2);
         assert!(html.contains("class=\"series dash\""));
@@ -414,7 +400,7 @@ mod tests {
     #[test]
     fn no_points_says_so() {
         let label = |v: f64| format!("{v}");
-        let html = lines(&frame(&label), &[Series::new("p50", "#000", vec![])]);
+        let html = lines_with(&frame(&label), &[Series::new("p50", "#000", vec![])], &[]);
         assert!(html.contains("no data"));
         let bars = stacked_bars(&frame(&label), &[0.0], 1.0, &[]);
         assert!(bars.contains("no data"));
