@@ -30,6 +30,8 @@ pub use compare::compare_figure;
 pub use distribution::{distribution_panel, percentiles, reach, PERCENTILE_AXIS};
 pub use generator::generator_figure;
 pub use panel::TIME_AXIS;
+pub(crate) use reading::trim;
+pub use reading::{short_duration, time_unit};
 pub use run::{mid, run_end, run_figure};
 pub use scale::{latency_axis, load_axis, rate_axis, span};
 pub use search::{purpose, search_figure};

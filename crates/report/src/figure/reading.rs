@@ -36,6 +36,33 @@ impl Reading {
     }
 }
 
+/// The unit for times up to `max_ms`: the divisor from milliseconds and its name.
+pub fn time_unit(max_ms: f64) -> (f64, &'static str) {
+    if max_ms < 1.0 {
+        (1e-3, "us")
+    } else if max_ms < 1_000.0 {
+        (1.0, "ms")
+    } else {
+        (1e3, "s")
+    }
+}
+
+/// An exact tick value in its own unit: `0.5` ms -> `500 us`, `2000` ms -> `2 s`.
+pub fn short_duration(ms: f64) -> String {
+    let (div, unit) = time_unit(ms * 1.0001);
+    format!("{} {unit}", trim(ms / div, 3))
+}
+
+/// `v` with at most `decimals` decimals and no trailing zeros.
+pub(crate) fn trim(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
 /// A second of the timeline: `3–4 s` for any moment within it.
 fn second(t: f64) -> String {
     let start = t.floor().max(0.0) as u64;
@@ -67,5 +94,8 @@ mod tests {
         for (reading, v, want) in table {
             assert_eq!(reading.text(v), want, "{reading:?} {v}");
         }
+        assert_eq!(short_duration(2_000.0), "2 s");
+        assert_eq!(short_duration(0.5), "500 us");
+        assert_eq!(trim(2.50, 3), "2.5");
     }
 }

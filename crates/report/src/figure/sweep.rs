@@ -176,7 +176,7 @@ pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
             .map(|ms| {
                 limit(
                     *ms,
-                    format!("stop rule: p99 > {}", crate::html::short_duration(*ms)),
+                    format!("stop rule: p99 > {}", super::short_duration(*ms)),
                 )
             })
             .collect(),

@@ -4,7 +4,8 @@
 //! chart.
 
 use super::axis::Axis;
-use super::chart::{lines_with, stacked_bars, Frame, Series, Stack};
+use super::bars::{stacked_bars, Stack};
+use super::chart::{lines_with, Frame, Series};
 use super::marks::Rule;
 use super::page::esc;
 use crate::figure::{Figure, Kind, Panel, Reading, XAxis};

@@ -14,8 +14,7 @@
 //! ```
 
 mod axis;
-
-pub(crate) use axis::short_duration;
+mod bars;
 mod capacity;
 mod chart;
 mod compare;
