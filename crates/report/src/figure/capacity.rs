@@ -2,8 +2,7 @@
 //! latency percentiles and errors, with the capacity, where it broke and the knee marked.
 //! `herd plot` draws this figure, and `herd report`'s capacity page draws the same series.
 
-use super::XAxis;
-use super::{latency_axis, load_axis, palette, rate_axis, span, Figure, Mark, Panel, Series};
+use super::{load_axis, max_y, palette, Figure, Mark, Panel, Reading, Series};
 use crate::capacity::{
     latency_at, measured, percentile_name, CapacityResult, Objective, ProbeRecord,
 };
@@ -21,12 +20,9 @@ pub fn capacity_figure(c: &CapacityResult) -> Figure {
             .map(|(_, pt)| *pt)
             .collect();
         Series {
-            label: label.to_owned(),
-            color,
-            dashed: false,
             markers: true,
-            points,
             suspect,
+            ..Series::line(label, color, points)
         }
     };
     let levels: Vec<f64> = probes.iter().map(|p| p.level).collect();
@@ -51,14 +47,7 @@ pub fn capacity_figure(c: &CapacityResult) -> Figure {
     // Offered iterations and replied requests are different units: no "offered" line then.
     if c.model == Model::Open && c.open_unit() == "req/s" && !levels.is_empty() {
         let (lo, hi) = (levels[0], levels[levels.len() - 1]);
-        throughput.push(Series {
-            label: "offered".into(),
-            color: palette::GREY,
-            dashed: true,
-            markers: false,
-            points: vec![(lo, lo), (hi, hi)],
-            suspect: Vec::new(),
-        });
+        throughput.push(Series::line("offered", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
     }
     // The SLO's percentiles, and the median for scale.
     let mut percentiles: Vec<f64> = c
@@ -118,49 +107,82 @@ pub fn capacity_figure(c: &CapacityResult) -> Figure {
         marks.extend(levels_marked.iter().cloned());
         marks
     };
-    let ys = |series: &[Series]| span(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
-    let (min, max) = ys(&throughput);
-    let rate_y = rate_axis(min, max, ys(&throughput[..1]).1);
+    let good_max = max_y(&throughput[..1], &[]);
     let latency_marks = slo(true);
-    let (min, max) = ys(&latency);
-    let limit = latency_marks
+    let limits: Vec<f64> = latency_marks
         .iter()
         .filter(|m| !m.vertical)
-        .fold(max, |a, m| a.max(m.at));
-    let latency_y = latency_axis(min, limit);
-    let x_axis = load_axis(c.model, &levels);
-    let x_label = match c.model {
-        Model::Open => format!("offered rate ({})", c.open_unit()),
-        Model::Closed => "concurrent users".to_owned(),
-    };
-    let panel = |title: &str, y_label: &str, y_axis, series, marks| Panel {
-        title: title.to_owned(),
-        x_label: x_label.clone(),
-        y_label: y_label.to_owned(),
-        x_axis,
-        y_axis,
-        series,
-        marks,
+        .map(|m| m.at)
+        .collect();
+    let error_marks = slo(false);
+    let error_limits: Vec<f64> = error_marks
+        .iter()
+        .filter(|m| !m.vertical)
+        .map(|m| m.at)
+        .collect();
+    let panel = |id: &str, title: &str, caption: &str, series, marks| {
+        Panel::new(id, title, caption)
+            .x(
+                &x_label(c),
+                load_axis(c.model, &levels),
+                level_reading(c),
+                span(&levels),
+            )
+            .height(260.0)
+            .series(series)
+            .marks(marks)
     };
     Figure {
         title: format!("herd capacity: {}", c.target),
         panels: vec![
             panel(
+                "chart-capacity-throughput",
                 "Good replies",
-                "replies/s",
-                rate_y,
+                "Good replies against the level probed",
                 throughput,
                 levels_marked.clone(),
-            ),
-            panel("Latency", "ms", latency_y, latency, latency_marks),
+            )
+            .y_rates(good_max),
             panel(
+                "chart-capacity-latency",
+                "Latency",
+                "Latency against the level probed, from the intended send time",
+                latency,
+                latency_marks,
+            )
+            .y_latency(&limits),
+            panel(
+                "chart-capacity-errors",
                 "Errors",
-                "% without an OK answer",
-                XAxis::Linear,
+                "Requests without an OK answer against the level probed",
                 errors,
-                slo(false),
-            ),
+                error_marks,
+            )
+            .height(200.0)
+            .y_not_ok(&error_limits),
         ],
+    }
+}
+
+/// The lowest and highest of `levels` (infinity and zero when there is none).
+fn span(levels: &[f64]) -> (f64, f64) {
+    let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+    (lo, levels.iter().copied().fold(0.0, f64::max))
+}
+
+/// The title of an axis of levels probed.
+pub(super) fn x_label(c: &CapacityResult) -> String {
+    match c.model {
+        Model::Open => format!("offered rate ({})", c.open_unit()),
+        Model::Closed => "concurrent users".to_owned(),
+    }
+}
+
+/// How a level reads: `200 req/s`, `10 users`, as [`CapacityResult::level_text`] says it.
+pub(super) fn level_reading(c: &CapacityResult) -> Reading {
+    match c.model {
+        Model::Open => Reading::Rate(format!(" {}", c.open_unit())),
+        Model::Closed => Reading::Users,
     }
 }
 

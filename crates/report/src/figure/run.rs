@@ -1,7 +1,7 @@
 //! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust):
-//! the series `herd plot` draws and `herd report`'s run page draws.
+//! the figure `herd plot` draws and `herd report`'s run page draws.
 
-use super::{palette, percentiles, Figure, Panel, Series, XAxis};
+use super::{distribution_panel, max_y, palette, percentiles, Figure, Panel, Reading, Series};
 use crate::{decode_histogram, Model, RunResult, TimelineEntry};
 
 /// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
@@ -17,60 +17,50 @@ pub fn run_end(r: &RunResult) -> f64 {
     last.max(r.duration_s)
 }
 
-fn line(label: &str, color: &'static str, points: Vec<(f64, f64)>) -> Series {
-    Series {
-        label: label.to_owned(),
-        color,
-        dashed: false,
-        markers: false,
-        points,
-        suspect: Vec::new(),
-    }
-}
-
-fn dashed(s: Series) -> Series {
-    Series { dashed: true, ..s }
-}
-
 /// Requests per second (and the not-ok share of them, and the target rate of an open run),
 /// latency percentiles second by second, and the percentile distribution of latency and
 /// service time.
 pub fn run_figure(r: &RunResult) -> Figure {
-    let panel = |title: &str, x_label: &str, y_label: &str, x_axis, series| Panel {
-        title: title.to_owned(),
-        x_label: x_label.to_owned(),
-        y_label: y_label.to_owned(),
-        x_axis,
-        y_axis: XAxis::Linear,
-        series,
-        marks: Vec::new(),
-    };
     Figure {
         title: format!("herd run: {}", r.target),
         panels: vec![
-            panel(
-                "Throughput",
-                "seconds",
-                "requests/s",
-                XAxis::Linear,
-                throughput(r),
-            ),
-            panel(
-                "Latency over time",
-                "seconds",
-                "ms",
-                XAxis::Linear,
-                over_time(r),
-            ),
-            panel(
-                "Latency by percentile",
-                "percentile",
-                "ms",
-                XAxis::Percentile,
+            throughput_panel(r),
+            latency_panel(r),
+            distribution_panel(
+                "chart-distribution",
+                "Latency by percentile (whole run, from the histograms)",
                 distribution(r),
             ),
         ],
     }
+}
+
+fn throughput_panel(r: &RunResult) -> Panel {
+    let series = throughput(r);
+    let max = r.timeline.iter().map(|e| e.rps).fold(0.0, f64::max);
+    let max = max.max(r.config.rate.unwrap_or(0.0));
+    Panel::new("chart-throughput", "Throughput", "Requests per second")
+        .over_time(run_end(r), Reading::Second)
+        .y_to(
+            "requests per second (req/s)",
+            Reading::Rate(" req/s".into()),
+            max * 1.05,
+        )
+        .height(220.0)
+        .series(series)
+}
+
+fn latency_panel(r: &RunResult) -> Panel {
+    let series = over_time(r);
+    Panel::new(
+        "chart-latency",
+        "Latency over time",
+        "Latency percentiles per second (from the intended send time)",
+    )
+    .over_time(run_end(r), Reading::Second)
+    .y_to("latency", Reading::Duration, max_y(&series, &[]) * 1.05)
+    .height(240.0)
+    .series(series)
 }
 
 fn throughput(r: &RunResult) -> Vec<Series> {
@@ -87,17 +77,19 @@ fn throughput(r: &RunResult) -> Vec<Series> {
             (mid(e), e.rps * share)
         })
         .collect();
-    let mut series = vec![line("requests ended per second", palette::BLUE, all)];
+    let mut series = vec![Series::line(
+        "requests ended per second",
+        palette::BLUE,
+        all,
+    )];
     if not_ok.iter().any(|p| p.1 > 0.0) {
-        series.push(line("of which not ok", palette::RED, not_ok));
+        series.push(Series::line("of which not ok", palette::RED, not_ok));
     }
     if let (Model::Open, Some(rps)) = (r.config.model, r.config.rate) {
         let end = run_end(r);
-        series.push(dashed(line(
-            "target rate",
-            palette::GREY,
-            vec![(0.0, rps), (end, rps)],
-        )));
+        series.push(
+            Series::line("target rate", palette::GREY, vec![(0.0, rps), (end, rps)]).dashed(),
+        );
     }
     series
 }
@@ -112,10 +104,10 @@ fn over_time(r: &RunResult) -> Vec<Series> {
             .collect::<Vec<_>>()
     };
     vec![
-        line("p50", palette::BLUE, pick(|e| e.p50_ms)),
-        line("p90", palette::GREEN, pick(|e| e.p90_ms)),
-        line("p99", palette::ORANGE, pick(|e| e.p99_ms)),
-        dashed(line("max", palette::RED, pick(|e| e.max_ms))),
+        Series::line("p50", palette::BLUE, pick(|e| e.p50_ms)),
+        Series::line("p90", palette::GREEN, pick(|e| e.p90_ms)),
+        Series::line("p99", palette::ORANGE, pick(|e| e.p99_ms)),
+        Series::line("max", palette::RED, pick(|e| e.max_ms)).dashed(),
     ]
 }
 
@@ -134,8 +126,8 @@ fn distribution(r: &RunResult) -> Vec<Series> {
         ),
     ] {
         if let Ok(h) = decode_histogram(encoded) {
-            let s = line(name, color, percentiles(&h));
-            series.push(if series.is_empty() { s } else { dashed(s) });
+            let s = Series::line(name, color, percentiles(&h));
+            series.push(if series.is_empty() { s } else { s.dashed() });
         }
     }
     if series.len() == 2 && series[0].points == series[1].points {

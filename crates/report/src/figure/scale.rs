@@ -1,6 +1,6 @@
 //! The one rule for when an axis of load (users or requests per second) is logarithmic.
 
-use super::XAxis;
+use super::{max_y, Panel, Reading, Series, XAxis};
 use crate::Model;
 
 /// The x axis of curves against load: linear for requests per second (open model), and for
@@ -44,6 +44,50 @@ pub fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
         .fold((f64::INFINITY, 0.0), |(lo, hi), v| {
             (if v > 0.0 { lo.min(v) } else { lo }, hi.max(v))
         })
+}
+
+/// Every y value of `series`.
+fn ys(series: &[Series]) -> impl Iterator<Item = f64> + '_ {
+    series.iter().flat_map(|s| s.points.iter().map(|p| p.1))
+}
+
+impl Panel {
+    /// A y axis of replies per second fitted to the panel's series, of which the good replies
+    /// reach `good_max`: logarithmic by [`rate_axis`], else linear from zero with room above.
+    pub fn y_rates(self, good_max: f64) -> Panel {
+        let (min, max) = span(ys(&self.series));
+        let reads = Reading::Rate(" req/s".into());
+        match rate_axis(min, max, good_max) {
+            XAxis::Log10 => self.y(
+                "replies per second (req/s, log scale)",
+                XAxis::Log10,
+                reads,
+                (min, max),
+            ),
+            _ => self.y(
+                "replies per second (req/s)",
+                XAxis::Linear,
+                reads,
+                (min, max * 1.08),
+            ),
+        }
+    }
+
+    /// A latency y axis fitted to the panel's series and to `limits` (an SLO's, a stop
+    /// rule's, drawn as marks): logarithmic by [`latency_axis`].
+    pub fn y_latency(self, limits: &[f64]) -> Panel {
+        let max = max_y(&self.series, limits);
+        let (min, _) = span(ys(&self.series));
+        let axis = latency_axis(min, max);
+        self.y("latency", axis, Reading::Duration, (min, max * 1.1))
+    }
+
+    /// A y axis of the share of requests not ok, in percent, up to the highest share or
+    /// limit with room above, from 1% to 100%.
+    pub fn y_not_ok(self, limits: &[f64]) -> Panel {
+        let top = (max_y(&self.series, limits) * 1.1).clamp(1.0, 100.0);
+        self.y_to("not ok (%)", Reading::Percent, top)
+    }
 }
 
 #[cfg(test)]

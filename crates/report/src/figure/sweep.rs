@@ -1,10 +1,8 @@
 //! bench2graph's successor: a sweep as three charts against the level, one colour per target.
 //! `herd plot` draws this figure, and `herd report`'s sweep page draws the same series.
 
-use super::{
-    latency_axis, load_axis, palette, rate_axis, span, Figure, Mark, Panel, Series, XAxis,
-};
-use crate::sweep::{good_rate, level_text, Row, SweepResult, Table};
+use super::{load_axis, max_y, palette, Figure, Mark, Panel, Reading, Series};
+use crate::sweep::{good_rate, level_text, level_unit, Row, SweepResult, Table};
 use crate::{GeneratorVerdict, Model};
 
 /// Good and all replies per second against the level (and the demanded rate in the open
@@ -33,17 +31,16 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
                 suspect.push((s.level, y));
             }
         }
+        let label = if one {
+            what.to_owned()
+        } else {
+            format!("{} {what}", t.targets[i])
+        };
         Series {
-            label: if one {
-                what.to_owned()
-            } else {
-                format!("{} {what}", t.targets[i])
-            },
-            color: palette::cycle(i),
             dashed,
             markers: true,
-            points,
             suspect,
+            ..Series::line(&label, palette::cycle(i), points)
         }
     };
     let extra = |f: fn(&crate::sweep::Extra) -> f64| move |r: &Row| r.extra.as_ref().map(f);
@@ -68,59 +65,69 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
     if t.model == Model::Open {
         let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = levels.iter().copied().fold(0.0, f64::max);
-        rates.push(Series {
-            label: "demanded".into(),
-            color: palette::GREY,
-            dashed: true,
-            markers: false,
-            // The diagonal: achieved equals demanded.
-            points: if lo <= hi {
-                vec![(lo, lo), (hi, hi)]
-            } else {
-                Vec::new()
-            },
-            suspect: Vec::new(),
-        });
+        // The diagonal: achieved equals demanded.
+        let points = if lo <= hi {
+            vec![(lo, lo), (hi, hi)]
+        } else {
+            Vec::new()
+        };
+        rates.push(Series::line("demanded", palette::GREY, points).dashed());
     }
     let errors = targets
         .map(|i| curve(i, "not ok", false, &|r| Some(r.errors)))
         .collect();
-    let ys = |series: &[Series]| span(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
-    let (min, max) = ys(&rates);
-    let good: Vec<Series> = rates.iter().filter(|s| !s.dashed).cloned().collect();
-    let rate_y = rate_axis(min, max, ys(&good).1);
-    let (min, max) = ys(&latency);
-    let latency_y = latency_axis(min, max);
-    let panel = |title: &str, y_label: &str, y_axis, series: Vec<Series>| Panel {
-        title: title.to_owned(),
-        x_label: x_label.to_owned(),
-        y_label: y_label.to_owned(),
-        x_axis,
-        y_axis,
-        marks: Vec::new(),
-        series: series
-            .into_iter()
-            .filter(|s| !s.points.is_empty())
-            .collect(),
+    let good_max = max_y(
+        &rates
+            .iter()
+            .filter(|s| !s.dashed)
+            .cloned()
+            .collect::<Vec<_>>(),
+        &[],
+    );
+    let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = levels.iter().copied().fold(0.0, f64::max);
+    let reads = Reading::Level(level_unit(t.model).to_owned());
+    let panel = |id: &str, title: &str, caption: &str, series: Vec<Series>| {
+        Panel::new(id, title, caption)
+            .x(x_label, x_axis, reads.clone(), (lo, hi))
+            .height(260.0)
+            .series(
+                series
+                    .into_iter()
+                    .filter(|s| !s.points.is_empty())
+                    .collect(),
+            )
     };
-    let mut title = format!("herd sweep: {name}");
+    let (title, caption) = match t.model {
+        Model::Open => (
+            "Achieved vs demanded rate",
+            "Achieved against demanded rate",
+        ),
+        Model::Closed => ("Throughput", "Throughput against concurrent users"),
+    };
+    let mut name_line = format!("herd sweep: {name}");
     if t.steps.iter().flat_map(|s| &s.rows).any(limited) {
-        title.push_str("  (x = herd was the bottleneck)");
+        name_line.push_str("  (x = herd was the bottleneck)");
     }
     Figure {
-        title,
+        title: name_line,
         panels: vec![
+            panel("chart-sweep-throughput", title, caption, rates).y_rates(good_max),
             panel(
-                match t.model {
-                    Model::Open => "Achieved vs demanded rate",
-                    Model::Closed => "Throughput",
-                },
-                "replies/s",
-                rate_y,
-                rates,
-            ),
-            panel("Response time", "ms", latency_y, latency),
-            panel("Errors", "% without an OK answer", XAxis::Linear, errors),
+                "chart-sweep-latency",
+                "Response time",
+                "Latency against load: p50 (solid) and p99 (dashed), from the intended send time",
+                latency,
+            )
+            .y_latency(&[]),
+            panel(
+                "chart-sweep-errors",
+                "Errors",
+                "Requests without an OK answer (errors, 4xx/5xx, never sent)",
+                errors,
+            )
+            .height(200.0)
+            .y_not_ok(&[]),
         ],
     }
 }
@@ -169,7 +176,7 @@ pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
             .map(|ms| {
                 limit(
                     *ms,
-                    format!("stop rule: p99 > {}", crate::html::short_duration(*ms)),
+                    format!("stop rule: p99 > {}", super::short_duration(*ms)),
                 )
             })
             .collect(),
@@ -178,9 +185,19 @@ pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
             .map(|p| limit(*p, format!("stop rule: errors > {p}%")))
             .collect(),
     ];
-    for (panel, limits) in fig.panels.iter_mut().zip(limits) {
+    let stop_p99: Vec<f64> = stop.max_p99_ms.into_iter().collect();
+    let stop_errors: Vec<f64> = stop.max_error_percent.into_iter().collect();
+    let panels = std::mem::take(&mut fig.panels);
+    for (i, (mut panel, limits)) in panels.into_iter().zip(limits).enumerate() {
         panel.marks = limits;
         panel.marks.extend(knees.iter().cloned());
+        // The axes reach the stop rule's limits, and heads name the sweep's own unit.
+        panel.x_reads = Reading::Level(s.level_unit().to_owned());
+        fig.panels.push(match i {
+            1 => panel.y_latency(&stop_p99),
+            2 => panel.y_not_ok(&stop_errors),
+            _ => panel,
+        });
     }
     fig
 }

@@ -1,6 +1,8 @@
 //! Chart axes: where a value falls, and ticks people can read (1-2-5 steps, units that scale,
 //! a log axis for percentiles in the manner of HdrHistogram's percentile plots).
 
+use crate::figure::{short_duration, time_unit, trim};
+
 /// How values map onto an axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scale {
@@ -48,11 +50,6 @@ impl Axis {
             scale: Scale::Linear,
             ticks,
         }
-    }
-
-    /// Seconds since the start of the measurement.
-    pub fn time(max_s: f64) -> Axis {
-        Axis::linear("time since start (s)", max_s.max(1.0))
     }
 
     /// A linear axis for times given in milliseconds, labelled in the unit that suits the
@@ -155,17 +152,6 @@ pub fn percentile_x(q: f64) -> f64 {
     -(1.0 - q).max(1e-12).log10()
 }
 
-/// The unit for times up to `max_ms`: the divisor from milliseconds and its name.
-pub fn time_unit(max_ms: f64) -> (f64, &'static str) {
-    if max_ms < 1.0 {
-        (1e-3, "us")
-    } else if max_ms < 1_000.0 {
-        (1.0, "ms")
-    } else {
-        (1e3, "s")
-    }
-}
-
 /// A rounded-up axis maximum and its tick step, aiming at about five ticks.
 fn nice_range(max: f64) -> (f64, f64) {
     let max = if max.is_finite() && max > 0.0 {
@@ -211,22 +197,6 @@ fn decade_floor(v: f64) -> f64 {
 
 fn decade_ceil(v: f64) -> f64 {
     10f64.powf(v.log10().ceil())
-}
-
-/// An exact tick value in its own unit: `0.5` ms -> `500 us`, `2000` ms -> `2 s`.
-pub fn short_duration(ms: f64) -> String {
-    let (div, unit) = time_unit(ms * 1.0001);
-    format!("{} {unit}", trim(ms / div, 3))
-}
-
-/// `v` with at most `decimals` decimals and no trailing zeros.
-fn trim(v: f64, decimals: usize) -> String {
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]

@@ -2,17 +2,13 @@
 //! the level probed (with the SLO's limits, the capacity, where it broke and the knee), the
 //! search probe by probe, and the probes table.
 
-use super::chart::{lines_with, Frame, Series};
-use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
+use super::curves::{self, chip, generator_cell};
 use super::figure;
-use super::marks::Rule;
 use super::page::{esc, facts, footer, table, Page};
-use super::{axis::Axis, palette};
 use crate::capacity::{
-    latency_at, measured, percentile_name, CapacityResult, Objective, ProbeRecord, Purpose,
-    Undecided,
+    latency_at, measured, percentile_name, CapacityResult, Objective, ProbeRecord, Undecided,
 };
-use crate::figure::capacity_figure;
+use crate::figure::{capacity_figure, purpose, search_figure};
 use crate::format::{count, duration_ms, duration_s, percent, rate};
 use crate::{GeneratorVerdict, Model};
 use std::fmt::Write;
@@ -36,7 +32,11 @@ pub fn render(c: &CapacityResult) -> String {
         );
     } else {
         page.section("curves", "Against the level probed", &charts(c));
-        page.section("search", "The search, probe by probe", &search_chart(c));
+        page.section(
+            "search",
+            "The search, probe by probe",
+            &figure::charts(&search_figure(c)),
+        );
         page.section("probes", "Probes", &probes_table(c));
     }
     page.section("config", "Configuration", &config(c));
@@ -45,10 +45,6 @@ pub fn render(c: &CapacityResult) -> String {
 
 fn level(c: &CapacityResult, x: f64) -> String {
     c.level_text(x)
-}
-
-fn open_unit(c: &CapacityResult) -> &'static str {
-    c.open_unit()
 }
 
 fn limited(p: &ProbeRecord) -> bool {
@@ -147,162 +143,11 @@ fn cards(c: &CapacityResult) -> String {
 
 fn charts(c: &CapacityResult) -> String {
     // The series and marks are the ones `herd plot` draws: one figure, two back ends.
-    let fig = capacity_figure(c);
-    let levels: Vec<f64> = c.by_level().iter().map(|p| p.level).collect();
-    let x_title = match c.model {
-        Model::Open => format!("offered rate ({})", open_unit(c)),
-        Model::Closed => "concurrent users".to_owned(),
-    };
-    let x = load_axis(c.model, &x_title, &levels);
-    let head = |v: f64| level(c, v);
-
-    let throughput = figure::series(&fig.panels[0]);
-    let rps = |v: f64| format!("{} req/s", rate(v));
-    let mut out = lines_with(
-        &Frame {
-            id: "chart-capacity-throughput",
-            title: "Good replies against the level probed",
-            x: x.clone(),
-            y: rate_axis(&throughput, &throughput[..1]),
-            height: 260.0,
-            x_label: &head,
-            y_label: &rps,
-        },
-        &throughput,
-        &figure::rules(&fig.panels[0]),
-    );
-
-    let latency = figure::series(&fig.panels[1]);
-    let slo_ms = limits(&fig.panels[1]);
-    let ms = |v: f64| duration_ms(v);
-    out.push_str(&lines_with(
-        &Frame {
-            id: "chart-capacity-latency",
-            title: "Latency against the level probed, from the intended send time",
-            x: x.clone(),
-            y: latency_axis(&latency, &slo_ms),
-            height: 260.0,
-            x_label: &head,
-            y_label: &ms,
-        },
-        &latency,
-        &figure::rules(&fig.panels[1]),
-    ));
-
-    let errors = figure::series(&fig.panels[2]);
-    let limit = limits(&fig.panels[2]);
-    let pct = |v: f64| percent(v);
-    out.push_str(&lines_with(
-        &Frame {
-            id: "chart-capacity-errors",
-            title: "Requests without an OK answer against the level probed",
-            x,
-            y: Axis::linear(
-                "not ok (%)",
-                (max_y(&errors, &limit) * 1.1).clamp(1.0, 100.0),
-            ),
-            height: 200.0,
-            x_label: &head,
-            y_label: &pct,
-        },
-        &errors,
-        &figure::rules(&fig.panels[2]),
-    ));
+    let mut out = figure::charts(&capacity_figure(c));
     out.push_str(
         "<p class=\"quiet\">One point per level; a level probed more than once (a confirmation, a contradiction) shows its latest probe. Every probe is in the table below.</p>",
     );
     out
-}
-
-/// The limits drawn across a panel (the SLO's): its axis must reach them.
-fn limits(p: &crate::figure::Panel) -> Vec<f64> {
-    p.marks
-        .iter()
-        .filter(|m| !m.vertical)
-        .map(|m| m.at)
-        .collect()
-}
-
-fn purpose(p: Purpose) -> &'static str {
-    match p {
-        Purpose::Ramp => "ramp",
-        Purpose::Narrow => "narrow",
-        Purpose::Confirm => "confirm",
-    }
-}
-
-/// The level of each probe in the order run: the ramp, the bisection, the confirmation.
-fn search_chart(c: &CapacityResult) -> String {
-    let at = |keep: &dyn Fn(&ProbeRecord) -> bool| -> Vec<(f64, f64)> {
-        c.probes
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| keep(p))
-            .map(|(i, p)| ((i + 1) as f64, p.level))
-            .collect()
-    };
-    let limited_points = at(&limited);
-    let series = vec![
-        Series::new("level probed", palette::GREY, at(&|_| true)),
-        Series::new("held", palette::GREEN, at(&|p| !limited(p) && p.held)).scatter(),
-        Series::new(
-            "broke the SLO",
-            palette::RED,
-            at(&|p| !limited(p) && !p.broke.is_empty()),
-        )
-        .scatter(),
-        Series::new("limited by herd", palette::GREY, limited_points.clone())
-            .scatter()
-            .flag((0..limited_points.len()).collect()),
-    ];
-    let mut rules = Vec::new();
-    let found = c.capacity_rps.or(c.capacity_users.map(|u| u as f64));
-    if let Some(x) = found.filter(|x| *x > 0.0) {
-        rules.push(Rule::y(
-            x,
-            &format!("capacity: {}", level(c, x)),
-            palette::GREEN,
-        ));
-    }
-    if let Some(x) = c.ceiling {
-        rules.push(Rule::y(
-            x,
-            &format!("breaks: ~{}", level(c, x)),
-            palette::RED,
-        ));
-    }
-    let n = c.probes.len();
-    let x = curves::ordinal_axis("probe, in the order run", n);
-    let head = |v: f64| {
-        let i = (v.round() as usize).clamp(1, n.max(1)) - 1;
-        c.probes.get(i).map_or(String::new(), |p| {
-            format!(
-                "probe {}: {}, {}",
-                i + 1,
-                purpose(p.purpose),
-                duration_s(p.duration_s)
-            )
-        })
-    };
-    let lv = |v: f64| level(c, v);
-    let max = c.probes.iter().map(|p| p.level).fold(0.0, f64::max);
-    let title = match c.model {
-        Model::Open => format!("level ({})", open_unit(c)),
-        Model::Closed => "level (users)".to_owned(),
-    };
-    lines_with(
-        &Frame {
-            id: "chart-capacity-search",
-            title: "Level of each probe: ramp up until the SLO breaks, bisect, confirm",
-            x,
-            y: Axis::linear(&title, max * 1.1),
-            height: 200.0,
-            x_label: &head,
-            y_label: &lv,
-        },
-        &series,
-        &rules,
-    )
 }
 
 fn probes_table(c: &CapacityResult) -> String {

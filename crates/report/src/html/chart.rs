@@ -1,4 +1,4 @@
-//! The chart layer: line charts and stacked bar charts as inline SVG, with axes, ticks, axis
+//! The chart layer: line charts (stacked bar charts in `bars.rs`) as inline SVG, with axes, ticks, axis
 //! titles with units, an HTML legend, and the data the hover script shows. Points can be
 //! marked (dots, crosses for values that are not to be trusted) and reference lines drawn
 //! ([`Rule`]); see `marks.rs`.
@@ -47,30 +47,10 @@ impl Series {
         }
     }
 
-    pub fn dashed(mut self) -> Series {
-        self.dash = true;
-        self
-    }
-
-    /// Points only, no line between them.
-    pub fn scatter(mut self) -> Series {
-        self.dots = true;
-        self.line = false;
-        self
-    }
-
     pub fn flag(mut self, flagged: Vec<usize>) -> Series {
         self.flagged = flagged;
         self
     }
-}
-
-/// One layer of a stacked bar chart: a value per bar.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stack {
-    pub name: String,
-    pub color: String,
-    pub values: Vec<f64>,
 }
 
 /// What every chart has: an id, a caption and its axes.
@@ -101,11 +81,6 @@ impl Frame<'_> {
     fn total_height(&self) -> f64 {
         TOP + self.height + BOTTOM
     }
-}
-
-/// A line chart with one or more series.
-pub fn lines(f: &Frame, series: &[Series]) -> String {
-    lines_with(f, series, &[])
 }
 
 /// A line chart with reference lines (a limit, a knee) drawn behind the series.
@@ -200,57 +175,7 @@ pub fn lines_with(f: &Frame, series: &[Series], rules: &[Rule]) -> String {
     figure(f, &keys, &svg, &xs, &columns)
 }
 
-/// A stacked bar chart: bar `i` spans `starts[i] .. starts[i] + width` on the x axis.
-pub fn stacked_bars(f: &Frame, starts: &[f64], width: f64, stacks: &[Stack]) -> String {
-    let mut svg = String::new();
-    axes(f, &mut svg);
-    let gap = ((f.px(width) - f.px(0.0)) * 0.12).min(3.0);
-    let mut base = vec![0.0f64; starts.len()];
-    for s in stacks {
-        let _ = write!(
-            svg,
-            "<g fill=\"{}\"><title>{}</title>",
-            esc(&s.color),
-            esc(&s.name)
-        );
-        for (i, (&x, &v)) in starts.iter().zip(&s.values).enumerate() {
-            if v <= 0.0 {
-                continue;
-            }
-            let (x0, x1) = (f.px(x) + gap / 2.0, f.px(x + width) - gap / 2.0);
-            let (y0, y1) = (f.py(base[i] + v), f.py(base[i]));
-            base[i] += v;
-            let _ = write!(
-                svg,
-                "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{:.1}\"/>",
-                (x1 - x0).max(0.5),
-                (y1 - y0).max(0.0)
-            );
-        }
-        svg.push_str("</g>");
-    }
-    if base.iter().all(|b| *b <= 0.0) {
-        empty(f, &mut svg);
-    }
-    let centers: Vec<f64> = starts.iter().map(|x| x + width / 2.0).collect();
-    let columns: Vec<Vec<Option<String>>> = stacks
-        .iter()
-        .map(|s| {
-            s.values
-                .iter()
-                .map(|v| (*v > 0.0).then(|| (f.y_label)(*v)))
-                .collect()
-        })
-        .collect();
-    let keys: Vec<(&str, &str, &str)> = stacks
-        .iter()
-        .map(|s| (s.name.as_str(), s.color.as_str(), "box"))
-        .collect();
-    let heads: Vec<f64> = starts.to_vec();
-    figure_at(f, &keys, &svg, &centers, &heads, &columns)
-}
-
-fn axes(f: &Frame, svg: &mut String) {
+pub(super) fn axes(f: &Frame, svg: &mut String) {
     let (x0, x1) = (LEFT, W - RIGHT);
     let (y0, y1) = (TOP, TOP + f.height);
     for (v, label) in &f.y.ticks {
@@ -289,7 +214,7 @@ fn axes(f: &Frame, svg: &mut String) {
     );
 }
 
-fn empty(f: &Frame, svg: &mut String) {
+pub(super) fn empty(f: &Frame, svg: &mut String) {
     let _ = write!(
         svg,
         "<text class=\"empty\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">no data</text>",
@@ -309,7 +234,7 @@ fn figure(
 }
 
 /// The `<figure>`: caption, legend, the SVG with its hover cursor, and the hover data.
-fn figure_at(
+pub(super) fn figure_at(
     f: &Frame,
     keys: &[(&str, &str, &str)],
     svg: &str,
@@ -372,14 +297,14 @@ fn hover_json(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn frame<'a>(x: &'a dyn Fn(f64) -> String) -> Frame<'a> {
+    pub(in crate::html) fn frame<'a>(x: &'a dyn Fn(f64) -> String) -> Frame<'a> {
         Frame {
             id: "c",
             title: "Latency <over> time",
-            x: Axis::time(3.0),
+            x: Axis::linear("time since start (s)", 3.0),
             y: Axis::duration("latency", 20.0),
             height: 200.0,
             x_label: x,
@@ -391,12 +316,15 @@ mod tests {
     fn lines_draw_every_point_and_carry_hover_values() {
         let label = |v: f64| format!("{v}");
         let f = frame(&label);
-        let html = lines(
+        let mut p99 = Series::new("p99", "#E69F00", vec![(1.0, 15.0)]);
+        p99.dash = true;
+        let html = lines_with(
             &f,
             &[
                 Series::new("p50", "#0072B2", vec![(0.0, 5.0), (1.0, 6.0), (2.0, 7.0)]),
-                Series::new("p99", "#E69F00", vec![(1.0, 15.0)]).dashed(),
+                p99,
             ],
+            &[],
         );
         assert_eq!(html.matches("<path class=\"series").count(), 2);
         assert!(html.contains("class=\"series dash\""));
@@ -414,32 +342,7 @@ mod tests {
     #[test]
     fn no_points_says_so() {
         let label = |v: f64| format!("{v}");
-        let html = lines(&frame(&label), &[Series::new("p50", "#000", vec![])]);
+        let html = lines_with(&frame(&label), &[Series::new("p50", "#000", vec![])], &[]);
         assert!(html.contains("no data"));
-        let bars = stacked_bars(&frame(&label), &[0.0], 1.0, &[]);
-        assert!(bars.contains("no data"));
-    }
-
-    #[test]
-    fn bars_stack() {
-        let label = |v: f64| format!("{v}");
-        let html = stacked_bars(
-            &frame(&label),
-            &[0.0, 1.0],
-            1.0,
-            &[
-                Stack {
-                    name: "2xx".into(),
-                    color: "#009E73".into(),
-                    values: vec![10.0, 0.0],
-                },
-                Stack {
-                    name: "5xx".into(),
-                    color: "#D55E00".into(),
-                    values: vec![5.0, 2.0],
-                },
-            ],
-        );
-        assert_eq!(html.matches("<rect x=").count(), 3);
     }
 }

@@ -1,15 +1,13 @@
 //! Runs overlaid in one report: the verdict, the table of changes, and each chart with one
 //! line per run.
 
-use super::axis::Axis;
-use super::chart::{lines, Frame, Series};
-use super::curves::max_y;
 use super::page::{esc, footer, table, Page};
-use super::{distribution, mid, palette, run, second_label};
+use super::{figure, run};
 use crate::compare::{Comparison, Judgement, MetricRow};
 use crate::compare_text::{judgement, threshold, value};
-use crate::format::{change, duration_ms, duration_s, percent, rate};
-use crate::{decode_histogram, RunResult};
+use crate::figure::{compare_figure, palette};
+use crate::format::{change, duration_s};
+use crate::RunResult;
 use std::fmt::Write;
 
 pub fn render(c: &Comparison, runs: &[&RunResult]) -> String {
@@ -33,15 +31,16 @@ pub fn render(c: &Comparison, runs: &[&RunResult]) -> String {
         let heading = format!("{} against {}", c.runs[i].label, c.runs[0].label);
         page.section(&format!("changes-{i}"), &heading, &changes(c, i));
     }
-    page.section("throughput", "Throughput over time", &throughput(c, runs));
-    page.section("latency", "Latency over time", &latency(c, runs));
-    page.section(
-        "distribution",
-        "Latency distribution",
-        &distribution_chart(c, runs),
-    );
-    if runs.iter().any(|r| r.totals.scheduled > r.totals.ok) {
-        page.section("errors", "Requests not ok over time", &not_ok(c, runs));
+    let labels: Vec<&str> = c.runs.iter().map(|r| r.label.as_str()).collect();
+    let fig = compare_figure(&labels, runs);
+    // The panel of requests not ok is in the figure only when some run had any.
+    for (panel, (id, heading)) in fig.panels.iter().zip([
+        ("throughput", "Throughput over time"),
+        ("latency", "Latency over time"),
+        ("distribution", "Latency distribution"),
+        ("errors", "Requests not ok over time"),
+    ]) {
+        page.section(id, heading, &figure::chart(panel));
     }
     let sources = c
         .runs
@@ -174,132 +173,4 @@ fn changes(c: &Comparison, i: usize) -> String {
         ));
     }
     out
-}
-
-fn end(runs: &[&RunResult]) -> f64 {
-    runs.iter()
-        .map(|r| {
-            r.timeline
-                .last()
-                .map_or(0.0, |e| e.t as f64 + 1.0)
-                .max(r.duration_s)
-        })
-        .fold(1.0, f64::max)
-}
-
-fn throughput(c: &Comparison, runs: &[&RunResult]) -> String {
-    let series: Vec<Series> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            Series::new(
-                &c.runs[i].label,
-                palette::cycle(i),
-                r.timeline.iter().map(|e| (mid(e), e.rps)).collect(),
-            )
-        })
-        .collect();
-    let max = max_y(&series, &[]);
-    let v = |x: f64| format!("{} req/s", rate(x));
-    lines(
-        &Frame {
-            id: "chart-throughput",
-            title: "Requests per second",
-            x: Axis::time(end(runs)),
-            y: Axis::linear("requests per second (req/s)", max * 1.05),
-            height: 220.0,
-            x_label: &second_label,
-            y_label: &v,
-        },
-        &series,
-    )
-}
-
-fn latency(c: &Comparison, runs: &[&RunResult]) -> String {
-    let mut series = Vec::new();
-    for (i, r) in runs.iter().enumerate() {
-        let busy = || r.timeline.iter().filter(|e| e.requests > 0);
-        series.push(Series::new(
-            &format!("{} p99", c.runs[i].label),
-            palette::cycle(i),
-            busy().map(|e| (mid(e), e.p99_ms)).collect(),
-        ));
-        series.push(
-            Series::new(
-                &format!("{} p50", c.runs[i].label),
-                palette::cycle(i),
-                busy().map(|e| (mid(e), e.p50_ms)).collect(),
-            )
-            .dashed(),
-        );
-    }
-    let max = max_y(&series, &[]);
-    let v = |ms: f64| duration_ms(ms);
-    lines(
-        &Frame {
-            id: "chart-latency",
-            title: "Latency p99 (solid) and p50 (dashed) per second",
-            x: Axis::time(end(runs)),
-            y: Axis::duration("latency", max * 1.05),
-            height: 240.0,
-            x_label: &second_label,
-            y_label: &v,
-        },
-        &series,
-    )
-}
-
-fn distribution_chart(c: &Comparison, runs: &[&RunResult]) -> String {
-    let series = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let h = decode_histogram(&r.histograms.latency).ok()?;
-            Some(Series::new(
-                &c.runs[i].label,
-                palette::cycle(i),
-                distribution::points(&h),
-            ))
-        })
-        .collect();
-    distribution::chart(
-        "chart-distribution",
-        "Latency by percentile (whole run, from the histograms)",
-        series,
-    )
-}
-
-fn not_ok(c: &Comparison, runs: &[&RunResult]) -> String {
-    let series: Vec<Series> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let pts = r
-                .timeline
-                .iter()
-                .filter(|e| e.requests > 0)
-                .map(|e| {
-                    (
-                        mid(e),
-                        (e.failed + e.errors) as f64 * 100.0 / e.requests as f64,
-                    )
-                })
-                .collect();
-            Series::new(&c.runs[i].label, palette::cycle(i), pts)
-        })
-        .collect();
-    let max = max_y(&series, &[]);
-    let v = |p: f64| percent(p);
-    lines(
-        &Frame {
-            id: "chart-errors",
-            title: "Share of requests not ok, per second",
-            x: Axis::time(end(runs)),
-            y: Axis::linear("not ok (%)", max * 1.05),
-            height: 200.0,
-            x_label: &second_label,
-            y_label: &v,
-        },
-        &series,
-    )
 }

@@ -14,13 +14,11 @@
 //! ```
 
 mod axis;
-
-pub(crate) use axis::short_duration;
+mod bars;
 mod capacity;
 mod chart;
 mod compare;
 mod curves;
-mod distribution;
 mod figure;
 mod generator;
 mod marks;
@@ -29,10 +27,8 @@ mod page;
 mod run;
 mod server;
 mod sweep;
-mod timeline;
 
 use crate::capacity::CapacityResult;
-use crate::figure::palette;
 use crate::sweep::SweepResult;
 use crate::{Comparison, Document, RunResult};
 
@@ -68,12 +64,4 @@ pub fn render_document(d: &Document) -> String {
         Document::Sweep(s) => render_sweep(s),
         Document::Capacity(c) => render_capacity(c),
     }
-}
-
-use crate::figure::mid;
-
-/// The hover heading of a second of the timeline: `3–4 s`.
-fn second_label(t: f64) -> String {
-    let start = t.floor().max(0.0) as u64;
-    format!("{start}–{} s", start + 1)
 }

@@ -3,7 +3,7 @@
 //! time: `server.rs`.)
 
 use super::page::{esc, table, Page};
-use super::palette;
+use crate::figure::palette;
 use crate::format::{bytes, count, duration_ms, percent};
 use crate::sections::{self, NameStats};
 use serde_json::Value;

@@ -3,8 +3,9 @@
 //! sections the result carries, the tables and the generator's health.
 
 use super::page::{esc, facts, footer, table, Page};
-use super::{generator, optional, server, timeline};
+use super::{figure, generator, optional, server};
 use crate::compare::error_rate;
+use crate::figure::{run_figure, statuses_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::sections::{self, ThresholdOutcome};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
@@ -17,21 +18,18 @@ pub fn render(r: &RunResult) -> String {
     page.push(&header(r));
     page.push(&verdict(r, &sections::thresholds(&doc)));
     page.section("figures", "Key figures", &cards(r));
-    page.section(
-        "throughput",
-        "Throughput over time",
-        &timeline::throughput_chart(r),
-    );
-    page.section("latency", "Latency over time", &timeline::latency_chart(r));
-    page.section(
-        "distribution",
-        "Latency distribution",
-        &timeline::distribution_chart(r),
-    );
+    let run = run_figure(r);
+    for (panel, (id, heading)) in run.panels.iter().zip([
+        ("throughput", "Throughput over time"),
+        ("latency", "Latency over time"),
+        ("distribution", "Latency distribution"),
+    ]) {
+        page.section(id, heading, &figure::chart(panel));
+    }
     page.section(
         "statuses",
         "Status codes and errors over time",
-        &timeline::status_chart(r),
+        &figure::charts(&statuses_figure(r)),
     );
     if let Some(s) = server::section(r) {
         page.section("server", "Server resources", &s);

@@ -2,9 +2,7 @@
 //! (achieved against demanded rate, latency and errors against the level, one line per
 //! target, steps where herd itself was the bottleneck crossed), the steps and the settings.
 
-use super::axis::Axis;
-use super::chart::{lines_with, Frame, Series};
-use super::curves::{self, chip, generator_cell, latency_axis, load_axis, max_y, rate_axis};
+use super::curves::{self, chip, generator_cell};
 use super::figure;
 use super::page::{esc, facts, footer, table, Page};
 use crate::figure::sweep_result_figure;
@@ -112,76 +110,8 @@ fn verdict(s: &SweepResult) -> String {
 }
 
 fn charts(s: &SweepResult) -> String {
-    // The series are the ones `herd plot` draws for this sweep: one figure, two back ends.
-    let fig = sweep_result_figure(s, "");
-    let levels: Vec<f64> = s.steps.iter().map(|st| st.level).collect();
-    let unit = s.level_unit();
-    let x_title = match s.model {
-        Model::Open => "demanded rate (req/s)",
-        Model::Closed => "concurrent users",
-    };
-    let x = load_axis(s.model, x_title, &levels);
-    let head = |v: f64| format!("{} {unit}", level_text(v));
-
-    let throughput = figure::series(&fig.panels[0]);
-    // The good replies are the solid lines (the others, and the demanded rate, are dashed).
-    let good: Vec<Series> = throughput.iter().filter(|l| !l.dash).cloned().collect();
-    let rps = |v: f64| format!("{} req/s", rate(v));
-    let mut out = lines_with(
-        &Frame {
-            id: "chart-sweep-throughput",
-            title: match s.model {
-                Model::Open => "Achieved against demanded rate",
-                Model::Closed => "Throughput against concurrent users",
-            },
-            x: x.clone(),
-            y: rate_axis(&throughput, &good),
-            height: 260.0,
-            x_label: &head,
-            y_label: &rps,
-        },
-        &throughput,
-        &figure::rules(&fig.panels[0]),
-    );
-
-    let latency = figure::series(&fig.panels[1]);
-    let stop_p99: Vec<f64> = s.config.stop.max_p99_ms.into_iter().collect();
-    let ms = |v: f64| duration_ms(v);
-    out.push_str(&lines_with(
-        &Frame {
-            id: "chart-sweep-latency",
-            title:
-                "Latency against load: p50 (solid) and p99 (dashed), from the intended send time",
-            x: x.clone(),
-            y: latency_axis(&latency, &stop_p99),
-            height: 260.0,
-            x_label: &head,
-            y_label: &ms,
-        },
-        &latency,
-        &figure::rules(&fig.panels[1]),
-    ));
-
-    let errors = figure::series(&fig.panels[2]);
-    let stop_errors: Vec<f64> = s.config.stop.max_error_percent.into_iter().collect();
-    let pct = |v: f64| percent(v);
-    out.push_str(&lines_with(
-        &Frame {
-            id: "chart-sweep-errors",
-            title: "Requests without an OK answer (errors, 4xx/5xx, never sent)",
-            x,
-            y: Axis::linear(
-                "not ok (%)",
-                (max_y(&errors, &stop_errors) * 1.1).clamp(1.0, 100.0),
-            ),
-            height: 200.0,
-            x_label: &head,
-            y_label: &pct,
-        },
-        &errors,
-        &figure::rules(&fig.panels[2]),
-    ));
-    out
+    // The figure `herd plot` draws for this sweep: one figure, two back ends.
+    figure::charts(&sweep_result_figure(s, ""))
 }
 
 fn steps_table(s: &SweepResult) -> String {

@@ -1,12 +1,16 @@
 //! Drawing a [`Figure`] with plotters on a bitmap (encoded as PNG) or an SVG string.
 
-use super::{Figure, Format, Panel, PlotError, XAxis, SIZE};
-use crate::figure::palette;
+use super::{size, Figure, Format, Panel, PlotError, XAxis};
+use crate::figure::{palette, Kind, Reading};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
 
-const FONT: &str = "sans-serif";
+pub(super) const FONT: &str = "sans-serif";
+
+/// A panel's chart: plain numbers on both axes (positions on a log axis are exponents).
+pub(super) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// plotters' ab_glyph text has no fonts of its own: register DejaVu Sans under the family name
 /// every style below asks for.
@@ -27,7 +31,7 @@ fn register_font() -> Result<(), PlotError> {
 
 pub(super) fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
     register_font()?;
-    let (w, h) = SIZE;
+    let (w, h) = size(fig);
     match format {
         Format::Svg => {
             let mut out = String::new();
@@ -92,20 +96,27 @@ fn place(axis: XAxis, x: f64) -> f64 {
     }
 }
 
-/// The label at a drawn position. On the log axes only whole powers of ten (10, 100; 90%,
-/// 99%) are labelled: the ticks between them would read 68.3772%.
-fn label(axis: XAxis, v: f64) -> String {
+/// The label at a drawn position, in the unit its values read in. On the log axes only whole
+/// powers of ten (10, 100; 90%, 99%) are labelled: the ticks between them would read 68.3772%.
+fn label(axis: XAxis, reads: &Reading, v: f64) -> String {
     if axis != XAxis::Linear && (v - v.round()).abs() > 1e-6 {
         return String::new();
     }
-    match axis {
-        XAxis::Linear => number(v),
-        XAxis::Log10 => number(10f64.powf(v)),
+    let v = match axis {
+        XAxis::Linear => v,
+        XAxis::Log10 => 10f64.powf(v),
         XAxis::Percentile => {
             let p = 100.0 * (1.0 - 10f64.powf(-v));
             let s = format!("{p:.4}");
-            format!("{}%", s.trim_end_matches('0').trim_end_matches('.'))
+            return format!("{}%", s.trim_end_matches('0').trim_end_matches('.'));
         }
+    };
+    match reads {
+        _ if v == 0.0 => "0".to_owned(),
+        Reading::Duration => crate::format::duration_ms(v),
+        Reading::Bytes => crate::format::bytes(v),
+        Reading::Percent if v > 0.0 => crate::format::percent(v),
+        _ => number(v),
     }
 }
 
@@ -133,8 +144,18 @@ fn draw_panel<DB: DrawingBackend>(
     if !x0.is_finite() {
         (x0, x1) = (0.0, 1.0);
     }
+    // The model's extent: a run's whole time axis, every probe, bars to their ends.
+    if p.x_axis != XAxis::Log10 {
+        x1 = x1.max(p.x_range.1);
+    }
+    if let Kind::StackedBars { starts, width } = &p.kind {
+        x1 = x1.max(starts.last().map_or(0.0, |s| s + width));
+    }
     if p.x_axis == XAxis::Linear {
         x0 = x0.min(0.0);
+    }
+    if let Reading::Ordinal(_) = p.x_reads {
+        (x0, x1) = (0.5, x1 + 0.5);
     }
     if x1 - x0 < 1e-9 {
         x1 = x0 + 1.0;
@@ -148,13 +169,16 @@ fn draw_panel<DB: DrawingBackend>(
             ymin.log10().floor(),
             (ymax * 1.1).log10().max(ymin.log10() + 1.0),
         )
+    } else if p.y_range.1 > 0.0 {
+        // Linear from zero to the model's top: stacked bars, limits drawn as marks.
+        (0.0, p.y_range.1.max(ymax))
     } else {
         (0.0, if ymax > 0.0 { ymax * 1.1 } else { 1.0 })
     };
     let yaxis = if ylog { XAxis::Log10 } else { XAxis::Linear };
     let axis = p.x_axis;
-    let x_fmt = move |v: &f64| label(axis, *v);
-    let y_fmt = move |v: &f64| label(yaxis, *v);
+    let x_fmt = |v: &f64| label(axis, &p.x_reads, *v);
+    let y_fmt = |v: &f64| label(yaxis, &p.y_reads, *v);
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, (FONT, 20))
         .margin(12)
@@ -200,16 +224,48 @@ fn draw_panel<DB: DrawingBackend>(
         *nth += 1.0;
         chart.draw_series(std::iter::once(Text::new(m.label.clone(), at, font)))?;
     }
-    for s in &p.series {
-        let (r, g, b) = palette::rgb(s.color);
-        let color = RGBColor(r, g, b);
-        let style = ShapeStyle::from(&color).stroke_width(2);
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter(|pt| !ylog || pt.1 > 0.0)
-            .map(|&(x, y)| (place(axis, x), place(yaxis, y)))
-            .collect();
+    if let Kind::StackedBars { starts, width } = &p.kind {
+        super::bars::draw(&mut chart, p, starts, *width)?;
+    } else {
+        for s in &p.series {
+            draw_series(&mut chart, s, axis, yaxis, ylog)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, 14))
+        .draw()?;
+    Ok(())
+}
+
+/// One series: its line (solid or dashed) unless its points stand alone, its dots, and a
+/// cross on each suspect point.
+fn draw_series<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    s: &crate::figure::Series,
+    axis: XAxis,
+    yaxis: XAxis,
+    ylog: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (r, g, b) = palette::rgb(s.color);
+    let color = RGBColor(r, g, b);
+    let style = ShapeStyle::from(&color).stroke_width(2);
+    let pts: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .filter(|pt| !ylog || pt.1 > 0.0)
+        .map(|&(x, y)| (place(axis, x), place(yaxis, y)))
+        .collect();
+    let fill = color.filled();
+    if !s.joined {
+        chart
+            .draw_series(pts.iter().map(|&pt| Circle::new(pt, 4, fill)))?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| Circle::new((x + 12, y), 4, fill));
+    } else {
         let drawn = if s.dashed {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 8, 5, style))?
         } else {
@@ -219,24 +275,16 @@ fn draw_panel<DB: DrawingBackend>(
             .label(s.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
         if s.markers && pts.len() <= 60 {
-            let fill = color.filled();
             chart.draw_series(pts.iter().map(|&pt| Circle::new(pt, 3, fill)))?;
         }
-        let cross = ShapeStyle::from(&BLACK).stroke_width(2);
-        chart.draw_series(
-            s.suspect
-                .iter()
-                .filter(|pt| !ylog || pt.1 > 0.0)
-                .map(|&(x, y)| Cross::new((place(axis, x), place(yaxis, y)), 7, cross)),
-        )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FONT, 14))
-        .draw()?;
+    let cross = ShapeStyle::from(&BLACK).stroke_width(2);
+    chart.draw_series(
+        s.suspect
+            .iter()
+            .filter(|pt| !ylog || pt.1 > 0.0)
+            .map(|&(x, y)| Cross::new((place(axis, x), place(yaxis, y)), 7, cross)),
+    )?;
     Ok(())
 }
 
@@ -249,9 +297,19 @@ mod tests {
         // Positions are nines: 1 is 90%, 2 is 99%, 3 is 99.9%.
         let table = [(0.0, "0%"), (1.0, "90%"), (2.0, "99%"), (3.0, "99.9%")];
         for (x, want) in table {
-            assert_eq!(label(XAxis::Percentile, place(XAxis::Percentile, x)), want);
+            assert_eq!(
+                label(
+                    XAxis::Percentile,
+                    &Reading::Number,
+                    place(XAxis::Percentile, x)
+                ),
+                want
+            );
         }
-        assert_eq!(label(XAxis::Log10, place(XAxis::Log10, 1000.0)), "1,000");
+        assert_eq!(
+            label(XAxis::Log10, &Reading::Number, place(XAxis::Log10, 1000.0)),
+            "1,000"
+        );
         assert_eq!(number(0.25), "0.25");
         assert_eq!(number(12_345.0), "12,345");
     }

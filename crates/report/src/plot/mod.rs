@@ -15,6 +15,7 @@
 //! assert!(String::from_utf8(svg).unwrap().contains("site"));
 //! ```
 
+mod bars;
 mod draw;
 
 pub use crate::figure::{run_figure, sweep_figure, Figure, Panel, Series, XAxis};
@@ -50,8 +51,14 @@ pub enum PlotError {
     Encode(String),
 }
 
-/// Width and height of every figure, in pixels.
-pub const SIZE: (u32, u32) = (1000, 1200);
+/// Width and height of one panel, in pixels: a figure is as tall as its panels.
+pub const PANEL_SIZE: (u32, u32) = (1000, 400);
+
+/// Width and height of the picture of `fig`, in pixels.
+pub fn size(fig: &Figure) -> (u32, u32) {
+    let (w, h) = PANEL_SIZE;
+    (w, h * fig.panels.len().max(1) as u32)
+}
 
 /// Draws the figure as PNG or SVG bytes.
 pub fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
@@ -60,3 +67,6 @@ pub fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
     }
     draw::render(fig, format)
 }
+
+#[cfg(test)]
+mod tests;
