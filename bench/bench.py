@@ -8,6 +8,7 @@ ratios against wrk, which hold where absolute numbers drift.
     python3 bench/bench.py               # all benchmarks, 5 rounds
     python3 bench/bench.py cpu --rounds 3 --seconds 5
     python3 bench/bench.py rss rate
+    python3 bench/bench.py cpu --baseline /path/to/older/herd   # + herd / older herd, same rounds
 
 Benchmarks:
   cpu       CPU time (user + sys) per request at 50 connections, 1 thread  (bar: herd <= 0.85 x wrk)
@@ -181,7 +182,7 @@ def run_measured(argv, timeout):
 
 
 def requests_of(tool, out, json_path=None):
-    if tool.startswith("herd"):
+    if tool.startswith("herd") or tool == "baseline":
         r = json.loads(Path(json_path).read_text())
         return r["totals"]["completed"], r["totals"]["errors"]
     if tool == "wrk":
@@ -197,7 +198,12 @@ def requests_of(tool, out, json_path=None):
     raise ValueError(tool)
 
 
+BASELINE = None  # --baseline: an older herd binary, measured beside this one
+
+
 def argv_for(tool, url, conns, seconds, json_path):
+    if tool == "baseline":
+        return [str(BASELINE), *argv_for("herd", url, conns, seconds, json_path)[1:]]
     if tool in ("herd", "herd+ua"):
         # wrk sends only Host; without its User-Agent and Accept headers herd sends wrk's very
         # request, so nginx does the same work for both. "herd+ua" keeps them (39 bytes more
@@ -215,7 +221,7 @@ def argv_for(tool, url, conns, seconds, json_path):
 
 
 def bench_cpu(nginx, rounds, seconds):
-    tools = ["herd", "wrk", "ab", "h2load", "herd+ua"]
+    tools = ["herd", "wrk", "ab", "h2load", "herd+ua"] + (["baseline"] if BASELINE else [])
     samples = {t: [] for t in tools}
     rps = {t: [] for t in tools}
     for r in range(rounds):
@@ -239,7 +245,13 @@ def bench_cpu(nginx, rounds, seconds):
         print(f"  {t:8s} {med[t]:8.2f} {statistics.median(rps[t]):9.0f} {paired[t]:7.2f}")
     ratio = paired["herd"]
     print(f"  herd / wrk = {ratio:.2f}  (bar: <= 0.85) -> {'PASS' if ratio <= 0.85 else 'FAIL'}")
-    return {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
+    figures = {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
+    if BASELINE:
+        # The same rounds, paired against the older herd: a regression shows here first.
+        vs = statistics.median(a / b for a, b in zip(samples["herd"], samples["baseline"]))
+        print(f"  herd / baseline ({BASELINE}) = {vs:.3f}  (no regression: <= 1.00 within noise)")
+        figures["herd_vs_baseline"] = vs
+    return figures
 
 
 def paired_cpu(tools, argv, rounds, label):
@@ -467,7 +479,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--baseline", metavar="HERD", help="cpu: an older herd binary, measured in the same rounds")
     a = ap.parse_args()
+    global BASELINE
+    BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard"]
     ensure_tools()
     build_herd()
