@@ -1,5 +1,5 @@
 //! `herd capacity`: the highest rate (or the most users) a target sustains within an SLO. The
-//! search itself is `herd_report::capacity::Search`, a pure object; this is the loop that runs
+//! search itself is `herd_result::capacity::Search`, a pure object; this is the loop that runs
 //! the probes it asks for and prints them.
 
 use crate::exit::{self, Exit};
@@ -8,13 +8,13 @@ use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
-use herd_report::capacity::{
+use herd_result::capacity::{
     backlog_note, measured, sentence_in, Action, CapacityResult, Outcome, Purpose, Search,
     SearchConfig, Slo, Undecided,
 };
-use herd_report::format::{count, duration_ms, duration_s, rate};
-use herd_report::knee::{shape, Shape};
-use herd_report::{write_json, Model};
+use herd_result::format::{count, duration_ms, duration_s, rate};
+use herd_result::knee::{shape, Shape};
+use herd_result::{write_json, Model};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -67,7 +67,7 @@ pub struct CapacityArgs {
 }
 
 /// Requests a probe aims for at least, whatever the SLO (which may ask for more: a p99 needs
-/// 1,000, see `herd_report::capacity::evidence`).
+/// 1,000, see `herd_result::capacity::evidence`).
 const MIN_REQUESTS: u64 = 500;
 
 /// The longest a probe is made, in probe durations, to get the requests a verdict needs.
@@ -240,12 +240,12 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
 }
 
 /// Where good throughput levelled off over the probes, as a bracket between two levels probed,
-/// only when the probes show one (the same rule as a sweep's, `herd_report::knee::shape`).
+/// only when the probes show one (the same rule as a sweep's, `herd_result::knee::shape`).
 fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
     let points: Vec<(f64, f64)> = r
         .probes
         .iter()
-        .filter(|p| p.generator == herd_report::GeneratorVerdict::Ok && p.too_few.is_none())
+        .filter(|p| p.generator == herd_result::GeneratorVerdict::Ok && p.too_few.is_none())
         .map(|p| (p.level, measured(&p.result).goodput))
         .collect();
     let at = |x: f64| match r.model {

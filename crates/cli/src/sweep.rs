@@ -10,12 +10,12 @@ use crate::series::{
 };
 use clap::Args;
 use herd_engine::Control;
-use herd_report::format::{duration_ms, rate};
-use herd_report::sweep::{
+use herd_result::format::{duration_ms, rate};
+use herd_result::sweep::{
     level_text, row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig,
     SweepResult, SweepStep, SweepTarget,
 };
-use herd_report::{write_json, GeneratorVerdict, Kind, Model, HERD_VERSION};
+use herd_result::{write_json, GeneratorVerdict, Kind, Model, HERD_VERSION};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub struct SweepArgs {
 
 /// `10%`, `10` or `0.5%` -> percent: a PERCENT flag may leave out the `%` (docs/units.md).
 pub fn parse_percent(s: &str) -> Result<f64, String> {
-    herd_report::units::percent(s, herd_report::units::Bare::Allowed)
+    herd_result::units::percent(s, herd_result::units::Bare::Allowed)
 }
 
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
@@ -158,7 +158,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let mut result = SweepResult {
         herd_version: HERD_VERSION.to_owned(),
-        schema_version: herd_report::SCHEMA_VERSION,
+        schema_version: herd_result::SCHEMA_VERSION,
         kind: Kind::Sweep,
         model,
         targets: targets

@@ -4,8 +4,8 @@
 use herd_report::figure::{palette, Figure};
 use herd_report::html;
 use herd_report::plot::{render, sweep_figure, Format, XAxis};
-use herd_report::sweep::{read_table, Extra, Row, Table, TableStep};
-use herd_report::{GeneratorVerdict, Model};
+use herd_result::sweep::{read_table, Extra, Row, Table, TableStep};
+use herd_result::{GeneratorVerdict, Model};
 
 const AUTOBENCH: &str = include_str!("fixtures/autobench_seed001.tsv");
 
@@ -294,7 +294,7 @@ fn a_log_y_axis_is_drawn_by_both_back_ends() {
 #[test]
 fn knees_and_stop_rules_are_marks_both_back_ends_draw() {
     let text = include_str!("fixtures/sweep-open.json");
-    let Ok(herd_report::Document::Sweep(s)) = herd_report::parse_document(text, "sweep-open.json")
+    let Ok(herd_result::Document::Sweep(s)) = herd_result::parse_document(text, "sweep-open.json")
     else {
         panic!("not a sweep")
     };

@@ -1,9 +1,9 @@
 //! autobench's TSV: seed 001's sample read as autobench wrote it and as the web page printed it,
 //! and herd's own tables written with autobench's exact column names.
 
-use herd_report::knee::{knee, shape, Shape};
-use herd_report::sweep::{read_table, write_table, Extra, Row, Separator, Table, TableStep};
-use herd_report::{GeneratorVerdict, Model};
+use herd_result::knee::{knee, shape, Shape};
+use herd_result::sweep::{read_table, write_table, Extra, Row, Separator, Table, TableStep};
+use herd_result::{GeneratorVerdict, Model};
 
 const AUTOBENCH: &str = include_str!("fixtures/autobench_seed001.tsv");
 const AS_PRINTED: &str = include_str!("fixtures/autobench_seed001_as_printed.txt");

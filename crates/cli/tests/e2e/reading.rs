@@ -3,7 +3,7 @@
 //! binary is spawned, as a user meets it).
 
 use crate::common::*;
-use herd_report::HERD_VERSION;
+use herd_result::HERD_VERSION;
 use std::path::Path;
 
 fn fixture(name: &str) -> String {

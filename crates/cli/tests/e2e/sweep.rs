@@ -232,7 +232,7 @@ fn one_named_target_gets_autobenchs_host_suffixed_columns() {
     // Read back: `herd plot` names the line after the suffix.
     let plot = run_herd(&["plot", tsv.to_str().unwrap(), "-o", png.to_str().unwrap()]);
     assert_eq!(plot.status.code(), Some(0), "{}", stderr(&plot));
-    let table = herd_report::sweep::read_table(&text, "s.tsv", "s").unwrap();
+    let table = herd_result::sweep::read_table(&text, "s.tsv", "s").unwrap();
     assert_eq!(table.targets, vec!["testhost"]);
     assert_eq!(table.steps.len(), 1);
 }

@@ -1,6 +1,7 @@
 use crate::fixtures::{self, CLOSED_ERRORS, OPEN, SLOW};
 use herd_report::compare::{per_second, Judgement, Noise};
-use herd_report::{compare, render_compare_text, Comparison, RunResult};
+use herd_report::{compare, render_compare_text, Comparison};
+use herd_result::RunResult;
 
 fn judge(base: &RunResult, new: &RunResult, threshold: f64) -> Comparison {
     compare(
@@ -125,7 +126,7 @@ fn per_name_rows_are_shown_but_do_not_gate() {
         let mut doc = fixtures::value(OPEN);
         doc["by_name"] =
             serde_json::json!([fixtures::name_entry(&doc, "home", 10, 10, 1.0, 2.0, p99)]);
-        herd_report::parse_json(&doc.to_string(), "n.json").unwrap()
+        herd_result::parse_json(&doc.to_string(), "n.json").unwrap()
     };
     let c = judge(&with_names(3.0), &with_names(30.0), 0.10);
     let home_p99 = c

@@ -1,5 +1,5 @@
 use crate::fixtures::{self, OPEN};
-use herd_report::{parse_document, parse_json, write_json, Document, ReportError, HERD_VERSION};
+use herd_result::{parse_document, parse_json, write_json, Document, ReportError, HERD_VERSION};
 
 #[test]
 fn results_of_this_herd_series_are_read() {

@@ -1,6 +1,6 @@
-use herd_report::capacity::CapacityResult;
-use herd_report::sweep::SweepResult;
-use herd_report::{parse_json, parse_json_kind, RunResult};
+use herd_result::capacity::CapacityResult;
+use herd_result::sweep::SweepResult;
+use herd_result::{parse_json, parse_json_kind, RunResult};
 use serde_json::Value;
 
 /// An open-model run: 300 req/s for 5 s against a route with 1 ms latency; all ok.

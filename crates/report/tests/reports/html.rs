@@ -1,5 +1,6 @@
 use crate::fixtures::{self, CLOSED_ERRORS, OPEN, SLOW};
-use herd_report::{compare, html, parse_json, GeneratorVerdict};
+use herd_report::{compare, html};
+use herd_result::{parse_json, GeneratorVerdict};
 use serde_json::json;
 
 /// The `d` attribute of every series path in a chart, by the chart's id.

@@ -121,13 +121,13 @@ fn the_schemas_refuse_what_is_not_a_sweep_or_a_capacity_search() {
 fn criteria_with_le_and_lt_write_schema_valid_slos_and_stop_rules() {
     // `<=` in --slo and `<` in --stop are kept in the result; the schemas must take them.
     let mut s = fixtures::sweep(SWEEP_OPEN);
-    s.config.stop = herd_report::sweep::StopRule::parse("p99 < 100ms, errors < 5%").unwrap();
+    s.config.stop = herd_result::sweep::StopRule::parse("p99 < 100ms, errors < 5%").unwrap();
     let v = serde_json::to_value(&s).unwrap();
     assert_eq!(v["config"]["stop"]["errors_strict"], true);
     let errs = errors(&validator("sweep.schema.json"), &v);
     assert!(errs.is_empty(), "{errs:#?}");
     let mut c = fixtures::capacity(CAPACITY_OPEN);
-    c.slo = herd_report::capacity::Slo::parse("p99 <= 100ms, errors <= 1%").unwrap();
+    c.slo = herd_result::capacity::Slo::parse("p99 <= 100ms, errors <= 1%").unwrap();
     let v = serde_json::to_value(&c).unwrap();
     assert_eq!(v["slo"]["objectives"][1]["inclusive"], true);
     let errs = errors(&validator("capacity.schema.json"), &v);

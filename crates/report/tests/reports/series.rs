@@ -4,9 +4,10 @@
 
 use crate::fixtures::{self, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN};
 use crate::html::{points, series_paths};
-use herd_report::capacity::Undecided;
 use herd_report::figure::palette;
-use herd_report::{html, parse_document, Document, GeneratorVerdict};
+use herd_report::html;
+use herd_result::capacity::Undecided;
+use herd_result::{parse_document, Document, GeneratorVerdict};
 
 /// The HTML of one chart, by id.
 fn chart<'a>(page: &'a str, id: &str) -> &'a str {
@@ -239,7 +240,7 @@ fn a_capacity_without_an_answer_says_why() {
     c.capacity_rps = None;
     c.ceiling = None;
     c.undecided = Some(Undecided::Noisy { level: 413.0 });
-    c.sentence = herd_report::capacity::sentence(&c);
+    c.sentence = herd_result::capacity::sentence(&c);
     let page = html::render_capacity(&c);
     assert!(page.contains(">NO ANSWER: TOO NOISY<"));
     assert!(page.contains("cannot decide the capacity of http://127.0.0.1:18600/big/"));
@@ -270,7 +271,7 @@ fn a_series_cut_short_before_its_first_step_says_so() {
     c.probes.clear();
     c.interrupted = true;
     c.capacity_rps = None;
-    c.sentence = herd_report::capacity::sentence(&c);
+    c.sentence = herd_result::capacity::sentence(&c);
     let page = html::render_capacity(&c);
     assert!(page.contains(">INTERRUPTED<") && page.contains("No probe finished"));
     assert!(page.contains("interrupted after 0 probes"));

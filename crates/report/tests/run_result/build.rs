@@ -1,5 +1,5 @@
 use crate::fixture::{self, DROPPED};
-use herd_report::{decode_histogram, Kind, HERD_VERSION};
+use herd_result::{decode_histogram, Kind, HERD_VERSION};
 use std::collections::BTreeMap;
 
 fn close(got: f64, want: f64) -> bool {
@@ -123,7 +123,7 @@ fn identity_and_provenance() {
 #[test]
 fn histograms_in_the_result_decode_to_the_recorded_ones() {
     let (stats, timeline) = fixture::recorded();
-    let r = herd_report::build_run(fixture::input(&stats, &timeline));
+    let r = herd_result::build_run(fixture::input(&stats, &timeline));
     assert_eq!(
         decode_histogram(&r.histograms.latency).unwrap(),
         stats.latency.to_histogram()
@@ -162,6 +162,6 @@ fn unmeasurable_generator_numbers_become_zero() {
     let (stats, timeline) = fixture::recorded();
     let mut input = fixture::input(&stats, &timeline);
     input.generator.cpu_percent = f64::NAN;
-    let r = herd_report::build_run(input);
+    let r = herd_result::build_run(input);
     assert_eq!(r.generator.cpu_percent, 0.0);
 }

@@ -1,7 +1,7 @@
 //! A small run with known numbers, recorded through the real metrics types.
 
 use herd_metrics::{ErrorKind, Outcome, Recorder, Second, Stats, Timeline, Verdict};
-use herd_report::{build_run, Generator, Model, RunConfig, RunInput, RunResult};
+use herd_result::{build_run, Generator, Model, RunConfig, RunInput, RunResult};
 use std::time::{Duration, SystemTime};
 
 pub const URL: &str = "http://127.0.0.1:8080/";

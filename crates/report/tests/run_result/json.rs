@@ -1,5 +1,5 @@
 use crate::fixture;
-use herd_report::{read_json, write_json, ReportError};
+use herd_result::{read_json, write_json, ReportError};
 
 #[test]
 fn written_results_read_back_equal() {
@@ -35,7 +35,7 @@ fn json_is_pretty_and_keyed_as_documented() {
 fn a_result_from_another_herd_version_is_refused_by_name() {
     let mut doc = serde_json::to_value(fixture::result()).unwrap();
     doc["herd_version"] = "9.0.0".into();
-    let err = herd_report::parse_json(&doc.to_string(), "old.json").unwrap_err();
+    let err = herd_result::parse_json(&doc.to_string(), "old.json").unwrap_err();
     assert!(
         matches!(err, ReportError::UnknownVersion { ref found, .. } if found == "9.0.0"),
         "{err}"

@@ -20,7 +20,7 @@ fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
-fn json(r: &herd_report::RunResult) -> Value {
+fn json(r: &herd_result::RunResult) -> Value {
     serde_json::to_value(r).unwrap()
 }
 

@@ -1,9 +1,10 @@
 //! The watched server in the result: optional, schema-checked, read back, summarised.
 
 use crate::{fixture, schema::validator};
-use herd_report::{
-    parse_json, render_text, write_json, Exporter, Gap, Note, ProcessSample, ProcessState,
-    PromSeries, RunResult, SeriesKind, Server, WatchedProcess,
+use herd_report::render_text;
+use herd_result::{
+    parse_json, write_json, Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries,
+    RunResult, SeriesKind, Server, WatchedProcess,
 };
 use std::collections::BTreeMap;
 

@@ -1,5 +1,6 @@
 use crate::fixture;
-use herd_report::{render_text, GeneratorVerdict, Model, RunResult};
+use herd_report::render_text;
+use herd_result::{GeneratorVerdict, Model, RunResult};
 
 fn render(r: &RunResult) -> String {
     let mut s = String::new();

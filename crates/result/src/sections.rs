@@ -153,9 +153,7 @@ pub fn thresholds(doc: &Value) -> Vec<ThresholdOutcome> {
                 .find_map(|k| v.get(*k).and_then(Value::as_bool))?;
             // herd's own shape: a number in `value` with its `unit`.
             let measured = match (num(v.get("value")), v.get("unit").and_then(Value::as_str)) {
-                (Some(value), Some(unit)) => {
-                    Some(crate::workload_text::threshold_value(value, unit))
-                }
+                (Some(value), Some(unit)) => Some(crate::format::threshold_value(value, unit)),
                 _ => None,
             };
             let actual = measured.or_else(|| {

@@ -84,6 +84,15 @@ pub fn change(fraction: f64) -> String {
     format!("{sign}{}%", sig3(pct))
 }
 
+/// A threshold's measured value in its unit, as the summary and the HTML report show it.
+pub fn threshold_value(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => duration_ms(value),
+        "%" => format!("{value:.2}%"),
+        _ => format!("{value:.1} {unit}"),
+    }
+}
+
 /// Writes `value` (in the unit of `units[0]`'s scale 1) in the first unit where it rounds to
 /// less than 1000. Rounding first and choosing the unit after is what keeps 999.95 ms from
 /// printing as "1000 ms": it becomes "1.00 s".
@@ -113,7 +122,7 @@ fn round_sig3(x: f64) -> f64 {
 }
 
 /// `x` written with three significant digits: "1.23", "12.3", "123", "0.0500".
-pub(crate) fn sig3(x: f64) -> String {
+pub fn sig3(x: f64) -> String {
     let r = round_sig3(x);
     if r == 0.0 {
         return "0".to_owned();
