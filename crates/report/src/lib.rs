@@ -1,6 +1,6 @@
 //! Reports for herd: what people read, rendered from results. Rendering only: the model, its
 //! JSON and every reading of it (knees, conclusions, a capacity answer) are herd-result's, the
-//! comparison of two runs herd-compare's; nothing here decides, searches or runs.
+//! comparison of runs herd-compare's; nothing here decides, searches or runs.
 //!
 //! [`render_text`] writes the summary printed after a run and [`render_compare_text`] a
 //! comparison; [`html`] renders any result as one self-contained page; [`figure`] is the chart
@@ -50,22 +50,21 @@
 //! assert!(text.contains("1 completed (1 ok, 0 failed)"));
 //! ```
 
-pub mod compare;
 mod compare_text;
 pub mod figure;
 pub mod html;
-mod noise;
 #[cfg(feature = "png")]
 pub mod plot;
 mod server_text;
-pub mod significance;
 mod text;
 mod workload_text;
 
-pub use compare::{compare, CompareDocument, Comparison};
 pub use compare_text::render_compare_text;
 pub use text::render_text;
 
 // The model is herd-result's. Rendering reads it under the names it had when it lived here, so
 // `crate::RunResult` or `crate::sweep::Row` mean the same in every renderer.
 pub(crate) use herd_result::*;
+// The comparison is herd-compare's; its text and HTML are rendered here.
+pub(crate) use herd_compare as compare;
+pub(crate) use herd_compare::Comparison;

@@ -1,6 +1,6 @@
 use crate::fixtures::{self, CLOSED_ERRORS, OPEN, SLOW};
-use herd_report::compare::{per_second, Judgement, Noise};
-use herd_report::{compare, render_compare_text, Comparison};
+use herd_compare::{compare, per_second, Comparison, Judgement, Noise};
+use herd_report::render_compare_text;
 use herd_result::RunResult;
 
 fn judge(base: &RunResult, new: &RunResult, threshold: f64) -> Comparison {
@@ -10,7 +10,7 @@ fn judge(base: &RunResult, new: &RunResult, threshold: f64) -> Comparison {
     )
 }
 
-fn row<'a>(c: &'a Comparison, key: &str) -> &'a herd_report::compare::MetricRow {
+fn row<'a>(c: &'a Comparison, key: &str) -> &'a herd_compare::MetricRow {
     c.metrics.iter().find(|m| m.metric.key == key).unwrap()
 }
 

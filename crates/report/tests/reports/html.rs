@@ -1,5 +1,6 @@
 use crate::fixtures::{self, CLOSED_ERRORS, OPEN, SLOW};
-use herd_report::{compare, html};
+use herd_compare::compare;
+use herd_report::html;
 use herd_result::{parse_json, GeneratorVerdict};
 use serde_json::json;
 

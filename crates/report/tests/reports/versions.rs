@@ -6,7 +6,7 @@
 
 use crate::fixtures::{self, CAPACITY_OPEN, OPEN, SLOW, SWEEP_OPEN};
 use crate::schemas::validator;
-use herd_report::compare;
+use herd_compare::compare;
 use herd_result::{parse_document, write_json, Document, SCHEMA_VERSION};
 use serde_json::Value;
 

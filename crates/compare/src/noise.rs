@@ -1,9 +1,9 @@
 //! How much a metric varies within a run, and whether a change is beyond that: per-second
 //! samples for the metrics the timeline carries, histogram intervals for the others.
 
-use crate::compare::{Noise, MIN_SECONDS};
 use crate::significance::{quantile_interval, welch};
-use crate::{decode_histogram, RunResult};
+use crate::{Noise, MIN_SECONDS};
+use herd_result::{decode_histogram, RunResult};
 
 /// Per-second samples of a metric: only seconds inside the measurement, and for latencies and
 /// shares only seconds in which something ended.
@@ -12,7 +12,7 @@ pub fn per_second(key: &str, r: &RunResult) -> Option<Vec<f64>> {
         .timeline
         .iter()
         .filter(|e| (e.t as f64) < r.duration_s.max(1.0));
-    let busy = |f: fn(&crate::TimelineEntry) -> f64| {
+    let busy = |f: fn(&herd_result::TimelineEntry) -> f64| {
         inside
             .clone()
             .filter(|e| e.requests > 0)

@@ -1,15 +1,30 @@
 //! Runs side by side: the change of each metric against the first (base) run, whether it is
-//! beyond noise, and whether it is a regression that should stop a release.
+//! beyond noise, and whether it is a regression that should stop a release (`herd compare`).
 //!
 //! A metric regressed when it got worse by more than the threshold *and* the change is beyond
-//! noise. Noise is judged on each run's per-second timeline (Welch's t-test, 95%) for the key
-//! metrics, which gate; metrics the timeline does not carry are judged from the histograms
-//! (95% intervals of the quantile) and are shown but do not gate. docs/compare.md says why.
+//! noise. Noise is judged on each run's per-second timeline (Welch's t-test, 95%,
+//! [`significance`]) for the key metrics, which gate; metrics the timeline does not carry are
+//! judged from the histograms (95% intervals of the quantile) and are shown but do not gate.
+//! docs/compare.md says why. [`Comparison::document`] is what `herd compare --json` writes
+//! (`schema/compare.schema.json`); the text and HTML renderings are herd-report's.
+//!
+//! ```
+//! use herd_compare::{compare, Judgement};
+//! # let json = include_str!("../../report/tests/fixtures/run-open.json");
+//! let run = herd_result::parse_json(json, "run-open.json").unwrap();
+//! let c = compare(&[("base".into(), &run), ("new".into(), &run)], 0.10);
+//! let p99 = c.metrics.iter().find(|m| m.metric.key == "p99").unwrap();
+//! assert_eq!(p99.changes[0].unwrap().judgement, Judgement::Unchanged);
+//! assert!(c.passed());
+//! ```
 
-pub use crate::noise::per_second;
-use crate::noise::{histogram_noise, judge};
-use crate::sections::{self, NameStats};
-use crate::RunResult;
+mod noise;
+pub mod significance;
+
+use herd_result::sections::{self, NameStats};
+use herd_result::RunResult;
+pub use noise::per_second;
+use noise::{histogram_noise, judge};
 use serde::Serialize;
 
 /// Chance of a false alarm per key metric when nothing changed.
@@ -127,7 +142,7 @@ pub struct Comparison {
 #[derive(Clone, Debug, Serialize)]
 pub struct CompareDocument<'a> {
     pub herd_version: &'static str,
-    /// [`crate::SCHEMA_VERSION`].
+    /// [`herd_result::SCHEMA_VERSION`].
     pub schema_version: u32,
     pub kind: &'static str,
     /// No key metric regressed: `herd compare` exits 0.
@@ -150,8 +165,8 @@ impl Comparison {
     pub fn document(&self) -> CompareDocument<'_> {
         let regressions = self.regressions();
         CompareDocument {
-            herd_version: crate::HERD_VERSION,
-            schema_version: crate::SCHEMA_VERSION,
+            herd_version: herd_result::HERD_VERSION,
+            schema_version: herd_result::SCHEMA_VERSION,
             kind: "compare",
             passed: regressions.is_empty(),
             regressions,
@@ -374,92 +389,4 @@ fn name_rows(runs: &[(String, &RunResult)], threshold: f64) -> Vec<NameRow> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const P99: Metric = METRICS[6];
-    const RPS: Metric = METRICS[0];
-
-    #[test]
-    fn judgement_table() {
-        let beyond = Noise::PerSecond { p: 0.001 };
-        let within = Noise::PerSecond { p: 0.5 };
-        let t = 0.10;
-        let table = [
-            (P99, 10.0, 10.0, beyond, Judgement::Unchanged),
-            (P99, 10.0, 10.5, beyond, Judgement::WithinThreshold),
-            (P99, 10.0, 12.0, within, Judgement::WithinNoise),
-            (P99, 10.0, 12.0, beyond, Judgement::Regressed),
-            (P99, 10.0, 12.0, Noise::Unknown, Judgement::Regressed),
-            (P99, 10.0, 8.0, beyond, Judgement::Improved),
-            (RPS, 1000.0, 800.0, beyond, Judgement::Regressed),
-            (RPS, 1000.0, 1200.0, beyond, Judgement::Improved),
-            (METRICS[1], 0.0, 0.02, beyond, Judgement::Regressed),
-            (METRICS[1], 0.0, 0.0, beyond, Judgement::Unchanged),
-        ];
-        for (m, base, new, noise, want) in table {
-            let c = change(&m, base, new, noise, t);
-            assert_eq!(c.judgement, want, "{} {base} -> {new} {noise:?}", m.label);
-        }
-        assert_eq!(
-            change(&P99, 10.0, 12.0, beyond, 0.5).judgement,
-            Judgement::WithinThreshold
-        );
-        assert!((change(&P99, 10.0, 12.0, beyond, t).fraction - 0.2).abs() < 1e-12);
-        assert!(change(&METRICS[1], 0.0, 0.02, beyond, t)
-            .fraction
-            .is_infinite());
-    }
-
-    #[test]
-    fn only_key_metrics_gate() {
-        let gating: Vec<_> = METRICS.iter().filter(|m| m.gates).map(|m| m.key).collect();
-        assert_eq!(gating, ["throughput", "error_rate", "p50", "p90", "p99"]);
-        for key in gating {
-            assert!(
-                per_second(key, &empty()).is_some(),
-                "{key} needs a per-second series"
-            );
-        }
-    }
-
-    fn empty() -> RunResult {
-        serde_json::from_value(serde_json::json!({
-            "herd_version": "0.1.0", "kind": "run", "target": "t",
-            "config": {"url": "t", "method": "GET", "model": "closed", "connections": 1, "rate": null,
-                       "duration_s": 1.0, "requests": null, "warmup_s": 0.0, "threads": 1,
-                       "timeout_s": 1.0, "calls_per_conn": null, "headers": [], "body_bytes": 0},
-            "started_at": "2026-01-01T00:00:00Z", "duration_s": 0.0, "interrupted": false,
-            "warmup": {"requests": 0, "duration_s": 0.0},
-            "totals": {"scheduled": 0, "sent": 0, "completed": 0, "ok": 0, "failed": 0, "errors": 0,
-                       "dropped": 0, "bytes_sent": 0, "bytes_received": 0},
-            "throughput_rps": 0.0, "status": {}, "errors": {}, "error_samples": {},
-            "latency_ms": zero(), "service_time_ms": zero(), "connect_ms": zero(),
-            "response_bytes": {"min": 0, "mean": 0.0, "max": 0},
-            "generator": {"cpu_user_s": 0.0, "cpu_sys_s": 0.0, "cpu_percent": 0.0,
-                          "send_lag_p99_ms": 0.0, "verdict": "ok", "reasons": []},
-            "timeline": [], "histograms": {"latency": "", "service_time": "", "connect": ""}
-        }))
-        .unwrap()
-    }
-
-    fn zero() -> serde_json::Value {
-        serde_json::json!({"count": 0, "min": 0.0, "mean": 0.0, "stddev": 0.0, "p50": 0.0, "p75": 0.0,
-                           "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0, "max": 0.0})
-    }
-
-    #[test]
-    fn an_empty_run_compared_with_itself_passes() {
-        let r = empty();
-        let c = compare(&[("a".into(), &r), ("b".into(), &r)], 0.1);
-        assert!(c.passed());
-        for row in &c.metrics {
-            assert_eq!(
-                row.changes[0].unwrap().judgement,
-                Judgement::Unchanged,
-                "{}",
-                row.metric.label
-            );
-        }
-    }
-}
+mod tests;
