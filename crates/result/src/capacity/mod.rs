@@ -1,21 +1,17 @@
-//! `herd capacity`: the highest load a target sustains within an SLO. [`Search`] decides what to
-//! probe; [`CapacityResult`] is the `kind: "capacity"` JSON and [`sentence`] the answer as a
-//! client reads it.
+//! `herd capacity`: the highest load a target sustains within an SLO. [`CapacityResult`] is the
+//! `kind: "capacity"` JSON, [`Slo`] what "sustains" means, and [`sentence`] the answer as a
+//! client reads it. The search that decides what to probe is herd-series'.
 
-mod evidence;
 mod levels;
-mod search;
+mod record;
 mod slo;
 
-pub use evidence::{Shortfall, Verdict, TAIL_SAMPLES};
-pub use search::{
-    Action, Judged, Probe, Purpose, Search, SearchConfig, Undecided, GENERATOR_RETRIES,
-};
+pub use record::{Outcome, ProbeRecord, Purpose, Shortfall, Undecided};
 pub use slo::{latency_at, percentile_name, Measured, Objective, Slo};
 
 use crate::criteria::error_percent;
 use crate::format::{count, rate};
-use crate::knee::{knee, Knee};
+use crate::knee::Knee;
 use crate::{GeneratorVerdict, Kind, Model, RunResult};
 use serde::{Deserialize, Serialize};
 
@@ -56,38 +52,6 @@ pub struct CapacityResult {
     pub probes: Vec<ProbeRecord>,
 }
 
-/// How a search ended; each has its own exit code (docs/capacity.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// The highest level within the SLO.
-    #[default]
-    Found,
-    /// Even the lowest level tried broke the SLO: no rate (or number of users) meets it.
-    Unmet,
-    /// No number: see `undecided`.
-    Undecided,
-    /// Ctrl-C before the search ended.
-    Interrupted,
-}
-
-/// One probe: what was asked, how it went, and the full run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProbeRecord {
-    pub level: f64,
-    pub purpose: Purpose,
-    pub duration_s: f64,
-    pub held: bool,
-    /// What broke the SLO; empty when it held.
-    pub broke: Vec<String>,
-    /// Nothing broke, but the probe had too few requests to say the SLO held; it was run again,
-    /// longer.
-    #[serde(default)]
-    pub too_few: Option<Shortfall>,
-    pub generator: GeneratorVerdict,
-    pub result: RunResult,
-}
-
 /// What an SLO needs from a run.
 pub fn measured(r: &RunResult) -> Measured {
     Measured {
@@ -106,71 +70,6 @@ pub fn measured(r: &RunResult) -> Measured {
             }
             GeneratorVerdict::GeneratorLimited => r.generator.reasons.clone(),
         },
-    }
-}
-
-impl CapacityResult {
-    /// Puts the result together from the search's end and its probes' runs, in order.
-    pub fn new(
-        target: String,
-        model: Model,
-        slo: Slo,
-        end: &Action,
-        judged: &[Judged],
-        runs: Vec<RunResult>,
-        interrupted: bool,
-    ) -> CapacityResult {
-        let probes: Vec<ProbeRecord> = judged
-            .iter()
-            .zip(runs)
-            .map(|(j, result)| ProbeRecord {
-                level: j.probe.level,
-                purpose: j.probe.purpose,
-                duration_s: j.probe.duration.as_secs_f64(),
-                held: j.held(),
-                broke: j.broke.clone(),
-                too_few: j.too_few,
-                generator: result.generator.verdict,
-                result,
-            })
-            .collect();
-        let points: Vec<(f64, f64)> = probes
-            .iter()
-            .filter(|p| p.generator == GeneratorVerdict::Ok && p.too_few.is_none())
-            .map(|p| (p.level, measured(&p.result).goodput))
-            .collect();
-        let knee = knee(model, &points);
-        let (found, ceiling, undecided) = match end {
-            Action::Done { level, ceiling } if !interrupted => (Some(*level), *ceiling, None),
-            Action::Undecided(u) if !interrupted => (None, None, Some(u.clone())),
-            _ => (None, None, None),
-        };
-        let mut r = CapacityResult {
-            herd_version: crate::HERD_VERSION.to_owned(),
-            schema_version: crate::SCHEMA_VERSION,
-            kind: Kind::Capacity,
-            target,
-            model,
-            capacity_rps: found.filter(|_| model == Model::Open),
-            capacity_users: found
-                .filter(|_| model == Model::Closed)
-                .map(|u| u.round() as u64),
-            ceiling,
-            outcome: match (&undecided, found) {
-                _ if interrupted => Outcome::Interrupted,
-                (Some(_), _) | (None, None) => Outcome::Undecided,
-                (None, Some(x)) if x <= 0.0 => Outcome::Unmet,
-                (None, Some(_)) => Outcome::Found,
-            },
-            undecided,
-            knee,
-            sentence: String::new(),
-            interrupted,
-            probes,
-            slo,
-        };
-        r.sentence = sentence(&r);
-        r
     }
 }
 

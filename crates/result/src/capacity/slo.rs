@@ -126,6 +126,20 @@ impl Objective {
             Objective::Errors { .. } => "errors rise".to_owned(),
         }
     }
+
+    /// The measured value this objective reads: "p99 1.49 ms", "errors 100%".
+    pub fn value_text(&self, m: &Measured) -> String {
+        match *self {
+            Objective::Latency { percentile, .. } => format!(
+                "{} {}",
+                percentile_name(percentile),
+                crate::format::duration_ms(latency_at(&m.latency_ms, percentile))
+            ),
+            Objective::Errors { .. } => {
+                format!("errors {}", crate::format::percent(m.error_percent))
+            }
+        }
+    }
 }
 
 impl Slo {

@@ -12,7 +12,7 @@ mod tsv;
 pub use conclusion::{errors_start, latency_rise, Point};
 pub use knees::{good_rate, level_text, level_unit, TargetKnee};
 pub use row::{implausible, row_of, Extra, Row, Table, TableStep};
-pub use stop::{Saturation, StopRule};
+pub use stop::StopRule;
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};
 
 use crate::{Kind, Model, RunResult};

@@ -1,5 +1,5 @@
 use super::*;
-use crate::Summary;
+use herd_result::Summary;
 
 fn cfg(slo: &str) -> SearchConfig {
     SearchConfig {

@@ -16,9 +16,8 @@
 //! for a moment); limited three times in a row, the search ends without a number: what it
 //! measured is herd, not the target.
 
-use super::evidence::Shortfall;
-use super::slo::{Measured, Slo};
-use serde::{Deserialize, Serialize};
+use super::evidence::SloEvidence;
+use herd_result::capacity::{Measured, Purpose, Shortfall, Slo, Undecided};
 use std::time::Duration;
 
 /// A probe where herd was the bottleneck is repeated this many times before the search gives up.
@@ -48,15 +47,6 @@ pub struct SearchConfig {
     pub longest: Duration,
     /// Closed model: levels are whole users.
     pub users: bool,
-}
-
-/// Why a probe was run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Purpose {
-    Ramp,
-    Narrow,
-    Confirm,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,29 +84,6 @@ pub enum Action {
         ceiling: Option<f64>,
     },
     Undecided(Undecided),
-}
-
-/// Why the search gives no number.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "reason", rename_all = "kebab-case")]
-pub enum Undecided {
-    /// herd could not generate this level faithfully; `at_least` held before it.
-    GeneratorLimited {
-        level: f64,
-        reasons: Vec<String>,
-        at_least: Option<f64>,
-    },
-    /// The same level held once and broke on a later probe, twice.
-    Noisy { level: f64 },
-    /// The SLO held up to the highest level allowed.
-    NeverBroke { at_least: f64 },
-    /// Even the longest probe allowed at this level had too few requests to judge the SLO on.
-    TooFewRequests { level: f64, have: u64, need: u64 },
-    /// The probe budget ran out before the answer was narrowed and confirmed.
-    OutOfProbes {
-        held: Option<f64>,
-        broke: Option<f64>,
-    },
 }
 
 #[derive(Clone, Debug)]

@@ -9,18 +9,10 @@
 //! requests slower than the limit out of fifty is a broken p99 whatever the rest would show.
 //! Anything else is too few to judge: the search probes longer, or says it cannot decide.
 
-use super::slo::{Measured, Objective, Slo};
-use serde::{Deserialize, Serialize};
+use herd_result::capacity::{Measured, Objective, Shortfall, Slo};
 
 /// Requests beyond the limit that a verdict rests on.
 pub const TAIL_SAMPLES: u64 = 10;
-
-/// A probe with too few requests to judge: it had `have`, a verdict needs `need`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shortfall {
-    pub have: u64,
-    pub need: u64,
-}
 
 /// One objective's verdict on a probe.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,9 +22,18 @@ pub enum Verdict {
     TooFew(Shortfall),
 }
 
-impl Objective {
+/// The rule for one objective of an SLO (an extension of herd-result's [`Objective`]: the rule
+/// is the search's, the objective the result's).
+pub trait ObjectiveEvidence {
     /// Requests a probe needs for this objective to be said to hold.
-    pub fn min_requests(&self) -> u64 {
+    fn min_requests(&self) -> u64;
+    /// Held, broke, or too few requests to tell.
+    fn verdict(&self, m: &Measured) -> Verdict;
+}
+
+impl ObjectiveEvidence for Objective {
+    /// Requests a probe needs for this objective to be said to hold.
+    fn min_requests(&self) -> u64 {
         let tail = match *self {
             Objective::Latency { percentile, .. } => 1.0 - percentile / 100.0,
             Objective::Errors { max_percent, .. } => max_percent / 100.0,
@@ -44,48 +45,12 @@ impl Objective {
         }
     }
 
-    /// The requests this objective is judged on: responses for a latency, requests asked for
-    /// an error share.
-    fn samples(&self, m: &Measured) -> u64 {
-        match self {
-            Objective::Latency { .. } => m.latency_ms.count,
-            Objective::Errors { .. } => m.requests,
-        }
-    }
-
-    /// Requests at or past the limit, at least: exact for errors; for a latency, a lower bound
-    /// read off the summary (if p90 is past the limit, so is at least a tenth of the samples).
-    fn past_limit(&self, m: &Measured) -> u64 {
-        let n = self.samples(m);
-        match *self {
-            Objective::Errors { .. } => (m.error_percent / 100.0 * n as f64).round() as u64,
-            Objective::Latency { max_ms, .. } => {
-                let s = &m.latency_ms;
-                if n > 0 && s.min >= max_ms {
-                    return n;
-                }
-                let ranks = [
-                    (50.0, s.p50),
-                    (75.0, s.p75),
-                    (90.0, s.p90),
-                    (95.0, s.p95),
-                    (99.0, s.p99),
-                    (99.9, s.p999),
-                ];
-                match ranks.iter().find(|(_, v)| *v >= max_ms) {
-                    Some((rank, _)) => (n as f64 * (1.0 - rank / 100.0)).floor() as u64,
-                    None => u64::from(s.max >= max_ms && n > 0),
-                }
-            }
-        }
-    }
-
     /// Held, broke, or too few requests to tell.
-    pub fn verdict(&self, m: &Measured) -> Verdict {
-        let (n, need) = (self.samples(m), self.min_requests());
+    fn verdict(&self, m: &Measured) -> Verdict {
+        let (n, need) = (samples(self, m), self.min_requests());
         match self.broken(m) {
             Some(why) => {
-                let past = self.past_limit(m);
+                let past = past_limit(self, m);
                 if past >= TAIL_SAMPLES || n >= need {
                     Verdict::Broke(why)
                 } else {
@@ -101,35 +66,66 @@ impl Objective {
             None => Verdict::TooFew(Shortfall { have: n, need }),
         }
     }
+}
 
-    /// The measured value this objective reads: "p99 1.49 ms", "errors 100%".
-    pub fn value_text(&self, m: &Measured) -> String {
-        match *self {
-            Objective::Latency { percentile, .. } => format!(
-                "{} {}",
-                super::percentile_name(percentile),
-                crate::format::duration_ms(super::latency_at(&m.latency_ms, percentile))
-            ),
-            Objective::Errors { .. } => {
-                format!("errors {}", crate::format::percent(m.error_percent))
+/// The requests this objective is judged on: responses for a latency, requests asked for
+/// an error share.
+fn samples(o: &Objective, m: &Measured) -> u64 {
+    match o {
+        Objective::Latency { .. } => m.latency_ms.count,
+        Objective::Errors { .. } => m.requests,
+    }
+}
+
+/// Requests at or past the limit, at least: exact for errors; for a latency, a lower bound
+/// read off the summary (if p90 is past the limit, so is at least a tenth of the samples).
+fn past_limit(o: &Objective, m: &Measured) -> u64 {
+    let n = samples(o, m);
+    match *o {
+        Objective::Errors { .. } => (m.error_percent / 100.0 * n as f64).round() as u64,
+        Objective::Latency { max_ms, .. } => {
+            let s = &m.latency_ms;
+            if n > 0 && s.min >= max_ms {
+                return n;
+            }
+            let ranks = [
+                (50.0, s.p50),
+                (75.0, s.p75),
+                (90.0, s.p90),
+                (95.0, s.p95),
+                (99.0, s.p99),
+                (99.9, s.p999),
+            ];
+            match ranks.iter().find(|(_, v)| *v >= max_ms) {
+                Some((rank, _)) => (n as f64 * (1.0 - rank / 100.0)).floor() as u64,
+                None => u64::from(s.max >= max_ms && n > 0),
             }
         }
     }
 }
 
-impl Slo {
+/// The rule for a whole SLO: every objective's.
+pub trait SloEvidence {
     /// Requests a probe needs for every objective to be said to hold.
-    pub fn min_requests(&self) -> u64 {
+    fn min_requests(&self) -> u64;
+    /// What broke (enough seen past a limit), and, when nothing did, whether a probe had too few
+    /// requests to say the SLO held.
+    fn judge(&self, m: &Measured) -> (Vec<String>, Option<Shortfall>);
+}
+
+impl SloEvidence for Slo {
+    /// Requests a probe needs for every objective to be said to hold.
+    fn min_requests(&self) -> u64 {
         self.objectives
             .iter()
-            .map(Objective::min_requests)
+            .map(ObjectiveEvidence::min_requests)
             .max()
             .unwrap_or(0)
     }
 
     /// What broke (enough seen past a limit), and, when nothing did, whether a probe had too few
     /// requests to say the SLO held.
-    pub fn judge(&self, m: &Measured) -> (Vec<String>, Option<Shortfall>) {
+    fn judge(&self, m: &Measured) -> (Vec<String>, Option<Shortfall>) {
         let mut broke = Vec::new();
         let mut short: Option<Shortfall> = None;
         for o in &self.objectives {
@@ -155,7 +151,7 @@ impl Slo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Summary;
+    use herd_result::Summary;
 
     fn probe(requests: u64, p50: f64, p99: f64, max: f64, error_percent: f64) -> Measured {
         Measured {
