@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use herd_compare::{compare, Judgement};
-//! # let json = include_str!("../../report/tests/fixtures/run-open.json");
+//! # let json = include_str!("../../result/tests/fixtures/run-open.json");
 //! let run = herd_result::parse_json(json, "run-open.json").unwrap();
 //! let c = compare(&[("base".into(), &run), ("new".into(), &run)], 0.10);
 //! let p99 = c.metrics.iter().find(|m| m.metric.key == "p99").unwrap();

@@ -13,7 +13,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../report/tests/fixtures/{name}",
+        "{}/../result/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

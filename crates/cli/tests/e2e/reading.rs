@@ -8,7 +8,7 @@ use std::path::Path;
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../report/tests/fixtures/{name}",
+        "{}/../result/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

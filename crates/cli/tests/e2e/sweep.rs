@@ -221,7 +221,7 @@ fn one_named_target_gets_autobenchs_host_suffixed_columns() {
     let header: Vec<&str> = text.lines().next().unwrap().split('\t').collect();
     // Seed 001's autobench file for one host, column for column.
     let seed = std::fs::read_to_string(format!(
-        "{}/../report/tests/fixtures/autobench_seed001.tsv",
+        "{}/../result/tests/fixtures/autobench_seed001.tsv",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();

@@ -7,7 +7,7 @@
 //! by side, and [`render_document`] for whatever [`herd_result::read_document`] read.
 //!
 //! ```
-//! # let json = include_str!("../../tests/fixtures/run-open.json");
+//! # let json = include_str!("../../../result/tests/fixtures/run-open.json");
 //! let run = herd_result::parse_json(json, "run-open.json").unwrap();
 //! let html = herd_report::html::render_run(&run);
 //! assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"));

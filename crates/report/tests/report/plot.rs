@@ -7,7 +7,7 @@ use herd_report::plot::{render, sweep_figure, Format, XAxis};
 use herd_result::sweep::{read_table, Extra, Row, Table, TableStep};
 use herd_result::{GeneratorVerdict, Model};
 
-const AUTOBENCH: &str = include_str!("fixtures/autobench_seed001.tsv");
+const AUTOBENCH: &str = include_str!("../../../result/tests/fixtures/autobench_seed001.tsv");
 
 fn row(rate: f64, generator: GeneratorVerdict) -> Row {
     Row {
@@ -293,7 +293,7 @@ fn a_log_y_axis_is_drawn_by_both_back_ends() {
 
 #[test]
 fn knees_and_stop_rules_are_marks_both_back_ends_draw() {
-    let text = include_str!("fixtures/sweep-open.json");
+    let text = include_str!("../../../result/tests/fixtures/sweep-open.json");
     let Ok(herd_result::Document::Sweep(s)) = herd_result::parse_document(text, "sweep-open.json")
     else {
         panic!("not a sweep")

@@ -1,3 +1,8 @@
+//! Results real runs wrote (`tests/fixtures`, see its README.md), and validators of the
+//! schemas they follow. Shared by the test binaries of herd-result, herd-compare and
+//! herd-report (included by path): each uses part of it.
+#![allow(dead_code)]
+
 use herd_result::capacity::CapacityResult;
 use herd_result::sweep::SweepResult;
 use herd_result::{parse_json, parse_json_kind, RunResult};
@@ -100,4 +105,20 @@ pub fn name_entry(
     e["latency_ms"]["p95"] = p95.into();
     e["latency_ms"]["p99"] = p99.into();
     e
+}
+
+pub fn load(name: &str) -> Value {
+    let path = format!("{}/../../schema/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// A validator of `name`, with `result.schema.json` where a relative reference to it resolves.
+pub fn validator(name: &str) -> jsonschema::Validator {
+    let run = jsonschema::Resource::from_contents(load("result.schema.json")).unwrap();
+    // Building checks the schema itself against the 2020-12 meta-schema.
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_resource("json-schema:///result.schema.json", run)
+        .build(&load(name))
+        .expect("the schema is valid")
 }

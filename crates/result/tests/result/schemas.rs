@@ -3,24 +3,10 @@
 //! step's or probe's run is checked by the run's own schema, `result.schema.json`, which both
 //! refer to by its file name.
 
-use crate::fixtures::{self, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN, WATCHED};
+use crate::fixtures::{
+    self, validator, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN, WATCHED,
+};
 use serde_json::{json, Value};
-
-fn load(name: &str) -> Value {
-    let path = format!("{}/../../schema/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
-/// A validator of `name`, with `result.schema.json` where a relative reference to it resolves.
-pub fn validator(name: &str) -> jsonschema::Validator {
-    let run = jsonschema::Resource::from_contents(load("result.schema.json")).unwrap();
-    // Building checks the schema itself against the 2020-12 meta-schema.
-    jsonschema::draft202012::options()
-        .should_validate_formats(true)
-        .with_resource("json-schema:///result.schema.json", run)
-        .build(&load(name))
-        .expect("the schema is valid")
-}
 
 fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
     v.iter_errors(doc)

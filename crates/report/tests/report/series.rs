@@ -1,6 +1,6 @@
 //! Pages of sweeps and capacity searches, from results real runs wrote (see
-//! tests/fixtures/README.md): the answer first, saturation curves one line per target, the
-//! knee, limits and marks where herd was the bottleneck, and the tables.
+//! crates/result/tests/fixtures/README.md): the answer first, saturation curves one line per
+//! target, the knee, limits and marks where herd was the bottleneck, and the tables.
 
 use crate::fixtures::{self, CAPACITY_OPEN, CAPACITY_USERS, SWEEP_CLOSED, SWEEP_OPEN};
 use crate::html::{points, series_paths};

@@ -4,8 +4,7 @@
 //! naming `schema_version`. And `compare.schema.json` is as closed as the others, against a
 //! comparison of real runs.
 
-use crate::fixtures::{self, CAPACITY_OPEN, OPEN, SLOW, SWEEP_OPEN};
-use crate::schemas::validator;
+use crate::fixtures::{self, validator, CAPACITY_OPEN, OPEN, SLOW, SWEEP_OPEN};
 use herd_compare::compare;
 use herd_result::{parse_document, write_json, Document, SCHEMA_VERSION};
 use serde_json::Value;
@@ -65,7 +64,9 @@ fn files_of_the_current_version_validate() {
     assert_eq!(c["schema_version"], SCHEMA_VERSION);
     assert_eq!(errors("compare.schema.json", &c), Vec::<String>::new());
     // With per-name rows: a workload run against itself.
-    let w = fixtures::run(include_str!("../fixtures/run-workload.json"));
+    let w = fixtures::run(include_str!(
+        "../../../result/tests/fixtures/run-workload.json"
+    ));
     let named = written(&compare(&[("a".into(), &w), ("b".into(), &w)], 0.10).document());
     assert!(!named["names"].as_array().unwrap().is_empty());
     assert_eq!(errors("compare.schema.json", &named), Vec::<String>::new());

@@ -1,7 +1,14 @@
-//! A small run with known numbers, recorded through the real metrics types.
+//! A small run with known numbers, recorded through the real metrics types, and the same run
+//! with a watched server. Shared by the test binaries of herd-result and herd-report (included
+//! by path): each uses part of it.
+#![allow(dead_code)]
 
 use herd_metrics::{ErrorKind, Outcome, Recorder, Second, Stats, Timeline, Verdict};
-use herd_result::{build_run, Generator, Model, RunConfig, RunInput, RunResult};
+use herd_result::{
+    build_run, Exporter, Gap, Generator, Model, Note, ProcessSample, ProcessState, PromSeries,
+    RunConfig, RunInput, RunResult, SeriesKind, Server, WatchedProcess,
+};
+use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 pub const URL: &str = "http://127.0.0.1:8080/";
@@ -113,4 +120,80 @@ pub fn empty_result() -> RunResult {
     input.warmup_requests = 0;
     input.warmup_duration = Duration::ZERO;
     build_run(input)
+}
+
+fn sample(t: f64, cpu: f64, rss_mb: u64, fds: u64) -> ProcessSample {
+    ProcessSample {
+        t,
+        processes: 2,
+        cpu_percent: cpu,
+        rss_bytes: rss_mb << 20,
+        threads: 2,
+        fds: Some(fds),
+        ctx_switches_voluntary: 1_000,
+        ctx_switches_involuntary: 20,
+    }
+}
+
+/// nginx (master + worker) over a 3 s run, its worker growing by 24 MiB, and node_exporter.
+pub fn watched() -> RunResult {
+    let mut r = result();
+    let nginx = WatchedProcess {
+        pid: 100,
+        name: Some("nginx".into()),
+        pids: vec![100, 101],
+        trees: vec![100],
+        parent: None,
+        start: Some(ProcessState {
+            t: -0.002,
+            processes: 2,
+            rss_bytes: 8 << 20,
+            threads: 2,
+            fds: Some(12),
+        }),
+        samples: vec![
+            sample(1.0, 40.0, 16, 60),
+            sample(2.0, 80.0, 24, 70),
+            sample(3.0, 60.0, 32, 20),
+        ],
+        notes: vec![Note {
+            t: 3.0,
+            text: "pid 101 exited".into(),
+        }],
+    };
+    let idle = PromSeries {
+        name: "node_cpu_seconds_total".into(),
+        labels: BTreeMap::from([
+            ("cpu".to_owned(), "0".to_owned()),
+            ("mode".to_owned(), "idle".to_owned()),
+        ]),
+        kind: SeriesKind::Counter,
+        rate: true,
+        samples: vec![(1.0, Some(0.25)), (2.0, Some(0.5)), (3.0, Some(0.75))],
+    };
+    let mem = PromSeries {
+        name: "node_memory_MemAvailable_bytes".into(),
+        labels: BTreeMap::new(),
+        kind: SeriesKind::Gauge,
+        rate: false,
+        samples: vec![(0.0, Some(2.0e10)), (1.0, Some(2.1e10)), (3.0, None)],
+    };
+    r.server = Some(Server {
+        processes: vec![nginx],
+        prometheus: vec![Exporter {
+            url: "http://127.0.0.1:9100/metrics".into(),
+            metrics: vec![
+                "node_cpu_seconds_total{mode=\"idle\"}".into(),
+                "node_memory_MemAvailable_bytes".into(),
+            ],
+            scrapes: 4,
+            gaps: vec![Gap {
+                t: 2.0,
+                error: "cannot connect: Connection refused (os error 111)".into(),
+            }],
+            series: vec![idle, mem],
+            series_dropped: 0,
+        }],
+    });
+    r
 }

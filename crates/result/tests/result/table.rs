@@ -5,8 +5,8 @@ use herd_result::knee::{knee, shape, Shape};
 use herd_result::sweep::{read_table, write_table, Extra, Row, Separator, Table, TableStep};
 use herd_result::{GeneratorVerdict, Model};
 
-const AUTOBENCH: &str = include_str!("fixtures/autobench_seed001.tsv");
-const AS_PRINTED: &str = include_str!("fixtures/autobench_seed001_as_printed.txt");
+const AUTOBENCH: &str = include_str!("../fixtures/autobench_seed001.tsv");
+const AS_PRINTED: &str = include_str!("../fixtures/autobench_seed001_as_printed.txt");
 
 #[test]
 fn seed_001s_autobench_sample_reads_as_one_target_with_nineteen_steps() {
