@@ -102,12 +102,12 @@ pub struct RunArgs {
 /// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`): a TIME flag is
 /// the one place a bare number is allowed, and it is seconds (docs/units.md).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    herd_report::units::duration(s, herd_report::units::Bare::Allowed)
+    herd_result::units::duration(s, herd_result::units::Bare::Allowed)
 }
 
 /// `100` or `100/s` requests per second (docs/units.md).
 pub fn parse_rate(s: &str) -> Result<f64, String> {
-    herd_report::units::rate(s)
+    herd_result::units::rate(s)
 }
 
 #[cfg(test)]

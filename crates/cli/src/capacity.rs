@@ -1,20 +1,21 @@
 //! `herd capacity`: the highest rate (or the most users) a target sustains within an SLO. The
-//! search itself is `herd_report::capacity::Search`, a pure object; this is the loop that runs
-//! the probes it asks for and prints them.
+//! search and the loop that runs its probes are herd-series' (`herd_series::capacity`); this
+//! turns the flags into its spec and prints the probes as they are judged.
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
+use crate::progress::Live;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::{parse_percent, write_file};
 use clap::Args;
 use herd_engine::Control;
-use herd_report::capacity::{
-    backlog_note, measured, sentence_in, Action, CapacityResult, Outcome, Purpose, Search,
-    SearchConfig, Slo, Undecided,
+use herd_result::capacity::{
+    backlog_note, measured, CapacityResult, Measured, Outcome, Purpose, Slo, Undecided,
 };
-use herd_report::format::{count, duration_ms, duration_s, rate};
-use herd_report::knee::{shape, Shape};
-use herd_report::{write_json, Model};
+use herd_result::format::{count, duration_ms, duration_s, rate};
+use herd_result::knee::{shape, Shape};
+use herd_result::{write_json, Model};
+use herd_series::capacity::{capacity, CapacitySpec, Judged, SearchConfig};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -67,7 +68,7 @@ pub struct CapacityArgs {
 }
 
 /// Requests a probe aims for at least, whatever the SLO (which may ask for more: a p99 needs
-/// 1,000, see `herd_report::capacity::evidence`).
+/// 1,000, see `herd_series::capacity::evidence`).
 const MIN_REQUESTS: u64 = 500;
 
 /// The longest a probe is made, in probe durations, to get the requests a verdict needs.
@@ -119,18 +120,23 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     };
     let unit = runs.rate_unit();
     let model = if a.users { Model::Closed } else { Model::Open };
-    let mut search = Search::new(SearchConfig {
-        slo: slo.clone(),
-        start,
-        max,
-        min: 1.0,
-        precision: a.precision / 100.0,
-        max_probes: a.max_probes,
-        probe: a.probe_duration,
-        min_requests: MIN_REQUESTS,
-        longest: a.probe_duration * LONGEST_PROBE,
-        users: a.users,
-    });
+    let spec = CapacitySpec {
+        target: a.url.clone(),
+        model,
+        search: SearchConfig {
+            slo: slo.clone(),
+            start,
+            max,
+            min: 1.0,
+            precision: a.precision / 100.0,
+            max_probes: a.max_probes,
+            probe: a.probe_duration,
+            min_requests: MIN_REQUESTS,
+            longest: a.probe_duration * LONGEST_PROBE,
+            users: a.users,
+        },
+        cooldown: a.cooldown,
+    };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     println!(
@@ -143,74 +149,13 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
         "probe", "purpose", "level", "length", "good/s", "errors", "p99"
     );
-    let mut runs_done = Vec::new();
-    let mut action = search.next(None);
-    let mut failure = None;
-    while let Action::Probe(p) = action.clone() {
-        if !runs_done.is_empty() && !crate::sweep::pause(a.cooldown, &control) {
-            break;
-        }
-        let run = match runs.run(
-            level_of(p.level),
-            Length::Time(p.duration),
-            &control,
-            &mut crate::progress::Live::new(a.request.quiet),
-        ) {
-            Ok(r) => r,
-            Err(e) => {
-                failure = Some(Exit::from(e));
-                break;
-            }
-        };
-        if control.is_cancelled() {
-            break;
-        }
-        let m = measured(&run);
-        runs_done.push(run);
-        action = search.next(Some(&m));
-        let j = search.history().last().expect("a probe was judged");
-        let verdict = if !j.generator_limited.is_empty() {
-            "LIMITED: herd, not the target".to_owned()
-        } else if let Some(s) = j.too_few {
-            format!(
-                "too few to judge: {} of {} requests",
-                count(s.have),
-                count(s.need)
-            )
-        } else if j.held() {
-            "held".to_owned()
-        } else {
-            format!("broke: {}", j.broke.join(", "))
-        };
-        let level = if a.users {
-            users(p.level)
-        } else {
-            format!("{} {}", rate(p.level), short(unit))
-        };
-        println!(
-            "{:>5}  {:<8}  {level:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {verdict}",
-            search.history().len(),
-            purpose_name(p.purpose),
-            duration_s(p.duration.as_secs_f64()),
-            rate(m.goodput),
-            format!("{:.2}%", m.error_percent),
-            duration_ms(m.latency_ms.p99),
-        );
-        let _ = std::io::stdout().flush();
-    }
-    let interrupted = control.is_cancelled();
-    let mut result = CapacityResult::new(
-        a.url.clone(),
-        model,
-        slo,
-        &action,
-        search.history(),
-        runs_done,
-        interrupted,
-    );
-    if unit != "req/s" {
-        result.sentence = sentence_in(&result, unit);
-    }
+    let mut table = ProbeTable {
+        users: a.users,
+        unit,
+        quiet: a.request.quiet,
+    };
+    let (result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let interrupted = result.interrupted;
     println!();
     println!("{}", result.sentence);
     if let Some(k) = knee_line(&result, unit) {
@@ -225,7 +170,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         write_file(p, &buf)?;
     }
     if let Some(e) = failure {
-        return Err(e);
+        return Err(Exit::from(e));
     }
     Ok(if interrupted {
         exit::INTERRUPTED
@@ -239,13 +184,59 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     })
 }
 
+/// The probe table on stdout, a line per probe as it is judged.
+struct ProbeTable {
+    users: bool,
+    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
+    unit: &'static str,
+    /// No live progress line during each probe.
+    quiet: bool,
+}
+
+impl herd_series::Observer for ProbeTable {
+    fn live(&mut self) -> Box<dyn herd_run::Observer> {
+        Box::new(Live::new(self.quiet))
+    }
+
+    fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
+        let p = &j.probe;
+        let verdict = if !j.generator_limited.is_empty() {
+            "LIMITED: herd, not the target".to_owned()
+        } else if let Some(s) = j.too_few {
+            format!(
+                "too few to judge: {} of {} requests",
+                count(s.have),
+                count(s.need)
+            )
+        } else if j.held() {
+            "held".to_owned()
+        } else {
+            format!("broke: {}", j.broke.join(", "))
+        };
+        let level = if self.users {
+            users(p.level)
+        } else {
+            format!("{} {}", rate(p.level), short(self.unit))
+        };
+        println!(
+            "{n:>5}  {:<8}  {level:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {verdict}",
+            purpose_name(p.purpose),
+            duration_s(p.duration.as_secs_f64()),
+            rate(m.goodput),
+            format!("{:.2}%", m.error_percent),
+            duration_ms(m.latency_ms.p99),
+        );
+        let _ = std::io::stdout().flush();
+    }
+}
+
 /// Where good throughput levelled off over the probes, as a bracket between two levels probed,
-/// only when the probes show one (the same rule as a sweep's, `herd_report::knee::shape`).
+/// only when the probes show one (the same rule as a sweep's, `herd_result::knee::shape`).
 fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
     let points: Vec<(f64, f64)> = r
         .probes
         .iter()
-        .filter(|p| p.generator == herd_report::GeneratorVerdict::Ok && p.too_few.is_none())
+        .filter(|p| p.generator == herd_result::GeneratorVerdict::Ok && p.too_few.is_none())
         .map(|p| (p.level, measured(&p.result).goodput))
         .collect();
     let at = |x: f64| match r.model {

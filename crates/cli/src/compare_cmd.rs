@@ -4,9 +4,9 @@
 use crate::exit::{self, Exit};
 use crate::report_cmd::{emit, format_for, Format};
 use clap::Args;
-use herd_report::{
-    compare, html, read_document, render_compare_text, write_json, Document, ReportError, RunResult,
-};
+use herd_compare::compare;
+use herd_report::{html, render_compare_text};
+use herd_result::{read_document, write_json, Document, ReportError, RunResult};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]

@@ -10,7 +10,7 @@ use checks::{Check, Load, Status};
 use clap::Args;
 use herd_http::Target;
 use herd_monitor::system;
-use herd_report::format::{count, rate};
+use herd_result::format::{count, rate};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 

@@ -297,15 +297,15 @@ fn logs(a: &CollectArgs) -> Result<Vec<(String, String)>, Exit> {
 
 fn collect(a: &CollectArgs) -> Result<i32, Exit> {
     crate::merge_cmd::check_output(a.output.as_deref())?;
-    let mut merge = herd_report::merge::Merge::new();
+    let mut merge = herd_result::merge::Merge::new();
     let mut found = 0;
     for (pod, text) in logs(a)? {
-        let blocks = herd_report::frame::extract(&text);
+        let blocks = herd_result::frame::extract(&text);
         if blocks.is_empty() {
             eprintln!("herd: {pod}: no result in its log (it failed or started too late): its shard counts as missing");
         }
         for block in blocks {
-            match block.map(|b| herd_report::parse_json(&String::from_utf8_lossy(&b), &pod)) {
+            match block.map(|b| herd_result::parse_json(&String::from_utf8_lossy(&b), &pod)) {
                 Ok(Ok(r)) => {
                     found += 1;
                     merge.add(&pod, r)

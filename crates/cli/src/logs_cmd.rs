@@ -8,7 +8,7 @@ use herd_logs::against::{self, Against, NameSide, RunSide};
 use herd_logs::analysis::Analyzer;
 use herd_logs::source::{read_logs, FormatSpec, ReadStats};
 use herd_logs::summary::LogsReport;
-use herd_report::{read_document, Document, RunResult};
+use herd_result::{read_document, Document, RunResult};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

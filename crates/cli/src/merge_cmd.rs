@@ -1,9 +1,10 @@
 //! `herd merge shard-*.json -o total.json`: the shards of a run added up exactly
-//! (`herd_report::merge`), judged once on the whole.
+//! (`herd_result::merge`), judged once on the whole.
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_report::{render_text, write_json, GeneratorVerdict, RunResult};
+use herd_report::render_text;
+use herd_result::{write_json, GeneratorVerdict, RunResult};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -18,10 +19,10 @@ pub struct MergeArgs {
 
 pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
     check_output(a.output.as_deref())?;
-    let mut merge = herd_report::merge::Merge::new();
+    let mut merge = herd_result::merge::Merge::new();
     let mut unreadable = Vec::new();
     for f in &a.files {
-        match herd_report::read_json(f) {
+        match herd_result::read_json(f) {
             Ok(r) => merge.add(&f.display().to_string(), r),
             Err(e) => unreadable.push(format!("{}: {e}", f.display())),
         }

@@ -6,8 +6,8 @@ use crate::sweep::write_file;
 use clap::Args;
 use herd_report::figure::{capacity_figure, sweep_result_figure};
 use herd_report::plot::{render, run_figure, sweep_figure, Figure, Format};
-use herd_report::sweep::{read_table, Table};
-use herd_report::{parse_document, Document};
+use herd_result::sweep::{read_table, Table};
+use herd_result::{parse_document, Document};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]

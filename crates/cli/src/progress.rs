@@ -1,7 +1,7 @@
 //! The live line on a terminal while a run goes on; nothing at all when output is piped.
 
 use herd_engine::Progress;
-use herd_report::format::count;
+use herd_result::format::count;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 

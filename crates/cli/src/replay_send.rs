@@ -11,7 +11,7 @@ use herd_engine::{Action, Control, Ctx, Last, Load, Plan, Request, Script, Syste
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_logs::replay::{arrivals, ReplayOptions, Skipped};
 use herd_logs::source::{FormatSpec, ReadStats};
-use herd_report::{Model, RunConfig, RunResult};
+use herd_result::{Model, RunConfig, RunResult};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -245,7 +245,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
     };
     let mut result = herd_run::to_result(url.to_owned(), config, &plan, &out);
     let by_name: Vec<_> = if out.by_name.is_empty() {
-        vec![herd_report::name_result(
+        vec![herd_result::name_result(
             r.names.first().map_or("all", String::as_str),
             &out.total,
             out.duration,
@@ -254,7 +254,7 @@ pub fn send(a: &ReplayArgs, url: &str, target: &Target, r: Replay) -> Result<Run
         r.names
             .iter()
             .zip(&out.by_name)
-            .map(|(name, s)| herd_report::name_result(name, s, out.duration))
+            .map(|(name, s)| herd_result::name_result(name, s, out.duration))
             .collect()
     };
     result.by_name = by_name;

@@ -3,7 +3,8 @@
 use crate::exit::{self, Exit};
 use crate::pdf;
 use clap::{Args, ValueEnum};
-use herd_report::{html, read_document, render_text, Document};
+use herd_report::{html, render_text};
+use herd_result::{read_document, Document};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]

@@ -1,9 +1,9 @@
-//! What `herd sweep` and `herd capacity` share: the request flags, the list of levels, the
-//! targets' names, and the seam between a series of runs and what is run at each level.
+//! What `herd sweep` and `herd capacity` share on the CLI's side: the request flags, the list of
+//! levels, the targets' names, the check of output paths, and the [`Runs`] each target becomes.
 //!
-//! A series asks a [`Runs`] (herd-run's prepared run) for "a run at rate R" or "a run with N
-//! users" and executes it; it never looks inside: for a URL a level counts requests, for a
-//! workload scenario iterations.
+//! The loops themselves are herd-series': they ask a [`Runs`] (herd-run's prepared run) for "a
+//! run at rate R" or "a run with N users" and never look inside; for a URL a level counts
+//! requests, for a workload scenario iterations.
 
 use crate::exit::Exit;
 use clap::Args;

@@ -4,7 +4,7 @@
 use crate::exit::{self, Exit};
 use crate::shard_args::{Late, ShardRun, GRACE};
 use herd_engine::Control;
-use herd_report::{RunResult, ShardHeader, ShardInstance};
+use herd_result::{RunResult, ShardHeader, ShardInstance};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -40,11 +40,11 @@ pub fn resolve(a: &crate::shard_args::ShardArgs) -> Result<Option<ShardRun>, Exi
 }
 
 /// A URL run's plan: its resolved settings but the machine's thread count, and its body.
-pub fn config_hash(config: &herd_report::RunConfig, body: &[u8]) -> String {
+pub fn config_hash(config: &herd_result::RunConfig, body: &[u8]) -> String {
     let mut c = config.clone();
     c.threads = 0;
     let mut json = Vec::new();
-    let _ = herd_report::write_json(&c, &mut json);
+    let _ = herd_result::write_json(&c, &mut json);
     plan_hash([json.as_slice(), body])
 }
 
@@ -199,7 +199,7 @@ pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started:
         instances: vec![ShardInstance {
             index: run.shard.index,
             host: host(),
-            herd_version: herd_report::HERD_VERSION.to_owned(),
+            herd_version: herd_result::HERD_VERSION.to_owned(),
             start_lag_ms: started.lag.as_secs_f64() * 1e3,
             clock_synchronised: synced,
             clock_max_error_ms: max_error,
@@ -217,10 +217,10 @@ pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started:
 /// Prints the result as one framed block on stdout, for `kubectl logs` and `herd k8s collect`.
 pub fn print_frame(result: &RunResult) -> Result<(), Exit> {
     let mut json = Vec::new();
-    herd_report::write_json(result, &mut json)
+    herd_result::write_json(result, &mut json)
         .map_err(|e| Exit::bad_input(format!("cannot encode the result: {e}")))?;
     let label = result.shard.as_ref().map(|h| h.label()).unwrap_or_default();
-    print!("{}", herd_report::frame::frame(&json, &label));
+    print!("{}", herd_result::frame::frame(&json, &label));
     Ok(())
 }
 

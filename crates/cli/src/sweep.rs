@@ -10,16 +10,16 @@ use crate::series::{
 };
 use clap::Args;
 use herd_engine::Control;
-use herd_report::format::{duration_ms, rate};
-use herd_report::sweep::{
-    level_text, row_of, write_table, Row, Saturation, Separator, StopRule, SweepConfig,
-    SweepResult, SweepStep, SweepTarget,
+use herd_result::format::{duration_ms, rate};
+use herd_result::sweep::{
+    level_text, row_of, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
 };
-use herd_report::{write_json, GeneratorVerdict, Kind, Model, HERD_VERSION};
+use herd_result::{write_json, GeneratorVerdict, Model, RunResult};
+use herd_series::sweep::SweepSpec;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("levels").required(true).args(["rates", "connections"]))]
@@ -88,7 +88,7 @@ pub struct SweepArgs {
 
 /// `10%`, `10` or `0.5%` -> percent: a PERCENT flag may leave out the `%` (docs/units.md).
 pub fn parse_percent(s: &str) -> Result<f64, String> {
-    herd_report::units::percent(s, herd_report::units::Bare::Allowed)
+    herd_result::units::percent(s, herd_result::units::Bare::Allowed)
 }
 
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
@@ -156,10 +156,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             ..StopRule::default()
         },
     };
-    let mut result = SweepResult {
-        herd_version: HERD_VERSION.to_owned(),
-        schema_version: herd_report::SCHEMA_VERSION,
-        kind: Kind::Sweep,
+    let spec = SweepSpec {
         model,
         targets: targets
             .iter()
@@ -169,80 +166,28 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
                 named: t.named,
             })
             .collect(),
-        config: SweepConfig {
-            levels: levels.clone(),
-            step_duration_s: match length {
-                Length::Time(d) => Some(d.as_secs_f64()),
-                Length::Requests(_) => None,
-            },
-            requests_per_step: match length {
-                Length::Requests(n) => Some(n),
-                Length::Time(_) => None,
-            },
-            calls_per_conn: a.request.calls_per_conn,
-            timeout_s: a.request.timeout.as_secs_f64(),
-            cooldown_s: a.cooldown.as_secs_f64(),
-            stop: stop.clone(),
-        },
-        steps: Vec::new(),
-        stopped_early: None,
-        interrupted: false,
+        levels,
+        length,
+        calls_per_conn: a.request.calls_per_conn,
+        timeout: a.request.timeout,
+        cooldown: a.cooldown,
+        stop,
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let table = LiveTable::new(model, targets.len() > 1, unit);
+    let mut table = LiveTable {
+        model,
+        named: targets.len() > 1,
+        unit,
+        quiet: a.request.quiet,
+    };
     table.header();
-    let mut saturation = Saturation::new(stop, targets.len());
-    let mut failure = None;
-    'levels: for (i, &level) in levels.iter().enumerate() {
-        if i > 0 && !pause(a.cooldown, &control) {
-            // Ctrl-C in the pause between steps is an interrupt like any other: the later
-            // levels did not run, and the result and exit code must say so.
-            result.interrupted = true;
-            break;
-        }
-        let mut step = SweepStep {
-            level,
-            runs: Vec::new(),
-        };
-        for (t, r) in targets.iter().zip(&runs) {
-            if control.is_cancelled() {
-                break;
-            }
-            let mut live = Live::new(a.request.quiet);
-            let run = match r.run(level_of(level), length, &control, &mut live) {
-                Ok(run) => run,
-                Err(e) => {
-                    failure = Some(Exit::from(e));
-                    break 'levels;
-                }
-            };
-            table.line(level, &t.name, &row_of(&run));
-            step.runs.push(run);
-        }
-        let complete = step.runs.len() == targets.len();
-        if complete {
-            let rows: Vec<Row> = step.runs.iter().map(row_of).collect();
-            result.stopped_early = saturation.observe(&rows);
-        }
-        if control.is_cancelled() {
-            result.interrupted = true;
-        }
-        if complete {
-            result.steps.push(step);
-        }
-        if result.interrupted || result.stopped_early.is_some() {
-            break;
-        }
-    }
-    if result.stopped_early.is_some() && result.steps.len() == levels.len() {
-        result.stopped_early = None; // it ended at its last level anyway
-    }
+    let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
     summary(&result);
     write_outputs(&result, a)?;
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
-        return Err(e);
+        return Err(Exit::from(e));
     }
     Ok(if result.interrupted {
         exit::INTERRUPTED
@@ -251,31 +196,27 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     })
 }
 
-/// Sleeps `d` unless interrupted; `false` when interrupted.
-pub fn pause(d: Duration, control: &Control) -> bool {
-    let end = Instant::now() + d;
-    while Instant::now() < end {
-        if control.is_cancelled() {
-            return false;
-        }
-        std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-    }
-    !control.is_cancelled()
-}
-
 /// The table on stdout, one line per target per step, flushed as each run ends.
 struct LiveTable {
     model: Model,
     named: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
     unit: &'static str,
+    /// No live progress line during each run.
+    quiet: bool,
+}
+
+impl herd_series::Observer for LiveTable {
+    fn live(&mut self) -> Box<dyn herd_run::Observer> {
+        Box::new(Live::new(self.quiet))
+    }
+
+    fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
+        self.line(level, &target.name, &row_of(run));
+    }
 }
 
 impl LiveTable {
-    fn new(model: Model, named: bool, unit: &'static str) -> Self {
-        LiveTable { model, named, unit }
-    }
-
     fn header(&self) {
         let level = match (self.model, self.unit) {
             (Model::Closed, _) => "users",

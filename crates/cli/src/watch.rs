@@ -8,7 +8,7 @@ use herd_monitor::{
     ExporterSeries, MetricKind, Observations, ProcessSeries, ProcessTarget, Ready, WatchPlan,
     Watcher,
 };
-use herd_report::{
+use herd_result::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, Server,
     WatchedProcess,
 };

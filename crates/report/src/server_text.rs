@@ -3,8 +3,8 @@
 //! Prometheus series.
 
 use crate::format::{bytes, count, duration_s, percent, rate, sig3};
-use crate::server::{Exporter, PromSeries, Server, WatchedProcess};
 use crate::text::{line, plural};
+use crate::{Exporter, PromSeries, Server, WatchedProcess};
 use std::fmt::{self, Write};
 
 /// Series listed per endpoint; the JSON keeps them all.

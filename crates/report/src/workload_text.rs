@@ -2,7 +2,7 @@
 //! max and 95th percentile per request type, page weight, response codes), then scenarios,
 //! checks and thresholds.
 
-use crate::format::{bytes, count, duration_ms};
+use crate::format::{bytes, count, duration_ms, threshold_value};
 use crate::RunResult;
 use std::fmt::{self, Write};
 
@@ -114,14 +114,5 @@ fn shorten(s: &str) -> String {
     match s.char_indices().nth(NAME_CHARS - 1) {
         Some((cut, _)) if s.chars().count() > NAME_CHARS => format!("{}…", &s[..cut]),
         _ => s.to_owned(),
-    }
-}
-
-/// A threshold's measured value in its unit, as the summary and the HTML report show it.
-pub(crate) fn threshold_value(value: f64, unit: &str) -> String {
-    match unit {
-        "ms" => duration_ms(value),
-        "%" => format!("{value:.2}%"),
-        _ => format!("{value:.1} {unit}"),
     }
 }

@@ -1,6 +1,6 @@
 //! How a run ended, decided once for `herd run` (URL, URL file, workload) and shown to series.
 
-use herd_report::{GeneratorVerdict, RunResult};
+use herd_result::{GeneratorVerdict, RunResult};
 
 /// How a result ends, most important first; the CLI maps each to its documented exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub fn conclude(result: &RunResult) -> Conclusion {
     let sharded = result.shard.as_ref().is_some_and(|h| h.count > 1);
     if result.interrupted {
         Conclusion::Interrupted
-    } else if herd_report::answers::nothing_answered(result.totals.completed) {
+    } else if herd_result::answers::nothing_answered(result.totals.completed) {
         Conclusion::NothingAnswered
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         Conclusion::GeneratorLimited

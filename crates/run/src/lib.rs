@@ -29,7 +29,7 @@ pub use result::to_result;
 pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};
-use herd_report::RunResult;
+use herd_result::RunResult;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -6,7 +6,7 @@ use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
 use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
-use herd_report::{RunConfig, RunResult};
+use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
 use std::path::PathBuf;

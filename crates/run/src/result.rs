@@ -4,7 +4,7 @@
 use crate::prepared::UrlRequest;
 use crate::LoadFlags;
 use herd_engine::{Load, Plan, RunOutput};
-use herd_report::{
+use herd_result::{
     build_run, name_result, scenario_result, CheckResult, Generator, GeneratorSample,
     GeneratorVerdict, Model, RunConfig, RunInput, RunResult,
 };

@@ -113,8 +113,8 @@ fn a_prepared_url_run_at_a_level_returns_the_counts_asked_for() {
 
 /// One rule for every kind of run: interrupted, then nothing answered, then generator-limited,
 /// then a failed threshold.
-fn the_conclusion_ranks_how_a_run_ended(mut r: herd_report::RunResult) {
-    r.thresholds.push(herd_report::ThresholdResult {
+fn the_conclusion_ranks_how_a_run_ended(mut r: herd_result::RunResult) {
+    r.thresholds.push(herd_result::ThresholdResult {
         expression: "p99 < 1ms".to_owned(),
         value: 2.0,
         unit: "ms".to_owned(),
@@ -122,7 +122,7 @@ fn the_conclusion_ranks_how_a_run_ended(mut r: herd_report::RunResult) {
         note: None,
     });
     assert_eq!(conclude(&r), Conclusion::ThresholdsFailed);
-    r.generator.verdict = herd_report::GeneratorVerdict::GeneratorLimited;
+    r.generator.verdict = herd_result::GeneratorVerdict::GeneratorLimited;
     assert_eq!(conclude(&r), Conclusion::GeneratorLimited);
     r.totals.completed = 0;
     assert_eq!(conclude(&r), Conclusion::NothingAnswered);

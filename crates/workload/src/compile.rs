@@ -12,7 +12,7 @@ use crate::template::{Escape, Template};
 use crate::yaml::Node;
 use crate::Workload;
 use herd_http::{prepare, Target};
-use herd_report::Criteria;
+use herd_result::Criteria;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;

@@ -47,7 +47,7 @@ pub use urls::UrlDefaults;
 
 use herd_engine::{Load, Plan};
 use herd_http::Target;
-use herd_report::Criterion;
+use herd_result::Criterion;
 use program::Program;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -152,7 +152,7 @@ impl Reader {
                         node.at,
                         format!("{what}: `{}` is not a duration", shown(node)),
                     )
-                    .hint(herd_report::units::DURATION_HINT),
+                    .hint(herd_result::units::DURATION_HINT),
                 );
                 None
             }
@@ -171,7 +171,7 @@ pub fn shown(node: &Node) -> String {
 
 /// `500ms`, `30s`, `5m`, `1h30m`: a duration in a workload file needs its unit (docs/units.md).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    herd_report::units::duration(s, herd_report::units::Bare::Refused)
+    herd_result::units::duration(s, herd_result::units::Bare::Refused)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! tables, no `/proc` needed.
 
 use herd_monitor::system::{port_budget, ports_held, PortBudget, TIME_WAIT_S};
-use herd_report::format::count;
+use herd_result::format::count;
 use herd_run::SPARE_FDS;
 use std::time::Duration;
 
@@ -292,7 +292,7 @@ pub fn target(
         Ok(d) => {
             let value = format!(
                 "{url} -> {addr}, connected in {}",
-                herd_report::format::duration_ms(d.as_secs_f64() * 1e3)
+                herd_result::format::duration_ms(d.as_secs_f64() * 1e3)
             );
             Check::new("target", Status::Ok, value, None)
         }
@@ -313,7 +313,7 @@ fn limit(n: u64) -> String {
 }
 
 fn rate_text(r: f64) -> String {
-    herd_report::format::rate(r)
+    herd_result::format::rate(r)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../report/tests/fixtures/{name}",
+        "{}/../result/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -214,7 +214,7 @@ fn the_scenarios_table_shows_a_workload_runs_iterations_and_durations() {
             .map(|c| &c[..c.find("</td>").unwrap()])
             .collect();
         let d = &s["duration_ms"];
-        let ms = |k: &str| herd_report::format::duration_ms(d[k].as_f64().unwrap());
+        let ms = |k: &str| herd_result::format::duration_ms(d[k].as_f64().unwrap());
         let want = vec![
             s["weight"].to_string(),
             s["iterations"].to_string(),

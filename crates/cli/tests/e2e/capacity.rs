@@ -216,7 +216,7 @@ fn capacity_lands_within_ten_percent_of_a_server_that_admits_400_per_second() {
     assert!(page.contains(&sentence.replace('<', "&lt;")), "{sentence}");
     assert!(page.contains(&format!(
         ">CAPACITY: {} req/s<",
-        herd_report::format::rate(cap)
+        herd_result::format::rate(cap)
     )));
     let table = page.split("class=\"capacity-probes\"").nth(1).unwrap();
     let table = &table[..table.find("</table>").unwrap()];
@@ -403,7 +403,7 @@ fn capacity_of_a_workload_file_is_in_iterations_per_second() {
     assert!(
         sentence.contains(&format!(
             "sustains {} iterations/s",
-            herd_report::format::rate(cap)
+            herd_result::format::rate(cap)
         )),
         "{sentence}"
     );
@@ -422,7 +422,7 @@ fn capacity_of_a_workload_file_is_in_iterations_per_second() {
     let page = html_report(&json);
     assert!(page.contains(&format!(
         ">CAPACITY: {} iterations/s<",
-        herd_report::format::rate(cap)
+        herd_result::format::rate(cap)
     )));
 
     // A broken file: validate's diagnostics and exit 2, nothing probed.

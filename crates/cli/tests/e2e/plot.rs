@@ -5,7 +5,7 @@ use herd_mock::{Config, Server};
 
 const AUTOBENCH_TSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../report/tests/fixtures/autobench_seed001.tsv"
+    "/../result/tests/fixtures/autobench_seed001.tsv"
 );
 
 /// Decodes a PNG and returns (width, height, share of pixels that are not near-white).

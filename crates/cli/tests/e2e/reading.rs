@@ -3,12 +3,12 @@
 //! binary is spawned, as a user meets it).
 
 use crate::common::*;
-use herd_report::HERD_VERSION;
+use herd_result::HERD_VERSION;
 use std::path::Path;
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../report/tests/fixtures/{name}",
+        "{}/../result/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../report/tests/fixtures/{name}",
+        "{}/../result/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -221,7 +221,7 @@ fn one_named_target_gets_autobenchs_host_suffixed_columns() {
     let header: Vec<&str> = text.lines().next().unwrap().split('\t').collect();
     // Seed 001's autobench file for one host, column for column.
     let seed = std::fs::read_to_string(format!(
-        "{}/../report/tests/fixtures/autobench_seed001.tsv",
+        "{}/../result/tests/fixtures/autobench_seed001.tsv",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
@@ -232,7 +232,7 @@ fn one_named_target_gets_autobenchs_host_suffixed_columns() {
     // Read back: `herd plot` names the line after the suffix.
     let plot = run_herd(&["plot", tsv.to_str().unwrap(), "-o", png.to_str().unwrap()]);
     assert_eq!(plot.status.code(), Some(0), "{}", stderr(&plot));
-    let table = herd_report::sweep::read_table(&text, "s.tsv", "s").unwrap();
+    let table = herd_result::sweep::read_table(&text, "s.tsv", "s").unwrap();
     assert_eq!(table.targets, vec!["testhost"]);
     assert_eq!(table.steps.len(), 1);
 }

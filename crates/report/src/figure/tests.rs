@@ -9,13 +9,13 @@ fn run(text: &str) -> RunResult {
     parse_json(text, "fixture").unwrap()
 }
 
-const WATCHED: &str = include_str!("../../tests/fixtures/run-watched.json");
-const ERRORS: &str = include_str!("../../tests/fixtures/run-closed-errors.json");
-const OPEN: &str = include_str!("../../tests/fixtures/run-open.json");
-const WORKLOAD: &str = include_str!("../../tests/fixtures/run-workload.json");
+const WATCHED: &str = include_str!("../../../result/tests/fixtures/run-watched.json");
+const ERRORS: &str = include_str!("../../../result/tests/fixtures/run-closed-errors.json");
+const OPEN: &str = include_str!("../../../result/tests/fixtures/run-open.json");
+const WORKLOAD: &str = include_str!("../../../result/tests/fixtures/run-workload.json");
 
 fn capacity() -> CapacityResult {
-    let text = include_str!("../../tests/fixtures/capacity-users.json");
+    let text = include_str!("../../../result/tests/fixtures/capacity-users.json");
     match parse_document(text, "capacity-users.json").unwrap() {
         Document::Capacity(c) => *c,
         _ => panic!("not a capacity search"),

@@ -4,11 +4,11 @@
 //!
 //! Pure functions from results to a `String`: [`render_run`] for a run, [`render_sweep`] and
 //! [`render_capacity`] for series of runs (saturation curves), [`render_compare`] for runs side
-//! by side, and [`render_document`] for whatever [`crate::read_document`] read.
+//! by side, and [`render_document`] for whatever [`herd_result::read_document`] read.
 //!
 //! ```
-//! # let json = include_str!("../../tests/fixtures/run-open.json");
-//! let run = herd_report::parse_json(json, "run-open.json").unwrap();
+//! # let json = include_str!("../../../result/tests/fixtures/run-open.json");
+//! let run = herd_result::parse_json(json, "run-open.json").unwrap();
 //! let html = herd_report::html::render_run(&run);
 //! assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"));
 //! ```

@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use herd_report::plot::{render, sweep_figure, Format};
-//! use herd_report::sweep::read_table;
+//! use herd_result::sweep::read_table;
 //! let tsv = "dem_req_rate req_rate con_rate min_rep_rate avg_rep_rate max_rep_rate \
 //!            stddev_rep_rate resp_time net_io errors\n100 100 10 98 100 102 1 2.5 120 0\n";
 //! let table = read_table(tsv, "inline", "site").unwrap();

@@ -6,10 +6,10 @@ use super::{render, size, Format, PANEL_SIZE};
 use crate::figure::*;
 use crate::{parse_document, parse_json, Document, RunResult};
 
-const WATCHED: &str = include_str!("../../tests/fixtures/run-watched.json");
-const ERRORS: &str = include_str!("../../tests/fixtures/run-closed-errors.json");
-const OPEN: &str = include_str!("../../tests/fixtures/run-open.json");
-const WORKLOAD: &str = include_str!("../../tests/fixtures/run-workload.json");
+const WATCHED: &str = include_str!("../../../result/tests/fixtures/run-watched.json");
+const ERRORS: &str = include_str!("../../../result/tests/fixtures/run-closed-errors.json");
+const OPEN: &str = include_str!("../../../result/tests/fixtures/run-open.json");
+const WORKLOAD: &str = include_str!("../../../result/tests/fixtures/run-workload.json");
 
 fn run(text: &str) -> RunResult {
     parse_json(text, "fixture").unwrap()
@@ -32,13 +32,14 @@ fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 
 fn figures() -> Vec<(&'static str, Figure)> {
     let (watched, errors) = (run(WATCHED), run(ERRORS));
-    let Document::Sweep(sweep) = document(include_str!("../../tests/fixtures/sweep-open.json"))
-    else {
+    let Document::Sweep(sweep) = document(include_str!(
+        "../../../result/tests/fixtures/sweep-open.json"
+    )) else {
         panic!("not a sweep")
     };
-    let Document::Capacity(capacity) =
-        document(include_str!("../../tests/fixtures/capacity-users.json"))
-    else {
+    let Document::Capacity(capacity) = document(include_str!(
+        "../../../result/tests/fixtures/capacity-users.json"
+    )) else {
         panic!("not a capacity search")
     };
     vec![

@@ -1,0 +1,392 @@
+//! Runs side by side: the change of each metric against the first (base) run, whether it is
+//! beyond noise, and whether it is a regression that should stop a release (`herd compare`).
+//!
+//! A metric regressed when it got worse by more than the threshold *and* the change is beyond
+//! noise. Noise is judged on each run's per-second timeline (Welch's t-test, 95%,
+//! [`significance`]) for the key metrics, which gate; metrics the timeline does not carry are
+//! judged from the histograms (95% intervals of the quantile) and are shown but do not gate.
+//! docs/compare.md says why. [`Comparison::document`] is what `herd compare --json` writes
+//! (`schema/compare.schema.json`); the text and HTML renderings are herd-report's.
+//!
+//! ```
+//! use herd_compare::{compare, Judgement};
+//! # let json = include_str!("../../result/tests/fixtures/run-open.json");
+//! let run = herd_result::parse_json(json, "run-open.json").unwrap();
+//! let c = compare(&[("base".into(), &run), ("new".into(), &run)], 0.10);
+//! let p99 = c.metrics.iter().find(|m| m.metric.key == "p99").unwrap();
+//! assert_eq!(p99.changes[0].unwrap().judgement, Judgement::Unchanged);
+//! assert!(c.passed());
+//! ```
+
+mod noise;
+pub mod significance;
+
+use herd_result::sections::{self, NameStats};
+use herd_result::RunResult;
+pub use noise::per_second;
+use noise::{histogram_noise, judge};
+use serde::Serialize;
+
+/// Chance of a false alarm per key metric when nothing changed.
+pub const ALPHA: f64 = 0.05;
+/// Fewer per-second samples than this and noise cannot be judged.
+pub const MIN_SECONDS: usize = 3;
+
+/// A run as the comparison names it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunLabel {
+    /// What the user called it: usually the file name.
+    pub label: String,
+    pub target: String,
+    pub started_at: String,
+    pub duration_s: f64,
+}
+
+/// What a metric measures and which way is worse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Metric {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub unit: Unit,
+    pub higher_is_better: bool,
+    /// Counts towards the verdict (judged on per-second samples).
+    pub gates: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    PerSecond,
+    Ms,
+    /// A share, 0..=1.
+    Share,
+    Bytes,
+}
+
+/// One metric across the runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricRow {
+    pub metric: Metric,
+    /// One value per run; `None` when the run does not have it.
+    pub values: Vec<Option<f64>>,
+    /// The change of runs 2.. against run 1; `changes[i]` is run `i + 1`.
+    pub changes: Vec<Option<Change>>,
+}
+
+/// How one run differs from the base in one metric.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Change {
+    /// Relative change, `new / base - 1`; infinite when the base is 0 and the new value is not.
+    pub fraction: f64,
+    pub noise: Noise,
+    pub judgement: Judgement,
+}
+
+/// Whether a difference is more than the runs' own variation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Noise {
+    /// Welch's t-test on per-second values: beyond noise when `p < ALPHA`.
+    PerSecond { p: f64 },
+    /// The 95% intervals of the whole-run quantile (or mean) overlap or not.
+    Histogram { overlap: bool },
+    /// Too few seconds, or no histogram.
+    Unknown,
+}
+
+impl Noise {
+    /// `Some(true)` beyond noise, `Some(false)` within it, `None` not known.
+    pub fn beyond(self) -> Option<bool> {
+        match self {
+            Noise::PerSecond { p } => Some(p < ALPHA),
+            Noise::Histogram { overlap } => Some(!overlap),
+            Noise::Unknown => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judgement {
+    /// Exactly the same value.
+    Unchanged,
+    /// Changed by no more than the threshold.
+    WithinThreshold,
+    /// Changed by more than the threshold, but no more than the runs vary on their own.
+    WithinNoise,
+    /// Worse by more than the threshold and beyond noise (or noise unknown).
+    Regressed,
+    /// Better by more than the threshold and beyond noise (or noise unknown).
+    Improved,
+}
+
+/// Per-request-name rows: one metric of one name across the runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NameRow {
+    pub name: String,
+    pub row: MetricRow,
+}
+
+/// Everything `herd compare` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    /// What counts as a regression: 0.10 for 10%.
+    pub threshold: f64,
+    pub runs: Vec<RunLabel>,
+    pub metrics: Vec<MetricRow>,
+    pub names: Vec<NameRow>,
+}
+
+/// What `herd compare --json` writes (`schema/compare.schema.json`): the comparison with its
+/// verdict. Infinite changes (from a base of 0) are written as `null`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareDocument<'a> {
+    pub herd_version: &'static str,
+    /// [`herd_result::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    pub kind: &'static str,
+    /// No key metric regressed: `herd compare` exits 0.
+    pub passed: bool,
+    pub regressions: Vec<Regression>,
+    #[serde(flatten)]
+    pub comparison: &'a Comparison,
+}
+
+/// A metric that regressed, for the verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Regression {
+    pub run: String,
+    pub metric: String,
+    pub fraction: f64,
+}
+
+impl Comparison {
+    /// The comparison as `herd compare --json` writes it.
+    pub fn document(&self) -> CompareDocument<'_> {
+        let regressions = self.regressions();
+        CompareDocument {
+            herd_version: herd_result::HERD_VERSION,
+            schema_version: herd_result::SCHEMA_VERSION,
+            kind: "compare",
+            passed: regressions.is_empty(),
+            regressions,
+            comparison: self,
+        }
+    }
+
+    /// Key metrics that regressed, in table order; empty means the comparison passed.
+    pub fn regressions(&self) -> Vec<Regression> {
+        let mut out = Vec::new();
+        for row in self.metrics.iter().filter(|r| r.metric.gates) {
+            for (i, c) in row.changes.iter().enumerate() {
+                if let Some(c) = c.filter(|c| c.judgement == Judgement::Regressed) {
+                    out.push(Regression {
+                        run: self.runs[i + 1].label.clone(),
+                        metric: row.metric.label.to_owned(),
+                        fraction: c.fraction,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    pub fn passed(&self) -> bool {
+        self.regressions().is_empty()
+    }
+}
+
+const fn metric(key: &'static str, label: &'static str, unit: Unit, gates: bool) -> Metric {
+    Metric {
+        key,
+        label,
+        unit,
+        higher_is_better: matches!(unit, Unit::PerSecond),
+        gates,
+    }
+}
+
+/// The metrics compared, in the order shown.
+pub const METRICS: [Metric; 11] = [
+    metric("throughput", "throughput", Unit::PerSecond, true),
+    metric("error_rate", "error rate", Unit::Share, true),
+    metric("p50", "latency p50", Unit::Ms, true),
+    metric("p75", "latency p75", Unit::Ms, false),
+    metric("p90", "latency p90", Unit::Ms, true),
+    metric("p95", "latency p95", Unit::Ms, false),
+    metric("p99", "latency p99", Unit::Ms, true),
+    metric("p999", "latency p99.9", Unit::Ms, false),
+    metric("max", "latency max", Unit::Ms, false),
+    metric("mean", "latency mean", Unit::Ms, false),
+    metric("bytes", "response size", Unit::Bytes, false),
+];
+
+/// Compares runs against the first; `threshold` is a fraction (0.10 for 10%).
+pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
+    let labels = runs
+        .iter()
+        .map(|(label, r)| RunLabel {
+            label: label.clone(),
+            target: r.target.clone(),
+            started_at: r.started_at.clone(),
+            duration_s: r.duration_s,
+        })
+        .collect();
+    let metrics = METRICS
+        .iter()
+        .map(|m| {
+            let values: Vec<_> = runs.iter().map(|(_, r)| Some(value(m.key, r))).collect();
+            let changes = runs
+                .iter()
+                .skip(1)
+                .map(|(_, r)| {
+                    let noise = judge(m.key, runs[0].1, r);
+                    Some(change(
+                        m,
+                        value(m.key, runs[0].1),
+                        value(m.key, r),
+                        noise,
+                        threshold,
+                    ))
+                })
+                .collect();
+            MetricRow {
+                metric: *m,
+                values,
+                changes,
+            }
+        })
+        .collect();
+    Comparison {
+        threshold,
+        runs: labels,
+        metrics,
+        names: name_rows(runs, threshold),
+    }
+}
+
+/// Judges one change. Public so the rule can be tested as a table.
+pub fn change(m: &Metric, base: f64, new: f64, noise: Noise, threshold: f64) -> Change {
+    let fraction = if base == new {
+        0.0
+    } else if base == 0.0 {
+        f64::INFINITY * (new - base).signum()
+    } else {
+        new / base - 1.0
+    };
+    let worse = if m.higher_is_better {
+        fraction < 0.0
+    } else {
+        fraction > 0.0
+    };
+    let judgement = if fraction == 0.0 {
+        Judgement::Unchanged
+    } else if fraction.abs() <= threshold {
+        Judgement::WithinThreshold
+    } else if noise.beyond() == Some(false) {
+        Judgement::WithinNoise
+    } else if worse {
+        Judgement::Regressed
+    } else {
+        Judgement::Improved
+    };
+    Change {
+        fraction,
+        noise,
+        judgement,
+    }
+}
+
+/// The whole-run value of a metric.
+fn value(key: &str, r: &RunResult) -> f64 {
+    let l = &r.latency_ms;
+    match key {
+        "throughput" => r.throughput_rps,
+        "error_rate" => error_rate(r),
+        "p50" => l.p50,
+        "p75" => l.p75,
+        "p90" => l.p90,
+        "p95" => l.p95,
+        "p99" => l.p99,
+        "p999" => l.p999,
+        "max" => l.max,
+        "mean" => l.mean,
+        "bytes" => r.response_bytes.mean,
+        _ => unreachable!("unknown metric {key}"),
+    }
+}
+
+/// The share of scheduled requests that were not ok (docs/results.md).
+pub fn error_rate(r: &RunResult) -> f64 {
+    let t = &r.totals;
+    if t.scheduled == 0 {
+        0.0
+    } else {
+        t.scheduled.saturating_sub(t.ok) as f64 / t.scheduled as f64
+    }
+}
+
+/// Rows for every request name any run has (a name missing from a run shows as absent there).
+/// Per-name rows never gate: results carry no per-name timeline to judge their noise by.
+fn name_rows(runs: &[(String, &RunResult)], threshold: f64) -> Vec<NameRow> {
+    let per_run: Vec<Vec<NameStats>> = runs
+        .iter()
+        .map(|(_, r)| sections::names(&sections::to_value(r), "by_name"))
+        .collect();
+    let mut order: Vec<String> = Vec::new();
+    for n in per_run.iter().flatten() {
+        if !order.contains(&n.name) {
+            order.push(n.name.clone());
+        }
+    }
+    type Get = fn(&NameStats) -> Option<f64>;
+    // The metric, how to read it, and its quantile for the histogram noise test (0: none).
+    const NAME_METRICS: [(Metric, Get, f64); 4] = [
+        (metric("p50", "p50", Unit::Ms, false), |n| n.p50, 0.5),
+        (metric("p95", "p95", Unit::Ms, false), |n| n.p95, 0.95),
+        (metric("p99", "p99", Unit::Ms, false), |n| n.p99, 0.99),
+        (
+            metric("error_rate", "error rate", Unit::Share, false),
+            |n| n.error_rate,
+            0.0,
+        ),
+    ];
+    let mut rows = Vec::new();
+    for name in order {
+        let stats: Vec<Option<&NameStats>> = per_run
+            .iter()
+            .map(|list| list.iter().find(|n| n.name == name))
+            .collect();
+        for (m, get, quantile) in NAME_METRICS {
+            let values: Vec<Option<f64>> = stats.iter().map(|s| s.and_then(get)).collect();
+            if values.iter().all(Option::is_none) {
+                continue;
+            }
+            let changes = (1..runs.len())
+                .map(|i| {
+                    let (base, new) = (values[0]?, values[i]?);
+                    let noise = match (
+                        stats[0]?.histogram.as_deref(),
+                        stats[i]?.histogram.as_deref(),
+                    ) {
+                        (Some(a), Some(b)) if quantile > 0.0 => histogram_noise(a, b, quantile),
+                        _ => Noise::Unknown,
+                    };
+                    Some(change(&m, base, new, noise, threshold))
+                })
+                .collect();
+            rows.push(NameRow {
+                name: name.clone(),
+                row: MetricRow {
+                    metric: m,
+                    values,
+                    changes,
+                },
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests;

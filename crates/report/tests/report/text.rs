@@ -1,0 +1,142 @@
+use crate::fixture;
+use herd_report::render_text;
+use herd_result::{GeneratorVerdict, Model, RunResult};
+
+fn render(r: &RunResult) -> String {
+    let mut s = String::new();
+    render_text(r, &mut s).unwrap();
+    s
+}
+
+fn assert_has(text: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(text.contains(p), "missing {p:?} in\n{text}");
+    }
+}
+
+#[test]
+fn summary_shows_what_users_look_for() {
+    let text = render(&fixture::result());
+    println!("{text}");
+    assert_has(
+        &text,
+        &[
+            "herd run http://127.0.0.1:8080/  open model at 50.0 req/s, 4 connections, 1 thread, 2.50 s",
+            "warm-up    1.00 s, 42 requests",
+            "requests   110 scheduled   100 completed (90 ok, 10 failed)   5 errors   5 dropped",
+            "throughput 40.0 req/s   net I/O 28.0 KB/s in, 4.00 KB/s out",
+            "min 1.00 ms",
+            "(responses, from the intended send time)",
+            "p50 50.0 ms",
+            "p90 90.0 ms",
+            "p99 100 ms",
+            "p99.9 100 ms",
+            "error time p50 1.00 ms  p99 5.00 s  max 5.00 s   (5 requests without a response; not in latency)",
+            "service    p50 ",
+            "(from the actual send)",
+            "connect    p50 200 us",
+            "(4 connections)",
+            "responses  min 612 B  mean 612 B  max 612 B   status 200: 90 503: 10",
+            "errors     reset 3 (\"Connection reset by peer (os error 104)\")  timeout 2",
+            "generator  cpu 30.0% (user 500 ms, sys 250 ms)  send lag p99 210 us  verdict: ok",
+        ],
+    );
+    assert!(
+        !text.contains("INTERRUPTED") && !text.contains("GENERATOR-LIMITED"),
+        "{text}"
+    );
+}
+
+#[test]
+fn closed_model_header_names_it() {
+    let mut r = fixture::result();
+    r.config = fixture::config(Model::Closed);
+    r.config.requests = Some(1_000);
+    let text = render(&r);
+    assert_has(
+        &text,
+        &["closed model, 4 connections, 1 thread, 1,000 requests, 2.50 s"],
+    );
+}
+
+#[test]
+fn interruption_and_a_limited_generator_are_shouted() {
+    let mut r = fixture::result();
+    r.interrupted = true;
+    r.generator.verdict = GeneratorVerdict::GeneratorLimited;
+    r.generator.reasons = vec![
+        "cpu 99% of one core".to_owned(),
+        "send lag p99 12 ms".to_owned(),
+    ];
+    let text = render(&r);
+    assert_has(
+        &text,
+        &[
+            "INTERRUPTED after 2.50 s",
+            "verdict: generator-limited",
+            "GENERATOR-LIMITED: cpu 99% of one core; send lag p99 12 ms",
+        ],
+    );
+}
+
+#[test]
+fn ctrl_c_in_the_warmup_says_nothing_was_measured() {
+    let mut r = fixture::result();
+    r.interrupted = true;
+    r.config.warmup_s = 30.0;
+    r.warmup.duration_s = 1.5;
+    let text = render(&r);
+    assert_has(
+        &text,
+        &["INTERRUPTED during the warm-up, after 1.50 s of 30.0 s: nothing was measured"],
+    );
+    assert!(!text.contains("INTERRUPTED after"), "{text}");
+}
+
+#[test]
+fn an_empty_run_says_so_instead_of_printing_zeros() {
+    let text = render(&fixture::empty_result());
+    println!("{text}");
+    assert_has(
+        &text,
+        &[
+            "latency    no responses",
+            "service    no responses",
+            "responses  none",
+        ],
+    );
+    for absent in ["  warm-up", "  errors", "  connect"] {
+        assert!(
+            !text.lines().any(|l| l.starts_with(absent)),
+            "{absent:?} in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_run_that_was_only_refused_says_nothing_listens() {
+    let mut r = fixture::empty_result();
+    r.totals.scheduled = 500;
+    r.totals.errors = 500;
+    r.errors.insert("connect_refused".to_owned(), 500);
+    let text = render(&r);
+    assert!(
+        text.contains("NOTHING LISTENS: every connection to "),
+        "{text}"
+    );
+    // Some answers, or other errors besides: the numbers speak for themselves.
+    r.errors.insert("timeout".to_owned(), 1);
+    r.totals.errors = 501;
+    assert!(!render(&r).contains("NOTHING LISTENS"));
+    let text = render(&fixture::result());
+    assert!(!text.contains("NOTHING LISTENS"));
+}
+
+#[test]
+fn long_error_samples_are_shortened() {
+    let mut r = fixture::result();
+    r.error_samples.insert("reset".to_owned(), "x".repeat(500));
+    let text = render(&r);
+    assert!(text.contains(&format!("{}…", "x".repeat(80))), "{text}");
+    assert!(!text.contains(&"x".repeat(81)));
+}

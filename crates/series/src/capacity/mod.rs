@@ -1,0 +1,158 @@
+//! `herd capacity`'s search: the pure state machine that says what to probe next
+//! ([`Search`], with the rule for how many requests a verdict needs in [`evidence`]), and the
+//! loop that runs the probes it asks for ([`capacity`]) and puts the answer together
+//! ([`result`]).
+
+pub mod evidence;
+mod search;
+
+pub use evidence::{ObjectiveEvidence, SloEvidence, Verdict, TAIL_SAMPLES};
+pub use search::{Action, Judged, Probe, Search, SearchConfig, GENERATOR_RETRIES};
+
+use crate::{pause, Observer};
+use herd_engine::Control;
+use herd_result::capacity::{
+    measured, sentence, sentence_in, CapacityResult, Outcome, ProbeRecord, Slo,
+};
+use herd_result::knee::knee;
+use herd_result::{GeneratorVerdict, Kind, Model, RunResult};
+use herd_run::{Length, Level, RunError, Runs};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A capacity search as asked: what it loads, in which model, and how it searches.
+#[derive(Clone, Debug)]
+pub struct CapacitySpec {
+    /// The URL or workload file, as the result names it.
+    pub target: String,
+    /// Open: levels are rates; closed: users (then `search.users` is set too).
+    pub model: Model,
+    pub search: SearchConfig,
+    /// Pause between probes, so one probe's backlog does not spill into the next.
+    pub cooldown: Duration,
+}
+
+/// Runs the probes the search asks for, one after another, until it ends, Ctrl-C (`control`)
+/// or a run fails. The result holds every probe that ran; the error, when there is one, says
+/// why the rest did not.
+pub fn capacity(
+    spec: CapacitySpec,
+    runs: &dyn Runs,
+    control: &Arc<Control>,
+    observer: &mut dyn Observer,
+) -> (CapacityResult, Option<RunError>) {
+    let model = spec.model;
+    let level_of = |x: f64| match model {
+        Model::Closed => Level::Users(x.round().max(1.0) as u64),
+        Model::Open => Level::Rate(x),
+    };
+    let slo = spec.search.slo.clone();
+    let mut search = Search::new(spec.search);
+    let mut done = Vec::new();
+    let mut action = search.next(None);
+    let mut failure = None;
+    while let Action::Probe(p) = action.clone() {
+        if !done.is_empty() && !pause(spec.cooldown, control) {
+            break;
+        }
+        let mut live = observer.live();
+        let run = match runs.run(
+            level_of(p.level),
+            Length::Time(p.duration),
+            control,
+            &mut *live,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        if control.is_cancelled() {
+            break;
+        }
+        let m = measured(&run);
+        done.push(run);
+        action = search.next(Some(&m));
+        let judged = search.history().last().expect("a probe was judged");
+        observer.probed(search.history().len(), judged, &m);
+    }
+    let interrupted = control.is_cancelled();
+    let mut r = result(
+        spec.target,
+        model,
+        slo,
+        &action,
+        search.history(),
+        done,
+        interrupted,
+    );
+    let unit = runs.rate_unit();
+    if unit != "req/s" {
+        r.sentence = sentence_in(&r, unit);
+    }
+    (r, failure)
+}
+
+/// Puts the result together from the search's end and its probes' runs, in order.
+pub fn result(
+    target: String,
+    model: Model,
+    slo: Slo,
+    end: &Action,
+    judged: &[Judged],
+    runs: Vec<RunResult>,
+    interrupted: bool,
+) -> CapacityResult {
+    let probes: Vec<ProbeRecord> = judged
+        .iter()
+        .zip(runs)
+        .map(|(j, result)| ProbeRecord {
+            level: j.probe.level,
+            purpose: j.probe.purpose,
+            duration_s: j.probe.duration.as_secs_f64(),
+            held: j.held(),
+            broke: j.broke.clone(),
+            too_few: j.too_few,
+            generator: result.generator.verdict,
+            result,
+        })
+        .collect();
+    let points: Vec<(f64, f64)> = probes
+        .iter()
+        .filter(|p| p.generator == GeneratorVerdict::Ok && p.too_few.is_none())
+        .map(|p| (p.level, measured(&p.result).goodput))
+        .collect();
+    let knee = knee(model, &points);
+    let (found, ceiling, undecided) = match end {
+        Action::Done { level, ceiling } if !interrupted => (Some(*level), *ceiling, None),
+        Action::Undecided(u) if !interrupted => (None, None, Some(u.clone())),
+        _ => (None, None, None),
+    };
+    let mut r = CapacityResult {
+        herd_version: herd_result::HERD_VERSION.to_owned(),
+        schema_version: herd_result::SCHEMA_VERSION,
+        kind: Kind::Capacity,
+        target,
+        model,
+        capacity_rps: found.filter(|_| model == Model::Open),
+        capacity_users: found
+            .filter(|_| model == Model::Closed)
+            .map(|u| u.round() as u64),
+        ceiling,
+        outcome: match (&undecided, found) {
+            _ if interrupted => Outcome::Interrupted,
+            (Some(_), _) | (None, None) => Outcome::Undecided,
+            (None, Some(x)) if x <= 0.0 => Outcome::Unmet,
+            (None, Some(_)) => Outcome::Found,
+        },
+        undecided,
+        knee,
+        sentence: String::new(),
+        interrupted,
+        probes,
+        slo,
+    };
+    r.sentence = sentence(&r);
+    r
+}
