@@ -1,5 +1,7 @@
 //! The one loop against a fake transport on a virtual clock: no sockets, no sleeps, no luck.
 
+mod segment;
+
 use herd_engine::fake::{FakeServer, Reply};
 use herd_engine::metrics::ErrorKind;
 use herd_engine::{
