@@ -1,7 +1,6 @@
 //! TLS against an in-test rustls server with a fresh self-signed certificate.
 
-mod support;
-
+use crate::common::{Client, Server, Step};
 use herd_http::TlsOptions;
 use herd_metrics::ErrorKind;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -9,7 +8,6 @@ use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::net::TcpListener;
 use std::sync::Arc;
-use support::{Client, Server, Step};
 
 /// Serves TLS connections on a thread of its own; each answers one request with 200 and the
 /// negotiated ALPN protocol in `X-Alpn`.
@@ -30,7 +28,7 @@ fn start_tls_server() -> SocketAddr {
     std::thread::spawn(move || {
         for tcp in listener.incoming() {
             let Ok(tcp) = tcp else { continue };
-            let _ = tcp.set_read_timeout(Some(support::LIMIT));
+            let _ = tcp.set_read_timeout(Some(crate::common::LIMIT));
             let Ok(conn) = rustls::ServerConnection::new(Arc::clone(&config)) else {
                 continue;
             };

@@ -1,10 +1,8 @@
 //! Responses a real server may send, each checked for what a user reads in the report: status,
 //! bytes, body length, whether the connection was reused.
 
-mod support;
-
+use crate::common::{ok, Client, Server, Step};
 use herd_http::TlsOptions;
-use support::{ok, Client, Server, Step};
 
 fn s(text: &str) -> Vec<u8> {
     text.as_bytes().to_vec()

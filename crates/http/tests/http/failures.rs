@@ -1,11 +1,9 @@
 //! One test per error class the report counts: each failure must land in the right bucket with a
 //! message that tells the user what the server did.
 
-mod support;
-
+use crate::common::{Client, Server, Step, LIMIT};
 use herd_http::{HttpTransport, Target, TlsOptions};
 use herd_metrics::ErrorKind;
-use support::{Client, Server, Step, LIMIT};
 
 fn s(text: &str) -> Vec<u8> {
     text.as_bytes().to_vec()

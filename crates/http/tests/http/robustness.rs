@@ -1,13 +1,11 @@
 //! Whatever a server sends, the transport answers with a response or a classed failure, never a
 //! panic or a hang: valid responses cut and corrupted at pseudo-random points.
 
-mod support;
-
+use crate::common::Client;
 use herd_http::TlsOptions;
 use herd_metrics::ErrorKind;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener};
-use support::Client;
 
 const CASES: usize = 300;
 
@@ -52,7 +50,7 @@ fn corrupted_responses_fail_cleanly() {
     std::thread::spawn(move || {
         for case in server_cases {
             let (mut stream, _) = listener.accept().unwrap();
-            stream.set_read_timeout(Some(support::LIMIT)).unwrap();
+            stream.set_read_timeout(Some(crate::common::LIMIT)).unwrap();
             let mut request = [0u8; 1024];
             let _ = stream.read(&mut request);
             let _ = stream.write_all(&case);
