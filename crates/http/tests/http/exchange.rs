@@ -1,12 +1,8 @@
 //! Responses a real server may send, each checked for what a user reads in the report: status,
 //! bytes, body length, whether the connection was reused.
 
-use crate::common::{ok, Client, Server, Step};
+use crate::common::{ok, s, Client, Server, Step};
 use herd_http::TlsOptions;
-
-fn s(text: &str) -> Vec<u8> {
-    text.as_bytes().to_vec()
-}
 
 #[test]
 fn content_length_body_is_counted_and_not_kept() {

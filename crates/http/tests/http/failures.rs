@@ -1,13 +1,9 @@
 //! One test per error class the report counts: each failure must land in the right bucket with a
 //! message that tells the user what the server did.
 
-use crate::common::{Client, Server, Step, LIMIT};
+use crate::common::{s, Client, Server, Step, LIMIT};
 use herd_http::{HttpTransport, Target, TlsOptions};
 use herd_metrics::ErrorKind;
-
-fn s(text: &str) -> Vec<u8> {
-    text.as_bytes().to_vec()
-}
 
 /// The failure of one GET against a server playing `script`.
 fn fail(script: Vec<Step>) -> (herd_engine::Failure, u64) {

@@ -1,7 +1,7 @@
 //! Tiny scripted servers on 127.0.0.1 port 0, exact about what they send and when, and a client
-//! wrapper that bounds every test in time.
+//! wrapper that bounds every test in time; `loop_server` for the engine loop's runs.
 
-#![allow(dead_code)] // each test binary uses part of this
+pub mod loop_server;
 
 use herd_engine::{Failure, Request, Response};
 use herd_http::{prepare, Conn, HttpTransport, RequestSpec, Target, TlsOptions, Wire};
@@ -153,4 +153,9 @@ pub fn ok(body: &str) -> Vec<u8> {
         body.len()
     )
     .into_bytes()
+}
+
+/// Bytes a scripted server sends, written as text.
+pub fn s(text: &str) -> Vec<u8> {
+    text.as_bytes().to_vec()
 }
