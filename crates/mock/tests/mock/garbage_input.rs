@@ -1,15 +1,13 @@
 //! Random bytes after plausible request prefixes: the server must answer or close, never
-//! panic. Alone in its binary because it installs a process-wide panic hook (tokio would
-//! otherwise swallow a panicking connection task without a trace).
-
-mod common;
+//! panic. Alone in a process of its own (`common::alone`) because it installs a process-wide
+//! panic hook (tokio would otherwise swallow a panicking connection task without a trace).
 
 use std::io::Write;
 use std::net::Shutdown;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::{serve, Client};
+use crate::common::{alone, serve, Client};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -24,6 +22,9 @@ const ALPHABET: &[u8] = b"0123456789abcdefABCDEF\r\n:; \t=/\x00\xff";
 
 #[test]
 fn random_input_never_panics_the_server() {
+    if !alone("garbage_input::random_input_never_panics_the_server") {
+        return;
+    }
     let panicked = Arc::new(AtomicBool::new(false));
     let flag = panicked.clone();
     let default_hook = std::panic::take_hook();

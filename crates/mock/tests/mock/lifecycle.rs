@@ -1,11 +1,9 @@
 //! Starting, counting and stopping servers.
 
-mod common;
-
 use std::io::ErrorKind;
 use std::net::TcpStream;
 
-use common::{serve, Client};
+use crate::common::{serve, Client};
 use herd_mock::{Config, MockError, Route, Server};
 
 #[test]
@@ -103,7 +101,7 @@ async fn runs_beside_the_callers_own_runtime() {
         .unwrap();
     let mut response = Vec::new();
     let read = stream.read_to_end(&mut response);
-    tokio::time::timeout(common::TIMEOUT, read)
+    tokio::time::timeout(crate::common::TIMEOUT, read)
         .await
         .unwrap()
         .unwrap();

@@ -1,8 +1,7 @@
 //! `auth=hmac:KEY` over the wire: a route that answers 200 to a request bearing an HS256 JWT
 //! signed with KEY, and 401 to one without, with a tampered one, or with one signed otherwise.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -25,7 +24,7 @@ fn jwt(claims: &str, key: &str) -> String {
 
 fn get(c: &mut Client, path: &str, auth: Option<&str>) -> Response {
     let auth = auth.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
-    c.send(format!("GET {path} HTTP/1.1\r\nHost: mock\r\n{auth}\r\n").as_bytes());
+    c.send_get(path, &auth);
     c.response()
 }
 

@@ -1,9 +1,10 @@
 //! A deliberately plain blocking HTTP/1.1 client for testing the mock server: std sockets and
-//! httparse, nothing shared with the code under test.
-#![allow(dead_code)] // each test file uses a different part
+//! httparse, nothing shared with the code under test; and `alone`, for a test that needs the
+//! process to itself.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::process::Command;
 use std::time::Duration;
 
 use herd_mock::{Config, Route, Server};
@@ -68,8 +69,13 @@ impl Client {
     }
 
     pub fn get(&mut self, path: &str) -> Response {
-        self.send(format!("GET {path} HTTP/1.1\r\nHost: mock\r\n\r\n").as_bytes());
+        self.send_get(path, "");
         self.response()
+    }
+
+    /// Sends a GET for `path` with `headers` (each line ending in CRLF), not waiting for an answer.
+    pub fn send_get(&mut self, path: &str, headers: &str) {
+        self.send(format!("GET {path} HTTP/1.1\r\nHost: mock\r\n{headers}\r\n").as_bytes());
     }
 
     pub fn response(&mut self) -> Response {
@@ -150,4 +156,29 @@ impl Client {
         self.buf.extend_from_slice(&chunk[..n]);
         Ok(n)
     }
+}
+
+/// Set in the child process `alone` starts.
+const ALONE: &str = "HERD_MOCK_TEST_ALONE";
+
+/// Whether the calling test, `name` (its path in this binary, `module::test`), should run its
+/// body here: true in a child process of this test binary that runs only that test; elsewhere it
+/// starts that child, fails if the test fails there, and returns false. For a test that looks at
+/// the whole process (its threads, its panic hook), which the other tests of the binary share.
+pub fn alone(name: &str) -> bool {
+    if std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--test-threads=1"])
+        .env(ALONE, name)
+        .output()
+        .expect("run the test binary again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{name}, alone in a process:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
 }

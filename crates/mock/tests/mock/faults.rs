@@ -1,19 +1,13 @@
 //! Latency and injected failures: each fault looks to a client like what it is named after,
 //! and seeded error rates repeat exactly.
 
-mod common;
-
 use std::io::ErrorKind;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{serve, serve_seeded, Client, TIMEOUT};
+use crate::common::{serve, serve_seeded, Client, TIMEOUT};
 use herd_mock::Server;
-
-fn get(client: &mut Client, path: &str) {
-    client.send(format!("GET {path} HTTP/1.1\r\nHost: mock\r\n\r\n").as_bytes());
-}
 
 /// Shuts the server down on another thread and fails the test if that takes too long.
 fn shutdown_within_timeout(server: Server) {
@@ -28,7 +22,7 @@ fn shutdown_within_timeout(server: Server) {
 fn reset_fault_makes_the_read_fail_with_connection_reset() {
     let server = serve(&["/r fault=reset"]);
     let mut client = Client::connect(server.local_addr());
-    get(&mut client, "/r");
+    client.send_get("/r", "");
     let err = client.try_response(false).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ConnectionReset, "{err}");
 }
@@ -37,7 +31,7 @@ fn reset_fault_makes_the_read_fail_with_connection_reset() {
 fn close_fault_gives_end_of_file_without_a_byte() {
     let server = serve(&["/c fault=close"]);
     let mut client = Client::connect(server.local_addr());
-    get(&mut client, "/c");
+    client.send_get("/c", "");
     assert_eq!(client.read_to_end().unwrap(), b"");
 }
 
@@ -45,7 +39,7 @@ fn close_fault_gives_end_of_file_without_a_byte() {
 fn garbage_fault_sends_bytes_that_are_not_http() {
     let server = serve(&["/g fault=garbage"]);
     let mut client = Client::connect(server.local_addr());
-    get(&mut client, "/g");
+    client.send_get("/g", "");
     let bytes = client.read_to_end().unwrap();
     assert!(!bytes.is_empty());
     let mut headers = [httparse::EMPTY_HEADER; 8];
@@ -59,7 +53,7 @@ fn garbage_fault_sends_bytes_that_are_not_http() {
 fn truncate_fault_sends_less_body_than_content_length_then_closes() {
     let server = serve(&["/t size=1000 fault=truncate"]);
     let mut client = Client::connect(server.local_addr());
-    get(&mut client, "/t");
+    client.send_get("/t", "");
     let bytes = client.read_to_end().unwrap();
     let mut headers = [httparse::EMPTY_HEADER; 8];
     let mut response = httparse::Response::new(&mut headers);
@@ -78,7 +72,7 @@ fn truncate_fault_sends_less_body_than_content_length_then_closes() {
 fn stall_fault_never_answers_and_does_not_block_shutdown() {
     let server = serve(&["/s fault=stall"]);
     let mut client = Client::connect(server.local_addr());
-    get(&mut client, "/s");
+    client.send_get("/s", "");
     client
         .stream
         .set_read_timeout(Some(Duration::from_millis(200)))
@@ -125,7 +119,7 @@ fn fault_rate_is_seeded_across_reconnections() {
         let mut client = Client::connect(server.local_addr());
         let mut outcomes = Vec::new();
         for _ in 0..50 {
-            get(&mut client, "/f");
+            client.send_get("/f", "");
             match client.try_response(false).unwrap() {
                 Some(response) => outcomes.push(response.status),
                 None => {

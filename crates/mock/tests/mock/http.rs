@@ -1,8 +1,6 @@
 //! The HTTP/1.1 side of the mock: framing, keep-alive, pipelining, routing, bad input.
 
-mod common;
-
-use common::{serve, Client};
+use crate::common::{serve, Client};
 use herd_mock::HELLO;
 
 #[test]
