@@ -1,19 +1,13 @@
 //! A virtual user behaves like a browser where a browser's rules are written down: redirects
 //! (RFC 9110), cookies (RFC 6265), and the tokens sites sign instead of keeping sessions. Against
-//! a fake transport on a virtual clock, as tests/language.rs does.
+//! a fake transport on a virtual clock, as the language's tests are.
 
-mod support;
-
+use crate::common::{compile, compile_in, ok, run_on, Fake, Reply};
 use herd_workload::Workload;
 use std::path::Path;
-use support::{run_on, Fake};
 
-fn fake(answer: impl Fn(&str) -> support::Reply + Send + Sync + 'static) -> Fake {
+fn fake(answer: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Fake {
     Fake::new(move |req, _| answer(req))
-}
-
-fn compile(src: &str) -> Workload {
-    Workload::compile(src, Path::new("w.yaml"), Path::new(".")).unwrap_or_else(|d| panic!("{d}"))
 }
 
 fn line(req: &str) -> &str {
@@ -41,7 +35,7 @@ scenarios:
         "POST /keep HTTP/1.1" => (307, header("Location", "/kept"), String::new()),
         "POST /perm HTTP/1.1" => (308, header("Location", "/permed"), String::new()),
         "POST /see HTTP/1.1" => (303, header("Location", "/seen"), String::new()),
-        _ => (200, Vec::new(), String::new()),
+        _ => ok(""),
     });
     run_on(&w, fake.clone());
     let seen = fake.requests();
@@ -101,7 +95,7 @@ scenarios:
             r#"{"items":[{"id":"a","price":30},{"id":"b","price":5}],"meta":{"form":{"csrf":"t9"}}}"#
                 .into(),
         ),
-        _ => (200, Vec::new(), String::new()),
+        _ => ok(""),
     }
     });
     run_on(&w, fake.clone());
@@ -165,7 +159,7 @@ scenarios:
             ),
             String::new(),
         ),
-        _ => (200, Vec::new(), String::new()),
+        _ => ok(""),
     });
     run_on(&w, fake.clone());
     let cookie = |req: &str| {
@@ -200,7 +194,7 @@ scenarios:
     };
     let sent = |seed: u64| {
         let w = compile(&src(seed));
-        let fake = fake(|_| (200, Vec::new(), String::new()));
+        let fake = fake(|_| ok(""));
         run_on(&w, fake.clone());
         let mut lines: Vec<String> = fake
             .requests()
@@ -235,9 +229,6 @@ scenarios:
 #[test]
 fn a_jwt_built_from_a_csv_row_carries_that_row() {
     use base64::Engine;
-    let dir = std::env::temp_dir().join(format!("herd-jwt-row-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("users.csv"), "user\nal\"ice\n").unwrap();
     let src = r#"target: http://127.0.0.1:1
 load: { model: closed, users: 1, iterations: 1 }
 data: { users: { csv: users.csv, pick: per-user } }
@@ -248,9 +239,8 @@ scenarios:
         headers:
           Authorization: "Bearer {{ jwt_hs256(concat('{\"sub\":', json_string(users.user), ',\"exp\":', now_unix(300), '}'), 'k') }}"
 "#;
-    let w = Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let fake = fake(|_| (200, Vec::new(), String::new()));
+    let w = compile_in(src, &[("users.csv", "user\nal\"ice\n")]);
+    let fake = fake(|_| ok(""));
     run_on(&w, fake.clone());
     let req = &fake.requests()[0];
     let token = req

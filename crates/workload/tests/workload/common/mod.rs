@@ -1,17 +1,23 @@
 //! The fake server the workload tests run against: real HTTP/1.1 answers read by the real
-//! parser, on a virtual clock (think times and rates take no real time).
-
-#![allow(dead_code)] // each test binary uses part of this
+//! parser, on a virtual clock (think times and rates take no real time); workloads compiled
+//! from text, beside files of their own.
 
 use herd_engine::fake::VirtualClock;
 use herd_engine::{run, Clock, Control, Event, Failure, Io, Request, Transport};
 use herd_http::ResponseParser;
 use herd_workload::Workload;
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub type Reply = (u16, Vec<(String, String)>, String);
+
+/// 200 with `body` and no headers.
+pub fn ok(body: &str) -> Reply {
+    (200, Vec::new(), body.to_owned())
+}
 /// The fake server: request text and index in, reply out.
 type Answer = dyn Fn(&str, usize) -> Reply + Send + Sync;
 
@@ -140,4 +146,30 @@ pub fn run_on(w: &Workload, fake: Fake) -> herd_engine::RunOutput {
         |_| {},
     )
     .expect("the plan runs")
+}
+
+/// Compiles `src` as `w.yaml` in the current directory, or panics with its diagnostics.
+pub fn compile(src: &str) -> Workload {
+    Workload::compile(src, Path::new("w.yaml"), Path::new(".")).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// Compiles `src` beside `files` (name, contents) in a directory of its own, then removes it.
+pub fn compile_in(src: &str, files: &[(&str, &str)]) -> Workload {
+    let dir = fresh_dir("workload");
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    let w = Workload::compile(src, Path::new("w.yaml"), &dir).unwrap_or_else(|d| panic!("{d}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    w
+}
+
+/// A new, empty directory for one test: the tests run in parallel in one process, and a file
+/// shared between them could be read while another test rewrites it.
+pub fn fresh_dir(name: &str) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("herd-{name}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
