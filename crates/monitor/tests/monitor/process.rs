@@ -85,7 +85,12 @@ struct Kid {
 impl Kid {
     fn start(role: &str) -> Kid {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "process::child_role",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(ROLE, role)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -120,7 +125,7 @@ impl Kid {
             line.clear();
             let n = self.stdout.read_line(&mut line).unwrap();
             assert!(n > 0, "the child ended before saying {what:?}");
-            // libtest may print "test child_role ... " on the same line first.
+            // libtest may print "test process::child_role ... " on the same line first.
             if line.trim_end().ends_with(&want) {
                 return;
             }
