@@ -1,10 +1,12 @@
 //! What the end-to-end tests share: a real nginx on a free loopback port, and the herd binary.
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub fn herd() -> Command {
@@ -41,22 +43,82 @@ impl Herd {
         }
     }
 
+    /// More arguments, after those given so far.
+    pub fn args(mut self, more: &[&str]) -> Herd {
+        self.args.extend(more.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// `FLAG PATH`: a file herd writes or reads (`--tsv`, `--csv`, `-o`, ...).
+    pub fn file(self, flag: &str, path: &Path) -> Herd {
+        self.args(&[flag, path.to_str().unwrap()])
+    }
+
     /// Also writes the result to `path` (`--json`), read back by [`Ran::json`].
     pub fn json(mut self, path: &Path) -> Herd {
         self.json = Some(path.to_owned());
         self
     }
 
-    pub fn run(self) -> Ran {
+    /// A sweep's steps as short as its test allows: `--step-duration D --cooldown 0s -t 1`.
+    pub fn steps(self, duration: &str) -> Herd {
+        self.args(&["--step-duration", duration, "--cooldown", "0s", "-t", "1"])
+    }
+
+    fn command(&self) -> Command {
         let mut cmd = herd();
         cmd.args(&self.args);
         if let Some(j) = &self.json {
             cmd.arg("--json").arg(j);
         }
-        let out = cmd.stdin(Stdio::null()).output().expect("spawn herd");
+        cmd.stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn run(self) -> Ran {
+        let out = self.command().output().expect("spawn herd");
         Ran {
             out,
             json: self.json,
+        }
+    }
+
+    /// Starts herd and reads its stdout until a line satisfies `ready`; returns the child, the
+    /// lines still to come and every line read so far. A reader thread does the reading, so the
+    /// wait is bounded (60 s).
+    pub fn spawn_until(
+        self,
+        ready: impl Fn(&str) -> bool,
+    ) -> (Child, Receiver<String>, Vec<String>) {
+        let mut child = self
+            .command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn herd");
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut seen = Vec::new();
+        loop {
+            let line = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("no ready line within 60 s ({e}): {seen:?}")
+                });
+            seen.push(line);
+            if ready(seen.last().unwrap()) {
+                return (child, rx, seen);
+            }
         }
     }
 }
@@ -84,12 +146,17 @@ impl Ran {
 
     /// The result file, checked against the result schema.
     pub fn json(&self) -> serde_json::Value {
+        self.json_of("result.schema.json")
+    }
+
+    /// The `--json` file, checked against `schema/SCHEMA` (`sweep.schema.json`, ...).
+    pub fn json_of(&self, schema: &str) -> serde_json::Value {
         let path = self
             .json
             .as_deref()
             .expect("the run was given a --json file");
         let r = read_json(path);
-        assert_matches_schema("result.schema.json", &r);
+        assert_matches_schema(schema, &r);
         r
     }
 }
@@ -125,6 +192,44 @@ pub fn assert_matches_schema(name: &str, doc: &serde_json::Value) {
         .map(|e| format!("{e} at {}", e.instance_path))
         .collect();
     assert!(errors.is_empty(), "{name}: {}", errors.join("\n"));
+}
+
+/// `crates/report/tests/fixtures/NAME`: stored results, TSVs and logs.
+pub fn fixture(name: &str) -> String {
+    format!(
+        "{}/../report/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The entry of `r`'s `checks` named `name`.
+pub fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    r["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {}", r["checks"]))
+}
+
+/// The mock server, in-process on a free port, with `routes` (none: its defaults).
+pub fn mock(routes: &[&str]) -> herd_mock::Server {
+    herd_mock::Server::start(herd_mock::Config {
+        routes: routes
+            .iter()
+            .map(|r| herd_mock::Route::parse(r).unwrap())
+            .collect(),
+        ..herd_mock::Config::default()
+    })
+    .unwrap()
+}
+
+/// Tests that measure timing (sweep steps, capacity probes, the generator's verdict) take turns
+/// here, so that they do not load each other's generator when the binary runs tests in
+/// parallel (the one-line check runs them one at a time anyway).
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `herd report RESULT -o RESULT.html`: the page it wrote.
