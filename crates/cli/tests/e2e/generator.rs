@@ -3,15 +3,12 @@
 
 use crate::common::*;
 use herd_mock::{Config, Server};
-use std::sync::Mutex;
-
-/// The impossible run pegs every core; the modest run must not share the machine with it, or it
-/// would rightly be judged late. Tests in one binary run in parallel, so they take turns here.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 #[test]
 fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The impossible run pegs every core; the modest run must not share the machine with it, or
+    // it would rightly be judged late.
+    let _turn = one_at_a_time();
     let s = Server::start(Config {
         threads: 1,
         ..Config::default()
@@ -52,7 +49,7 @@ fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
 
 #[test]
 fn a_modest_run_is_not_a_false_alarm_and_samples_every_second() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = one_at_a_time();
     let s = Server::start(Config {
         threads: 1,
         ..Config::default()

@@ -2,29 +2,6 @@
 
 use crate::common::*;
 
-fn schema() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../schema/result.schema.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("schema/result.schema.json"))
-        .unwrap()
-}
-
-fn assert_valid(result: &serde_json::Value) {
-    let schema = schema();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(result)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "result does not match schema/result.schema.json:\n{}",
-        errors.join("\n")
-    );
-}
-
 fn assert_accounted(r: &serde_json::Value) {
     let t = &r["totals"];
     let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("totals.{k}"));
@@ -55,7 +32,7 @@ fn closed_model_n_requests_against_nginx_all_ok_and_json_matches_schema() {
     ]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let r = read_json(&json);
-    assert_valid(&r);
+    assert_matches_schema("result.schema.json", &r);
     assert_accounted(&r);
     assert_eq!(r["kind"], "run");
     assert_eq!(r["totals"]["completed"], 2000);
@@ -97,7 +74,7 @@ fn the_one_loop_counts_every_exchange_in_both_models() {
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
         let r = read_json(&json);
-        assert_valid(&r);
+        assert_matches_schema("result.schema.json", &r);
         assert_accounted(&r);
         r
     };

@@ -4,8 +4,9 @@
 //! Each shard plays its stripe of the plan (crates/engine/tests/segment.rs proves the arithmetic;
 //! the tests at the end run the split against nginx and a server that refuses shared logins).
 
-use crate::common::{assert_matches_schema, herd, read_json, run_herd, stderr, stdout, TempDir};
-use herd_mock::{Config, Server};
+use crate::common::{
+    assert_matches_schema, herd, mock, read_json, run_herd, stderr, stdout, TempDir,
+};
 use std::process::Stdio;
 
 /// Two shards of one open-model run, started together; their outputs and JSON files.
@@ -38,7 +39,7 @@ fn two_shards(dir: &TempDir, url: &str) -> [(String, std::path::PathBuf); 2] {
 
 #[test]
 fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let dir = TempDir::new("shards");
     let [(out0, j0), (out1, j1)] = two_shards(&dir, &url);
@@ -140,7 +141,7 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
 
 #[test]
 fn merge_refuses_duplicates_and_foreign_files_by_name() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let dir = TempDir::new("refuse");
     let plain = dir.path("plain.json");
@@ -195,7 +196,7 @@ fn merge_refuses_duplicates_and_foreign_files_by_name() {
 
 #[test]
 fn an_instance_ready_after_the_start_exits_7_unless_late_skip() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let o = run_herd(&[
         "run",

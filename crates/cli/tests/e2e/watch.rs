@@ -2,25 +2,10 @@
 //! during a run, kept in the JSON and summarised; bad watch flags refused before any load.
 
 use crate::common::*;
-use herd_mock::{Config, Server};
 use serde_json::Value;
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn assert_valid(result: &Value) {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../schema/result.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(result)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{}", errors.join("\n"));
-}
 
 /// `herd serve` as a child process, stopped on drop.
 struct HerdServe {
@@ -127,7 +112,7 @@ fn watch_pid_samples_a_herd_serve_process_every_second() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = read_json(&json);
-    assert_valid(&r);
+    assert_matches_schema("result.schema.json", &r);
     assert!(
         r["totals"]["ok"].as_u64().unwrap() >= 1000,
         "{}",
@@ -184,7 +169,7 @@ fn watch_name_counts_nginx_master_and_worker() {
         stderr(&out)
     );
     let r = read_json(&json);
-    assert_valid(&r);
+    assert_matches_schema("result.schema.json", &r);
     let p = &r["server"]["processes"][0];
     assert_eq!(p["name"], "nginx");
     // Other nginx processes on this machine may be counted too; ours must be.
@@ -240,7 +225,7 @@ fn watch_prometheus_keeps_series_on_the_run_time_axis() {
         stderr(&out)
     );
     let r = read_json(&json);
-    assert_valid(&r);
+    assert_matches_schema("result.schema.json", &r);
     let e = &r["server"]["prometheus"][0];
     assert_eq!(e["url"], ne.url.as_str());
     assert_eq!(e["gaps"], Value::Array(vec![]), "{e}");
@@ -285,7 +270,7 @@ fn watch_prometheus_keeps_series_on_the_run_time_axis() {
 
 #[test]
 fn bad_watch_flags_exit_2_before_any_load() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let closed = format!("http://127.0.0.1:{}/metrics", free_port());
     let cases: &[(&[&str], &str)] = &[
@@ -367,7 +352,7 @@ fn watch_name_says_how_many_process_trees_matched_and_watch_parent_narrows_to_on
         std::thread::yield_now();
     }
     let all = pids_named(&name);
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let run = |extra: &[&str]| {
         let json = dir.path("r.json");
@@ -389,7 +374,7 @@ fn watch_name_says_how_many_process_trees_matched_and_watch_parent_narrows_to_on
         let out = run_herd(&args);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let r = read_json(&json);
-        assert_valid(&r);
+        assert_matches_schema("result.schema.json", &r);
         (stdout(&out), r["server"]["processes"][0].clone())
     };
 

@@ -65,6 +65,12 @@ impl Herd {
         self.args(&["--step-duration", duration, "--cooldown", "0s", "-t", "1"])
     }
 
+    /// A capacity search's probes as short as its test allows: `--probe-duration D --cooldown 0s
+    /// -t 1`.
+    pub fn probes(self, duration: &str) -> Herd {
+        self.args(&["--probe-duration", duration, "--cooldown", "0s", "-t", "1"])
+    }
+
     fn command(&self) -> Command {
         let mut cmd = herd();
         cmd.args(&self.args);
