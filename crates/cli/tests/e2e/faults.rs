@@ -7,30 +7,21 @@ use crate::common::*;
 fn run_json(url: &str, extra: &[&str]) -> serde_json::Value {
     let dir = TempDir::new("fault");
     let json = dir.path("r.json");
-    let mut args = vec![
-        "run",
-        "-c",
-        "2",
-        "-t",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-    ];
-    if !extra.contains(&"-n") {
-        args.extend_from_slice(&["-n", "20"]);
-    }
-    args.extend_from_slice(extra);
-    args.push(url);
-    let out = run_herd(&args);
-    let r = read_json(&json);
+    let n: &[&str] = if extra.contains(&"-n") {
+        &[]
+    } else {
+        &["-n", "20"]
+    };
+    let ran = Herd::new(&["run", "-c", "2", "-t", "1"])
+        .args(n)
+        .args(extra)
+        .args(&[url])
+        .json(&json)
+        .run();
+    let r = ran.json();
     // Failures are data, not a failed run; but a run nothing answered measured no server.
     let answered = r["totals"]["completed"].as_u64().unwrap() > 0;
-    assert_eq!(
-        out.status.code(),
-        Some(if answered { 0 } else { 6 }),
-        "{}",
-        stderr(&out)
-    );
+    ran.code(if answered { 0 } else { 6 });
     let t = &r["totals"];
     assert_eq!(
         t["scheduled"].as_u64().unwrap(),

@@ -5,7 +5,6 @@ use crate::common::*;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const TIMED: &str = r#"log_format timed '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time';"#;
@@ -15,52 +14,13 @@ const JSON: &str = r#"log_format js escape=json '{"time_iso8601":"$time_iso8601"
 
 /// nginx with the three log formats in its http block, each to its own file in its directory.
 fn nginx_logging() -> Nginx {
-    let dir = TempDir::new("nginx-logs");
-    let port = free_port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let d = dir.0.display();
-    let conf = format!(
-        r#"
-worker_processes 1;
-daemon off;
-master_process on;
-user root;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    {TIMED}
-    {MSEC}
-    {JSON}
-    client_body_temp_path {d}/body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
-    server {{
-        listen 127.0.0.1:{port};
-        access_log {d}/timed.log timed;
-        access_log {d}/msec.log msec;
-        access_log {d}/json.log js;
-        location / {{ default_type text/plain; return 200 "hello from nginx\n"; }}
-    }}
-}}
-"#
-    );
-    let conf_path = dir.path("nginx.conf");
-    std::fs::write(&conf_path, conf).unwrap();
-    let child = Command::new("/usr/sbin/nginx")
-        .arg("-c")
-        .arg(&conf_path)
-        .arg("-p")
-        .arg(&dir.0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn nginx");
-    wait_listening(addr, "nginx");
-    Nginx { child, addr, dir }
+    Nginx::start_configured(
+        &format!("{TIMED}\n    {MSEC}\n    {JSON}"),
+        "access_log timed.log timed;\n        \
+         access_log msec.log msec;\n        \
+         access_log json.log js;",
+        "",
+    )
 }
 
 /// One GET on its own connection, read to the end (nginx has logged it when it closes).
@@ -451,6 +411,17 @@ fn model_recovers_a_known_mix_and_zipf_exponent_and_validates() {
     assert_eq!(out.status.code(), Some(0), "{}\n{w}", stderr(&out));
 }
 
+/// `herd replay LOG --target NGINX EXTRA -q --json JSON`, which must exit 0.
+fn replay(log: &Path, nginx: &Nginx, extra: &[&str], json: &Path) -> Ran {
+    let ran = Herd::new(&["replay", log.to_str().unwrap(), "--target", &nginx.url("/")])
+        .args(extra)
+        .args(&["-q"])
+        .json(json)
+        .run();
+    ran.code(0);
+    ran
+}
+
 /// A combined log with a known per-second shape (a burst in the 4th second), each second's
 /// requests at whole-second times (as nginx's `$time_local` writes them), and one POST a second.
 fn shaped_log(dir: &TempDir, counts: &[usize]) -> std::path::PathBuf {
@@ -479,17 +450,8 @@ fn a_replay_follows_the_logs_per_second_shape_and_skips_what_is_not_idempotent()
     let counts = [10, 50, 5, 100, 20];
     let log = shaped_log(&dir, &counts);
     let json = dir.path("replay.json");
-    let out = run_herd(&[
-        "replay",
-        log.to_str().unwrap(),
-        "--target",
-        &nginx.url("/"),
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = replay(&log, &nginx, &[], &json);
+    let text = out.stdout();
     assert!(text.contains("skipped 5 by method"), "{text}");
     let r = read_json(&json);
     assert_matches_schema("result.schema.json", &r);
@@ -511,18 +473,7 @@ fn a_replay_follows_the_logs_per_second_shape_and_skips_what_is_not_idempotent()
     assert_eq!(r["by_name"][0]["name"], "GET /items/{id}");
 
     // Twice as fast: the same requests in half the time.
-    let out = run_herd(&[
-        "replay",
-        log.to_str().unwrap(),
-        "--target",
-        &nginx.url("/"),
-        "--speed",
-        "2",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    replay(&log, &nginx, &["--speed", "2"], &json);
     let r = read_json(&json);
     assert_eq!(r["totals"]["ok"], 185);
     assert_eq!(
@@ -544,20 +495,11 @@ fn a_replay_puts_productions_time_taken_beside_its_own_and_can_loop() {
         .replace("\"replay-test\"\n", "\"replay-test\" 0.005\n");
     std::fs::write(&timed, text).unwrap();
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "replay",
-        timed.to_str().unwrap(),
-        "--target",
-        &nginx.url("/"),
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = replay(&timed, &nginx, &[], &json);
     assert!(
-        stdout(&out).contains("production against now"),
+        out.stdout().contains("production against now"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
     let r = read_json(&json);
     let row = &r["replay"]["production_vs_now"][0];
@@ -571,19 +513,7 @@ fn a_replay_puts_productions_time_taken_beside_its_own_and_can_loop() {
     assert_eq!(row["now_ms"]["count"], 40);
 
     // --loop: the two seconds of log again and again for 5 s
-    let out = run_herd(&[
-        "replay",
-        log.to_str().unwrap(),
-        "--target",
-        &nginx.url("/"),
-        "--loop",
-        "-d",
-        "5s",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    replay(&log, &nginx, &["--loop", "-d", "5s"], &json);
     let r = read_json(&json);
     let ok = r["totals"]["ok"].as_u64().unwrap();
     assert!((95..=105).contains(&ok), "about 20 a second for 5 s: {ok}");

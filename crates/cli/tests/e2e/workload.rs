@@ -340,22 +340,12 @@ fn siege_url_files_walk_their_urls() {
     let file = dir.path("urls.txt");
     std::fs::write(&file, urls).unwrap();
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-f",
-        file.to_str().unwrap(),
-        "-n",
-        "30",
-        "-c",
-        "3",
-        "-t",
-        "1",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = read_json(&json);
+    let r = Herd::new(&["run", "-n", "30", "-c", "3", "-t", "1", "-q"])
+        .file("-f", &file)
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
     assert_eq!(r["totals"]["completed"], 30);
     assert_eq!(r["totals"]["ok"], 30);
     for name in [

@@ -324,6 +324,13 @@ impl Nginx {
     }
 
     pub fn start_with(server_extra: &str, listen_extra: &str) -> Nginx {
+        Self::start_configured("", server_extra, listen_extra)
+    }
+
+    /// `http_extra` goes inside the `http { }` block (log formats), `server_extra` inside the
+    /// `server { }` block, `listen_extra` on its `listen` line. Relative paths in them are in
+    /// the server's directory (its prefix, `dir`).
+    pub fn start_configured(http_extra: &str, server_extra: &str, listen_extra: &str) -> Nginx {
         let dir = TempDir::new("nginx");
         let port = free_port();
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -340,6 +347,7 @@ worker_rlimit_nofile 20000;
 events {{ worker_connections 16384; }}
 http {{
     access_log off;
+    {http_extra}
     client_body_temp_path {d}/body;
     proxy_temp_path {d}/proxy;
     fastcgi_temp_path {d}/fastcgi;
