@@ -24,6 +24,7 @@ pub fn run_herd(args: &[&str]) -> Output {
 
 /// A `herd` command line to run and read back (ripgrep's `TestCommand`): arguments, an optional
 /// `--json` result file, and checks on what it printed and wrote.
+#[derive(Clone)]
 pub struct Herd {
     args: Vec<String>,
     json: Option<PathBuf>,
@@ -89,6 +90,15 @@ impl Herd {
         }
     }
 
+    /// Starts herd, its stdout and stderr piped (for `wait_with_output`).
+    pub fn spawn(self) -> Child {
+        self.command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn herd")
+    }
+
     /// Starts herd and reads its stdout until a line satisfies `ready`; returns the child, the
     /// lines still to come and every line read so far. A reader thread does the reading, so the
     /// wait is bounded (60 s).
@@ -96,12 +106,7 @@ impl Herd {
         self,
         ready: impl Fn(&str) -> bool,
     ) -> (Child, Receiver<String>, Vec<String>) {
-        let mut child = self
-            .command()
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn herd");
+        let mut child = self.spawn();
         let out = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
