@@ -72,8 +72,21 @@ fn calls_per_conn_replaces_the_connection() {
     assert_eq!(accepted.load(Ordering::SeqCst), 10);
 }
 
-/// Client-side sockets to `port` in TIME_WAIT (remote port `port`), from /proc/net/tcp.
-fn time_wait_toward(port: u16) -> usize {
+/// The client's own address in the test below: TIME_WAIT sockets toward a reused server port,
+/// left by the other tests of this binary (or other processes) from 127.0.0.1, are not counted.
+const SOURCE: std::net::Ipv4Addr = std::net::Ipv4Addr::new(127, 0, 0, 211);
+
+/// Client-side sockets from `source` to `port` in TIME_WAIT, from /proc/net/tcp.
+fn time_wait_toward(source: std::net::Ipv4Addr, port: u16) -> usize {
+    // "0100007F:1F90": the address as the kernel's u32 in hex (host order, little-endian here).
+    let parse = |field: &str| {
+        let (ip, port) = field.split_once(':')?;
+        let ip = u32::from_str_radix(ip, 16).ok()?.to_le_bytes();
+        Some((
+            std::net::Ipv4Addr::from(ip),
+            u16::from_str_radix(port, 16).ok()?,
+        ))
+    };
     let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
     table
         .lines()
@@ -82,11 +95,8 @@ fn time_wait_toward(port: u16) -> usize {
             let f: Vec<&str> = l.split_whitespace().collect();
             f.len() > 3
                 && f[3] == "06"
-                && f[2]
-                    .rsplit(':')
-                    .next()
-                    .and_then(|p| u16::from_str_radix(p, 16).ok())
-                    == Some(port)
+                && parse(f[1]).is_some_and(|(ip, _)| ip == source)
+                && parse(f[2]).is_some_and(|(_, p)| p == port)
         })
         .count()
 }
@@ -131,7 +141,11 @@ fn the_last_call_of_a_connection_asks_the_server_to_close_and_the_server_closes_
         }
     });
     let target = Target::parse(&format!("http://{addr}/")).unwrap();
-    let transport = HttpTransport::new(&target, TlsOptions::default()).unwrap();
+    let options = TlsOptions {
+        source: Some(SOURCE.into()),
+        ..TlsOptions::default()
+    };
+    let transport = HttpTransport::new(&target, options).unwrap();
     let request = herd_http::with_closing(Request::new(ASK));
     let plan = Plan {
         calls_per_conn: Some(3),
@@ -154,7 +168,7 @@ fn the_last_call_of_a_connection_asks_the_server_to_close_and_the_server_closes_
         "every third request asked for the close"
     );
     assert_eq!(
-        time_wait_toward(addr.port()),
+        time_wait_toward(SOURCE, addr.port()),
         0,
         "the generator's ports are left free: the server closed first"
     );
