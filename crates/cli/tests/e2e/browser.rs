@@ -11,13 +11,6 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../result/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 fn chromium() -> PathBuf {
     if let Some(p) = std::env::var_os("HERD_CHROMIUM") {
         return PathBuf::from(p);

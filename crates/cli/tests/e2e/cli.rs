@@ -1,7 +1,6 @@
 //! The command line as a new user meets it: bad input, limits, Ctrl-C, TLS, the demo.
 
 use crate::common::*;
-use herd_mock::{Config, Server};
 use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};
 
@@ -79,7 +78,7 @@ fn every_problem_is_reported_at_once() {
 
 #[test]
 fn too_few_file_descriptors_stops_before_sending_and_names_the_fix() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let mut cmd = herd();
     cmd.args([
         "run",
@@ -114,7 +113,7 @@ fn too_few_file_descriptors_stops_before_sending_and_names_the_fix() {
 
 #[test]
 fn ctrl_c_prints_the_summary_writes_the_json_and_exits_130() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let dir = TempDir::new("sigint");
     let json = dir.path("r.json");
     let child = herd()

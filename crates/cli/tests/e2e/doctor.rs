@@ -2,7 +2,6 @@
 //! exit code following the FAILs. (The checks' thresholds are tested as tables in the crate.)
 
 use crate::common::*;
-use herd_mock::{Config, Server};
 
 const CHECKS: [&str; 6] = [
     "open files",
@@ -24,7 +23,7 @@ fn verdicts(text: &str) -> Vec<&str> {
 
 #[test]
 fn doctor_checks_this_machine_and_a_target_that_answers() {
-    let s = Server::start(Config::default()).unwrap();
+    let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let out = run_herd(&["doctor", &url, "-c", "10"]);
     let text = stdout(&out);

@@ -2,44 +2,26 @@
 //! Faults come from herd's mock server (in-process) and from a port nobody listens on.
 
 use crate::common::*;
-use herd_mock::{Config, Route, Server};
-
-fn serve(route: &str) -> Server {
-    Server::start(Config {
-        routes: vec![Route::parse(route).unwrap()],
-        ..Config::default()
-    })
-    .unwrap()
-}
 
 /// Runs `herd run -n 20` (unless `extra` sets -n) and returns the JSON result.
 fn run_json(url: &str, extra: &[&str]) -> serde_json::Value {
     let dir = TempDir::new("fault");
     let json = dir.path("r.json");
-    let mut args = vec![
-        "run",
-        "-c",
-        "2",
-        "-t",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-    ];
-    if !extra.contains(&"-n") {
-        args.extend_from_slice(&["-n", "20"]);
-    }
-    args.extend_from_slice(extra);
-    args.push(url);
-    let out = run_herd(&args);
-    let r = read_json(&json);
+    let n: &[&str] = if extra.contains(&"-n") {
+        &[]
+    } else {
+        &["-n", "20"]
+    };
+    let ran = Herd::new(&["run", "-c", "2", "-t", "1"])
+        .args(n)
+        .args(extra)
+        .args(&[url])
+        .json(&json)
+        .run();
+    let r = ran.json();
     // Failures are data, not a failed run; but a run nothing answered measured no server.
     let answered = r["totals"]["completed"].as_u64().unwrap() > 0;
-    assert_eq!(
-        out.status.code(),
-        Some(if answered { 0 } else { 6 }),
-        "{}",
-        stderr(&out)
-    );
+    ran.code(if answered { 0 } else { 6 });
     let t = &r["totals"];
     assert_eq!(
         t["scheduled"].as_u64().unwrap(),
@@ -73,14 +55,14 @@ fn refused() {
 
 #[test]
 fn reset() {
-    let s = serve("/* fault=reset");
+    let s = mock(&["/* fault=reset"]);
     let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
     assert_eq!(errors_of(&r, "reset"), 20, "{}", r["errors"]);
 }
 
 #[test]
 fn stall_ends_as_timeout_at_the_deadline() {
-    let s = serve("/* fault=stall");
+    let s = mock(&["/* fault=stall"]);
     let r = run_json(
         &format!("http://{}/", s.local_addr()),
         &["--timeout", "200ms", "-n", "4"],
@@ -102,28 +84,28 @@ fn stall_ends_as_timeout_at_the_deadline() {
 
 #[test]
 fn garbage_is_a_protocol_error() {
-    let s = serve("/* fault=garbage");
+    let s = mock(&["/* fault=garbage"]);
     let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
     assert_eq!(errors_of(&r, "protocol"), 20, "{}", r["errors"]);
 }
 
 #[test]
 fn truncated_body_is_eof() {
-    let s = serve("/* fault=truncate size=1000");
+    let s = mock(&["/* fault=truncate size=1000"]);
     let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
     assert_eq!(errors_of(&r, "eof"), 20, "{}", r["errors"]);
 }
 
 #[test]
 fn close_without_answer_is_eof() {
-    let s = serve("/* fault=close");
+    let s = mock(&["/* fault=close"]);
     let r = run_json(&format!("http://{}/", s.local_addr()), &[]);
     assert_eq!(errors_of(&r, "eof"), 20, "{}", r["errors"]);
 }
 
 #[test]
 fn a_mix_of_errors_and_successes_is_split_correctly() {
-    let s = serve("/* error-rate=0.5 fault=reset");
+    let s = mock(&["/* error-rate=0.5 fault=reset"]);
     let r = run_json(&format!("http://{}/", s.local_addr()), &["-n", "200"]);
     let resets = errors_of(&r, "reset");
     let ok = r["totals"]["ok"].as_u64().unwrap();

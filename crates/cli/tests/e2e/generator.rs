@@ -3,15 +3,12 @@
 
 use crate::common::*;
 use herd_mock::{Config, Server};
-use std::sync::Mutex;
-
-/// The impossible run pegs every core; the modest run must not share the machine with it, or it
-/// would rightly be judged late. Tests in one binary run in parallel, so they take turns here.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 #[test]
 fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The impossible run pegs every core; the modest run must not share the machine with it, or
+    // it would rightly be judged late.
+    let _turn = one_at_a_time();
     let s = Server::start(Config {
         threads: 1,
         ..Config::default()
@@ -19,23 +16,14 @@ fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
     .unwrap();
     let dir = TempDir::new("impossible");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-t",
-        "1",
-        "--rate",
-        "5000000",
-        "-c",
-        "20",
-        "-d",
-        "2s",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-        &format!("http://{}/", s.local_addr()),
-    ]);
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    let r = read_json(&json);
+    let url = format!("http://{}/", s.local_addr());
+    let ran = Herd::new(&[
+        "run", "-t", "1", "--rate", "5000000", "-c", "20", "-d", "2s",
+    ])
+    .args(&["-q", &url])
+    .json(&json)
+    .run();
+    let r = ran.code(4).json();
     assert_eq!(r["generator"]["verdict"], "generator-limited");
     let reasons = r["generator"]["reasons"].to_string();
     assert!(
@@ -46,13 +34,13 @@ fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
         r["totals"]["ok"].as_u64().unwrap() > 0,
         "what was measured is still saved"
     );
-    let text = stdout(&out);
+    let text = ran.stdout();
     assert!(text.contains("GENERATOR-LIMITED"), "{text}");
 }
 
 #[test]
 fn a_modest_run_is_not_a_false_alarm_and_samples_every_second() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = one_at_a_time();
     let s = Server::start(Config {
         threads: 1,
         ..Config::default()
@@ -60,21 +48,11 @@ fn a_modest_run_is_not_a_false_alarm_and_samples_every_second() {
     .unwrap();
     let dir = TempDir::new("modest");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-t",
-        "2",
-        "--rate",
-        "200",
-        "-d",
-        "3s",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-        &format!("http://{}/", s.local_addr()),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    let r = read_json(&json);
+    let url = format!("http://{}/", s.local_addr());
+    let ran = Herd::new(&["run", "-t", "2", "--rate", "200", "-d", "3s", "-q", &url])
+        .json(&json)
+        .run();
+    let r = ran.code(0).json();
     let g = &r["generator"];
     assert_eq!(g["verdict"], "ok", "{g}");
     assert_eq!(g["reasons"].as_array().unwrap().len(), 0);

@@ -1,7 +1,6 @@
 //! `herd plot`: bench2graph's job (autobench's TSV), herd's own sweep JSON, and a run's JSON.
 
 use crate::common::*;
-use herd_mock::{Config, Server};
 
 const AUTOBENCH_TSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -42,7 +41,7 @@ fn plot_draws_autobenchs_tsv_like_bench2graph_did() {
 
 #[test]
 fn plot_draws_a_sweep_json_and_a_run_json() {
-    let server = Server::start(Config::default()).unwrap();
+    let server = mock(&[]);
     let url = format!("http://{}/", server.local_addr());
     let dir = TempDir::new("plot-json");
     let (sweep, run) = (dir.path("sweep.json"), dir.path("run.json"));

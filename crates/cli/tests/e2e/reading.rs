@@ -6,13 +6,6 @@ use crate::common::*;
 use herd_result::HERD_VERSION;
 use std::path::Path;
 
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../result/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 /// The one line each command prints for `file`, after checking it exits 2 with nothing else.
 fn messages(dir: &TempDir, file: &Path) -> [String; 3] {
     let file = file.to_str().unwrap();

@@ -5,13 +5,6 @@ use crate::common::*;
 use herd_mock::{Config, Route, Server};
 use std::path::PathBuf;
 
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/../result/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
 #[test]
 fn a_stored_run_reads_back_as_its_summary() {
     let out = run_herd(&["report", &fixture("run-closed-errors.json")]);

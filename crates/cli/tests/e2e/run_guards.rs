@@ -2,19 +2,10 @@
 //! that nothing answered exits non-zero, and a run whose every answer was an error says so loudly.
 
 use crate::common::*;
-use herd_mock::{Config, Route, Server};
-
-fn serve(route: &str) -> Server {
-    Server::start(Config {
-        routes: vec![Route::parse(route).unwrap()],
-        ..Config::default()
-    })
-    .unwrap()
-}
 
 #[test]
 fn a_mistyped_output_directory_stops_every_kind_of_run_before_any_request() {
-    let s = serve("/*");
+    let s = mock(&["/*"]);
     let url = format!("http://{}/", s.local_addr());
     let dir = TempDir::new("guards");
     let workload = dir.path("w.yaml");
@@ -88,29 +79,19 @@ fn a_run_nothing_answered_exits_6() {
 
 #[test]
 fn a_run_whose_every_response_is_500_warns_loudly() {
-    let s = serve("/* status=500");
+    let s = mock(&["/* status=500"]);
     let dir = TempDir::new("all500");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-n",
-        "10",
-        "-c",
-        "2",
-        "-t",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-        &format!("http://{}/", s.local_addr()),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
+    let url = format!("http://{}/", s.local_addr());
+    let ran = Herd::new(&["run", "-n", "10", "-c", "2", "-t", "1", &url])
+        .json(&json)
+        .run();
+    let text = ran.code(0).stdout();
     assert!(
         text.contains("WARNING: every response was an error status (500 x 10)"),
         "{text}"
     );
-    let r = read_json(&json);
-    assert_matches_schema("result.schema.json", &r);
+    let r = ran.json();
     assert!(r["warnings"][0]
         .as_str()
         .unwrap()

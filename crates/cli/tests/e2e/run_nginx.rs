@@ -2,29 +2,6 @@
 
 use crate::common::*;
 
-fn schema() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../schema/result.schema.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("schema/result.schema.json"))
-        .unwrap()
-}
-
-fn assert_valid(result: &serde_json::Value) {
-    let schema = schema();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(result)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "result does not match schema/result.schema.json:\n{}",
-        errors.join("\n")
-    );
-}
-
 fn assert_accounted(r: &serde_json::Value) {
     let t = &r["totals"];
     let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("totals.{k}"));
@@ -41,21 +18,10 @@ fn closed_model_n_requests_against_nginx_all_ok_and_json_matches_schema() {
     let nginx = Nginx::start("");
     let dir = TempDir::new("closed");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-c",
-        "10",
-        "-n",
-        "2000",
-        "-t",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-        &nginx.url("/"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-    let r = read_json(&json);
-    assert_valid(&r);
+    let ran = Herd::new(&["run", "-c", "10", "-n", "2000", "-t", "1", &nginx.url("/")])
+        .json(&json)
+        .run();
+    let r = ran.code(0).json();
     assert_accounted(&r);
     assert_eq!(r["kind"], "run");
     assert_eq!(r["totals"]["completed"], 2000);
@@ -68,7 +34,7 @@ fn closed_model_n_requests_against_nginx_all_ok_and_json_matches_schema() {
     );
     assert_eq!(r["interrupted"], false);
     // the summary a user reads
-    let text = stdout(&out);
+    let text = ran.stdout();
     for want in ["p50", "p99", "p99.9", "200", "throughput"] {
         assert!(text.contains(want), "summary lacks {want}:\n{text}");
     }
@@ -86,18 +52,13 @@ fn the_one_loop_counts_every_exchange_in_both_models() {
     let nginx = Nginx::start("");
     let dir = TempDir::new("loop");
     let run = |name: &str, load: &[&str]| {
-        let json = dir.path(&format!("{name}.json"));
-        let out = herd()
-            .arg("run")
+        let r = Herd::new(&["run"])
             .args(load)
-            .args(["-t", "2", "--json"])
-            .arg(&json)
-            .arg(nginx.url("/"))
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-        let r = read_json(&json);
-        assert_valid(&r);
+            .args(&["-t", "2", &nginx.url("/")])
+            .json(&dir.path(&format!("{name}.json")))
+            .run()
+            .code(0)
+            .json();
         assert_accounted(&r);
         r
     };
@@ -137,7 +98,7 @@ fn open_model_delivers_exactly_rate_times_duration() {
     let nginx = Nginx::start("");
     let dir = TempDir::new("open");
     let json = dir.path("r.json");
-    let out = run_herd(&[
+    let ran = Herd::new(&[
         "run",
         "--rate",
         "2000",
@@ -145,18 +106,17 @@ fn open_model_delivers_exactly_rate_times_duration() {
         "2s",
         "-t",
         "1",
-        "--json",
-        json.to_str().unwrap(),
         &nginx.url("/"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-    let r = read_json(&json);
+    ])
+    .json(&json)
+    .run();
+    let r = ran.code(0).json();
     assert_accounted(&r);
     assert_eq!(r["totals"]["scheduled"], 4000);
     assert_eq!(r["totals"]["ok"], 4000);
     assert_eq!(r["config"]["model"], "open");
     assert!(
-        stdout(&out).contains("intended"),
+        ran.stdout().contains("intended"),
         "open-model latency says it is from the intended send time"
     );
 }
@@ -166,18 +126,11 @@ fn statuses_are_counted_and_4xx_is_failed_not_error() {
     let nginx = Nginx::start("");
     let dir = TempDir::new("404");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-c",
-        "2",
-        "-n",
-        "100",
-        "--json",
-        json.to_str().unwrap(),
-        &nginx.url("/404"),
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let r = read_json(&json);
+    let r = Herd::new(&["run", "-c", "2", "-n", "100", &nginx.url("/404")])
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
     assert_eq!(r["status"]["404"], 100);
     assert_eq!(r["totals"]["failed"], 100);
     assert_eq!(r["totals"]["errors"], 0);
@@ -188,20 +141,12 @@ fn calls_per_conn_one_opens_a_connection_per_request() {
     let nginx = Nginx::start("");
     let dir = TempDir::new("cpc");
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-c",
-        "4",
-        "-n",
-        "200",
-        "--calls-per-conn",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-        &nginx.url("/"),
-    ]);
-    assert_eq!(out.status.code(), Some(0));
-    let r = read_json(&json);
+    let r = Herd::new(&["run", "-c", "4", "-n", "200", "--calls-per-conn", "1"])
+        .args(&[&nginx.url("/")])
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
     assert_eq!(r["totals"]["ok"], 200);
     // a connect time for every request
     assert!(r["connect_ms"]["max"].as_f64().unwrap() > 0.0);
@@ -215,7 +160,7 @@ fn post_with_headers_and_body_reaches_the_server() {
     );
     let dir = TempDir::new("post");
     let json = dir.path("r.json");
-    let out = run_herd(&[
+    let r = Herd::new(&[
         "run",
         "-n",
         "5",
@@ -225,14 +170,12 @@ fn post_with_headers_and_body_reaches_the_server() {
         "PUT",
         "-H",
         "X-Test: yes",
-        "--body",
-        "0123456789",
-        "--json",
-        json.to_str().unwrap(),
-        &nginx.url("/echo"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = read_json(&json);
+    ])
+    .args(&["--body", "0123456789", &nginx.url("/echo")])
+    .json(&json)
+    .run()
+    .code(0)
+    .json();
     // "PUT yes 10" is 10 bytes: the method, header and body length made it to nginx
     assert_eq!(r["response_bytes"]["max"].as_f64(), Some(10.0));
     assert_eq!(r["totals"]["ok"], 5);

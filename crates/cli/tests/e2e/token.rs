@@ -6,15 +6,6 @@ use crate::common::*;
 use herd_mock::{Config, Route, Server};
 use serde_json::Value;
 
-fn check<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name}: {}", r["checks"]))
-}
-
 fn passes_fails(c: &Value) -> (u64, u64) {
     (c["passes"].as_u64().unwrap(), c["fails"].as_u64().unwrap())
 }

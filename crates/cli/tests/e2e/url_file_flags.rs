@@ -38,26 +38,13 @@ fn url_file_lines_take_the_method_headers_and_body_of_the_command_line() {
         ),
     )
     .unwrap();
-    let out = run_herd(&[
-        "run",
-        "-f",
-        file.to_str().unwrap(),
-        "-m",
-        "HEAD",
-        "-H",
-        "X-Team: perf",
-        "-n",
-        "6",
-        "-c",
-        "1",
-        "-t",
-        "1",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = read_json(&json);
+    let r = Herd::new(&["run", "-n", "6", "-c", "1", "-t", "1", "-q"])
+        .file("-f", &file)
+        .args(&["-m", "HEAD", "-H", "X-Team: perf"])
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
     let got = names(&r);
     for want in [
         format!("HEAD {}", nginx.url("/a")),
@@ -74,43 +61,23 @@ fn url_file_lines_take_the_method_headers_and_body_of_the_command_line() {
     );
 
     // --body goes to lines without data of their own, as POST by default
-    let out = run_herd(&[
-        "run",
-        "-f",
-        file.to_str().unwrap(),
-        "--body",
-        "k=v",
-        "-n",
-        "3",
-        "-c",
-        "1",
-        "-t",
-        "1",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let got = names(&read_json(&json));
+    let r = Herd::new(&["run", "-n", "3", "-c", "1", "-t", "1", "-q"])
+        .file("-f", &file)
+        .args(&["--body", "k=v"])
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
+    let got = names(&r);
     assert!(
         got.contains(&format!("POST {}", nginx.url("/need-team"))),
         "{got:?}"
     );
 
     // a bad flag is refused as for one URL
-    let out = run_herd(&[
-        "run",
-        "-f",
-        file.to_str().unwrap(),
-        "-H",
-        "nocolon",
-        "-n",
-        "1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("is not `Name: value`"),
-        "{}",
-        stderr(&out)
-    );
+    let ran = Herd::new(&["run", "-H", "nocolon", "-n", "1"])
+        .file("-f", &file)
+        .run();
+    let err = ran.code(2).stderr();
+    assert!(err.contains("is not `Name: value`"), "{err}");
 }

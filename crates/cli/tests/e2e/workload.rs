@@ -111,29 +111,6 @@ fn by_name<'a>(r: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no by_name entry {name}: {}", r["by_name"]))
 }
 
-fn check<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name}: {}", r["checks"]))
-}
-
-fn schema_valid(result: &Value) {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../schema/result.schema.json"
-    );
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(result)
-        .map(|e| format!("{e} at {}", e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{}", errors.join("\n"));
-}
-
 #[test]
 fn the_issue_example_runs_against_a_shop_with_sessions() {
     let nginx = Nginx::start(SHOP);
@@ -147,7 +124,7 @@ fn the_issue_example_runs_against_a_shop_with_sessions() {
         stdout(&out),
         stderr(&out)
     );
-    schema_valid(&r);
+    assert_matches_schema("result.schema.json", &r);
     // sessions work: the cart needs the token from the login's JSON and its cookie
     let cart = check(&r, "cart: status 200");
     assert!(cart["passes"].as_u64().unwrap() > 0, "{cart}");
@@ -363,22 +340,12 @@ fn siege_url_files_walk_their_urls() {
     let file = dir.path("urls.txt");
     std::fs::write(&file, urls).unwrap();
     let json = dir.path("r.json");
-    let out = run_herd(&[
-        "run",
-        "-f",
-        file.to_str().unwrap(),
-        "-n",
-        "30",
-        "-c",
-        "3",
-        "-t",
-        "1",
-        "-q",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = read_json(&json);
+    let r = Herd::new(&["run", "-n", "30", "-c", "3", "-t", "1", "-q"])
+        .file("-f", &file)
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
     assert_eq!(r["totals"]["completed"], 30);
     assert_eq!(r["totals"]["ok"], 30);
     for name in [

@@ -1,106 +1,19 @@
-//! What the end-to-end tests share: a real nginx on a free loopback port, and the herd binary.
+//! What the end-to-end tests share: the herd binary and its command lines (`herd`), a real nginx
+//! on a free loopback port (`nginx`), the mock server, results read back and checked against
+//! their schemas, temporary directories.
 #![allow(dead_code)]
+
+mod herd;
+mod nginx;
+
+pub use herd::*;
+pub use nginx::*;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-pub fn herd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_herd"))
-}
-
-/// Runs herd to the end (its own flags bound the run) and returns its output.
-pub fn run_herd(args: &[&str]) -> Output {
-    herd()
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn herd")
-}
-
-/// A `herd` command line to run and read back (ripgrep's `TestCommand`): arguments, an optional
-/// `--json` result file, and checks on what it printed and wrote.
-pub struct Herd {
-    args: Vec<String>,
-    json: Option<PathBuf>,
-}
-
-/// What a [`Herd`] run did.
-pub struct Ran {
-    pub out: Output,
-    json: Option<PathBuf>,
-}
-
-impl Herd {
-    pub fn new(args: &[&str]) -> Herd {
-        Herd {
-            args: args.iter().map(|a| a.to_string()).collect(),
-            json: None,
-        }
-    }
-
-    /// Also writes the result to `path` (`--json`), read back by [`Ran::json`].
-    pub fn json(mut self, path: &Path) -> Herd {
-        self.json = Some(path.to_owned());
-        self
-    }
-
-    pub fn run(self) -> Ran {
-        let mut cmd = herd();
-        cmd.args(&self.args);
-        if let Some(j) = &self.json {
-            cmd.arg("--json").arg(j);
-        }
-        let out = cmd.stdin(Stdio::null()).output().expect("spawn herd");
-        Ran {
-            out,
-            json: self.json,
-        }
-    }
-}
-
-impl Ran {
-    /// Asserts the exit code, showing what herd said when it differs.
-    pub fn code(&self, want: i32) -> &Ran {
-        assert_eq!(
-            self.out.status.code(),
-            Some(want),
-            "stdout:\n{}\nstderr:\n{}",
-            stdout(&self.out),
-            stderr(&self.out)
-        );
-        self
-    }
-
-    pub fn stdout(&self) -> String {
-        stdout(&self.out)
-    }
-
-    pub fn stderr(&self) -> String {
-        stderr(&self.out)
-    }
-
-    /// The result file, checked against the result schema.
-    pub fn json(&self) -> serde_json::Value {
-        let path = self
-            .json
-            .as_deref()
-            .expect("the run was given a --json file");
-        let r = read_json(path);
-        assert_matches_schema("result.schema.json", &r);
-        r
-    }
-}
-
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text =
@@ -125,6 +38,44 @@ pub fn assert_matches_schema(name: &str, doc: &serde_json::Value) {
         .map(|e| format!("{e} at {}", e.instance_path))
         .collect();
     assert!(errors.is_empty(), "{name}: {}", errors.join("\n"));
+}
+
+/// `crates/result/tests/fixtures/NAME`: stored results, TSVs and logs.
+pub fn fixture(name: &str) -> String {
+    format!(
+        "{}/../result/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The entry of `r`'s `checks` named `name`.
+pub fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    r["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}: {}", r["checks"]))
+}
+
+/// The mock server, in-process on a free port, with `routes` (none: its defaults).
+pub fn mock(routes: &[&str]) -> herd_mock::Server {
+    herd_mock::Server::start(herd_mock::Config {
+        routes: routes
+            .iter()
+            .map(|r| herd_mock::Route::parse(r).unwrap())
+            .collect(),
+        ..herd_mock::Config::default()
+    })
+    .unwrap()
+}
+
+/// Tests that measure timing (sweep steps, capacity probes, the generator's verdict) take turns
+/// here, so that they do not load each other's generator when the binary runs tests in
+/// parallel (the one-line check runs them one at a time anyway).
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `herd report RESULT -o RESULT.html`: the page it wrote.
@@ -183,143 +134,6 @@ pub fn wait_listening(addr: SocketAddr, what: &str) {
             "{what} did not start listening on {addr} within 10 s"
         );
         std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn nginx_binary() -> PathBuf {
-    for p in [
-        "/usr/sbin/nginx",
-        "/usr/local/sbin/nginx",
-        "/usr/local/nginx/sbin/nginx",
-    ] {
-        if Path::new(p).exists() {
-            return PathBuf::from(p);
-        }
-    }
-    panic!("nginx is not installed: run `scripts/check` (it installs it) or `apt-get install -y nginx-light`");
-}
-
-/// A real nginx, one worker, on a free loopback port; stopped on drop.
-pub struct Nginx {
-    pub child: Child,
-    pub addr: SocketAddr,
-    pub dir: TempDir,
-}
-
-impl Nginx {
-    /// `extra` goes inside the `server { }` block, before the default location.
-    pub fn start(extra: &str) -> Nginx {
-        Self::start_with(extra, "")
-    }
-
-    pub fn start_with(server_extra: &str, listen_extra: &str) -> Nginx {
-        let dir = TempDir::new("nginx");
-        let port = free_port();
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let d = dir.0.display();
-        let conf = format!(
-            r#"
-worker_processes 1;
-daemon off;
-master_process on;
-user root;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-worker_rlimit_nofile 20000;
-events {{ worker_connections 16384; }}
-http {{
-    access_log off;
-    client_body_temp_path {d}/body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
-    keepalive_requests 1000000;
-    server {{
-        listen 127.0.0.1:{port} backlog=4096 {listen_extra};
-        {server_extra}
-        location = /404 {{ return 404 "no such page\n"; }}
-        location / {{ default_type text/plain; return 200 "hello from nginx\n"; }}
-    }}
-}}
-"#
-        );
-        let conf_path = dir.path("nginx.conf");
-        std::fs::write(&conf_path, conf).unwrap();
-        let child = Command::new(nginx_binary())
-            .arg("-c")
-            .arg(&conf_path)
-            .arg("-p")
-            .arg(&dir.0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn nginx");
-        wait_listening(addr, "nginx");
-        Nginx { child, addr, dir }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// The master and its workers, for SIGSTOP / SIGCONT.
-    pub fn pids(&self) -> Vec<i32> {
-        let master = self.child.id() as i32;
-        let mut pids = vec![master];
-        if let Ok(children) =
-            std::fs::read_to_string(format!("/proc/{master}/task/{master}/children"))
-        {
-            pids.extend(
-                children
-                    .split_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            );
-        }
-        pids
-    }
-
-    pub fn signal(&self, sig: i32) {
-        for pid in self.pids() {
-            // SAFETY: sending a signal to a process we started.
-            unsafe {
-                libc_kill(pid, sig);
-            }
-        }
-    }
-}
-
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, sig: i32) -> i32;
-}
-
-pub const SIGINT: i32 = 2;
-pub const SIGKILL: i32 = 9;
-pub const SIGCONT: i32 = 18;
-pub const SIGSTOP: i32 = 19;
-
-pub fn kill(pid: u32, sig: i32) {
-    // SAFETY: sending a signal to a process we started.
-    unsafe {
-        libc_kill(pid as i32, sig);
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let pids = self.pids();
-        self.signal(SIGCONT);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // workers exit when the master goes; make sure no orphan keeps the port
-        for pid in pids.into_iter().skip(1) {
-            // SAFETY: our own nginx worker.
-            unsafe {
-                libc_kill(pid, SIGKILL);
-            }
-        }
     }
 }
 

@@ -1,0 +1,92 @@
+//! The closed model: a fixed number of users, each sending its next request when the last is
+//! answered; `-n`, calls per connection, stages of users, the throughput of a run.
+
+use crate::common::{assert_accounted, go, ms, stage};
+use herd_engine::fake::{FakeServer, Reply};
+use herd_engine::{Load, Plan};
+use std::sync::atomic::Ordering::Relaxed;
+
+#[test]
+fn closed_model_runs_exactly_n_requests() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 4 },
+        duration: None,
+        requests: Some(100),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.completed, 100);
+    assert_eq!(out.total.ok, 100);
+    assert_eq!(
+        fake.connects.load(Relaxed),
+        4,
+        "keep-alive: one connection per user"
+    );
+    assert_accounted(&out);
+    // 100 requests of 10 ms over 4 users: 25 rounds, 250 ms.
+    let p50 = out.total.latency.value_at_quantile(0.5);
+    assert!((9_900..=10_100).contains(&p50), "p50 {p50} us");
+}
+
+#[test]
+fn calls_per_conn_one_opens_a_connection_per_request() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 3 },
+        duration: None,
+        requests: Some(30),
+        calls_per_conn: Some(1),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(fake.connects.load(Relaxed), 30);
+    assert_eq!(out.total.connect.len(), 30);
+}
+
+#[test]
+fn closed_stages_ramp_users_up_hold_and_down() {
+    // 0 -> 4 users over 10 s, hold 10 s, 4 -> 0 over 10 s, each request 100 ms. User u joins when
+    // the target passes u + 1 and leaves when it falls below: 70 user-seconds, 700 requests.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(100), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: None,
+        stages: vec![stage(10.0, 4.0), stage(10.0, 4.0), stage(10.0, 0.0)],
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert!((695..=705).contains(&out.total.ok), "ok {}", out.total.ok);
+    assert_eq!(
+        fake.connects.load(Relaxed),
+        4,
+        "one connection per user, kept while parked"
+    );
+    let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
+    assert_eq!(per_sec.len(), 30);
+    assert_eq!(
+        per_sec[15], 40,
+        "4 users at 10 req/s each in the steady state"
+    );
+    assert!(
+        per_sec[1] == 0 && per_sec[3] == 10,
+        "one user from 2.5 s: {per_sec:?}"
+    );
+}
+
+#[test]
+fn throughput_is_never_divided_by_less_time_than_it_took() {
+    // 100 users on a 200 ms route for 2.1 s: each starts iterations at 0, 0.2, ..., 2.0 s; the
+    // last ones end at 2.2 s, in the drain. 1,100 answers over 2.2 s: 500 a second, the
+    // ceiling (not 1,100 / 2.1 = 524).
+    let fake = FakeServer::new(|_, _| Reply::After(ms(200), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 100 },
+        duration: Some(ms(2_100)),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.ok, 1_100);
+    let rate = out.total.ok as f64 / out.duration.as_secs_f64();
+    assert!((499.0..=500.5).contains(&rate), "{rate} req/s");
+}

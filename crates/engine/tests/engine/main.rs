@@ -1,0 +1,11 @@
+//! The engine's tests, one test binary (ripgrep's layout): the one loop against a fake transport
+//! on a virtual clock (no sockets, no sleeps, no luck), a module per concern, and the pure shard
+//! arithmetic (`segment`). `common` holds what they share.
+
+mod common;
+
+mod closed;
+mod failures;
+mod open;
+mod segment;
+mod window;
