@@ -29,11 +29,11 @@ pub struct RunArgs {
 
     /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
     /// measured from each request's intended send time
-    #[arg(long, value_name = "R", value_parser = parse_rate)]
+    #[arg(long, value_name = "R", value_parser = crate::values::rate)]
     pub rate: Option<f64>,
 
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = parse_duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
     pub duration: Option<Duration>,
 
     /// Stop after this many requests (after the warm-up)
@@ -64,11 +64,11 @@ pub struct RunArgs {
 
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
     /// connection is replaced
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
     pub timeout: Duration,
 
     /// Run this long first, measured but excluded from the results (start-up effects)
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
     pub warmup: Duration,
 
     /// Worker threads, each with its own event loop [default: one per core]
@@ -97,40 +97,4 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
-}
-
-/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`): a TIME flag is
-/// the one place a bare number is allowed, and it is seconds (docs/units.md).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    herd_result::units::duration(s, herd_result::units::Bare::Allowed)
-}
-
-/// `100` or `100/s` requests per second (docs/units.md).
-pub fn parse_rate(s: &str) -> Result<f64, String> {
-    herd_result::units::rate(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_people_write() {
-        let ok = [
-            ("30s", 30_000),
-            ("5m", 300_000),
-            ("1h30m", 5_400_000),
-            ("250ms", 250),
-            ("1.5", 1_500),
-            ("1.5s", 1_500),
-            ("0s", 0),
-        ];
-        for (s, ms) in ok {
-            assert_eq!(parse_duration(s).unwrap(), Duration::from_millis(ms), "{s}");
-        }
-        for bad in ["10 parsecs", "", "-3s", "fast"] {
-            let e = parse_duration(bad).unwrap_err();
-            assert!(e.contains("is not a duration"), "{bad}: {e}");
-        }
-    }
 }

@@ -6,7 +6,7 @@ use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::progress::Live;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
-use crate::sweep::{parse_percent, write_file};
+use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
 use herd_result::capacity::{
@@ -44,7 +44,7 @@ pub struct CapacityArgs {
 
     /// How long each probe measures; low rates probe longer to get enough requests, and the
     /// confirmation of the answer lasts twice as long
-    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::args::parse_duration)]
+    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::values::duration)]
     pub probe_duration: Duration,
 
     /// The most probes to run, confirmations included
@@ -52,11 +52,11 @@ pub struct CapacityArgs {
     pub max_probes: usize,
 
     /// Stop narrowing when the highest level that held and the lowest that broke are this close
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_percent)]
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::values::percent)]
     pub precision: f64,
 
     /// Pause between probes, so one probe's backlog does not spill into the next
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::args::parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::values::duration)]
     pub cooldown: Duration,
 
     /// Write the answer, the SLO and every probe's full result as JSON to FILE

@@ -2,7 +2,7 @@
 //! threshold and beyond noise, so a CI job can stop a release that got slower.
 
 use crate::exit::{self, Exit};
-use crate::report_cmd::{emit, format_for, Format};
+use crate::output::{emit, format_for, Format};
 use clap::Args;
 use herd_compare::compare;
 use herd_report::{html, render_compare_text};
@@ -17,7 +17,7 @@ pub struct CompareArgs {
 
     /// How much worse a key metric may get before it counts as a regression (when beyond
     /// noise too), e.g. 10% or 5
-    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_threshold)]
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = crate::values::threshold)]
     pub threshold: f64,
 
     /// Also write the runs overlaid in one report: HTML, or PDF for a .pdf file
@@ -27,18 +27,6 @@ pub struct CompareArgs {
     /// Also write the comparison and its verdict as JSON (schema/compare.schema.json)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-}
-
-/// `10%`, `10` or `2.5%` -> 0.10, 0.10, 0.025.
-pub fn parse_threshold(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let n = t.strip_suffix('%').unwrap_or(t).trim();
-    match n.parse::<f64>() {
-        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
-        _ => Err(format!(
-            "`{s}` is not a threshold: write a percentage, e.g. 10% or 2.5%"
-        )),
-    }
 }
 
 pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
@@ -111,24 +99,4 @@ fn label(path: &std::path::Path, earlier: &[(String, RunResult)]) -> String {
         return full;
     }
     format!("{full} (#{})", earlier.len() + 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thresholds_people_write() {
-        for (s, want) in [("10%", 0.10), ("10", 0.10), (" 2.5 % ", 0.025), ("0%", 0.0)] {
-            assert!((parse_threshold(s).unwrap() - want).abs() < 1e-12, "{s}");
-        }
-        for bad in ["-5%", "ten", "", "%"] {
-            assert!(
-                parse_threshold(bad)
-                    .unwrap_err()
-                    .contains("not a threshold"),
-                "{bad}"
-            );
-        }
-    }
 }

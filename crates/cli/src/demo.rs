@@ -15,7 +15,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct DemoArgs {
     /// How long to load the mock server
-    #[arg(short = 'd', long, default_value = "5s", value_parser = crate::args::parse_duration)]
+    #[arg(short = 'd', long, default_value = "5s", value_parser = crate::values::duration)]
     pub duration: Duration,
     /// Arrivals per second
     #[arg(long, default_value_t = 2000.0)]

@@ -34,7 +34,7 @@ pub struct RenderArgs {
     pub image: String,
     /// The start instant is now plus this much: time to pull the image and schedule the pods
     /// (apply the manifests right away)
-    #[arg(long = "start-in", value_name = "TIME", default_value = "120s", value_parser = crate::args::parse_duration)]
+    #[arg(long = "start-in", value_name = "TIME", default_value = "120s", value_parser = crate::values::duration)]
     pub start_in: std::time::Duration,
     /// The namespace of the ConfigMap and the Job [default: kubectl's current one]
     #[arg(long, value_name = "NS")]

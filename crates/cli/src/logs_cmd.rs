@@ -51,7 +51,7 @@ pub struct LogInput {
     pub patterns: Vec<String>,
 
     /// A client's session ends after this long without a page request
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::values::duration)]
     pub session_idle: Duration,
 }
 
@@ -109,7 +109,7 @@ pub struct LogsArgs {
     pub against: Option<PathBuf>,
 
     /// How far herd's and the server's counts may differ before --against flags them
-    #[arg(long, value_name = "PERCENT", default_value = "2%", value_parser = crate::compare_cmd::parse_threshold)]
+    #[arg(long, value_name = "PERCENT", default_value = "2%", value_parser = crate::values::threshold)]
     pub tolerance: f64,
 }
 

@@ -26,6 +26,7 @@ mod serve;
 mod shard_args;
 mod shard_run;
 mod sweep;
+mod values;
 mod watch;
 mod workload_cmd;
 

@@ -26,7 +26,7 @@ pub struct ReplayArgs {
     pub repeat: bool,
 
     /// With --loop: how long to play
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = humantime::parse_duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
     pub duration: Option<std::time::Duration>,
 
     /// Most connections open at once (arrivals that find none free wait, then are dropped)
@@ -38,7 +38,7 @@ pub struct ReplayArgs {
     pub threads: usize,
 
     /// Per-request deadline, connect included
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
     pub timeout: std::time::Duration,
 
     /// Do not verify TLS certificates

@@ -96,7 +96,7 @@ pub struct RequestArgs {
     pub body_file: Option<PathBuf>,
 
     /// Per-request deadline, connect included (autobench's --timeout)
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::args::parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
     pub timeout: Duration,
 
     /// Requests per connection before it is replaced (httperf's --num-calls) [default: keep-alive]
@@ -108,7 +108,7 @@ pub struct RequestArgs {
     pub max_connections: Option<u64>,
 
     /// Run this long before each measurement, excluded from it
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::args::parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
     pub warmup: Duration,
 
     /// Worker threads, each with its own event loop [default: one per core]

@@ -117,7 +117,7 @@ pub fn resolve(
 pub fn parse_start_at(s: &str, now: SystemTime) -> Result<SystemTime, String> {
     let t = s.trim();
     if let Some(rel) = t.strip_prefix('+') {
-        let d = crate::args::parse_duration(rel).map_err(|e| format!("--start-at {s}: {e}"))?;
+        let d = crate::values::duration(rel).map_err(|e| format!("--start-at {s}: {e}"))?;
         let at = now + d;
         let secs = at
             .duration_since(SystemTime::UNIX_EPOCH)

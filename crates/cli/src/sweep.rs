@@ -41,7 +41,7 @@ pub struct SweepArgs {
     pub connections: Option<String>,
 
     /// How long each step measures [default: 10s unless --num-conns]
-    #[arg(long = "step-duration", value_name = "TIME", value_parser = crate::args::parse_duration)]
+    #[arg(long = "step-duration", value_name = "TIME", value_parser = crate::values::duration)]
     pub step_duration: Option<Duration>,
 
     /// Each step makes this many connections of --calls-per-conn requests (autobench's --num_conn)
@@ -49,15 +49,15 @@ pub struct SweepArgs {
     pub num_conns: Option<u64>,
 
     /// Pause between steps, so one step's backlog does not spill into the next
-    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::args::parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::values::duration)]
     pub cooldown: Duration,
 
     /// The stop rule: a step breaks it when more than this share of requests get no OK answer
-    #[arg(long = "stop-errors", value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
+    #[arg(long = "stop-errors", value_name = "PERCENT", default_value = "10%", value_parser = crate::values::percent)]
     pub stop_errors: f64,
 
     /// ... or when its p99 latency exceeds this
-    #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::args::parse_duration)]
+    #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::values::duration)]
     pub stop_p99: Option<Duration>,
 
     /// The stop rule as criteria of a healthy step, in the grammar of thresholds and --slo,
@@ -87,10 +87,6 @@ pub struct SweepArgs {
 }
 
 /// `10%`, `10` or `0.5%` -> percent: a PERCENT flag may leave out the `%` (docs/units.md).
-pub fn parse_percent(s: &str) -> Result<f64, String> {
-    herd_result::units::percent(s, herd_result::units::Bare::Allowed)
-}
-
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let mut given: Vec<String> = a.url.iter().cloned().collect();
     given.extend(a.targets.iter().cloned());
@@ -300,17 +296,4 @@ fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
     std::fs::write(path, bytes)
         .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentages_people_write() {
-        assert_eq!(parse_percent("10%"), Ok(10.0));
-        assert_eq!(parse_percent("0.5"), Ok(0.5));
-        assert!(parse_percent("150%").is_err());
-        assert!(parse_percent("lots").is_err());
-    }
 }

@@ -1,0 +1,86 @@
+//! What a flag's value means: clap's value parsers for the units of docs/units.md, one per kind,
+//! so every command reads `-d 30`, `--timeout 1.5s` or `--stop-errors 10%` the same way.
+
+use herd_result::units::{self, Bare};
+use std::time::Duration;
+
+/// Parses `30s`, `5m`, `1h30m`, `250ms`, or a plain number of seconds (`1.5`): a TIME flag is
+/// the one place a bare number is allowed, and it is seconds (docs/units.md).
+pub fn duration(s: &str) -> Result<Duration, String> {
+    units::duration(s, Bare::Allowed)
+}
+
+/// `100` or `100/s` requests per second (docs/units.md).
+pub fn rate(s: &str) -> Result<f64, String> {
+    units::rate(s)
+}
+
+/// A PERCENT flag: `10%` or `10`, from 0 to 100, as a percentage (10.0).
+pub fn percent(s: &str) -> Result<f64, String> {
+    units::percent(s, Bare::Allowed)
+}
+
+/// How much worse or different something may get: `10%`, `10` or `2.5%` -> 0.10, 0.10, 0.025.
+/// A change can exceed 100% (a latency that triples changed by 200%), so there is no upper bound.
+pub fn threshold(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
+        _ => Err(format!(
+            "`{s}` is not a threshold: write a percentage, e.g. 10% or 2.5%"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_people_write() {
+        let ok = [
+            ("30s", 30_000),
+            ("5m", 300_000),
+            ("1h30m", 5_400_000),
+            ("250ms", 250),
+            ("1.5", 1_500),
+            ("1.5s", 1_500),
+            ("0s", 0),
+        ];
+        for (s, ms) in ok {
+            assert_eq!(duration(s).unwrap(), Duration::from_millis(ms), "{s}");
+        }
+        for bad in ["10 parsecs", "", "-3s", "fast"] {
+            let e = duration(bad).unwrap_err();
+            assert!(e.contains("is not a duration"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn percentages_people_write() {
+        assert_eq!(percent("10%"), Ok(10.0));
+        assert_eq!(percent("0.5"), Ok(0.5));
+        assert!(percent("150%").is_err());
+        assert!(percent("lots").is_err());
+    }
+
+    #[test]
+    fn thresholds_people_write() {
+        for (s, want) in [
+            ("10%", 0.10),
+            ("10", 0.10),
+            (" 2.5 % ", 0.025),
+            ("0%", 0.0),
+            ("200%", 2.0),
+        ] {
+            assert!((threshold(s).unwrap() - want).abs() < 1e-12, "{s}");
+        }
+        for bad in ["-5%", "ten", "", "%"] {
+            assert!(
+                threshold(bad).unwrap_err().contains("not a threshold"),
+                "{bad}"
+            );
+        }
+    }
+}
