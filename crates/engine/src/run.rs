@@ -3,7 +3,8 @@
 
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::{self, HealthSample};
-use crate::worker::{self, Report, Shared, WorkerOutput};
+use crate::ticker::Report;
+use crate::worker::{self, Shared, WorkerOutput};
 use crate::{Clock, Control, Load, Plan, PlanError, Script, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};

@@ -3,11 +3,19 @@
 
 use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
-use crate::worker::{Report, TICK};
 use hdrhistogram::Histogram;
-use herd_metrics::Recorder;
+use herd_metrics::{Recorder, Second};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
+
+/// How often a worker closes seconds and measures its own event-loop delay.
+pub(crate) const TICK: Duration = Duration::from_millis(10);
+
+/// What workers send the collector while they run, at their ticks.
+pub(crate) enum Report {
+    Second(Second),
+    Health(ThreadSecond),
+}
 
 /// One worker's tick schedule and the health of the second in progress.
 pub(crate) struct Ticks {

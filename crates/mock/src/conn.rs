@@ -14,11 +14,11 @@ use rand::Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::counters::{bump, Counters};
 use crate::delay::Delays;
 use crate::request::{self, Framing, Head};
 use crate::response::{end_head, write_head, Compiled, Failure, Lookup, Persist, Table, GARBAGE};
 use crate::route::Fault;
-use crate::server::{bump, Counters};
 
 /// First read buffer size; it doubles while a request head does not fit, up to [`MAX_HEAD`].
 const INITIAL_BUF: usize = 8 << 10;

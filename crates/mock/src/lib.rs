@@ -36,6 +36,7 @@
 
 mod auth;
 mod conn;
+mod counters;
 mod delay;
 mod error;
 mod latency;

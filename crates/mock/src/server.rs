@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio::task::LocalSet;
 
 use crate::conn::{self, Worker};
+use crate::counters::{bump, Counters};
 use crate::delay::Delays;
 use crate::response::Table;
 use crate::route::default_routes;
@@ -42,22 +43,6 @@ pub struct ServerStats {
     pub requests: u64,
     /// Requests that got an injected error: a fault, or a 500 from `error_rate`.
     pub injected: u64,
-}
-
-/// One worker thread's counters, on a cache line of their own so that threads counting side
-/// by side do not keep stealing it from each other.
-#[derive(Debug, Default)]
-#[repr(align(128))]
-pub(crate) struct Counters {
-    pub(crate) connections: AtomicU64,
-    pub(crate) requests: AtomicU64,
-    pub(crate) injected: AtomicU64,
-}
-
-/// Adds one to a counter that only its own worker thread writes: a plain load and store
-/// instead of a locked read-modify-write, since no other writer can race with it.
-pub(crate) fn bump(counter: &AtomicU64) {
-    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
 }
 
 impl Server {

@@ -20,12 +20,11 @@ mod user;
 mod users;
 
 use crate::generator::ThreadCpu;
-use crate::health::ThreadSecond;
-use crate::ticker::{TickState, Ticks};
+use crate::ticker::{Report, TickState, Ticks};
 use crate::{Control, Load, Plan, RunError, Script, Transport};
 use deadlines::Deadlines;
 use hdrhistogram::Histogram;
-use herd_metrics::{new_histogram, Recorder, Second};
+use herd_metrics::{new_histogram, Recorder};
 use open::Dispatch;
 use record::Tally;
 use std::cmp::Reverse;
@@ -36,8 +35,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use user::User;
 
-/// How often a worker closes seconds and measures its own event-loop delay.
-pub(crate) const TICK: Duration = Duration::from_millis(10);
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// A reused connection idle this long that fails with nothing received is taken to have been
@@ -52,12 +49,6 @@ const LINGER: Duration = Duration::from_secs(1);
 const END_LINGER: Duration = Duration::from_millis(200);
 /// One read takes up to this much: a typical response, head and body, in one system call.
 const SCRATCH: usize = 64 * 1024;
-
-/// What workers send the collector while they run.
-pub(crate) enum Report {
-    Second(Second),
-    Health(ThreadSecond),
-}
 
 /// State shared by all threads of a run.
 pub(crate) struct Shared {
