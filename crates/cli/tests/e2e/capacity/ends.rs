@@ -88,19 +88,12 @@ fn ctrl_c_in_the_cooldown_between_probes_is_an_interrupt() {
         ])
         .json(&json)
         .spawn_until(|l| l.contains("ramp"));
-    kill(child.id(), SIGINT);
-    let out = child.wait_with_output().unwrap();
-    let rest: Vec<String> = rx.try_iter().collect();
-    assert_eq!(out.status.code(), Some(130), "{rest:?}\n{}", stderr(&out));
-    let r = read_json(&json);
-    assert_matches_schema("capacity.schema.json", &r);
-    assert_eq!(r["interrupted"], true);
+    let r = interrupt_series(child, rx, &json, "capacity.schema.json");
     assert_eq!(
         r["probes"].as_array().unwrap().len(),
         1,
         "the probe done is kept"
     );
-    assert!(rest.iter().any(|l| l.contains("interrupted")), "{rest:?}");
     server.shutdown();
 }
 

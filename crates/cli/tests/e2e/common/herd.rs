@@ -1,7 +1,7 @@
 //! The `herd` binary run from a test: a command line built and run (`Herd`), what it did
 //! (`Ran`), and the plain helpers underneath.
 
-use super::{assert_matches_schema, read_json};
+use super::{assert_matches_schema, kill, read_json, SIGINT};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -177,4 +177,24 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Ctrl-C to a series (sweep or capacity) started with [`Herd::spawn_until`]: it exits 130, its
+/// result file matches `schema` and says `interrupted`, and what it printed after the signal says
+/// so too. Returns the result for the test's own checks.
+pub fn interrupt_series(
+    child: Child,
+    rest: Receiver<String>,
+    json: &Path,
+    schema: &str,
+) -> serde_json::Value {
+    kill(child.id(), SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let text: Vec<String> = rest.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{text:?}\n{}", stderr(&out));
+    let r = read_json(json);
+    assert_matches_schema(schema, &r);
+    assert_eq!(r["interrupted"], true);
+    assert!(text.iter().any(|l| l.contains("interrupted")), "{text:?}");
+    r
 }

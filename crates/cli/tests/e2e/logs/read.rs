@@ -3,6 +3,7 @@
 
 use super::{drive_known_mix, nginx_logging, share, MSEC, TIMED};
 use crate::common::*;
+use std::path::Path;
 
 #[test]
 fn nginx_log_with_request_time_gives_back_the_mix_it_was_driven_with() {
@@ -65,18 +66,16 @@ fn nginx_log_with_request_time_gives_back_the_mix_it_was_driven_with() {
 
     // and the model from it passes `herd validate`
     let yaml = out_dir.path("workload.yaml");
-    let out = run_herd(&[
-        "model",
-        timed.to_str().unwrap(),
-        "--format",
-        &format!("nginx:{TIMED}"),
-        "-o",
-        yaml.to_str().unwrap(),
-        "--target",
-        &nginx.url(""),
-        "--scale",
-        "2x",
-    ]);
+    // A model of the timed log, for the nginx it came from, written to `to`.
+    let model = |to: &Path, extra: &[&str]| {
+        let format = format!("nginx:{TIMED}");
+        let target = nginx.url("");
+        let mut args = vec!["model", timed.to_str().unwrap(), "--format", &format];
+        args.extend(["-o", to.to_str().unwrap(), "--target", &target]);
+        args.extend(extra);
+        run_herd(&args)
+    };
+    let out = model(&yaml, &["--scale", "2x"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let w = std::fs::read_to_string(&yaml).unwrap();
     assert!(
@@ -87,18 +86,7 @@ fn nginx_log_with_request_time_gives_back_the_mix_it_was_driven_with() {
     assert_eq!(out.status.code(), Some(0), "{}\n{w}", stderr(&out));
     // ... and the model runs against the system the log came from.
     let short = out_dir.path("short.yaml");
-    let out = run_herd(&[
-        "model",
-        timed.to_str().unwrap(),
-        "--format",
-        &format!("nginx:{TIMED}"),
-        "-o",
-        short.to_str().unwrap(),
-        "--target",
-        &nginx.url(""),
-        "--duration",
-        "2s",
-    ]);
+    let out = model(&short, &["--duration", "2s"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let ran = Herd::new(&["run", short.to_str().unwrap(), "-q"])
         .json(&out_dir.path("model-run.json"))

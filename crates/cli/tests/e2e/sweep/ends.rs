@@ -102,20 +102,13 @@ fn ctrl_c_in_the_cooldown_between_steps_is_an_interrupt() {
         // The first step's line: the table's first numeric row.
         .spawn_until(|l| l.trim_start().starts_with("50 "));
     // herd now sits in the ten-minute cooldown.
-    kill(child.id(), SIGINT);
-    let out = child.wait_with_output().unwrap();
-    let text: Vec<String> = rest.try_iter().collect();
-    assert_eq!(out.status.code(), Some(130), "{text:?}\n{}", stderr(&out));
-    let r = read_json(&json);
-    assert_matches_schema("sweep.schema.json", &r);
-    assert_eq!(r["interrupted"], true);
+    let r = interrupt_series(child, rest, &json, "sweep.schema.json");
     assert_eq!(
         r["steps"].as_array().unwrap().len(),
         1,
         "the step done is kept"
     );
     assert_eq!(std::fs::read_to_string(&tsv).unwrap().lines().count(), 2);
-    assert!(text.iter().any(|l| l.contains("interrupted")), "{text:?}");
 }
 
 #[test]
