@@ -294,23 +294,7 @@ def bench_https(nginx, rounds, seconds):
 
 
 def bench_rss_tls(nginx, rounds, seconds):
-    conns = 10_000
-    raise_nofile(conns + 1000)
-    rss = {t: [] for t in ("herd", "wrk")}
-    for r in range(rounds):
-        for tool in (["herd", "wrk"] if r % 2 == 0 else ["wrk", "herd"]):
-            with tempfile.NamedTemporaryFile(suffix=".json") as j:
-                out, _, peak = run_measured(argv_for(tool, nginx.tls_url, conns, seconds, j.name), timeout=seconds + 180)
-                n, errors = requests_of(tool, out, j.name)
-            rss[tool].append(peak)
-            log(f"  round {r + 1} {tool:7s} peak RSS {peak / 1e6:6.1f} MB  ({n} requests, {errors} errors)")
-    med = {t: statistics.median(v) for t, v in rss.items()}
-    ratio = med["herd"] / med["wrk"]
-    print(f"\nPeak RSS holding {conns:,} https keep-alive connections, 1 thread (median of {rounds})")
-    for t in med:
-        print(f"  {t:8s} {med[t] / 1e6:8.1f} MB")
-    print(f"  herd / wrk = {ratio:.2f}  (bar: <= 1.00) -> {'PASS' if ratio <= 1.0 else 'FAIL'}")
-    return {"peak_rss_mb": {t: v / 1e6 for t, v in med.items()}, "herd_vs_wrk": ratio}
+    return peak_rss(nginx.tls_url, "https keep-alive", rounds, seconds, timeout=seconds + 180)
 
 
 def workload_file(nginx, name, load, steps):
@@ -379,6 +363,11 @@ def bench_open(nginx, rounds):
 
 
 def bench_rss(nginx, rounds, seconds):
+    return peak_rss(nginx.url, "keep-alive", rounds, seconds, timeout=seconds + 120)
+
+
+def peak_rss(url, kind, rounds, seconds, timeout):
+    """Peak RSS of herd and wrk each holding 10,000 connections to `url`, alternating who goes first."""
     conns = 10_000
     raise_nofile(conns + 1000)
     tools = ["herd", "wrk"]
@@ -386,13 +375,13 @@ def bench_rss(nginx, rounds, seconds):
     for r in range(rounds):
         for tool in tools[r % 2:] + tools[:r % 2]:
             with tempfile.NamedTemporaryFile(suffix=".json") as j:
-                out, _, peak = run_measured(argv_for(tool, nginx.url, conns, seconds, j.name), timeout=seconds + 120)
+                out, _, peak = run_measured(argv_for(tool, url, conns, seconds, j.name), timeout=timeout)
                 n, errors = requests_of(tool, out, j.name)
             rss[tool].append(peak)
             log(f"  round {r + 1} {tool:7s} peak RSS {peak / 1e6:6.1f} MB  ({n} requests, {errors} errors)")
     med = {t: statistics.median(v) for t, v in rss.items()}
     ratio = med["herd"] / med["wrk"]
-    print(f"\nPeak RSS holding {conns:,} keep-alive connections, 1 thread (median of {rounds})")
+    print(f"\nPeak RSS holding {conns:,} {kind} connections, 1 thread (median of {rounds})")
     for t in tools:
         print(f"  {t:8s} {med[t] / 1e6:8.1f} MB")
     print(f"  herd / wrk = {ratio:.2f}  (bar: <= 1.00) -> {'PASS' if ratio <= 1.0 else 'FAIL'}")

@@ -2,7 +2,7 @@
 //! against the Kubernetes API schemas of two releases, with the `kubernetes-validate` package
 //! (scripts/check installs it; this test installs it with pip if it is missing).
 
-use crate::common::{run_herd, stderr, stdout, TempDir};
+use crate::common::{refused, run_herd, stderr, stdout, TempDir};
 use std::process::Command;
 
 /// Kubernetes releases the manifests must be valid for: the first with per-index backoff on by
@@ -137,8 +137,6 @@ fn render_refuses_what_cannot_run_on_a_cluster() {
     ] {
         let mut all = args.clone();
         all.push(out.to_str().unwrap());
-        let o = run_herd(&all);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        refused(&all, want);
     }
 }

@@ -122,10 +122,7 @@ fn capacity_refuses_bad_input_before_sending() {
         (&["capacity", "ftp://x/", "--slo", "errors<1%"], "scheme"),
     ];
     for (args, want) in cases {
-        let out = run_herd(args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(want), "{args:?}: {err}");
+        refused(args, want);
     }
 }
 

@@ -21,6 +21,16 @@ pub fn run_herd(args: &[&str]) -> Output {
         .expect("spawn herd")
 }
 
+/// Runs herd with `args` and checks that it refused them as bad input: exit 2, and standard
+/// error says `want`. Returns the output for the caller's own checks.
+pub fn refused(args: &[&str], want: &str) -> Output {
+    let out = run_herd(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(want), "{args:?}: should say {want:?}:\n{err}");
+    out
+}
+
 /// A `herd` command line to run and read back (ripgrep's `TestCommand`): arguments, an optional
 /// `--json` result file, and checks on what it printed and wrote.
 #[derive(Clone)]

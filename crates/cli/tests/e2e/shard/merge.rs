@@ -87,16 +87,12 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
     std::fs::create_dir_all(&logs).unwrap();
     std::fs::write(logs.join("pod-0.log"), &out0).unwrap();
     std::fs::write(logs.join("pod-1.log"), &out1).unwrap();
+    let collect = |to: &std::path::Path| {
+        let (from, to) = (logs.to_str().unwrap(), to.to_str().unwrap());
+        run_herd(&["k8s", "collect", "herd-test", "--from-logs", from, "-o", to])
+    };
     let collected = dir.path("collected.json");
-    let o = run_herd(&[
-        "k8s",
-        "collect",
-        "herd-test",
-        "--from-logs",
-        logs.to_str().unwrap(),
-        "-o",
-        collected.to_str().unwrap(),
-    ]);
+    let o = collect(&collected);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         std::fs::read(&total).unwrap(),
@@ -106,15 +102,7 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
     // One pod's log without its result: the merge is partial and says which shard is missing.
     std::fs::write(logs.join("pod-1.log"), "herd: killed\n").unwrap();
     let partial = dir.path("partial.json");
-    let o = run_herd(&[
-        "k8s",
-        "collect",
-        "herd-test",
-        "--from-logs",
-        logs.to_str().unwrap(),
-        "-o",
-        partial.to_str().unwrap(),
-    ]);
+    let o = collect(&partial);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(crate::common::html_report(&partial).contains("PARTIAL: SHARDS MISSING"));
     assert!(
