@@ -24,17 +24,14 @@ pub fn spec(a: &RunArgs) -> RunSpec {
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
-        (None, Some(path)) => Source::UrlFile {
-            path: path.clone(),
-            request,
-        },
+        (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
-            request,
         },
     };
     RunSpec {
         source,
+        request,
         load: LoadFlags {
             connections: a.connections,
             rate: a.rate,
@@ -42,8 +39,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
             timeout: a.timeout,
-            // A workload file's own warm-up stands (a flag that contradicts it is refused).
-            warmup: file.is_none().then_some(a.warmup),
+            warmup: a.warmup,
             threads: a.threads,
         },
         level: None,
@@ -54,9 +50,6 @@ pub fn spec(a: &RunArgs) -> RunSpec {
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    if let Some(file) = crate::workload_cmd::workload_file(a) {
-        crate::workload_cmd::refuse_load_flags(a, &file)?;
-    }
     let spec = spec(a);
     let (prepared, watch) = match (spec.prepare(), watch::check(&a.watch), check_outputs(a)) {
         (Ok(p), Ok(w), Ok(())) => (p, w),

@@ -12,10 +12,10 @@ impl RunSpec {
     /// Reads and checks everything the run needs (URL, headers, body file, URL file, workload
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
-        let mut problems = Vec::new();
+        let mut problems = crate::flags::refused(self);
         let what = match &self.source {
-            Source::Url { url, request } => self.url(url, request, None, &mut problems),
-            Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
+            Source::Url { url } => self.url(url, &self.request, None, &mut problems),
+            Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -200,7 +200,7 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         requests: f.requests,
         warmup: f.warmup.unwrap_or_default(),
         threads: f.threads.unwrap_or_else(threads_default),
-        timeout: f.timeout,
+        timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
         names,
         stages: Vec::new(),

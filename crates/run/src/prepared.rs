@@ -186,10 +186,16 @@ impl Prepared {
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default.
-            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            // The file's own load; its thread count wins over the default, the flag over both.
+            let mut plan = w.plan(threads_default());
+            if let Some(t) = f.threads {
+                plan.threads = t;
+            }
             if let Some(warmup) = f.warmup {
                 plan.warmup = warmup;
+            }
+            if let Some(timeout) = f.timeout {
+                plan.timeout = timeout;
             }
             set_length(&mut plan, length);
             return plan;
@@ -209,6 +215,9 @@ impl Prepared {
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
+        if let Some(timeout) = f.timeout {
+            plan.timeout = timeout;
+        }
         plan
     }
 
@@ -253,5 +262,9 @@ impl Runs for Prepared {
             What::Workload { .. } => "iterations/s",
             _ => "req/s",
         }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.plan_at(self.level, self.length).timeout
     }
 }
