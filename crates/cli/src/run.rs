@@ -4,14 +4,13 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, progress::Live, watch};
+use crate::{interrupt, progress::Live};
 use herd_engine::Control;
 use herd_report::render_text;
 use herd_result::{write_json, RunResult};
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -46,15 +45,16 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        watch: a.watch.plan(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let spec = spec(a);
-    let (prepared, watch) = match (spec.prepare(), watch::check(&a.watch), check_outputs(a)) {
-        (Ok(p), Ok(w), Ok(())) => (p, w),
-        (p, w, o) => {
-            let problems: Vec<String> = [p.err().map(Exit::from), w.err(), o.err()]
+    let prepared = match (spec.prepare(), check_outputs(a)) {
+        (Ok(p), Ok(())) => p,
+        (p, o) => {
+            let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)
@@ -85,11 +85,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     };
     let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
-        let result = prepared.run(None, &control, &mut live);
-        let server = watch::stop(watcher);
-        let mut result = result?;
-        result.server = server;
+        let result = prepared.run(None, &control, &mut live)?;
         Ok((result, prepared.plan().missed()))
     })?;
     let code = finish(&result, a.json.as_deref())?;

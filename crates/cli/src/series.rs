@@ -49,6 +49,7 @@ pub fn runs_for(
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        watch: r.watch.plan(),
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -100,6 +101,9 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub watch: crate::watch::WatchArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

@@ -38,6 +38,8 @@ pub enum Flag {
     Threads,
     Insecure,
     Bind,
+    /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
+    Watch,
 }
 
 /// What a kind of run does with a flag.
@@ -56,7 +58,7 @@ const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
 /// a level and a log replay do with it.
-pub const TABLE: [(Flag, &str, [Use; 5]); 14] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 15] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -77,6 +79,7 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 14] = [
     (Flag::Threads, "-t/--threads", [A, A, A, A, A]),
     (Flag::Insecure, "-k/--insecure", [A, A, A, A, A]),
     (Flag::Bind, "--bind", [A, A, A, A, A]),
+    (Flag::Watch, "--watch-*", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -122,6 +125,10 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Threads, l.threads.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
+        (
+            Flag::Watch,
+            !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
+        ),
     ];
     let request = &spec.request;
     flags.extend([

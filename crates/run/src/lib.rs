@@ -21,6 +21,7 @@ mod prepare;
 mod prepared;
 mod result;
 mod spec;
+mod watch;
 
 pub use conclusion::{conclude, Conclusion};
 pub use limits::{ensure_fds, SPARE_FDS};

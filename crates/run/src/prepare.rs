@@ -2,6 +2,7 @@
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
 use crate::prepared::{Prepared, UrlRequest, What};
+use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
 use herd_http::{prepare, RequestSpec, Target};
@@ -27,10 +28,15 @@ impl RunSpec {
                 }
             },
         };
+        let watch = Watch::check(&self.watch)
+            .map_err(|p| problems.extend(p))
+            .ok()
+            .flatten();
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
         let prepared = Prepared {
+            watch,
             what: what.expect("no problems means the source was read"),
             load: self.load.clone(),
             level: self.level,

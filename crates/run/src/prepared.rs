@@ -16,6 +16,7 @@ use std::time::Duration;
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
     pub(crate) length: Option<Length>,
@@ -109,6 +110,10 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
         let out = match &self.what {
             What::Url(r) => {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
@@ -142,9 +147,12 @@ impl Prepared {
                 )
             }
         }
-        .map_err(|e| start(e.to_string()))?;
+        .map_err(|e| start(e.to_string()));
+        let server = watcher.map(crate::watch::stop);
+        let out = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        result.server = server;
         match &self.what {
             What::Url(_) => {}
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {

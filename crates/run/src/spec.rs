@@ -2,6 +2,7 @@
 //! level, a test by hand.
 
 use crate::{Length, Level};
+use herd_monitor::WatchPlan;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,6 +24,8 @@ pub struct RunSpec {
     pub insecure: bool,
     /// The local address connections are made from.
     pub bind: Option<IpAddr>,
+    /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
+    pub watch: WatchPlan,
 }
 
 /// Where the requests come from.
@@ -116,6 +119,7 @@ impl RunSpec {
             length: None,
             insecure: false,
             bind: None,
+            watch: WatchPlan::default(),
         }
     }
 }
