@@ -147,6 +147,7 @@ pub fn kind(spec: &RunSpec) -> Kind {
         Source::UrlFile { .. } => Kind::UrlFile,
         Source::Workload { .. } if spec.level.is_some() => Kind::WorkloadAtLevel,
         Source::Workload { .. } => Kind::Workload,
+        Source::Replay { .. } => Kind::Replay,
     }
 }
 

@@ -19,6 +19,7 @@ pub mod flags;
 mod limits;
 mod prepare;
 mod prepared;
+mod replay;
 mod result;
 mod spec;
 mod watch;
@@ -27,6 +28,7 @@ pub use conclusion::{conclude, Conclusion};
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path};
 pub use prepared::Prepared;
+pub use replay::Replay;
 pub use result::to_result;
 pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
 

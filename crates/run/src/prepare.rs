@@ -17,6 +17,19 @@ impl RunSpec {
         let what = match &self.source {
             Source::Url { url } => self.url(url, &self.request, None, &mut problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
+            Source::Replay { url, replay } => {
+                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let replay =
+                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
+                match (target, replay) {
+                    (Ok(target), Ok(replay)) => Some(What::Replay {
+                        url: url.clone(),
+                        target,
+                        replay: Box::new(replay),
+                    }),
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -46,8 +59,8 @@ impl RunSpec {
             shard: None,
             late: std::time::Duration::ZERO,
         };
-        // A URL's plan was checked with its flags, in order; a workload's is checked here.
-        if let What::Workload { .. } = prepared.what {
+        // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
+        if let What::Workload { .. } | What::Replay { .. } = prepared.what {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)

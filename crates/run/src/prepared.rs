@@ -50,6 +50,11 @@ pub(crate) enum What {
         workload: Workload,
         file: PathBuf,
     },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
+    },
 }
 
 impl Prepared {
@@ -131,6 +136,18 @@ impl Prepared {
                     progress,
                 )
             }
+            What::Replay { target, replay, .. } => {
+                let transport =
+                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
+                herd_engine::run(
+                    &plan,
+                    Arc::new(SystemClock),
+                    |_| transport.wire(),
+                    |_| replay.script.clone(),
+                    Arc::clone(control),
+                    progress,
+                )
+            }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport =
                     HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
@@ -155,6 +172,7 @@ impl Prepared {
         result.server = server;
         match &self.what {
             What::Url(_) => {}
+            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &mut result);
                 result.workload = Some(file.display().to_string());
@@ -191,6 +209,8 @@ impl Prepared {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
             What::Workload { workload, .. } => workload,
+            // A log sets its own arrivals: a level does not apply.
+            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
         };
         let f = &self.load;
         let Some(level) = level else {
@@ -238,6 +258,7 @@ impl Prepared {
                 c
             }
             What::Workload { workload, .. } => workload_config(workload, plan),
+            What::Replay { url, .. } => crate::result::replay_config(url, plan),
         }
     }
 }

@@ -38,6 +38,11 @@ pub enum Source {
     UrlFile { path: PathBuf },
     /// A workload file: its scenarios, load and thresholds.
     Workload { path: PathBuf },
+    /// A web server's log sent to `url` with its recorded timing (or at `--rate`).
+    Replay {
+        url: String,
+        replay: Box<crate::Replay>,
+    },
 }
 
 impl Source {

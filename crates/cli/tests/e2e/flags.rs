@@ -75,3 +75,35 @@ fn load_flags_a_workload_file_sets_itself_are_refused_before_sending() {
     );
     assert_eq!(s.stats().connections, 0, "nothing was sent");
 }
+
+/// A log replay is a run like the others: it watches the server when asked, and a bad watch
+/// flag stops it before the first line is sent.
+#[test]
+fn a_replay_applies_watch_flags() {
+    let s = mock(&["/*"]);
+    let dir = TempDir::new("flags-replay");
+    let log = dir.path("a.log");
+    let line = |p: &str| {
+        format!(
+            "1.1.1.1 - - [24/Nov/2026:10:00:00 +0000] \"GET {p} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
+        )
+    };
+    std::fs::write(&log, [line("/a"), line("/b")].concat()).unwrap();
+    let (log, target) = (log.to_str().unwrap(), format!("http://{}/", s.local_addr()));
+    let me = std::process::id().to_string();
+    let ran = Herd::new(&["replay", log, "--target", &target, "-q", "--watch-pid", &me])
+        .json(&dir.path("r.json"))
+        .run();
+    ran.code(0);
+    let r = ran.json();
+    assert_eq!(r["totals"]["ok"], 2, "{}", ran.stderr());
+    assert_eq!(
+        r["server"]["processes"][0]["pid"].as_u64(),
+        Some(u64::from(std::process::id()))
+    );
+    refused(
+        &["replay", log, "--target", &target, "--watch-pid", "4999999"],
+        "no process has pid 4999999",
+    );
+    assert_eq!(s.stats().requests, 2, "the refused replay sent nothing");
+}
