@@ -7,7 +7,7 @@ use herd_result::{build_run, Generator, Model, RunConfig, RunInput, RunResult};
 use std::time::{Duration, SystemTime};
 
 /// An open run at about `rate` req/s for 4 s, one answer in the drain 0.5 ms after the end.
-fn run_at(rate: u64) -> RunResult {
+pub fn run_at(rate: u64) -> RunResult {
     let mut rec = Recorder::new(1);
     let answer = |at: Duration| {
         let mut o = Outcome::completed(
