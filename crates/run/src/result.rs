@@ -58,6 +58,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         config,
         started_at: out.started_at + out.warmup,
         duration: out.duration,
+        offered: plan.length().map(|l| l.saturating_sub(out.warmup)),
         interrupted: out.interrupted,
         stats: &out.total,
         timeline: &out.timeline,
