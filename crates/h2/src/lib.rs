@@ -62,6 +62,10 @@ pub struct Settings {
     pub max_concurrent_streams: u32,
 }
 
+/// How much of a request body a server session keeps for the caller (an echo answers with it);
+/// the rest is counted and dropped.
+pub const KEPT_BODY: usize = 1 << 20;
+
 /// Largest window HTTP/2 allows (2^31 - 1).
 pub const MAX_WINDOW: u32 = (1 << 31) - 1;
 
@@ -105,6 +109,11 @@ pub enum Event {
         stream_id: i32,
         method: Box<[u8]>,
         path: Box<[u8]>,
+        /// The other header fields as `name: value\r\n` lines, names in lower case.
+        fields: Box<[u8]>,
+        /// The body's first [`KEPT_BODY`] bytes.
+        body: Box<[u8]>,
+        /// The body's whole length.
         body_len: usize,
     },
 }

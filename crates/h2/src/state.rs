@@ -51,7 +51,13 @@ impl State {
             match name {
                 b":method" => stream.method = value.to_vec(),
                 b":path" => stream.path = value.to_vec(),
-                _ => {}
+                _ if name.starts_with(b":") => {}
+                _ => {
+                    stream.fields.extend_from_slice(name);
+                    stream.fields.extend_from_slice(b": ");
+                    stream.fields.extend_from_slice(value);
+                    stream.fields.extend_from_slice(b"\r\n");
+                }
             }
             return;
         }
@@ -82,6 +88,10 @@ impl State {
         };
         if self.server {
             stream.received += bytes.len();
+            let room = crate::KEPT_BODY.saturating_sub(stream.request_body.len());
+            stream
+                .request_body
+                .extend_from_slice(&bytes[..room.min(bytes.len())]);
             return;
         }
         let (exchange, len) = (stream.exchange, bytes.len());
@@ -132,6 +142,8 @@ impl State {
                 stream_id,
                 method: std::mem::take(&mut stream.method).into(),
                 path: std::mem::take(&mut stream.path).into(),
+                fields: std::mem::take(&mut stream.fields).into(),
+                body: std::mem::take(&mut stream.request_body).into(),
                 body_len: stream.received,
             });
         }

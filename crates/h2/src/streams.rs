@@ -17,9 +17,12 @@ pub(crate) struct Stream {
     /// Bytes this side sends as the stream's body, and how many went out already.
     pub(crate) body: Vec<u8>,
     pub(crate) sent: usize,
-    /// Server side: the request's method and path, and the body bytes received.
+    /// Server side: the request's method and path, its other fields as `name: value\r\n`
+    /// lines, and its body (the first [`KEPT_BODY`](crate::KEPT_BODY) bytes; all counted).
     pub(crate) method: Vec<u8>,
     pub(crate) path: Vec<u8>,
+    pub(crate) fields: Vec<u8>,
+    pub(crate) request_body: Vec<u8>,
     pub(crate) received: usize,
 }
 
