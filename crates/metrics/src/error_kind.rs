@@ -28,10 +28,23 @@ pub enum ErrorKind {
     /// Still in flight when the run ended (the drain after `-d` was over) or was interrupted
     /// (Ctrl-C's grace was over): neither waited for nor lost.
     Unfinished,
+    /// HTTP/2: the server reset the stream with REFUSED_STREAM (it would not take it now, often
+    /// past its stream limit).
+    H2RefusedStream,
+    /// HTTP/2: the stream was reset with another code (INTERNAL_ERROR, CANCEL, ENHANCE_YOUR_CALM,
+    /// ...; the sample names it).
+    H2Reset,
+    /// HTTP/2: a stream the server had accepted (at or below its GOAWAY's last stream id) never
+    /// completed because the connection went away. Streams above that id are not errors:
+    /// they go again on a new connection.
+    H2Goaway,
+    /// HTTP/2: a frame broke the protocol (PROTOCOL_ERROR, FLOW_CONTROL_ERROR,
+    /// FRAME_SIZE_ERROR, COMPRESSION_ERROR, STREAM_CLOSED), the server's verdict or herd's.
+    H2Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -43,6 +56,10 @@ impl ErrorKind {
         ErrorKind::AddrUnavailable,
         ErrorKind::Other,
         ErrorKind::Unfinished,
+        ErrorKind::H2RefusedStream,
+        ErrorKind::H2Reset,
+        ErrorKind::H2Goaway,
+        ErrorKind::H2Protocol,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -64,6 +81,19 @@ impl ErrorKind {
             ErrorKind::AddrUnavailable => "addr_unavailable",
             ErrorKind::Other => "other",
             ErrorKind::Unfinished => "unfinished",
+            ErrorKind::H2RefusedStream => "h2_refused_stream",
+            ErrorKind::H2Reset => "h2_reset",
+            ErrorKind::H2Goaway => "h2_goaway",
+            ErrorKind::H2Protocol => "h2_protocol",
+        }
+    }
+
+    /// Classifies the HTTP/2 error code (RFC 9113 section 7) a stream was reset with.
+    pub fn from_h2_code(code: u32) -> ErrorKind {
+        match code {
+            0x7 => ErrorKind::H2RefusedStream,
+            0x1 | 0x3 | 0x5 | 0x6 | 0x9 => ErrorKind::H2Protocol,
+            _ => ErrorKind::H2Reset,
         }
     }
 
@@ -99,23 +129,37 @@ impl std::fmt::Display for ErrorKind {
 #[derive(Clone, Debug, Default)]
 pub struct ErrorTable {
     pub counts: [u64; ErrorKind::COUNT],
-    pub samples: [Option<String>; ErrorKind::COUNT],
+    /// Allocated with the first sample: a per-request-name table that never fails (most of
+    /// them) costs one pointer, not a slot per kind.
+    samples: Option<Box<[Option<String>; ErrorKind::COUNT]>>,
 }
 
 impl ErrorTable {
     pub fn add(&mut self, kind: ErrorKind, message: Option<&str>) {
         let i = kind.index();
         self.counts[i] += 1;
-        if self.samples[i].is_none() {
-            if let Some(m) = message {
-                self.samples[i] = Some(m.to_owned());
+        if let Some(m) = message {
+            let samples = self.samples.get_or_insert_with(Default::default);
+            if samples[i].is_none() {
+                samples[i] = Some(m.to_owned());
             }
         }
     }
 
+    fn sample(&self, kind: ErrorKind) -> Option<&str> {
+        self.samples.as_ref()?[kind.index()].as_deref()
+    }
+
     /// Bytes the sample messages hold on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.samples.iter().flatten().map(String::capacity).sum()
+        self.samples.as_ref().map_or(0, |samples| {
+            std::mem::size_of_val(&**samples)
+                + samples
+                    .iter()
+                    .flatten()
+                    .map(String::capacity)
+                    .sum::<usize>()
+        })
     }
 
     pub fn total(&self) -> u64 {
@@ -123,10 +167,14 @@ impl ErrorTable {
     }
 
     pub fn merge(&mut self, other: &ErrorTable) {
-        for i in 0..ErrorKind::COUNT {
+        for kind in ErrorKind::ALL {
+            let i = kind.index();
             self.counts[i] += other.counts[i];
-            if self.samples[i].is_none() {
-                self.samples[i] = other.samples[i].clone();
+            if let Some(m) = other.sample(kind) {
+                let samples = self.samples.get_or_insert_with(Default::default);
+                if samples[i].is_none() {
+                    samples[i] = Some(m.to_owned());
+                }
             }
         }
     }
@@ -135,13 +183,7 @@ impl ErrorTable {
     pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64, Option<&str>)> + '_ {
         ErrorKind::ALL
             .iter()
-            .map(|k| {
-                (
-                    *k,
-                    self.counts[k.index()],
-                    self.samples[k.index()].as_deref(),
-                )
-            })
+            .map(|k| (*k, self.counts[k.index()], self.sample(*k)))
             .filter(|(_, n, _)| *n > 0)
     }
 }
@@ -164,6 +206,23 @@ mod tests {
         ];
         for (err, want) in table {
             assert_eq!(ErrorKind::from_io(&err), want, "{err}");
+        }
+    }
+
+    #[test]
+    fn h2_reset_codes_map_to_their_documented_classes() {
+        let table = [
+            (0x7, ErrorKind::H2RefusedStream),
+            (0x1, ErrorKind::H2Protocol),
+            (0x3, ErrorKind::H2Protocol),
+            (0x9, ErrorKind::H2Protocol),
+            (0x2, ErrorKind::H2Reset),
+            (0x8, ErrorKind::H2Reset),
+            (0xb, ErrorKind::H2Reset),
+            (0xff, ErrorKind::H2Reset),
+        ];
+        for (code, want) in table {
+            assert_eq!(ErrorKind::from_h2_code(code), want, "{code:#x}");
         }
     }
 
@@ -205,7 +264,11 @@ mod tests {
                 "fd_unavailable",
                 "addr_unavailable",
                 "other",
-                "unfinished"
+                "unfinished",
+                "h2_refused_stream",
+                "h2_reset",
+                "h2_goaway",
+                "h2_protocol"
             ]
         );
     }
