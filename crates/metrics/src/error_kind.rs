@@ -28,10 +28,25 @@ pub enum ErrorKind {
     /// Still in flight when the run ended (the drain after `-d` was over) or was interrupted
     /// (Ctrl-C's grace was over): neither waited for nor lost.
     Unfinished,
+    /// The QUIC handshake failed: no common version or ALPN (`h3`), or the TLS inside it
+    /// (certificate verification included).
+    QuicHandshake,
+    /// No packet from the server for the QUIC idle timeout: the server went away without a word,
+    /// or the path drops its packets.
+    QuicTimeout,
+    /// The server closed the QUIC connection (CONNECTION_CLOSE, or a stateless reset after it
+    /// lost the connection's state) while requests were in flight.
+    QuicClosed,
+    /// A QUIC transport error: a protocol violation seen by either side.
+    QuicProtocol,
+    /// The server reset the request's HTTP/3 stream, or refused it (GOAWAY, H3_REQUEST_REJECTED).
+    H3StreamReset,
+    /// The HTTP/3 frames or QPACK header block the server sent are not valid.
+    H3Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -43,6 +58,12 @@ impl ErrorKind {
         ErrorKind::AddrUnavailable,
         ErrorKind::Other,
         ErrorKind::Unfinished,
+        ErrorKind::QuicHandshake,
+        ErrorKind::QuicTimeout,
+        ErrorKind::QuicClosed,
+        ErrorKind::QuicProtocol,
+        ErrorKind::H3StreamReset,
+        ErrorKind::H3Protocol,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -64,6 +85,12 @@ impl ErrorKind {
             ErrorKind::AddrUnavailable => "addr_unavailable",
             ErrorKind::Other => "other",
             ErrorKind::Unfinished => "unfinished",
+            ErrorKind::QuicHandshake => "quic_handshake",
+            ErrorKind::QuicTimeout => "quic_timeout",
+            ErrorKind::QuicClosed => "quic_closed",
+            ErrorKind::QuicProtocol => "quic_protocol",
+            ErrorKind::H3StreamReset => "h3_stream_reset",
+            ErrorKind::H3Protocol => "h3_protocol",
         }
     }
 
@@ -95,27 +122,41 @@ impl std::fmt::Display for ErrorKind {
     }
 }
 
-/// Error counters in a fixed table, with the first message seen for each kind as a sample.
+/// Error counters in a fixed table, with the first message seen for each kind as a sample. The
+/// samples are a short list rather than a slot per kind: a run keeps one table per request name,
+/// and most names never see most kinds.
 #[derive(Clone, Debug, Default)]
 pub struct ErrorTable {
     pub counts: [u64; ErrorKind::COUNT],
-    pub samples: [Option<String>; ErrorKind::COUNT],
+    samples: Vec<(ErrorKind, String)>,
 }
 
 impl ErrorTable {
     pub fn add(&mut self, kind: ErrorKind, message: Option<&str>) {
-        let i = kind.index();
-        self.counts[i] += 1;
-        if self.samples[i].is_none() {
-            if let Some(m) = message {
-                self.samples[i] = Some(m.to_owned());
+        self.counts[kind.index()] += 1;
+        if let Some(m) = message {
+            if self.sample(kind).is_none() {
+                self.samples.push((kind, m.to_owned()));
             }
         }
     }
 
+    /// The first message seen for `kind`.
+    pub fn sample(&self, kind: ErrorKind) -> Option<&str> {
+        self.samples
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, m)| m.as_str())
+    }
+
     /// Bytes the sample messages hold on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.samples.iter().flatten().map(String::capacity).sum()
+        self.samples.capacity() * std::mem::size_of::<(ErrorKind, String)>()
+            + self
+                .samples
+                .iter()
+                .map(|(_, m)| m.capacity())
+                .sum::<usize>()
     }
 
     pub fn total(&self) -> u64 {
@@ -125,8 +166,10 @@ impl ErrorTable {
     pub fn merge(&mut self, other: &ErrorTable) {
         for i in 0..ErrorKind::COUNT {
             self.counts[i] += other.counts[i];
-            if self.samples[i].is_none() {
-                self.samples[i] = other.samples[i].clone();
+        }
+        for (kind, m) in &other.samples {
+            if self.sample(*kind).is_none() {
+                self.samples.push((*kind, m.clone()));
             }
         }
     }
@@ -135,13 +178,7 @@ impl ErrorTable {
     pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64, Option<&str>)> + '_ {
         ErrorKind::ALL
             .iter()
-            .map(|k| {
-                (
-                    *k,
-                    self.counts[k.index()],
-                    self.samples[k.index()].as_deref(),
-                )
-            })
+            .map(|k| (*k, self.counts[k.index()], self.sample(*k)))
             .filter(|(_, n, _)| *n > 0)
     }
 }
@@ -205,7 +242,13 @@ mod tests {
                 "fd_unavailable",
                 "addr_unavailable",
                 "other",
-                "unfinished"
+                "unfinished",
+                "quic_handshake",
+                "quic_timeout",
+                "quic_closed",
+                "quic_protocol",
+                "h3_stream_reset",
+                "h3_protocol"
             ]
         );
     }
