@@ -33,6 +33,7 @@ pub fn runs_for(
                 headers: r.headers.clone(),
                 body: r.body.clone(),
                 body_file: r.body_file.clone(),
+                redact: r.secrets.redaction(),
             },
         },
     };
@@ -122,6 +123,9 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A
