@@ -94,6 +94,9 @@ pub struct RunArgs {
     pub quiet: bool,
 
     #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
     #[command(flatten)]

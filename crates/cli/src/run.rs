@@ -19,6 +19,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {

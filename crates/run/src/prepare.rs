@@ -93,10 +93,10 @@ impl RunSpec {
             problems.push(e.to_string());
         }
         let request = UrlRequest {
-            url: url.to_owned(),
             target,
             spec,
-            headers: request.headers.clone(),
+            shown_url: request.redact.url(url),
+            headers: request.redact.headers(&request.headers),
         };
         Some(match file {
             None => What::Url(request),

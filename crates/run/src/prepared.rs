@@ -30,10 +30,10 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
     pub spec: RequestSpec,
-    /// As given, for the result's config.
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 

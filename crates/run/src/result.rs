@@ -107,7 +107,7 @@ fn loopback(url: &str) -> Option<bool> {
 /// How a URL run is described in its result: its resolved flags at its level.
 pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: r.url.clone(),
+        url: r.shown_url.clone(),
         method: r.spec.method.clone(),
         model: if f.rate.is_some() {
             Model::Open
@@ -152,7 +152,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
 /// How a workload's run is described in its result: the file's target, its plan's load.
 pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: w.target().to_string(),
+        url: herd_result::redact::Redaction::default().url(&w.target().to_string()),
         method: "workload".to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,

@@ -59,6 +59,8 @@ pub struct RequestFlags {
     pub headers: Vec<String>,
     pub body: Option<String>,
     pub body_file: Option<PathBuf>,
+    /// Which headers the result shows masked (`--redact`, `--show-secrets`).
+    pub redact: herd_result::redact::Redaction,
 }
 
 impl RequestFlags {
