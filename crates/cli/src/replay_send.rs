@@ -137,6 +137,7 @@ struct ReplayScript {
 
 impl Script for ReplayScript {
     type User = ();
+    type Report = ();
 
     fn new_user(&self, _id: u64) {}
 
