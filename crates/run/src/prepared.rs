@@ -135,6 +135,7 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
             }
             What::Replay { target, replay, .. } => {
                 let transport =
@@ -147,13 +148,11 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport =
                     HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -162,11 +161,15 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
             }
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
-        let out = out?;
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         result.server = server;
@@ -174,7 +177,7 @@ impl Prepared {
             What::Url(_) => {}
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
