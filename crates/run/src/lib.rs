@@ -19,6 +19,7 @@ mod limits;
 mod prepare;
 mod prepared;
 mod result;
+mod script;
 mod spec;
 
 pub use conclusion::{conclude, Conclusion};

@@ -16,6 +16,27 @@ impl RunSpec {
         let what = match &self.source {
             Source::Url { url, request } => self.url(url, request, None, &mut problems),
             Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
+            Source::Script {
+                url,
+                request,
+                script,
+                args,
+            } => match self.url(url, request, None, &mut problems) {
+                Some(What::Url(r)) => {
+                    match crate::script::load(script, args, &r, request.method.is_some()) {
+                        Ok(wrk) => Some(What::Script {
+                            request: r,
+                            wrk: std::sync::Mutex::new(wrk),
+                            file: script.clone(),
+                        }),
+                        Err(e) => {
+                            problems.push(e);
+                            None
+                        }
+                    }
+                }
+                _ => None,
+            },
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();

@@ -49,6 +49,12 @@ pub(crate) enum What {
         workload: Workload,
         file: PathBuf,
     },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
+        file: PathBuf,
+    },
 }
 
 impl Prepared {
@@ -72,7 +78,7 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) | What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -141,12 +147,16 @@ impl Prepared {
                     progress,
                 )
             }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+            }
         }
         .map_err(|e| start(e.to_string()))?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         match &self.what {
             What::Url(_) => {}
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &mut result);
                 result.workload = Some(file.display().to_string());
@@ -178,7 +188,7 @@ impl Prepared {
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
@@ -214,7 +224,9 @@ impl Prepared {
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();

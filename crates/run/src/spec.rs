@@ -36,6 +36,14 @@ pub enum Source {
     },
     /// A workload file: its scenarios, load and thresholds.
     Workload { path: PathBuf },
+    /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
+    /// script's `wrk` table, `args` go to its `init`.
+    Script {
+        url: String,
+        request: RequestFlags,
+        script: PathBuf,
+        args: Vec<String>,
+    },
 }
 
 impl Source {
