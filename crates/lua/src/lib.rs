@@ -73,7 +73,8 @@ pub struct Source {
     pub body: Option<Vec<u8>>,
     /// `-H` headers, in `wrk.headers` before the script runs.
     pub headers: Vec<(String, String)>,
-    /// The arguments after `--`, handed to `init(args)`.
+    /// What `init(args)` is handed: the URL, then the arguments after `--` (wrk's `args[0]` is
+    /// the URL).
     pub args: Vec<String>,
     /// Where connections go unless `setup` sets `thread.addr`.
     pub addr: Option<SocketAddr>,
@@ -181,7 +182,7 @@ impl Wrk {
         self.threads.clear();
         *self.tally.0.lock().expect("tally lock") = (0, None);
         let mut scripts = Vec::with_capacity(n);
-        for _ in 0..n {
+        for k in 0..n {
             let lua = state::open(&self.source, &self.output)?;
             let thread = Thread {
                 state: lua.weak(),
@@ -202,23 +203,31 @@ impl Wrk {
             let wrk: mlua::Table = lua.globals().get("wrk").map_err(fail)?;
             let init: mlua::Function = wrk.get("init").map_err(fail)?;
             let args = lua.create_table().map_err(fail)?;
+            // As in wrk, args[0] is the URL and the arguments after `--` follow from 1.
             for (i, a) in self.source.args.iter().enumerate() {
                 args.set(i, a.as_str()).map_err(fail)?;
             }
             init.call::<()>(args).map_err(fail)?;
             let hooks = Hooks::of(&lua).map_err(fail)?;
-            // wrk checks one request from each thread before the run; so does herd, and a
-            // static request is that one.
-            let first: mlua::LuaString = match &hooks.request {
-                Some(f) => f.call(()),
-                None => wrk
-                    .get::<mlua::Function>("request")
-                    .and_then(|f| f.call(())),
-            }
-            .map_err(fail)?;
-            let fixed = split::split(&first.as_bytes(), hooks.keep_response()).map_err(|e| {
-                LuaError::Script(format!("{}: request() returned {e}", self.source.file))
-            })?;
+            // wrk checks the first thread's request() before the run (a script's counter sees
+            // that call); every thread's static request is built here.
+            let check = |f: mlua::Result<mlua::LuaString>| -> Result<Vec<_>, LuaError> {
+                let s = f.map_err(fail)?;
+                split::split(&s.as_bytes(), hooks.keep_response()).map_err(|e| {
+                    LuaError::Script(format!("{}: request() returned {e}", self.source.file))
+                })
+            };
+            let fixed = match &hooks.request {
+                Some(f) if k == 0 => {
+                    check(f.call(()))?;
+                    Vec::new()
+                }
+                Some(_) => Vec::new(),
+                None => check(
+                    wrk.get::<mlua::Function>("request")
+                        .and_then(|f| f.call(())),
+                )?,
+            };
             scripts.push(WrkScript {
                 lua: lua.clone(),
                 thread: thread.clone(),

@@ -86,9 +86,11 @@ fn copy(v: &Value, to: &Lua, depth: usize) -> mlua::Result<Value> {
                 "cannot pass a table nested deeper than {MAX_DEPTH} levels between threads"
             )))
         }
-        other => return Err(mlua::Error::runtime(format!(
+        other => {
+            return Err(mlua::Error::runtime(format!(
             "cannot pass a {} between threads (nil, booleans, numbers, strings and tables only)",
             other.type_name()
-        ))),
+        )))
+        }
     })
 }

@@ -31,7 +31,11 @@ pub(crate) fn load(
         port: t.authority().ends_with(&format!(":{port}")).then_some(port),
         path: t.path_and_query().to_owned(),
     };
-    let mut source = herd_lua::Source::read(file, url, args.to_vec()).map_err(|e| e.to_string())?;
+    // wrk's `args[0]` is the URL; the arguments after `--` follow.
+    let args = std::iter::once(r.url.clone())
+        .chain(args.iter().cloned())
+        .collect();
+    let mut source = herd_lua::Source::read(file, url, args).map_err(|e| e.to_string())?;
     source.addr = Some(t.addr());
     source.headers = r.spec.headers.clone();
     if method_given || !r.spec.body.is_empty() {

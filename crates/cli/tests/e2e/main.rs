@@ -20,6 +20,7 @@ mod reading;
 mod report;
 mod run_guards;
 mod run_nginx;
+mod scripting;
 mod shard;
 mod stop_the_server;
 mod sweep;
