@@ -30,6 +30,25 @@ impl RunSpec {
                     _ => None,
                 }
             }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();

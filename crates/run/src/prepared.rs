@@ -55,6 +55,12 @@ pub(crate) enum What {
         target: Target,
         replay: Box<crate::replay::Prepared>,
     },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
+        file: PathBuf,
+    },
 }
 
 impl Prepared {
@@ -78,7 +84,7 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) | What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -166,6 +172,10 @@ impl Prepared {
                     (out, Some(tally))
                 })
             }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+                    .map(|out| (out, None))
+            }
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
@@ -176,6 +186,7 @@ impl Prepared {
         match &self.what {
             What::Url(_) => {}
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
@@ -207,7 +218,7 @@ impl Prepared {
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
@@ -254,7 +265,9 @@ impl Prepared {
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();
