@@ -7,5 +7,6 @@ mod common;
 mod closed;
 mod failures;
 mod open;
+mod pipeline;
 mod segment;
 mod window;
