@@ -42,6 +42,7 @@ pub fn runs_for(
             duration: None,
             requests: None,
             calls_per_conn: r.calls_per_conn,
+            pipeline: None,
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,

@@ -111,6 +111,21 @@ impl RunSpec {
         if let Err(e) = prepare(&target, &spec) {
             problems.push(e.to_string());
         }
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
+        }
         let request = UrlRequest {
             target,
             spec,
@@ -219,14 +234,23 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
 
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -240,6 +264,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

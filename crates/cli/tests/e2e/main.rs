@@ -15,6 +15,7 @@ mod flags;
 mod generator;
 mod k8s;
 mod logs;
+mod pipeline;
 mod plot;
 mod ports;
 mod reading;
