@@ -202,6 +202,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout,
         calls_per_conn: f.calls_per_conn,
+        connections: None,
+        pipeline: 1,
         names,
         stages: Vec::new(),
         shard: None,
