@@ -93,6 +93,9 @@ pub struct RunArgs {
     pub quiet: bool,
 
     #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
+
+    #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
     #[command(flatten)]

@@ -52,6 +52,7 @@ pub fn runs_for(
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        http: r.http.flags(),
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -122,6 +123,9 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

@@ -15,6 +15,7 @@
 //! ```
 
 mod conclusion;
+mod http;
 mod limits;
 mod prepare;
 mod prepared;
@@ -22,6 +23,7 @@ mod result;
 mod spec;
 
 pub use conclusion::{conclude, Conclusion};
+pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path};
 pub use prepared::Prepared;

@@ -13,6 +13,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = Vec::new();
+        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url, request } => self.url(url, request, None, &mut problems),
             Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
@@ -37,6 +38,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };

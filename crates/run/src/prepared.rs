@@ -21,6 +21,7 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -115,8 +116,9 @@ impl Prepared {
                 // A connection's last request asks the server to close (`--calls-per-conn`),
                 // so the TIME_WAIT lands on the server's side, as with ab and httperf.
                 let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                let transport = HttpTransport::new(&r.target, options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -127,8 +129,9 @@ impl Prepared {
                 )
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                let transport = HttpTransport::new(w.target(), options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
                 // The tally starts from zero, so a workload run again (a series' next level)
                 // counts only its own run.
                 w.reset_tally();
@@ -177,6 +180,12 @@ impl Prepared {
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
             What::Url(_) => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {

@@ -21,6 +21,8 @@ pub struct RunSpec {
     pub insecure: bool,
     /// The local address connections are made from.
     pub bind: Option<IpAddr>,
+    /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
+    pub http: crate::HttpFlags,
 }
 
 /// Where the requests come from.
@@ -131,6 +133,7 @@ impl RunSpec {
             length: None,
             insecure: false,
             bind: None,
+            http: crate::HttpFlags::default(),
         }
     }
 }
