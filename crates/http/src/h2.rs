@@ -13,6 +13,9 @@ use herd_h2::{code_name, ClientSession, Event, Settings, StreamEnd};
 use herd_metrics::ErrorKind;
 use std::time::Instant;
 
+/// RFC 9113 section 7.
+const REFUSED_STREAM: u32 = 0x7;
+
 struct Stream {
     ticket: Ticket,
     stream_id: i32,
@@ -224,10 +227,12 @@ fn ended(mut s: Stream, end: StreamEnd, last: bool) -> Note {
             s.resp.keep_alive = !last;
             Note::Response(s.ticket, s.resp)
         }
+        // REFUSED_STREAM says the server did not process it (RFC 9113 section 8.7): the
+        // loop sends it once more, and counts it only if refused again.
         StreamEnd::Reset(code) => failed(
             ErrorKind::from_h2_code(code),
             format!("the stream was reset with {}", code_name(code)),
-            false,
+            code == REFUSED_STREAM,
         ),
         StreamEnd::Unprocessed => failed(
             ErrorKind::H2Goaway,
