@@ -122,6 +122,9 @@ pub struct RunArgs {
     pub secrets: crate::secret_args::SecretArgs,
 
     #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
+
+    #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
     #[command(flatten)]

@@ -56,6 +56,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         insecure: a.insecure,
         bind: a.bind,
         watch: a.watch.plan(),
+        http: a.http.flags(),
     }
 }
 

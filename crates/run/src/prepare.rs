@@ -14,6 +14,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url } => self.url(url, &self.request, None, &mut problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
@@ -75,6 +76,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };

@@ -13,6 +13,7 @@ mod doctor;
 mod faults;
 mod flags;
 mod generator;
+mod http2;
 mod k8s;
 mod logs;
 mod pipeline;
