@@ -39,6 +39,8 @@ pub struct GeneratorReport {
     pub loop_delay: Histogram<u64>,
     pub connections_opened: u64,
     pub peak_connections: u64,
+    /// Connections and requests per protocol the connections spoke.
+    pub protocols: Vec<crate::ProtocolUse>,
     /// One sample per second of the measurement.
     pub timeline: Vec<HealthSample>,
     /// The most file descriptors open at once, and the limit.
@@ -354,6 +356,7 @@ fn merge<R: ScriptReport>(
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak) = (0, 0);
+    let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
@@ -381,6 +384,9 @@ fn merge<R: ScriptReport>(
         busiest = busiest.max(o.cpu.total());
         opened += o.connections_opened;
         peak += o.peak_connections;
+        for p in &o.protocols {
+            crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+        }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
             cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
@@ -463,6 +469,7 @@ fn merge<R: ScriptReport>(
             loop_delay,
             connections_opened: opened,
             peak_connections: peak,
+            protocols,
             timeline: watch.samples.into_values().collect(),
             fds_peak: watch.fds_peak,
             fd_limit,

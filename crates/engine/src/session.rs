@@ -76,6 +76,35 @@ pub struct Opened {
     pub protocol: &'static str,
 }
 
+/// The connections of a run that spoke one protocol (the name from [`Opened::protocol`]), and
+/// the requests handed to them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProtocolUse {
+    pub protocol: &'static str,
+    pub connections: u64,
+    pub requests: u64,
+}
+
+/// Adds `connections` and `requests` to `protocol`'s row of `rows` (a handful of rows at most).
+pub(crate) fn count_protocol(
+    rows: &mut Vec<ProtocolUse>,
+    protocol: &'static str,
+    connections: u64,
+    requests: u64,
+) {
+    match rows.iter_mut().find(|r| r.protocol == protocol) {
+        Some(r) => {
+            r.connections += connections;
+            r.requests += requests;
+        }
+        None => rows.push(ProtocolUse {
+            protocol,
+            connections,
+            requests,
+        }),
+    }
+}
+
 /// What a [`Session::pump`] came to, in the order it happened.
 #[derive(Debug)]
 pub enum Note {

@@ -9,7 +9,7 @@ use super::record::{outcome, Span};
 use super::user::{Resume, State};
 use super::{Loop, LINGER, STALE_AFTER};
 use crate::script::Last;
-use crate::session::{Failed, Note, Ready, Session, Ticket};
+use crate::session::{count_protocol, Failed, Note, Ready, Session, Ticket};
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
 use std::time::Instant;
@@ -166,6 +166,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         link.opened = Some(o);
                         link.ready_at = Some(now);
                         self.tally.connection_opened();
+                        count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
                     }
                 }
                 Note::FirstByte(_) => {}
@@ -216,6 +217,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     pub(super) fn drop_link(&mut self, l: u32, g: u32) {
         if self.links.get(l, g).is_none() {
             return;
+        }
+        let link = &self.links.slots[l as usize];
+        if let Some(o) = link.opened {
+            count_protocol(&mut self.tally.protocols, o.protocol, 0, link.uses);
         }
         if let Some((conn, opened)) = self.links.take(l) {
             if opened {
