@@ -83,6 +83,10 @@ pub struct RunArgs {
     #[arg(short = 'k', long)]
     pub insecure: bool,
 
+    /// Speak HTTP/3 over QUIC (UDP) instead of HTTP/1.1 over TCP; the URL must be https://
+    #[arg(long)]
+    pub http3: bool,
+
     /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
     /// machine, each from its own address, do not compete for local ports
     #[arg(long, value_name = "IP")]

@@ -50,6 +50,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        http3: a.http3,
     }
 }
 

@@ -52,6 +52,7 @@ pub fn runs_for(
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        http3: false,
     };
     Ok(Box::new(spec.prepare()?))
 }

@@ -4,7 +4,8 @@
 use crate::prepared::{Prepared, UrlRequest, What};
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
-use herd_http::{prepare, RequestSpec, Target};
+use herd_http::h3::H3Transport;
+use herd_http::{prepare, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,16 @@ impl RunSpec {
                 }
             },
         };
+        if self.http3 {
+            let target = match &what {
+                Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
+                Some(What::Workload { workload, .. }) => Some(workload.target()),
+                None => None,
+            };
+            if let Some(Err(e)) = target.map(|t| H3Transport::new(t, TlsOptions::default())) {
+                problems.push(format!("--http3: {e}"));
+            }
+        }
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
@@ -37,6 +48,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http3: self.http3,
             shard: None,
             late: std::time::Duration::ZERO,
         };

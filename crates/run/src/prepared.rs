@@ -5,6 +5,7 @@ use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
+use herd_http::h3::H3Transport;
 use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
@@ -21,6 +22,7 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http3: bool,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -109,37 +111,42 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let clock = Arc::new(SystemClock);
         let out = match &self.what {
             What::Url(r) => {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
                 // A connection's last request asks the server to close (`--calls-per-conn`),
                 // so the TIME_WAIT lands on the server's side, as with ab and httperf.
                 let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| Single(request.clone()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| Single(request.clone());
+                if self.http3 {
+                    let transport =
+                        H3Transport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport =
+                        HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                }
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
                 // The tally starts from zero, so a workload run again (a series' next level)
                 // counts only its own run.
                 w.reset_tally();
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| w.script_in(plan.shard.as_ref()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| w.script_in(plan.shard.as_ref());
+                if self.http3 {
+                    let transport =
+                        H3Transport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport = HttpTransport::new(w.target(), options)
+                        .map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                }
             }
         }
         .map_err(|e| start(e.to_string()))?;

@@ -21,6 +21,8 @@ pub struct RunSpec {
     pub insecure: bool,
     /// The local address connections are made from.
     pub bind: Option<IpAddr>,
+    /// Speak HTTP/3 over QUIC (UDP) instead of HTTP/1.1 over TCP; the URL must be https://.
+    pub http3: bool,
 }
 
 /// Where the requests come from.
@@ -131,6 +133,7 @@ impl RunSpec {
             length: None,
             insecure: false,
             bind: None,
+            http3: false,
         }
     }
 }

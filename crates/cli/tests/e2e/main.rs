@@ -12,6 +12,7 @@ mod cli;
 mod doctor;
 mod faults;
 mod generator;
+mod http3;
 mod k8s;
 mod logs;
 mod plot;

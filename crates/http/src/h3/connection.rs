@@ -230,6 +230,14 @@ impl H3Connection {
         self.drive(now);
     }
 
+    /// Keeps (or stops keeping) the headers and body of the response to `token`, before any
+    /// of it arrives.
+    pub fn keep_response(&mut self, token: usize, keep: bool) {
+        if let Some(ex) = self.exchanges.iter_mut().find(|e| e.token == token) {
+            ex.reader.keep(keep);
+        }
+    }
+
     fn open_control(&mut self) {
         if self.control.is_some() {
             return;

@@ -1,0 +1,42 @@
+//! `herd run --http3` end to end against a real Caddy: what Caddy logs is what herd counted.
+
+use crate::common::*;
+
+#[test]
+fn http3_run_counts_what_caddy_logs() {
+    let caddy = Caddy::start();
+    let dir = TempDir::new("h3");
+    let json = dir.path("r.json");
+    let (hello, missing) = (caddy.url("/hello"), caddy.url("/missing"));
+    let mut total = 0;
+    for (url, n, status, size) in [(&hello, 300, "200", 5.0), (&missing, 20, "404", 4.0)] {
+        let ran = Herd::new(&["run", "--http3", "-k", "-c", "4", "-n", &n.to_string()])
+            .args(&["-t", "1", url])
+            .json(&json)
+            .run();
+        let r = ran.code(0).json();
+        assert_eq!(r["totals"]["completed"], n, "{}", ran.stdout());
+        assert_eq!(r["totals"]["errors"], 0);
+        assert_eq!(r["status"][status], n);
+        assert_eq!(r["response_bytes"]["max"].as_f64(), Some(size));
+        // The QUIC handshakes are the connections' connect times.
+        assert_eq!(r["connect_ms"]["count"], 4);
+        assert!(r["connect_ms"]["max"].as_f64().unwrap() > 0.0);
+        total += n;
+    }
+    let log = caddy.access_log(total);
+    assert_eq!(log.len(), total, "one entry per request herd counted");
+    assert!(log.iter().all(|e| e["request"]["proto"] == "HTTP/3.0"));
+    let logged = |status: u64| log.iter().filter(|e| e["status"] == status).count();
+    assert_eq!((logged(200), logged(404)), (300, 20));
+    let bytes: u64 = log.iter().map(|e| e["size"].as_u64().unwrap()).sum();
+    assert_eq!(bytes, 300 * 5 + 20 * 4);
+}
+
+#[test]
+fn http3_refuses_a_cleartext_url() {
+    refused(
+        &["run", "--http3", "-n", "1", "http://127.0.0.1:9/"],
+        "--http3: HTTP/3 runs over QUIC, which is always encrypted: use \"https://127.0.0.1:9/\" instead",
+    );
+}
