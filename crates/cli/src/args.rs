@@ -63,13 +63,14 @@ pub struct RunArgs {
     pub body_file: Option<PathBuf>,
 
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
-    /// connection is replaced
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: Duration,
+    /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub timeout: Option<Duration>,
 
-    /// Run this long first, measured but excluded from the results (start-up effects)
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
-    pub warmup: Duration,
+    /// Run this long first, measured but excluded from the results (start-up effects); wins
+    /// over a workload file's `load: warmup` [default: 0s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
     #[arg(short = 't', long, value_name = "N")]
@@ -95,6 +96,9 @@ pub struct RunArgs {
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,

@@ -32,11 +32,13 @@ mod control;
 pub mod fake;
 pub mod generator;
 pub mod health;
+mod ordered;
 pub mod plan;
 mod run;
 pub mod schedule;
 mod script;
 pub mod segment;
+mod session;
 pub mod stages;
 mod ticker;
 mod transport;
@@ -45,9 +47,13 @@ mod worker;
 pub use control::Control;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
+pub use ordered::Ordered;
 pub use plan::{Load, Plan, PlanError};
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
+pub use session::{Failed, Note, Opened, Ready, Session, Ticket};
 pub use stages::{Profile, Stage};
-pub use transport::{Clock, Event, Failure, Io, Parse, Request, Response, SystemClock, Transport};
+pub use transport::{
+    Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, Transport,
+};

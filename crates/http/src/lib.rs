@@ -41,7 +41,7 @@ mod wire;
 
 pub use error::HttpError;
 pub use parse::ResponseParser;
-pub use request::{closing, prepare, serialize, with_closing, RequestSpec};
+pub use request::{closing, parts, prepare, serialize, with_closing, RequestSpec};
 pub use target::{Scheme, Target};
 pub use tls::TlsOptions;
 pub use wire::{Conn, HttpTransport, Wire};

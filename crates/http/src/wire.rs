@@ -8,7 +8,7 @@ use crate::alarm::Alarm;
 use crate::parse::ResponseParser;
 use crate::tls::{client_config, server_name, TlsOptions};
 use crate::{HttpError, Scheme, Target};
-use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
+use herd_engine::{Clock, Event, Failure, Io, Ordered, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::TcpStream;
 use mio::unix::SourceFd;
@@ -103,7 +103,7 @@ pub struct Conn {
 
 impl Transport for Wire {
     type Conn = Conn;
-    type Parser = ResponseParser;
+    type Session = Ordered<ResponseParser>;
 
     fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
         let addr = self.addr;
@@ -285,9 +285,12 @@ impl Transport for Wire {
         Ok(())
     }
 
-    #[inline]
-    fn parser(&self, req: &Request) -> ResponseParser {
-        ResponseParser::for_request(req)
+    fn session(&self, _conn: &Conn, window: usize, started: Instant) -> Self::Session {
+        Ordered::new(window, started)
+    }
+
+    fn handshaking(&self, conn: &Conn) -> bool {
+        conn.tcp_up && conn.tls.is_some()
     }
 
     #[inline]

@@ -17,6 +17,7 @@ use std::time::Duration;
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
     pub(crate) length: Option<Length>,
@@ -31,10 +32,10 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
     pub spec: RequestSpec,
-    /// As given, for the result's config.
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 
@@ -50,6 +51,11 @@ pub(crate) enum What {
     Workload {
         workload: Workload,
         file: PathBuf,
+    },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
     },
 }
 
@@ -112,6 +118,10 @@ impl Prepared {
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
         let clock = Arc::new(SystemClock);
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
         let out = match &self.what {
             What::Url(r) => {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
@@ -127,6 +137,20 @@ impl Prepared {
                 } else {
                     let transport =
                         HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                }
+            }
+            What::Replay { target, replay, .. } => {
+                let script = |_| replay.script.clone();
+                if self.http3 {
+                    let transport =
+                        H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport =
+                        HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
                     let wire = |_| transport.wire();
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                 }
@@ -149,11 +173,15 @@ impl Prepared {
                 }
             }
         }
-        .map_err(|e| start(e.to_string()))?;
+        .map_err(|e| start(e.to_string()));
+        let server = watcher.map(crate::watch::stop);
+        let out = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        result.server = server;
         match &self.what {
             What::Url(_) => {}
+            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &mut result);
                 result.workload = Some(file.display().to_string());
@@ -190,13 +218,21 @@ impl Prepared {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
             What::Workload { workload, .. } => workload,
+            // A log sets its own arrivals: a level does not apply.
+            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default.
-            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            // The file's own load; its thread count wins over the default, the flag over both.
+            let mut plan = w.plan(threads_default());
+            if let Some(t) = f.threads {
+                plan.threads = t;
+            }
             if let Some(warmup) = f.warmup {
                 plan.warmup = warmup;
+            }
+            if let Some(timeout) = f.timeout {
+                plan.timeout = timeout;
             }
             set_length(&mut plan, length);
             return plan;
@@ -216,6 +252,9 @@ impl Prepared {
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
+        if let Some(timeout) = f.timeout {
+            plan.timeout = timeout;
+        }
         plan
     }
 
@@ -228,6 +267,7 @@ impl Prepared {
                 c
             }
             What::Workload { workload, .. } => workload_config(workload, plan),
+            What::Replay { url, .. } => crate::result::replay_config(url, plan),
         }
     }
 }
@@ -260,5 +300,9 @@ impl Runs for Prepared {
             What::Workload { .. } => "iterations/s",
             _ => "req/s",
         }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.plan_at(self.level, self.length).timeout
     }
 }

@@ -41,8 +41,14 @@ pub enum H3Event {
     Connected(Handshake),
     /// The response to the request sent with `token` is complete.
     Done { token: usize, response: Response },
-    /// The request sent with `token` got no valid response.
-    Failed { token: usize, failure: Failure },
+    /// The request sent with `token` got no valid response, after `received` bytes of it;
+    /// `unseen` when the server cannot have acted on it (refused by GOAWAY).
+    Failed {
+        token: usize,
+        failure: Failure,
+        received: u64,
+        unseen: bool,
+    },
     /// The connection is over. Every request in flight got its `Failed` first, so a caller that
     /// counts failures per request counts each one once; the failure is `None` when herd
     /// closed it itself, and is a request's failure only if no request was in flight (as when
@@ -162,6 +168,25 @@ impl H3Connection {
 
     pub fn poll_event(&mut self) -> Option<H3Event> {
         self.events.pop_front()
+    }
+
+    /// Events wait in [`poll_event`](Self::poll_event).
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Gives up on the request sent with `token` alone: its stream is reset and the rest of
+    /// its response refused; no event comes for it. `false` if it is not in flight.
+    pub fn cancel(&mut self, token: usize, now: Instant) -> bool {
+        let Some(i) = self.exchanges.iter().position(|e| e.token == token) else {
+            return false;
+        };
+        let ex = self.exchanges.swap_remove(i);
+        let code = VarInt::from_u32(H3_REQUEST_CANCELLED);
+        let _ = self.conn.send_stream(ex.stream).reset(code);
+        let _ = self.conn.recv_stream(ex.stream).stop(code);
+        self.drive(now);
+        true
     }
 
     /// Whether a request may be sent now: the handshake is done (or 0-RTT is possible) and the
@@ -337,6 +362,8 @@ impl H3Connection {
             self.events.push_back(H3Event::Failed {
                 token: ex.token,
                 failure,
+                received: ex.response.bytes_received,
+                unseen: false,
             });
         }
         self.events
@@ -387,6 +414,8 @@ impl H3Connection {
                 self.events.push_back(H3Event::Failed {
                     token: ex.token,
                     failure,
+                    received: ex.response.bytes_received,
+                    unseen: false,
                 });
             }
         }
@@ -440,6 +469,8 @@ impl H3Connection {
                     self.events.push_back(H3Event::Failed {
                         token: ex.token,
                         failure: loss::refused_by_goaway(),
+                        received: ex.response.bytes_received,
+                        unseen: true,
                     });
                 } else {
                     k += 1;

@@ -18,6 +18,7 @@ mod loss;
 mod qpack;
 mod request;
 mod response;
+mod session;
 mod static_table;
 mod wire;
 
@@ -26,4 +27,5 @@ pub use config::{H3Config, IDLE_TIMEOUT};
 pub use connection::{H3Connection, H3Event, Handshake, Outgoing};
 pub use qpack::QpackError;
 pub use request::H3Request;
-pub use wire::{H3Conn, H3Parse, H3Transport, H3Wire};
+pub use session::H3Session;
+pub use wire::{H3Conn, H3Transport, H3Wire};

@@ -1,29 +1,23 @@
 //! HTTP/3 as the engine's [`Transport`]: each connection is a UDP socket on the thread's mio
-//! poll and an [`H3Connection`]; quinn's timers join the loop's own wake-up, and every
-//! connection's datagrams go out once per loop turn, at the top of [`Transport::wait`], so the
-//! requests written since the last turn leave together.
-//!
-//! The engine's seam is byte-oriented (write request bytes, read response bytes, parse them).
-//! Until it carries sessions, HTTP/3 passes through it this way: `write` takes the request's
-//! HTTP/1.1 bytes (translated once into frames and cached), the connection decodes the response
-//! itself, and `read` hands the finished [`Response`] to this transport's parser through a
-//! one-place mailbox, as a single byte. The engine calls `read` and then that connection's
-//! parser in one step, so the mailbox never holds two responses.
+//! poll and an [`H3Connection`] kept here, beside the socket, so that [`Transport::wait`] can
+//! feed it datagrams and fire its timers (quinn's loss, ack and idle timers join the loop's own
+//! wake-up on one timerfd), and every connection's datagrams go out once per loop turn, at the
+//! top of `wait`: the requests the sessions submitted since the last turn leave together. The
+//! connection's [`H3Session`] hands it requests and turns its events into the loop's notes.
 
 use super::config::H3Config;
-use super::connection::{H3Connection, H3Event};
+use super::connection::H3Connection;
 use super::request::H3Request;
+use super::session::H3Session;
 use crate::alarm::Alarm;
 use crate::{HttpError, Target, TlsOptions};
-use herd_engine::{Clock, Event, Failure, Io, Parse, Request, Response, SystemClock, Transport};
+use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::UdpSocket;
 use mio::unix::SourceFd;
 use mio::{Interest, Poll, Token};
-use std::cell::{Cell, RefCell};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -64,22 +58,16 @@ impl H3Transport {
             translated: Vec::new(),
             buf: vec![0; 64 * 1024],
             out: Vec::with_capacity(64 * 1024),
-            mailbox: Rc::default(),
-            keep_next: Rc::default(),
-            last_sent: None,
         })
     }
 }
 
-struct Slot {
+pub(crate) struct Slot {
     socket: UdpSocket,
-    h3: H3Connection,
+    pub(crate) h3: H3Connection,
     token: usize,
-    exchange: usize,
-    done: Option<Response>,
-    failed: Option<Failure>,
-    dead: Option<Failure>,
-    /// The engine was told the connection is over.
+    /// Why the socket failed (ICMP port unreachable), for the session to report.
+    pub(crate) dead: Option<Failure>,
     told: bool,
 }
 
@@ -96,64 +84,40 @@ pub struct H3Wire {
     armed: Option<Instant>,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
+    /// Requests already laid out as frames, by their shared bytes.
     translated: Vec<(Arc<[u8]>, H3Request)>,
     buf: Vec<u8>,
     out: Vec<u8>,
-    mailbox: Rc<RefCell<Option<Response>>>,
-    /// Whether the request just written keeps its response: the engine says so when it asks
-    /// for the parser, right after the write.
-    keep_next: Rc<Cell<Option<bool>>>,
-    last_sent: Option<(usize, usize)>,
-}
-
-/// Takes the response the transport decoded (see the module's note).
-pub struct H3Parse {
-    mailbox: Rc<RefCell<Option<Response>>>,
-}
-
-impl Parse for H3Parse {
-    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
-        match self.mailbox.borrow_mut().take() {
-            Some(mut got) => {
-                got.first_byte = got.first_byte.or(resp.first_byte);
-                *resp = got;
-                Ok((bytes.len(), true))
-            }
-            None => Ok((bytes.len(), false)),
-        }
-    }
-
-    fn closed(&mut self, _: &[u8], _: &mut Response) -> Result<(), Failure> {
-        Err(Failure::new(ErrorKind::QuicClosed, "the connection closed"))
-    }
 }
 
 impl H3Wire {
-    fn slot(&mut self, conn: &H3Conn) -> &mut Slot {
+    pub(crate) fn slot(&mut self, conn: &H3Conn) -> &mut Slot {
         self.slots[conn.slot]
             .as_mut()
             .expect("a live connection's slot")
     }
 
-    fn frames(&mut self, bytes: &[u8]) -> Result<H3Request, Failure> {
-        if let Some((_, req)) = self.translated.iter().find(|(b, _)| **b == *bytes) {
-            return Ok(req.clone());
+    /// `req` as frames: laid out once per distinct request (a workload's names), again for
+    /// requests made anew each time beyond that.
+    pub(crate) fn frames(&mut self, req: &Request) -> Result<H3Request, Failure> {
+        if let Some((_, f)) = self
+            .translated
+            .iter()
+            .find(|(b, _)| Arc::ptr_eq(b, &req.bytes))
+        {
+            return Ok(f.clone().keeping_response(req.keep_response));
         }
-        let req = H3Request::from_http1(bytes, "https")
-            .map_err(|e| Failure::new(ErrorKind::Other, e.to_string()))?;
+        let frames = match &req.parts {
+            Some(parts) => H3Request::from_parts(parts, req.head),
+            None => H3Request::from_http1(&req.bytes, "https")
+                .map_err(|e| Failure::new(ErrorKind::Other, e.to_string()))?,
+        };
         if self.translated.len() >= TRANSLATED {
             self.translated.clear();
         }
-        self.translated.push((bytes.into(), req.clone()));
-        Ok(req)
-    }
-
-    fn apply_keep(&mut self) {
-        if let (Some(keep), Some((slot, exchange))) = (self.keep_next.take(), self.last_sent) {
-            if let Some(s) = self.slots[slot].as_mut() {
-                s.h3.keep_response(exchange, keep);
-            }
-        }
+        self.translated
+            .push((Arc::clone(&req.bytes), frames.clone()));
+        Ok(frames.keeping_response(req.keep_response))
     }
 
     /// Sends every connection's pending datagrams; a full socket buffer drops the rest of a
@@ -174,37 +138,6 @@ impl H3Wire {
             }
         }
     }
-
-    /// Moves a connection's events into its slot, telling the engine which became ready.
-    fn collect(s: &mut Slot, out: &mut Vec<Event>) {
-        let mut ready = false;
-        while let Some(ev) = s.h3.poll_event() {
-            ready = true;
-            match ev {
-                H3Event::Connected(_) => {}
-                H3Event::Done { token, response } if token == s.exchange => s.done = Some(response),
-                H3Event::Failed { token, failure } if token == s.exchange => {
-                    s.failed = Some(failure)
-                }
-                H3Event::Closed(failure) => {
-                    s.dead = Some(failure.unwrap_or_else(|| {
-                        Failure::new(ErrorKind::QuicClosed, "the connection closed")
-                    }))
-                }
-                _ => {}
-            }
-        }
-        let newly_dead = s.dead.is_some() && !s.told;
-        if ready || newly_dead {
-            s.told |= s.dead.is_some();
-            out.push(Event {
-                token: s.token,
-                readable: true,
-                writable: true,
-                closed: s.dead.is_some(),
-            });
-        }
-    }
 }
 
 fn unreachable() -> Failure {
@@ -216,7 +149,7 @@ fn unreachable() -> Failure {
 
 impl Transport for H3Wire {
     type Conn = H3Conn;
-    type Parser = H3Parse;
+    type Session = H3Session;
 
     fn connect(&mut self, token: usize) -> Result<H3Conn, Failure> {
         let mut socket = UdpSocket::bind(self.config.local()).map_err(|e| Failure::io(&e))?;
@@ -236,9 +169,6 @@ impl Transport for H3Wire {
             socket,
             h3,
             token,
-            exchange: 0,
-            done: None,
-            failed: None,
             dead: None,
             told: false,
         });
@@ -247,46 +177,21 @@ impl Transport for H3Wire {
 
     fn establish(&mut self, conn: &mut H3Conn) -> Result<bool, Failure> {
         let s = self.slot(conn);
-        if let Some(f) = &s.dead {
-            return Err(f.clone());
+        match &s.dead {
+            Some(f) => Err(f.clone()),
+            None => Ok(s.h3.handshake().is_some()),
         }
-        Ok(s.h3.ready())
     }
 
-    fn write(&mut self, conn: &mut H3Conn, bytes: &[u8]) -> Result<Io, Failure> {
-        let req = self.frames(bytes)?;
-        let slot = conn.slot;
-        let s = self.slot(conn);
-        if let Some(f) = &s.dead {
-            return Err(f.clone());
-        }
-        s.exchange += 1;
-        s.done = None;
-        s.failed = None;
-        let exchange = s.exchange;
-        if !s.h3.send(exchange, &req, Instant::now())? {
-            s.exchange -= 1;
-            return Ok(Io::Blocked);
-        }
-        self.last_sent = Some((slot, exchange));
-        Ok(Io::Done(bytes.len()))
+    /// HTTP/3 moves frames through its session, not bytes through here.
+    fn write(&mut self, _: &mut H3Conn, _: &[u8]) -> Result<Io, Failure> {
+        Err(Failure::new(
+            ErrorKind::Other,
+            "an HTTP/3 connection takes requests through its session",
+        ))
     }
 
-    fn read(&mut self, conn: &mut H3Conn, buf: &mut [u8]) -> Result<Io, Failure> {
-        self.apply_keep();
-        let mailbox = Rc::clone(&self.mailbox);
-        let s = self.slot(conn);
-        if let Some(resp) = s.done.take() {
-            *mailbox.borrow_mut() = Some(resp);
-            buf[0] = 0;
-            return Ok(Io::Done(1));
-        }
-        if let Some(f) = s.failed.take() {
-            return Err(f);
-        }
-        if let Some(f) = &s.dead {
-            return Err(f.clone());
-        }
+    fn read(&mut self, _: &mut H3Conn, _: &mut [u8]) -> Result<Io, Failure> {
         Ok(Io::Blocked)
     }
 
@@ -295,7 +200,7 @@ impl Transport for H3Wire {
             return;
         };
         let now = Instant::now();
-        if s.dead.is_none() {
+        if s.dead.is_none() && !s.h3.is_over() {
             s.h3.close(now);
             while let Some(out) = s.h3.poll_transmit(now, &mut self.out) {
                 let _ = s.socket.send(&self.out[..out.segment.unwrap_or(out.len)]);
@@ -306,7 +211,6 @@ impl Transport for H3Wire {
     }
 
     fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
-        self.apply_keep();
         let now = Instant::now();
         self.flush(now);
         let timer = self
@@ -360,19 +264,25 @@ impl Transport for H3Wire {
             if s.h3.poll_timeout().is_some_and(|t| t <= now) {
                 s.h3.handle_timeout(now);
             }
-            Self::collect(s, out);
+            let newly_dead = s.dead.is_some() && !s.told;
+            if s.h3.has_events() || newly_dead {
+                s.told |= s.dead.is_some();
+                out.push(Event {
+                    token: s.token,
+                    readable: true,
+                    writable: false,
+                    closed: s.dead.is_some(),
+                });
+            }
         }
         // What the datagrams and timers asked for (acks, the next flight) goes out now, not
-        // after the engine's turn.
+        // after the loop's turn.
         self.flush(now);
         Ok(())
     }
 
-    fn parser(&self, req: &Request) -> H3Parse {
-        self.keep_next.set(Some(req.keep_response));
-        H3Parse {
-            mailbox: Rc::clone(&self.mailbox),
-        }
+    fn session(&self, _: &H3Conn, _window: usize, _started: Instant) -> H3Session {
+        H3Session::default()
     }
 
     fn clock(&self) -> &dyn Clock {
