@@ -30,7 +30,7 @@ const H3_REQUEST_CANCELLED: u32 = 0x10c;
 pub struct Handshake {
     /// From the first packet sent to the handshake's end.
     pub time: Duration,
-    /// Requests went in 0-RTT (a resumed session whose early data the server accepted).
+    /// The server accepted early data (0-RTT). Always false while herd sends none.
     pub zero_rtt: bool,
 }
 
@@ -189,10 +189,11 @@ impl H3Connection {
         true
     }
 
-    /// Whether a request may be sent now: the handshake is done (or 0-RTT is possible) and the
-    /// server has not said it is going away.
+    /// Whether a request may be sent now: the handshake is done and the server has not said it
+    /// is going away. Not in 0-RTT: a server that rejects early data silently drops the streams
+    /// sent in it, and each would wait out its deadline.
     pub fn ready(&self) -> bool {
-        !self.over && self.goaway.is_none() && (self.handshake.is_some() || self.conn.has_0rtt())
+        !self.over && self.goaway.is_none() && self.handshake.is_some()
     }
 
     /// Requests in flight.
