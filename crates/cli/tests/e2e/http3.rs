@@ -40,3 +40,50 @@ fn http3_refuses_a_cleartext_url() {
         "--http3: HTTP/3 runs over QUIC, which is always encrypted: use \"https://127.0.0.1:9/\" instead",
     );
 }
+
+#[test]
+fn http3_server_killed_mid_run_counts_each_request_once() {
+    let mut caddy = Caddy::start();
+    let dir = TempDir::new("h3-kill");
+    let json = dir.path("r.json");
+    let herd = Herd::new(&[
+        "run", "--http3", "-k", "-c", "2", "-t", "1", "-d", "3s", "-q",
+    ])
+    .args(&["--timeout", "1s", &caddy.url("/hello")])
+    .json(&json)
+    .spawn();
+    // Some requests answered, then the server is gone for the rest of the run.
+    let served = caddy.access_log(50).len();
+    assert!(served >= 50, "caddy served {served} requests");
+    caddy.kill();
+    let out = herd.wait_with_output().unwrap();
+    let r = read_json(&json);
+    assert_matches_schema("result.schema.json", &r);
+    let t = &r["totals"];
+    let n = |k: &str| t[k].as_u64().unwrap();
+    assert_eq!(
+        n("scheduled"),
+        n("completed") + n("errors") + n("dropped"),
+        "{t}"
+    );
+    // Every response herd counted is one Caddy logged, none twice, none lost.
+    let logged = caddy.access_log(0).len() as u64;
+    assert_eq!(
+        n("completed"),
+        logged,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        n("errors") > 0,
+        "the dead server's requests are errors: {t}"
+    );
+    let classes: Vec<&String> = r["errors"].as_object().unwrap().keys().collect();
+    for class in &classes {
+        assert!(
+            ["connect_refused", "quic_timeout", "quic_closed", "timeout"].contains(&class.as_str()),
+            "{classes:?}: {}",
+            r["error_samples"]
+        );
+    }
+}

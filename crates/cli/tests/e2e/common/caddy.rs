@@ -104,9 +104,16 @@ impl Caddy {
     }
 }
 
-impl Drop for Caddy {
-    fn drop(&mut self) {
+impl Caddy {
+    /// Stops Caddy at once (SIGKILL): nothing more is sent, and its UDP port closes.
+    pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for Caddy {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
