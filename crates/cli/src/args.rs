@@ -45,6 +45,17 @@ pub struct RunArgs {
     #[arg(long = "calls-per-conn", value_name = "K")]
     pub calls_per_conn: Option<u64>,
 
+    /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, a sliding
+    /// window (h2load's --h1 -m), each response timed against its own request; -c connections
+    /// then carry -c x K requests at once
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub pipeline: Option<u16>,
+
+    /// With --pipeline: pipeline methods that are not idempotent (POST, PATCH) too, which HTTP
+    /// advises against
+    #[arg(long = "pipeline-any-method", requires = "pipeline")]
+    pub pipeline_any_method: bool,
+
     /// HTTP method [default: GET, or POST when a body is given]
     #[arg(short = 'm', long, value_name = "METHOD")]
     pub method: Option<String>,
@@ -61,6 +72,20 @@ pub struct RunArgs {
     /// Read the request body from a file
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
+
+    /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
+    /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
+    #[arg(
+        short = 's',
+        long = "script",
+        value_name = "SCRIPT.lua",
+        conflicts_with = "urls_file"
+    )]
+    pub script: Option<PathBuf>,
+
+    /// Arguments for the script's init(args), after `--` (as with wrk)
+    #[arg(last = true, value_name = "ARGS", requires = "script")]
+    pub script_args: Vec<String>,
 
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
     /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
@@ -84,10 +109,6 @@ pub struct RunArgs {
     #[arg(short = 'k', long)]
     pub insecure: bool,
 
-    /// Speak HTTP/3 over QUIC (UDP) instead of HTTP/1.1 over TCP; the URL must be https://
-    #[arg(long)]
-    pub http3: bool,
-
     /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
     /// machine, each from its own address, do not compete for local ports
     #[arg(long, value_name = "IP")]
@@ -99,6 +120,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,

@@ -66,13 +66,14 @@ fn http3_server_killed_mid_run_counts_each_request_once() {
         n("completed") + n("errors") + n("dropped"),
         "{t}"
     );
-    // Every response herd counted is one Caddy logged, none twice, none lost.
+    // Every response herd counted is one Caddy logged, none twice; a request Caddy logged as it
+    // died may have lost its response on the way, and is then one of herd's errors.
     let logged = caddy.access_log(0).len() as u64;
-    assert_eq!(
-        n("completed"),
-        logged,
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(n("completed") <= logged, "{logged} logged: {said}");
+    assert!(
+        logged <= n("completed") + n("errors"),
+        "{logged} logged: {said}"
     );
     assert!(
         n("errors") > 0,
@@ -81,7 +82,14 @@ fn http3_server_killed_mid_run_counts_each_request_once() {
     let classes: Vec<&String> = r["errors"].as_object().unwrap().keys().collect();
     for class in &classes {
         assert!(
-            ["connect_refused", "quic_timeout", "quic_closed", "timeout"].contains(&class.as_str()),
+            [
+                "connect_refused",
+                "connect_timeout",
+                "timeout",
+                "quic_timeout",
+                "quic_closed"
+            ]
+            .contains(&class.as_str()),
             "{classes:?}: {}",
             r["error_samples"]
         );
