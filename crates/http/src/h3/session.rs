@@ -24,6 +24,8 @@ pub struct H3Session {
     opened: bool,
     /// The last call was submitted (`--calls-per-conn`): take no more.
     last: bool,
+    /// The server sent GOAWAY: take no more, and end once the rest are answered.
+    going_away: bool,
     closed: bool,
 }
 
@@ -58,7 +60,7 @@ impl H3Session {
 
 impl Session<H3Wire> for H3Session {
     fn room(&self) -> usize {
-        if self.closed || self.last {
+        if self.closed || self.last || self.going_away {
             return 0;
         }
         STREAMS.saturating_sub(self.in_flight())
@@ -105,6 +107,8 @@ impl Session<H3Wire> for H3Session {
                 }
                 Ok(false) => break,
                 Err(f) => {
+                    // Going away or over: nothing queued can go on this connection.
+                    self.going_away = true;
                     self.queued.pop_front();
                     Self::fail(ticket, f, true, out);
                 }
@@ -142,6 +146,7 @@ impl Session<H3Wire> for H3Session {
                         continue;
                     };
                     self.sent.swap_remove(i);
+                    self.going_away |= unseen;
                     out.push(Note::Failed(Failed {
                         ticket: x,
                         failure,
@@ -163,6 +168,10 @@ impl Session<H3Wire> for H3Session {
         if again {
             // The handshake just finished: what waited for it goes on a stream now.
             self.pump(t, conn, Ready::WRITE, now, &mut [], out);
+        } else if self.going_away && self.in_flight() == 0 && !self.closed {
+            // The server said it would close: its last answer is in, the connection is done.
+            self.closed = true;
+            out.push(Note::Closed);
         }
     }
 

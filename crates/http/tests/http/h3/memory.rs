@@ -25,6 +25,8 @@ enum Serve {
     Close,
     /// Reads the request and never answers.
     Ignore,
+    /// Once three requests arrived: GOAWAY on its control stream, processing only the first.
+    GoAway,
 }
 
 struct Server {
@@ -123,6 +125,13 @@ impl Server {
                     c.close(now, quic::VarInt::from_u32(0x100), "going away".into());
                 }
                 Serve::Ignore => {}
+                Serve::GoAway if self.requests == 3 => {
+                    let control = c.streams().open(quic::Dir::Uni).unwrap();
+                    // Control stream, empty SETTINGS, GOAWAY: nothing from stream 4 on.
+                    let frames = [0x00, 0x04, 0x00, 0x07, 0x01, 0x04];
+                    c.send_stream(control).write(&frames).unwrap();
+                }
+                Serve::GoAway => {}
             }
         }
         // Request bodies and the client's control stream: read and dropped.
@@ -328,4 +337,38 @@ fn a_cancelled_request_gets_no_event_and_the_next_one_its_response() {
     p.send(1);
     p.run_until(finished(1));
     assert_eq!(p.outcomes(), [(1, None)]);
+}
+
+#[test]
+fn goaway_refuses_the_requests_past_its_id_as_unseen() {
+    let mut p = Pair::new(Serve::GoAway);
+    p.connect();
+    for token in 0..3 {
+        p.send(token);
+    }
+    p.run_until(finished(2));
+    let refused: Vec<_> = p
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            H3Event::Failed {
+                token,
+                failure,
+                unseen,
+                ..
+            } => Some((*token, failure.kind, *unseen)),
+            _ => None,
+        })
+        .collect();
+    // Streams 4 and 8 (tokens 1 and 2) are past the GOAWAY's id 4: never processed, so
+    // safe to send again elsewhere. Stream 0 is still the server's to answer.
+    let kind = ErrorKind::H3StreamReset;
+    assert_eq!(refused, [(1, kind, true), (2, kind, true)]);
+    assert_eq!(p.client.in_flight(), 1);
+    assert!(
+        !p.client.ready(),
+        "a server going away takes no new requests"
+    );
+    let req = H3Request::from_http1(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", "https").unwrap();
+    assert!(p.client.send(9, &req, p.now).is_err());
 }
