@@ -1,5 +1,5 @@
-//! The protocol flags of `herd run`, `herd sweep` and `herd capacity`: HTTP/1.1 or HTTP/2
-//! (h2load's `-m` as `--streams`).
+//! The protocol flags of `herd run`, `herd sweep` and `herd capacity`: HTTP/1.1, HTTP/2
+//! (h2load's `-m` as `--streams`) or HTTP/3.
 
 use clap::Args;
 use herd_run::HttpFlags;
@@ -11,8 +11,12 @@ pub struct HttpArgs {
     #[arg(long, conflicts_with = "proto")]
     pub http2: bool,
 
-    /// The protocol: h1 (HTTP/1.1, the default) or h2 (the same as --http2)
-    #[arg(long, value_name = "h1|h2", value_parser = ["h1", "h2"])]
+    /// Speak HTTP/3 over QUIC (UDP), as h2load --h3; the URL must be https://
+    #[arg(long, conflicts_with_all = ["proto", "http2"])]
+    pub http3: bool,
+
+    /// The protocol: h1 (HTTP/1.1, the default), h2 (the same as --http2) or h3 (--http3)
+    #[arg(long, value_name = "h1|h2|h3", value_parser = ["h1", "h2", "h3"])]
     pub proto: Option<String>,
 
     /// HTTP/2: requests in flight on each connection (h2load's -m), capped by the server's
@@ -36,6 +40,7 @@ impl HttpArgs {
             streams: self.streams,
             stream_window: self.stream_window,
             connection_window: self.connection_window,
+            http3: self.http3 || self.proto.as_deref() == Some("h3"),
         }
     }
 }

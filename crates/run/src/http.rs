@@ -21,11 +21,16 @@ pub struct HttpFlags {
     pub stream_window: Option<u32>,
     /// The window of the whole connection.
     pub connection_window: Option<u32>,
+    /// HTTP/3 over QUIC (UDP); the URL must be https://.
+    pub http3: bool,
 }
 
 impl HttpFlags {
     /// Every problem of these flags, in words a user can act on.
     pub(crate) fn check(&self, problems: &mut Vec<String>) {
+        if self.http2 && self.http3 {
+            problems.push("--http2 and --http3 ask for two protocols: choose one".into());
+        }
         if !self.http2 {
             let h2_only = [
                 (self.streams.is_some(), "--streams"),

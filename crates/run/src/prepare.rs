@@ -5,7 +5,8 @@ use crate::prepared::{Prepared, UrlRequest, What};
 use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
-use herd_http::{prepare, RequestSpec, Target};
+use herd_http::h3::H3Transport;
+use herd_http::{prepare, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -61,6 +62,21 @@ impl RunSpec {
                 }
             },
         };
+        if self.http.http3 {
+            let target = match &what {
+                Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
+                Some(What::Workload { workload, .. }) => Some(workload.target()),
+                Some(What::Replay { target, .. }) => Some(target),
+                Some(What::Script { .. }) => {
+                    problems.push("--http3 does not run wrk Lua scripts yet: drop --http3".into());
+                    None
+                }
+                None => None,
+            };
+            if let Some(Err(e)) = target.map(|t| H3Transport::new(t, TlsOptions::default())) {
+                problems.push(format!("--http3: {e}"));
+            }
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()

@@ -14,6 +14,7 @@ mod faults;
 mod flags;
 mod generator;
 mod http2;
+mod http3;
 mod k8s;
 mod logs;
 mod pipeline;
