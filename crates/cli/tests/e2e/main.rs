@@ -13,6 +13,7 @@ mod doctor;
 mod faults;
 mod generator;
 mod k8s;
+mod k8s_secrets;
 mod logs;
 mod plot;
 mod ports;
