@@ -184,6 +184,14 @@ fn main() {
                     mutate(&mut rng, seed, other, target.dictionary())
                 }
             };
+            if i > 0 && i % 1_000_000 == 0 {
+                // Progress a long run can be stopped at, with what it has shown so far.
+                println!(
+                    "{}: {i} inputs in {:.0} s, no failure so far",
+                    target.name(),
+                    clock.elapsed().as_secs_f64()
+                );
+            }
             set_current(&input);
             let base = LIVE.load(Relaxed);
             PEAK.store(base, Relaxed);
@@ -219,10 +227,11 @@ fn main() {
         }
         let secs = clock.elapsed().as_secs_f64();
         println!(
-            "{}: {total} inputs ({} seeds) in {secs:.1} s ({:.0}/s), no panic; slowest input {:.2} ms, most memory one input held {:.1} MiB",
+            "{}: {total} inputs ({} seeds) in {secs:.1} s ({:.0}/s), {}; slowest input {:.2} ms, most memory one input held {:.1} MiB",
             target.name(),
             seeds.len(),
             total as f64 / secs.max(1e-9),
+            if failed.load(Relaxed) { "FAILED (above)" } else { "no failure" },
             slowest.as_secs_f64() * 1000.0,
             peak as f64 / (1 << 20) as f64
         );
