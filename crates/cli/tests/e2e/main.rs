@@ -16,6 +16,7 @@ mod generator;
 mod http2;
 mod http3;
 mod k8s;
+mod k8s_secrets;
 mod logs;
 mod pipeline;
 mod plot;
