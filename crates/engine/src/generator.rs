@@ -70,13 +70,18 @@ impl Default for Bounds {
 pub struct Health {
     pub open_model: bool,
     pub send_lag_p99: Duration,
-    /// The busiest worker thread's CPU over the run, percent of one core.
+    /// The busiest worker thread's CPU over the run, percent of one core (0 for a run shorter
+    /// than a second, where start-up dominates it).
     pub cpu_percent: f64,
+    /// The same share whatever the run's length: whether herd's CPU, not the server, kept the
+    /// connections busy when arrivals were dropped.
+    pub busy_percent: f64,
     pub fd_errors: u64,
     pub addr_errors: u64,
-    /// Scheduled requests never sent because every allowed connection was busy.
+    /// Scheduled requests never sent because every allowed connection was busy: the server's
+    /// saturation at the connection cap, noted, never a verdict against herd.
     pub dropped: u64,
-    /// The connection cap (open model), for the advice.
+    /// The connection cap (open model), for the note.
     pub max_connections: u64,
     /// Peak open file descriptors against the limit.
     pub fds_peak: Option<u64>,
@@ -147,10 +152,14 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
             h.cpu_percent
         ));
     }
-    if h.dropped > 0 {
+    // Arrivals dropped because every allowed connection was busy are the server's saturation
+    // (it held those connections), unless herd's own CPU was what kept them busy: then they
+    // are herd's, even in a run too short for the CPU rule above. `warnings` notes the others.
+    if h.dropped > 0 && h.cpu_percent <= b.cpu_percent && h.busy_percent > b.cpu_percent {
         reasons.push(format!(
-            "{} scheduled requests were never sent: all {} allowed connections were busy when they were due; raise -c",
-            h.dropped, h.max_connections
+            "{} scheduled requests were never sent while a herd worker thread was {:.0}% busy: \
+             herd's CPU, not the server, kept the connections busy; add threads (-t) or cores",
+            h.dropped, h.busy_percent
         ));
     }
     if let (Some(peak), Some(limit)) = (h.fds_peak, h.fd_limit) {
@@ -196,6 +205,14 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
 /// range, and ports busy machine-wide (other programs, TIME_WAIT of earlier runs).
 pub fn warnings(h: &Health) -> Vec<String> {
     let mut out = Vec::new();
+    if h.dropped > 0 && h.busy_percent <= Bounds::default().cpu_percent {
+        out.push(format!(
+            "{} scheduled requests were never sent: the server held all {} allowed connections busy \
+             when they were due. That is the server's saturation at this connection cap, not herd's \
+             limit; they count as not ok",
+            h.dropped, h.max_connections
+        ));
+    }
     let Some(range) = h.port_range else {
         return out;
     };
@@ -271,14 +288,32 @@ mod tests {
     }
 
     #[test]
-    fn drops_and_exhaustion_are_named_with_their_fix() {
-        let b = Bounds::default();
+    fn requests_waiting_for_connections_the_server_holds_are_the_servers_saturation() {
         let h = Health {
             dropped: 12,
             max_connections: 50,
             ..Health::default()
         };
-        assert!(verdict(&h, &b).unwrap_err()[0].contains("raise -c"));
+        assert_eq!(verdict(&h, &Bounds::default()), Ok(()));
+        let w = warnings(&h);
+        assert!(
+            w[0].starts_with("12 scheduled requests were never sent: the server held all 50")
+                && w[0].contains("not herd's limit"),
+            "{w:?}"
+        );
+        // A thread pegged by an impossible rate in a short probe: herd's own limit.
+        let pegged = Health {
+            busy_percent: 99.0,
+            ..h
+        };
+        let r = verdict(&pegged, &Bounds::default()).unwrap_err();
+        assert!(r[0].contains("99% busy") && r[0].contains("-t"), "{r:?}");
+        assert!(warnings(&pegged).is_empty());
+    }
+
+    #[test]
+    fn exhaustion_is_named_with_its_fix() {
+        let b = Bounds::default();
         let h = Health {
             fds_peak: Some(950),
             fd_limit: Some(1024),

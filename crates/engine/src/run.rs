@@ -333,11 +333,8 @@ fn merge(
     let open_model = matches!(plan.load, Load::Open { .. });
     // A thread's share of a run shorter than a second says little about saturation: connection
     // set-up and start-up dominate it.
-    let busiest_percent = if wall >= 1.0 {
-        100.0 * busiest.as_secs_f64() / wall
-    } else {
-        0.0
-    };
+    let busy_percent = 100.0 * busiest.as_secs_f64() / wall;
+    let busiest_percent = if wall >= 1.0 { busy_percent } else { 0.0 };
     let fd_limit = fd_soft_limit();
     let port_range = watch.range.map(|(lo, hi)| u64::from(hi - lo) + 1);
     let health = Health {
@@ -348,6 +345,7 @@ fn merge(
             Duration::ZERO
         },
         cpu_percent: busiest_percent,
+        busy_percent,
         fd_errors: total.error_count(ErrorKind::FdUnavailable),
         addr_errors: total.error_count(ErrorKind::AddrUnavailable),
         dropped,

@@ -17,8 +17,11 @@ fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
     let dir = TempDir::new("impossible");
     let json = dir.path("r.json");
     let url = format!("http://{}/", s.local_addr());
+    // A thousand connections for herd to hand arrivals to: it falls behind its own schedule.
+    // (With a cap of 20 the arrivals would wait for connections the server holds: that is the
+    // server's saturation, never herd's.)
     let ran = Herd::new(&[
-        "run", "-t", "1", "--rate", "5000000", "-c", "20", "-d", "2s",
+        "run", "-t", "1", "--rate", "5000000", "-c", "1000", "-d", "2s",
     ])
     .args(&["-q", &url])
     .json(&json)
@@ -27,7 +30,7 @@ fn an_impossible_rate_on_one_thread_is_generator_limited_and_exits_4() {
     assert_eq!(r["generator"]["verdict"], "generator-limited");
     let reasons = r["generator"]["reasons"].to_string();
     assert!(
-        reasons.contains("send lag") || reasons.contains("never sent"),
+        reasons.contains("send lag") || reasons.contains("% busy"),
         "{reasons}"
     );
     assert!(

@@ -16,7 +16,7 @@ fn capacity_says_it_cannot_decide_when_herd_is_the_bottleneck() {
     let ran = Herd::new(&["capacity", &url, "--slo", "errors<1%"])
         .args(&["--start", "50000000", "--max", "50000000"])
         .probes("100ms")
-        .args(&["--max-connections", "20", "-q"])
+        .args(&["--max-connections", "1000", "-q"])
         .json(&json)
         .run();
     let text = ran.code(4).stdout();

@@ -2,6 +2,7 @@
 //! bad input and mistyped output paths before the first request, and a full listen queue named
 //! from the step that overflowed it.
 
+use super::levels::steps;
 use crate::common::*;
 
 #[test]
@@ -205,4 +206,44 @@ fn a_full_listen_queue_is_named_from_the_step_that_overflowed_it() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn a_sweep_past_a_server_that_holds_its_connections_blames_the_server_and_stops() {
+    let _turn = one_at_a_time();
+    // Four connections of 5 ms each carry at most 800 req/s: past that, arrivals wait for
+    // connections the server holds. That is the server's saturation, not herd's.
+    let server = mock(&["/* latency=fixed:5ms"]);
+    let dir = TempDir::new("sweep-held");
+    let json = dir.path("s.json");
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&["sweep", &url, "--rates", "400:2000:400"])
+        .args(&["--max-connections", "4", "--calls-per-conn", "1"])
+        .steps("500ms")
+        .json(&json)
+        .run();
+    let text = ran.stdout();
+    let r = ran.json_of("sweep.schema.json");
+    let mut lagged = false;
+    for s in steps(&r) {
+        let g = &s["runs"][0]["generator"];
+        let reasons = g["reasons"].to_string();
+        assert!(!reasons.contains("never sent"), "{reasons}");
+        lagged |= g["verdict"] == "generator-limited";
+        if s["runs"][0]["totals"]["dropped"].as_u64().unwrap() > 0 && g["verdict"] == "ok" {
+            assert!(
+                g["warnings"]
+                    .to_string()
+                    .contains("the server's saturation"),
+                "{g}"
+            );
+        }
+    }
+    assert!(!text.contains("raise -c"), "{text}");
+    // Held arrivals count against the stop rule: the sweep stops past saturation (unless a
+    // loaded machine made herd itself late at some steps, which then rightly do not count).
+    if !lagged {
+        assert!(r["stopped_early"].is_string(), "{text}");
+        assert!(steps(&r).len() < 5, "{text}");
+    }
 }
