@@ -179,7 +179,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
-    summary(&result);
+    let answered = summary(&result);
     write_outputs(&result, a)?;
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
@@ -187,6 +187,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     }
     Ok(if result.interrupted {
         exit::INTERRUPTED
+    } else if !answered {
+        exit::NO_RESPONSE
     } else {
         exit::OK
     })
@@ -257,10 +259,22 @@ impl LiveTable {
     }
 }
 
-/// After the table: where each target saturated, and why the sweep ended.
-fn summary(r: &SweepResult) {
+/// After the table: where each target saturated, and why the sweep ended. Returns whether any
+/// target answered at all (a sweep nothing answered measured no server, as a run would not).
+fn summary(r: &SweepResult) -> bool {
     println!();
-    for k in r.knees() {
+    let mut answered = r.steps.is_empty();
+    for (i, k) in r.knees().into_iter().enumerate() {
+        let runs = r.steps.iter().filter_map(|s| s.runs.get(i));
+        let answers = herd_result::answers::series_answers(&r.targets[i].url, runs);
+        for w in &answers.warnings {
+            println!("{w}");
+        }
+        if answers.nothing_answered {
+            // "Saturated from the first level" would blame a server that is not there.
+            continue;
+        }
+        answered = true;
         println!("{}", k.sentence_in(r.level_unit()));
         if k.limited_steps > 0 {
             println!(
@@ -275,6 +289,7 @@ fn summary(r: &SweepResult) {
     if r.interrupted {
         println!("interrupted: later levels did not run");
     }
+    answered
 }
 
 fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {

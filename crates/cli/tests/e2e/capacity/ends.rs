@@ -146,3 +146,16 @@ fn capacity_refuses_a_mistyped_output_directory_before_the_first_request() {
     assert_eq!(server.stats().requests, 0, "nothing was sent");
     server.shutdown();
 }
+
+#[test]
+fn capacity_where_nothing_listens_says_so_at_once_and_exits_6() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let started = std::time::Instant::now();
+    let ran = Herd::new(&["capacity", &url, "--slo", "errors<1%"]).run();
+    let text = ran.code(6).stdout();
+    assert!(text.contains("NOTHING LISTENS"), "{text}");
+    assert!(!text.contains("too few"), "{text}");
+    // It once probed for 22 s before saying "0 of 0 requests".
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

@@ -8,7 +8,8 @@ use crate::common::*;
 #[test]
 fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     let _turn = one_at_a_time();
-    let server = mock(&["/* fault=reset"]);
+    // Every answer an error status: answered (so not exit 6), but not ok.
+    let server = mock(&["/* status=503"]);
     let dir = TempDir::new("sweep-stop");
     let json = dir.path("s.json");
     let url = format!("http://{}/", server.local_addr());
@@ -21,7 +22,7 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     let text = ran.code(0).stdout();
     let r = ran.json_of("sweep.schema.json");
     let steps = r["steps"].as_array().unwrap();
-    // Every step is past the limit (every request is reset); a step where herd itself was the
+    // Every step is past the limit (every answer is a 503); a step where herd itself was the
     // bottleneck does not count, so the sweep stops right after the second one that does.
     let counted: Vec<usize> = steps
         .iter()
@@ -54,6 +55,30 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     );
     assert!(!text.contains("no saturation"), "{text}");
     assert_eq!(r["config"]["stop"]["max_error_percent"].as_f64(), Some(5.0));
+    // As `herd run` warns of a run whose every answer was an error status.
+    assert!(
+        text.contains(&format!(
+            "WARNING: {url}: every response was an error status (503 x "
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_sweep_where_nothing_listens_says_so_and_exits_6() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let ran = Herd::new(&["sweep", &url, "--rates", "10,20,30"])
+        .steps("300ms")
+        .run();
+    let text = ran.code(6).stdout();
+    assert!(
+        text.contains(&format!(
+            "NOTHING LISTENS: every connection to {url} was refused"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("saturated"), "{text}");
 }
 
 #[test]
