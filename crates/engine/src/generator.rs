@@ -93,6 +93,8 @@ pub struct Health {
     /// herd's own connections: opened over the run, the most open at once, and how long the
     /// workers ran; from these, the ports herd itself held toward its target.
     pub connections_opened: u64,
+    /// Of those, closed by the server first (its side keeps their TIME_WAIT).
+    pub server_closed: u64,
     pub peak_connections: u64,
     pub wall: Duration,
     /// `net.ipv4.tcp_tw_reuse`, and whether the target is on loopback (`None`: not known).
@@ -101,13 +103,15 @@ pub struct Health {
 }
 
 impl Health {
-    /// Connections per second herd closed (each leaves a port in TIME_WAIT when herd closes
-    /// first): at least all it opened but those open at the peak.
+    /// Connections per second herd closed first (each leaves a port in TIME_WAIT on herd's
+    /// side): all it opened but those open at the peak and those the server closed first
+    /// (`--calls-per-conn`: herd asks with `Connection: close` and waits for the server's close).
     fn churn(&self) -> f64 {
         let s = self.wall.as_secs_f64();
         if s > 0.0 {
             self.connections_opened
-                .saturating_sub(self.peak_connections) as f64
+                .saturating_sub(self.peak_connections)
+                .saturating_sub(self.server_closed) as f64
                 / s
         } else {
             0.0
@@ -400,6 +404,32 @@ mod tests {
         };
         assert_eq!(verdict(&tight, &b), Ok(()));
         assert!(warnings(&tight)[0].contains("close to the limit"));
+    }
+
+    #[test]
+    fn connections_the_server_closed_first_hold_no_ports_on_herds_side() {
+        // --calls-per-conn 1 at 1,000 new connections/s for 60 s: herd sends `Connection:
+        // close` and the server closes first, so `ss` shows no TIME_WAIT on herd's side. It
+        // once warned of ~60,000 ports held.
+        let h = Health {
+            ports_peak: Some(1_000),
+            port_range: Some(28_232),
+            connections_opened: 60_000,
+            server_closed: 59_990,
+            peak_connections: 10,
+            wall: Duration::from_secs(60),
+            tw_reuse: Some(0),
+            loopback: Some(true),
+            ..Health::default()
+        };
+        assert_eq!(verdict(&h, &Bounds::default()), Ok(()));
+        assert!(warnings(&h).is_empty(), "{:?}", warnings(&h));
+        // The same churn closed by herd is its own TIME_WAIT.
+        let herd_closed = Health {
+            server_closed: 0,
+            ..h
+        };
+        assert!(verdict(&herd_closed, &Bounds::default()).is_err());
     }
 
     #[test]

@@ -81,6 +81,7 @@ fn generator_warnings(url: &str, plan: &Plan, out: &RunOutput) -> Vec<String> {
         ports_peak: g.ports_peak,
         port_range: g.port_range,
         connections_opened: g.connections_opened,
+        server_closed: g.server_closed,
         peak_connections: g.peak_connections,
         wall: out.duration,
         tw_reuse: herd_engine::health::tw_reuse(),

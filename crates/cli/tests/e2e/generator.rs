@@ -74,3 +74,28 @@ fn a_modest_run_is_not_a_false_alarm_and_samples_every_second() {
         "raised to the hard limit"
     );
 }
+
+#[test]
+fn a_short_run_with_a_thousand_connections_reports_a_thousand_descriptors_at_peak() {
+    let _turn = one_at_a_time();
+    // 1,000 arrivals in half a second, each held 800 ms by the server: 1,000 connections open
+    // at once, between two of the once-a-second samples. It reported "fds 12 of 20,000".
+    let server = mock(&["/* latency=fixed:800ms"]);
+    let dir = TempDir::new("fds-peak");
+    let json = dir.path("r.json");
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&[
+        "run", "--rate", "2000", "-c", "1000", "-d", "500ms", "-q", &url,
+    ])
+    .json(&json)
+    .run();
+    let r = ran.json();
+    let peak_conns = r["generator"]["peak_connections"].as_u64().unwrap();
+    assert!(peak_conns >= 900, "{}", r["generator"]);
+    let fds = r["generator"]["fds_peak"].as_u64().unwrap();
+    assert!(
+        fds >= peak_conns,
+        "fds {fds} at peak for {peak_conns} connections"
+    );
+    server.shutdown();
+}

@@ -142,10 +142,13 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let span = self.span(i, sent, now);
         let outcome = outcome(&req, &self.users[i].ex.resp, span, Ok(verdict));
         if close {
-            let server_closes = !self.users[i].ex.resp.keep_alive && !self.users[i].link.hup;
+            let hup = self.users[i].link.hup;
+            let server_closes = !self.users[i].ex.resp.keep_alive && !hup;
             if server_closes {
                 self.linger(i, now);
             } else {
+                // The server hung up first: its side keeps the TIME_WAIT.
+                self.tally.server_closed += u64::from(hup);
                 self.close(i);
             }
         }
@@ -247,9 +250,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let u = &mut self.users[i];
         let gen = u.link.generation;
         if let Some((old, _, _)) = u.link.draining.take() {
-            self.t.close(old);
+            self.close_lingering(old);
         }
         if closed {
+            self.tally.server_closed += 1;
             self.t.close(c);
         } else {
             self.users[i].link.draining = Some((c, gen, now + LINGER));
@@ -270,9 +274,21 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             now >= *until || !matches!(self.t.read(c, &mut self.scratch), Ok(crate::Io::Blocked));
         if done {
             if let Some((c, _, _)) = u.link.draining.take() {
-                self.t.close(c);
+                self.close_lingering(c);
             }
         }
+    }
+
+    /// Closes a connection the server said it closes, counting it as closed by the server when
+    /// its close (or reset) has come: then herd's close is the passive one and no TIME_WAIT is
+    /// left on herd's side.
+    pub(super) fn close_lingering(&mut self, mut c: T::Conn) {
+        let closed = matches!(
+            self.t.read(&mut c, &mut self.scratch),
+            Ok(crate::Io::Closed) | Err(_)
+        );
+        self.tally.server_closed += u64::from(closed);
+        self.t.close(c);
     }
 
     /// Fails every exchange whose deadline has come.

@@ -71,6 +71,8 @@ pub(crate) struct WorkerOutput {
     pub cpu: ThreadCpu,
     pub last_done: Option<Instant>,
     pub connections_opened: u64,
+    /// Connections the server closed first (no TIME_WAIT on herd's side).
+    pub server_closed: u64,
     pub peak_connections: u64,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
@@ -305,7 +307,7 @@ pub(crate) fn work<T: Transport, S: Script>(
     }
     for i in 0..w.users.len() {
         if let Some((c, _, _)) = w.users[i].link.draining.take() {
-            w.t.close(c);
+            w.close_lingering(c);
         }
     }
     let cpu = ThreadCpu::now().since(&cpu0);
@@ -324,6 +326,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         cpu,
         last_done: w.tally.last_done,
         connections_opened: w.tally.opened,
+        server_closed: w.tally.server_closed,
         peak_connections: w.tally.peak_conns,
         cancelled_at: w.cancelled_at,
     })
