@@ -12,7 +12,7 @@ use clap::Args;
 use herd_engine::Control;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{
-    level_text, row_of, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
+    level_text, row_of, too_short, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
 };
 use herd_result::{write_json, GeneratorVerdict, Model, RunResult};
 use herd_series::sweep::SweepSpec;
@@ -210,7 +210,7 @@ impl herd_series::Observer for LiveTable {
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        self.line(level, &target.name, &row_of(run));
+        self.line(level, &target.name, &row_of(run), too_short(run));
     }
 }
 
@@ -229,7 +229,7 @@ impl LiveTable {
         let _ = std::io::stdout().flush();
     }
 
-    fn line(&self, level: f64, name: &str, r: &Row) {
+    fn line(&self, level: f64, name: &str, r: &Row, short: bool) {
         let x = r.extra.as_ref();
         let target = if self.named {
             format!("  {name:<16}")
@@ -238,6 +238,7 @@ impl LiveTable {
         };
         let verdict = match x.map(|x| x.generator) {
             Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+            _ if short => "ok; too short to judge (under 0.25 s)",
             _ => "ok",
         };
         let reply = format!(
