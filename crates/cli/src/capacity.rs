@@ -137,6 +137,15 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         },
         cooldown: a.cooldown,
     };
+    if let Some(addr) = refused(&a.url) {
+        // A search would probe for tens of seconds to learn what one connection says.
+        println!(
+            "NOTHING LISTENS: the connection to {} ({addr}) was refused; is the server running, \
+             and are the host and port right?",
+            a.url
+        );
+        return Ok(exit::NO_RESPONSE);
+    }
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     println!(
@@ -157,7 +166,16 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let (result, failure) = capacity(spec, &*runs, &control, &mut table);
     let interrupted = result.interrupted;
     println!();
-    println!("{}", result.sentence);
+    let answers =
+        herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
+    for w in &answers.warnings {
+        println!("{w}");
+    }
+    // A search nothing answered found no server: no sentence about its capacity.
+    let answered = !answers.nothing_answered || result.probes.is_empty();
+    if answered {
+        println!("{}", result.sentence);
+    }
     if let Some(k) = knee_line(&result, unit) {
         println!("{k}");
     }
@@ -174,6 +192,8 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     }
     Ok(if interrupted {
         exit::INTERRUPTED
+    } else if !answered {
+        exit::NO_RESPONSE
     } else {
         match (result.outcome, &result.undecided) {
             (Outcome::Unmet, _) => exit::SLO_UNMET,
@@ -286,5 +306,16 @@ fn purpose_name(p: Purpose) -> &'static str {
         Purpose::Ramp => "ramp",
         Purpose::Narrow => "narrow",
         Purpose::Confirm => "confirm",
+    }
+}
+
+/// The address of a URL target whose connection is refused outright (nothing listens there);
+/// `None` for anything else, workload files included: their probes say the rest.
+fn refused(url: &str) -> Option<std::net::SocketAddr> {
+    let target = herd_http::Target::parse(url).ok()?;
+    let addr = target.addr();
+    match std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Some(addr),
+        _ => None,
     }
 }

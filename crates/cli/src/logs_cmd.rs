@@ -197,16 +197,33 @@ fn run_side(r: &RunResult) -> Result<RunSide, Exit> {
         per_second: r.timeline.iter().map(|t| t.requests).collect(),
         status_classes: class_of(&r.status),
         service_ms: (r.service_time_ms.p50, r.service_time_ms.p95),
-        names: r
-            .by_name
-            .iter()
-            .map(|n| NameSide {
-                name: n.name.clone(),
-                requests: n.totals.completed + n.totals.errors,
-                status_classes: class_of(&n.status),
-                service_ms: (n.service_time_ms.p50, n.service_time_ms.p95),
-            })
-            .collect(),
+        names: if r.by_name.is_empty() {
+            url_name(r, class_of(&r.status)).into_iter().collect()
+        } else {
+            r.by_name
+                .iter()
+                .map(|n| NameSide {
+                    name: n.name.clone(),
+                    requests: n.totals.completed + n.totals.errors,
+                    status_classes: class_of(&n.status),
+                    service_ms: (n.service_time_ms.p50, n.service_time_ms.p95),
+                })
+                .collect()
+        },
+    })
+}
+
+/// A URL run's one request type, named as the log's lines are (`GET /path`), so its row holds
+/// herd's count rather than `herd 0`.
+fn url_name(r: &RunResult, status_classes: BTreeMap<String, u64>) -> Option<NameSide> {
+    let rest = r.config.url.split_once("://")?.1;
+    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    Some(NameSide {
+        name: format!("{} {path}", r.config.method),
+        requests: r.totals.completed + r.totals.errors,
+        status_classes,
+        service_ms: (r.service_time_ms.p50, r.service_time_ms.p95),
     })
 }
 

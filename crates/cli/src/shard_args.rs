@@ -27,7 +27,7 @@ pub struct ShardArgs {
     #[arg(long = "start-at", value_name = "TIME|+DURATION")]
     pub start_at: Option<String>,
 
-    /// What an instance ready after the start instant does: fail (exit 6, the merge reports the
+    /// What an instance ready after the start instant does: fail (exit 7, the merge reports the
     /// shard missing) or skip (play the rest, counting what it missed)
     #[arg(long, value_name = "WHAT", value_enum, default_value_t = Late::Fail)]
     pub late: Late,

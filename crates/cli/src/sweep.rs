@@ -12,7 +12,7 @@ use clap::Args;
 use herd_engine::Control;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{
-    level_text, row_of, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
+    level_text, row_of, too_short, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
 };
 use herd_result::{write_json, GeneratorVerdict, Model, RunResult};
 use herd_series::sweep::SweepSpec;
@@ -181,7 +181,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
-    summary(&result);
+    let answered = summary(&result);
     write_outputs(&result, a)?;
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
@@ -189,6 +189,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     }
     Ok(if result.interrupted {
         exit::INTERRUPTED
+    } else if !answered {
+        exit::NO_RESPONSE
     } else {
         exit::OK
     })
@@ -210,7 +212,7 @@ impl herd_series::Observer for LiveTable {
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        self.line(level, &target.name, &row_of(run));
+        self.line(level, &target.name, &row_of(run), too_short(run));
     }
 }
 
@@ -229,7 +231,7 @@ impl LiveTable {
         let _ = std::io::stdout().flush();
     }
 
-    fn line(&self, level: f64, name: &str, r: &Row) {
+    fn line(&self, level: f64, name: &str, r: &Row, short: bool) {
         let x = r.extra.as_ref();
         let target = if self.named {
             format!("  {name:<16}")
@@ -238,6 +240,7 @@ impl LiveTable {
         };
         let verdict = match x.map(|x| x.generator) {
             Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+            _ if short => "ok; too short to judge (under 0.25 s)",
             _ => "ok",
         };
         let reply = format!(
@@ -259,10 +262,22 @@ impl LiveTable {
     }
 }
 
-/// After the table: where each target saturated, and why the sweep ended.
-fn summary(r: &SweepResult) {
+/// After the table: where each target saturated, and why the sweep ended. Returns whether any
+/// target answered at all (a sweep nothing answered measured no server, as a run would not).
+fn summary(r: &SweepResult) -> bool {
     println!();
-    for k in r.knees() {
+    let mut answered = r.steps.is_empty();
+    for (i, k) in r.knees().into_iter().enumerate() {
+        let runs = r.steps.iter().filter_map(|s| s.runs.get(i));
+        let answers = herd_result::answers::series_answers(&r.targets[i].url, runs);
+        for w in &answers.warnings {
+            println!("{w}");
+        }
+        if answers.nothing_answered {
+            // "Saturated from the first level" would blame a server that is not there.
+            continue;
+        }
+        answered = true;
         println!("{}", k.sentence_in(r.level_unit()));
         if k.limited_steps > 0 {
             println!(
@@ -277,6 +292,7 @@ fn summary(r: &SweepResult) {
     if r.interrupted {
         println!("interrupted: later levels did not run");
     }
+    answered
 }
 
 fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {

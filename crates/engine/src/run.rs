@@ -38,6 +38,8 @@ pub struct GeneratorReport {
     /// How late the event loops woke for their 10 ms ticks, in microseconds.
     pub loop_delay: Histogram<u64>,
     pub connections_opened: u64,
+    /// Of them, closed by the server first: their TIME_WAIT is the server's, not herd's.
+    pub server_closed: u64,
     pub peak_connections: u64,
     /// Connections and requests per protocol the connections spoke.
     pub protocols: Vec<crate::ProtocolUse>,
@@ -294,6 +296,8 @@ struct Watch {
     ports: Option<health::PortsGauge>,
     tw_reuse: Option<u8>,
     fds_peak: Option<u64>,
+    /// Descriptors open before the workers started.
+    fds_base: Option<u64>,
     ports_peak: Option<u64>,
 }
 
@@ -308,6 +312,7 @@ impl Watch {
             ports: range.map(health::PortsGauge::new),
             tw_reuse: health::tw_reuse(),
             fds_peak: health::open_fds(),
+            fds_base: health::open_fds(),
             ports_peak: None,
         }
     }
@@ -355,7 +360,7 @@ fn merge<R: ScriptReport>(
     let mut send_lag = new_histogram();
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
-    let (mut opened, mut peak) = (0, 0);
+    let (mut opened, mut peak, mut server_closed) = (0, 0, 0);
     let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
@@ -383,6 +388,7 @@ fn merge<R: ScriptReport>(
         cpu.sys += o.cpu.sys;
         busiest = busiest.max(o.cpu.total());
         opened += o.connections_opened;
+        server_closed += o.server_closed;
         peak += o.peak_connections;
         for p in &o.protocols {
             crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
@@ -416,12 +422,16 @@ fn merge<R: ScriptReport>(
     let open_model = matches!(plan.load, Load::Open { .. });
     // A thread's share of a run shorter than a second says little about saturation: connection
     // set-up and start-up dominate it.
-    let busiest_percent = if wall >= 1.0 {
-        100.0 * busiest.as_secs_f64() / wall
-    } else {
-        0.0
-    };
+    let busy_percent = 100.0 * busiest.as_secs_f64() / wall;
+    let busiest_percent = if wall >= 1.0 { busy_percent } else { 0.0 };
     let fd_limit = fd_soft_limit();
+    // Descriptors are sampled once a second, which a short run's connections slip between;
+    // the workers' own count of connections open at once (each thread's peak) is exact, and
+    // each thread holds an epoll and a timer besides.
+    let fds_peak = match (watch.fds_peak, watch.fds_base) {
+        (Some(sampled), Some(base)) => Some(sampled.max(base + 2 * threads as u64 + peak)),
+        (sampled, _) => sampled,
+    };
     let port_range = watch.range.map(|(lo, hi)| u64::from(hi - lo) + 1);
     let health = Health {
         open_model,
@@ -431,15 +441,17 @@ fn merge<R: ScriptReport>(
             Duration::ZERO
         },
         cpu_percent: busiest_percent,
+        busy_percent,
         fd_errors: total.error_count(ErrorKind::FdUnavailable),
         addr_errors: total.error_count(ErrorKind::AddrUnavailable),
         dropped,
         max_connections: plan.max_connections(),
-        fds_peak: watch.fds_peak,
+        fds_peak,
         fd_limit,
         ports_peak: watch.ports_peak,
         port_range,
         connections_opened: opened,
+        server_closed,
         peak_connections: peak,
         wall: Duration::from_secs_f64(wall),
         tw_reuse: watch.tw_reuse,
@@ -468,10 +480,11 @@ fn merge<R: ScriptReport>(
             send_lag,
             loop_delay,
             connections_opened: opened,
+            server_closed,
             peak_connections: peak,
             protocols,
             timeline: watch.samples.into_values().collect(),
-            fds_peak: watch.fds_peak,
+            fds_peak,
             fd_limit,
             ports_peak: watch.ports_peak,
             port_range,

@@ -168,7 +168,11 @@ impl Against {
         }
         let server = classes(&self.status);
         let mut status_classes = BTreeMap::new();
-        for k in server.keys().chain(self.run.status_classes.keys()) {
+        let keys: std::collections::BTreeSet<&String> = server
+            .keys()
+            .chain(self.run.status_classes.keys())
+            .collect();
+        for k in keys {
             let h = self.run.status_classes.get(k).copied().unwrap_or(0);
             let s = server.get(k).copied().unwrap_or(0);
             status_classes.insert(k.clone(), (h, s));
@@ -189,12 +193,15 @@ impl Against {
             }
         }
         // herd's seconds start at the run's start, the log's at the whole second before it:
-        // a second is flagged only when the 3 seconds around it differ too
-        let n = self.run.per_second.len().max(self.per_second.len());
-        let h_at = |i: usize| self.run.per_second.get(i).copied().unwrap_or(0);
+        // herd's counts are spread over the log's whole seconds in proportion (a run that
+        // started at .6 puts 0.4 of its first second in the log's first), and a second is
+        // flagged only when the 3 seconds around it (those that exist) differ too
+        let expected = whole_seconds(&self.run.per_second, self.run.start);
+        let n = expected.len().max(self.per_second.len());
+        let h_at = |i: usize| expected.get(i).copied().unwrap_or(0);
         let s_at = |i: usize| self.per_second.get(i).copied().unwrap_or(0);
         let around = |f: &dyn Fn(usize) -> u64, i: usize| {
-            f(i.saturating_sub(1)) + f(i) + if i + 1 < n { f(i + 1) } else { 0 }
+            (i.saturating_sub(1)..(i + 2).min(n)).map(f).sum::<u64>()
         };
         let mut per_second = Vec::new();
         let mut bad_seconds = Vec::new();
@@ -282,6 +289,22 @@ impl Against {
             flags,
         }
     }
+}
+
+/// herd's per-second counts (seconds from `start`) as counts in the whole seconds of the
+/// clock, from the one `start` falls in, each split in proportion to its overlap: what a log
+/// timed to the second should show, rounded.
+fn whole_seconds(per_second: &[u64], start: f64) -> Vec<u64> {
+    let frac = start - start.floor();
+    let mut out = vec![0.0; per_second.len() + 1];
+    for (i, &n) in per_second.iter().enumerate() {
+        out[i] += n as f64 * (1.0 - frac);
+        out[i + 1] += n as f64 * frac;
+    }
+    if frac == 0.0 {
+        out.pop();
+    }
+    out.into_iter().map(|x| x.round() as u64).collect()
 }
 
 /// The comparison as text.
@@ -392,9 +415,36 @@ mod tests {
     }
 
     #[test]
+    fn a_run_not_started_on_a_whole_second_whose_every_request_was_logged_agrees() {
+        // 900 requests at 300/s from 100.5 s, each logged at its own time (as nginx does, to
+        // the second): the log's first and last whole seconds hold half a second each.
+        let r = RunSide {
+            start: 100.5,
+            duration_s: 3.0,
+            per_second: vec![300, 300, 300],
+            status_classes: [("2xx".to_owned(), 900)].into(),
+            service_ms: (1.0, 1.0),
+            names: vec![NameSide {
+                name: "GET /".into(),
+                requests: 900,
+                ..NameSide::default()
+            }],
+        };
+        let mut a = Against::new(r, 2.0);
+        for i in 0..900 {
+            a.add(&record(100.5 + i as f64 / 300.0, b"/", 200));
+        }
+        let c = a.finish();
+        assert_eq!((c.herd_requests, c.logged), (900, 900));
+        assert!(c.flags.is_empty(), "{:?}", c.flags);
+        assert_eq!(c.by_type.len(), 1, "{:?}", c.by_type);
+        assert_eq!((c.by_type[0].herd, c.by_type[0].logged), (900, 900));
+    }
+
+    #[test]
     fn a_proxy_answering_5xx_is_flagged() {
         let mut r = run(&[]);
-        r.status_classes = [("2xx".to_owned(), 1), ("5xx".to_owned(), 3)].into();
+        r.status_classes = [("2xx".to_owned(), 10), ("5xx".to_owned(), 3)].into();
         let mut a = Against::new(r, 2.0);
         a.add(&record(100.6, b"/", 200));
         a.add(&record(101.6, b"/", 200));
@@ -411,5 +461,11 @@ mod tests {
             "{:?}",
             c.flags
         );
+        let twice = c
+            .flags
+            .iter()
+            .filter(|f| f.starts_with("status 2xx"))
+            .count();
+        assert_eq!(twice, 1, "a flag printed once: {:?}", c.flags);
     }
 }

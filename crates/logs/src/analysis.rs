@@ -245,6 +245,7 @@ impl Analyzer {
                     .collect(),
                 per_second: r.seconds.clone(),
                 late_lines: r.late,
+                reordered_lines: r.reordered,
             },
             methods,
             status_classes: classes(&self.status),

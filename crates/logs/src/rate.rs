@@ -1,6 +1,8 @@
 //! Requests over time in constant memory: seconds are counted in a short ring (a log is only
 //! roughly in time order: nginx writes a line when the response ends) and folded into a
 //! histogram of per-second rates as they leave it; minutes and hours of day are kept whole.
+//! Lines later than the ring (two servers' logs in one file) are counted in their own seconds
+//! aside, up to the series' length, and placed at the end: they are never silently left out.
 
 use crate::time::Timestamp;
 use hdrhistogram::Histogram;
@@ -22,7 +24,12 @@ pub struct Rate {
     pub series_cut: bool,
     pub minutes: BTreeMap<i64, u64>,
     pub hours: [u64; 24],
+    /// Lines out of time order by more than the ring that could not be placed (the series was
+    /// cut, or too many distinct late seconds): left out of the per-second rate.
     pub late: u64,
+    /// Lines out of time order by more than the ring, placed in their own seconds at the end.
+    pub reordered: u64,
+    late_seconds: BTreeMap<i64, u64>,
     minute: (i64, u64),
     pub first: Option<Timestamp>,
     pub last: Option<Timestamp>,
@@ -42,6 +49,8 @@ impl Default for Rate {
             minutes: BTreeMap::new(),
             hours: [0; 24],
             late: 0,
+            reordered: 0,
+            late_seconds: BTreeMap::new(),
             minute: (i64::MIN, 0),
             first: None,
             last: None,
@@ -70,7 +79,11 @@ impl Rate {
         self.minute.1 += 1;
         self.hours[usize::from(t.local_hour())] += 1;
         if sec < self.base {
-            self.late += 1;
+            if self.late_seconds.len() < SERIES_MAX || self.late_seconds.contains_key(&sec) {
+                *self.late_seconds.entry(sec).or_default() += 1;
+            } else {
+                self.late += 1;
+            }
             return;
         }
         let jump_to = sec - WINDOW + 1;
@@ -118,6 +131,40 @@ impl Rate {
         while !self.ring.is_empty() {
             self.close_oldest();
         }
+        self.place_late();
+    }
+
+    /// Adds the late lines to their seconds and reads the rates again from the whole series;
+    /// when the series was cut or would grow past its length, they are counted as left out.
+    fn place_late(&mut self) {
+        let late = std::mem::take(&mut self.late_seconds);
+        let Some(&earliest) = late.keys().next() else {
+            return;
+        };
+        let n: u64 = late.values().sum();
+        let first = self.first_second.min(earliest);
+        let len = (self.base - first) as usize;
+        if self.series_cut || len > SERIES_MAX {
+            self.late += n;
+            return;
+        }
+        let mut seconds = vec![0; len];
+        let shift = (self.first_second - first) as usize;
+        seconds[shift..shift + self.seconds.len()].copy_from_slice(&self.seconds);
+        for (sec, c) in late {
+            seconds[(sec - first) as usize] += c;
+        }
+        self.hist.reset();
+        self.peak_second = (first, 0);
+        for (i, &c) in seconds.iter().enumerate() {
+            let _ = self.hist.record(c);
+            if c > self.peak_second.1 {
+                self.peak_second = (first + i as i64, c);
+            }
+        }
+        self.seconds = seconds;
+        self.first_second = first;
+        self.reordered += n;
     }
 
     /// Requests per second at quantile `q` of all seconds of the span.
@@ -173,5 +220,26 @@ mod tests {
         );
         assert_eq!(r.peak_second, (100, 2));
         assert_eq!(r.second_quantile(1.0), 2);
+    }
+
+    #[test]
+    fn two_servers_logs_in_one_file_keep_the_rate_of_both() {
+        // Server A's hour at 10 req/s, then server B's same hour at 10 req/s: 20 req/s. The
+        // second log's lines are an hour "late"; they were left out and the mean halved.
+        let mut r = Rate::default();
+        for _server in 0..2 {
+            for s in 0..3_600 {
+                for _ in 0..10 {
+                    r.add(Timestamp::from_secs(36_000 + s));
+                }
+            }
+        }
+        r.finish();
+        assert_eq!(r.late, 0);
+        assert_eq!(r.reordered, 36_000 - 10 * super::WINDOW as u64);
+        assert_eq!(r.seconds.len(), 3_600);
+        assert!(r.seconds.iter().all(|&n| n == 20));
+        assert_eq!(r.mean_rps(), 20.0);
+        assert_eq!(r.peak_second.1, 20);
     }
 }

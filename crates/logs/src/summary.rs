@@ -86,8 +86,13 @@ pub struct RateSummary {
     pub per_minute: Vec<(String, u64)>,
     /// Requests per second from the first second (kept up to two days).
     pub per_second: Vec<u64>,
-    /// Lines more than 2 minutes out of time order: in the minutes, not in the seconds.
+    /// Lines more than 2 minutes out of time order that could not be placed in their seconds
+    /// (a series past two days): in the minutes, not in the per-second rate.
     pub late_lines: u64,
+    /// Lines more than 2 minutes out of time order (two servers' logs in one file), placed in
+    /// their own seconds.
+    #[serde(default)]
+    pub reordered_lines: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

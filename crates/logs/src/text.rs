@@ -51,6 +51,20 @@ pub fn render(r: &LogsReport, top: usize) -> String {
         "rate        mean {:.1} req/s, p50 second {}, p99 second {}, peak second {} at {}, peak minute {:.1} req/s at {}",
         q.mean_rps, q.p50_second_rps, q.p99_second_rps, q.peak_second.requests, q.peak_second.at, q.peak_minute.rps, q.peak_minute.at
     );
+    if q.reordered_lines > 0 {
+        let _ = writeln!(
+            o,
+            "            {} lines were more than 2 minutes out of time order (logs of several servers in one file?): counted in their own seconds",
+            q.reordered_lines
+        );
+    }
+    if q.late_lines > 0 {
+        let _ = writeln!(
+            o,
+            "            {} lines were more than 2 minutes out of time order and could not be placed: left out of the per-second rate (not of the counts)",
+            q.late_lines
+        );
+    }
     let max_h = q.by_hour.iter().copied().max().unwrap_or(0).max(1);
     let bars: String = q
         .by_hour

@@ -94,6 +94,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         count(t.dropped)
     );
     line(out, "requests", &body)?;
+    checked_errors(r, out)?;
     let per_s = |n: u64| {
         if r.duration_s > 0.0 {
             n as f64 / r.duration_s
@@ -139,13 +140,43 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         plural(c.threads, "thread")
     )?;
     if let Some(n) = c.requests {
-        write!(how, ", {}", plural(n, "request"))?;
+        // A scenario's count is of iterations, each of which may send several requests.
+        let unit = if !r.by_scenario.is_empty() {
+            "iteration"
+        } else {
+            "request"
+        };
+        write!(how, ", {}", plural(n, unit))?;
     }
     writeln!(
         out,
         "herd run {}  {how}, {}",
         r.target,
         duration_s(r.duration_s)
+    )
+}
+
+/// With checks, `ok` means the checks passed, so a 401 a check expected is ok: say so, or a
+/// reader sees 401s counted as ok without a reason.
+fn checked_errors(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.checks.is_empty() {
+        return Ok(());
+    }
+    let error_statuses: u64 = r
+        .status
+        .iter()
+        .filter(|(code, _)| code.parse::<u16>().is_ok_and(|c| c >= 400))
+        .map(|(_, n)| n)
+        .sum();
+    let expected = error_statuses.saturating_sub(r.totals.failed);
+    if expected == 0 {
+        return Ok(());
+    }
+    let least = if r.totals.failed > 0 { "at least " } else { "" };
+    writeln!(
+        out,
+        "             ok = every check passed: {least}{} with a 4xx/5xx status were what a check expected (checks below)",
+        plural(expected, "response")
     )
 }
 

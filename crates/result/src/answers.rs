@@ -39,6 +39,50 @@ pub fn answer_warnings(completed: u64, errors: u64, status: &BTreeMap<String, u6
     )]
 }
 
+/// What the runs of one target in a series (a sweep's steps, a capacity search's probes) say of
+/// the answers, as one run would say it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeriesAnswers {
+    /// No run of the series got a response: it measured no server.
+    pub nothing_answered: bool,
+    /// Worded for the summary: `NOTHING LISTENS: ...` when every connection was refused, else
+    /// the warnings of [`answer_warnings`] over every run added up.
+    pub warnings: Vec<String>,
+}
+
+/// Adds up `runs` of the target `target` and judges their answers.
+pub fn series_answers<'a>(
+    target: &str,
+    runs: impl IntoIterator<Item = &'a crate::RunResult>,
+) -> SeriesAnswers {
+    let (mut completed, mut errors, mut refused) = (0, 0, 0);
+    let mut status: BTreeMap<String, u64> = BTreeMap::new();
+    for r in runs {
+        completed += r.totals.completed;
+        errors += r.totals.errors;
+        refused += r.errors.get("connect_refused").copied().unwrap_or(0);
+        for (code, n) in &r.status {
+            *status.entry(code.clone()).or_default() += n;
+        }
+    }
+    let nothing = nothing_answered(completed);
+    let warnings = if nothing && refused > 0 && refused == errors {
+        vec![format!(
+            "NOTHING LISTENS: every connection to {target} was refused; is the server running, \
+             and are the host and port right?"
+        )]
+    } else {
+        answer_warnings(completed, errors, &status)
+            .into_iter()
+            .map(|w| format!("WARNING: {target}: {w}"))
+            .collect()
+    };
+    SeriesAnswers {
+        nothing_answered: nothing,
+        warnings,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

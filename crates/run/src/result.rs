@@ -30,7 +30,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
             GeneratorVerdict::GeneratorLimited
         },
         reasons: g.verdict.clone().err().unwrap_or_default(),
-        warnings: generator_warnings(&target, out),
+        warnings: generator_warnings(&target, plan, out),
         threads: g.threads as u64,
         worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
@@ -85,12 +85,16 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
 /// The generator's warnings, by the rule its verdict uses (`herd_engine::generator`), from what
 /// the engine reported. The engine's verdict does not know the target's address; here the URL
 /// tells whether it is loopback, where Linux reuses TIME_WAIT ports by default.
-fn generator_warnings(url: &str, out: &RunOutput) -> Vec<String> {
+fn generator_warnings(url: &str, plan: &Plan, out: &RunOutput) -> Vec<String> {
     let g = &out.generator;
     let health = herd_engine::generator::Health {
+        // Drops are the server's saturation only when herd itself was not the limit.
+        dropped: if g.verdict.is_ok() { out.dropped } else { 0 },
+        max_connections: plan.max_connections(),
         ports_peak: g.ports_peak,
         port_range: g.port_range,
         connections_opened: g.connections_opened,
+        server_closed: g.server_closed,
         peak_connections: g.peak_connections,
         wall: out.duration,
         tw_reuse: herd_engine::health::tw_reuse(),

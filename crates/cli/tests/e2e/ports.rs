@@ -121,3 +121,52 @@ fn two_keep_alive_connections_among_many_time_wait_sockets_are_judged_ok() {
     assert!(text.contains("generator warning: "), "{text}");
     assert_matches_schema("result.schema.json", &r);
 }
+
+#[test]
+fn connections_the_server_closes_first_are_not_counted_as_herds_time_wait() {
+    let outcome = std::thread::spawn(|| {
+        if !private_network() {
+            eprintln!("skipped: a network namespace needs root (CAP_SYS_ADMIN)");
+            return None;
+        }
+        let s = Server::start(Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            ..Config::default()
+        })
+        .unwrap();
+        let dir = TempDir::new("ports-close");
+        let json = dir.path("r.json");
+        // 1,200 connections, one request each, through a 1,000-port range without TIME_WAIT
+        // reuse: herd asks `Connection: close` and the server closes first.
+        let out = run_herd(&[
+            "run",
+            "--rate",
+            "600",
+            "--calls-per-conn",
+            "1",
+            "-t",
+            "1",
+            "-d",
+            "2s",
+            "-q",
+            "--json",
+            json.to_str().unwrap(),
+            &format!("http://{}/", s.local_addr()),
+        ]);
+        // What `ss` would show on the client side: the ports herd used, in TIME_WAIT or not.
+        Some((out, read_json(&json), sockets_in_range()))
+    })
+    .join()
+    .unwrap();
+    let Some((out, r, client_side)) = outcome else {
+        return;
+    };
+    let text = stdout(&out);
+    let g = &r["generator"];
+    assert!(r["totals"]["ok"].as_u64().unwrap() >= 1_000, "{text}");
+    assert!(client_side < 100, "{client_side} client ports still held");
+    let said = format!("{} {}", g["reasons"], g["warnings"]);
+    // It once claimed herd held ~1,200 ports in TIME_WAIT here, and judged itself limited.
+    assert!(!said.contains("herd's own connections held"), "{said}");
+    assert!(!text.contains("TIME_WAIT"), "{text}");
+}

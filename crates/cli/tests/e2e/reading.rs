@@ -164,3 +164,24 @@ fn plot_refuses_a_sweep_json_with_a_value_no_run_measured() {
     assert!(stderr(&out).contains(&want), "{}", stderr(&out));
     assert!(!png.exists());
 }
+
+#[test]
+fn docs_and_help_give_the_exit_codes_herd_uses() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    let doc = |name: &str| std::fs::read_to_string(format!("{root}{name}")).unwrap();
+    // A late --start-at exits 7 (shard/start.rs proves it), in the help and in run.md.
+    let help = stdout(&run_herd(&["run", "--help"]))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("fail (exit 7,"), "{help}");
+    assert!(!help.contains("exit 6, the merge"), "{help}");
+    let run = doc("docs/run.md");
+    assert!(run.contains("`7` `--start-at`"), "run.md's exit codes");
+    assert!(!run.contains("`6` `--start-at`"), "run.md's exit codes");
+    assert!(!run.contains(").;"), "a stray ').;' in run.md");
+    // No level meets the SLO: 8 (capacity/ends.rs proves it).
+    assert!(!doc("docs/capacity.md").contains("6 no level tried meets the SLO"));
+    // The split of the load is tested (shard/split.rs); the note must not say otherwise.
+    assert!(!doc("docs/distributed.md").contains("the split of the load (waiting for the engine)"));
+}

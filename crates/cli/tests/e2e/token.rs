@@ -45,6 +45,15 @@ fn the_token_example_passes_against_a_mock_that_verifies_its_tokens() {
 
     let (out, r) = run(&example);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    // 20 iterations of two requests: the header counts iterations, not 20 "requests" for 40.
+    assert!(text.contains(", 20 iterations, "), "{text}");
+    assert!(text.contains("40 completed (40 ok, 0 failed)"), "{text}");
+    // The 20 expected 401s are ok, and the summary says why.
+    assert!(
+        text.contains("ok = every check passed: 20 responses with a 4xx/5xx status were what a check expected"),
+        "{text}"
+    );
     assert_eq!(passes_fails(check(&r, "no token: status 401")), (20, 0));
     assert_eq!(passes_fails(check(&r, "signed token: status 200")), (20, 0));
 

@@ -183,6 +183,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             }
         }
         if closed {
+            // The server hung up first: the TIME_WAIT is on its side, not herd's.
+            self.tally.server_closed += 1;
             self.drop_link(l, g);
         } else {
             self.tidy(l, g, now);

@@ -76,6 +76,8 @@ pub(crate) struct WorkerOutput {
     pub cpu: ThreadCpu,
     pub last_done: Option<Instant>,
     pub connections_opened: u64,
+    /// Connections the server closed first (no TIME_WAIT on herd's side).
+    pub server_closed: u64,
     pub peak_connections: u64,
     pub protocols: Vec<crate::ProtocolUse>,
     /// When this worker saw Ctrl-C.
@@ -369,6 +371,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         cpu,
         last_done: w.tally.last_done,
         connections_opened: w.tally.opened,
+        server_closed: w.tally.server_closed,
         peak_connections: w.tally.peak_conns,
         protocols: std::mem::take(&mut w.tally.protocols),
         cancelled_at: w.cancelled_at,

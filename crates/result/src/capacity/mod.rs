@@ -139,7 +139,7 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
             level(*l)
         ),
         Undecided::NeverBroke { at_least } => format!(
-            "it held {slo} up to {}, the most this search may try; raise the maximum (--max-rate / --max-users)",
+            "it held {slo} up to {}, the most this search may try; raise --max",
             level(*at_least)
         ),
         Undecided::TooFewRequests { level: l, have, need } => format!(

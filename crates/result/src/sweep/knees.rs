@@ -23,6 +23,18 @@ pub struct TargetKnee {
     pub backlog: Option<(f64, Backlog)>,
     /// Steps of this target where herd itself was the bottleneck.
     pub limited_steps: usize,
+    /// Lengths (s) of the steps too short to judge ([`MIN_STEP_S`]), left out of the curve.
+    pub short_steps: Vec<f64>,
+}
+
+/// A step shorter than this is mostly connection set-up and drain: two runs of it disagree
+/// ("saturates between 50 and 100 users" once, "between 1 and 5" the next, for steps of
+/// 40-130 ms). It is shown, but not judged.
+pub const MIN_STEP_S: f64 = 0.25;
+
+/// Whether a step's run is too short to judge.
+pub fn too_short(r: &crate::RunResult) -> bool {
+    r.duration_s < MIN_STEP_S
 }
 
 /// Good replies per second of a row: replies that were not errors. autobench's reply rate
@@ -74,7 +86,12 @@ impl SweepResult {
                         .iter()
                         .filter_map(move |s| Some((s.level, s.runs.get(i)?)))
                 };
+                let short_steps: Vec<f64> = runs()
+                    .filter(|(_, r)| too_short(r))
+                    .map(|(_, r)| r.duration_s)
+                    .collect();
                 let points: Vec<Point> = runs()
+                    .filter(|(_, r)| !too_short(r))
                     .map(|(level, r)| {
                         let row = super::row_of(r);
                         let totals = &r.totals;
@@ -100,6 +117,7 @@ impl SweepResult {
                     last_level: self.steps.last().map_or(0.0, |s| s.level),
                     backlog,
                     limited_steps,
+                    short_steps,
                 }
             })
             .collect()
@@ -118,6 +136,13 @@ impl TargetKnee {
     pub fn sentence_in(&self, unit: &str) -> String {
         let open = unit != "users";
         let short = unit.trim_end_matches(" asked");
+        if self.points.is_empty() && !self.short_steps.is_empty() {
+            return format!(
+                "{}: no conclusion: every step was too short to judge ({}), under the {MIN_STEP_S} s a step needs; lengthen the steps (--step-duration, or more --num-conns)",
+                self.name,
+                self.short_lengths()
+            );
+        }
         let mut clauses = vec![throughput_clause(self.shape, unit, open)];
         if !self.points.is_empty() {
             clauses.push(latency_clause(&self.points, short));
@@ -125,7 +150,34 @@ impl TargetKnee {
             let first = self.backlog.as_ref().map(|(l, b)| (*l, b));
             clauses.push(backlog_clause(first, short));
         }
+        if !self.short_steps.is_empty() {
+            clauses.push(format!(
+                "{} too short to judge ({}) left out: the conclusion rests on the others",
+                if self.short_steps.len() == 1 {
+                    "1 step".to_owned()
+                } else {
+                    format!("{} steps", self.short_steps.len())
+                },
+                self.short_lengths()
+            ));
+        }
         clauses.retain(|c| !c.is_empty());
         format!("{}: {}", self.name, clauses.join("; "))
+    }
+
+    /// "40-130 ms": the range of the short steps' lengths.
+    fn short_lengths(&self) -> String {
+        let ms = |s: f64| (s * 1e3).round() as u64;
+        let lo = self
+            .short_steps
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let hi = self.short_steps.iter().copied().fold(0.0, f64::max);
+        if ms(lo) == ms(hi) {
+            format!("{} ms", ms(lo))
+        } else {
+            format!("{}-{} ms", ms(lo), ms(hi))
+        }
     }
 }

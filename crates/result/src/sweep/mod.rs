@@ -10,7 +10,7 @@ mod stop;
 mod tsv;
 
 pub use conclusion::{errors_start, latency_rise, Point};
-pub use knees::{good_rate, level_text, level_unit, TargetKnee};
+pub use knees::{good_rate, level_text, level_unit, too_short, TargetKnee, MIN_STEP_S};
 pub use row::{implausible, row_of, Extra, Row, Table, TableStep};
 pub use stop::StopRule;
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};

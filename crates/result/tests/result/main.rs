@@ -11,4 +11,5 @@ mod json;
 mod schema;
 mod schemas;
 mod server;
+mod short_steps;
 mod table;

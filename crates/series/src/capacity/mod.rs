@@ -76,6 +76,11 @@ pub fn capacity(
         action = search.next(Some(&m));
         let judged = search.history().last().expect("a probe was judged");
         observer.probed(search.history().len(), judged, &m);
+        if nothing_answers(&done) {
+            // Every request failed before a response and none ever got one (nothing listens, or
+            // nothing answers): longer or other probes would only say so again.
+            break;
+        }
     }
     let interrupted = control.is_cancelled();
     let mut r = result(
@@ -92,6 +97,14 @@ pub fn capacity(
         r.sentence = sentence_in(&r, unit);
     }
     (r, failure)
+}
+
+/// No probe got a response although requests were sent: there is no server to search.
+fn nothing_answers(done: &[RunResult]) -> bool {
+    let (completed, errors) = done.iter().fold((0, 0), |(c, e), r| {
+        (c + r.totals.completed, e + r.totals.errors)
+    });
+    herd_result::answers::nothing_answered(completed) && errors > 0
 }
 
 /// Puts the result together from the search's end and its probes' runs, in order.

@@ -28,7 +28,7 @@ pub struct SearchConfig {
     pub slo: Slo,
     /// First level probed.
     pub start: f64,
-    /// Never probe above this (`--max-rate` / `--max-users`).
+    /// Never probe above this (`--max`).
     pub max: f64,
     /// Never probe below this.
     pub min: f64,
@@ -198,6 +198,12 @@ impl Search {
     /// may not be made longer.
     fn lengthen(&self, probe: Probe, short: Shortfall) -> Action {
         let longest = self.cfg.longest.max(self.cfg.probe);
+        if probe.duration >= longest && self.hi.is_none() && probe.level < self.cfg.max {
+            // Nothing broke yet: a higher level yields the requests this one could not, and
+            // the ramp goes up anyway. Giving up at a low first level would leave unjudged what
+            // the next level judges.
+            return self.ramp_past(&probe, short);
+        }
         if probe.duration >= longest {
             return Action::Undecided(Undecided::TooFewRequests {
                 level: probe.level,
@@ -217,6 +223,33 @@ impl Search {
         Action::Probe(Probe {
             duration: probe.duration.mul_f64(factor).min(longest),
             ..probe
+        })
+    }
+
+    /// A ramp probe above `probe`, high enough that its longest probe gets the requests `short`
+    /// says a verdict needs (a fifth more, since a rate is never exactly kept), and at least
+    /// twice `probe`'s level, as the ramp goes.
+    fn ramp_past(&self, probe: &Probe, short: Shortfall) -> Action {
+        if self.history.len() >= self.cfg.max_probes {
+            return Action::Undecided(Undecided::OutOfProbes {
+                held: self.lo,
+                broke: self.hi,
+            });
+        }
+        let longest = self.cfg.longest.max(self.cfg.probe);
+        let per_level_second =
+            short.have as f64 / (probe.level * probe.duration.as_secs_f64()).max(1e-9);
+        let enough = 1.2 * short.need as f64 / (per_level_second * longest.as_secs_f64()).max(1e-9);
+        let level = self.clamp(enough.max(probe.level * 2.0));
+        let duration = if self.cfg.users {
+            longest
+        } else {
+            self.duration_for(level, true)
+        };
+        Action::Probe(Probe {
+            level,
+            duration,
+            purpose: Purpose::Ramp,
         })
     }
 

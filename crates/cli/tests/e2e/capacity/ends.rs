@@ -16,7 +16,7 @@ fn capacity_says_it_cannot_decide_when_herd_is_the_bottleneck() {
     let ran = Herd::new(&["capacity", &url, "--slo", "errors<1%"])
         .args(&["--start", "50000000", "--max", "50000000"])
         .probes("100ms")
-        .args(&["--max-connections", "20", "-q"])
+        .args(&["--max-connections", "1000", "-q"])
         .json(&json)
         .run();
     let text = ran.code(4).stdout();
@@ -144,5 +144,50 @@ fn capacity_refuses_a_mistyped_output_directory_before_the_first_request() {
         "{err}"
     );
     assert_eq!(server.stats().requests, 0, "nothing was sent");
+    server.shutdown();
+}
+
+#[test]
+fn capacity_where_nothing_listens_says_so_at_once_and_exits_6() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let started = std::time::Instant::now();
+    let ran = Herd::new(&["capacity", &url, "--slo", "errors<1%"]).run();
+    let text = ran.code(6).stdout();
+    assert!(text.contains("NOTHING LISTENS"), "{text}");
+    assert!(!text.contains("too few"), "{text}");
+    // It once probed for 22 s before saying "0 of 0 requests".
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn capacity_against_a_server_holding_every_allowed_connection_blames_the_server() {
+    let _turn = one_at_a_time();
+    // Four connections of 5 ms carry at most 800 req/s: beyond, arrivals wait for connections
+    // the server holds. It once said "herd itself was the bottleneck" (exit 4) and advised -c,
+    // which capacity does not accept.
+    let server = mock(&["/* latency=fixed:5ms"]);
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("capacity-held");
+    let json = dir.path("c.json");
+    let ran = Herd::new(&["capacity", &url, "--slo", "errors<5%", "--start", "400"])
+        .probes("500ms")
+        .args(&["--max-connections", "4", "--max-probes", "5", "-q"])
+        .json(&json)
+        .run();
+    let text = ran.stdout();
+    let r = ran.json_of("capacity.schema.json");
+    for p in r["probes"].as_array().unwrap() {
+        let reasons = p["result"]["generator"]["reasons"].to_string();
+        assert!(!reasons.contains("never sent"), "{reasons}");
+    }
+    assert!(!text.contains("-c "), "{text}");
+    assert!(!text.contains("raise -c"), "{text}");
+    let broke = r["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["held"] == false);
+    assert!(broke, "past 800 req/s the SLO breaks: {text}");
     server.shutdown();
 }

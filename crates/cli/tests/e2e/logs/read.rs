@@ -137,6 +137,14 @@ fn against_a_run_nginx_logged_agrees_and_a_foreign_log_is_flagged() {
     let c = read_json(&cmp);
     assert_eq!(c["herd_requests"], 300);
     assert_eq!(c["logged"], 300);
+    // A URL run's one type is its method and path, herd's count beside the log's (not `herd 0`).
+    let types = c["by_type"].as_array().unwrap();
+    assert_eq!(types.len(), 1, "{types:?}");
+    assert_eq!(types[0]["name"], "GET /items/7");
+    assert_eq!(
+        (types[0]["herd"].as_u64(), types[0]["logged"].as_u64()),
+        (Some(300), Some(300))
+    );
 
     // a log that lost a third of the run's lines is flagged, exit 3
     let text = std::fs::read_to_string(&msec).unwrap();

@@ -2,12 +2,14 @@
 //! bad input and mistyped output paths before the first request, and a full listen queue named
 //! from the step that overflowed it.
 
+use super::levels::steps;
 use crate::common::*;
 
 #[test]
 fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     let _turn = one_at_a_time();
-    let server = mock(&["/* fault=reset"]);
+    // Every answer an error status: answered (so not exit 6), but not ok.
+    let server = mock(&["/* status=503"]);
     let dir = TempDir::new("sweep-stop");
     let json = dir.path("s.json");
     let url = format!("http://{}/", server.local_addr());
@@ -20,7 +22,7 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     let text = ran.code(0).stdout();
     let r = ran.json_of("sweep.schema.json");
     let steps = r["steps"].as_array().unwrap();
-    // Every step is past the limit (every request is reset); a step where herd itself was the
+    // Every step is past the limit (every answer is a 503); a step where herd itself was the
     // bottleneck does not count, so the sweep stops right after the second one that does.
     let counted: Vec<usize> = steps
         .iter()
@@ -53,6 +55,30 @@ fn a_sweep_stops_once_errors_pass_the_limit_two_steps_in_a_row() {
     );
     assert!(!text.contains("no saturation"), "{text}");
     assert_eq!(r["config"]["stop"]["max_error_percent"].as_f64(), Some(5.0));
+    // As `herd run` warns of a run whose every answer was an error status.
+    assert!(
+        text.contains(&format!(
+            "WARNING: {url}: every response was an error status (503 x "
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_sweep_where_nothing_listens_says_so_and_exits_6() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let ran = Herd::new(&["sweep", &url, "--rates", "10,20,30"])
+        .steps("300ms")
+        .run();
+    let text = ran.code(6).stdout();
+    assert!(
+        text.contains(&format!(
+            "NOTHING LISTENS: every connection to {url} was refused"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("saturated"), "{text}");
 }
 
 #[test]
@@ -205,4 +231,44 @@ fn a_full_listen_queue_is_named_from_the_step_that_overflowed_it() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn a_sweep_past_a_server_that_holds_its_connections_blames_the_server_and_stops() {
+    let _turn = one_at_a_time();
+    // Four connections of 5 ms each carry at most 800 req/s: past that, arrivals wait for
+    // connections the server holds. That is the server's saturation, not herd's.
+    let server = mock(&["/* latency=fixed:5ms"]);
+    let dir = TempDir::new("sweep-held");
+    let json = dir.path("s.json");
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&["sweep", &url, "--rates", "400:2000:400"])
+        .args(&["--max-connections", "4", "--calls-per-conn", "1"])
+        .steps("500ms")
+        .json(&json)
+        .run();
+    let text = ran.stdout();
+    let r = ran.json_of("sweep.schema.json");
+    let mut lagged = false;
+    for s in steps(&r) {
+        let g = &s["runs"][0]["generator"];
+        let reasons = g["reasons"].to_string();
+        assert!(!reasons.contains("never sent"), "{reasons}");
+        lagged |= g["verdict"] == "generator-limited";
+        if s["runs"][0]["totals"]["dropped"].as_u64().unwrap() > 0 && g["verdict"] == "ok" {
+            assert!(
+                g["warnings"]
+                    .to_string()
+                    .contains("the server's saturation"),
+                "{g}"
+            );
+        }
+    }
+    assert!(!text.contains("raise -c"), "{text}");
+    // Held arrivals count against the stop rule: the sweep stops past saturation (unless a
+    // loaded machine made herd itself late at some steps, which then rightly do not count).
+    if !lagged {
+        assert!(r["stopped_early"].is_string(), "{text}");
+        assert!(steps(&r).len() < 5, "{text}");
+    }
 }

@@ -56,7 +56,7 @@ fn two_step_workload(dir: &TempDir, addr: std::net::SocketAddr) -> String {
     path.to_str().unwrap().to_owned()
 }
 
-fn steps(r: &serde_json::Value) -> &Vec<serde_json::Value> {
+pub(super) fn steps(r: &serde_json::Value) -> &Vec<serde_json::Value> {
     r["steps"].as_array().unwrap()
 }
 

@@ -143,7 +143,7 @@ fn low_rates_probe_long_enough_for_enough_requests() {
 }
 
 #[test]
-fn a_probe_with_too_few_requests_is_run_longer_then_left_undecided() {
+fn too_few_at_a_low_first_level_ramps_to_a_level_that_can_be_judged() {
     // `--users` probes of 5 requests: a slow server answers one request per second per user.
     let c = SearchConfig {
         start: 1.0,
@@ -170,17 +170,47 @@ fn a_probe_with_too_few_requests_is_run_longer_then_left_undecided() {
         let m = slow(p);
         action = s.next(Some(&m));
     }
-    // 5 requests, then longer: 1 user is never judged on 5, 25 or 125 requests.
-    assert_eq!(lengths, vec![(1.0, 5), (1.0, 60)]);
-    assert_eq!(
-        action,
-        Action::Undecided(Undecided::TooFewRequests {
-            level: 1.0,
-            have: 60,
-            need: 1_000
-        })
+    // 5 requests, then longer: 1 user is never judged on 5, 25 or 125 requests. Still too few
+    // at the longest probe, with nothing broken yet: not "too few to judge" at 1 user (it once
+    // gave up there), but 20 users for as long, whose 1,200 requests judge the SLO.
+    assert_eq!(lengths[..3], [(1.0, 5), (1.0, 60), (20.0, 60)]);
+    let third = &s.history()[2];
+    assert!(third.held() && third.too_few.is_none(), "{third:?}");
+    assert!(
+        !matches!(action, Action::Undecided(Undecided::TooFewRequests { .. })),
+        "{action:?}"
     );
-    assert!(s.history().iter().all(|h| !h.held() && h.too_few.is_some()));
+}
+
+#[test]
+fn too_few_below_a_level_that_broke_is_left_undecided() {
+    // Once a level broke, a level below it that cannot be judged even at the longest probe is
+    // not skipped: the search says it cannot tell.
+    let c = SearchConfig {
+        start: 4.0,
+        users: true,
+        ..cfg("p99<2s")
+    };
+    let target = |p: &Probe| {
+        let n = (p.duration.as_secs_f64() * p.level) as u64;
+        let p99 = if p.level >= 4.0 { 5000.0 } else { 1000.0 };
+        Measured {
+            requests: n,
+            latency_ms: Summary {
+                count: n,
+                p50: 1000.0,
+                p99,
+                max: p99,
+                ..Summary::default()
+            },
+            ..Measured::default()
+        }
+    };
+    let (end, _) = drive(c, target);
+    assert!(
+        matches!(end, Action::Undecided(Undecided::TooFewRequests { .. })),
+        "{end:?}"
+    );
 }
 
 #[test]
