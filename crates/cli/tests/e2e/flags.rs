@@ -107,3 +107,14 @@ fn a_replay_applies_watch_flags() {
     );
     assert_eq!(s.stats().requests, 2, "the refused replay sent nothing");
 }
+
+/// `-d 2M` was two months and `1w` a week: a TIME takes exactly the units docs/units.md lists.
+#[test]
+fn durations_outside_the_documented_units_are_refused() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    for d in ["2M", "1w", "2d", "100y"] {
+        refused(&["run", "-d", d, &url], "units: us, ms, s, m, h");
+    }
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+}
