@@ -4,8 +4,8 @@
 use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
-use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
-use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
+use herd_http::{HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
@@ -32,7 +32,11 @@ pub struct Prepared {
 pub(crate) struct UrlRequest {
     pub url: String,
     pub target: Target,
+    /// The request as the flags describe it; a URL run's body lives only in `request`.
     pub spec: RequestSpec,
+    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
+    pub request: Request,
+    pub body_len: u64,
     /// As given, for the result's config.
     pub headers: Vec<String>,
 }
@@ -78,7 +82,7 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) => &r.request.bytes,
             _ => &[],
         }
     }
@@ -121,10 +125,7 @@ impl Prepared {
         };
         let out = match &self.what {
             What::Url(r) => {
-                let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
-                // A connection's last request asks the server to close (`--calls-per-conn`),
-                // so the TIME_WAIT lands on the server's side, as with ab and httperf.
-                let request = with_closing(request);
+                let request = &r.request;
                 let transport =
                     HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
                 herd_engine::run(

@@ -122,7 +122,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
         headers: r.headers.clone(),
-        body_bytes: r.spec.body.len() as u64,
+        body_bytes: r.body_len,
     }
 }
 

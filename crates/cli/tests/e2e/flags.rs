@@ -118,3 +118,31 @@ fn durations_outside_the_documented_units_are_refused() {
     }
     assert_eq!(s.stats().connections, 0, "nothing was sent");
 }
+
+/// `--body-file /dev/zero` grew without bound: a body is a regular file of at most 64 MiB,
+/// refused before anything is sent otherwise.
+#[test]
+fn body_files_that_are_not_regular_or_too_big_are_refused() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    refused(
+        &["run", "-n", "1", "--body-file", "/dev/zero", &url],
+        "is not a regular file",
+    );
+    let dir = TempDir::new("flags-body");
+    let big = dir.path("big.bin");
+    // Sparse: 65 MiB on paper, nothing on disk.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(65 << 20)
+        .unwrap();
+    for cmd in [
+        &["run", "-n", "1"][..],
+        &["sweep", "-c", "1", "--num-conns", "1"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--body-file", big.to_str().unwrap(), &url]);
+        refused(&args, "at most 67108864 bytes (64 MiB)");
+    }
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+}
