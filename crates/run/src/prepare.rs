@@ -42,6 +42,9 @@ impl RunSpec {
                 }
             },
         };
+        if let Some(ip) = self.bind {
+            problems.extend(local_address(ip).err());
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -206,6 +209,16 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
         headers,
         body,
     }
+}
+
+/// Whether `--bind` names an address of this machine: binding a socket to it is what every
+/// connection will do, so a foreign address fails here once rather than on every request.
+fn local_address(ip: std::net::IpAddr) -> Result<(), String> {
+    std::net::UdpSocket::bind((ip, 0)).map(drop).map_err(|e| {
+        format!(
+            "--bind {ip}: connections cannot be made from it ({e}): give an address of this machine (see `ip addr`), e.g. 127.0.0.2 for a loopback target"
+        )
+    })
 }
 
 /// The largest request body herd sends: it is held in memory (one copy, shared by every

@@ -146,3 +146,31 @@ fn body_files_that_are_not_regular_or_too_big_are_refused() {
     }
     assert_eq!(s.stats().connections, 0, "nothing was sent");
 }
+
+/// `--bind` with an address that is not this machine's ran and failed every request: it is
+/// refused before sending.
+#[test]
+fn bind_to_an_address_that_is_not_local_is_refused() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
+    refused(
+        &["run", "-n", "1", "--bind", "192.0.2.1", &url],
+        "--bind 192.0.2.1: connections cannot be made from it",
+    );
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+    let ran = Herd::new(&[
+        "run",
+        "-q",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "--bind",
+        "127.0.0.2",
+        &url,
+    ])
+    .run();
+    ran.code(0);
+    assert_eq!(s.stats().requests, 3, "a local address still works");
+}
