@@ -112,7 +112,14 @@ impl Prepared {
         let mut plan = self.plan_at(level, length);
         plan.shard = self.shard.clone();
         plan.late = self.late;
-        ensure_fds(plan.max_connections())?;
+        let fewer = match (&self.what, level) {
+            (What::Workload { file, .. }, None) => format!(
+                "lower `users:` (closed) or `max_connections:` (open) in {}",
+                file.display()
+            ),
+            _ => "ask for fewer connections (-c)".to_owned(),
+        };
+        ensure_fds(plan.max_connections(), &fewer)?;
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,

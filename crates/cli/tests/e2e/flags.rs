@@ -174,3 +174,57 @@ fn bind_to_an_address_that_is_not_local_is_refused() {
     ran.code(0);
     assert_eq!(s.stats().requests, 3, "a local address still works");
 }
+
+/// `--rate -5` got clap's hint to pass it after `--`, which would make it the URL: a negative
+/// value is read as the flag's value and refused for what it is.
+#[test]
+fn negative_values_are_refused_as_values_not_taken_for_flags() {
+    let url = "http://127.0.0.1:9/";
+    for (args, want) in [
+        (&["run", "--rate", "-5", url][..], "`-5` is not a rate"),
+        (&["run", "-c", "-5", url][..], "`-5` is not a count"),
+        (&["run", "-d", "-3s", url][..], "`-3s` is not a duration"),
+        (
+            &["sweep", "--rates", "5", "--timeout", "-1", url][..],
+            "`-1` is not a duration",
+        ),
+        (
+            &["replay", "a.log", "--target", url, "--rate", "-5"][..],
+            "`-5` is not a rate",
+        ),
+    ] {
+        let out = refused(args, want);
+        assert!(
+            !stderr(&out).contains("use '--"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A workload's own numbers are its file's to fix: `users: 0` is told with its line and column,
+/// and too many users for the open-file limit are told to lower `users:`, not `-c` (which a
+/// workload refuses).
+#[test]
+fn workload_load_problems_are_told_in_the_files_words() {
+    let dir = TempDir::new("flags-users");
+    let file = |users: u64| {
+        let path = dir.path(&format!("u{users}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "target: http://127.0.0.1:9/\nload: {{ model: closed, users: {users}, duration: 1s }}\n\
+                 scenarios:\n  - name: s\n    steps:\n      - get: /\n"
+            ),
+        )
+        .unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let zero = file(0);
+    refused(&["run", &zero], &format!("{zero}:2:"));
+    refused(&["run", &zero], "`users` must be at least 1");
+    // More users than any open-file limit allows (Linux's nr_open is at most 2^30).
+    let many = file(2_000_000_000);
+    let out = refused(&["run", &many], "lower `users:`");
+    assert!(!stderr(&out).contains("(-c)"), "{}", stderr(&out));
+}
