@@ -34,6 +34,7 @@ pub fn runs_for(
             headers: r.headers.clone(),
             body: r.body.clone(),
             body_file: r.body_file.clone(),
+            redact: r.secrets.redaction(),
         },
         load: LoadFlags {
             connections: r.max_connections,
@@ -104,6 +105,9 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

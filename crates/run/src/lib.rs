@@ -21,6 +21,7 @@ mod prepare;
 mod prepared;
 mod replay;
 mod result;
+mod script;
 mod spec;
 mod watch;
 

@@ -16,7 +16,14 @@ impl RunSpec {
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
         let what = match &self.source {
-            Source::Url { url } => self.url(url, &self.request, None, &mut problems),
+            Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
+                // The body is in the request's bytes: one copy for every connection.
+                Some(What::Url(mut r)) => {
+                    r.spec.body = Vec::new();
+                    Some(What::Url(r))
+                }
+                what => what,
+            },
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Replay { url, replay } => {
                 let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
@@ -28,6 +35,25 @@ impl RunSpec {
                         target,
                         replay: Box::new(replay),
                     }),
+                    _ => None,
+                }
+            }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
                     _ => None,
                 }
             }
@@ -102,20 +128,16 @@ impl RunSpec {
                 Request::new(Vec::new())
             }
         };
-        let mut request = UrlRequest {
-            url: url.to_owned(),
+        let request = UrlRequest {
             target,
             body_len: spec.body.len() as u64,
             spec,
             request: bytes,
-            headers: request.headers.clone(),
+            shown_url: request.redact.url(url),
+            headers: request.redact.headers(&request.headers),
         };
         Some(match file {
-            None => {
-                // The body is in the request's bytes: one copy for every connection.
-                request.spec.body = Vec::new();
-                What::Url(request)
-            }
+            None => What::Url(request),
             Some((workload, file)) => What::UrlFile {
                 request,
                 workload,

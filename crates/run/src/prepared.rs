@@ -30,14 +30,14 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
     /// The request as the flags describe it; a URL run's body lives only in `request`.
     pub spec: RequestSpec,
     /// The bytes sent, built once and shared by every connection (`Arc`s inside).
     pub request: Request,
     pub body_len: u64,
-    /// As given, for the result's config.
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 
@@ -58,6 +58,12 @@ pub(crate) enum What {
         url: String,
         target: Target,
         replay: Box<crate::replay::Prepared>,
+    },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
+        file: PathBuf,
     },
 }
 
@@ -83,6 +89,7 @@ impl Prepared {
     pub fn body(&self) -> &[u8] {
         match &self.what {
             What::Url(r) => &r.request.bytes,
+            What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -143,6 +150,7 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
             }
             What::Replay { target, replay, .. } => {
                 let transport =
@@ -155,13 +163,11 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport =
                     HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -170,19 +176,28 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
+            }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+                    .map(|out| (out, None))
             }
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
-        let out = out?;
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         result.server = server;
         match &self.what {
             What::Url(_) => {}
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
@@ -212,7 +227,7 @@ impl Prepared {
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
@@ -259,7 +274,9 @@ impl Prepared {
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();

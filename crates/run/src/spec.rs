@@ -43,6 +43,13 @@ pub enum Source {
         url: String,
         replay: Box<crate::Replay>,
     },
+    /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
+    /// script's `wrk` table, `args` go to its `init`.
+    Script {
+        url: String,
+        script: PathBuf,
+        args: Vec<String>,
+    },
 }
 
 impl Source {
@@ -59,6 +66,8 @@ pub struct RequestFlags {
     pub headers: Vec<String>,
     pub body: Option<String>,
     pub body_file: Option<PathBuf>,
+    /// Which headers the result shows masked (`--redact`, `--show-secrets`).
+    pub redact: herd_result::redact::Redaction,
 }
 
 impl RequestFlags {

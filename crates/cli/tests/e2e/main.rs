@@ -21,6 +21,8 @@ mod reading;
 mod report;
 mod run_guards;
 mod run_nginx;
+mod scripting;
+mod secrets;
 mod shard;
 mod stop_the_server;
 mod sweep;

@@ -8,4 +8,5 @@ mod closed;
 mod failures;
 mod open;
 mod segment;
+mod stream;
 mod window;
