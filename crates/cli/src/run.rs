@@ -102,7 +102,13 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         Ok((result, prepared.plan().missed()))
     })?;
     let code = finish(&result, a.json.as_deref())?;
-    if shard.is_some() {
+    if let Some(s) = &shard {
+        if herd_run::conclude(&result) == herd_run::Conclusion::NoShare {
+            eprintln!(
+                "herd: shard {} has no share of this run (fewer users or requests than shards): it sent nothing, and herd merge counts it",
+                s.shard
+            );
+        }
         crate::shard_run::print_frame(&result)?;
     }
     Ok(code)

@@ -189,3 +189,26 @@ scenarios:
         l.seen
     );
 }
+
+/// `--shard 0/100000000` took gigabytes and tens of seconds before sending anything; a shard
+/// with no share of the users exited 6 as if nothing had answered; its result filled stdout as
+/// base64. Now: a clear refusal, an exit 0 that says why nothing was sent, and stdout for people.
+#[test]
+fn shards_cost_their_share_and_a_shard_with_no_share_says_so() {
+    let s = mock(&[]);
+    let url = format!("http://{}/", s.local_addr());
+    refused(
+        &["run", "-n", "1", "--shard", "0/100000000", &url],
+        "more than herd splits a run into (100000)",
+    );
+    let ran = Herd::new(&["run", "-q", "-c", "2", "-d", "1s", "--shard", "3/4", &url]).run();
+    ran.code(0);
+    assert!(
+        ran.stderr().contains("shard 3/4 has no share of this run"),
+        "{}",
+        ran.stderr()
+    );
+    assert!(ran.stderr().contains("-----BEGIN HERD RESULT 3/4-----"));
+    assert!(!ran.stdout().contains("HERD RESULT"), "{}", ran.stdout());
+    assert_eq!(s.stats().requests, 0, "the empty shard sent nothing");
+}
