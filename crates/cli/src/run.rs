@@ -79,6 +79,8 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let mut prepared = prepared;
     // The engine plays only this shard's share of the plan.
     prepared.shard = shard.as_ref().map(|s| s.shard.clone());
+    // The shard's own checks, before its wait for the start instant.
+    prepared.check().map_err(Exit::from)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();

@@ -209,6 +209,12 @@ impl Prepared {
         Ok(result)
     }
 
+    /// Every problem with the run as it will play, its shard included: what a shard's wait for
+    /// its start instant must not be spent before finding.
+    pub fn check(&self) -> Result<(), RunError> {
+        self.check_at(self.level, self.length)
+    }
+
     /// Every problem with the plan at this level and length.
     pub(crate) fn check_at(
         &self,
@@ -221,7 +227,36 @@ impl Prepared {
                 RunError::Invalid(vec![format!("{}: {e}", file.display())])
             }
             _ => RunError::Invalid(e.0),
-        })
+        })?;
+        self.check_rows(&plan)
+    }
+
+    /// docs/distributed.md promises that two shards never log in as the same user: user `u`
+    /// keeps row `u mod rows`, so that holds only while every user has a row of its own.
+    fn check_rows(&self, plan: &Plan) -> Result<(), RunError> {
+        let (Some(shard), What::Workload { workload, file } | What::UrlFile { workload, file, .. }) =
+            (&self.shard, &self.what)
+        else {
+            return Ok(());
+        };
+        let users = plan.max_connections();
+        let problems: Vec<String> = workload
+            .per_user_rows()
+            .into_iter()
+            .filter(|&(_, rows)| shard.count > 1 && rows < users)
+            .map(|(name, rows)| {
+                format!(
+                    "{}: data `{name}` has {rows} rows for {users} users over {} shards: users would share rows, and two shards would log in as the same user; add rows (one per user) or run fewer users",
+                    file.display(),
+                    shard.count
+                )
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(RunError::Invalid(problems))
+        }
     }
 
     /// The plan at a level and length, without shard or late start.

@@ -212,3 +212,33 @@ fn shards_cost_their_share_and_a_shard_with_no_share_says_so() {
     assert!(!ran.stdout().contains("HERD RESULT"), "{}", ran.stdout());
     assert_eq!(s.stats().requests, 0, "the empty shard sent nothing");
 }
+
+/// docs/distributed.md promises two shards never log in as the same user; with fewer
+/// per-user rows than users (8 shards over 4 rows) they did. Refused before the start instant.
+#[test]
+fn a_per_user_csv_with_fewer_rows_than_users_is_refused_for_shards() {
+    let s = mock(&["/*"]);
+    let dir = TempDir::new("shard-rows");
+    std::fs::write(dir.path("users.csv"), "user\na\nb\nc\nd\n").unwrap();
+    let plan = dir.path("rows.yaml");
+    std::fs::write(
+        &plan,
+        format!(
+            "target: http://{}\nload: {{ model: closed, users: 8, duration: 1s }}\n\
+             data: {{ users: {{ csv: users.csv, pick: per-user }} }}\n\
+             scenarios:\n  - name: s\n    steps:\n      - get: /{{{{users.user}}}}\n",
+            s.local_addr()
+        ),
+    )
+    .unwrap();
+    let plan = plan.to_str().unwrap();
+    let out = refused(
+        &["run", plan, "--shard", "0/8", "--start-at", "+30s"],
+        "data `users` has 4 rows for 8 users over 8 shards",
+    );
+    assert!(
+        !stderr(&out).contains("ready, starting at"),
+        "refused before the wait"
+    );
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+}
