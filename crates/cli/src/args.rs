@@ -24,7 +24,7 @@ pub struct RunArgs {
     /// Closed model: concurrent connections, each sending its next request when the last one
     /// answered. With --rate: the cap on connections, opened as the schedule needs them
     /// [default: 10, or 1000 with --rate]
-    #[arg(short = 'c', long = "connections", value_name = "N")]
+    #[arg(short = 'c', long = "connections", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub connections: Option<u64>,
 
     /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
@@ -33,16 +33,16 @@ pub struct RunArgs {
     pub rate: Option<f64>,
 
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
 
     /// Stop after this many requests (after the warm-up)
-    #[arg(short = 'n', long = "requests", value_name = "N")]
+    #[arg(short = 'n', long = "requests", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub requests: Option<u64>,
 
     /// Requests per connection before it is replaced (httperf's --num-calls); 1 = a new
     /// connection per request [default: unlimited keep-alive]
-    #[arg(long = "calls-per-conn", value_name = "K")]
+    #[arg(long = "calls-per-conn", value_name = "K", value_parser = crate::values::count::<u64>)]
     pub calls_per_conn: Option<u64>,
 
     /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, a sliding
@@ -89,16 +89,16 @@ pub struct RunArgs {
 
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
     /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
 
     /// Run this long first, measured but excluded from the results (start-up effects); wins
     /// over a workload file's `load: warmup` [default: 0s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N")]
+    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
     /// Write the full result as JSON to FILE (also on Ctrl-C)

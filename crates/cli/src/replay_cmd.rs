@@ -22,7 +22,7 @@ pub struct ReplayArgs {
     pub target: Option<String>,
 
     /// Ignore the log's timing: send its requests at this many per second
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = crate::values::rate)]
     pub rate: Option<f64>,
 
     /// Play the log again and again until --duration ends, each round after the last
@@ -30,19 +30,19 @@ pub struct ReplayArgs {
     pub repeat: bool,
 
     /// With --loop: how long to play
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub duration: Option<std::time::Duration>,
 
     /// Most connections open at once (arrivals that find none free wait, then are dropped)
-    #[arg(short = 'c', long, value_name = "N", default_value_t = 1000)]
+    #[arg(short = 'c', long, value_name = "N", default_value_t = 1000, value_parser = crate::values::count::<u64>)]
     pub connections: u64,
 
     /// Worker threads
-    #[arg(short = 't', long, value_name = "N", default_value_t = 1)]
+    #[arg(short = 't', long, value_name = "N", default_value_t = 1, value_parser = crate::values::count::<usize>)]
     pub threads: usize,
 
     /// Per-request deadline, connect included [default: 10s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub timeout: Option<std::time::Duration>,
 
     /// Do not verify TLS certificates

@@ -84,6 +84,8 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let mut prepared = prepared;
     // The engine plays only this shard's share of the plan.
     prepared.shard = shard.as_ref().map(|s| s.shard.clone());
+    // The shard's own checks, before its wait for the start instant.
+    prepared.check().map_err(Exit::from)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
@@ -107,7 +109,13 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         Ok((result, prepared.plan().missed()))
     })?;
     let code = finish(&result, a.json.as_deref())?;
-    if shard.is_some() {
+    if let Some(s) = &shard {
+        if herd_run::conclude(&result) == herd_run::Conclusion::NoShare {
+            eprintln!(
+                "herd: shard {} has no share of this run (fewer users or requests than shards): it sent nothing, and herd merge counts it",
+                s.shard
+            );
+        }
         crate::shard_run::print_frame(&result)?;
     }
     Ok(code)

@@ -78,23 +78,23 @@ pub struct RequestArgs {
 
     /// Per-request deadline, connect included (autobench's --timeout); wins over a workload
     /// file's `defaults: timeout` [default: 10s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
 
     /// Requests per connection before it is replaced (httperf's --num-calls) [default: keep-alive]
-    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K")]
+    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K", value_parser = crate::values::count::<u64>)]
     pub calls_per_conn: Option<u64>,
 
     /// Open model: the most connections a run may open [default: 1000]
-    #[arg(long = "max-connections", value_name = "N")]
+    #[arg(long = "max-connections", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub max_connections: Option<u64>,
 
     /// Run this long before each measurement, excluded from it [default: 0s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N")]
+    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
     /// Do not verify TLS certificates (self-signed test servers)

@@ -214,13 +214,14 @@ pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started:
     result.shard = Some(header);
 }
 
-/// Prints the result as one framed block on stdout, for `kubectl logs` and `herd k8s collect`.
+/// Prints the result as one framed block on standard error, for `kubectl logs` (which shows
+/// both streams) and `herd k8s collect`; standard output keeps what a person reads.
 pub fn print_frame(result: &RunResult) -> Result<(), Exit> {
     let mut json = Vec::new();
     herd_result::write_json(result, &mut json)
         .map_err(|e| Exit::bad_input(format!("cannot encode the result: {e}")))?;
     let label = result.shard.as_ref().map(|h| h.label()).unwrap_or_default();
-    print!("{}", herd_result::frame::frame(&json, &label));
+    eprint!("{}", herd_result::frame::frame(&json, &label));
     Ok(())
 }
 

@@ -29,7 +29,7 @@ mod watch;
 pub use conclusion::{conclude, Conclusion};
 pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
-pub use prepare::{compile_workload, workload_path};
+pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
 pub use replay::Replay;
 pub use result::to_result;

@@ -4,9 +4,10 @@
 use crate::prepared::{Prepared, UrlRequest, What};
 use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
+use herd_engine::Request;
 use herd_engine::{Load, Plan};
 use herd_http::h3::H3Transport;
-use herd_http::{prepare, RequestSpec, Target, TlsOptions};
+use herd_http::{prepare, with_closing, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,14 @@ impl RunSpec {
         let mut problems = crate::flags::refused(self);
         self.http.check(&mut problems);
         let what = match &self.source {
-            Source::Url { url } => self.url(url, &self.request, None, &mut problems),
+            Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
+                // The body is in the request's bytes: one copy for every connection.
+                Some(What::Url(mut r)) => {
+                    r.spec.body = Vec::new();
+                    Some(What::Url(r))
+                }
+                what => what,
+            },
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Replay { url, replay } => {
                 let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
@@ -77,6 +85,9 @@ impl RunSpec {
                 problems.push(format!("--http3: {e}"));
             }
         }
+        if let Some(ip) = self.bind {
+            problems.extend(local_address(ip).err());
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -126,9 +137,15 @@ impl RunSpec {
             problems.extend(e.0);
         }
         let target = target?;
-        if let Err(e) = prepare(&target, &spec) {
-            problems.push(e.to_string());
-        }
+        // A connection's last request asks the server to close (`--calls-per-conn`), so the
+        // TIME_WAIT lands on the server's side, as with ab and httperf.
+        let bytes = match prepare(&target, &spec) {
+            Ok(r) => with_closing(r),
+            Err(e) => {
+                problems.push(e.to_string());
+                Request::new(Vec::new())
+            }
+        };
         if let Some(p) = self.load.pipeline {
             let idempotent = matches!(
                 spec.method.as_str(),
@@ -146,7 +163,9 @@ impl RunSpec {
         }
         let request = UrlRequest {
             target,
+            body_len: spec.body.len() as u64,
             spec,
+            request: bytes,
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
         };
@@ -227,13 +246,10 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
     }
     let body = match (&r.body, &r.body_file) {
         (Some(b), _) => b.clone().into_bytes(),
-        (None, Some(path)) => match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                problems.push(format!("cannot read the body file {}: {e}", path.display()));
-                Vec::new()
-            }
-        },
+        (None, Some(path)) => body_file(path).unwrap_or_else(|e| {
+            problems.push(e);
+            Vec::new()
+        }),
         (None, None) => Vec::new(),
     };
     let has_body = r.body.is_some() || r.body_file.is_some();
@@ -248,6 +264,53 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
         headers,
         body,
     }
+}
+
+/// Whether `--bind` names an address of this machine: binding a socket to it is what every
+/// connection will do, so a foreign address fails here once rather than on every request.
+fn local_address(ip: std::net::IpAddr) -> Result<(), String> {
+    std::net::UdpSocket::bind((ip, 0)).map(drop).map_err(|e| {
+        format!(
+            "--bind {ip}: connections cannot be made from it ({e}): give an address of this machine (see `ip addr`), e.g. 127.0.0.2 for a loopback target"
+        )
+    })
+}
+
+/// The largest request body herd sends: it is held in memory (one copy, shared by every
+/// connection), so a device or a huge file must not fill the machine before the first request.
+pub const MAX_BODY: u64 = 64 << 20;
+
+/// Reads `--body-file`: a regular file of at most [`MAX_BODY`] bytes. `/dev/zero` or a FIFO
+/// would be read forever.
+fn body_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read the body file {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!(
+            "--body-file {} is not a regular file (a device, pipe or directory): give a file whose content is the body",
+            path.display()
+        ));
+    }
+    let too_big = |len: u64| {
+        format!(
+            "--body-file {} is {len} bytes; herd sends a body of at most {MAX_BODY} bytes (64 MiB), held once in memory: send a smaller file",
+            path.display()
+        )
+    };
+    if meta.len() > MAX_BODY {
+        return Err(too_big(meta.len()));
+    }
+    let mut body = Vec::with_capacity(meta.len() as usize);
+    // A file that grows while read is still bounded.
+    file.take(MAX_BODY + 1)
+        .read_to_end(&mut body)
+        .map_err(cannot)?;
+    if body.len() as u64 > MAX_BODY {
+        return Err(too_big(body.len() as u64));
+    }
+    Ok(body)
 }
 
 /// The plan a URL's (or URL file's) load flags describe.

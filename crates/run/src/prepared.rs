@@ -4,9 +4,9 @@
 use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
-use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
+use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
-use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_http::{HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
@@ -33,7 +33,11 @@ pub struct Prepared {
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
     pub target: Target,
+    /// The request as the flags describe it; a URL run's body lives only in `request`.
     pub spec: RequestSpec,
+    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
+    pub request: Request,
+    pub body_len: u64,
     /// The URL and the headers as the result shows them: credentials masked.
     pub shown_url: String,
     pub headers: Vec<String>,
@@ -86,7 +90,8 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) | What::Script { request: r, .. } => &r.spec.body,
+            What::Url(r) => &r.request.bytes,
+            What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -116,7 +121,14 @@ impl Prepared {
         let mut plan = self.plan_at(level, length);
         plan.shard = self.shard.clone();
         plan.late = self.late;
-        ensure_fds(plan.max_connections())?;
+        let fewer = match (&self.what, level) {
+            (What::Workload { file, .. }, None) => format!(
+                "lower `users:` (closed) or `max_connections:` (open) in {}",
+                file.display()
+            ),
+            _ => "ask for fewer connections (-c)".to_owned(),
+        };
+        ensure_fds(plan.max_connections(), &fewer)?;
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,
@@ -130,10 +142,7 @@ impl Prepared {
         };
         let out = match &self.what {
             What::Url(r) => {
-                let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
-                // A connection's last request asks the server to close (`--calls-per-conn`),
-                // so the TIME_WAIT lands on the server's side, as with ab and httperf.
-                let request = with_closing(request);
+                let request = &r.request;
                 let script = |_| Single(request.clone());
                 if self.http.http3 {
                     let transport =
@@ -214,6 +223,12 @@ impl Prepared {
         Ok(result)
     }
 
+    /// Every problem with the run as it will play, its shard included: what a shard's wait for
+    /// its start instant must not be spent before finding.
+    pub fn check(&self) -> Result<(), RunError> {
+        self.check_at(self.level, self.length)
+    }
+
     /// Every problem with the plan at this level and length.
     pub(crate) fn check_at(
         &self,
@@ -226,7 +241,36 @@ impl Prepared {
                 RunError::Invalid(vec![format!("{}: {e}", file.display())])
             }
             _ => RunError::Invalid(e.0),
-        })
+        })?;
+        self.check_rows(&plan)
+    }
+
+    /// docs/distributed.md promises that two shards never log in as the same user: user `u`
+    /// keeps row `u mod rows`, so that holds only while every user has a row of its own.
+    fn check_rows(&self, plan: &Plan) -> Result<(), RunError> {
+        let (Some(shard), What::Workload { workload, file } | What::UrlFile { workload, file, .. }) =
+            (&self.shard, &self.what)
+        else {
+            return Ok(());
+        };
+        let users = plan.max_connections();
+        let problems: Vec<String> = workload
+            .per_user_rows()
+            .into_iter()
+            .filter(|&(_, rows)| shard.count > 1 && rows < users)
+            .map(|(name, rows)| {
+                format!(
+                    "{}: data `{name}` has {rows} rows for {users} users over {} shards: users would share rows, and two shards would log in as the same user; add rows (one per user) or run fewer users",
+                    file.display(),
+                    shard.count
+                )
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(RunError::Invalid(problems))
+        }
     }
 
     /// The plan at a level and length, without shard or late start.

@@ -141,7 +141,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         calls_per_conn: plan.calls_per_conn,
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         headers: r.headers.clone(),
-        body_bytes: r.spec.body.len() as u64,
+        body_bytes: r.body_len,
     }
 }
 

@@ -136,6 +136,29 @@ impl Workload {
         }
     }
 
+    /// The data sources that give each user its own row (`pick: per-user`), with their row
+    /// counts: user `u` of the whole run keeps row `u mod rows`, so with more users than rows,
+    /// users (and shards) share rows.
+    pub fn per_user_rows(&self) -> Vec<(&str, u64)> {
+        use data::{Kind, Pick};
+        self.program
+            .sources
+            .iter()
+            .filter_map(|s| match &s.kind {
+                Kind::Table {
+                    rows,
+                    pick: Pick::PerUser,
+                    ..
+                } => Some((s.name.as_str(), rows.len() as u64)),
+                Kind::Values {
+                    values,
+                    pick: Pick::PerUser,
+                } => Some((s.name.as_str(), values.len() as u64)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The script for one worker thread.
     pub fn script(&self) -> WorkloadScript {
         self.script_in(None)

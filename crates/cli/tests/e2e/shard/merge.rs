@@ -21,7 +21,8 @@ fn two_shards(dir: &TempDir, url: &str) -> [(String, std::path::PathBuf); 2] {
         .map(|(c, json)| {
             let o = c.wait_with_output().unwrap();
             assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-            (stdout(&o), json)
+            assert!(!stdout(&o).contains("HERD RESULT"), "stdout is for people");
+            (stderr(&o), json)
         })
         .collect();
     outs.try_into().unwrap()
