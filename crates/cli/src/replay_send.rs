@@ -4,11 +4,11 @@
 //! requests are built once; a line costs its offset and a request number.
 
 use crate::exit::Exit;
-use crate::progress::Live;
 use crate::replay_cmd::ReplayArgs;
 use hdrhistogram::Histogram;
 use herd_engine::{Action, Control, Ctx, Last, Load, Plan, Request, Script, SystemClock};
 use herd_http::{prepare, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_live::line::Live;
 use herd_logs::replay::{arrivals, ReplayOptions, Skipped};
 use herd_logs::source::{FormatSpec, ReadStats};
 use herd_result::{Model, RunConfig, RunResult};

@@ -4,14 +4,14 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, progress::Live, watch};
+use crate::{interrupt, watch};
 use herd_engine::Control;
 use herd_report::render_text;
-use herd_result::{write_json, RunResult};
+use herd_result::RunResult;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -58,7 +58,11 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         crate::workload_cmd::refuse_load_flags(a, &file)?;
     }
     let spec = spec(a);
-    let (prepared, watch) = match (spec.prepare(), watch::check(&a.watch), check_outputs(a)) {
+    let (prepared, watch) = match (
+        spec.prepare(),
+        watch::check(&a.watch),
+        crate::outputs::check(a),
+    ) {
         (Ok(p), Ok(w), Ok(())) => (p, w),
         (p, w, o) => {
             let problems: Vec<String> = [p.err().map(Exit::from), w.err(), o.err()]
@@ -76,10 +80,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
-        duration: plan.duration.or(plan.length()),
-        requests: plan.requests,
-    });
+    let mut sinks = crate::outputs::sinks(a, &plan)?;
     // A shard's plan hash: a workload's file and data files; a URL's resolved settings and body.
     let config = prepared.config();
     let body = match &spec.source {
@@ -93,13 +94,19 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
         let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
-        let result = prepared.run(None, &control, &mut live);
+        sinks.start(&herd_live::Start {
+            target: prepared.config().url,
+            config: prepared.config(),
+            measure_start: SystemTime::now() + plan.warmup,
+            shard: None,
+        });
+        let result = prepared.run(None, &control, &mut sinks);
         let server = watch::stop(watcher);
         let mut result = result?;
         result.server = server;
         Ok((result, prepared.plan().missed()))
     })?;
-    let code = finish(&result, a.json.as_deref())?;
+    let code = crate::outputs::finish(&result, &mut sinks)?;
     if shard.is_some() {
         crate::shard_run::print_frame(&result)?;
     }
@@ -116,27 +123,10 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
                 path.display()
             ))
         };
-        let file = std::fs::File::create(path).map_err(cannot)?;
-        write_json(result, std::io::BufWriter::new(file)).map_err(cannot)?;
+        herd_live::json::write_final(path, result).map_err(cannot)?;
     }
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
     Ok(exit::code(herd_run::conclude(result)))
-}
-
-/// Every output file of `herd run` (`--json`), checked before anything is sent.
-pub fn check_outputs(a: &RunArgs) -> Result<(), Exit> {
-    let problems: Vec<String> = [("--json", a.json.as_deref())]
-        .into_iter()
-        .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Exit::bad_input(format!(
-            "{}\nnothing was sent",
-            problems.join("\n")
-        )))
-    }
 }

@@ -25,7 +25,7 @@ pub use conclusion::{conclude, Conclusion};
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path};
 pub use prepared::Prepared;
-pub use result::to_result;
+pub use result::{generator_sample, to_result};
 pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};

@@ -14,6 +14,7 @@ mod faults;
 mod generator;
 mod k8s;
 mod logs;
+mod outputs;
 mod plot;
 mod ports;
 mod reading;
