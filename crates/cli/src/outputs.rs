@@ -26,6 +26,10 @@ pub struct OutputArgs {
     /// Write a Markdown summary to FILE at the end, for CI job pages ($GITHUB_STEP_SUMMARY)
     #[arg(long = "summary-md", value_name = "FILE", help_heading = "Outputs")]
     pub summary_md: Option<PathBuf>,
+    /// Serve the run's metrics for Prometheus at http://ADDR/metrics while it runs (a port alone
+    /// means 127.0.0.1); after the end it waits up to 10 s for a last scrape
+    #[arg(long = "metrics-listen", value_name = "ADDR", value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 /// Every output file of `herd run`, checked before anything is sent.
@@ -75,6 +79,16 @@ pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
     if let Some(p) = &o.summary_md {
         sinks.add(herd_live::markdown::Markdown::create(p));
     }
+    if let Some(addr) = o.metrics_listen {
+        let m = herd_live::metrics::Metrics::listen(addr, herd_live::metrics::GRACE).map_err(|e| {
+            Exit::bad_input(format!(
+                "--metrics-listen {addr}: cannot listen there: {}; pick another address or port\nnothing was sent",
+                e.source
+            ))
+        })?;
+        eprintln!("herd: metrics at http://{}/metrics", m.local_addr());
+        sinks.add(m);
+    }
     Ok(sinks)
 }
 
@@ -86,6 +100,9 @@ pub fn finish(result: &RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    sinks.linger();
     if !problems.is_empty() {
         let lines: Vec<String> = problems
             .iter()

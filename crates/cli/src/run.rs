@@ -95,6 +95,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
         let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
         sinks.start(&herd_live::Start {
+            run_id: herd_live::Start::new_run_id(),
             target: prepared.config().url,
             config: prepared.config(),
             measure_start: SystemTime::now() + plan.warmup,

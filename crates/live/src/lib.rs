@@ -22,6 +22,7 @@ pub mod json;
 pub mod junit;
 pub mod line;
 pub mod markdown;
+pub mod metrics;
 
 use herd_engine::{Progress, Record};
 use herd_result::{RunConfig, RunResult, ShardHeader};
@@ -31,6 +32,8 @@ use std::time::SystemTime;
 /// What every sink learns before the first second: what runs, and when its measurement starts.
 #[derive(Clone, Debug)]
 pub struct Start {
+    /// Tells this run's series from others' in a shared Prometheus.
+    pub run_id: String,
     pub target: String,
     pub config: RunConfig,
     /// When the measurement starts (after the warm-up).
@@ -46,6 +49,16 @@ pub struct SinkError {
     pub path: PathBuf,
     #[source]
     pub source: std::io::Error,
+}
+
+impl Start {
+    /// A run id from the clock and the process: unique enough to tell runs apart.
+    pub fn new_run_id() -> String {
+        let t = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        format!("{:x}-{:x}", t.as_secs(), std::process::id())
+    }
 }
 
 impl SinkError {
@@ -77,6 +90,9 @@ pub trait Sink {
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
         Ok(())
     }
+    /// Everything is written and shown: a sink others read from (a metrics endpoint) may stay
+    /// up a little for its readers.
+    fn linger(&mut self) {}
 }
 
 /// Every sink of a run. A sink that fails is reported once and left out of the rest of the
@@ -111,6 +127,13 @@ impl Sinks {
             }
         }
         std::mem::take(&mut self.problems)
+    }
+
+    /// Lets each sink [`Sink::linger`], after the results are written and shown.
+    pub fn linger(&mut self) {
+        for (sink, _) in &mut self.sinks {
+            sink.linger();
+        }
     }
 
     fn each(&mut self, mut f: impl FnMut(&mut dyn Sink) -> Result<(), SinkError>) {

@@ -4,3 +4,4 @@
 
 mod files;
 mod killed;
+mod prometheus;
