@@ -6,7 +6,6 @@ use crate::exit::{self, Exit};
 use herd_engine::Plan;
 use herd_live::line::{Live, Planned};
 use herd_live::Sinks;
-use herd_report::render_text;
 use herd_result::RunResult;
 use std::path::PathBuf;
 
@@ -97,9 +96,7 @@ pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
 /// not cost the measurement.
 pub fn finish(result: &RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
     let problems = sinks.finish(result);
-    let mut text = String::new();
-    let _ = render_text(result, &mut text);
-    print!("{text}");
+    crate::run::print_summary(result);
     use std::io::Write;
     let _ = std::io::stdout().flush();
     sinks.linger();

@@ -4,14 +4,14 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, watch};
+use crate::interrupt;
 use herd_engine::Control;
 use herd_report::render_text;
 use herd_result::RunResult;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -20,21 +20,24 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
-        (None, Some(path)) => Source::UrlFile {
-            path: path.clone(),
-            request,
+        (None, None) if a.script.is_some() => Source::Script {
+            url: a.url.clone().unwrap_or_default(),
+            script: a.script.clone().unwrap_or_default(),
+            args: a.script_args.clone(),
         },
+        (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
-            request,
         },
     };
     RunSpec {
         source,
+        request,
         load: LoadFlags {
             connections: a.connections,
             rate: a.rate,
@@ -42,30 +45,30 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
             timeout: a.timeout,
-            // A workload file's own warm-up stands (a flag that contradicts it is refused).
-            warmup: file.is_none().then_some(a.warmup),
+            warmup: a.warmup,
             threads: a.threads,
         },
         level: None,
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        watch: a.watch.plan(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    if let Some(file) = crate::workload_cmd::workload_file(a) {
-        crate::workload_cmd::refuse_load_flags(a, &file)?;
+    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+        return Err(Exit::bad_input(format!(
+            "-s/--script drives a URL, not a workload file: give a URL, or call the \
+             script's functions from {} (script:, see docs/workload.md)",
+            file.display()
+        )));
     }
     let spec = spec(a);
-    let (prepared, watch) = match (
-        spec.prepare(),
-        watch::check(&a.watch),
-        crate::outputs::check(a),
-    ) {
-        (Ok(p), Ok(w), Ok(())) => (p, w),
-        (p, w, o) => {
-            let problems: Vec<String> = [p.err().map(Exit::from), w.err(), o.err()]
+    let prepared = match (spec.prepare(), crate::outputs::check(a)) {
+        (Ok(p), Ok(())) => p,
+        (p, o) => {
+            let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)
@@ -93,7 +96,6 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     };
     let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
         sinks.start(&herd_live::Start {
             run_id: herd_live::Start::new_run_id(),
             target: prepared.config().url,
@@ -101,10 +103,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             measure_start: SystemTime::now() + plan.warmup,
             shard: None,
         });
-        let result = prepared.run(None, &control, &mut sinks);
-        let server = watch::stop(watcher);
-        let mut result = result?;
-        result.server = server;
+        let result = prepared.run(None, &control, &mut sinks)?;
         Ok((result, prepared.plan().missed()))
     })?;
     let code = crate::outputs::finish(&result, &mut sinks)?;
@@ -126,8 +125,21 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
         };
         herd_live::json::write_final(path, result).map_err(cannot)?;
     }
+    print_summary(result);
+    Ok(exit::code(herd_run::conclude(result)))
+}
+
+/// The text summary on stdout.
+pub fn print_summary(result: &RunResult) {
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
-    Ok(exit::code(herd_run::conclude(result)))
+    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
+    if let Some(out) = result
+        .extra
+        .get("script")
+        .and_then(|s| s["output"].as_str())
+    {
+        print!("{out}");
+    }
 }

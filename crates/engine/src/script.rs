@@ -17,6 +17,9 @@ pub enum Action {
     /// The iteration is over: the user takes its next one (closed model) or waits for the next
     /// arrival (open model).
     Done,
+    /// The user takes no more iterations (wrk's `wrk.thread:stop()`); the run goes on with the
+    /// others and ends when none is left.
+    Stop,
 }
 
 /// What happened since the script last spoke, handed to [`Script::next`].

@@ -30,7 +30,7 @@ impl Csv {
 
 /// One record as a CSV row (every field a number: nothing to quote).
 pub fn row(r: &Record) -> String {
-    let e = StreamLine::new(&r.second, None).second;
+    let e = StreamLine::new(&r.second, r.whole, None).second;
     let class = |c: &str| e.status_class.get(c).copied().unwrap_or(0);
     let (cpu, conns) = match &r.health {
         Some(h) => (

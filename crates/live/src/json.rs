@@ -56,7 +56,7 @@ impl Sink for JsonStream {
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
         let health = r.health.as_ref().map(herd_run::generator_sample);
-        self.line(&StreamLine::new(&r.second, health))
+        self.line(&StreamLine::new(&r.second, r.whole, health))
     }
 
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {

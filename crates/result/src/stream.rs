@@ -67,11 +67,12 @@ pub struct StreamLine {
 }
 
 impl StreamLine {
-    /// The line for a second of the measurement. A second cut short is counted over a whole
-    /// second: the stream does not know yet how long the run was (the finished result does).
-    pub fn new(second: &Second, generator: Option<GeneratorSample>) -> Self {
+    /// The line for a second of the measurement (`whole`: wholly inside it, a sample of the
+    /// run). A second cut short is counted over a whole second: the stream does not know yet
+    /// how long the run was (the finished result does).
+    pub fn new(second: &Second, whole: bool, generator: Option<GeneratorSample>) -> Self {
         StreamLine {
-            second: timeline_entry(second, second.index as f64 + 1.0),
+            second: timeline_entry(second, second.index as f64 + 1.0, whole),
             generator,
         }
     }
@@ -238,7 +239,7 @@ mod tests {
                     Verdict::Ok,
                 ));
             }
-            text += &serde_json::to_string(&StreamLine::new(&s, None)).unwrap();
+            text += &serde_json::to_string(&StreamLine::new(&s, true, None)).unwrap();
             text += "\n";
         }
         text += r#"{"t":3,"requests":1"#;
