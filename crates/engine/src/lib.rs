@@ -32,6 +32,7 @@ mod control;
 pub mod fake;
 pub mod generator;
 pub mod health;
+mod output;
 pub mod plan;
 mod run;
 pub mod schedule;
