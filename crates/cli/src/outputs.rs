@@ -29,6 +29,10 @@ pub struct OutputArgs {
     /// means 127.0.0.1); after the end it waits up to 10 s for a last scrape
     #[arg(long = "metrics-listen", value_name = "ADDR", value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Push the same series to a Prometheus remote-write receiver every 5 s and at the end
+    /// (remote write 1.0), e.g. http://127.0.0.1:9090/api/v1/write
+    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::Endpoint::parse, help_heading = "Outputs")]
+    pub remote_write: Option<herd_live::metrics::Endpoint>,
 }
 
 /// Every output file of `herd run`, checked before anything is sent.
@@ -87,6 +91,9 @@ pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
         })?;
         eprintln!("herd: metrics at http://{}/metrics", m.local_addr());
         sinks.add(m);
+    }
+    if let Some(to) = &o.remote_write {
+        sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
     }
     Ok(sinks)
 }

@@ -28,7 +28,7 @@ pub fn buckets_for(timeout_s: f64) -> Vec<f64> {
 /// What the endpoint shows: cumulative over every second closed so far.
 #[derive(Debug, Default)]
 pub struct Exposition {
-    labels: String,
+    labels: Vec<(String, String)>,
     bounds: Vec<f64>,
     /// Responses by status class (index as `Second::status_class`), and requests that got none
     /// by error class.
@@ -61,11 +61,10 @@ impl Exposition {
                     .map(|i| format!("{}/{}", i.index, h.count))
             })
             .unwrap_or_default();
-        self.labels = format!(
-            "run_id=\"{}\",shard=\"{}\"",
-            escape(&s.run_id),
-            escape(&shard)
-        );
+        self.labels = vec![
+            ("run_id".to_owned(), s.run_id.clone()),
+            ("shard".to_owned(), shard),
+        ];
         self.bounds = buckets_for(s.config.timeout_s);
         self.buckets = vec![0; self.bounds.len()];
     }
@@ -98,12 +97,16 @@ impl Exposition {
         }
     }
 
-    /// The text exposition.
-    pub fn render(&self) -> String {
-        let l = &self.labels;
-        let mut o = String::new();
-        header(
-            &mut o,
+    /// Every series, by family, as of the last closed second.
+    pub fn families(&self) -> Vec<Family> {
+        let mut out = Vec::new();
+        let point = |name: &str, extra: Option<(&str, String)>, value: f64| Point {
+            name: name.to_owned(),
+            labels: extra.map(|(k, v)| (k.to_owned(), v)).into_iter().collect(),
+            value,
+        };
+        let f = family(
+            &mut out,
             "herd_requests_total",
             "counter",
             "Requests that ended, by outcome (ok, failed: a 4xx/5xx or failed check, error: no response).",
@@ -113,64 +116,71 @@ impl Exposition {
             ("failed", self.failed),
             ("error", self.errors.iter().sum()),
         ] {
-            let _ = writeln!(o, "herd_requests_total{{{l},outcome=\"{outcome}\"}} {n}");
+            f.points
+                .push(point(f.name, Some(("outcome", outcome.into())), n as f64));
         }
-        header(
-            &mut o,
+        let f = family(
+            &mut out,
             "herd_responses_total",
             "counter",
             "Responses by status class.",
         );
         const CLASSES: [&str; 6] = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
         for (class, n) in CLASSES.iter().zip(self.status_class) {
-            let _ = writeln!(
-                o,
-                "herd_responses_total{{{l},status_class=\"{class}\"}} {n}"
-            );
+            f.points.push(point(
+                f.name,
+                Some(("status_class", (*class).into())),
+                n as f64,
+            ));
         }
-        header(
-            &mut o,
+        let f = family(
+            &mut out,
             "herd_errors_total",
             "counter",
             "Requests that got no response, by error class.",
         );
         for k in ErrorKind::ALL {
             let n = self.errors[k.index()];
-            let _ = writeln!(o, "herd_errors_total{{{l},class=\"{}\"}} {n}", k.key());
+            f.points
+                .push(point(f.name, Some(("class", k.key().into())), n as f64));
         }
-        header(
-            &mut o,
+        let f = family(
+            &mut out,
             "herd_received_bytes_total",
             "counter",
             "Response bytes received.",
         );
-        let _ = writeln!(o, "herd_received_bytes_total{{{l}}} {}", self.bytes);
-        header(
-            &mut o,
+        f.points.push(point(f.name, None, self.bytes as f64));
+        let f = family(
+            &mut out,
             "herd_request_duration_seconds",
             "histogram",
             "Latency from each request's intended send time to its full response.",
         );
+        let bucket = "herd_request_duration_seconds_bucket";
         for (bound, n) in self.bounds.iter().zip(&self.buckets) {
-            let _ = writeln!(
-                o,
-                "herd_request_duration_seconds_bucket{{{l},le=\"{bound}\"}} {n}"
-            );
+            f.points
+                .push(point(bucket, Some(("le", bound.to_string())), *n as f64));
         }
-        let _ = writeln!(
-            o,
-            "herd_request_duration_seconds_bucket{{{l},le=\"+Inf\"}} {}\n\
-             herd_request_duration_seconds_sum{{{l}}} {}\n\
-             herd_request_duration_seconds_count{{{l}}} {}",
-            self.count, self.sum_s, self.count
-        );
-        header(
-            &mut o,
+        f.points.push(point(
+            bucket,
+            Some(("le", "+Inf".into())),
+            self.count as f64,
+        ));
+        f.points
+            .push(point("herd_request_duration_seconds_sum", None, self.sum_s));
+        f.points.push(point(
+            "herd_request_duration_seconds_count",
+            None,
+            self.count as f64,
+        ));
+        let f = family(
+            &mut out,
             "herd_measured_seconds",
             "gauge",
             "Seconds of the measurement closed so far.",
         );
-        let _ = writeln!(o, "herd_measured_seconds{{{l}}} {}", self.seconds);
+        f.points.push(point(f.name, None, self.seconds as f64));
         let gauges = [
             (
                 "herd_target",
@@ -200,23 +210,79 @@ impl Exposition {
         ];
         for (name, help, value) in gauges {
             if let Some(v) = value {
-                header(&mut o, name, "gauge", help);
-                let _ = writeln!(o, "{name}{{{l}}} {v}");
+                let f = family(&mut out, name, "gauge", help);
+                f.points.push(point(name, None, v));
             }
         }
-        header(
-            &mut o,
+        let f = family(
+            &mut out,
             "herd_run_finished",
             "gauge",
             "1 once the run has ended: the counters are final.",
         );
-        let _ = writeln!(o, "herd_run_finished{{{l}}} {}", u8::from(self.finished));
+        f.points
+            .push(point(f.name, None, f64::from(u8::from(self.finished))));
+        out
+    }
+
+    /// The labels every series carries: the run and the shard.
+    pub fn base_labels(&self) -> &[(String, String)] {
+        &self.labels
+    }
+
+    /// The text exposition.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        for f in self.families() {
+            let _ = writeln!(
+                o,
+                "# HELP {} {}\n# TYPE {} {}",
+                f.name, f.help, f.name, f.kind
+            );
+            for p in &f.points {
+                let labels: Vec<String> = self
+                    .labels
+                    .iter()
+                    .chain(&p.labels)
+                    .map(|(k, v)| format!("{k}=\"{}\"", escape(v)))
+                    .collect();
+                let _ = writeln!(o, "{}{{{}}} {}", p.name, labels.join(","), p.value);
+            }
+        }
         o
     }
 }
 
-fn header(o: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(o, "# HELP {name} {help}\n# TYPE {name} {kind}");
+fn family<'a>(
+    out: &'a mut Vec<Family>,
+    name: &'static str,
+    kind: &'static str,
+    help: &'static str,
+) -> &'a mut Family {
+    out.push(Family {
+        name,
+        kind,
+        help,
+        points: Vec::new(),
+    });
+    out.last_mut().expect("just pushed")
+}
+
+/// A metric family: its series share a name (a histogram's with suffixes), type and help.
+#[derive(Clone, Debug)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub points: Vec<Point>,
+}
+
+/// One series' value: its full name and its labels beyond the base ones.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
 }
 
 /// A label value as the text format wants it.

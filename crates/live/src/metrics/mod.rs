@@ -4,9 +4,11 @@
 //! scrape (or a short grace), so the final seconds are not lost (vegeta's exporter loses them).
 
 mod exposition;
+mod remote_write;
 mod server;
 
 pub use exposition::{buckets_for, Exposition};
+pub use remote_write::{Endpoint, RemoteWrite};
 pub use server::MetricsServer;
 
 use crate::{Sink, SinkError, Start};

@@ -133,3 +133,35 @@ fn a_real_prometheus_scrapes_the_run_and_finds_its_request_rate() {
         .expect("a latency histogram");
     assert!(p99 > 0.0 && p99 <= 10.0, "p99 {p99} s");
 }
+
+#[test]
+fn a_real_prometheus_receives_the_runs_remote_writes() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("prometheus-remote-write");
+    let prometheus = Prometheus::start(&dir, None);
+    let url = format!("http://{}/", server.local_addr());
+    let write = format!("http://{}/api/v1/write", prometheus.addr);
+    let json = dir.path("r.json");
+    let ran = Herd::new(&["run", &url, "-d", "6s", "-c", "2", "-t", "1", "-q"])
+        .args(&["--prometheus-remote-write", &write])
+        .json(&json)
+        .run();
+    ran.code(0);
+    let result = ran.json();
+    let ok = result["totals"]["ok"].as_u64().unwrap();
+    // The push at the end carries the final count.
+    let last = prometheus
+        .value("max_over_time(herd_requests_total{job=\"herd\",outcome=\"ok\"}[5m])")
+        .expect("prometheus received herd's series");
+    assert_eq!(last as u64, ok);
+    // A push in the run and the last one: two samples, so a rate.
+    let rate = prometheus
+        .value("max_over_time(rate(herd_requests_total{outcome=\"ok\"}[1m])[5m:1s])")
+        .expect("a request rate from the pushes");
+    assert!(rate > 0.0, "{rate}");
+    let finished = prometheus
+        .value("max_over_time(herd_run_finished[5m])")
+        .expect("the finished flag");
+    assert_eq!(finished, 1.0);
+}
