@@ -94,14 +94,15 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         Source::Workload { path } => crate::shard_run::workload_hash(path),
         _ => Ok(crate::shard_run::config_hash(&config, &body)),
     };
-    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late, header| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
         sinks.start(&herd_live::Start {
             run_id: herd_live::Start::new_run_id(),
             target: prepared.config().url,
             config: prepared.config(),
             measure_start: SystemTime::now() + plan.warmup,
-            shard: None,
+            timeline_start_unix_s: header.as_ref().and_then(|h| h.1),
+            shard: header.map(|h| h.0),
         });
         let result = prepared.run(None, &control, &mut sinks)?;
         Ok((result, prepared.plan().missed()))

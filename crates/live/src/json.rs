@@ -51,6 +51,9 @@ impl Sink for JsonStream {
             start.measure_start,
         );
         header.shard = start.shard.clone();
+        if start.timeline_start_unix_s.is_some() {
+            header.timeline_start_unix_s = start.timeline_start_unix_s;
+        }
         self.line(&header)
     }
 

@@ -38,6 +38,9 @@ pub struct Start {
     pub config: RunConfig,
     /// When the measurement starts (after the warm-up).
     pub measure_start: SystemTime,
+    /// The absolute second the timeline starts in, when it is not `measure_start`'s: a shard's
+    /// shared start instant, so shards line up.
+    pub timeline_start_unix_s: Option<u64>,
     pub shard: Option<ShardHeader>,
 }
 

@@ -55,3 +55,50 @@ fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
         compare.stdout()
     );
 }
+
+#[test]
+fn shards_killed_mid_way_merge_as_a_partial_result_of_the_seconds_they_had() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("killed-shards");
+    let url = format!("http://{}/", server.local_addr());
+    let files = [dir.path("s0.json"), dir.path("s1.json")];
+    let mut children: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            Herd::new(&["run", &url, "--rate", "100", "-d", "60s", "-t", "1", "-q"])
+                .args(&["--shard", &format!("{i}/2"), "--start-at", "+1s"])
+                .json(f)
+                .spawn()
+        })
+        .collect();
+    for (f, c) in files.iter().zip(&mut children) {
+        wait_for_lines(f, 4, c);
+    }
+    for c in &mut children {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    let written: u64 = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .skip(1)
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .map(|v| v["ok"].as_u64().unwrap() + v["failed"].as_u64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .sum();
+    let merged = dir.path("merged.json");
+    let mut args = vec!["merge", "-o", merged.to_str().unwrap()];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let ran = Herd::new(&args).run();
+    assert!(ran.stdout().contains("partial result"), "{}", ran.stdout());
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["interrupted"], true);
+    assert_eq!(m["shard"]["count"], 2);
+    assert_eq!(m["totals"]["completed"].as_u64().unwrap(), written);
+}
