@@ -101,9 +101,13 @@ pub struct RunArgs {
     #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
-    /// Write the full result as JSON to FILE (also on Ctrl-C)
+    /// Write the result as JSON to FILE: each second as it closes, the full result at the end
+    /// (also on Ctrl-C); a run killed mid-way leaves a partial result herd report reads
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub outputs: crate::outputs::OutputArgs,
 
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]

@@ -4,11 +4,11 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::progress::Live;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_result::capacity::{
     backlog_note, measured, CapacityResult, Measured, Outcome, Purpose, Slo, Undecided,
 };

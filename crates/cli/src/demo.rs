@@ -3,10 +3,10 @@
 
 use crate::exit::Exit;
 use crate::interrupt;
-use crate::progress::Live;
 use crate::run::finish;
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_mock::{Config, Route, Server};
 use herd_run::{LoadFlags, RunSpec, Source};
 use std::sync::Arc;

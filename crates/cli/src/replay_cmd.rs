@@ -2,9 +2,9 @@
 //! (`replay_send.rs`); `--dry-run` prints what would be sent and its per-second shape.
 
 use crate::exit::{self, Exit};
-use crate::progress::Live;
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_logs::replay::{arrivals, ReplayOptions};
 use herd_run::{LoadFlags, RunSpec, Source};
 use regex::Regex;

@@ -4,13 +4,14 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, progress::Live};
+use crate::interrupt;
 use herd_engine::Control;
 use herd_report::render_text;
-use herd_result::{write_json, RunResult};
+use herd_result::RunResult;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -69,7 +70,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         )));
     }
     let spec = spec(a);
-    let prepared = match (spec.prepare(), check_outputs(a)) {
+    let prepared = match (spec.prepare(), crate::outputs::check(a)) {
         (Ok(p), Ok(())) => p,
         (p, o) => {
             let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
@@ -89,10 +90,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
-        duration: plan.duration.or(plan.length()),
-        requests: plan.requests,
-    });
+    let mut sinks = crate::outputs::sinks(a, &plan)?;
     // A shard's plan hash: a workload's file and data files; a URL's resolved settings and body.
     let config = prepared.config();
     let body = match &spec.source {
@@ -103,12 +101,20 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         Source::Workload { path } => crate::shard_run::workload_hash(path),
         _ => Ok(crate::shard_run::config_hash(&config, &body)),
     };
-    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late, header| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        let result = prepared.run(None, &control, &mut live)?;
+        sinks.start(&herd_live::Start {
+            run_id: herd_live::Start::new_run_id(),
+            target: prepared.config().url,
+            config: prepared.config(),
+            measure_start: SystemTime::now() + plan.warmup,
+            timeline_start_unix_s: header.as_ref().and_then(|h| h.1),
+            shard: header.map(|h| h.0),
+        });
+        let result = prepared.run(None, &control, &mut sinks)?;
         Ok((result, prepared.plan().missed()))
     })?;
-    let code = finish(&result, a.json.as_deref())?;
+    let code = crate::outputs::finish(&result, &mut sinks)?;
     if let Some(s) = &shard {
         if herd_run::conclude(&result) == herd_run::Conclusion::NoShare {
             eprintln!(
@@ -131,9 +137,14 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
                 path.display()
             ))
         };
-        let file = std::fs::File::create(path).map_err(cannot)?;
-        write_json(result, std::io::BufWriter::new(file)).map_err(cannot)?;
+        herd_live::json::write_final(path, result).map_err(cannot)?;
     }
+    print_summary(result);
+    Ok(exit::code(herd_run::conclude(result)))
+}
+
+/// The text summary on stdout.
+pub fn print_summary(result: &RunResult) {
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
@@ -144,22 +155,5 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
         .and_then(|s| s["output"].as_str())
     {
         print!("{out}");
-    }
-    Ok(exit::code(herd_run::conclude(result)))
-}
-
-/// Every output file of `herd run` (`--json`), checked before anything is sent.
-pub fn check_outputs(a: &RunArgs) -> Result<(), Exit> {
-    let problems: Vec<String> = [("--json", a.json.as_deref())]
-        .into_iter()
-        .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Exit::bad_input(format!(
-            "{}\nnothing was sent",
-            problems.join("\n")
-        )))
     }
 }

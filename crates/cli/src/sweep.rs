@@ -4,12 +4,12 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::progress::Live;
 use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{
     level_text, row_of, too_short, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,

@@ -33,6 +33,7 @@ pub mod fake;
 pub mod generator;
 pub mod health;
 mod ordered;
+mod output;
 pub mod plan;
 mod run;
 pub mod schedule;

@@ -2,13 +2,13 @@
 //! measured into one [`RunOutput`].
 
 use crate::generator::{self, Bounds, Health, ThreadCpu};
-use crate::health::{self, HealthSample};
+use crate::health::Watch;
+pub use crate::output::{GeneratorReport, Progress, RunOutput};
 use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
 use crate::{Clock, Control, Load, Plan, PlanError, Script, ScriptReport, Transport};
-use hdrhistogram::Histogram;
-use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
+use herd_metrics::{new_histogram, ErrorKind, Stats, Timeline};
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -24,106 +24,6 @@ pub enum RunError {
     Thread(#[source] std::io::Error),
     #[error("a worker thread failed: {0}")]
     Worker(String),
-}
-
-/// What the generator measured of itself.
-#[derive(Clone, Debug)]
-pub struct GeneratorReport {
-    pub threads: usize,
-    pub cpu: ThreadCpu,
-    /// CPU time over the worker threads' wall time, in percent of those threads.
-    pub cpu_percent: f64,
-    /// How late arrivals were handed out against the schedule (open model), in microseconds.
-    pub send_lag: Histogram<u64>,
-    /// How late the event loops woke for their 10 ms ticks, in microseconds.
-    pub loop_delay: Histogram<u64>,
-    pub connections_opened: u64,
-    /// Of them, closed by the server first: their TIME_WAIT is the server's, not herd's.
-    pub server_closed: u64,
-    pub peak_connections: u64,
-    /// Connections and requests per protocol the connections spoke.
-    pub protocols: Vec<crate::ProtocolUse>,
-    /// One sample per second of the measurement.
-    pub timeline: Vec<HealthSample>,
-    /// The most file descriptors open at once, and the limit.
-    pub fds_peak: Option<u64>,
-    pub fd_limit: Option<u64>,
-    /// The most ephemeral ports in use at once on this machine, and the size of the range.
-    pub ports_peak: Option<u64>,
-    pub port_range: Option<u64>,
-    /// `Ok` when the run measured the server, else why herd itself was the limit.
-    pub verdict: Result<(), Vec<String>>,
-}
-
-/// Everything a run measured; the report crate turns it into text and JSON. `R` is what the
-/// scripts counted of their own ([`Script::finish`]), merged over the workers.
-#[derive(Debug)]
-pub struct RunOutput<R = ()> {
-    pub started_at: SystemTime,
-    pub total: Stats,
-    pub by_name: Vec<Stats>,
-    pub timeline: Vec<Second>,
-    pub scheduled: u64,
-    pub dropped: u64,
-    /// Outcomes of iterations intended during the warm-up (excluded from everything else).
-    pub warmup_requests: u64,
-    /// The measured window: from the end of the warm-up to the end of the schedule (stretched
-    /// by answers that came in the drain after it), to the last outcome when a request count
-    /// ended the run, or to the moment Ctrl-C came.
-    pub duration: Duration,
-    /// How much of the warm-up ran (all of it, unless Ctrl-C came first).
-    pub warmup: Duration,
-    pub interrupted: bool,
-    pub generator: GeneratorReport,
-    pub script: R,
-}
-
-impl<R> RunOutput<R> {
-    /// The script's counts apart from the rest, which every kind of run reads alike.
-    pub fn split(self) -> (RunOutput, R) {
-        let RunOutput {
-            started_at,
-            total,
-            by_name,
-            timeline,
-            scheduled,
-            dropped,
-            warmup_requests,
-            duration,
-            warmup,
-            interrupted,
-            generator,
-            script,
-        } = self;
-        let out = RunOutput {
-            started_at,
-            total,
-            by_name,
-            timeline,
-            scheduled,
-            dropped,
-            warmup_requests,
-            duration,
-            warmup,
-            interrupted,
-            generator,
-            script: (),
-        };
-        (out, script)
-    }
-}
-
-/// Live numbers for a progress line, handed out about once a second.
-#[derive(Clone, Debug)]
-pub struct Progress {
-    pub elapsed: Duration,
-    /// Requests that ended so far (measured ones only).
-    pub requests: u64,
-    pub errors: u64,
-    /// The last complete second.
-    pub last: Option<Second>,
-    /// The seconds closed since the last report, in order: the run's one stream of records.
-    pub closed: Vec<Record>,
 }
 
 /// Runs `plan` on `plan.effective_threads()` threads, each with its own transport and script
@@ -283,62 +183,6 @@ fn next_progress(now: Instant, measure_start: Instant) -> Instant {
     }
     let second = (now - measure_start).as_secs() + 1;
     measure_start + Duration::from_secs(second) + SETTLE
-}
-
-/// The collector's side of the generator's self-watch: merges the workers' seconds and adds
-/// what belongs to the process and the machine (file descriptors, ephemeral ports).
-struct Watch {
-    threads: usize,
-    samples: std::collections::BTreeMap<u64, HealthSample>,
-    /// The last second each worker reported.
-    latest: Vec<Option<u64>>,
-    range: Option<(u16, u16)>,
-    ports: Option<health::PortsGauge>,
-    tw_reuse: Option<u8>,
-    fds_peak: Option<u64>,
-    /// Descriptors open before the workers started.
-    fds_base: Option<u64>,
-    ports_peak: Option<u64>,
-}
-
-impl Watch {
-    fn new(threads: usize) -> Self {
-        let range = health::ephemeral_range();
-        Watch {
-            threads,
-            samples: Default::default(),
-            latest: vec![None; threads],
-            range,
-            ports: range.map(health::PortsGauge::new),
-            tw_reuse: health::tw_reuse(),
-            fds_peak: health::open_fds(),
-            fds_base: health::open_fds(),
-            ports_peak: None,
-        }
-    }
-
-    fn add(&mut self, s: &health::ThreadSecond) {
-        if !self.samples.contains_key(&s.index) {
-            let mut h = HealthSample::new(s.index, self.threads);
-            h.fds = health::open_fds();
-            h.ephemeral_ports = self.ports.as_mut().and_then(|p| p.read(s.index));
-            self.fds_peak = self.fds_peak.max(h.fds);
-            self.ports_peak = self.ports_peak.max(h.ephemeral_ports);
-            self.samples.insert(s.index, h);
-        }
-        if let Some(h) = self.samples.get_mut(&s.index) {
-            h.add(s);
-        }
-        if let Some(l) = self.latest.get_mut(s.thread) {
-            *l = (*l).max(Some(s.index));
-        }
-    }
-
-    /// Every second below this one has been reported by every worker.
-    fn reported_below(&self) -> u64 {
-        let below = |l: &Option<u64>| l.map_or(0, |i| i + 1);
-        self.latest.iter().map(below).min().unwrap_or(0)
-    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -78,6 +78,7 @@ mod result;
 pub mod sections;
 pub mod server;
 mod shard;
+pub mod stream;
 pub mod sweep;
 pub mod units;
 mod workload;

@@ -32,7 +32,7 @@ pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
 pub use replay::Replay;
-pub use result::to_result;
+pub use result::{generator_sample, to_result};
 pub use spec::{LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};

@@ -18,7 +18,6 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
     } else {
         &g.loop_delay
     };
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let generator = Generator {
         cpu_user_s: g.cpu.user.as_secs_f64(),
         cpu_sys_s: g.cpu.sys.as_secs_f64(),
@@ -52,19 +51,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,
         ephemeral_port_range: g.port_range,
-        timeline: g
-            .timeline
-            .iter()
-            .map(|h| GeneratorSample {
-                t: h.t,
-                cpu_percent: h.cpu_percent.clone(),
-                send_lag_p99_ms: ms(h.send_lag_p99),
-                loop_delay_max_ms: ms(h.loop_delay_max),
-                connections: h.open_connections,
-                fds: h.fds,
-                ephemeral_ports: h.ephemeral_ports,
-            })
-            .collect(),
+        timeline: g.timeline.iter().map(generator_sample).collect(),
     };
     build_run(RunInput {
         target,
@@ -235,4 +222,18 @@ pub(crate) fn add_workload(
             sample: c.sample.clone(),
         })
         .collect();
+}
+
+/// One second of the generator's health as results carry it.
+pub fn generator_sample(h: &herd_engine::HealthSample) -> GeneratorSample {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    GeneratorSample {
+        t: h.t,
+        cpu_percent: h.cpu_percent.clone(),
+        send_lag_p99_ms: ms(h.send_lag_p99),
+        loop_delay_max_ms: ms(h.loop_delay_max),
+        connections: h.open_connections,
+        fds: h.fds,
+        ephemeral_ports: h.ephemeral_ports,
+    }
 }

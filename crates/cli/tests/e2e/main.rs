@@ -18,6 +18,7 @@ mod http3;
 mod k8s;
 mod k8s_secrets;
 mod logs;
+mod outputs;
 mod pipeline;
 mod plot;
 mod ports;
