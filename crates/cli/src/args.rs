@@ -77,13 +77,14 @@ pub struct RunArgs {
     pub script_args: Vec<String>,
 
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
-    /// connection is replaced
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: Duration,
+    /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub timeout: Option<Duration>,
 
-    /// Run this long first, measured but excluded from the results (start-up effects)
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
-    pub warmup: Duration,
+    /// Run this long first, measured but excluded from the results (start-up effects); wins
+    /// over a workload file's `load: warmup` [default: 0s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
     #[arg(short = 't', long, value_name = "N")]

@@ -31,6 +31,7 @@ mod alarm;
 mod blocking;
 mod chunked;
 mod error;
+pub mod h3;
 mod head;
 mod parse;
 mod request;

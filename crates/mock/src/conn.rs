@@ -60,14 +60,32 @@ enum Rejection {
     TooLarge,
 }
 
-pub(crate) async fn serve(stream: TcpStream, worker: Rc<Worker>) {
+pub(crate) async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
     // Responses go out in one write each batch; Nagle would only hold the last one back.
     let _ = stream.set_nodelay(true);
+    let mut buf = vec![0; INITIAL_BUF];
+    let mut end = 0;
+    // A client that opens with HTTP/2's preface speaks h2c with prior knowledge (RFC 9113
+    // section 3.3): one port serves both, as nghttpd and h2load expect.
+    loop {
+        match stream.read(&mut buf[end..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => end += n,
+        }
+        let seen = end.min(crate::h2::PREFACE.len());
+        if buf[..seen] != crate::h2::PREFACE[..seen] {
+            break;
+        }
+        if seen == crate::h2::PREFACE.len() {
+            buf.truncate(end);
+            return crate::h2::serve(stream, buf, worker).await;
+        }
+    }
     let mut conn = Conn {
         stream,
-        buf: vec![0; INITIAL_BUF],
+        buf,
         start: 0,
-        end: 0,
+        end,
         out: Vec::with_capacity(INITIAL_BUF),
         echo: Vec::new(),
     };
@@ -99,6 +117,14 @@ fn now_unix() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// Whether a request may have the route's answer: it needs no token, or carries a valid one.
+pub(crate) fn authorized(route: &Compiled, authorization: Option<&[u8]>) -> bool {
+    route
+        .auth_key
+        .as_ref()
+        .is_none_or(|key| crate::auth::verify_bearer(authorization, key, now_unix()))
 }
 
 impl Conn {
@@ -178,14 +204,14 @@ impl Conn {
                 let lookup =
                     table.lookup(req.method.unwrap_or_default(), req.path.unwrap_or_default());
                 let authorized = match &lookup {
-                    Lookup::Found(route) => route.auth_key.as_ref().is_none_or(|key| {
+                    Lookup::Found(route) => {
                         let value = req
                             .headers
                             .iter()
                             .find(|h| h.name.eq_ignore_ascii_case("authorization"))
                             .map(|h| h.value);
-                        crate::auth::verify_bearer(value, key, now_unix())
-                    }),
+                        authorized(route, value)
+                    }
                     _ => true,
                 };
                 Ok(Some(Parsed {
@@ -240,7 +266,7 @@ impl Conn {
 
     fn inject(&mut self, fault: Fault, route: &Compiled) -> End {
         match fault {
-            Fault::Reset => End::Reset,
+            Fault::Reset | Fault::Refuse => End::Reset,
             Fault::Close => End::Close,
             Fault::Stall => End::Stall,
             Fault::Garbage => {

@@ -7,6 +7,9 @@
 //! from a distribution, large bodies, error statuses, and network [`Fault`]s (resets, stalls,
 //! truncated bodies). A `seed` makes the random choices repeatable.
 //!
+//! A client opening with HTTP/2's preface gets HTTP/2 on the same port (h2c with prior
+//! knowledge, on nghttp2 through herd-h2), with the same routes and faults on each stream.
+//!
 //! Keep-alive, pipelining (answered in order, coalesced into one write), request bodies (read
 //! and discarded, Content-Length or chunked) and `Expect: 100-continue` are handled; a malformed
 //! request gets 400 and its connection is closed.
@@ -39,6 +42,7 @@ mod conn;
 mod counters;
 mod delay;
 mod error;
+mod h2;
 mod latency;
 mod request;
 mod response;

@@ -2,6 +2,7 @@
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
 use crate::prepared::{Prepared, UrlRequest, What};
+use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
 use herd_http::{prepare, RequestSpec, Target};
@@ -12,20 +13,18 @@ impl RunSpec {
     /// Reads and checks everything the run needs (URL, headers, body file, URL file, workload
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
-        let mut problems = Vec::new();
+        let mut problems = crate::flags::refused(self);
         let what = match &self.source {
-            Source::Url { url, request } => self.url(url, request, None, &mut problems),
-            Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
-            Source::Script {
-                url,
-                request,
-                script,
-                args,
-            } => match self.url(url, request, None, &mut problems) {
-                Some(What::Url(r)) => {
-                    match crate::script::load(script, args, &r, request.method.is_some()) {
+            Source::Url { url } => match (
+                &self.request.script,
+                self.url(url, &self.request, None, &mut problems),
+            ) {
+                (Some(script), Some(What::Url(request))) => {
+                    let r = &self.request;
+                    match crate::script::load(script, &r.script_args, &request, r.method.is_some())
+                    {
                         Ok(wrk) => Some(What::Script {
-                            request: r,
+                            request,
                             wrk: std::sync::Mutex::new(wrk),
                             file: script.clone(),
                         }),
@@ -35,8 +34,22 @@ impl RunSpec {
                         }
                     }
                 }
-                _ => None,
+                (_, what) => what,
             },
+            Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
+            Source::Replay { url, replay } => {
+                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let replay =
+                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
+                match (target, replay) {
+                    (Ok(target), Ok(replay)) => Some(What::Replay {
+                        url: url.clone(),
+                        target,
+                        replay: Box::new(replay),
+                    }),
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -48,10 +61,15 @@ impl RunSpec {
                 }
             },
         };
+        let watch = Watch::check(&self.watch)
+            .map_err(|p| problems.extend(p))
+            .ok()
+            .flatten();
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
         let prepared = Prepared {
+            watch,
             what: what.expect("no problems means the source was read"),
             load: self.load.clone(),
             level: self.level,
@@ -61,8 +79,8 @@ impl RunSpec {
             shard: None,
             late: std::time::Duration::ZERO,
         };
-        // A URL's plan was checked with its flags, in order; a workload's is checked here.
-        if let What::Workload { .. } = prepared.what {
+        // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
+        if let What::Workload { .. } | What::Replay { .. } = prepared.what {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
@@ -221,7 +239,7 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         requests: f.requests,
         warmup: f.warmup.unwrap_or_default(),
         threads: f.threads.unwrap_or_else(threads_default),
-        timeout: f.timeout,
+        timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
         names,
         stages: Vec::new(),

@@ -16,6 +16,7 @@ use std::time::Duration;
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
     pub(crate) length: Option<Length>,
@@ -48,6 +49,11 @@ pub(crate) enum What {
     Workload {
         workload: Workload,
         file: PathBuf,
+    },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
     },
     /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
     Script {
@@ -115,6 +121,18 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        // A script's threads are set up (setup, init, a first request()) before any load, and
+        // before the server is watched: an error there stops the run with nothing sent.
+        let scripted = match &self.what {
+            What::Script { request, wrk, .. } => {
+                Some(crate::script::start(&plan, request, wrk, options)?)
+            }
+            _ => None,
+        };
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
         let out = match &self.what {
             What::Url(r) => {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
@@ -132,6 +150,22 @@ impl Prepared {
                     progress,
                 )
             }
+            What::Replay { target, replay, .. } => {
+                let transport =
+                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
+                herd_engine::run(
+                    &plan,
+                    Arc::new(SystemClock),
+                    |_| transport.wire(),
+                    |_| replay.script.clone(),
+                    Arc::clone(control),
+                    progress,
+                )
+            }
+            What::Script { .. } => {
+                let threads = scripted.expect("a script's threads are started above");
+                crate::script::play(&plan, threads, control, progress)
+            }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport =
                     HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
@@ -147,16 +181,17 @@ impl Prepared {
                     progress,
                 )
             }
-            What::Script { request, wrk, .. } => {
-                crate::script::play(&plan, request, wrk, options, control, progress)?
-            }
         }
-        .map_err(|e| start(e.to_string()))?;
+        .map_err(|e| start(e.to_string()));
+        let server = watcher.map(crate::watch::stop);
+        let out = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        result.server = server;
         match &self.what {
             What::Url(_) => {}
             What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
+            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &mut result);
                 result.workload = Some(file.display().to_string());
@@ -193,13 +228,21 @@ impl Prepared {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
             What::Workload { workload, .. } => workload,
+            // A log sets its own arrivals: a level does not apply.
+            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default.
-            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            // The file's own load; its thread count wins over the default, the flag over both.
+            let mut plan = w.plan(threads_default());
+            if let Some(t) = f.threads {
+                plan.threads = t;
+            }
             if let Some(warmup) = f.warmup {
                 plan.warmup = warmup;
+            }
+            if let Some(timeout) = f.timeout {
+                plan.timeout = timeout;
             }
             set_length(&mut plan, length);
             return plan;
@@ -219,6 +262,9 @@ impl Prepared {
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
+        if let Some(timeout) = f.timeout {
+            plan.timeout = timeout;
+        }
         plan
     }
 
@@ -233,6 +279,7 @@ impl Prepared {
                 c
             }
             What::Workload { workload, .. } => workload_config(workload, plan),
+            What::Replay { url, .. } => crate::result::replay_config(url, plan),
         }
     }
 }
@@ -265,5 +312,9 @@ impl Runs for Prepared {
             What::Workload { .. } => "iterations/s",
             _ => "req/s",
         }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.plan_at(self.level, self.length).timeout
     }
 }

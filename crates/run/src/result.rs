@@ -58,6 +58,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         config,
         started_at: out.started_at + out.warmup,
         duration: out.duration,
+        offered: plan.length().map(|l| l.saturating_sub(out.warmup)),
         interrupted: out.interrupted,
         stats: &out.total,
         timeline: &out.timeline,
@@ -123,6 +124,28 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         calls_per_conn: plan.calls_per_conn,
         headers: r.headers.clone(),
         body_bytes: r.spec.body.len() as u64,
+    }
+}
+
+/// How a log replay is described in its result: the open model at the log's mean rate.
+pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: url.to_owned(),
+        method: "replay".to_owned(),
+        model: Model::Open,
+        connections: plan.max_connections(),
+        rate: match plan.load {
+            Load::Open { rate, .. } => Some(rate),
+            Load::Closed { .. } => None,
+        },
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        requests: None,
+        warmup_s: 0.0,
+        threads: plan.effective_threads() as u64,
+        timeout_s: plan.timeout.as_secs_f64(),
+        calls_per_conn: None,
+        headers: Vec::new(),
+        body_bytes: 0,
     }
 }
 

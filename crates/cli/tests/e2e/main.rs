@@ -11,6 +11,7 @@ mod capacity;
 mod cli;
 mod doctor;
 mod faults;
+mod flags;
 mod generator;
 mod k8s;
 mod logs;
