@@ -103,6 +103,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "IP")]
     pub bind: Option<std::net::IpAddr>,
 
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -112,4 +115,43 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
+}
+
+/// curl's connection flags: where connections go, and the TLS identity they carry.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ConnectArgs {
+    /// Connect to ADDR for HOST:PORT instead of resolving HOST (curl's --resolve), e.g.
+    /// shop.example:443:127.0.0.1; the Host header and TLS name stay the URL's (repeatable)
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+
+    /// Send connections for HOST:PORT to ADDR:PORT2 (curl's --connect-to; an empty field
+    /// matches any), e.g. shop.example:443:10.0.0.7:8443 (repeatable)
+    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    pub connect_to: Vec<String>,
+
+    /// A client certificate (PEM, chain after it) for servers that ask for one
+    #[arg(long, value_name = "CERT.pem")]
+    pub cert: Option<PathBuf>,
+
+    /// The client certificate's private key (PEM) [default: in the --cert file]
+    #[arg(long, value_name = "KEY.pem", requires = "cert")]
+    pub key: Option<PathBuf>,
+
+    /// Check the server's certificate against these CA certificates (PEM) instead of
+    /// Mozilla's roots
+    #[arg(long, value_name = "CA.pem")]
+    pub cacert: Option<PathBuf>,
+}
+
+impl ConnectArgs {
+    pub fn flags(&self) -> herd_run::ConnectFlags {
+        herd_run::ConnectFlags {
+            resolve: self.resolve.clone(),
+            connect_to: self.connect_to.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            cacert: self.cacert.clone(),
+        }
+    }
 }

@@ -47,6 +47,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        connect: a.connect.flags(),
         watch: a.watch.plan(),
     }
 }

@@ -50,6 +50,7 @@ pub fn runs_for(
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        connect: herd_run::ConnectFlags::default(),
         watch: r.watch.plan(),
     };
     Ok(Box::new(spec.prepare()?))

@@ -62,6 +62,12 @@ pub enum HttpError {
     },
     #[error("QUIC setup: {0}")]
     Quic(String),
+    #[error("{flag} {path}: {reason}")]
+    TlsFile {
+        flag: &'static str,
+        path: String,
+        reason: String,
+    },
 }
 
 /// Quotes the first bytes of what a server sent, escaped, for a failure message: enough to

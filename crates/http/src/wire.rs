@@ -47,7 +47,7 @@ impl HttpTransport {
         let tls_setup = match target.scheme() {
             Scheme::Http => None,
             Scheme::Https => Some(Tls {
-                config: client_config(tls)?,
+                config: client_config(&tls)?,
                 name: server_name(target.host())?,
             }),
         };

@@ -40,6 +40,8 @@ pub enum Flag {
     Bind,
     /// `-s/--script`, a wrk Lua script.
     Script,
+    /// `--resolve` or `--connect-to`.
+    Route,
     /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
     Watch,
 }
@@ -59,11 +61,14 @@ const REQUEST: Use =
 const SCRIPT: Use = Use::Refused(
     "a wrk script drives one URL; a workload file calls script functions from its `script:`",
 );
+const ROUTE: Use = Use::Refused(
+    "routes apply to one URL or a replay for now; point the file's URLs at the address instead",
+);
 const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
 /// a level and a log replay do with it.
-pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 17] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -78,6 +83,11 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
     (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Body, "--body", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::BodyFile, "--body-file", [A, A, REQUEST, REQUEST, LOG]),
+    (
+        Flag::Route,
+        "--resolve/--connect-to",
+        [A, ROUTE, ROUTE, ROUTE, A],
+    ),
     // A script drives one URL, as in wrk.
     (
         Flag::Script,
@@ -136,6 +146,10 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Threads, l.threads.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
+        (
+            Flag::Route,
+            !spec.connect.resolve.is_empty() || !spec.connect.connect_to.is_empty(),
+        ),
         (
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),

@@ -31,7 +31,7 @@ pub use prepare::{compile_workload, workload_path};
 pub use prepared::Prepared;
 pub use replay::Replay;
 pub use result::to_result;
-pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
+pub use spec::{ConnectFlags, LoadFlags, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;

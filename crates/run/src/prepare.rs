@@ -38,7 +38,9 @@ impl RunSpec {
             },
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Replay { url, replay } => {
-                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let routes = self.connect.routes(&mut problems);
+                let target =
+                    Target::parse_routed(url, &routes).map_err(|e| problems.push(e.to_string()));
                 let replay =
                     crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
                 match (target, replay) {
@@ -61,6 +63,7 @@ impl RunSpec {
                 }
             },
         };
+        let tls_files = self.connect.tls_files(&mut problems);
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -76,6 +79,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            tls_files,
             shard: None,
             late: std::time::Duration::ZERO,
         };
@@ -95,7 +99,8 @@ impl RunSpec {
         file: Option<(Workload, PathBuf)>,
         problems: &mut Vec<String>,
     ) -> Option<What> {
-        let target = match Target::parse(url) {
+        let routes = self.connect.routes(problems);
+        let target = match Target::parse_routed(url, &routes) {
             Ok(t) => Some(t),
             Err(e) => {
                 problems.push(e.to_string());

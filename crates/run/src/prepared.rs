@@ -22,6 +22,8 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    /// `--cacert`, `--cert` and `--key`, read when the run was prepared.
+    pub(crate) tls_files: Option<Arc<herd_http::TlsFiles>>,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -118,6 +120,7 @@ impl Prepared {
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,
+            files: self.tls_files.clone(),
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
@@ -125,7 +128,7 @@ impl Prepared {
         // before the server is watched: an error there stops the run with nothing sent.
         let scripted = match &self.what {
             What::Script { request, wrk, .. } => {
-                Some(crate::script::start(&plan, request, wrk, options)?)
+                Some(crate::script::start(&plan, request, wrk, &options)?)
             }
             _ => None,
         };

@@ -60,7 +60,7 @@ pub(crate) fn start(
     plan: &Plan,
     r: &UrlRequest,
     wrk: &Mutex<Wrk>,
-    options: TlsOptions,
+    options: &TlsOptions,
 ) -> Result<Threads, RunError> {
     let mut wrk = wrk.lock().expect("script lock");
     let scripts = wrk
@@ -71,7 +71,7 @@ pub(crate) fn start(
         .into_iter()
         .map(|a| {
             let target = r.target.clone().with_addr(a.unwrap_or(r.target.addr()));
-            HttpTransport::new(&target, options)
+            HttpTransport::new(&target, options.clone())
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| RunError::Start(e.to_string()))?;

@@ -26,6 +26,58 @@ pub struct RunSpec {
     pub bind: Option<IpAddr>,
     /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
     pub watch: WatchPlan,
+    /// Where connections go and the TLS identity they present (curl's flags).
+    pub connect: ConnectFlags,
+}
+
+/// curl's connection flags, as given: `--resolve`, `--connect-to` (checked when the run is
+/// prepared) and the TLS files.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectFlags {
+    /// `HOST:PORT:ADDR`
+    pub resolve: Vec<String>,
+    /// `HOST:PORT:ADDR:PORT`
+    pub connect_to: Vec<String>,
+    /// A client certificate (PEM, its chain after it) for servers that ask for one.
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM); the certificate file when absent.
+    pub key: Option<PathBuf>,
+    /// CA certificates (PEM) the server's certificate is checked against, in place of
+    /// Mozilla's roots.
+    pub cacert: Option<PathBuf>,
+}
+
+impl ConnectFlags {
+    /// The TLS files read, when any is given; a file that cannot be used is a problem.
+    pub(crate) fn tls_files(
+        &self,
+        problems: &mut Vec<String>,
+    ) -> Option<std::sync::Arc<herd_http::TlsFiles>> {
+        if self.cacert.is_none() && self.cert.is_none() {
+            return None;
+        }
+        herd_http::TlsFiles::read(
+            self.cacert.as_deref(),
+            self.cert.as_deref(),
+            self.key.as_deref(),
+        )
+        .map(std::sync::Arc::new)
+        .map_err(|e| problems.push(e.to_string()))
+        .ok()
+    }
+
+    /// The routes, every bad one a problem.
+    pub(crate) fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
+        let resolve = self.resolve.iter().map(|s| herd_http::Route::resolve(s));
+        let connect = self
+            .connect_to
+            .iter()
+            .map(|s| herd_http::Route::connect_to(s));
+        resolve
+            .chain(connect)
+            .filter_map(|r| r.map_err(|e| problems.push(e.to_string())).ok())
+            .collect()
+    }
 }
 
 /// Where the requests come from.
@@ -131,6 +183,7 @@ impl RunSpec {
             insecure: false,
             bind: None,
             watch: WatchPlan::default(),
+            connect: ConnectFlags::default(),
         }
     }
 }

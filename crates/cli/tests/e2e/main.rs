@@ -9,6 +9,7 @@ mod common;
 mod browser;
 mod capacity;
 mod cli;
+mod connect;
 mod doctor;
 mod faults;
 mod flags;
