@@ -106,6 +106,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
 
+    /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
+    /// so secrets stay out of files (repeatable; k6's -e)
+    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,

@@ -53,6 +53,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
+    crate::env_values::apply(&a.env)?;
     let spec = spec(a);
     let prepared = match (spec.prepare(), check_outputs(a)) {
         (Ok(p), Ok(())) => p,

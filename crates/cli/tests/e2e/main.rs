@@ -11,6 +11,7 @@ mod capacity;
 mod cli;
 mod connect;
 mod doctor;
+mod environment;
 mod faults;
 mod flags;
 mod generator;
