@@ -135,6 +135,12 @@ pub struct ConnectArgs {
     #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
     pub connect_to: Vec<String>,
 
+    /// Send connections through this forward proxy, http://[user:password@]host:port: http://
+    /// sites in absolute form, https:// ones through a CONNECT tunnel [default: $https_proxy or
+    /// $http_proxy, unless $no_proxy names the host; never for loopback]
+    #[arg(short = 'x', long, value_name = "URL")]
+    pub proxy: Option<String>,
+
     /// A client certificate (PEM, chain after it) for servers that ask for one
     #[arg(long, value_name = "CERT.pem")]
     pub cert: Option<PathBuf>,
@@ -154,6 +160,7 @@ impl ConnectArgs {
         herd_run::ConnectFlags {
             resolve: self.resolve.clone(),
             connect_to: self.connect_to.clone(),
+            proxy: self.proxy.clone(),
             cert: self.cert.clone(),
             key: self.key.clone(),
             cacert: self.cacert.clone(),

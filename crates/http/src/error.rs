@@ -62,6 +62,8 @@ pub enum HttpError {
     },
     #[error("QUIC setup: {0}")]
     Quic(String),
+    #[error("proxy {proxy}: {reason}")]
+    Proxy { proxy: String, reason: String },
     #[error("{flag} {path}: {reason}")]
     TlsFile {
         flag: &'static str,

@@ -34,6 +34,7 @@ mod error;
 pub mod h3;
 mod head;
 mod parse;
+mod proxy;
 mod request;
 mod route;
 mod target;
@@ -42,6 +43,7 @@ mod wire;
 
 pub use error::HttpError;
 pub use parse::ResponseParser;
+pub use proxy::Proxy;
 pub use request::{closing, prepare, serialize, with_closing, RequestSpec};
 pub use route::{Route, RouteError};
 pub use target::{Scheme, Target};

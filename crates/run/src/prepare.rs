@@ -64,6 +64,7 @@ impl RunSpec {
             },
         };
         let tls_files = self.connect.tls_files(&mut problems);
+        let proxy = what.as_ref().and_then(|w| self.proxy(w, &mut problems));
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -80,6 +81,7 @@ impl RunSpec {
             insecure: self.insecure,
             bind: self.bind,
             tls_files,
+            proxy,
             shard: None,
             late: std::time::Duration::ZERO,
         };
@@ -88,6 +90,30 @@ impl RunSpec {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
+    }
+
+    /// The proxy the run's connections go through; http:// needs requests in absolute form,
+    /// which a single URL's are.
+    fn proxy(&self, what: &What, problems: &mut Vec<String>) -> Option<herd_http::Proxy> {
+        let target = match what {
+            What::Url(r) | What::Script { request: r, .. } => &r.target,
+            What::Replay { target, .. } => target,
+            What::UrlFile { workload, .. } | What::Workload { workload, .. } => workload.target(),
+        };
+        let proxy = self
+            .connect
+            .proxy(target)
+            .map_err(|e| problems.push(e))
+            .ok()??;
+        let absolute = matches!(what, What::Url(_));
+        if target.scheme() == herd_http::Scheme::Http && !absolute {
+            problems.push(format!(
+                "an http:// site through the proxy {}: only a single URL can go through it for \
+                 now (https:// sites go through CONNECT for every kind of run)",
+                proxy.shown
+            ));
+        }
+        Some(proxy)
     }
 
     /// A URL and the request flags, in the order users fix them: the URL, the headers and body,

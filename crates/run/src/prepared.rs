@@ -5,7 +5,7 @@ use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
-use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
@@ -24,6 +24,8 @@ pub struct Prepared {
     pub(crate) bind: Option<IpAddr>,
     /// `--cacert`, `--cert` and `--key`, read when the run was prepared.
     pub(crate) tls_files: Option<Arc<herd_http::TlsFiles>>,
+    /// The forward proxy connections go through (`--proxy`, `HTTP_PROXY`...).
+    pub(crate) proxy: Option<herd_http::Proxy>,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -127,9 +129,13 @@ impl Prepared {
         // A script's threads are set up (setup, init, a first request()) before any load, and
         // before the server is watched: an error there stops the run with nothing sent.
         let scripted = match &self.what {
-            What::Script { request, wrk, .. } => {
-                Some(crate::script::start(&plan, request, wrk, &options)?)
-            }
+            What::Script { request, wrk, .. } => Some(crate::script::start(
+                &plan,
+                request,
+                wrk,
+                &options,
+                self.proxy.as_ref(),
+            )?),
             _ => None,
         };
         let watcher = match &self.watch {
@@ -141,9 +147,14 @@ impl Prepared {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
                 // A connection's last request asks the server to close (`--calls-per-conn`),
                 // so the TIME_WAIT lands on the server's side, as with ab and httperf.
-                let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                let mut request = with_closing(request);
+                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+                    request.closing = request
+                        .closing
+                        .map(|c| p.absolute_form(&c, &r.target).into());
+                }
+                let transport = self.transport(&r.target, options)?;
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -154,8 +165,7 @@ impl Prepared {
                 )
             }
             What::Replay { target, replay, .. } => {
-                let transport =
-                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
+                let transport = self.transport(target, options)?;
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -170,8 +180,7 @@ impl Prepared {
                 crate::script::play(&plan, threads, control, progress)
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                let transport = self.transport(w.target(), options)?;
                 // The tally starts from zero, so a workload run again (a series' next level)
                 // counts only its own run.
                 w.reset_tally();
@@ -206,6 +215,15 @@ impl Prepared {
             }
         }
         Ok(result)
+    }
+
+    /// The transport to `target`, through the run's proxy when it has one.
+    fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
+        let t = HttpTransport::new(target, options).map_err(|e| RunError::Start(e.to_string()))?;
+        Ok(match &self.proxy {
+            Some(p) => t.through(p, target),
+            None => t,
+        })
     }
 
     /// Every problem with the plan at this level and length.

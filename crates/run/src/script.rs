@@ -61,6 +61,7 @@ pub(crate) fn start(
     r: &UrlRequest,
     wrk: &Mutex<Wrk>,
     options: &TlsOptions,
+    proxy: Option<&herd_http::Proxy>,
 ) -> Result<Threads, RunError> {
     let mut wrk = wrk.lock().expect("script lock");
     let scripts = wrk
@@ -71,9 +72,13 @@ pub(crate) fn start(
         .into_iter()
         .map(|a| {
             let target = r.target.clone().with_addr(a.unwrap_or(r.target.addr()));
-            HttpTransport::new(&target, options.clone())
+            let t = HttpTransport::new(&target, options.clone())?;
+            Ok(match proxy {
+                Some(p) => t.through(p, &target),
+                None => t,
+            })
         })
-        .collect::<Result<Vec<_>, _>>()
+        .collect::<Result<Vec<_>, herd_http::HttpError>>()
         .map_err(|e| RunError::Start(e.to_string()))?;
     let scripts = scripts.into_iter().map(|s| Mutex::new(Some(s))).collect();
     Ok(Threads {

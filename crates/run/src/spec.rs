@@ -38,6 +38,8 @@ pub struct ConnectFlags {
     pub resolve: Vec<String>,
     /// `HOST:PORT:ADDR:PORT`
     pub connect_to: Vec<String>,
+    /// `--proxy URL`; `None` reads `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+    pub proxy: Option<String>,
     /// A client certificate (PEM, its chain after it) for servers that ask for one.
     pub cert: Option<PathBuf>,
     /// The client certificate's private key (PEM); the certificate file when absent.
@@ -48,6 +50,18 @@ pub struct ConnectFlags {
 }
 
 impl ConnectFlags {
+    /// The forward proxy for `target`: the flag's, else the environment's.
+    pub(crate) fn proxy(
+        &self,
+        target: &herd_http::Target,
+    ) -> Result<Option<herd_http::Proxy>, String> {
+        match &self.proxy {
+            Some(url) => herd_http::Proxy::parse(url).map(Some),
+            None => herd_http::Proxy::from_env(target),
+        }
+        .map_err(|e| e.to_string())
+    }
+
     /// The TLS files read, when any is given; a file that cannot be used is a problem.
     pub(crate) fn tls_files(
         &self,

@@ -19,6 +19,7 @@ mod k8s;
 mod logs;
 mod plot;
 mod ports;
+mod proxy;
 mod reading;
 mod report;
 mod run_guards;
