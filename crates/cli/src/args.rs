@@ -62,6 +62,11 @@ pub struct RunArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
+    /// A multipart/form-data field, curl's syntax: name=value, name=@file (an upload;
+    /// ;type=T and ;filename=F after it) or name=<file (its text); repeatable, POST by default
+    #[arg(short = 'F', long = "form", value_name = "NAME=VALUE", conflicts_with_all = ["body", "body_file"])]
+    pub form: Vec<String>,
+
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
     #[arg(

@@ -19,6 +19,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        form: a.form.clone(),
         script: a.script.clone(),
         script_args: a.script_args.clone(),
     };

@@ -33,6 +33,7 @@ mod chunked;
 mod error;
 pub mod h3;
 mod head;
+pub mod multipart;
 mod parse;
 mod proxy;
 mod request;

@@ -38,6 +38,8 @@ pub enum Flag {
     Threads,
     Insecure,
     Bind,
+    /// `-F/--form`, a multipart body.
+    Form,
     /// `-s/--script`, a wrk Lua script.
     Script,
     /// `--resolve` or `--connect-to`.
@@ -68,7 +70,7 @@ const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
 /// a level and a log replay do with it.
-pub const TABLE: [(Flag, &str, [Use; 5]); 17] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -83,6 +85,7 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 17] = [
     (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Body, "--body", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::BodyFile, "--body-file", [A, A, REQUEST, REQUEST, LOG]),
+    (Flag::Form, "-F/--form", [A, A, REQUEST, REQUEST, LOG]),
     (
         Flag::Route,
         "--resolve/--connect-to",
@@ -162,6 +165,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Body, request.body.is_some()),
         (Flag::BodyFile, request.body_file.is_some()),
         (Flag::Script, request.script.is_some()),
+        (Flag::Form, !request.form.is_empty()),
     ]);
     flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
 }

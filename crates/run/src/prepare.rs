@@ -235,7 +235,14 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
         },
         (None, None) => Vec::new(),
     };
-    let has_body = r.body.is_some() || r.body_file.is_some();
+    let mut body = body;
+    if !r.form.is_empty() {
+        match form_body(r, &mut headers) {
+            Ok(b) => body = b,
+            Err(e) => problems.extend(e),
+        }
+    }
+    let has_body = r.body.is_some() || r.body_file.is_some() || !r.form.is_empty();
     let method = r
         .method
         .clone()
@@ -247,6 +254,50 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
         headers,
         body,
     }
+}
+
+/// The `multipart/form-data` body of `-F` fields, its Content-Type added to `headers` unless
+/// one is given.
+fn form_body(
+    r: &RequestFlags,
+    headers: &mut Vec<(String, String)>,
+) -> Result<Vec<u8>, Vec<String>> {
+    use herd_http::multipart::{boundary, encode, FormField};
+    let mut problems = Vec::new();
+    if r.body.is_some() || r.body_file.is_some() {
+        problems.push(
+            "-F/--form builds the body: it cannot be combined with --body or --body-file"
+                .to_owned(),
+        );
+    }
+    let fields: Vec<FormField> = r
+        .form
+        .iter()
+        .filter_map(|f| FormField::parse(f).map_err(|e| problems.push(e)).ok())
+        .collect();
+    // The boundary follows from the fields, so a run's body (and a shard's plan hash) is the
+    // same every time.
+    let seed = r.form.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, f| {
+        f.bytes()
+            .fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    });
+    let (content_type, body) = match encode(&fields, &boundary(seed)) {
+        Ok(x) => x,
+        Err(e) => {
+            problems.push(e);
+            return Err(problems);
+        }
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    if !headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+    {
+        headers.push(("Content-Type".to_owned(), content_type));
+    }
+    Ok(body)
 }
 
 /// The plan a URL's (or URL file's) load flags describe.

@@ -125,6 +125,8 @@ pub struct RequestFlags {
     pub headers: Vec<String>,
     pub body: Option<String>,
     pub body_file: Option<PathBuf>,
+    /// curl's `-F` fields: a `multipart/form-data` body (`name=value`, `name=@file`).
+    pub form: Vec<String>,
     /// A wrk Lua script driving the URL (`-s script.lua`): the flags above fill its `wrk`
     /// table.
     pub script: Option<PathBuf>,
@@ -140,6 +142,7 @@ impl RequestFlags {
             || self.body.is_some()
             || self.body_file.is_some()
             || self.script.is_some()
+            || !self.form.is_empty()
     }
 }
 

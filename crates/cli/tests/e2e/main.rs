@@ -14,6 +14,7 @@ mod doctor;
 mod environment;
 mod faults;
 mod flags;
+mod form;
 mod generator;
 mod k8s;
 mod logs;
