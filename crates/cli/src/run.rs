@@ -20,12 +20,16 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         body: a.body.clone(),
         body_file: a.body_file.clone(),
         form: a.form.clone(),
-        script: a.script.clone(),
-        script_args: a.script_args.clone(),
+        redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
+        (None, None) if a.script.is_some() => Source::Script {
+            url: a.url.clone().unwrap_or_default(),
+            script: a.script.clone().unwrap_or_default(),
+            args: a.script_args.clone(),
+        },
         (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
@@ -40,6 +44,10 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             duration: a.duration,
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
+            pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
+                depth: depth as usize,
+                any_method: a.pipeline_any_method,
+            }),
             timeout: a.timeout,
             warmup: a.warmup,
             threads: a.threads,
@@ -50,11 +58,19 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         bind: a.bind,
         connect: a.connect.flags(),
         watch: a.watch.plan(),
+        http: a.http.flags(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     crate::env_values::apply(&a.env)?;
+    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+        return Err(Exit::bad_input(format!(
+            "-s/--script drives a URL, not a workload file ({}): give the URL the script \
+             loads",
+            file.display()
+        )));
+    }
     let spec = spec(a);
     let prepared = match (spec.prepare(), check_outputs(a)) {
         (Ok(p), Ok(())) => p,

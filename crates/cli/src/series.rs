@@ -34,6 +34,7 @@ pub fn runs_for(
             headers: r.headers.clone(),
             body: r.body.clone(),
             body_file: r.body_file.clone(),
+            redact: r.secrets.redaction(),
             ..RequestFlags::default()
         },
         load: LoadFlags {
@@ -42,6 +43,7 @@ pub fn runs_for(
             duration: None,
             requests: None,
             calls_per_conn: r.calls_per_conn,
+            pipeline: None,
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
@@ -52,6 +54,7 @@ pub fn runs_for(
         bind: None,
         connect: herd_run::ConnectFlags::default(),
         watch: r.watch.plan(),
+        http: r.http.flags(),
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -106,6 +109,12 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

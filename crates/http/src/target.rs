@@ -182,9 +182,13 @@ impl<'a> UrlParts<'a> {
         let rest = rest.split_once('#').map_or(rest, |(before, _)| before);
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let (authority, path_and_query) = rest.split_at(end);
-        if authority.contains('@') {
+        if let Some((_, host)) = authority.rsplit_once('@') {
+            // The message must not echo the password into terminals and CI logs.
             return Err(HttpError::Credentials {
-                url: url.to_owned(),
+                url: format!(
+                    "{}://…@{host}{path_and_query}",
+                    url.split_once("://").map_or("", |p| p.0)
+                ),
             });
         }
         check_encoded(path_and_query, url)?;
@@ -370,7 +374,7 @@ mod tests {
             ),
             (
                 "http://u:p@h/",
-                r#"credentials in "http://u:p@h/" are not supported: send an Authorization header instead"#,
+                r#"credentials in "http://…@h/" are not supported: send an Authorization header instead"#,
             ),
             (
                 "http://::1/",

@@ -5,11 +5,11 @@
 //! (wrk's ssl.c does the same in about ninety lines).
 
 use crate::alarm::Alarm;
-use crate::parse::ResponseParser;
+use crate::protocol::{HttpSession, Protocol};
 use crate::proxy::{Proxy, Tunnel};
 use crate::tls::{client_config, server_name, TlsOptions};
 use crate::{HttpError, Scheme, Target};
-use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
+use herd_engine::{Clock, Event, Failure, Io, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::TcpStream;
 use mio::unix::SourceFd;
@@ -33,6 +33,7 @@ const BACKSTOP: Duration = Duration::from_millis(5);
 #[derive(Clone)]
 pub struct HttpTransport {
     addr: SocketAddr,
+    protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
     /// Through a proxy, https: the `CONNECT` each new connection opens its tunnel with.
@@ -56,10 +57,23 @@ impl HttpTransport {
         };
         Ok(HttpTransport {
             addr: target.addr(),
+            protocol: Protocol::Http1,
             tls: tls_setup,
             source: tls.source,
             tunnel: None,
         })
+    }
+
+    /// Speaks `protocol` on every connection; for HTTP/2 over https, TLS offers `h2` (then
+    /// `http/1.1`) by ALPN, and a connection whose server picks anything else fails.
+    pub fn speaking(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        if let (Some(tls), Protocol::Http2(_)) = (&mut self.tls, protocol) {
+            let mut config = ClientConfig::clone(&tls.config);
+            config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+            tls.config = Arc::new(config);
+        }
+        self
     }
 
     /// Connections go to `proxy`: for https each opens a tunnel to `target` first (TLS then
@@ -86,6 +100,7 @@ impl HttpTransport {
             poll,
             events: Events::with_capacity(1024),
             addr: self.addr,
+            protocol: self.protocol,
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),
@@ -101,6 +116,7 @@ pub struct Wire {
     poll: Poll,
     events: Events,
     addr: SocketAddr,
+    protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
     tunnel: Option<Arc<[u8]>>,
@@ -108,6 +124,13 @@ pub struct Wire {
     alarm: Option<Alarm>,
     armed: Option<Instant>,
     clock: SystemClock,
+}
+
+impl Conn {
+    /// The protocol TLS's ALPN settled on, once the handshake is done.
+    pub(crate) fn alpn(&self) -> Option<&[u8]> {
+        self.tls.as_ref().and_then(|t| t.alpn_protocol())
+    }
 }
 
 /// A connection: the socket, and for https the TLS session over it.
@@ -122,7 +145,7 @@ pub struct Conn {
 
 impl Transport for Wire {
     type Conn = Conn;
-    type Parser = ResponseParser;
+    type Session = HttpSession;
 
     fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
         let addr = self.addr;
@@ -317,9 +340,12 @@ impl Transport for Wire {
         Ok(())
     }
 
-    #[inline]
-    fn parser(&self, req: &Request) -> ResponseParser {
-        ResponseParser::for_request(req)
+    fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {
+        HttpSession::new(self.protocol, conn.tls.is_some(), window, started)
+    }
+
+    fn handshaking(&self, conn: &Conn) -> bool {
+        conn.tcp_up && conn.tls.is_some()
     }
 
     #[inline]

@@ -152,6 +152,7 @@ impl WrkScript {
 
 impl Script for WrkScript {
     type User = WrkUser;
+    type Report = ();
 
     fn new_user(&self, _id: u64) -> WrkUser {
         WrkUser::default()

@@ -72,6 +72,7 @@ mod histogram;
 mod json;
 pub mod knee;
 pub mod merge;
+pub mod redact;
 mod result;
 pub mod sections;
 pub mod server;

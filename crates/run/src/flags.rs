@@ -29,6 +29,7 @@ pub enum Flag {
     Duration,
     Requests,
     CallsPerConn,
+    Pipeline,
     Method,
     Header,
     Body,
@@ -40,8 +41,6 @@ pub enum Flag {
     Bind,
     /// `-F/--form`, a multipart body.
     Form,
-    /// `-s/--script`, a wrk Lua script.
-    Script,
     /// `--resolve` or `--connect-to`.
     Route,
     /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
@@ -60,9 +59,6 @@ use Use::Applies as A;
 const LOAD: Use = Use::Refused("set the load in the file's `load:` section");
 const REQUEST: Use =
     Use::Refused("set requests, headers and bodies in the file's steps and `defaults:`");
-const SCRIPT: Use = Use::Refused(
-    "a wrk script drives one URL; a workload file calls script functions from its `script:`",
-);
 const ROUTE: Use = Use::Refused(
     "routes apply to one URL or a replay for now; point the file's URLs at the address instead",
 );
@@ -70,6 +66,10 @@ const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
 /// a level and a log replay do with it.
+const PIPELINE: Use = Use::Refused(
+    "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
+);
+
 pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
@@ -81,6 +81,11 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
         "--calls-per-conn",
         [A, A, REQUEST, REQUEST, LOG],
     ),
+    (
+        Flag::Pipeline,
+        "--pipeline",
+        [A, PIPELINE, PIPELINE, PIPELINE, LOG],
+    ),
     (Flag::Method, "-m/--method", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Body, "--body", [A, A, REQUEST, REQUEST, LOG]),
@@ -90,12 +95,6 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
         Flag::Route,
         "--resolve/--connect-to",
         [A, ROUTE, ROUTE, ROUTE, A],
-    ),
-    // A script drives one URL, as in wrk.
-    (
-        Flag::Script,
-        "-s/--script",
-        [A, SCRIPT, SCRIPT, SCRIPT, LOG],
     ),
     // A flag's deadline and warm-up win over the file's `defaults: timeout` and `load: warmup`.
     (Flag::Timeout, "--timeout", [A, A, A, A, A]),
@@ -144,6 +143,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Duration, l.duration.is_some()),
         (Flag::Requests, l.requests.is_some()),
         (Flag::CallsPerConn, l.calls_per_conn.is_some()),
+        (Flag::Pipeline, l.pipeline.is_some()),
         (Flag::Timeout, l.timeout.is_some()),
         (Flag::Warmup, l.warmup.is_some()),
         (Flag::Threads, l.threads.is_some()),
@@ -164,7 +164,6 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Header, !request.headers.is_empty()),
         (Flag::Body, request.body.is_some()),
         (Flag::BodyFile, request.body_file.is_some()),
-        (Flag::Script, request.script.is_some()),
         (Flag::Form, !request.form.is_empty()),
     ]);
     flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
@@ -173,7 +172,8 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
 /// The kind of run a spec describes.
 pub fn kind(spec: &RunSpec) -> Kind {
     match &spec.source {
-        Source::Url { .. } => Kind::Url,
+        // A wrk script takes wrk's flags: the load, and the request it may rewrite.
+        Source::Url { .. } | Source::Script { .. } => Kind::Url,
         Source::UrlFile { .. } => Kind::UrlFile,
         Source::Workload { .. } if spec.level.is_some() => Kind::WorkloadAtLevel,
         Source::Workload { .. } => Kind::Workload,

@@ -14,28 +14,9 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
-            Source::Url { url } => match (
-                &self.request.script,
-                self.url(url, &self.request, None, &mut problems),
-            ) {
-                (Some(script), Some(What::Url(request))) => {
-                    let r = &self.request;
-                    match crate::script::load(script, &r.script_args, &request, r.method.is_some())
-                    {
-                        Ok(wrk) => Some(What::Script {
-                            request,
-                            wrk: std::sync::Mutex::new(wrk),
-                            file: script.clone(),
-                        }),
-                        Err(e) => {
-                            problems.push(e);
-                            None
-                        }
-                    }
-                }
-                (_, what) => what,
-            },
+            Source::Url { url } => self.url(url, &self.request, None, &mut problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Replay { url, replay } => {
                 let routes = self.connect.routes(&mut problems);
@@ -49,6 +30,25 @@ impl RunSpec {
                         target,
                         replay: Box::new(replay),
                     }),
+                    _ => None,
+                }
+            }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
                     _ => None,
                 }
             }
@@ -82,6 +82,7 @@ impl RunSpec {
             bind: self.bind,
             tls_files,
             proxy,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };
@@ -143,11 +144,26 @@ impl RunSpec {
         if let Err(e) = prepare(&target, &spec) {
             problems.push(e.to_string());
         }
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
+        }
         let request = UrlRequest {
-            url: url.to_owned(),
             target,
             spec,
-            headers: request.headers.clone(),
+            shown_url: request.redact.url(url),
+            headers: request.redact.headers(&request.headers),
         };
         Some(match file {
             None => What::Url(request),
@@ -302,14 +318,23 @@ fn form_body(
 
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -323,6 +348,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

@@ -26,6 +26,7 @@ pub struct Prepared {
     pub(crate) tls_files: Option<Arc<herd_http::TlsFiles>>,
     /// The forward proxy connections go through (`--proxy`, `HTTP_PROXY`...).
     pub(crate) proxy: Option<herd_http::Proxy>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -34,10 +35,10 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
     pub spec: RequestSpec,
-    /// As given, for the result's config.
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 
@@ -163,6 +164,7 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
             }
             What::Replay { target, replay, .. } => {
                 let transport = self.transport(target, options)?;
@@ -174,16 +176,10 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
-            }
-            What::Script { .. } => {
-                let threads = scripted.expect("a script's threads are started above");
-                crate::script::play(&plan, threads, control, progress)
+                .map(|out| (out, None))
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport = self.transport(w.target(), options)?;
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -192,20 +188,28 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
+            }
+            What::Script { .. } => {
+                let threads = scripted.expect("a script's threads are started above");
+                crate::script::play(&plan, threads, control, progress).map(|out| (out, None))
             }
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
-        let out = out?;
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         result.server = server;
         match &self.what {
             What::Url(_) => {}
-            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
@@ -219,7 +223,9 @@ impl Prepared {
 
     /// The transport to `target`, through the run's proxy when it has one.
     fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
-        let t = HttpTransport::new(target, options).map_err(|e| RunError::Start(e.to_string()))?;
+        let t = HttpTransport::new(target, options)
+            .map_err(|e| RunError::Start(e.to_string()))?
+            .speaking(self.http.protocol());
         Ok(match &self.proxy {
             Some(p) => t.through(p, target),
             None => t,
@@ -243,6 +249,12 @@ impl Prepared {
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
             What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {

@@ -107,7 +107,7 @@ fn loopback(url: &str) -> Option<bool> {
 /// How a URL run is described in its result: its resolved flags at its level.
 pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: r.url.clone(),
+        url: r.shown_url.clone(),
         method: r.spec.method.clone(),
         model: if f.rate.is_some() {
             Model::Open
@@ -152,7 +152,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
 /// How a workload's run is described in its result: the file's target, its plan's load.
 pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: w.target().to_string(),
+        url: herd_result::redact::Redaction::default().url(&w.target().to_string()),
         method: "workload".to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,
@@ -175,7 +175,12 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
 }
 
 /// Per-name stats, scenarios and checks from what the engine and the scripts counted.
-pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+pub(crate) fn add_workload(
+    w: &Workload,
+    out: &RunOutput,
+    tally: &herd_workload::Tally,
+    result: &mut RunResult,
+) {
     let names = w.names();
     // With one name the engine keeps only totals: they are that name's stats.
     let by_name: Vec<_> = if out.by_name.is_empty() {
@@ -191,7 +196,6 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
             .collect()
     };
     result.by_name = by_name;
-    let tally = w.tally();
     if !w.walks() {
         result.by_scenario = w
             .scenarios()

@@ -32,9 +32,14 @@ pub(crate) fn load(
         path: t.path_and_query().to_owned(),
     };
     // wrk's `args[0]` is the URL; the arguments after `--` follow.
-    let args = std::iter::once(r.url.clone())
-        .chain(args.iter().cloned())
-        .collect();
+    let args = std::iter::once(format!(
+        "{}://{}{}",
+        t.scheme().as_str(),
+        t.authority(),
+        t.path_and_query()
+    ))
+    .chain(args.iter().cloned())
+    .collect();
     let mut source = herd_lua::Source::read(file, url, args).map_err(|e| e.to_string())?;
     source.addr = Some(t.addr());
     source.headers = r.spec.headers.clone();

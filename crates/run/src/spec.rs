@@ -26,6 +26,8 @@ pub struct RunSpec {
     pub bind: Option<IpAddr>,
     /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
     pub watch: WatchPlan,
+    /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
+    pub http: crate::HttpFlags,
     /// Where connections go and the TLS identity they present (curl's flags).
     pub connect: ConnectFlags,
 }
@@ -109,6 +111,13 @@ pub enum Source {
         url: String,
         replay: Box<crate::Replay>,
     },
+    /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
+    /// script's `wrk` table, `args` go to its `init`.
+    Script {
+        url: String,
+        script: PathBuf,
+        args: Vec<String>,
+    },
 }
 
 impl Source {
@@ -127,11 +136,8 @@ pub struct RequestFlags {
     pub body_file: Option<PathBuf>,
     /// curl's `-F` fields: a `multipart/form-data` body (`name=value`, `name=@file`).
     pub form: Vec<String>,
-    /// A wrk Lua script driving the URL (`-s script.lua`): the flags above fill its `wrk`
-    /// table.
-    pub script: Option<PathBuf>,
-    /// The arguments after `--`, for the script's `init(args)`.
-    pub script_args: Vec<String>,
+    /// Which headers the result shows masked (`--redact`, `--show-secrets`).
+    pub redact: herd_result::redact::Redaction,
 }
 
 impl RequestFlags {
@@ -141,7 +147,6 @@ impl RequestFlags {
             || !self.headers.is_empty()
             || self.body.is_some()
             || self.body_file.is_some()
-            || self.script.is_some()
             || !self.form.is_empty()
     }
 }
@@ -159,12 +164,23 @@ pub struct LoadFlags {
     pub duration: Option<Duration>,
     pub requests: Option<u64>,
     pub calls_per_conn: Option<u64>,
+    /// HTTP/1.1 pipelining (`--pipeline K`): K requests in flight on each connection.
+    pub pipeline: Option<Pipeline>,
     /// `None`: [`crate::DEFAULT_TIMEOUT`] for a URL, the file's `defaults: timeout` for a workload.
     pub timeout: Option<Duration>,
     /// `None`: none for a URL, the file's for a workload.
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).
     pub threads: Option<usize>,
+}
+
+/// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
+/// requests; `-c` connections then carry `-c` x K users (closed model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub depth: usize,
+    /// `--pipeline-any-method`: pipeline requests that are not idempotent (POST) too.
+    pub any_method: bool,
 }
 
 impl LoadFlags {
@@ -201,6 +217,7 @@ impl RunSpec {
             bind: None,
             watch: WatchPlan::default(),
             connect: ConnectFlags::default(),
+            http: crate::HttpFlags::default(),
         }
     }
 }
