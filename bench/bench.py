@@ -27,10 +27,16 @@ Benchmarks:
             of herd --http3 beside h2load's HTTP/3 when this h2load has it (Debian's has not), else
             beside h2load's HTTP/2 and herd's HTTP/1.1 (and HTTP/2 when herd has --http2) over TLS
             against the same Caddy
+  lua       CPU per request with wrk's Lua scripting: a request() returning a string built in
+            init (bar: <= 1.15 x `herd run URL`, and <= wrk with the same script) and a
+            response(status) hook (bar: <= 1.3 x)
+  proxy     CPU per request direct and through tinyproxy: https through a CONNECT tunnel
+            (keep-alive; a tunnel costs nothing per request once open: bar <= 1.05 x direct),
+            and http in absolute form (one request per connection: tinyproxy closes each)
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
-Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), taskset; installs them with
+Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), tinyproxy (proxy), taskset; installs them with
 apt-get when missing and running as root. Builds herd in release mode.
 """
 
@@ -51,7 +57,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HERD = ROOT / "target" / "release" / "herd"
 PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client",
-            "caddy": "caddy"}
+            "caddy": "caddy",
+            "tinyproxy": "tinyproxy"}
 SERVER_CPU, CLIENT_CPU = "0", "1"
 
 
@@ -557,11 +564,113 @@ def bench_h3(rounds, seconds):
     finally:
         caddy.stop()
     return {"cpu_us_per_req": med, "vs_herd_h3": paired}
+LUA_PREBUILT = """
+init = function(args)
+   req = wrk.format()
+end
+
+request = function()
+   return req
+end
+"""
+
+LUA_STATUS = """
+local bad = 0
+function response(status)
+   if status >= 400 then bad = bad + 1 end
+end
+"""
+
+
+def bench_lua(nginx, rounds, seconds):
+    scripts = Path(tempfile.mkdtemp(prefix="herd-bench-lua-"))
+    (scripts / "prebuilt.lua").write_text(LUA_PREBUILT)
+    (scripts / "status.lua").write_text(LUA_STATUS)
+
+    def argv(tool, j):
+        script = {"herd": None, "herd-lua": "prebuilt.lua", "herd-status": "status.lua",
+                  "wrk-lua": "prebuilt.lua"}[tool]
+        kind = "wrk" if tool.startswith("wrk") else "herd"
+        a = argv_for(kind, nginx.url, 50, seconds, j)
+        if script:
+            a = [*a[:-1], "-s", str(scripts / script), a[-1]]
+        return a, kind
+    try:
+        med, paired = paired_cpu(["herd", "herd-lua", "herd-status", "wrk-lua"], argv, rounds,
+                                 "Lua scripts, 50 connections, 1 thread")
+    finally:
+        shutil.rmtree(scripts, ignore_errors=True)
+    prebuilt, status = paired["herd-lua"], paired["herd-status"]
+    vs_wrk = med["herd-lua"] / med["wrk-lua"]
+    print(f"  request() prebuilt / plain = {prebuilt:.2f}  (bar: <= 1.15) -> {'PASS' if prebuilt <= 1.15 else 'FAIL'}")
+    print(f"  request() prebuilt / wrk -s = {vs_wrk:.2f}  (bar: <= 1.00) -> {'PASS' if vs_wrk <= 1.0 else 'FAIL'}")
+    print(f"  response(status) / plain = {status:.2f}  (bar: <= 1.30) -> {'PASS' if status <= 1.3 else 'FAIL'}")
+    return {"cpu_us_per_req": med, "prebuilt_vs_plain": prebuilt, "prebuilt_vs_wrk": vs_wrk,
+            "status_vs_plain": status}
+
+
+class Tinyproxy:
+    """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-proxy-"))
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        conf = self.dir / "tinyproxy.conf"
+        conf.write_text(f"Port {self.port}\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\n"
+                        "MaxClients 1000\nLogLevel Critical\n")
+        self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def bench_proxy(nginx, rounds, seconds):
+    if not shutil.which("tinyproxy"):
+        sys.exit("bench: proxy needs tinyproxy: apt-get install -y tinyproxy")
+    proxy = Tinyproxy()
+    # The proxy must not catch the direct runs: the flag is given only to the proxied ones.
+    try:
+        def https(tool, j):
+            a = argv_for("herd", nginx.tls_url, 50, seconds, j)
+            if tool == "tunnel":
+                a = [*a[:-1], "--proxy", proxy.url, a[-1]]
+            return a, "herd"
+        med_s, paired_s = paired_cpu(["direct", "tunnel"], https, rounds,
+                                     "https keep-alive, direct and through a CONNECT tunnel")
+
+        def http(tool, j):
+            a = argv_for("herd", nginx.url, 50, seconds, j)
+            a = [*a[:-1], "--calls-per-conn", "1", a[-1]]
+            if tool == "proxied":
+                a = [*a[:-1], "--proxy", proxy.url, a[-1]]
+            return a, "herd"
+        med_p, paired_p = paired_cpu(["direct", "proxied"], http, rounds,
+                                     "http, one request per connection, direct and through the proxy")
+    finally:
+        proxy.stop()
+    tunnel = paired_s["tunnel"]
+    print(f"  tunnel / direct = {tunnel:.2f}  (bar: <= 1.05) -> {'PASS' if tunnel <= 1.05 else 'FAIL'}")
+    return {"https_cpu_us_per_req": med_s, "tunnel_vs_direct": tunnel,
+            "http_cpu_us_per_req": med_p, "proxied_vs_direct": paired_p["proxied"]}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", "h3", []],
+    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
+                                               "h3", "lua", "proxy", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -570,7 +679,8 @@ def main():
     a = ap.parse_args()
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
-    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", "h3"]
+    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
+                          "h3", "lua", "proxy"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -597,6 +707,10 @@ def main():
             figures["shard"] = bench_shard(nginx, max(1, a.rounds // 2), a.seconds)
         if "h3" in a.which:
             figures["h3"] = bench_h3(a.rounds, a.seconds)
+        if "lua" in a.which:
+            figures["lua"] = bench_lua(nginx, a.rounds, a.seconds)
+        if "proxy" in a.which:
+            figures["proxy"] = bench_proxy(nginx, a.rounds, a.seconds)
     finally:
         nginx.stop()
     if a.json:

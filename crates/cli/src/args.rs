@@ -73,6 +73,11 @@ pub struct RunArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
+    /// A multipart/form-data field, curl's syntax: name=value, name=@file (an upload;
+    /// ;type=T and ;filename=F after it) or name=<file (its text); repeatable, POST by default
+    #[arg(short = 'F', long = "form", value_name = "NAME=VALUE", conflicts_with_all = ["body", "body_file"])]
+    pub form: Vec<String>,
+
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
     #[arg(
@@ -118,6 +123,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "IP")]
     pub bind: Option<std::net::IpAddr>,
 
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+
+    /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
+    /// so secrets stay out of files (repeatable; k6's -e)
+    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
@@ -133,4 +146,50 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
+}
+
+/// curl's connection flags: where connections go, and the TLS identity they carry.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ConnectArgs {
+    /// Connect to ADDR for HOST:PORT instead of resolving HOST (curl's --resolve), e.g.
+    /// shop.example:443:127.0.0.1; the Host header and TLS name stay the URL's (repeatable)
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+
+    /// Send connections for HOST:PORT to ADDR:PORT2 (curl's --connect-to; an empty field
+    /// matches any), e.g. shop.example:443:10.0.0.7:8443 (repeatable)
+    #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
+    pub connect_to: Vec<String>,
+
+    /// Send connections through this forward proxy, http://[user:password@]host:port: http://
+    /// sites in absolute form, https:// ones through a CONNECT tunnel [default: $https_proxy or
+    /// $http_proxy, unless $no_proxy names the host; never for loopback]
+    #[arg(short = 'x', long, value_name = "URL")]
+    pub proxy: Option<String>,
+
+    /// A client certificate (PEM, chain after it) for servers that ask for one
+    #[arg(long, value_name = "CERT.pem")]
+    pub cert: Option<PathBuf>,
+
+    /// The client certificate's private key (PEM) [default: in the --cert file]
+    #[arg(long, value_name = "KEY.pem", requires = "cert")]
+    pub key: Option<PathBuf>,
+
+    /// Check the server's certificate against these CA certificates (PEM) instead of
+    /// Mozilla's roots
+    #[arg(long, value_name = "CA.pem")]
+    pub cacert: Option<PathBuf>,
+}
+
+impl ConnectArgs {
+    pub fn flags(&self) -> herd_run::ConnectFlags {
+        herd_run::ConnectFlags {
+            resolve: self.resolve.clone(),
+            connect_to: self.connect_to.clone(),
+            proxy: self.proxy.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            cacert: self.cacert.clone(),
+        }
+    }
 }

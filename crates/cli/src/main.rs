@@ -6,6 +6,7 @@ mod capacity;
 mod compare_cmd;
 mod demo;
 mod doctor;
+mod env_values;
 mod exit;
 mod http_args;
 mod interrupt;

@@ -20,6 +20,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        form: a.form.clone(),
         redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
@@ -56,16 +57,18 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        connect: a.connect.flags(),
         watch: a.watch.plan(),
         http: a.http.flags(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
+    crate::env_values::apply(&a.env)?;
     if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
         return Err(Exit::bad_input(format!(
-            "-s/--script drives a URL, not a workload file: give a URL, or call the \
-             script's functions from {} (script:, see docs/workload.md)",
+            "-s/--script drives a URL, not a workload file ({}): give the URL the script \
+             loads",
             file.display()
         )));
     }

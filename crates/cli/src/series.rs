@@ -35,6 +35,7 @@ pub fn runs_for(
             body: r.body.clone(),
             body_file: r.body_file.clone(),
             redact: r.secrets.redaction(),
+            ..RequestFlags::default()
         },
         load: LoadFlags {
             connections: r.max_connections,
@@ -51,6 +52,7 @@ pub fn runs_for(
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        connect: herd_run::ConnectFlags::default(),
         watch: r.watch.plan(),
         http: r.http.flags(),
     };

@@ -10,6 +10,10 @@ use std::path::PathBuf;
 pub struct ValidateArgs {
     /// The workload file to check (nothing is sent)
     pub file: PathBuf,
+
+    /// A value for {{env.NAME}}, NAME=VALUE (repeatable; k6's -e)
+    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
 }
 
 /// The workload file named by `herd run`'s argument, if it names one rather than a URL.
@@ -18,6 +22,7 @@ pub fn workload_file(a: &RunArgs) -> Option<PathBuf> {
 }
 
 pub fn validate(a: &ValidateArgs) -> Result<i32, Exit> {
+    crate::env_values::apply(&a.env)?;
     let w = herd_run::compile_workload(&a.file)?;
     let plan = w.plan(std::thread::available_parallelism().map_or(1, |n| n.get()));
     plan.validate()

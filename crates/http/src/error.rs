@@ -64,6 +64,14 @@ pub enum HttpError {
     H3Cleartext { suggestion: String },
     #[error("QUIC setup: {0}")]
     Quic(String),
+    #[error("proxy {proxy}: {reason}")]
+    Proxy { proxy: String, reason: String },
+    #[error("{flag} {path}: {reason}")]
+    TlsFile {
+        flag: &'static str,
+        path: String,
+        reason: String,
+    },
 }
 
 /// Quotes the first bytes of what a server sent, escaped, for a failure message: enough to

@@ -44,8 +44,21 @@ impl Target {
     /// several addresses the first one (in the resolver's preference order) is used for the
     /// whole run.
     pub fn parse(url: &str) -> Result<Target, HttpError> {
+        Target::parse_routed(url, &[])
+    }
+
+    /// Parses a URL whose connections go where the first matching route says (`--resolve`,
+    /// `--connect-to`); a URL no route matches resolves its own host.
+    pub fn parse_routed(url: &str, routes: &[crate::Route]) -> Result<Target, HttpError> {
         let parts = UrlParts::split(url)?;
-        let addr = resolve(parts.host, parts.port)?;
+        let routed = routes.iter().find_map(|r| r.apply(parts.host, parts.port));
+        let addr = match routed {
+            Some(a) => a.map_err(|source| HttpError::Resolve {
+                host: parts.host.to_owned(),
+                source,
+            })?,
+            None => resolve(parts.host, parts.port)?,
+        };
         Ok(Target {
             scheme: parts.scheme,
             host: parts.host.to_owned(),

@@ -4,11 +4,13 @@
 use crate::HttpError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use std::path::Path;
 use std::sync::Arc;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TlsOptions {
     /// Accept any server certificate: expired, self-signed, for another name. The handshake
     /// signatures are still checked, so the server must hold the key of the certificate it sent,
@@ -18,11 +20,87 @@ pub struct TlsOptions {
     /// The local address connections are made from (ab's `-B`): several generators on one
     /// machine, each from its own loopback address, do not compete for local ports.
     pub source: Option<std::net::IpAddr>,
+    /// CA certificates and a client identity read from files (`--cacert`, `--cert`, `--key`).
+    pub files: Option<Arc<TlsFiles>>,
+}
+
+/// What a run's TLS trusts and presents beyond the defaults, read once before the run: the CA
+/// certificates a server's certificate is checked against (in place of Mozilla's roots) and a
+/// client certificate with its key, for servers that verify clients (nginx's
+/// `ssl_verify_client on`).
+#[derive(Debug)]
+pub struct TlsFiles {
+    roots: Option<RootCertStore>,
+    identity: Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>,
+}
+
+impl PartialEq for TlsFiles {
+    /// Files are read once per run: the same reading is the same files.
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for TlsFiles {}
+
+impl TlsFiles {
+    /// Reads the PEM files; `key` defaults to the certificate's own file (curl's habit).
+    pub fn read(
+        cacert: Option<&Path>,
+        cert: Option<&Path>,
+        key: Option<&Path>,
+    ) -> Result<TlsFiles, HttpError> {
+        let bad = |flag, path: &Path, reason: String| HttpError::TlsFile {
+            flag,
+            path: path.display().to_string(),
+            reason,
+        };
+        let certs = |flag, path: &Path| -> Result<Vec<CertificateDer<'static>>, HttpError> {
+            let certs = CertificateDer::pem_file_iter(path)
+                .and_then(|i| i.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| bad(flag, path, e.to_string()))?;
+            if certs.is_empty() {
+                return Err(bad(flag, path, "no PEM certificate in it".to_owned()));
+            }
+            Ok(certs)
+        };
+        let roots = match cacert {
+            None => None,
+            Some(path) => {
+                let mut store = RootCertStore::empty();
+                for c in certs("--cacert", path)? {
+                    store
+                        .add(c)
+                        .map_err(|e| bad("--cacert", path, e.to_string()))?;
+                }
+                Some(store)
+            }
+        };
+        let identity = match cert {
+            None => None,
+            Some(path) => {
+                let chain = certs("--cert", path)?;
+                let (flag, key_path) = match key {
+                    Some(k) => ("--key", k),
+                    None => ("--cert", path),
+                };
+                let key = PrivateKeyDer::from_pem_file(key_path).map_err(|e| {
+                    bad(
+                        flag,
+                        key_path,
+                        format!("no private key read ({e}); give it with --key"),
+                    )
+                })?;
+                Some((chain, key))
+            }
+        };
+        Ok(TlsFiles { roots, identity })
+    }
 }
 
 /// One config per run, shared by every connection of every worker: it holds the session cache,
 /// so reconnects resume sessions instead of paying a full handshake.
-pub(crate) fn client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+pub(crate) fn client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
     let mut config = build(options, |b| b.with_safe_default_protocol_versions())?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
@@ -30,7 +108,7 @@ pub(crate) fn client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, Ht
 
 /// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other) and ALPN
 /// `h3`. Its session cache resumes reconnects; early data stays off (see `H3Connection::ready`).
-pub(crate) fn quic_client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+pub(crate) fn quic_client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
     let mut config = build(options, |b| {
         b.with_protocol_versions(&[&rustls::version::TLS13])
     })?;
@@ -41,7 +119,7 @@ pub(crate) fn quic_client_config(options: TlsOptions) -> Result<Arc<ClientConfig
 type Versioned = rustls::ConfigBuilder<ClientConfig, rustls::WantsVerifier>;
 
 fn build(
-    options: TlsOptions,
+    options: &TlsOptions,
     versions: impl FnOnce(
         rustls::ConfigBuilder<ClientConfig, rustls::WantsVersions>,
     ) -> Result<Versioned, rustls::Error>,
@@ -50,16 +128,23 @@ fn build(
     // rustls features.
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = versions(ClientConfig::builder_with_provider(provider.clone()))?;
-    Ok(if options.insecure {
+    let files = options.files.as_deref();
+    let verified = if options.insecure {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate { provider }))
-            .with_no_client_auth()
     } else {
-        let roots = RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        let roots = match files.and_then(|f| f.roots.clone()) {
+            Some(roots) => roots,
+            None => RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            },
         };
-        builder.with_root_certificates(roots).with_no_client_auth()
+        builder.with_root_certificates(roots)
+    };
+    Ok(match files.and_then(|f| f.identity.as_ref()) {
+        Some((chain, key)) => verified.with_client_auth_cert(chain.clone(), key.clone_key())?,
+        None => verified.with_no_client_auth(),
     })
 }
 

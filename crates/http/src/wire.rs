@@ -6,6 +6,7 @@
 
 use crate::alarm::Alarm;
 use crate::protocol::{HttpSession, Protocol};
+use crate::proxy::{Proxy, Tunnel};
 use crate::tls::{client_config, server_name, TlsOptions};
 use crate::{HttpError, Scheme, Target};
 use herd_engine::{Clock, Event, Failure, Io, SystemClock, Transport};
@@ -35,6 +36,8 @@ pub struct HttpTransport {
     protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
+    /// Through a proxy, https: the `CONNECT` each new connection opens its tunnel with.
+    tunnel: Option<Arc<[u8]>>,
 }
 
 #[derive(Clone)]
@@ -48,7 +51,7 @@ impl HttpTransport {
         let tls_setup = match target.scheme() {
             Scheme::Http => None,
             Scheme::Https => Some(Tls {
-                config: client_config(tls)?,
+                config: client_config(&tls)?,
                 name: server_name(target.host())?,
             }),
         };
@@ -57,6 +60,7 @@ impl HttpTransport {
             protocol: Protocol::Http1,
             tls: tls_setup,
             source: tls.source,
+            tunnel: None,
         })
     }
 
@@ -68,6 +72,17 @@ impl HttpTransport {
             let mut config = ClientConfig::clone(&tls.config);
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
             tls.config = Arc::new(config);
+        }
+        self
+    }
+
+    /// Connections go to `proxy`: for https each opens a tunnel to `target` first (TLS then
+    /// runs end to end); for http the requests must be in absolute form
+    /// ([`Proxy::absolute_form`]).
+    pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
+        self.addr = proxy.addr;
+        if target.scheme() == Scheme::Https {
+            self.tunnel = Some(proxy.connect_request(target));
         }
         self
     }
@@ -88,6 +103,7 @@ impl HttpTransport {
             protocol: self.protocol,
             tls: self.tls.clone(),
             source: self.source,
+            tunnel: self.tunnel.clone(),
             alarm,
             armed: None,
             clock: SystemClock,
@@ -103,6 +119,7 @@ pub struct Wire {
     protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
+    tunnel: Option<Arc<[u8]>>,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
     alarm: Option<Alarm>,
     armed: Option<Instant>,
@@ -122,6 +139,8 @@ pub struct Conn {
     tls: Option<Box<ClientConnection>>,
     /// The TCP connection is established (the TLS handshake may still be going on).
     tcp_up: bool,
+    /// A proxy tunnel still being opened (before the TLS handshake).
+    tunnel: Option<Box<Tunnel>>,
 }
 
 impl Transport for Wire {
@@ -154,6 +173,7 @@ impl Transport for Wire {
             sock,
             tls,
             tcp_up: false,
+            tunnel: self.tunnel.clone().map(|r| Box::new(Tunnel::new(r))),
         })
     }
 
@@ -172,6 +192,18 @@ impl Transport for Wire {
             // Requests go out in one write; Nagle would only hold them back.
             let _ = c.sock.set_nodelay(true);
             c.tcp_up = true;
+        }
+        if let Some(t) = c.tunnel.as_mut() {
+            match t.drive(&mut c.sock) {
+                Ok(true) => c.tunnel = None,
+                Ok(false) => return Ok(false),
+                Err(why) => {
+                    return Err(Failure::new(
+                        ErrorKind::Other,
+                        format!("proxy tunnel through {addr}: {why}"),
+                    ))
+                }
+            }
         }
         let Some(tls) = c.tls.as_mut() else {
             return Ok(true);

@@ -39,6 +39,10 @@ pub enum Flag {
     Threads,
     Insecure,
     Bind,
+    /// `-F/--form`, a multipart body.
+    Form,
+    /// `--resolve` or `--connect-to`.
+    Route,
     /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
     Watch,
 }
@@ -55,6 +59,9 @@ use Use::Applies as A;
 const LOAD: Use = Use::Refused("set the load in the file's `load:` section");
 const REQUEST: Use =
     Use::Refused("set requests, headers and bodies in the file's steps and `defaults:`");
+const ROUTE: Use = Use::Refused(
+    "routes apply to one URL or a replay for now; point the file's URLs at the address instead",
+);
 const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
@@ -63,7 +70,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -83,6 +90,12 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
     (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Body, "--body", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::BodyFile, "--body-file", [A, A, REQUEST, REQUEST, LOG]),
+    (Flag::Form, "-F/--form", [A, A, REQUEST, REQUEST, LOG]),
+    (
+        Flag::Route,
+        "--resolve/--connect-to",
+        [A, ROUTE, ROUTE, ROUTE, A],
+    ),
     // A flag's deadline and warm-up win over the file's `defaults: timeout` and `load: warmup`.
     (Flag::Timeout, "--timeout", [A, A, A, A, A]),
     (Flag::Warmup, "--warmup", [A, A, A, A, LOG]),
@@ -137,6 +150,10 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
         (
+            Flag::Route,
+            !spec.connect.resolve.is_empty() || !spec.connect.connect_to.is_empty(),
+        ),
+        (
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
         ),
@@ -147,6 +164,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Header, !request.headers.is_empty()),
         (Flag::Body, request.body.is_some()),
         (Flag::BodyFile, request.body_file.is_some()),
+        (Flag::Form, !request.form.is_empty()),
     ]);
     flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
 }

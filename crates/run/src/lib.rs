@@ -33,7 +33,7 @@ pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
 pub use replay::Replay;
 pub use result::{generator_sample, to_result};
-pub use spec::{LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
+pub use spec::{ConnectFlags, LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;

@@ -28,7 +28,9 @@ impl RunSpec {
             },
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
             Source::Replay { url, replay } => {
-                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let routes = self.connect.routes(&mut problems);
+                let target =
+                    Target::parse_routed(url, &routes).map_err(|e| problems.push(e.to_string()));
                 let replay =
                     crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
                 match (target, replay) {
@@ -88,6 +90,8 @@ impl RunSpec {
         if let Some(ip) = self.bind {
             problems.extend(local_address(ip).err());
         }
+        let tls_files = self.connect.tls_files(&mut problems);
+        let proxy = what.as_ref().and_then(|w| self.proxy(w, &mut problems));
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -103,6 +107,8 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            tls_files,
+            proxy,
             http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
@@ -114,6 +120,30 @@ impl RunSpec {
         Ok(prepared)
     }
 
+    /// The proxy the run's connections go through; http:// needs requests in absolute form,
+    /// which a single URL's are.
+    fn proxy(&self, what: &What, problems: &mut Vec<String>) -> Option<herd_http::Proxy> {
+        let target = match what {
+            What::Url(r) | What::Script { request: r, .. } => &r.target,
+            What::Replay { target, .. } => target,
+            What::UrlFile { workload, .. } | What::Workload { workload, .. } => workload.target(),
+        };
+        let proxy = self
+            .connect
+            .proxy(target)
+            .map_err(|e| problems.push(e))
+            .ok()??;
+        let absolute = matches!(what, What::Url(_));
+        if target.scheme() == herd_http::Scheme::Http && !absolute {
+            problems.push(format!(
+                "an http:// site through the proxy {}: only a single URL can go through it for \
+                 now (https:// sites go through CONNECT for every kind of run)",
+                proxy.shown
+            ));
+        }
+        Some(proxy)
+    }
+
     /// A URL and the request flags, in the order users fix them: the URL, the headers and body,
     /// the plan, then whether the request can be written at all.
     fn url(
@@ -123,7 +153,8 @@ impl RunSpec {
         file: Option<(Workload, PathBuf)>,
         problems: &mut Vec<String>,
     ) -> Option<What> {
-        let target = match Target::parse(url) {
+        let routes = self.connect.routes(problems);
+        let target = match Target::parse_routed(url, &routes) {
             Ok(t) => Some(t),
             Err(e) => {
                 problems.push(e.to_string());
@@ -252,7 +283,14 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
         }),
         (None, None) => Vec::new(),
     };
-    let has_body = r.body.is_some() || r.body_file.is_some();
+    let mut body = body;
+    if !r.form.is_empty() {
+        match form_body(r, &mut headers) {
+            Ok(b) => body = b,
+            Err(e) => problems.extend(e),
+        }
+    }
+    let has_body = r.body.is_some() || r.body_file.is_some() || !r.form.is_empty();
     let method = r
         .method
         .clone()
@@ -309,6 +347,50 @@ fn body_file(path: &Path) -> Result<Vec<u8>, String> {
         .map_err(cannot)?;
     if body.len() as u64 > MAX_BODY {
         return Err(too_big(body.len() as u64));
+    }
+    Ok(body)
+}
+
+/// The `multipart/form-data` body of `-F` fields, its Content-Type added to `headers` unless
+/// one is given.
+fn form_body(
+    r: &RequestFlags,
+    headers: &mut Vec<(String, String)>,
+) -> Result<Vec<u8>, Vec<String>> {
+    use herd_http::multipart::{boundary, encode, FormField};
+    let mut problems = Vec::new();
+    if r.body.is_some() || r.body_file.is_some() {
+        problems.push(
+            "-F/--form builds the body: it cannot be combined with --body or --body-file"
+                .to_owned(),
+        );
+    }
+    let fields: Vec<FormField> = r
+        .form
+        .iter()
+        .filter_map(|f| FormField::parse(f).map_err(|e| problems.push(e)).ok())
+        .collect();
+    // The boundary follows from the fields, so a run's body (and a shard's plan hash) is the
+    // same every time.
+    let seed = r.form.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, f| {
+        f.bytes()
+            .fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    });
+    let (content_type, body) = match encode(&fields, &boundary(seed)) {
+        Ok(x) => x,
+        Err(e) => {
+            problems.push(e);
+            return Err(problems);
+        }
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    if !headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+    {
+        headers.push(("Content-Type".to_owned(), content_type));
     }
     Ok(body)
 }

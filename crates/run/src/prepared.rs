@@ -6,7 +6,7 @@ use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
-use herd_http::{HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_http::{HttpTransport, RequestSpec, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
@@ -23,6 +23,10 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    /// `--cacert`, `--cert` and `--key`, read when the run was prepared.
+    pub(crate) tls_files: Option<Arc<herd_http::TlsFiles>>,
+    /// The forward proxy connections go through (`--proxy`, `HTTP_PROXY`...).
+    pub(crate) proxy: Option<herd_http::Proxy>,
     pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
@@ -132,17 +136,36 @@ impl Prepared {
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,
+            files: self.tls_files.clone(),
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
         let clock = Arc::new(SystemClock);
+        // A script's threads are set up (setup, init, a first request()) before any load, and
+        // before the server is watched: an error there stops the run with nothing sent.
+        let scripted = match &self.what {
+            What::Script { request, wrk, .. } => Some(crate::script::start(
+                &plan,
+                request,
+                wrk,
+                &options,
+                self.proxy.as_ref(),
+            )?),
+            _ => None,
+        };
         let watcher = match &self.watch {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
         };
         let out = match &self.what {
             What::Url(r) => {
-                let request = &r.request;
+                let mut request = r.request.clone();
+                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+                    request.closing = request
+                        .closing
+                        .map(|c| p.absolute_form(&c, &r.target).into());
+                }
                 let script = |_| Single(request.clone());
                 if self.http.http3 {
                     let transport =
@@ -151,9 +174,7 @@ impl Prepared {
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                         .map(|out| (out, None))
                 } else {
-                    let transport = HttpTransport::new(&r.target, options)
-                        .map_err(|e| start(e.to_string()))?
-                        .speaking(self.http.protocol());
+                    let transport = self.transport(&r.target, options)?;
                     let wire = |_| transport.wire();
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                         .map(|out| (out, None))
@@ -168,9 +189,7 @@ impl Prepared {
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                         .map(|out| (out, None))
                 } else {
-                    let transport = HttpTransport::new(target, options)
-                        .map_err(|e| start(e.to_string()))?
-                        .speaking(self.http.protocol());
+                    let transport = self.transport(target, options)?;
                     let wire = |_| transport.wire();
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                         .map(|out| (out, None))
@@ -184,9 +203,7 @@ impl Prepared {
                     let wire = |_| transport.wire();
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                 } else {
-                    let transport = HttpTransport::new(w.target(), options)
-                        .map_err(|e| start(e.to_string()))?
-                        .speaking(self.http.protocol());
+                    let transport = self.transport(w.target(), options)?;
                     let wire = |_| transport.wire();
                     herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
                 };
@@ -195,9 +212,9 @@ impl Prepared {
                     (out, Some(tally))
                 })
             }
-            What::Script { request, wrk, .. } => {
-                crate::script::play(&plan, request, wrk, options, control, progress)?
-                    .map(|out| (out, None))
+            What::Script { .. } => {
+                let threads = scripted.expect("a script's threads are started above");
+                crate::script::play(&plan, threads, control, progress).map(|out| (out, None))
             }
         }
         .map_err(|e| start(e.to_string()));
@@ -227,6 +244,17 @@ impl Prepared {
     /// its start instant must not be spent before finding.
     pub fn check(&self) -> Result<(), RunError> {
         self.check_at(self.level, self.length)
+    }
+
+    /// The transport to `target`, through the run's proxy when it has one.
+    fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
+        let t = HttpTransport::new(target, options)
+            .map_err(|e| RunError::Start(e.to_string()))?
+            .speaking(self.http.protocol());
+        Ok(match &self.proxy {
+            Some(p) => t.through(p, target),
+            None => t,
+        })
     }
 
     /// Every problem with the plan at this level and length.

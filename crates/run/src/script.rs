@@ -52,37 +52,63 @@ pub(crate) fn load(
     Wrk::load(source).map_err(|e| e.to_string())
 }
 
-/// Plays `plan` with one Lua state per worker thread.
-pub(crate) fn play(
+/// The worker threads of a scripted run, set up and waiting for the load.
+pub(crate) struct Threads {
+    transports: Vec<HttpTransport>,
+    scripts: Vec<Mutex<Option<WrkScript>>>,
+}
+
+/// Sets up one Lua state per worker thread of `plan` (wrk's `setup`, `init`, a first
+/// `request()`) and a transport for each, to where `setup` sent it (`thread.addr`; the site's
+/// name stays in the Host header and TLS SNI).
+pub(crate) fn start(
     plan: &Plan,
     r: &UrlRequest,
     wrk: &Mutex<Wrk>,
-    options: TlsOptions,
-    control: &Arc<Control>,
-    progress: impl FnMut(&Progress),
-) -> Result<Result<RunOutput, herd_engine::RunError>, RunError> {
+    options: &TlsOptions,
+    proxy: Option<&herd_http::Proxy>,
+) -> Result<Threads, RunError> {
     let mut wrk = wrk.lock().expect("script lock");
     let scripts = wrk
         .start(plan.effective_threads())
         .map_err(|e| RunError::Invalid(vec![format!("{e}\nnothing was sent")]))?;
-    // `setup` may send each thread elsewhere (`thread.addr`); the site's name stays.
     let transports = wrk
         .addrs()
         .into_iter()
         .map(|a| {
             let target = r.target.clone().with_addr(a.unwrap_or(r.target.addr()));
-            HttpTransport::new(&target, options)
+            let t = HttpTransport::new(&target, options.clone())?;
+            Ok(match proxy {
+                Some(p) => t.through(p, &target),
+                None => t,
+            })
         })
-        .collect::<Result<Vec<_>, _>>()
+        .collect::<Result<Vec<_>, herd_http::HttpError>>()
         .map_err(|e| RunError::Start(e.to_string()))?;
-    let slots: Vec<Mutex<Option<WrkScript>>> =
-        scripts.into_iter().map(|s| Mutex::new(Some(s))).collect();
-    Ok(herd_engine::run(
+    let scripts = scripts.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    Ok(Threads {
+        transports,
+        scripts,
+    })
+}
+
+/// Plays `plan` on the threads set up, each with its own Lua state.
+pub(crate) fn play(
+    plan: &Plan,
+    threads: Threads,
+    control: &Arc<Control>,
+    progress: impl FnMut(&Progress),
+) -> Result<RunOutput, herd_engine::RunError> {
+    let Threads {
+        transports,
+        scripts,
+    } = threads;
+    herd_engine::run(
         plan,
         Arc::new(SystemClock),
         |k| transports[k].wire(),
         |k| {
-            slots[k]
+            scripts[k]
                 .lock()
                 .expect("script slot lock")
                 .take()
@@ -90,7 +116,7 @@ pub(crate) fn play(
         },
         Arc::clone(control),
         progress,
-    ))
+    )
 }
 
 /// Runs `done()` on what was measured and adds the script's part to the result: what it

@@ -28,6 +28,72 @@ pub struct RunSpec {
     pub watch: WatchPlan,
     /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
     pub http: crate::HttpFlags,
+    /// Where connections go and the TLS identity they present (curl's flags).
+    pub connect: ConnectFlags,
+}
+
+/// curl's connection flags, as given: `--resolve`, `--connect-to` (checked when the run is
+/// prepared) and the TLS files.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectFlags {
+    /// `HOST:PORT:ADDR`
+    pub resolve: Vec<String>,
+    /// `HOST:PORT:ADDR:PORT`
+    pub connect_to: Vec<String>,
+    /// `--proxy URL`; `None` reads `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+    pub proxy: Option<String>,
+    /// A client certificate (PEM, its chain after it) for servers that ask for one.
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM); the certificate file when absent.
+    pub key: Option<PathBuf>,
+    /// CA certificates (PEM) the server's certificate is checked against, in place of
+    /// Mozilla's roots.
+    pub cacert: Option<PathBuf>,
+}
+
+impl ConnectFlags {
+    /// The forward proxy for `target`: the flag's, else the environment's.
+    pub(crate) fn proxy(
+        &self,
+        target: &herd_http::Target,
+    ) -> Result<Option<herd_http::Proxy>, String> {
+        match &self.proxy {
+            Some(url) => herd_http::Proxy::parse(url).map(Some),
+            None => herd_http::Proxy::from_env(target),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// The TLS files read, when any is given; a file that cannot be used is a problem.
+    pub(crate) fn tls_files(
+        &self,
+        problems: &mut Vec<String>,
+    ) -> Option<std::sync::Arc<herd_http::TlsFiles>> {
+        if self.cacert.is_none() && self.cert.is_none() {
+            return None;
+        }
+        herd_http::TlsFiles::read(
+            self.cacert.as_deref(),
+            self.cert.as_deref(),
+            self.key.as_deref(),
+        )
+        .map(std::sync::Arc::new)
+        .map_err(|e| problems.push(e.to_string()))
+        .ok()
+    }
+
+    /// The routes, every bad one a problem.
+    pub(crate) fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
+        let resolve = self.resolve.iter().map(|s| herd_http::Route::resolve(s));
+        let connect = self
+            .connect_to
+            .iter()
+            .map(|s| herd_http::Route::connect_to(s));
+        resolve
+            .chain(connect)
+            .filter_map(|r| r.map_err(|e| problems.push(e.to_string())).ok())
+            .collect()
+    }
 }
 
 /// Where the requests come from.
@@ -68,6 +134,8 @@ pub struct RequestFlags {
     pub headers: Vec<String>,
     pub body: Option<String>,
     pub body_file: Option<PathBuf>,
+    /// curl's `-F` fields: a `multipart/form-data` body (`name=value`, `name=@file`).
+    pub form: Vec<String>,
     /// Which headers the result shows masked (`--redact`, `--show-secrets`).
     pub redact: herd_result::redact::Redaction,
 }
@@ -79,6 +147,7 @@ impl RequestFlags {
             || !self.headers.is_empty()
             || self.body.is_some()
             || self.body_file.is_some()
+            || !self.form.is_empty()
     }
 }
 
@@ -147,6 +216,7 @@ impl RunSpec {
             insecure: false,
             bind: None,
             watch: WatchPlan::default(),
+            connect: ConnectFlags::default(),
             http: crate::HttpFlags::default(),
         }
     }

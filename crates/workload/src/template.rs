@@ -124,6 +124,22 @@ impl Template {
                     && s.chars()
                         .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
             };
+            if name == "env" {
+                // `{{env.NAME}}`: the environment's value (k6's `__ENV`, `herd run -e`), read
+                // when the file is compiled, so tokens and passwords stay out of files.
+                match field.as_deref().map(|f| (f, std::env::var(f))) {
+                    Some((_, Ok(value))) => lit(&mut t, &value),
+                    Some((var, Err(_))) => diags.push(
+                        Diag::new(at, format!("`{{{{env.{var}}}}}`: {var} is not set"))
+                            .hint(format!("export {var}=... or give it with -e {var}=VALUE")),
+                    ),
+                    None => diags.push(
+                        Diag::new(at, "`{{env}}` needs a variable name").hint("write {{env.NAME}}"),
+                    ),
+                }
+                rest = close + 2;
+                continue;
+            }
             if !word(name) || field.as_deref().is_some_and(|f| !word(f)) {
                 diags.push(
                     Diag::new(at, format!("`{{{{{inner}}}}}` is not a variable reference"))

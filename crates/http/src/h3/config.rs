@@ -46,7 +46,7 @@ impl H3Config {
             });
         }
         server_name(target.host())?; // the same check, and message, as https
-        let tls = quic_client_config(options)?;
+        let tls = quic_client_config(&options)?;
         let crypto = QuicClientConfig::try_from(tls).map_err(|e| HttpError::Quic(e.to_string()))?;
         let mut client = quic::ClientConfig::new(Arc::new(crypto));
         let mut transport = quic::TransportConfig::default();

@@ -99,7 +99,7 @@ https://127.0.0.1:{port} {{
         };
         loop {
             let log = std::fs::read_to_string(self.dir.join("caddy.log")).unwrap_or_default();
-            if log.contains("HTTP/3") && Client::connect(&self.url("/"), insecure).is_ok() {
+            if log.contains("HTTP/3") && Client::connect(&self.url("/"), insecure.clone()).is_ok() {
                 return;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
