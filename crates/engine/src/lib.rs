@@ -52,7 +52,7 @@ pub use plan::{Load, Plan, PlanError};
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Note, Opened, Ready, Session, Ticket};
+pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
 pub use stages::{Profile, Stage};
 pub use transport::{
     Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, Transport,

@@ -38,6 +38,8 @@ pub struct GeneratorReport {
     pub loop_delay: Histogram<u64>,
     pub connections_opened: u64,
     pub peak_connections: u64,
+    /// Connections and exchanges by protocol (`http/1.1`, `h2`, `h2c`).
+    pub protocols: Vec<crate::ProtocolUse>,
     /// One sample per second of the measurement.
     pub timeline: Vec<HealthSample>,
     /// The most file descriptors open at once, and the limit.
@@ -279,6 +281,7 @@ fn merge(
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak) = (0, 0);
+    let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     for o in outputs {
@@ -304,6 +307,9 @@ fn merge(
         busiest = busiest.max(o.cpu.total());
         opened += o.connections_opened;
         peak += o.peak_connections;
+        for u in &o.protocols {
+            crate::ProtocolUse::add(&mut protocols, u.protocol, u.connections, u.requests);
+        }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
             cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
@@ -386,6 +392,7 @@ fn merge(
             loop_delay,
             connections_opened: opened,
             peak_connections: peak,
+            protocols,
             timeline: watch.samples.into_values().collect(),
             fds_peak: watch.fds_peak,
             fd_limit,

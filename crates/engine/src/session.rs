@@ -76,6 +76,38 @@ pub struct Opened {
     pub protocol: &'static str,
 }
 
+/// How much one protocol carried in a run: its connections and the exchanges they ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProtocolUse {
+    /// As ALPN names it (`http/1.1`, `h2`), `h2c` for HTTP/2 with prior knowledge.
+    pub protocol: &'static str,
+    pub connections: u64,
+    /// Exchanges answered or failed on its connections (HTTP/2's streams).
+    pub requests: u64,
+}
+
+impl ProtocolUse {
+    /// Adds `protocol`'s counts to `uses`, keeping one entry per protocol.
+    pub fn add(
+        uses: &mut Vec<ProtocolUse>,
+        protocol: &'static str,
+        connections: u64,
+        requests: u64,
+    ) {
+        match uses.iter_mut().find(|u| u.protocol == protocol) {
+            Some(u) => {
+                u.connections += connections;
+                u.requests += requests;
+            }
+            None => uses.push(ProtocolUse {
+                protocol,
+                connections,
+                requests,
+            }),
+        }
+    }
+}
+
 /// What a [`Session::pump`] came to, in the order it happened.
 #[derive(Debug)]
 pub enum Note {

@@ -224,6 +224,11 @@ pub struct Generator {
     pub connections_opened: u64,
     #[serde(default)]
     pub peak_connections: u64,
+    /// What the connections spoke, by protocol (`http/1.1`, `h2` by ALPN, `h2c` by prior
+    /// knowledge): how many connections, and how many requests (HTTP/2's streams) ended on them,
+    /// warm-up included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocols: Vec<ProtocolUse>,
     /// The most file descriptors open at once, and the process's limit.
     #[serde(default)]
     pub fds_peak: Option<u64>,
@@ -238,6 +243,14 @@ pub struct Generator {
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
+}
+
+/// One protocol's share of a run's connections and requests.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtocolUse {
+    pub protocol: String,
+    pub connections: u64,
+    pub requests: u64,
 }
 
 /// One second of the generator's own health.

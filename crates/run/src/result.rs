@@ -35,6 +35,15 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
         peak_connections: g.peak_connections,
+        protocols: g
+            .protocols
+            .iter()
+            .map(|u| herd_result::ProtocolUse {
+                protocol: u.protocol.to_owned(),
+                connections: u.connections,
+                requests: u.requests,
+            })
+            .collect(),
         fds_peak: g.fds_peak,
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,

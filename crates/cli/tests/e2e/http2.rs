@@ -91,6 +91,13 @@ fn http2_against_nginx_on_h2c_and_tls_agrees_with_h2load() {
             "{name}: every byte read, frames and all, as h2load counts it"
         );
         assert_eq!(r["generator"]["connections_opened"], 2, "{name}");
+        let uses = &r["generator"]["protocols"][0];
+        assert_eq!(
+            (uses["protocol"].as_str(), uses["connections"].as_u64()),
+            (Some(name), Some(2)),
+            "{name}: the result says what each connection negotiated"
+        );
+        assert_eq!(uses["requests"], 2000, "{name}: streams used");
     }
 }
 

@@ -165,11 +165,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                     if let Some(link) = self.links.get(l, g) {
                         link.opened = Some(o);
                         link.ready_at = Some(now);
-                        self.tally.connection_opened();
+                        self.tally.connection_opened(o.protocol);
                     }
                 }
                 Note::FirstByte(_) => {}
                 Note::Response(x, resp) => {
+                    self.count_on(l, g);
                     if !resp.keep_alive {
                         if let Some(link) = self.links.get(l, g) {
                             link.server_closes = true;
@@ -177,7 +178,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                     }
                     self.complete(x, resp, now);
                 }
-                Note::Failed(f) => self.failed(f, now),
+                Note::Failed(f) => {
+                    self.count_on(l, g);
+                    self.failed(f, now)
+                }
                 Note::Closed => closed = true,
             }
         }
@@ -188,6 +192,18 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
         if !self.waiting.is_empty() {
             self.unqueue(now);
+        }
+    }
+
+    /// One more exchange ended on connection `l`, counted for its protocol.
+    fn count_on(&mut self, l: u32, g: u32) {
+        let protocol = self
+            .links
+            .get(l, g)
+            .and_then(|k| k.opened)
+            .map(|o| o.protocol);
+        if let Some(p) = protocol {
+            crate::ProtocolUse::add(&mut self.tally.protocols, p, 0, 1);
         }
     }
 

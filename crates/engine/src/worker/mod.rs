@@ -77,6 +77,7 @@ pub(crate) struct WorkerOutput {
     pub last_done: Option<Instant>,
     pub connections_opened: u64,
     pub peak_connections: u64,
+    pub protocols: Vec<crate::ProtocolUse>,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
 }
@@ -369,6 +370,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         last_done: w.tally.last_done,
         connections_opened: w.tally.opened,
         peak_connections: w.tally.peak_conns,
+        protocols: std::mem::take(&mut w.tally.protocols),
         cancelled_at: w.cancelled_at,
     })
 }

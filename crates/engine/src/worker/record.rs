@@ -59,6 +59,8 @@ pub(crate) struct Tally {
     pub open_conns: u64,
     pub peak_conns: u64,
     pub opened: u64,
+    /// Connections and exchanges by the protocol each connection speaks.
+    pub protocols: Vec<crate::ProtocolUse>,
 }
 
 impl Tally {
@@ -86,7 +88,8 @@ impl Tally {
         recorder.record(outcome);
     }
 
-    pub fn connection_opened(&mut self) {
+    pub fn connection_opened(&mut self, protocol: &'static str) {
+        crate::ProtocolUse::add(&mut self.protocols, protocol, 1, 0);
         self.opened += 1;
         self.open_conns += 1;
         self.peak_conns = self.peak_conns.max(self.open_conns);

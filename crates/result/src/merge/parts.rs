@@ -229,6 +229,7 @@ pub(super) struct GeneratorSum {
     worker: Option<String>,
     connections_opened: u64,
     peak_connections: u64,
+    protocols: Vec<crate::ProtocolUse>,
     fds_peak: Option<u64>,
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
@@ -271,6 +272,15 @@ impl GeneratorSum {
         self.worker = self.worker.take().max(g.worker.clone());
         self.connections_opened += g.connections_opened;
         self.peak_connections += g.peak_connections;
+        for u in &g.protocols {
+            match self.protocols.iter_mut().find(|p| p.protocol == u.protocol) {
+                Some(p) => {
+                    p.connections += u.connections;
+                    p.requests += u.requests;
+                }
+                None => self.protocols.push(u.clone()),
+            }
+        }
         self.fds_peak = max_opt(self.fds_peak, g.fds_peak);
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
@@ -307,6 +317,7 @@ impl GeneratorSum {
             worker: self.worker,
             connections_opened: self.connections_opened,
             peak_connections: self.peak_connections,
+            protocols: self.protocols,
             fds_peak: self.fds_peak,
             fd_limit: self.fd_limit,
             ephemeral_ports_peak: self.ports_peak,
