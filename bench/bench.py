@@ -94,6 +94,10 @@ class Nginx:
         s.bind(("127.0.0.1", 0))
         self.tls_port = s.getsockname()[1]
         s.close()
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.h2_port = s.getsockname()[1]
+        s.close()
         d = self.dir
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                         "-nodes", "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem"), "-days", "2",
@@ -123,6 +127,11 @@ http {{
         location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
     }}
     server {{
+        listen 127.0.0.1:{self.h2_port} http2 backlog=16384 reuseport;
+        http2_max_concurrent_streams 20000;
+        location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+    }}
+    server {{
         listen 127.0.0.1:{self.tls_port} ssl backlog=16384 reuseport;
         ssl_certificate {d}/cert.pem;
         ssl_certificate_key {d}/key.pem;
@@ -145,6 +154,7 @@ http {{
                 time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.tls_url = f"https://127.0.0.1:{self.tls_port}/"
+        self.h2_url = f"http://127.0.0.1:{self.h2_port}/"
 
     def stop(self):
         self.proc.terminate()
@@ -463,7 +473,8 @@ def bench_shard(nginx, rounds, seconds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", []],
+    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
+                                                 "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -472,7 +483,8 @@ def main():
     a = ap.parse_args()
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
-    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard"]
+    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
+                          "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -497,6 +509,14 @@ def main():
             figures["replay"] = bench_replay(nginx, max(1, a.rounds // 2), a.seconds)
         if "shard" in a.which:
             figures["shard"] = bench_shard(nginx, max(1, a.rounds // 2), a.seconds)
+        import bench_h2  # HTTP/2's bars, beside this file
+        this = sys.modules[__name__]
+        if "h2cpu" in a.which:
+            figures["h2cpu"] = bench_h2.cpu(this, nginx, a.rounds, a.seconds)
+        if "h2rate" in a.which:
+            figures["h2rate"] = bench_h2.rate(this, nginx, max(1, a.rounds // 2))
+        if "h2rss" in a.which:
+            figures["h2rss"] = bench_h2.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
     finally:
         nginx.stop()
     if a.json:
