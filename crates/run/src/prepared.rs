@@ -118,7 +118,7 @@ impl Prepared {
                 let request = with_closing(request);
                 let transport = HttpTransport::new(&r.target, options)
                     .map_err(|e| start(e.to_string()))?
-                    .speaking(self.http.protocol());
+                    .speaking(self.http().protocol());
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -131,7 +131,7 @@ impl Prepared {
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport = HttpTransport::new(w.target(), options)
                     .map_err(|e| start(e.to_string()))?
-                    .speaking(self.http.protocol());
+                    .speaking(self.http().protocol());
                 // The tally starts from zero, so a workload run again (a series' next level)
                 // counts only its own run.
                 w.reset_tally();
@@ -181,8 +181,17 @@ impl Prepared {
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let mut plan = self.plan_of(level, length);
-        self.http.apply(&mut plan);
+        self.http().apply(&mut plan);
         plan
+    }
+
+    /// The protocol flags, with a workload file's `protocol: h2` as if `--http2` were given.
+    fn http(&self) -> crate::HttpFlags {
+        let file = matches!(&self.what, What::Workload { workload, .. } if workload.http2);
+        crate::HttpFlags {
+            http2: self.http.http2 || file,
+            ..self.http
+        }
     }
 
     fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {

@@ -239,6 +239,32 @@ fn the_mock_speaks_http2_over_tls_by_alpn() {
 }
 
 #[test]
+fn a_workload_file_with_protocol_h2_speaks_http2() {
+    let dir = TempDir::new("h2-workload");
+    let mock = mock(&[]);
+    let file = dir.path("h2.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: http://{}\nprotocol: h2\nload: {{ model: closed, users: 4, duration: 1s }}\nscenarios:\n  - name: home\n    steps:\n      - get: /\n",
+            mock.local_addr()
+        ),
+    )
+    .unwrap();
+    let r = Herd::new(&["run", "-t", "1", file.to_str().unwrap()])
+        .json(&dir.path("r.json"))
+        .run()
+        .code(0)
+        .json();
+    assert_eq!(
+        r["generator"]["protocols"][0]["protocol"], "h2c",
+        "{}",
+        r["generator"]
+    );
+    assert_eq!(r["totals"]["errors"], 0);
+}
+
+#[test]
 fn http2_flags_without_http2_or_out_of_range_are_refused() {
     refused(
         &["run", "--streams", "8", "-n", "1", "http://127.0.0.1:9/"],
