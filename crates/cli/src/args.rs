@@ -45,6 +45,17 @@ pub struct RunArgs {
     #[arg(long = "calls-per-conn", value_name = "K")]
     pub calls_per_conn: Option<u64>,
 
+    /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, a sliding
+    /// window (h2load's --h1 -m), each response timed against its own request; -c connections
+    /// then carry -c x K requests at once
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub pipeline: Option<u16>,
+
+    /// With --pipeline: pipeline methods that are not idempotent (POST, PATCH) too, which HTTP
+    /// advises against
+    #[arg(long = "pipeline-any-method", requires = "pipeline")]
+    pub pipeline_any_method: bool,
+
     /// HTTP method [default: GET, or POST when a body is given]
     #[arg(short = 'm', long, value_name = "METHOD")]
     pub method: Option<String>,
@@ -62,14 +73,29 @@ pub struct RunArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
-    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
-    /// connection is replaced
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: Duration,
+    /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
+    /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
+    #[arg(
+        short = 's',
+        long = "script",
+        value_name = "SCRIPT.lua",
+        conflicts_with = "urls_file"
+    )]
+    pub script: Option<PathBuf>,
 
-    /// Run this long first, measured but excluded from the results (start-up effects)
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
-    pub warmup: Duration,
+    /// Arguments for the script's init(args), after `--` (as with wrk)
+    #[arg(last = true, value_name = "ARGS", requires = "script")]
+    pub script_args: Vec<String>,
+
+    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
+    /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub timeout: Option<Duration>,
+
+    /// Run this long first, measured but excluded from the results (start-up effects); wins
+    /// over a workload file's `load: warmup` [default: 0s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
     #[arg(short = 't', long, value_name = "N")]
@@ -91,6 +117,9 @@ pub struct RunArgs {
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
 
     #[command(flatten)]
     pub http: crate::http_args::HttpArgs,

@@ -47,7 +47,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
             connections: Some(200),
             rate: Some(a.rate),
             duration: Some(a.duration),
-            timeout: Duration::from_secs(5),
+            timeout: Some(Duration::from_secs(5)),
             threads: Some(1),
             ..LoadFlags::default()
         },

@@ -22,6 +22,7 @@ mod replay_cmd;
 mod replay_send;
 mod report_cmd;
 mod run;
+mod secret_args;
 mod series;
 mod serve;
 mod shard_args;

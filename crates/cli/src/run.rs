@@ -4,14 +4,13 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, progress::Live, watch};
+use crate::{interrupt, progress::Live};
 use herd_engine::Control;
 use herd_report::render_text;
 use herd_result::{write_json, RunResult};
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -20,49 +19,60 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
-        (None, Some(path)) => Source::UrlFile {
-            path: path.clone(),
-            request,
+        (None, None) if a.script.is_some() => Source::Script {
+            url: a.url.clone().unwrap_or_default(),
+            script: a.script.clone().unwrap_or_default(),
+            args: a.script_args.clone(),
         },
+        (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
-            request,
         },
     };
     RunSpec {
         source,
+        request,
         load: LoadFlags {
             connections: a.connections,
             rate: a.rate,
             duration: a.duration,
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
+            pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
+                depth: depth as usize,
+                any_method: a.pipeline_any_method,
+            }),
             timeout: a.timeout,
-            // A workload file's own warm-up stands (a flag that contradicts it is refused).
-            warmup: file.is_none().then_some(a.warmup),
+            warmup: a.warmup,
             threads: a.threads,
         },
         level: None,
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        watch: a.watch.plan(),
         http: a.http.flags(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    if let Some(file) = crate::workload_cmd::workload_file(a) {
-        crate::workload_cmd::refuse_load_flags(a, &file)?;
+    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+        return Err(Exit::bad_input(format!(
+            "-s/--script drives a URL, not a workload file: give a URL, or call the \
+             script's functions from {} (script:, see docs/workload.md)",
+            file.display()
+        )));
     }
     let spec = spec(a);
-    let (prepared, watch) = match (spec.prepare(), watch::check(&a.watch), check_outputs(a)) {
-        (Ok(p), Ok(w), Ok(())) => (p, w),
-        (p, w, o) => {
-            let problems: Vec<String> = [p.err().map(Exit::from), w.err(), o.err()]
+    let prepared = match (spec.prepare(), check_outputs(a)) {
+        (Ok(p), Ok(())) => p,
+        (p, o) => {
+            let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)
@@ -93,11 +103,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     };
     let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
-        let result = prepared.run(None, &control, &mut live);
-        let server = watch::stop(watcher);
-        let mut result = result?;
-        result.server = server;
+        let result = prepared.run(None, &control, &mut live)?;
         Ok((result, prepared.plan().missed()))
     })?;
     let code = finish(&result, a.json.as_deref())?;
@@ -123,6 +129,14 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
+    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
+    if let Some(out) = result
+        .extra
+        .get("script")
+        .and_then(|s| s["output"].as_str())
+    {
+        print!("{out}");
+    }
     Ok(exit::code(herd_run::conclude(result)))
 }
 

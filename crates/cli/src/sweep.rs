@@ -165,7 +165,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         levels,
         length,
         calls_per_conn: a.request.calls_per_conn,
-        timeout: a.request.timeout,
+        timeout: runs
+            .first()
+            .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
         cooldown: a.cooldown,
         stop,
     };

@@ -18,6 +18,7 @@
 //! assert!(c.passed());
 //! ```
 
+mod asked;
 mod noise;
 pub mod significance;
 
@@ -135,6 +136,8 @@ pub struct Comparison {
     pub runs: Vec<RunLabel>,
     pub metrics: Vec<MetricRow>,
     pub names: Vec<NameRow>,
+    /// Where a run asked something else than the base (rate, users, target, model, length).
+    pub warnings: Vec<String>,
 }
 
 /// What `herd compare --json` writes (`schema/compare.schema.json`): the comparison with its
@@ -262,6 +265,11 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
         runs: labels,
         metrics,
         names: name_rows(runs, threshold),
+        warnings: runs
+            .iter()
+            .skip(1)
+            .flat_map(|(label, r)| asked::differences(runs[0].1, r, label))
+            .collect(),
     }
 }
 

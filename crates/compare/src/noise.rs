@@ -5,13 +5,10 @@ use crate::significance::{quantile_interval, welch};
 use crate::{Noise, MIN_SECONDS};
 use herd_result::{decode_histogram, RunResult};
 
-/// Per-second samples of a metric: only seconds inside the measurement, and for latencies and
-/// shares only seconds in which something ended.
+/// Per-second samples of a metric: only whole seconds of load (`RunResult::samples`), and for
+/// latencies and shares only seconds in which something ended.
 pub fn per_second(key: &str, r: &RunResult) -> Option<Vec<f64>> {
-    let inside = r
-        .timeline
-        .iter()
-        .filter(|e| (e.t as f64) < r.duration_s.max(1.0));
+    let inside = r.samples();
     let busy = |f: fn(&herd_result::TimelineEntry) -> f64| {
         inside
             .clone()

@@ -79,6 +79,7 @@ pub struct FakeServer {
     /// Time to open a connection.
     pub connect_time: Duration,
     pub connects: Arc<AtomicU64>,
+    /// Requests received, acted on or not (after a close it announced, the server acts on none).
     pub exchanges: Arc<AtomicU64>,
     /// Requests received, as text, when `keep_requests` is set.
     pub keep_requests: bool,
@@ -191,12 +192,12 @@ impl FakeTransport {
         let Some(c) = self.conns.get_mut(&id) else {
             return;
         };
+        self.server.exchanges.fetch_add(1, Ordering::Relaxed);
         if c.closing {
             return;
         }
         c.uses += 1;
         let (n, from) = (c.uses, c.busy_until.max(now));
-        self.server.exchanges.fetch_add(1, Ordering::Relaxed);
         if self.server.keep_requests {
             if let Ok(mut r) = self.server.requests.lock() {
                 r.push(String::from_utf8_lossy(request).into_owned());

@@ -32,6 +32,7 @@ mod blocking;
 mod chunked;
 mod error;
 mod h2;
+pub mod h3;
 mod head;
 mod parse;
 mod protocol;

@@ -41,10 +41,25 @@ pub enum ErrorKind {
     /// HTTP/2: a frame broke the protocol (PROTOCOL_ERROR, FLOW_CONTROL_ERROR,
     /// FRAME_SIZE_ERROR, COMPRESSION_ERROR, STREAM_CLOSED), the server's verdict or herd's.
     H2Protocol,
+    /// HTTP/3: the QUIC handshake failed: no common version or ALPN (`h3`), or the TLS inside
+    /// it (certificate verification included).
+    QuicHandshake,
+    /// HTTP/3: no packet from the server for the QUIC idle timeout: it went away without a
+    /// word, or the path drops its packets.
+    QuicTimeout,
+    /// HTTP/3: the server closed the QUIC connection (CONNECTION_CLOSE, or a stateless reset
+    /// after it lost the connection's state) while the request was in flight.
+    QuicClosed,
+    /// HTTP/3: a QUIC transport error, a protocol violation seen by either side.
+    QuicProtocol,
+    /// HTTP/3: the server reset the request's stream, or refused it (GOAWAY).
+    H3StreamReset,
+    /// HTTP/3: the frames or QPACK header block the server sent are not valid.
+    H3Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 15] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -60,6 +75,12 @@ impl ErrorKind {
         ErrorKind::H2Reset,
         ErrorKind::H2Goaway,
         ErrorKind::H2Protocol,
+        ErrorKind::QuicHandshake,
+        ErrorKind::QuicTimeout,
+        ErrorKind::QuicClosed,
+        ErrorKind::QuicProtocol,
+        ErrorKind::H3StreamReset,
+        ErrorKind::H3Protocol,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -85,6 +106,12 @@ impl ErrorKind {
             ErrorKind::H2Reset => "h2_reset",
             ErrorKind::H2Goaway => "h2_goaway",
             ErrorKind::H2Protocol => "h2_protocol",
+            ErrorKind::QuicHandshake => "quic_handshake",
+            ErrorKind::QuicTimeout => "quic_timeout",
+            ErrorKind::QuicClosed => "quic_closed",
+            ErrorKind::QuicProtocol => "quic_protocol",
+            ErrorKind::H3StreamReset => "h3_stream_reset",
+            ErrorKind::H3Protocol => "h3_protocol",
         }
     }
 
@@ -268,7 +295,13 @@ mod tests {
                 "h2_refused_stream",
                 "h2_reset",
                 "h2_goaway",
-                "h2_protocol"
+                "h2_protocol",
+                "quic_handshake",
+                "quic_timeout",
+                "quic_closed",
+                "quic_protocol",
+                "h3_stream_reset",
+                "h3_protocol"
             ]
         );
     }

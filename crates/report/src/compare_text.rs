@@ -25,6 +25,9 @@ pub fn render_compare_text(c: &Comparison, out: &mut impl Write) -> fmt::Result 
             r.started_at
         )?;
     }
+    for w in &c.warnings {
+        writeln!(out, "  WARNING: {w}")?;
+    }
     for i in 1..c.runs.len() {
         writeln!(out, "\n  {} against {}", c.runs[i].label, base.label)?;
         writeln!(

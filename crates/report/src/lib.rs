@@ -36,6 +36,7 @@
 //!     config,
 //!     started_at: SystemTime::now(),
 //!     duration: Duration::from_secs(1),
+//!     offered: None,
 //!     interrupted: false,
 //!     stats: &stats,
 //!     timeline: &[Second::new(0)],

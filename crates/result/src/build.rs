@@ -18,6 +18,10 @@ pub struct RunInput<'a> {
     pub started_at: SystemTime,
     /// Length of the measurement, warm-up excluded.
     pub duration: Duration,
+    /// How long load was offered after the measurement started (the schedule's end, warm-up
+    /// excluded; `None` when the run was bounded by a count, not a schedule). Seconds past it
+    /// are the drain: their answers are counted, but they are not seconds of load.
+    pub offered: Option<Duration>,
     pub interrupted: bool,
     /// All workers' totals, merged.
     pub stats: &'a Stats,
@@ -43,6 +47,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     // One dense copy of each histogram, shared by its summary and its encoding.
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
+    let whole = Whole::of(&input);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
@@ -74,7 +79,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         timeline: input
             .timeline
             .iter()
-            .map(|sec| timeline_entry(sec, duration_s))
+            .map(|sec| timeline_entry(sec, duration_s, whole.holds(sec.index)))
             .collect(),
         histograms: Histograms {
             latency: encode_histogram(&latency),
@@ -126,7 +131,52 @@ pub(crate) fn response_bytes(s: &Stats) -> SizeSummary {
     }
 }
 
-fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
+impl RunResult {
+    /// The seconds that are samples of the run: whole seconds of load, in order. Results written
+    /// before `partial` existed are judged by their length.
+    pub fn samples(&self) -> impl Iterator<Item = &TimelineEntry> + Clone {
+        self.timeline
+            .iter()
+            .filter(|e| !e.partial && is_within(e.t, self.duration_s))
+    }
+}
+
+/// Which seconds of a run are whole seconds of load, and so samples of it.
+struct Whole {
+    /// The first second that is a sample.
+    from: u64,
+    /// Seconds ending after this (since the measurement started) are not.
+    until_s: f64,
+}
+
+impl Whole {
+    fn of(input: &RunInput<'_>) -> Whole {
+        let measured = input.duration.as_secs_f64();
+        let until_s = input
+            .offered
+            .map_or(measured, |o| o.as_secs_f64().min(measured));
+        // In the closed model the warm-up is decided per iteration: the first second misses the
+        // answers of iterations begun in the warm-up, so it reads low.
+        let warm_edge =
+            input.config.model == crate::Model::Closed && !input.warmup_duration.is_zero();
+        Whole {
+            from: u64::from(warm_edge),
+            until_s,
+        }
+    }
+
+    fn holds(&self, t: u64) -> bool {
+        t >= self.from && is_within(t, self.until_s)
+    }
+}
+
+/// Whether second `t` ends by `run_s`, give or take a millisecond: a run of `-d 4s` lasts
+/// 4.0003 s, and its fourth second is whole.
+pub(crate) fn is_within(t: u64, run_s: f64) -> bool {
+    (t + 1) as f64 <= run_s + 1e-3
+}
+
+fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineEntry {
     let ms = |us: u64| us as f64 / 1e3;
     let q = |quantile: f64| {
         if sec.latency.is_empty() {
@@ -135,10 +185,6 @@ fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
             ms(sec.latency.value_at_quantile(quantile))
         }
     };
-    // The last second of a 10.5 s run lasts half a second; outcomes that arrive after the end
-    // (in-flight requests finishing) fall in a second wholly outside it, counted over a full one.
-    let inside = (run_s - sec.index as f64).min(1.0);
-    let span = if inside > 0.0 { inside } else { 1.0 };
     let requests = sec.requests();
     const CLASSES: [&str; 6] = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
     TimelineEntry {
@@ -147,7 +193,8 @@ fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
         ok: sec.ok,
         failed: sec.failed,
         errors: sec.error_total(),
-        rps: requests as f64 / span,
+        rps: entry_rate(requests, whole, sec.index, run_s),
+        partial: !whole,
         p50_ms: q(0.50),
         p90_ms: q(0.90),
         p99_ms: q(0.99),
@@ -161,6 +208,18 @@ fn timeline_entry(sec: &Second, run_s: f64) -> TimelineEntry {
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
         latency_histogram: sec.latency.histogram().map(encode_histogram),
     }
+}
+
+/// A whole second's rate is its count. A partial one (the last half second of a 10.5 s run) is
+/// counted over the part inside the run, but never over less than a tenth of a second: one
+/// straggler in the last millisecond is not a rate of a thousand per second. Partial seconds are
+/// not samples anyway (`RunResult::samples`); the rate says what they held.
+pub(crate) fn entry_rate(requests: u64, whole: bool, t: u64, run_s: f64) -> f64 {
+    if whole {
+        return requests as f64;
+    }
+    let inside = (run_s - t as f64).min(1.0);
+    requests as f64 / if inside >= 0.1 { inside } else { 1.0 }
 }
 
 fn nonzero<'k>(pairs: impl Iterator<Item = (&'k str, u64)>) -> BTreeMap<String, u64> {
@@ -239,10 +298,10 @@ mod tests {
                 ErrorKind::Reset,
             ));
         }
-        assert_eq!(timeline_entry(&sec, 10.5).rps, 10.0);
-        assert_eq!(timeline_entry(&sec, 10.0).rps, 5.0);
-        assert_eq!(timeline_entry(&sec, 20.0).rps, 5.0);
-        let e = timeline_entry(&sec, 20.0);
+        assert_eq!(timeline_entry(&sec, 10.5, false).rps, 10.0);
+        assert_eq!(timeline_entry(&sec, 10.0, false).rps, 5.0);
+        assert_eq!(timeline_entry(&sec, 20.0, true).rps, 5.0);
+        let e = timeline_entry(&sec, 20.0, true);
         assert_eq!(e.error_kinds, BTreeMap::from([("reset".to_owned(), 5)]));
         assert!(e.status_class.is_empty());
     }

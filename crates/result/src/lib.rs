@@ -42,6 +42,7 @@
 //!     config,
 //!     started_at: SystemTime::now(),
 //!     duration: Duration::from_secs(1),
+//!     offered: None,
 //!     interrupted: false,
 //!     stats: &stats,
 //!     timeline: &[Second::new(0)],
@@ -71,6 +72,7 @@ mod histogram;
 mod json;
 pub mod knee;
 pub mod merge;
+pub mod redact;
 mod result;
 pub mod sections;
 pub mod server;
@@ -106,7 +108,7 @@ pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// result, at any depth, adds one here and to every schema's `schema_version.maximum`: the
 /// schemas are closed, so a validator meets the new key only with a schema that knows it.
 /// herd reads files of any `schema_version` of its series (docs/results.md, "Versions").
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// `schema_version` of a file written before it was: the first.
 pub(crate) fn first_schema_version() -> u32 {

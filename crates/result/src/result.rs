@@ -287,8 +287,14 @@ pub struct TimelineEntry {
     pub ok: u64,
     pub failed: u64,
     pub errors: u64,
-    /// Requests per second over the part of this second inside the run.
+    /// Requests per second: a whole second's count; a partial one's over the part of it inside
+    /// the run (at least a tenth of a second).
     pub rps: f64,
+    /// Not a whole second of load (the drain after the schedule, the warm-up's edge, a second
+    /// some shards of a merge did not run in whole): counted, but not a sample of any rate,
+    /// comparison, chart or knee.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     pub p50_ms: f64,
     pub p90_ms: f64,
     pub p99_ms: f64,

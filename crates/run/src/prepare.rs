@@ -2,6 +2,7 @@
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
 use crate::prepared::{Prepared, UrlRequest, What};
+use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
 use herd_http::{prepare, RequestSpec, Target};
@@ -12,11 +13,43 @@ impl RunSpec {
     /// Reads and checks everything the run needs (URL, headers, body file, URL file, workload
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
-        let mut problems = Vec::new();
+        let mut problems = crate::flags::refused(self);
         self.http.check(&mut problems);
         let what = match &self.source {
-            Source::Url { url, request } => self.url(url, request, None, &mut problems),
-            Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
+            Source::Url { url } => self.url(url, &self.request, None, &mut problems),
+            Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
+            Source::Replay { url, replay } => {
+                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let replay =
+                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
+                match (target, replay) {
+                    (Ok(target), Ok(replay)) => Some(What::Replay {
+                        url: url.clone(),
+                        target,
+                        replay: Box::new(replay),
+                    }),
+                    _ => None,
+                }
+            }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -28,10 +61,15 @@ impl RunSpec {
                 }
             },
         };
+        let watch = Watch::check(&self.watch)
+            .map_err(|p| problems.extend(p))
+            .ok()
+            .flatten();
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
         let prepared = Prepared {
+            watch,
             what: what.expect("no problems means the source was read"),
             load: self.load.clone(),
             level: self.level,
@@ -42,8 +80,8 @@ impl RunSpec {
             shard: None,
             late: std::time::Duration::ZERO,
         };
-        // A URL's plan was checked with its flags, in order; a workload's is checked here.
-        if let What::Workload { .. } = prepared.what {
+        // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
+        if let What::Workload { .. } | What::Replay { .. } = prepared.what {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
@@ -75,11 +113,26 @@ impl RunSpec {
         if let Err(e) = prepare(&target, &spec) {
             problems.push(e.to_string());
         }
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
+        }
         let request = UrlRequest {
-            url: url.to_owned(),
             target,
             spec,
-            headers: request.headers.clone(),
+            shown_url: request.redact.url(url),
+            headers: request.redact.headers(&request.headers),
         };
         Some(match file {
             None => What::Url(request),
@@ -183,14 +236,23 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
 
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -202,10 +264,10 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         requests: f.requests,
         warmup: f.warmup.unwrap_or_default(),
         threads: f.threads.unwrap_or_else(threads_default),
-        timeout: f.timeout,
+        timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
-        connections: None,
-        pipeline: 1,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

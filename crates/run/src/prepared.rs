@@ -16,6 +16,7 @@ use std::time::Duration;
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
     pub(crate) length: Option<Length>,
@@ -30,10 +31,10 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
     pub spec: RequestSpec,
-    /// As given, for the result's config.
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 
@@ -48,6 +49,17 @@ pub(crate) enum What {
     },
     Workload {
         workload: Workload,
+        file: PathBuf,
+    },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
+    },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
         file: PathBuf,
     },
 }
@@ -73,7 +85,7 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) | What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -110,6 +122,10 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
         let out = match &self.what {
             What::Url(r) => {
                 let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
@@ -127,14 +143,26 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| (out, None))
+            }
+            What::Replay { target, replay, .. } => {
+                let transport = HttpTransport::new(target, options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
+                herd_engine::run(
+                    &plan,
+                    Arc::new(SystemClock),
+                    |_| transport.wire(),
+                    |_| replay.script.clone(),
+                    Arc::clone(control),
+                    progress,
+                )
+                .map(|out| (out, None))
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let transport = HttpTransport::new(w.target(), options)
                     .map_err(|e| start(e.to_string()))?
                     .speaking(self.http().protocol());
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -143,15 +171,28 @@ impl Prepared {
                     Arc::clone(control),
                     progress,
                 )
+                .map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
+            }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+                    .map(|out| (out, None))
             }
         }
-        .map_err(|e| start(e.to_string()))?;
+        .map_err(|e| start(e.to_string()));
+        let server = watcher.map(crate::watch::stop);
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        result.server = server;
         match &self.what {
             What::Url(_) => {}
+            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
@@ -196,18 +237,26 @@ impl Prepared {
 
     fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
             What::Workload { workload, .. } => workload,
+            // A log sets its own arrivals: a level does not apply.
+            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default.
-            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            // The file's own load; its thread count wins over the default, the flag over both.
+            let mut plan = w.plan(threads_default());
+            if let Some(t) = f.threads {
+                plan.threads = t;
+            }
             if let Some(warmup) = f.warmup {
                 plan.warmup = warmup;
+            }
+            if let Some(timeout) = f.timeout {
+                plan.timeout = timeout;
             }
             set_length(&mut plan, length);
             return plan;
@@ -227,18 +276,24 @@ impl Prepared {
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
+        if let Some(timeout) = f.timeout {
+            plan.timeout = timeout;
+        }
         plan
     }
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();
                 c
             }
             What::Workload { workload, .. } => workload_config(workload, plan),
+            What::Replay { url, .. } => crate::result::replay_config(url, plan),
         }
     }
 }
@@ -271,5 +326,9 @@ impl Runs for Prepared {
             What::Workload { .. } => "iterations/s",
             _ => "req/s",
         }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.plan_at(self.level, self.length).timeout
     }
 }

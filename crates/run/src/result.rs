@@ -67,6 +67,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         config,
         started_at: out.started_at + out.warmup,
         duration: out.duration,
+        offered: plan.length().map(|l| l.saturating_sub(out.warmup)),
         interrupted: out.interrupted,
         stats: &out.total,
         timeline: &out.timeline,
@@ -115,7 +116,7 @@ fn loopback(url: &str) -> Option<bool> {
 /// How a URL run is described in its result: its resolved flags at its level.
 pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: r.url.clone(),
+        url: r.shown_url.clone(),
         method: r.spec.method.clone(),
         model: if f.rate.is_some() {
             Model::Open
@@ -135,10 +136,32 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
     }
 }
 
+/// How a log replay is described in its result: the open model at the log's mean rate.
+pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: url.to_owned(),
+        method: "replay".to_owned(),
+        model: Model::Open,
+        connections: plan.max_connections(),
+        rate: match plan.load {
+            Load::Open { rate, .. } => Some(rate),
+            Load::Closed { .. } => None,
+        },
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        requests: None,
+        warmup_s: 0.0,
+        threads: plan.effective_threads() as u64,
+        timeout_s: plan.timeout.as_secs_f64(),
+        calls_per_conn: None,
+        headers: Vec::new(),
+        body_bytes: 0,
+    }
+}
+
 /// How a workload's run is described in its result: the file's target, its plan's load.
 pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: w.target().to_string(),
+        url: herd_result::redact::Redaction::default().url(&w.target().to_string()),
         method: "workload".to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,
@@ -161,7 +184,12 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
 }
 
 /// Per-name stats, scenarios and checks from what the engine and the scripts counted.
-pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+pub(crate) fn add_workload(
+    w: &Workload,
+    out: &RunOutput,
+    tally: &herd_workload::Tally,
+    result: &mut RunResult,
+) {
     let names = w.names();
     // With one name the engine keeps only totals: they are that name's stats.
     let by_name: Vec<_> = if out.by_name.is_empty() {
@@ -177,7 +205,6 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
             .collect()
     };
     result.by_name = by_name;
-    let tally = w.tally();
     if !w.walks() {
         result.by_scenario = w
             .scenarios()

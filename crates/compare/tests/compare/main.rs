@@ -2,6 +2,8 @@
 //! included, against comparisons of real runs (the rendered comparison is tested in
 //! herd-report).
 
+mod asked;
+mod drain;
 #[path = "../../../result/tests/result/fixtures.rs"]
 mod fixtures;
 mod versions;

@@ -306,12 +306,14 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(ex) = self.exchanges.get(f.ticket) else {
             return;
         };
-        let retry = !ex.retried && !ex.ended && !self.stopping;
+        // A request the server never saw goes again as often as that happens (each time a
+        // response came first, so the run moves on); the stale retry, a guess, only once.
         let stale = ex.stale_candidate
+            && !ex.retried
             && f.received == 0
             && matches!(f.failure.kind, ErrorKind::Eof | ErrorKind::Reset);
         let unseen = f.unseen && ex.req.as_ref().is_some_and(|r| r.idempotent());
-        if retry && (stale || unseen) {
+        if !ex.ended && !self.stopping && (stale || unseen) {
             ex.retried = true;
             ex.stale_candidate = false;
             ex.fresh = stale;

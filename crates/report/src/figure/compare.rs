@@ -11,13 +11,13 @@ pub fn compare_figure(labels: &[&str], runs: &[&RunResult]) -> Figure {
     let named = || runs.iter().zip(labels).enumerate();
     let throughput: Vec<Series> = named()
         .map(|(i, (r, label))| {
-            let pts = r.timeline.iter().map(|e| (mid(e), e.rps)).collect();
+            let pts = r.samples().map(|e| (mid(e), e.rps)).collect();
             Series::line(label, palette::cycle(i), pts)
         })
         .collect();
     let mut latency = Vec::new();
     for (i, (r, label)) in named() {
-        let busy = || r.timeline.iter().filter(|e| e.requests > 0);
+        let busy = || r.samples().filter(|e| e.requests > 0);
         latency.push(Series::line(
             &format!("{label} p99"),
             palette::cycle(i),
@@ -67,8 +67,7 @@ pub fn compare_figure(labels: &[&str], runs: &[&RunResult]) -> Figure {
         let not_ok: Vec<Series> = named()
             .map(|(i, (r, label))| {
                 let pts = r
-                    .timeline
-                    .iter()
+                    .samples()
                     .filter(|e| e.requests > 0)
                     .map(|e| {
                         let share = (e.failed + e.errors) as f64 * 100.0 / e.requests as f64;

@@ -37,7 +37,7 @@ pub fn run_figure(r: &RunResult) -> Figure {
 
 fn throughput_panel(r: &RunResult) -> Panel {
     let series = throughput(r);
-    let max = r.timeline.iter().map(|e| e.rps).fold(0.0, f64::max);
+    let max = r.samples().map(|e| e.rps).fold(0.0, f64::max);
     let max = max.max(r.config.rate.unwrap_or(0.0));
     Panel::new("chart-throughput", "Throughput", "Requests per second")
         .over_time(run_end(r), Reading::Second)
@@ -64,10 +64,10 @@ fn latency_panel(r: &RunResult) -> Panel {
 }
 
 fn throughput(r: &RunResult) -> Vec<Series> {
-    let all = r.timeline.iter().map(|e| (mid(e), e.rps)).collect();
+    // Only whole seconds: the drain's few answers are not a rate that happened.
+    let all = r.samples().map(|e| (mid(e), e.rps)).collect();
     let not_ok: Vec<(f64, f64)> = r
-        .timeline
-        .iter()
+        .samples()
         .map(|e| {
             let share = if e.requests > 0 {
                 (e.failed + e.errors) as f64 / e.requests as f64
@@ -97,8 +97,7 @@ fn throughput(r: &RunResult) -> Vec<Series> {
 fn over_time(r: &RunResult) -> Vec<Series> {
     // Seconds without a request have no percentiles: they are left out, not drawn as zero.
     let pick = |f: fn(&TimelineEntry) -> f64| {
-        r.timeline
-            .iter()
+        r.samples()
             .filter(|e| e.requests > 0)
             .map(|e| (mid(e), f(e)))
             .collect::<Vec<_>>()

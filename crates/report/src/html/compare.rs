@@ -26,6 +26,14 @@ pub fn render(c: &Comparison, runs: &[&RunResult]) -> String {
         threshold(c.threshold)
     ));
     page.push(&verdict(c));
+    if !c.warnings.is_empty() {
+        let items: String = c
+            .warnings
+            .iter()
+            .map(|w| format!("<li>WARNING: {}</li>", esc(w)))
+            .collect();
+        page.push(&format!("<ul id=\"warnings\">{items}</ul>\n"));
+    }
     page.section("runs", "Runs", &runs_table(c, runs));
     for i in 1..c.runs.len() {
         let heading = format!("{} against {}", c.runs[i].label, c.runs[0].label);

@@ -104,6 +104,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         config,
         started_at: std::time::SystemTime::now(),
         duration: std::time::Duration::from_secs(1),
+        offered: None,
         interrupted: false,
         stats: &herd_metrics::Stats::default(),
         timeline: &[],

@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 #[derive(Default)]
 pub(super) struct Seconds {
     by_abs: BTreeMap<u64, Sum>,
+    /// The absolute seconds every shard added so far ran in whole: only those are samples of
+    /// the merged load (a shard that started later or stopped earlier leaves the rest partial).
+    together: Option<(u64, u64)>,
 }
 
 #[derive(Default)]
@@ -20,12 +23,23 @@ struct Sum {
     status_class: BTreeMap<String, u64>,
     error_kinds: BTreeMap<String, u64>,
     latency: Option<Histogram<u64>>,
+    partial: bool,
 }
 
 impl Seconds {
     pub(super) fn add(&mut self, r: &RunResult, start: u64) -> Result<(), String> {
+        let whole: Vec<u64> = r.samples().map(|e| start + e.t).collect();
+        let window = match (whole.first(), whole.last()) {
+            (Some(&a), Some(&b)) => (a, b + 1),
+            _ => (0, 0),
+        };
+        self.together = Some(match self.together {
+            None => window,
+            Some((a, b)) => (a.max(window.0), b.min(window.1)),
+        });
         for e in &r.timeline {
             let s = self.by_abs.entry(start + e.t).or_default();
+            s.partial |= e.partial;
             s.ok += e.ok;
             s.failed += e.failed;
             s.errors += e.errors;
@@ -56,17 +70,17 @@ impl Seconds {
         Ok(())
     }
 
-    /// Entries from `start` on, each second's rate over the part of it inside the run, as a
-    /// single run computes it.
+    /// Entries from `start` on, each second's rate as a single run computes it.
     pub(super) fn finish(self, start: u64, run_s: f64) -> Vec<TimelineEntry> {
+        let (from, until) = self.together.unwrap_or((0, 0));
         self.by_abs
             .into_iter()
             .filter(|(abs, _)| *abs >= start)
             .map(|(abs, s)| {
                 let t = abs - start;
                 let requests = s.ok + s.failed + s.errors;
-                let inside = (run_s - t as f64).min(1.0);
-                let span = if inside > 0.0 { inside } else { 1.0 };
+                let whole =
+                    !s.partial && (from..until).contains(&abs) && crate::build::is_within(t, run_s);
                 let h = s.latency;
                 let q = |quantile: f64| match &h {
                     Some(h) if !h.is_empty() => h.value_at_quantile(quantile) as f64 / 1e3,
@@ -78,7 +92,8 @@ impl Seconds {
                     ok: s.ok,
                     failed: s.failed,
                     errors: s.errors,
-                    rps: requests as f64 / span,
+                    rps: crate::build::entry_rate(requests, whole, t, run_s),
+                    partial: !whole,
                     p50_ms: q(0.50),
                     p90_ms: q(0.90),
                     p99_ms: q(0.99),

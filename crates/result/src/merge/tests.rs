@@ -45,6 +45,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         config,
         started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(START),
         duration: Duration::from_secs(3),
+        offered: None,
         interrupted: false,
         stats: &stats,
         timeline: &seconds,

@@ -115,14 +115,9 @@ pub struct TableStep {
 pub fn row_of(r: &RunResult) -> Row {
     let secs = r.duration_s.max(1e-9);
     let per_s = |n: u64| n as f64 / secs;
-    // Reply-rate samples are whole seconds of the measurement; a partial last second or the
-    // stragglers after the end would read as a dip that never happened.
-    let mut samples: Vec<f64> = r
-        .timeline
-        .iter()
-        .filter(|e| (e.t + 1) as f64 <= r.duration_s + 1e-9)
-        .map(|e| (e.ok + e.failed) as f64)
-        .collect();
+    // Reply-rate samples are whole seconds of load; a partial last second or the stragglers
+    // after the end would read as a dip that never happened.
+    let mut samples: Vec<f64> = r.samples().map(|e| (e.ok + e.failed) as f64).collect();
     if samples.is_empty() {
         samples.push(per_s(r.totals.completed));
     }

@@ -90,6 +90,7 @@ pub fn input<'a>(stats: &'a Stats, timeline: &'a [Second]) -> RunInput<'a> {
         config: config(Model::Open),
         started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
         duration: DURATION,
+        offered: None,
         interrupted: false,
         stats,
         timeline,

@@ -1,0 +1,48 @@
+//! What each run asked for, against the base: a comparison of a 200 req/s run with a 100 req/s
+//! one, or of two URLs, measures the question, not the server. The verdict still stands (a CI job
+//! may mean it), but the difference is said first.
+
+use herd_result::{Model, RunResult};
+
+/// One sentence per setting in which `new` asked something else than `base`.
+pub fn differences(base: &RunResult, new: &RunResult, label: &str) -> Vec<String> {
+    let (a, b) = (&base.config, &new.config);
+    let mut out = Vec::new();
+    let mut differ = |x: String, y: String| {
+        if x != y {
+            out.push(format!(
+                "{label} asked for {y}, the base for {x}: the comparison measures that difference too"
+            ));
+        }
+    };
+    differ(base.target.clone(), new.target.clone());
+    differ(model(a.model), model(b.model));
+    differ(rate(a.rate), rate(b.rate));
+    let users = |c: &herd_result::RunConfig| match c.model {
+        Model::Closed => format!("{} users", c.connections),
+        Model::Open => format!("at most {} connections", c.connections),
+    };
+    differ(users(a), users(b));
+    differ(seconds(a.duration_s), seconds(b.duration_s));
+    differ(count(a.requests), count(b.requests));
+    out
+}
+
+fn model(m: Model) -> String {
+    match m {
+        Model::Closed => "the closed model".into(),
+        Model::Open => "the open model".into(),
+    }
+}
+
+fn rate(r: Option<f64>) -> String {
+    r.map_or("no fixed rate".into(), |r| format!("{r} req/s"))
+}
+
+fn seconds(s: Option<f64>) -> String {
+    s.map_or("no duration".into(), |s| format!("{s} s"))
+}
+
+fn count(n: Option<u64>) -> String {
+    n.map_or("no request count".into(), |n| format!("{n} requests"))
+}
