@@ -41,6 +41,10 @@ pub enum Flag {
     Bind,
     /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
     Watch,
+    /// `--http2` / `--proto h2`.
+    Http2,
+    /// `--streams`, `--h2-window`, `--h2-connection-window`.
+    H2Settings,
 }
 
 /// What a kind of run does with a flag.
@@ -63,7 +67,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -90,6 +94,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
     (Flag::Insecure, "-k/--insecure", [A, A, A, A, A]),
     (Flag::Bind, "--bind", [A, A, A, A, A]),
     (Flag::Watch, "--watch-*", [A, A, A, A, A]),
+    (Flag::Http2, "--http2", [A, A, A, A, A]),
+    (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -136,6 +142,13 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Threads, l.threads.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
+        (Flag::Http2, spec.http.http2),
+        (
+            Flag::H2Settings,
+            spec.http.streams.is_some()
+                || spec.http.stream_window.is_some()
+                || spec.http.connection_window.is_some(),
+        ),
         (
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),

@@ -252,7 +252,7 @@ fn a_workload_file_with_protocol_h2_speaks_http2() {
         ),
     )
     .unwrap();
-    let r = Herd::new(&["run", "-t", "1", file.to_str().unwrap()])
+    let r = Herd::new(&["run", "-t", "1", "--streams", "4", file.to_str().unwrap()])
         .json(&dir.path("r.json"))
         .run()
         .code(0)
