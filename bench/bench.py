@@ -106,6 +106,10 @@ class Nginx:
         s.bind(("127.0.0.1", 0))
         self.tls_port = s.getsockname()[1]
         s.close()
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.h2_port = s.getsockname()[1]
+        s.close()
         d = self.dir
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                         "-nodes", "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem"), "-days", "2",
@@ -135,6 +139,11 @@ http {{
         location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
     }}
     server {{
+        listen 127.0.0.1:{self.h2_port} http2 backlog=16384 reuseport;
+        http2_max_concurrent_streams 20000;
+        location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+    }}
+    server {{
         listen 127.0.0.1:{self.tls_port} ssl backlog=16384 reuseport;
         ssl_certificate {d}/cert.pem;
         ssl_certificate_key {d}/key.pem;
@@ -157,6 +166,7 @@ http {{
                 time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.tls_url = f"https://127.0.0.1:{self.tls_port}/"
+        self.h2_url = f"http://127.0.0.1:{self.h2_port}/"
 
     def stop(self):
         self.proc.terminate()
@@ -670,7 +680,8 @@ def bench_proxy(nginx, rounds, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                                               "h3", "lua", "proxy", []],
+                                               "h3", "lua", "proxy",
+                                                 "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -680,7 +691,8 @@ def main():
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                          "h3", "lua", "proxy"]
+                          "h3", "lua", "proxy",
+                          "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -711,6 +723,14 @@ def main():
             figures["lua"] = bench_lua(nginx, a.rounds, a.seconds)
         if "proxy" in a.which:
             figures["proxy"] = bench_proxy(nginx, a.rounds, a.seconds)
+        import bench_h2  # HTTP/2's bars, beside this file
+        this = sys.modules[__name__]
+        if "h2cpu" in a.which:
+            figures["h2cpu"] = bench_h2.cpu(this, nginx, a.rounds, a.seconds)
+        if "h2rate" in a.which:
+            figures["h2rate"] = bench_h2.rate(this, nginx, max(1, a.rounds // 2))
+        if "h2rss" in a.which:
+            figures["h2rss"] = bench_h2.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
     finally:
         nginx.stop()
     if a.json:

@@ -139,6 +139,12 @@ impl ClientSession {
         max.saturating_sub(self.open_streams())
     }
 
+    /// Whether the server's SETTINGS came: until then its stream limit is nghttp2's guess (100),
+    /// and streams beyond its real limit would be refused.
+    pub fn settled(&self) -> bool {
+        self.raw.state_ref().settled
+    }
+
     /// Streams submitted and not yet closed.
     pub fn open_streams(&self) -> usize {
         self.raw.state_ref().streams.live()

@@ -356,6 +356,9 @@ unsafe extern "C" fn on_frame(
     let frame = &*frame;
     let state = state(user_data);
     let kind = u32::from(frame.hd.type_);
+    if kind == sys::NGHTTP2_SETTINGS {
+        state.settled = true;
+    }
     if kind == sys::NGHTTP2_GOAWAY {
         state.goaway(frame.goaway.last_stream_id, frame.goaway.error_code);
     } else if (kind == sys::NGHTTP2_HEADERS || kind == sys::NGHTTP2_DATA)

@@ -13,6 +13,8 @@ pub(crate) struct State {
     pub(crate) streams: Streams,
     /// The peer's GOAWAY: (last stream id, error code).
     pub(crate) goaway: Option<(i32, u32)>,
+    /// The peer's first SETTINGS arrived: its stream limit is known.
+    pub(crate) settled: bool,
     /// nghttp2's last word on what the peer did wrong, during the current `recv`.
     pub(crate) complaint: Option<String>,
 }

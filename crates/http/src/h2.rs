@@ -13,9 +13,6 @@ use herd_h2::{code_name, ClientSession, Event, Settings, StreamEnd};
 use herd_metrics::ErrorKind;
 use std::time::Instant;
 
-/// RFC 9113 section 7.
-const REFUSED_STREAM: u32 = 0x7;
-
 struct Stream {
     ticket: Ticket,
     stream_id: i32,
@@ -227,12 +224,12 @@ fn ended(mut s: Stream, end: StreamEnd, last: bool) -> Note {
             s.resp.keep_alive = !last;
             Note::Response(s.ticket, s.resp)
         }
-        // REFUSED_STREAM says the server did not process it (RFC 9113 section 8.7): the
-        // loop sends it once more, and counts it only if refused again.
+        // REFUSED_STREAM is the server's word, counted as h2load does: sent again, a request
+        // the server keeps refusing would go round for ever.
         StreamEnd::Reset(code) => failed(
             ErrorKind::from_h2_code(code),
             format!("the stream was reset with {}", code_name(code)),
-            code == REFUSED_STREAM,
+            false,
         ),
         StreamEnd::Unprocessed => failed(
             ErrorKind::H2Goaway,
@@ -292,6 +289,11 @@ fn about(event: &Event) -> Option<usize> {
 impl Session<Wire> for H2 {
     fn room(&self) -> usize {
         if self.closing || self.finished {
+            return 0;
+        }
+        // Until the server's SETTINGS say its limit, a new connection carries the one stream
+        // the loop opened it for: streams past a limit of 1 would only be refused.
+        if !self.h2.settled() {
             return 0;
         }
         let ours = self.window.saturating_sub(self.in_flight);

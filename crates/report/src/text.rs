@@ -112,6 +112,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     latency(&r.latency_ms, out)?;
     service(&r.service_time_ms, out)?;
     connect(&r.connect_ms, out)?;
+    protocols(&r.generator.protocols, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
@@ -231,6 +232,30 @@ fn service(s: &Summary, out: &mut impl Write) -> fmt::Result {
         duration_ms(s.max)
     );
     line(out, "service", &body)
+}
+
+/// What the connections spoke, shown once a run used HTTP/2 (HTTP/1.1 alone goes unsaid).
+fn protocols(uses: &[herd_result::ProtocolUse], out: &mut impl Write) -> fmt::Result {
+    if uses.iter().all(|u| u.protocol == "http/1.1") {
+        return Ok(());
+    }
+    let parts: Vec<String> = uses
+        .iter()
+        .map(|u| {
+            let unit = if u.protocol.starts_with("h2") {
+                "stream"
+            } else {
+                "request"
+            };
+            format!(
+                "{} {}, {}",
+                u.protocol,
+                plural(u.connections, "connection"),
+                plural(u.requests, unit)
+            )
+        })
+        .collect();
+    line(out, "protocol", &parts.join("; "))
 }
 
 fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {

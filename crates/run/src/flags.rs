@@ -45,6 +45,10 @@ pub enum Flag {
     Route,
     /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
     Watch,
+    /// `--http2` / `--proto h2`.
+    Http2,
+    /// `--streams`, `--h2-window`, `--h2-connection-window`.
+    H2Settings,
 }
 
 /// What a kind of run does with a flag.
@@ -70,7 +74,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -103,6 +107,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 18] = [
     (Flag::Insecure, "-k/--insecure", [A, A, A, A, A]),
     (Flag::Bind, "--bind", [A, A, A, A, A]),
     (Flag::Watch, "--watch-*", [A, A, A, A, A]),
+    (Flag::Http2, "--http2", [A, A, A, A, A]),
+    (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -149,6 +155,13 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Threads, l.threads.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
+        (Flag::Http2, spec.http.http2),
+        (
+            Flag::H2Settings,
+            spec.http.streams.is_some()
+                || spec.http.stream_window.is_some()
+                || spec.http.connection_window.is_some(),
+        ),
         (
             Flag::Route,
             !spec.connect.resolve.is_empty() || !spec.connect.connect_to.is_empty(),

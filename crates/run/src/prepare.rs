@@ -16,7 +16,6 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
-        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
                 // The body is in the request's bytes: one copy for every connection.
@@ -96,6 +95,19 @@ impl RunSpec {
             .map_err(|p| problems.extend(p))
             .ok()
             .flatten();
+        // A workload file's `protocol: h2` stands for --http2, so its HTTP/2 flags are fine.
+        let file_h2 = matches!(&what, Some(What::Workload { workload, .. }) if workload.http2);
+        let http = crate::HttpFlags {
+            http2: self.http.http2 || file_h2,
+            ..self.http
+        };
+        http.check(&mut problems);
+        if http.http2 && self.load.pipeline.is_some() {
+            problems.push(
+                "--pipeline is HTTP/1.1's; over HTTP/2 requests share a connection as --streams"
+                    .into(),
+            );
+        }
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }

@@ -304,8 +304,17 @@ impl Prepared {
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let mut plan = self.plan_of(level, length);
-        self.http.apply(&mut plan);
+        self.http().apply(&mut plan);
         plan
+    }
+
+    /// The protocol flags, with a workload file's `protocol: h2` as if `--http2` were given.
+    fn http(&self) -> crate::HttpFlags {
+        let file = matches!(&self.what, What::Workload { workload, .. } if workload.http2);
+        crate::HttpFlags {
+            http2: self.http.http2 || file,
+            ..self.http
+        }
     }
 
     fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-const TOP: [&str; 7] = [
+const TOP: [&str; 8] = [
     "target",
+    "protocol",
     "defaults",
     "load",
     "data",
@@ -102,6 +103,22 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
         .get("seed")
         .and_then(|s| r.count(s, "seed"))
         .unwrap_or(0);
+    let http2 = match top.get("protocol") {
+        None => false,
+        Some(p) => match r.string(p, "protocol").as_deref() {
+            Some("h1" | "http/1.1") => false,
+            Some("h2" | "http/2") => true,
+            Some(other) => {
+                r.report(
+                    Diag::new(p.at, format!("protocol `{other}` is not known")).hint(
+                        "write protocol: h1 (HTTP/1.1, the default) or protocol: h2 (HTTP/2)",
+                    ),
+                );
+                false
+            }
+            None => false,
+        },
+    };
     let mut drafts = Vec::new();
     match top.get("scenarios") {
         None => r.report(
@@ -223,13 +240,9 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
                 false,
                 seed,
             );
-            return Ok(Workload::new(
-                program,
-                Some(load),
-                timeout,
-                thresholds,
-                file,
-            ));
+            let mut workload = Workload::new(program, Some(load), timeout, thresholds, file);
+            workload.http2 = http2;
+            return Ok(workload);
         }
     }
     Err(Diagnostics::new(file, r.diags))

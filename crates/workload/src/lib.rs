@@ -61,6 +61,8 @@ pub struct Workload {
     pub timeout: Duration,
     pub thresholds: Vec<Criterion>,
     pub file: PathBuf,
+    /// `protocol: h2`: the file asks for HTTP/2 (`--http2` does too).
+    pub http2: bool,
 }
 
 impl Workload {
@@ -77,6 +79,7 @@ impl Workload {
             timeout,
             thresholds,
             file: file.to_owned(),
+            http2: false,
         }
     }
 
