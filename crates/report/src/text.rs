@@ -111,6 +111,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     latency(&r.latency_ms, out)?;
     service(&r.service_time_ms, out)?;
     connect(&r.connect_ms, out)?;
+    phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
@@ -214,6 +215,26 @@ fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {
         plural(s.count, "connection")
     );
     line(out, "connect", &body)
+}
+
+/// Where a request's time went, at the median, one phase after the other (k6's
+/// `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
+fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let Some(p) = &r.phases else { return Ok(()) };
+    let parts: Vec<String> = [
+        ("tls", &p.tls_ms),
+        ("blocked", &p.blocked_ms),
+        ("waiting", &p.waiting_ms),
+        ("receiving", &p.receiving_ms),
+    ]
+    .iter()
+    .filter(|(_, s)| s.count > 0)
+    .map(|(name, s)| format!("{name} {}", duration_ms(s.p50)))
+    .collect();
+    if parts.is_empty() {
+        return Ok(());
+    }
+    line(out, "phases", &format!("p50  {}", parts.join("  ")))
 }
 
 fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {

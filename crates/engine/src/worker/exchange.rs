@@ -12,7 +12,16 @@ use crate::script::Last;
 use crate::session::{count_protocol, Failed, Note, Ready, Session, Ticket};
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// What an exchange went through before it was sent.
+#[derive(Clone, Copy, Default)]
+struct Opening {
+    sent: Option<Instant>,
+    connect: Option<Duration>,
+    tls: Option<Duration>,
+    blocked: Option<Duration>,
+}
 
 impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Starts exchanging `req` for user `i` at `now`.
@@ -20,8 +29,15 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let x = self.exchanges.start(i, req, now);
         self.users[i].state = State::Busy;
         self.deadlines.insert(x.slot as usize, now + self.timeout);
-        if !self.place(x, now) {
+        if self.waiting.is_empty() {
+            if !self.place(x, now) {
+                self.waiting.push_back(x);
+            }
+        } else {
+            // First come, first served: a user whose request just ended does not take the
+            // place its connection freed from those already waiting.
             self.waiting.push_back(x);
+            self.unqueue(now);
         }
     }
 
@@ -119,6 +135,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         link.uses += 1;
         link.last_used = now;
         ex.link = Some((l, link.generation));
+        ex.placed = now;
         ex.on_new = link.opened.is_none();
         ex.sent = link.opened.map(|_| now);
         session.submit(x, req, ex.last_call);
@@ -250,7 +267,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let i = ex.user as usize;
-        let (connect, sent) = self.opening(x);
+        let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
@@ -259,7 +276,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let verdict = self
             .script
             .judge(&mut self.users[i].script, &req, &resp, ctx);
-        let span = self.span(i, sent, now, connect);
+        let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Ok(verdict));
         self.finish(i, now, &outcome);
         let u = &mut self.users[i];
@@ -270,23 +287,27 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         resp.reset();
     }
 
-    /// The connect time exchange `x` bears (when it waited for its connection to open) and
-    /// when it was sent.
-    fn opening(&mut self, x: Ticket) -> (Option<std::time::Duration>, Option<Instant>) {
+    /// What exchange `x` went through before it was sent: the wait for a place, and the
+    /// opening of its connection when it waited for that.
+    fn opening(&mut self, x: Ticket) -> Opening {
         let Some(ex) = self.exchanges.get(x) else {
-            return (None, None);
+            return Opening::default();
         };
-        let (on_new, sent, link) = (ex.on_new, ex.sent, ex.link);
-        let Some((l, g)) = link else {
-            return (None, sent);
+        let waited = ex.placed.saturating_duration_since(ex.start);
+        let mut o = Opening {
+            sent: ex.sent,
+            blocked: (!waited.is_zero()).then_some(waited),
+            ..Opening::default()
         };
-        match self.links.get(l, g) {
-            Some(k) if on_new => {
-                let connect = k.opened.map(|o| o.connect + o.tls.unwrap_or_default());
-                (connect, k.ready_at)
+        let (on_new, link) = (ex.on_new, ex.link);
+        if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
+            if on_new {
+                o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
+                o.tls = k.opened.and_then(|p| p.tls);
+                o.sent = k.ready_at;
             }
-            _ => (None, sent),
         }
+        o
     }
 
     /// A session reported exchange `f.ticket` failed: sent again when that is safe, else
@@ -309,8 +330,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ex.link = None;
             ex.sent = None;
             ex.on_new = false;
-            if !self.place(f.ticket, now) {
-                self.waiting.push_back(f.ticket);
+            // It is older than anything waiting: it goes first.
+            if !self.waiting.is_empty() || !self.place(f.ticket, now) {
+                self.waiting.push_front(f.ticket);
             }
             return;
         }
@@ -323,7 +345,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let i = ex.user as usize;
-        let (connect, sent) = self.opening(x);
+        let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
@@ -332,7 +354,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             bytes_received: received,
             ..Response::default()
         };
-        let span = self.span(i, sent, now, connect);
+        let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Err(f.clone()));
         self.finish(i, now, &outcome);
         let u = &mut self.users[i];
@@ -342,20 +364,16 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         self.resume.push(i);
     }
 
-    /// User `i`'s exchange, sent at `sent` and ended at `done`.
-    fn span(
-        &self,
-        i: usize,
-        sent: Option<Instant>,
-        done: Instant,
-        connect: Option<std::time::Duration>,
-    ) -> Span {
+    /// User `i`'s exchange, opened as `o` says and ended at `done`.
+    fn span(&self, i: usize, o: Opening, done: Instant) -> Span {
         Span {
             measure_start: self.measure_start,
             intended: self.users[i].intended,
-            sent,
+            sent: o.sent,
             done,
-            connect,
+            connect: o.connect,
+            tls: o.tls,
+            blocked: o.blocked,
         }
     }
 
