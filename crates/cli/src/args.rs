@@ -73,6 +73,20 @@ pub struct RunArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
+    /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
+    /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
+    #[arg(
+        short = 's',
+        long = "script",
+        value_name = "SCRIPT.lua",
+        conflicts_with = "urls_file"
+    )]
+    pub script: Option<PathBuf>,
+
+    /// Arguments for the script's init(args), after `--` (as with wrk)
+    #[arg(last = true, value_name = "ARGS", requires = "script")]
+    pub script_args: Vec<String>,
+
     /// Per-request deadline, connect included: a stalled request ends as a timeout and its
     /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
     #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
@@ -106,6 +120,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,

@@ -24,6 +24,11 @@ pub fn spec(a: &RunArgs) -> RunSpec {
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
+        (None, None) if a.script.is_some() => Source::Script {
+            url: a.url.clone().unwrap_or_default(),
+            script: a.script.clone().unwrap_or_default(),
+            args: a.script_args.clone(),
+        },
         (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
@@ -51,10 +56,18 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         insecure: a.insecure,
         bind: a.bind,
         watch: a.watch.plan(),
+        http: a.http.flags(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
+    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+        return Err(Exit::bad_input(format!(
+            "-s/--script drives a URL, not a workload file: give a URL, or call the \
+             script's functions from {} (script:, see docs/workload.md)",
+            file.display()
+        )));
+    }
     let spec = spec(a);
     let prepared = match (spec.prepare(), check_outputs(a)) {
         (Ok(p), Ok(())) => p,
@@ -116,6 +129,14 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
     let mut text = String::new();
     let _ = render_text(result, &mut text);
     print!("{text}");
+    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
+    if let Some(out) = result
+        .extra
+        .get("script")
+        .and_then(|s| s["output"].as_str())
+    {
+        print!("{out}");
+    }
     Ok(exit::code(herd_run::conclude(result)))
 }
 

@@ -52,6 +52,7 @@ pub fn runs_for(
         insecure: r.insecure,
         bind: None,
         watch: r.watch.plan(),
+        http: r.http.flags(),
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -109,6 +110,9 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

@@ -40,6 +40,7 @@ mod script;
 pub mod segment;
 mod session;
 pub mod stages;
+mod stream;
 mod ticker;
 mod transport;
 mod worker;
@@ -50,10 +51,11 @@ pub use herd_metrics as metrics;
 pub use ordered::Ordered;
 pub use plan::{Load, Plan, PlanError};
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
-pub use script::{default_verdict, Action, Ctx, Last, Script, Single};
+pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
 pub use stages::{Profile, Stage};
+pub use stream::{target_at, Record};
 pub use transport::{
     Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, Transport,
 };

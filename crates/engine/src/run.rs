@@ -3,9 +3,10 @@
 
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::{self, HealthSample};
+use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
-use crate::{Clock, Control, Load, Plan, PlanError, Script, Transport};
+use crate::{Clock, Control, Load, Plan, PlanError, Script, ScriptReport, Transport};
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
 use std::sync::atomic::AtomicU64;
@@ -52,9 +53,10 @@ pub struct GeneratorReport {
     pub verdict: Result<(), Vec<String>>,
 }
 
-/// Everything a run measured; the report crate turns it into text and JSON.
+/// Everything a run measured; the report crate turns it into text and JSON. `R` is what the
+/// scripts counted of their own ([`Script::finish`]), merged over the workers.
 #[derive(Debug)]
-pub struct RunOutput {
+pub struct RunOutput<R = ()> {
     pub started_at: SystemTime,
     pub total: Stats,
     pub by_name: Vec<Stats>,
@@ -71,6 +73,42 @@ pub struct RunOutput {
     pub warmup: Duration,
     pub interrupted: bool,
     pub generator: GeneratorReport,
+    pub script: R,
+}
+
+impl<R> RunOutput<R> {
+    /// The script's counts apart from the rest, which every kind of run reads alike.
+    pub fn split(self) -> (RunOutput, R) {
+        let RunOutput {
+            started_at,
+            total,
+            by_name,
+            timeline,
+            scheduled,
+            dropped,
+            warmup_requests,
+            duration,
+            warmup,
+            interrupted,
+            generator,
+            script,
+        } = self;
+        let out = RunOutput {
+            started_at,
+            total,
+            by_name,
+            timeline,
+            scheduled,
+            dropped,
+            warmup_requests,
+            duration,
+            warmup,
+            interrupted,
+            generator,
+            script: (),
+        };
+        (out, script)
+    }
 }
 
 /// Live numbers for a progress line, handed out about once a second.
@@ -82,6 +120,8 @@ pub struct Progress {
     pub errors: u64,
     /// The last complete second.
     pub last: Option<Second>,
+    /// The seconds closed since the last report, in order: the run's one stream of records.
+    pub closed: Vec<Record>,
 }
 
 /// Runs `plan` on `plan.effective_threads()` threads, each with its own transport and script
@@ -95,7 +135,7 @@ pub fn run<T, S, MT, MS>(
     make_script: MS,
     control: Arc<Control>,
     progress: impl FnMut(&Progress),
-) -> Result<RunOutput, RunError>
+) -> Result<RunOutput<S::Report>, RunError>
 where
     T: Transport,
     S: Script,
@@ -106,21 +146,24 @@ where
     run_threads(plan, clock, control, progress, |shared, k, threads, tx| {
         let transport = make_transport(k).map_err(RunError::Worker)?;
         let script = make_script(k);
-        worker::work(shared, k, threads, transport, &script, Some(tx))
+        let out = worker::work(shared, k, threads, transport, &script, Some(tx))?;
+        Ok((out, script.finish()))
     })
 }
 
 /// Starts `plan.effective_threads()` worker threads running `body`, collects their seconds
 /// while they run (calling `progress` about once a second), and merges what they measured.
-fn run_threads<B>(
+fn run_threads<B, R>(
     plan: &Plan,
     clock: Arc<dyn Clock>,
     control: Arc<Control>,
     mut progress: impl FnMut(&Progress),
     body: B,
-) -> Result<RunOutput, RunError>
+) -> Result<RunOutput<R>, RunError>
 where
-    B: Fn(&Shared, usize, usize, mpsc::Sender<Report>) -> Result<WorkerOutput, RunError> + Sync,
+    B: Fn(&Shared, usize, usize, mpsc::Sender<Report>) -> Result<(WorkerOutput, R), RunError>
+        + Sync,
+    R: ScriptReport,
 {
     let threads = plan.effective_threads();
     let started_at = SystemTime::now();
@@ -138,8 +181,10 @@ where
         },
     };
     let (tx, rx) = mpsc::channel::<Report>();
-    let (outputs, timeline, watch) = std::thread::scope(
-        |scope| -> Result<(Vec<WorkerOutput>, Timeline, Watch), RunError> {
+    // The first second not yet handed out as a record.
+    let mut unsent = 0u64;
+    let (outputs, timeline, watch) =
+        std::thread::scope(|scope| -> Result<Collected<R>, RunError> {
             let mut handles = Vec::with_capacity(threads);
             for k in 0..threads {
                 let shared = &shared;
@@ -173,16 +218,29 @@ where
                 if now >= next_report {
                     next_report = next_progress(now, measure_start);
                     let elapsed = now.saturating_duration_since(measure_start);
-                    let last = elapsed
-                        .as_secs()
-                        .checked_sub(1)
-                        .and_then(|i| timeline.get(i))
-                        .cloned();
+                    let over = if now > measure_start {
+                        elapsed.as_secs()
+                    } else {
+                        0
+                    };
+                    // A second is closed once every worker reported its health for it or a
+                    // later one (each sends a second's outcomes before its health); a stalled
+                    // worker holds the stream back, and the end of the run hands out the rest.
+                    let closed_below = over.min(watch.reported_below());
+                    let closed: Vec<Record> = (unsent..closed_below)
+                        .map(|i| {
+                            let second = timeline.get(i).cloned();
+                            let health = watch.samples.get(&i).cloned();
+                            stream::record(plan, i, second, health, true)
+                        })
+                        .collect();
+                    unsent = unsent.max(closed_below);
                     progress(&Progress {
                         elapsed,
                         requests: ended,
                         errors,
-                        last,
+                        last: closed.last().map(|r| r.second.clone()),
+                        closed,
                     });
                 }
             }
@@ -194,9 +252,8 @@ where
                 );
             }
             Ok((outs, timeline, watch))
-        },
-    )?;
-    Ok(merge(
+        })?;
+    let out = merge(
         plan,
         &shared,
         clock.now(),
@@ -205,8 +262,14 @@ where
         outputs,
         timeline,
         watch,
-    ))
+    );
+    progress(&stream::rest(plan, &out, unsent));
+    Ok(out)
 }
+
+/// What the collector holds when the workers are done: each worker's output and script
+/// report, the seconds they sent, their health.
+type Collected<R> = (Vec<(WorkerOutput, R)>, Timeline, Watch);
 
 /// When the next progress report is due after `now`: once a second, and once measuring, just
 /// after each second of the measurement closed, when every worker has had a tick to send its
@@ -225,6 +288,8 @@ fn next_progress(now: Instant, measure_start: Instant) -> Instant {
 struct Watch {
     threads: usize,
     samples: std::collections::BTreeMap<u64, HealthSample>,
+    /// The last second each worker reported.
+    latest: Vec<Option<u64>>,
     range: Option<(u16, u16)>,
     ports: Option<health::PortsGauge>,
     tw_reuse: Option<u8>,
@@ -238,6 +303,7 @@ impl Watch {
         Watch {
             threads,
             samples: Default::default(),
+            latest: vec![None; threads],
             range,
             ports: range.map(health::PortsGauge::new),
             tw_reuse: health::tw_reuse(),
@@ -258,20 +324,29 @@ impl Watch {
         if let Some(h) = self.samples.get_mut(&s.index) {
             h.add(s);
         }
+        if let Some(l) = self.latest.get_mut(s.thread) {
+            *l = (*l).max(Some(s.index));
+        }
+    }
+
+    /// Every second below this one has been reported by every worker.
+    fn reported_below(&self) -> u64 {
+        let below = |l: &Option<u64>| l.map_or(0, |i| i + 1);
+        self.latest.iter().map(below).min().unwrap_or(0)
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn merge(
+fn merge<R: ScriptReport>(
     plan: &Plan,
     shared: &Shared,
     now: Instant,
     started_at: SystemTime,
     threads: usize,
-    outputs: Vec<WorkerOutput>,
+    outputs: Vec<(WorkerOutput, R)>,
     mut timeline: Timeline,
     watch: Watch,
-) -> RunOutput {
+) -> RunOutput<R> {
     let measure_start = shared.start + plan.warmup;
     let mut cancelled_at: Option<Instant> = None;
     let mut total = Stats::default();
@@ -284,7 +359,9 @@ fn merge(
     let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
-    for o in outputs {
+    let mut script = R::default();
+    for (o, report) in outputs {
+        script.merge(report);
         let (t, names, seconds) = o.recorder.finish();
         total.merge(&t);
         if by_name.is_empty() {
@@ -400,6 +477,7 @@ fn merge(
             port_range,
             verdict,
         },
+        script,
     }
 }
 

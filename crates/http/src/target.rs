@@ -79,6 +79,13 @@ impl Target {
         &self.authority
     }
 
+    /// The same site reached at another address: the Host header and TLS SNI keep the URL's
+    /// name (a script's `thread.addr`, curl's `--connect-to`).
+    pub fn with_addr(mut self, addr: SocketAddr) -> Target {
+        self.addr = addr;
+        self
+    }
+
     /// The URL's path and query, `/` when it has none.
     pub fn path_and_query(&self) -> &str {
         &self.path_and_query

@@ -154,7 +154,8 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
 /// The kind of run a spec describes.
 pub fn kind(spec: &RunSpec) -> Kind {
     match &spec.source {
-        Source::Url { .. } => Kind::Url,
+        // A wrk script takes wrk's flags: the load, and the request it may rewrite.
+        Source::Url { .. } | Source::Script { .. } => Kind::Url,
         Source::UrlFile { .. } => Kind::UrlFile,
         Source::Workload { .. } if spec.level.is_some() => Kind::WorkloadAtLevel,
         Source::Workload { .. } => Kind::Workload,

@@ -16,15 +16,18 @@
 
 mod conclusion;
 pub mod flags;
+mod http;
 mod limits;
 mod prepare;
 mod prepared;
 mod replay;
 mod result;
+mod script;
 mod spec;
 mod watch;
 
 pub use conclusion::{conclude, Conclusion};
+pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path};
 pub use prepared::Prepared;

@@ -5,7 +5,8 @@ use crate::prepared::{Prepared, UrlRequest, What};
 use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
-use herd_http::{prepare, RequestSpec, Target};
+use herd_http::h3::H3Transport;
+use herd_http::{prepare, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url } => self.url(url, &self.request, None, &mut problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
@@ -30,6 +32,25 @@ impl RunSpec {
                     _ => None,
                 }
             }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -41,6 +62,21 @@ impl RunSpec {
                 }
             },
         };
+        if self.http.http3 {
+            let target = match &what {
+                Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
+                Some(What::Workload { workload, .. }) => Some(workload.target()),
+                Some(What::Replay { target, .. }) => Some(target),
+                Some(What::Script { .. }) => {
+                    problems.push("--http3 does not run wrk Lua scripts yet: drop --http3".into());
+                    None
+                }
+                None => None,
+            };
+            if let Some(Err(e)) = target.map(|t| H3Transport::new(t, TlsOptions::default())) {
+                problems.push(format!("--http3: {e}"));
+            }
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -56,6 +92,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };

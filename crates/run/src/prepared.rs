@@ -5,6 +5,7 @@ use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
+use herd_http::h3::H3Transport;
 use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
@@ -22,6 +23,7 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -55,6 +57,12 @@ pub(crate) enum What {
         target: Target,
         replay: Box<crate::replay::Prepared>,
     },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
+        file: PathBuf,
+    },
 }
 
 impl Prepared {
@@ -78,7 +86,7 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) | What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -115,6 +123,7 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let clock = Arc::new(SystemClock);
         let watcher = match &self.watch {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
@@ -125,56 +134,75 @@ impl Prepared {
                 // A connection's last request asks the server to close (`--calls-per-conn`),
                 // so the TIME_WAIT lands on the server's side, as with ab and httperf.
                 let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| Single(request.clone()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| Single(request.clone());
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(&r.target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
             }
             What::Replay { target, replay, .. } => {
-                let transport =
-                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| replay.script.clone(),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| replay.script.clone();
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| w.script_in(plan.shard.as_ref()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| w.script_in(plan.shard.as_ref());
+                let out = if self.http.http3 {
+                    let transport =
+                        H3Transport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport = HttpTransport::new(w.target(), options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                };
+                out.map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
+            }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+                    .map(|out| (out, None))
             }
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
-        let out = out?;
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         result.server = server;
         match &self.what {
             What::Url(_) => {}
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
@@ -203,8 +231,14 @@ impl Prepared {
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
@@ -251,7 +285,9 @@ impl Prepared {
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();

@@ -145,6 +145,7 @@ pub(crate) struct ReplayScript {
 
 impl Script for ReplayScript {
     type User = ();
+    type Report = ();
 
     fn new_user(&self, _id: u64) {}
 

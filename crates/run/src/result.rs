@@ -191,7 +191,12 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
 }
 
 /// Per-name stats, scenarios and checks from what the engine and the scripts counted.
-pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+pub(crate) fn add_workload(
+    w: &Workload,
+    out: &RunOutput,
+    tally: &herd_workload::Tally,
+    result: &mut RunResult,
+) {
     let names = w.names();
     // With one name the engine keeps only totals: they are that name's stats.
     let by_name: Vec<_> = if out.by_name.is_empty() {
@@ -207,7 +212,6 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
             .collect()
     };
     result.by_name = by_name;
-    let tally = w.tally();
     if !w.walks() {
         result.by_scenario = w
             .scenarios()

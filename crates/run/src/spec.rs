@@ -26,6 +26,8 @@ pub struct RunSpec {
     pub bind: Option<IpAddr>,
     /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
     pub watch: WatchPlan,
+    /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
+    pub http: crate::HttpFlags,
 }
 
 /// Where the requests come from.
@@ -42,6 +44,13 @@ pub enum Source {
     Replay {
         url: String,
         replay: Box<crate::Replay>,
+    },
+    /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
+    /// script's `wrk` table, `args` go to its `init`.
+    Script {
+        url: String,
+        script: PathBuf,
+        args: Vec<String>,
     },
 }
 
@@ -138,6 +147,7 @@ impl RunSpec {
             insecure: false,
             bind: None,
             watch: WatchPlan::default(),
+            http: crate::HttpFlags::default(),
         }
     }
 }

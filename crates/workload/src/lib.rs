@@ -50,7 +50,7 @@ use herd_http::Target;
 use herd_result::Criterion;
 use program::Program;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A compiled workload: what to run and how to report it.
@@ -61,7 +61,6 @@ pub struct Workload {
     pub timeout: Duration,
     pub thresholds: Vec<Criterion>,
     pub file: PathBuf,
-    tally: Arc<Mutex<Tally>>,
 }
 
 impl Workload {
@@ -72,14 +71,12 @@ impl Workload {
         thresholds: Vec<Criterion>,
         file: &Path,
     ) -> Workload {
-        let tally = Tally::new(program.scenarios.len(), program.checks.len());
         Workload {
             program: Arc::new(program),
             load,
             timeout,
             thresholds,
             file: file.to_owned(),
-            tally: Arc::new(Mutex::new(tally)),
         }
     }
 
@@ -146,11 +143,7 @@ impl Workload {
 
     /// The script for one worker thread of `shard` of a run (`Plan::shard`).
     pub fn script_in(&self, shard: Option<&herd_engine::segment::Shard>) -> WorkloadScript {
-        WorkloadScript::new(
-            Arc::clone(&self.program),
-            Arc::clone(&self.tally),
-            shard.cloned(),
-        )
+        WorkloadScript::new(Arc::clone(&self.program), shard.cloned())
     }
 
     pub fn target(&self) -> &Target {
@@ -178,24 +171,6 @@ impl Workload {
     /// Whether users walk the scenarios in order (a URL file) rather than by weight.
     pub fn walks(&self) -> bool {
         self.program.walk
-    }
-
-    /// What the scripts counted, once the run is over (every script dropped).
-    pub fn tally(&self) -> Tally {
-        self.tally
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_else(|e| e.into_inner().clone())
-    }
-
-    /// Forgets what earlier runs counted, so the next run's [`Workload::tally`] is its own (a
-    /// sweep runs the same workload at every step).
-    pub fn reset_tally(&self) {
-        let fresh = Tally::new(self.program.scenarios.len(), self.program.checks.len());
-        match self.tally.lock() {
-            Ok(mut t) => *t = fresh,
-            Err(e) => *e.into_inner() = fresh,
-        }
     }
 
     /// A one-line description for `herd validate`.

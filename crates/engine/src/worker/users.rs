@@ -149,6 +149,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 self.park(i, now + IDLE_ITERATION);
             }
             Action::Done => self.begin(i, now),
+            Action::Stop => self.retire(i),
         }
     }
 

@@ -9,4 +9,5 @@ mod failures;
 mod open;
 mod pipeline;
 mod segment;
+mod stream;
 mod window;

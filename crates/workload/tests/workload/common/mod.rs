@@ -134,7 +134,7 @@ impl Transport for Wire {
 }
 
 /// Runs `w`'s plan on one thread against `fake`.
-pub fn run_on(w: &Workload, fake: Fake) -> herd_engine::RunOutput {
+pub fn run_on(w: &Workload, fake: Fake) -> herd_engine::RunOutput<herd_workload::Tally> {
     let plan = w.plan(1);
     let clock = Arc::clone(&fake.clock);
     run(
