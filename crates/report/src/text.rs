@@ -133,12 +133,11 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
         write!(how, " at {} req/s", rate(rps))?;
     }
-    write!(
-        how,
-        ", {}, {}",
-        plural(c.connections, "connection"),
-        plural(c.threads, "thread")
-    )?;
+    write!(how, ", {}", plural(c.connections, "connection"))?;
+    if let Some(k) = c.pipeline {
+        write!(how, " pipelining {k}")?;
+    }
+    write!(how, ", {}", plural(c.threads, "thread"))?;
     if let Some(n) = c.requests {
         write!(how, ", {}", plural(n, "request"))?;
     }
