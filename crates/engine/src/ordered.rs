@@ -134,12 +134,17 @@ impl<P: Parse> Ordered<P> {
 
     /// Feeds `got` (just read, or what was held) to the responses in order, reporting each
     /// one complete.
-    fn absorb(&mut self, got: &[u8], out: &mut Vec<Note>) -> Result<usize, Failure> {
+    fn absorb(&mut self, got: &[u8], now: Instant, out: &mut Vec<Note>) -> Result<usize, Failure> {
         let mut at = 0;
         while at < got.len() && self.sent > 0 {
             let Some(front) = self.queue.front_mut() else {
                 break;
             };
+            if front.resp.first_byte.is_none() {
+                // Several responses in one read share its instant.
+                front.resp.first_byte = Some(now);
+                out.push(Note::FirstByte(front.ticket));
+            }
             let (used, done) = front.parser.feed(&got[at..], &mut front.resp)?;
             at += used;
             front.resp.bytes_received += used as u64;
@@ -277,21 +282,15 @@ impl<P: Parse> Ordered<P> {
                 Ok(Io::Closed) => return self.closed(out),
                 Err(f) => return self.broke(f, out),
             };
-            if let Some(front) = self.queue.front_mut() {
-                if front.resp.first_byte.is_none() {
-                    front.resp.first_byte = Some(now);
-                    out.push(Note::FirstByte(front.ticket));
-                }
-            }
             let got = &scratch[..n];
             let fed = if self.pending.is_empty() {
-                self.absorb(got, out).map(|used| {
+                self.absorb(got, now, out).map(|used| {
                     self.pending.extend_from_slice(&got[used..]);
                 })
             } else {
                 let mut held = std::mem::take(&mut self.pending);
                 held.extend_from_slice(got);
-                let fed = self.absorb(&held, out);
+                let fed = self.absorb(&held, now, out);
                 if let Ok(used) = fed {
                     held.drain(..used);
                 }
@@ -401,7 +400,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
         // Bytes a server sent ahead belong to the requests just written.
         if self.sent > before && !self.pending.is_empty() {
             let held = std::mem::take(&mut self.pending);
-            match self.absorb(&held, out) {
+            match self.absorb(&held, now, out) {
                 Ok(used) => self.pending.extend_from_slice(&held[used..]),
                 Err(f) => return self.broke(f, out),
             }

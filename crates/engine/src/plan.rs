@@ -193,10 +193,15 @@ impl Plan {
     pub fn max_connections(&self) -> u64 {
         match self.load {
             Load::Closed { users } => {
-                if self.profile().is_some() {
+                let users = if self.profile().is_some() {
                     self.max_stage_users()
                 } else {
                     self.share(users)
+                };
+                // Users share connections when the plan says so, or a pipeline carries several.
+                match self.connections {
+                    Some(c) => self.share_limit(c).min(users),
+                    None => users.div_ceil(self.pipeline.max(1) as u64),
                 }
             }
             Load::Open {

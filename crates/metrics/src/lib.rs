@@ -25,7 +25,7 @@ mod timeline;
 
 pub use compact::CompactHistogram;
 pub use error_kind::{ErrorKind, ErrorTable};
-pub use outcome::{Outcome, Verdict};
+pub use outcome::{Outcome, Phases, Verdict};
 pub use recorder::Recorder;
 pub use second_latency::{SecondLatency, SEALED_QUANTILES};
 pub use stats::{new_histogram, Stats, StatusCounts, HISTOGRAM_MAX_US};

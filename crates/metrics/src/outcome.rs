@@ -10,6 +10,21 @@ pub enum Verdict {
     Failed,
 }
 
+/// One request's time by phase (k6's `http_req_tls_handshaking`, `_waiting`, `_receiving`,
+/// h2load's time for a stream), each `None` where the request had no such phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// The TLS handshake of the connection it opened (its TCP part is the rest of `connect`).
+    pub tls: Option<Duration>,
+    /// Waiting for a free connection or stream before it could be sent (users sharing
+    /// connections, a full pipeline, HTTP/2's stream limit).
+    pub blocked: Option<Duration>,
+    /// From the send to the first byte of the response (time to first byte).
+    pub waiting: Option<Duration>,
+    /// From the first byte of the response to its last.
+    pub receiving: Option<Duration>,
+}
+
 /// What happened to one request. Times are durations already: the engine turns its instants
 /// (intended, sent, first byte, done) into these once, so recording is arithmetic on integers.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +39,8 @@ pub struct Outcome {
     pub service: Option<Duration>,
     /// Time to open the connection, when this request had to open one.
     pub connect: Option<Duration>,
+    /// Where its time went, phase by phase.
+    pub phases: Phases,
     /// HTTP status, 0 when no response arrived.
     pub status: u16,
     /// `Ok(verdict)` for a full response, `Err(kind)` for no valid response.
@@ -51,6 +68,7 @@ impl Outcome {
             latency,
             service: Some(service),
             connect: None,
+            phases: Phases::default(),
             status,
             result: Ok(v),
             message: None,
@@ -68,6 +86,7 @@ impl Outcome {
             latency,
             service: None,
             connect: None,
+            phases: Phases::default(),
             status: 0,
             result: Err(kind),
             message: None,

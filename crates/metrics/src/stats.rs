@@ -35,6 +35,11 @@ pub struct Stats {
     pub service: CompactHistogram,
     /// Connection set-up time, in microseconds, for each connection opened.
     pub connect: CompactHistogram,
+    /// The phases of [`crate::Phases`], in microseconds, for the requests that had them.
+    pub tls: CompactHistogram,
+    pub blocked: CompactHistogram,
+    pub waiting: CompactHistogram,
+    pub receiving: CompactHistogram,
     /// From the intended send time to the failure, in microseconds, for requests that got no
     /// response (refused, reset, timed out, ...).
     pub time_to_error: CompactHistogram,
@@ -70,6 +75,10 @@ impl Default for Stats {
             latency: CompactHistogram::new(),
             service: CompactHistogram::new(),
             connect: CompactHistogram::new(),
+            tls: CompactHistogram::new(),
+            blocked: CompactHistogram::new(),
+            waiting: CompactHistogram::new(),
+            receiving: CompactHistogram::new(),
             time_to_error: CompactHistogram::new(),
             status: StatusCounts::default(),
             body_min: u64::MAX,
@@ -86,6 +95,17 @@ impl Stats {
         }
         if let Some(c) = o.connect {
             self.connect.saturating_record(micros(c));
+        }
+        let p = &o.phases;
+        for (h, d) in [
+            (&mut self.tls, p.tls),
+            (&mut self.blocked, p.blocked),
+            (&mut self.waiting, p.waiting),
+            (&mut self.receiving, p.receiving),
+        ] {
+            if let Some(d) = d {
+                h.saturating_record(micros(d));
+            }
         }
         self.bytes_sent += o.bytes_sent;
         self.bytes_received += o.bytes_received;
@@ -117,6 +137,10 @@ impl Stats {
         self.latency.heap_bytes()
             + self.service.heap_bytes()
             + self.connect.heap_bytes()
+            + self.tls.heap_bytes()
+            + self.blocked.heap_bytes()
+            + self.waiting.heap_bytes()
+            + self.receiving.heap_bytes()
             + self.time_to_error.heap_bytes()
             + self.status.heap_bytes()
             + self.errors.heap_bytes()
@@ -143,6 +167,10 @@ impl Stats {
         self.latency.add(&other.latency);
         self.service.add(&other.service);
         self.connect.add(&other.connect);
+        self.tls.add(&other.tls);
+        self.blocked.add(&other.blocked);
+        self.waiting.add(&other.waiting);
+        self.receiving.add(&other.receiving);
         self.time_to_error.add(&other.time_to_error);
         for (code, n) in other.statuses() {
             self.status.add(code, n);

@@ -113,6 +113,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     service(&r.service_time_ms, out)?;
     connect(&r.connect_ms, out)?;
     protocols(&r.generator.protocols, out)?;
+    phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
     responses(r, out)?;
     errors(r, out)?;
@@ -134,12 +135,11 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
         write!(how, " at {} req/s", rate(rps))?;
     }
-    write!(
-        how,
-        ", {}, {}",
-        plural(c.connections, "connection"),
-        plural(c.threads, "thread")
-    )?;
+    write!(how, ", {}", plural(c.connections, "connection"))?;
+    if let Some(k) = c.pipeline {
+        write!(how, " pipelining {k}")?;
+    }
+    write!(how, ", {}", plural(c.threads, "thread"))?;
     if let Some(n) = c.requests {
         // A scenario's count is of iterations, each of which may send several requests.
         let unit = if !r.by_scenario.is_empty() {
@@ -270,6 +270,26 @@ fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {
         plural(s.count, "connection")
     );
     line(out, "connect", &body)
+}
+
+/// Where a request's time went, at the median, one phase after the other (k6's
+/// `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
+fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let Some(p) = &r.phases else { return Ok(()) };
+    let parts: Vec<String> = [
+        ("tls", &p.tls_ms),
+        ("blocked", &p.blocked_ms),
+        ("waiting", &p.waiting_ms),
+        ("receiving", &p.receiving_ms),
+    ]
+    .iter()
+    .filter(|(_, s)| s.count > 0)
+    .map(|(name, s)| format!("{name} {}", duration_ms(s.p50)))
+    .collect();
+    if parts.is_empty() {
+        return Ok(());
+    }
+    line(out, "phases", &format!("p50  {}", parts.join("  ")))
 }
 
 fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {

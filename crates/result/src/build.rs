@@ -48,6 +48,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     let whole = Whole::of(&input);
+    let (phases, phase_histograms) = crate::phases::of(s);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
@@ -73,6 +74,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         latency_ms: summarize_us(&latency),
         service_time_ms: summarize_us(&service),
         connect_ms: summarize_us(&connect),
+        phases: Some(phases),
         time_to_error_ms: summarize_us(&time_to_error),
         response_bytes: response_bytes(s),
         generator: finite_generator(input.generator),
@@ -86,6 +88,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             service_time: encode_histogram(&service),
             connect: encode_histogram(&connect),
             time_to_error: encode_histogram(&time_to_error),
+            phases: Some(phase_histograms),
         },
         totals,
         extra: BTreeMap::new(),

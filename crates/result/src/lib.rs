@@ -73,6 +73,7 @@ mod histogram;
 mod json;
 pub mod knee;
 pub mod merge;
+mod phases;
 pub mod redact;
 mod result;
 pub mod sections;
@@ -89,6 +90,7 @@ pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
+pub use phases::{PhaseHistograms, Phases};
 pub use result::{
     Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse, RunConfig,
     RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,

@@ -48,6 +48,7 @@ pub struct Merge {
     service: Option<Histogram<u64>>,
     connect: Option<Histogram<u64>>,
     time_to_error: Option<Histogram<u64>>,
+    phases: crate::phases::PhaseSum,
     bodies: Bodies,
     generator: GeneratorSum,
     seconds: Seconds,
@@ -192,6 +193,7 @@ impl Merge {
                 decode("time to error", &r.histograms.time_to_error)?,
             )?;
         }
+        self.phases.add(r.histograms.phases.as_ref())?;
         self.seconds.add(r, start)?;
         parts::add_names(&mut self.names, &r.by_name)?;
         parts::add_scenarios(&mut self.scenarios, &r.by_scenario)?;
@@ -241,6 +243,7 @@ impl Merge {
             hist(self.connect),
             hist(self.time_to_error),
         );
+        let phases = self.phases.finish();
         let mut instances = self.instances;
         instances.sort_by_key(|i| i.index);
         let mut header = ShardHeader {
@@ -277,6 +280,7 @@ impl Merge {
             latency_ms: summarize_us(&latency),
             service_time_ms: summarize_us(&service),
             connect_ms: summarize_us(&connect),
+            phases: phases.as_ref().map(|p| p.0.clone()),
             time_to_error_ms: summarize_us(&time_to_error),
             response_bytes: self.bodies.summary(),
             generator: self.generator.finish(start),
@@ -286,6 +290,7 @@ impl Merge {
                 service_time: encode_histogram(&service),
                 connect: encode_histogram(&connect),
                 time_to_error: encode_histogram(&time_to_error),
+                phases: phases.map(|p| p.1),
             },
             extra: BTreeMap::new(),
             // A watched server belongs to the instance that watched it, not to the sum.

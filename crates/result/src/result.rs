@@ -45,6 +45,10 @@ pub struct RunResult {
     pub service_time_ms: Summary,
     /// Connection set-up, one sample per connection opened.
     pub connect_ms: Summary,
+    /// Each request's time by phase (TLS, blocked, waiting, receiving); absent in results
+    /// written before phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::Phases>,
     /// From the intended send time to the failure, for requests that got no response (refused,
     /// reset, timed out, ...); `count` is `totals.errors`. Absent from results of herd before
     /// 0.1.x's fix, whose `latency_ms` mixed these in.
@@ -327,4 +331,7 @@ pub struct Histograms {
     /// results.
     #[serde(default)]
     pub time_to_error: String,
+    /// Each phase's histogram; absent in results written before phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::PhaseHistograms>,
 }

@@ -169,6 +169,7 @@ fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, Re
         connect_ms: Default::default(),
         time_to_error_ms: Default::default(),
         response_bytes: Default::default(),
+        phases: None,
         generator: Generator {
             timeline: health,
             ..Generator::default()
@@ -179,6 +180,7 @@ fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, Re
             service_time: empty.clone(),
             connect: empty.clone(),
             time_to_error: empty,
+            phases: None,
         },
         totals,
         extra,

@@ -86,6 +86,7 @@ pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
             service_time: encode_histogram(&s.service.to_histogram()),
             connect: String::new(),
             time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
+            phases: None,
         }),
     }
 }

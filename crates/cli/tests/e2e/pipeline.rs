@@ -25,6 +25,9 @@ fn pipelined_requests_against_nginx_each_answered_once_across_its_closes() {
     assert_eq!(r["totals"]["ok"], 2000, "{}", r["errors"]);
     assert_eq!(r["totals"]["errors"], 0);
     assert_eq!(r["config"]["pipeline"], 8);
+    // Every answer timed to its first byte; with -c 4 x 8 users on 4 connections, none waits.
+    assert_eq!(r["phases"]["waiting_ms"]["count"], 2000);
+    assert_eq!(r["phases"]["receiving_ms"]["count"], 2000);
     let protocols = &r["generator"]["protocols"];
     assert_eq!(protocols[0]["protocol"], "http/1.1", "{protocols}");
     // 50 answers per connection: at least 40 connections, each counted with what it carried.

@@ -1,7 +1,7 @@
 //! Request deadlines, exact and without a timer per request. Every exchange of a thread has the
 //! same timeout and starts on a clock that only moves forward, so deadlines arrive in the order
-//! exchanges started: a list threaded through the users (no allocation per request) holds the
-//! exchanges in flight, earliest deadline first. Adding and removing one is O(1); the loop wakes
+//! exchanges started: a list threaded through the exchange slots (no allocation per request)
+//! holds the exchanges in flight, earliest deadline first. Adding and removing one is O(1); the loop wakes
 //! for the first deadline, to the microsecond, and fires every one that is due.
 
 use std::time::Instant;
@@ -29,7 +29,7 @@ pub(crate) struct Deadlines {
 }
 
 impl Deadlines {
-    /// User `i` is in flight until `at`.
+    /// Exchange slot `i` is in flight until `at`.
     pub fn insert(&mut self, i: usize, at: Instant) {
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, FREE);
@@ -64,7 +64,7 @@ impl Deadlines {
         }
     }
 
-    /// User `i` is no longer in flight (a no-op when it was not).
+    /// Exchange slot `i` is no longer in flight (a no-op when it was not).
     pub fn remove(&mut self, i: usize) {
         let Some(node) = self.nodes.get(i).copied() else {
             return;
@@ -83,13 +83,13 @@ impl Deadlines {
         self.nodes[i] = FREE;
     }
 
-    /// The earliest deadline and its user.
+    /// The earliest deadline and its exchange slot.
     pub fn first(&self) -> Option<(usize, Instant)> {
         let h = self.head?;
         Some((h as usize, self.nodes[h as usize].at?))
     }
 
-    /// Every user in flight, earliest deadline first.
+    /// Every exchange slot in flight, earliest deadline first.
     pub fn all(&self) -> Vec<usize> {
         let mut out = Vec::new();
         let mut at = self.head;

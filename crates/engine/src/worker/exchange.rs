@@ -1,131 +1,27 @@
-//! Exchanges on connections: placing a request on a connection (the user's last one when it has
-//! room, else the least busy, else a new one up to the cap, else a wait for a free place),
-//! pumping sessions and reading their notes, recording outcomes, the retries (the stale
+//! Exchanges on connections (placing them is `place.rs`): pumping sessions and reading their
+//! notes, recording outcomes, the retries (the stale
 //! keep-alive one, and requests the server never saw), the server's close awaited (`linger`),
 //! exact deadlines, and cutting off what is still in flight at the end.
 
-use super::links::token;
 use super::record::{outcome, Span};
 use super::user::{Resume, State};
-use super::{Loop, LINGER, STALE_AFTER};
+use super::{Loop, LINGER};
 use crate::script::Last;
 use crate::session::{count_protocol, Failed, Note, Ready, Session, Ticket};
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// What an exchange went through before it was sent.
+#[derive(Clone, Copy, Default)]
+struct Opening {
+    sent: Option<Instant>,
+    connect: Option<Duration>,
+    tls: Option<Duration>,
+    blocked: Option<Duration>,
+}
 
 impl<T: Transport, S: Script> Loop<'_, T, S> {
-    /// Starts exchanging `req` for user `i` at `now`.
-    pub(super) fn send(&mut self, i: usize, req: crate::Request, now: Instant) {
-        let x = self.exchanges.start(i, req, now);
-        self.users[i].state = State::Busy;
-        self.deadlines.insert(x.slot as usize, now + self.timeout);
-        if !self.place(x, now) {
-            self.waiting.push_back(x);
-        }
-    }
-
-    /// Hands exchange `x` to a connection with room, or to a new one: `false` when every
-    /// connection is full and the cap is reached (it waits for a place).
-    fn place(&mut self, x: Ticket, now: Instant) -> bool {
-        let Some(ex) = self.exchanges.get(x) else {
-            return true;
-        };
-        let (user, fresh) = (ex.user as usize, ex.fresh);
-        let mut pick = None;
-        if !fresh {
-            if let Some((l, g)) = self.users[user].link {
-                if self.has_room(l, g) {
-                    pick = Some(l);
-                }
-            }
-            if pick.is_none() && self.sharing {
-                pick = self.least_busy();
-            }
-        }
-        let l = match pick {
-            Some(l) => l,
-            None if self.links.live < self.cap => match self.open(now) {
-                Ok(l) => l,
-                Err(f) => {
-                    self.fail(x, f, 0, now);
-                    return true;
-                }
-            },
-            None => return false,
-        };
-        self.submit(l, x, now);
-        true
-    }
-
-    fn has_room(&mut self, l: u32, g: u32) -> bool {
-        self.links.get(l, g).is_some_and(|k| {
-            k.linger.is_none()
-                && !k.retiring
-                && !k.server_closes
-                && k.session.as_ref().is_some_and(|s| s.room() > 0)
-        })
-    }
-
-    /// The open connection with room and the fewest exchanges in flight.
-    fn least_busy(&self) -> Option<u32> {
-        let mut best: Option<(usize, u32)> = None;
-        for (l, k) in self.links.slots.iter().enumerate() {
-            let Some(s) = k.session.as_ref() else {
-                continue;
-            };
-            if k.linger.is_some() || k.retiring || k.server_closes || s.room() == 0 {
-                continue;
-            }
-            let busy = s.in_flight();
-            if best.is_none_or(|(b, _)| busy < b) {
-                best = Some((busy, l as u32));
-            }
-        }
-        best.map(|(_, l)| l)
-    }
-
-    /// Opens a new connection.
-    fn open(&mut self, now: Instant) -> Result<u32, Failure> {
-        let (slot, generation) = self.links.reserve(now);
-        match self.t.connect(token(slot, generation)) {
-            Ok(conn) => {
-                let session = self.t.session(&conn, self.window, now);
-                self.links.fill(slot, conn, session, now);
-                Ok(slot)
-            }
-            Err(f) => {
-                self.links.release(slot);
-                Err(f)
-            }
-        }
-    }
-
-    /// Submits exchange `x` on connection `l`; the write follows in a pump.
-    fn submit(&mut self, l: u32, x: Ticket, now: Instant) {
-        let calls = self.shared.plan.calls_per_conn;
-        let link = &mut self.links.slots[l as usize];
-        let Some(ex) = self.exchanges.get(x) else {
-            return;
-        };
-        let (Some(session), Some(req)) = (link.session.as_mut(), ex.req.as_ref()) else {
-            return;
-        };
-        ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k);
-        link.retiring |= ex.last_call;
-        ex.stale_candidate = link.opened.is_some()
-            && link.uses > 0
-            && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
-        link.uses += 1;
-        link.last_used = now;
-        ex.link = Some((l, link.generation));
-        ex.on_new = link.opened.is_none();
-        ex.sent = link.opened.map(|_| now);
-        session.submit(x, req, ex.last_call);
-        self.users[ex.user as usize].link = Some((l, link.generation));
-        self.kicks.push((l, link.generation));
-    }
-
     /// Pumps connection `l` (of generation `g`) as `ready` allows, then every connection given
     /// a request meanwhile.
     pub(super) fn pump(&mut self, l: u32, g: u32, ready: Ready) {
@@ -232,27 +128,13 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
-    /// Exchanges waiting for a place take the places freed.
-    fn unqueue(&mut self, now: Instant) {
-        while let Some(&x) = self.waiting.front() {
-            if self.exchanges.get(x).is_none() {
-                self.waiting.pop_front();
-                continue;
-            }
-            if !self.place(x, now) {
-                return;
-            }
-            self.waiting.pop_front();
-        }
-    }
-
     /// Records exchange `x`'s full response and takes its user on.
     fn complete(&mut self, x: Ticket, mut resp: Response, now: Instant) {
         let Some(ex) = self.exchanges.get(x) else {
             return;
         };
         let i = ex.user as usize;
-        let (connect, sent) = self.opening(x);
+        let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
@@ -261,7 +143,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let verdict = self
             .script
             .judge(&mut self.users[i].script, &req, &resp, ctx);
-        let span = self.span(i, sent, now, connect);
+        let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Ok(verdict));
         self.finish(i, now, &outcome);
         let u = &mut self.users[i];
@@ -272,23 +154,27 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         resp.reset();
     }
 
-    /// The connect time exchange `x` bears (when it waited for its connection to open) and
-    /// when it was sent.
-    fn opening(&mut self, x: Ticket) -> (Option<std::time::Duration>, Option<Instant>) {
+    /// What exchange `x` went through before it was sent: the wait for a place, and the
+    /// opening of its connection when it waited for that.
+    fn opening(&mut self, x: Ticket) -> Opening {
         let Some(ex) = self.exchanges.get(x) else {
-            return (None, None);
+            return Opening::default();
         };
-        let (on_new, sent, link) = (ex.on_new, ex.sent, ex.link);
-        let Some((l, g)) = link else {
-            return (None, sent);
+        let waited = ex.placed.saturating_duration_since(ex.start);
+        let mut o = Opening {
+            sent: ex.sent,
+            blocked: (!waited.is_zero()).then_some(waited),
+            ..Opening::default()
         };
-        match self.links.get(l, g) {
-            Some(k) if on_new => {
-                let connect = k.opened.map(|o| o.connect + o.tls.unwrap_or_default());
-                (connect, k.ready_at)
+        let (on_new, link) = (ex.on_new, ex.link);
+        if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
+            if on_new {
+                o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
+                o.tls = k.opened.and_then(|p| p.tls);
+                o.sent = k.ready_at;
             }
-            _ => (None, sent),
         }
+        o
     }
 
     /// A session reported exchange `f.ticket` failed: sent again when that is safe, else
@@ -311,8 +197,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ex.link = None;
             ex.sent = None;
             ex.on_new = false;
-            if !self.place(f.ticket, now) {
-                self.waiting.push_back(f.ticket);
+            // It is older than anything waiting: it goes first.
+            if !self.waiting.is_empty() || !self.place(f.ticket, now) {
+                self.waiting.push_front(f.ticket);
             }
             return;
         }
@@ -325,7 +212,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let i = ex.user as usize;
-        let (connect, sent) = self.opening(x);
+        let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
@@ -334,7 +221,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             bytes_received: received,
             ..Response::default()
         };
-        let span = self.span(i, sent, now, connect);
+        let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Err(f.clone()));
         self.finish(i, now, &outcome);
         let u = &mut self.users[i];
@@ -344,20 +231,16 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         self.resume.push(i);
     }
 
-    /// User `i`'s exchange, sent at `sent` and ended at `done`.
-    fn span(
-        &self,
-        i: usize,
-        sent: Option<Instant>,
-        done: Instant,
-        connect: Option<std::time::Duration>,
-    ) -> Span {
+    /// User `i`'s exchange, opened as `o` says and ended at `done`.
+    fn span(&self, i: usize, o: Opening, done: Instant) -> Span {
         Span {
             measure_start: self.measure_start,
             intended: self.users[i].intended,
-            sent,
+            sent: o.sent,
             done,
-            connect,
+            connect: o.connect,
+            tls: o.tls,
+            blocked: o.blocked,
         }
     }
 

@@ -19,6 +19,8 @@ pub(super) struct Exchange {
     pub start: Instant,
     /// When it was written; `None` while its connection opens.
     pub sent: Option<Instant>,
+    /// When it was handed to a connection.
+    pub placed: Instant,
     /// It was handed to a connection still opening: that opening is part of its time.
     pub on_new: bool,
     /// The stale keep-alive retry, or the retry of a request the server never saw, was used.
@@ -53,6 +55,7 @@ impl Exchanges {
                     last_call: false,
                     start: now,
                     sent: None,
+                    placed: now,
                     on_new: false,
                     retried: false,
                     stale_candidate: false,
@@ -71,6 +74,7 @@ impl Exchanges {
         x.last_call = false;
         x.start = now;
         x.sent = None;
+        x.placed = now;
         x.on_new = false;
         x.retried = false;
         x.stale_candidate = false;

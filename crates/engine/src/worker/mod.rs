@@ -17,6 +17,7 @@ mod exchange;
 mod exchanges;
 mod links;
 pub(crate) mod open;
+mod place;
 mod record;
 mod user;
 mod users;

@@ -2,7 +2,7 @@
 //! counts, kept once for every run.
 
 use crate::{Failure, Request, Response};
-use herd_metrics::{Outcome, Recorder, Verdict};
+use herd_metrics::{Outcome, Phases, Recorder, Verdict};
 use std::time::{Duration, Instant};
 
 /// When one exchange started, was sent and ended, for its [`Outcome`].
@@ -13,8 +13,11 @@ pub(crate) struct Span {
     /// When the request was written; `None` when it never was.
     pub sent: Option<Instant>,
     pub done: Instant,
-    /// Time to open the connection, when the exchange opened one.
+    /// Time to open the connection, when the exchange opened one, and its TLS part.
     pub connect: Option<Duration>,
+    pub tls: Option<Duration>,
+    /// How long it waited for a place on a connection.
+    pub blocked: Option<Duration>,
 }
 
 /// The outcome of one exchange: a full response in `resp` with the script's verdict, or the
@@ -29,7 +32,18 @@ pub(crate) fn outcome(
         Ok((verdict, message)) => (resp.status, Ok(verdict), message, resp.body_len),
         Err(f) => (0, Err(f.kind), Some(f.message), 0),
     };
+    let first = resp.first_byte.filter(|_| result.is_ok());
+    let phases = Phases {
+        tls: span.tls,
+        blocked: span.blocked,
+        waiting: span
+            .sent
+            .zip(first)
+            .map(|(s, f)| f.saturating_duration_since(s)),
+        receiving: first.map(|f| span.done.saturating_duration_since(f)),
+    };
     Outcome {
+        phases,
         name: req.name,
         at: span.done.saturating_duration_since(span.measure_start),
         latency: span.done.saturating_duration_since(span.intended),

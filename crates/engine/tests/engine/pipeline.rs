@@ -131,5 +131,11 @@ fn users_share_fewer_connections_and_wait_for_a_free_one() {
         "{}",
         out.total.service.max()
     );
+    // The phases say where the time went: blocked waiting for a connection, then 10 ms to
+    // the first byte, the whole answer in one piece.
+    let blocked = out.total.blocked.max();
+    assert!((29_000..=30_100).contains(&blocked), "blocked {blocked} us");
+    assert!(out.total.waiting.min() >= 9_900 && out.total.waiting.max() <= 10_100);
+    assert!(out.total.receiving.max() <= 10);
     assert_accounted(&out);
 }

@@ -147,6 +147,7 @@ impl NameSum {
                 service_time: encode_histogram(&service),
                 connect: String::new(),
                 time_to_error: encode_histogram(&time_to_error),
+                phases: None,
             }),
         }
     }

@@ -1,0 +1,146 @@
+//! Where a request goes: the connection its user used last when that one has room (so one
+//! user to one connection behaves as it always did), else the least busy connection with
+//! room when users share them, else a new connection up to the cap, else a first-come,
+//! first-served wait for a place.
+
+use super::links::token;
+use super::user::State;
+use super::{Loop, STALE_AFTER};
+use crate::session::{Session, Ticket};
+use crate::{Failure, Script, Transport};
+use std::time::Instant;
+
+impl<T: Transport, S: Script> Loop<'_, T, S> {
+    /// Starts exchanging `req` for user `i` at `now`.
+    pub(super) fn send(&mut self, i: usize, req: crate::Request, now: Instant) {
+        let x = self.exchanges.start(i, req, now);
+        self.users[i].state = State::Busy;
+        self.deadlines.insert(x.slot as usize, now + self.timeout);
+        if self.waiting.is_empty() {
+            if !self.place(x, now) {
+                self.waiting.push_back(x);
+            }
+        } else {
+            // First come, first served: a user whose request just ended does not take the
+            // place its connection freed from those already waiting.
+            self.waiting.push_back(x);
+            self.unqueue(now);
+        }
+    }
+
+    /// Hands exchange `x` to a connection with room, or to a new one: `false` when every
+    /// connection is full and the cap is reached (it waits for a place).
+    pub(super) fn place(&mut self, x: Ticket, now: Instant) -> bool {
+        let Some(ex) = self.exchanges.get(x) else {
+            return true;
+        };
+        let (user, fresh) = (ex.user as usize, ex.fresh);
+        let mut pick = None;
+        if !fresh {
+            if let Some((l, g)) = self.users[user].link {
+                if self.has_room(l, g) {
+                    pick = Some(l);
+                }
+            }
+            if pick.is_none() && self.sharing {
+                pick = self.least_busy();
+            }
+        }
+        let l = match pick {
+            Some(l) => l,
+            None if self.links.live < self.cap => match self.open(now) {
+                Ok(l) => l,
+                Err(f) => {
+                    self.fail(x, f, 0, now);
+                    return true;
+                }
+            },
+            None => return false,
+        };
+        self.submit(l, x, now);
+        true
+    }
+
+    fn has_room(&mut self, l: u32, g: u32) -> bool {
+        self.links.get(l, g).is_some_and(|k| {
+            k.linger.is_none()
+                && !k.retiring
+                && !k.server_closes
+                && k.session.as_ref().is_some_and(|s| s.room() > 0)
+        })
+    }
+
+    /// The open connection with room and the fewest exchanges in flight.
+    fn least_busy(&self) -> Option<u32> {
+        let mut best: Option<(usize, u32)> = None;
+        for (l, k) in self.links.slots.iter().enumerate() {
+            let Some(s) = k.session.as_ref() else {
+                continue;
+            };
+            if k.linger.is_some() || k.retiring || k.server_closes || s.room() == 0 {
+                continue;
+            }
+            let busy = s.in_flight();
+            if best.is_none_or(|(b, _)| busy < b) {
+                best = Some((busy, l as u32));
+            }
+        }
+        best.map(|(_, l)| l)
+    }
+
+    /// Opens a new connection.
+    fn open(&mut self, now: Instant) -> Result<u32, Failure> {
+        let (slot, generation) = self.links.reserve(now);
+        match self.t.connect(token(slot, generation)) {
+            Ok(conn) => {
+                let session = self.t.session(&conn, self.window, now);
+                self.links.fill(slot, conn, session, now);
+                Ok(slot)
+            }
+            Err(f) => {
+                self.links.release(slot);
+                Err(f)
+            }
+        }
+    }
+
+    /// Submits exchange `x` on connection `l`; the write follows in a pump.
+    fn submit(&mut self, l: u32, x: Ticket, now: Instant) {
+        let calls = self.shared.plan.calls_per_conn;
+        let link = &mut self.links.slots[l as usize];
+        let Some(ex) = self.exchanges.get(x) else {
+            return;
+        };
+        let (Some(session), Some(req)) = (link.session.as_mut(), ex.req.as_ref()) else {
+            return;
+        };
+        ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k);
+        link.retiring |= ex.last_call;
+        ex.stale_candidate = link.opened.is_some()
+            && link.uses > 0
+            && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
+        link.uses += 1;
+        link.last_used = now;
+        ex.link = Some((l, link.generation));
+        ex.placed = now;
+        ex.on_new = link.opened.is_none();
+        ex.sent = link.opened.map(|_| now);
+        session.submit(x, req, ex.last_call);
+        self.users[ex.user as usize].link = Some((l, link.generation));
+        self.kicks.push((l, link.generation));
+    }
+
+    /// Exchanges waiting for a place take the places freed.
+    pub(super) fn unqueue(&mut self, now: Instant) {
+        while let Some(&x) = self.waiting.front() {
+            if self.exchanges.get(x).is_none() {
+                self.waiting.pop_front();
+                continue;
+            }
+            if !self.place(x, now) {
+                return;
+            }
+            self.waiting.pop_front();
+        }
+    }
+}
