@@ -77,11 +77,15 @@ pub fn load(
                         invalid += 1;
                         return;
                     };
-                    let path = arr.path_and_query.split('?').next().unwrap_or_default();
+                    // Named as `herd logs` and `herd model` name it, query parameters included.
+                    let (path, query) = arr
+                        .path_and_query
+                        .split_once('?')
+                        .unwrap_or((&arr.path_and_query, ""));
                     herd_logs::pattern::template(
                         arr.method.as_bytes(),
                         path.as_bytes(),
-                        b"",
+                        query.as_bytes(),
                         &mut key_buf,
                     );
                     let mut name = String::from_utf8_lossy(&key_buf).into_owned();

@@ -25,9 +25,9 @@ pub fn workload_hash(file: &Path) -> Result<String, Exit> {
     let text = std::fs::read(file)
         .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", file.display())))?;
     let mut parts = vec![text.clone()];
-    for data in crate::k8s::data_files(&String::from_utf8_lossy(&text)) {
-        let path = file.parent().unwrap_or(Path::new(".")).join(&data);
-        parts.push(data.into_bytes());
+    for data in crate::k8s::needs(&String::from_utf8_lossy(&text)).0 {
+        let path = file.parent().unwrap_or(Path::new(".")).join(&data.path);
+        parts.push(data.path.into_bytes());
         parts.push(std::fs::read(&path).unwrap_or_default());
     }
     Ok(plan_hash(parts.iter().map(Vec::as_slice)))

@@ -22,6 +22,8 @@ pub struct GeneratorReport {
     pub loop_delay: Histogram<u64>,
     pub connections_opened: u64,
     pub peak_connections: u64,
+    /// Connections and requests per protocol the connections spoke.
+    pub protocols: Vec<crate::ProtocolUse>,
     /// One sample per second of the measurement.
     pub timeline: Vec<HealthSample>,
     /// The most file descriptors open at once, and the limit.

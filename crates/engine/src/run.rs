@@ -205,6 +205,7 @@ fn merge<R: ScriptReport>(
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak) = (0, 0);
+    let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
@@ -232,6 +233,9 @@ fn merge<R: ScriptReport>(
         busiest = busiest.max(o.cpu.total());
         opened += o.connections_opened;
         peak += o.peak_connections;
+        for p in &o.protocols {
+            crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+        }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
             cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
@@ -314,6 +318,7 @@ fn merge<R: ScriptReport>(
             loop_delay,
             connections_opened: opened,
             peak_connections: peak,
+            protocols,
             timeline: watch.samples.into_values().collect(),
             fds_peak: watch.fds_peak,
             fd_limit,

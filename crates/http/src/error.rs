@@ -60,6 +60,8 @@ pub enum HttpError {
         request: String,
         reason: &'static str,
     },
+    #[error("HTTP/3 runs over QUIC, which is always encrypted: use {suggestion:?} instead")]
+    H3Cleartext { suggestion: String },
     #[error("QUIC setup: {0}")]
     Quic(String),
 }

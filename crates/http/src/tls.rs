@@ -28,14 +28,13 @@ pub(crate) fn client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, Ht
     Ok(Arc::new(config))
 }
 
-/// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other), ALPN `h3`,
-/// and early data, so a resumed connection may send its first request in 0-RTT.
+/// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other) and ALPN
+/// `h3`. Its session cache resumes reconnects; early data stays off (see `H3Connection::ready`).
 pub(crate) fn quic_client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
     let mut config = build(options, |b| {
         b.with_protocol_versions(&[&rustls::version::TLS13])
     })?;
     config.alpn_protocols = vec![b"h3".to_vec()];
-    config.enable_early_data = true;
     Ok(Arc::new(config))
 }
 

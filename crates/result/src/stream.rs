@@ -221,6 +221,7 @@ mod tests {
             calls_per_conn: None,
             headers: vec![],
             body_bytes: 0,
+            pipeline: None,
         }
     }
 

@@ -27,7 +27,9 @@ pub fn duration(text: &str, bare: Bare) -> Result<Duration, String> {
     let refuse = |why: &str| format!("`{text}` is not a duration{why}: {DURATION_HINT}");
     if let Ok(secs) = t.parse::<f64>() {
         return match bare {
-            Bare::Allowed if secs.is_finite() && secs >= 0.0 => Ok(Duration::from_secs_f64(secs)),
+            Bare::Allowed if secs.is_finite() && secs >= 0.0 => {
+                Duration::try_from_secs_f64(secs).map_err(|_| refuse(" (too long)"))
+            }
             Bare::Allowed => Err(refuse("")),
             Bare::Refused => Err(refuse(" (a bare number has no unit)")),
         };
@@ -44,7 +46,8 @@ pub fn duration(text: &str, bare: Bare) -> Result<Duration, String> {
         if let Some(n) = t.strip_suffix(unit) {
             if let Ok(x) = n.trim().parse::<f64>() {
                 return if x.is_finite() && x >= 0.0 {
-                    Ok(Duration::from_secs_f64(x * scale))
+                    // Found by fuzzing: 18446744073709551616s overflowed a Duration and panicked.
+                    Duration::try_from_secs_f64(x * scale).map_err(|_| refuse(" (too long)"))
                 } else {
                     Err(refuse(""))
                 };
@@ -127,6 +130,15 @@ mod tests {
                 let e = duration(bad, bare).unwrap_err();
                 assert!(e.contains("is not a duration"), "{bad}: {e}");
             }
+        }
+    }
+
+    /// Found by fuzzing a workload file: a duration past `Duration::MAX` panicked.
+    #[test]
+    fn a_duration_too_long_for_a_duration_is_refused_not_a_panic() {
+        for huge in ["18446744073709551616s", "1e300h", "1e300"] {
+            let e = duration(huge, Bare::Allowed).unwrap_err();
+            assert!(e.contains("too long"), "{huge}: {e}");
         }
     }
 

@@ -5,7 +5,8 @@ use crate::prepared::{Prepared, UrlRequest, What};
 use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::{Load, Plan};
-use herd_http::{prepare, RequestSpec, Target};
+use herd_http::h3::H3Transport;
+use herd_http::{prepare, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url } => self.url(url, &self.request, None, &mut problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
@@ -60,6 +62,21 @@ impl RunSpec {
                 }
             },
         };
+        if self.http.http3 {
+            let target = match &what {
+                Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
+                Some(What::Workload { workload, .. }) => Some(workload.target()),
+                Some(What::Replay { target, .. }) => Some(target),
+                Some(What::Script { .. }) => {
+                    problems.push("--http3 does not run wrk Lua scripts yet: drop --http3".into());
+                    None
+                }
+                None => None,
+            };
+            if let Some(Err(e)) = target.map(|t| H3Transport::new(t, TlsOptions::default())) {
+                problems.push(format!("--http3: {e}"));
+            }
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -75,6 +92,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };
@@ -110,6 +128,21 @@ impl RunSpec {
         let target = target?;
         if let Err(e) = prepare(&target, &spec) {
             problems.push(e.to_string());
+        }
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
         }
         let request = UrlRequest {
             target,
@@ -219,14 +252,23 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
 
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -240,6 +282,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

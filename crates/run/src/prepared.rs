@@ -5,6 +5,7 @@ use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
+use herd_http::h3::H3Transport;
 use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
@@ -22,6 +23,7 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -121,6 +123,7 @@ impl Prepared {
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let clock = Arc::new(SystemClock);
         let watcher = match &self.watch {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
@@ -131,43 +134,54 @@ impl Prepared {
                 // A connection's last request asks the server to close (`--calls-per-conn`),
                 // so the TIME_WAIT lands on the server's side, as with ab and httperf.
                 let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| Single(request.clone()),
-                    Arc::clone(control),
-                    progress,
-                )
-                .map(|out| (out, None))
+                let script = |_| Single(request.clone());
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(&r.target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
             }
             What::Replay { target, replay, .. } => {
-                let transport =
-                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| replay.script.clone(),
-                    Arc::clone(control),
-                    progress,
-                )
-                .map(|out| (out, None))
+                let script = |_| replay.script.clone();
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| w.script_in(plan.shard.as_ref()),
-                    Arc::clone(control),
-                    progress,
-                )
-                .map(|out| {
+                let script = |_| w.script_in(plan.shard.as_ref());
+                let out = if self.http.http3 {
+                    let transport =
+                        H3Transport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport = HttpTransport::new(w.target(), options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                };
+                out.map(|out| {
                     let (out, tally) = out.split();
                     (out, Some(tally))
                 })
@@ -217,6 +231,12 @@ impl Prepared {
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
             What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {

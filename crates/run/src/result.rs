@@ -34,6 +34,19 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
         peak_connections: g.peak_connections,
+        protocols: {
+            let mut rows: Vec<_> = g
+                .protocols
+                .iter()
+                .map(|p| herd_result::ProtocolUse {
+                    protocol: p.protocol.to_owned(),
+                    connections: p.connections,
+                    requests: p.requests,
+                })
+                .collect();
+            rows.sort_by(|a, b| a.protocol.cmp(&b.protocol));
+            rows
+        },
         fds_peak: g.fds_peak,
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,
@@ -109,6 +122,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         threads: plan.effective_threads() as u64,
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
+        pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         headers: r.headers.clone(),
         body_bytes: r.spec.body.len() as u64,
     }
@@ -131,6 +145,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         threads: plan.effective_threads() as u64,
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
+        pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
     }
@@ -156,6 +171,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         threads: plan.effective_threads() as u64,
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
+        pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
     }

@@ -59,6 +59,8 @@ pub(crate) struct Tally {
     pub open_conns: u64,
     pub peak_conns: u64,
     pub opened: u64,
+    /// Connections and requests per protocol.
+    pub protocols: Vec<crate::ProtocolUse>,
 }
 
 impl Tally {

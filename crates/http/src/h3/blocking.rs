@@ -64,7 +64,9 @@ impl H3Client {
             while let Some(ev) = self.conn.poll_event() {
                 match ev {
                     H3Event::Done { token: t, response } if t == token => return Ok(response),
-                    H3Event::Failed { token: t, failure } if t == token => return Err(failure),
+                    H3Event::Failed {
+                        token: t, failure, ..
+                    } if t == token => return Err(failure),
                     H3Event::Closed(Some(failure)) => return Err(failure),
                     _ => {}
                 }

@@ -41,11 +41,9 @@ impl H3Config {
         idle_timeout: Duration,
     ) -> Result<H3Config, HttpError> {
         if target.scheme() != Scheme::Https {
-            return Err(HttpError::Quic(format!(
-                "HTTP/3 runs over QUIC, which is always encrypted: use https://{}{} instead",
-                target.authority(),
-                target.path_and_query()
-            )));
+            return Err(HttpError::H3Cleartext {
+                suggestion: format!("https://{}{}", target.authority(), target.path_and_query()),
+            });
         }
         server_name(target.host())?; // the same check, and message, as https
         let tls = quic_client_config(options)?;

@@ -30,7 +30,7 @@ const H3_REQUEST_CANCELLED: u32 = 0x10c;
 pub struct Handshake {
     /// From the first packet sent to the handshake's end.
     pub time: Duration,
-    /// Requests went in 0-RTT (a resumed session whose early data the server accepted).
+    /// The server accepted early data (0-RTT). Always false while herd sends none.
     pub zero_rtt: bool,
 }
 
@@ -41,8 +41,14 @@ pub enum H3Event {
     Connected(Handshake),
     /// The response to the request sent with `token` is complete.
     Done { token: usize, response: Response },
-    /// The request sent with `token` got no valid response.
-    Failed { token: usize, failure: Failure },
+    /// The request sent with `token` got no valid response, after `received` bytes of it;
+    /// `unseen` when the server cannot have acted on it (refused by GOAWAY).
+    Failed {
+        token: usize,
+        failure: Failure,
+        received: u64,
+        unseen: bool,
+    },
     /// The connection is over. Every request in flight got its `Failed` first, so a caller that
     /// counts failures per request counts each one once; the failure is `None` when herd
     /// closed it itself, and is a request's failure only if no request was in flight (as when
@@ -164,10 +170,30 @@ impl H3Connection {
         self.events.pop_front()
     }
 
-    /// Whether a request may be sent now: the handshake is done (or 0-RTT is possible) and the
-    /// server has not said it is going away.
+    /// Events wait in [`poll_event`](Self::poll_event).
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Gives up on the request sent with `token` alone: its stream is reset and the rest of
+    /// its response refused; no event comes for it. `false` if it is not in flight.
+    pub fn cancel(&mut self, token: usize, now: Instant) -> bool {
+        let Some(i) = self.exchanges.iter().position(|e| e.token == token) else {
+            return false;
+        };
+        let ex = self.exchanges.swap_remove(i);
+        let code = VarInt::from_u32(H3_REQUEST_CANCELLED);
+        let _ = self.conn.send_stream(ex.stream).reset(code);
+        let _ = self.conn.recv_stream(ex.stream).stop(code);
+        self.drive(now);
+        true
+    }
+
+    /// Whether a request may be sent now: the handshake is done and the server has not said it
+    /// is going away. Not in 0-RTT: a server that rejects early data silently drops the streams
+    /// sent in it, and each would wait out its deadline.
     pub fn ready(&self) -> bool {
-        !self.over && self.goaway.is_none() && (self.handshake.is_some() || self.conn.has_0rtt())
+        !self.over && self.goaway.is_none() && self.handshake.is_some()
     }
 
     /// Requests in flight.
@@ -228,6 +254,14 @@ impl H3Connection {
             .close(now, VarInt::from_u32(H3_NO_ERROR), Default::default());
         self.end(None);
         self.drive(now);
+    }
+
+    /// Keeps (or stops keeping) the headers and body of the response to `token`, before any
+    /// of it arrives.
+    pub fn keep_response(&mut self, token: usize, keep: bool) {
+        if let Some(ex) = self.exchanges.iter_mut().find(|e| e.token == token) {
+            ex.reader.keep(keep);
+        }
     }
 
     fn open_control(&mut self) {
@@ -329,6 +363,8 @@ impl H3Connection {
             self.events.push_back(H3Event::Failed {
                 token: ex.token,
                 failure,
+                received: ex.response.bytes_received,
+                unseen: false,
             });
         }
         self.events
@@ -379,6 +415,8 @@ impl H3Connection {
                 self.events.push_back(H3Event::Failed {
                     token: ex.token,
                     failure,
+                    received: ex.response.bytes_received,
+                    unseen: false,
                 });
             }
         }
@@ -432,6 +470,8 @@ impl H3Connection {
                     self.events.push_back(H3Event::Failed {
                         token: ex.token,
                         failure: loss::refused_by_goaway(),
+                        received: ex.response.bytes_received,
+                        unseen: true,
                     });
                 } else {
                     k += 1;

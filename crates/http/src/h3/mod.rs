@@ -6,6 +6,7 @@
 //! [`H3Config`] is built once per run; each [`H3Connection`] is one QUIC connection whose
 //! datagrams and timers the caller moves (one UDP socket per connection). [`H3Request`] is a
 //! request's frames, laid out once from the HTTP/1.1 bytes the rest of herd prepares.
+//! [`H3Transport`] is the engine's transport for `--http3`: UDP sockets on each worker's poll.
 //! [`H3Client`] drives one connection on a blocking socket, for probes and tests.
 
 mod blocking;
@@ -17,10 +18,14 @@ mod loss;
 mod qpack;
 mod request;
 mod response;
+mod session;
 mod static_table;
+mod wire;
 
 pub use blocking::H3Client;
 pub use config::{H3Config, IDLE_TIMEOUT};
 pub use connection::{H3Connection, H3Event, Handshake, Outgoing};
 pub use qpack::QpackError;
 pub use request::H3Request;
+pub use session::H3Session;
+pub use wire::{H3Conn, H3Transport, H3Wire};

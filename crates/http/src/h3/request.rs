@@ -6,6 +6,7 @@
 use super::frame::{put_frame_header, DATA, HEADERS};
 use super::qpack;
 use crate::HttpError;
+use herd_engine::Parts;
 use std::sync::Arc;
 
 /// The frames of one request stream, ready to write.
@@ -58,19 +59,34 @@ impl H3Request {
             }
         }
         let block = qpack::encode_request(method, scheme, authority, path, fields);
-        let body = &bytes[head_len..];
-        let mut frames = Vec::with_capacity(block.len() + body.len() + 16);
-        put_frame_header(&mut frames, HEADERS, block.len());
-        frames.extend_from_slice(&block);
-        if !body.is_empty() {
-            put_frame_header(&mut frames, DATA, body.len());
-            frames.extend_from_slice(body);
-        }
         Ok(H3Request {
-            frames: frames.into(),
+            frames: frames(&block, &bytes[head_len..]),
             head: method == "HEAD",
             keep_response: false,
         })
+    }
+
+    /// Encodes a request's parts (method, target, headers, body) as HTTP/3 frames.
+    pub fn from_parts(parts: &Parts, head: bool) -> H3Request {
+        let fields = parts.headers.iter().filter_map(|(n, v)| {
+            let forbidden = CONNECTION_SPECIFIC
+                .iter()
+                .any(|c| n.eq_ignore_ascii_case(c))
+                || (n.eq_ignore_ascii_case("te") && v != "trailers");
+            (!forbidden).then_some((n.as_str(), v.as_str()))
+        });
+        let block = qpack::encode_request(
+            &parts.method,
+            "https",
+            &parts.authority,
+            &parts.path,
+            fields,
+        );
+        H3Request {
+            frames: frames(&block, &parts.body),
+            head,
+            keep_response: false,
+        }
     }
 
     /// Keeps the response's headers and body (for checks and extraction).
@@ -78,6 +94,18 @@ impl H3Request {
         self.keep_response = keep;
         self
     }
+}
+
+/// A HEADERS frame of `block`, then a DATA frame of `body` if there is one.
+fn frames(block: &[u8], body: &[u8]) -> Arc<[u8]> {
+    let mut frames = Vec::with_capacity(block.len() + body.len() + 16);
+    put_frame_header(&mut frames, HEADERS, block.len());
+    frames.extend_from_slice(block);
+    if !body.is_empty() {
+        put_frame_header(&mut frames, DATA, body.len());
+        frames.extend_from_slice(body);
+    }
+    frames.into()
 }
 
 #[cfg(test)]

@@ -33,6 +33,10 @@ impl ResponseReader {
         self.keep = keep;
     }
 
+    pub fn keep(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
     /// Takes the next bytes of the stream, filling `resp` (`bytes_received` included).
     pub fn feed(&mut self, mut bytes: &[u8], resp: &mut Response) -> Result<(), Failure> {
         resp.bytes_received += bytes.len() as u64;

@@ -110,7 +110,7 @@ fn http3_needs_an_https_url() {
     let target = Target::parse("http://127.0.0.1:8080/").unwrap();
     let err = H3Config::new(&target, TlsOptions::default(), IDLE_TIMEOUT).unwrap_err();
     assert!(
-        err.to_string().contains("use https://127.0.0.1:8080/"),
+        err.to_string().contains("use \"https://127.0.0.1:8080/\""),
         "{err}"
     );
 }

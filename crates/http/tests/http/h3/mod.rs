@@ -2,3 +2,4 @@
 //! goes away), and in memory against a quinn-proto server for what Caddy cannot be made to do.
 
 mod caddy;
+mod memory;
