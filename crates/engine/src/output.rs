@@ -39,7 +39,7 @@ pub struct GeneratorReport {
 }
 
 /// Everything a run measured; the report crate turns it into text and JSON. `R` is what the
-/// scripts counted of their own ([`Script::finish`]), merged over the workers.
+/// scripts counted of their own ([`crate::Script::finish`]), merged over the workers.
 #[derive(Debug)]
 pub struct RunOutput<R = ()> {
     pub started_at: SystemTime,

@@ -212,14 +212,13 @@ impl Sink for RemoteWrite {
             .name("herd-remote-write".into())
             .spawn(move || {
                 let tick = Duration::from_millis(100);
-                let mut waited = Duration::ZERO;
+                let mut next = std::time::Instant::now() + EVERY;
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(tick);
-                    waited += tick;
-                    if waited < EVERY {
+                    if std::time::Instant::now() < next {
                         continue;
                     }
-                    waited = Duration::ZERO;
+                    next += EVERY;
                     let body = body(
                         &state.lock().unwrap_or_else(|e| e.into_inner()),
                         SystemTime::now(),

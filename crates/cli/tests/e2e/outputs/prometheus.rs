@@ -155,11 +155,15 @@ fn a_real_prometheus_receives_the_runs_remote_writes() {
         .value("max_over_time(herd_requests_total{job=\"herd\",outcome=\"ok\"}[5m])")
         .expect("prometheus received herd's series");
     assert_eq!(last as u64, ok);
-    // A push in the run and the last one: two samples, so a rate.
+    // The run's request rate, from the pushed series alone.
     let rate = prometheus
-        .value("max_over_time(rate(herd_requests_total{outcome=\"ok\"}[1m])[5m:1s])")
+        .value(
+            "max_over_time(herd_requests_total{outcome=\"ok\"}[5m]) / ignoring(outcome) \
+             max_over_time(herd_measured_seconds[5m])",
+        )
         .expect("a request rate from the pushes");
-    assert!(rate > 0.0, "{rate}");
+    let seconds = result["timeline"].as_array().unwrap().len() as f64;
+    assert!((rate - ok as f64 / seconds).abs() < 1e-6, "{rate}");
     let finished = prometheus
         .value("max_over_time(herd_run_finished[5m])")
         .expect("the finished flag");
