@@ -294,7 +294,7 @@ fn production_against_now(
                 "name": name,
                 "production_ms": {"count": prod.len(), "p50": ms(prod.value_at_quantile(0.5)), "p95": ms(p95_then), "max": ms(prod.max())},
                 "now_ms": {"count": now.service.len(), "p50": ms(now.service.value_at_quantile(0.5)), "p95": ms(p95_now), "max": ms(now.service.max())},
-                "p95_change": if p95_then > 0 { (p95_now as f64 - p95_then as f64) / p95_then as f64 } else { 0.0 },
+                "p95_change": p95_change(p95_then, p95_now),
             }))
         })
         .collect();
@@ -318,7 +318,7 @@ pub fn render_comparison(result: &RunResult) -> Option<String> {
     for r in rows {
         let f = |k: &str, q: &str| r[k][q].as_f64().unwrap_or(0.0);
         s.push_str(&format!(
-            "    {:<32} {:>8.2} {:>8.2} {:>8.2}   {:>8.2} {:>8.2} {:>8.2}   {:>+7.0}%\n",
+            "    {:<32} {:>8.2} {:>8.2} {:>8.2}   {:>8.2} {:>8.2} {:>8.2}   {:>8}\n",
             r["name"].as_str().unwrap_or(""),
             f("production_ms", "p50"),
             f("production_ms", "p95"),
@@ -326,8 +326,38 @@ pub fn render_comparison(result: &RunResult) -> Option<String> {
             f("now_ms", "p50"),
             f("now_ms", "p95"),
             f("now_ms", "max"),
-            r["p95_change"].as_f64().unwrap_or(0.0) * 100.0
+            change_text(&r["p95_change"])
         ));
     }
     Some(s)
+}
+
+/// The p95's change as a share; `None` (JSON null) from a production p95 of 0 to more, which no
+/// percentage describes (it once read `+0%` for 0.00 -> 0.23 ms).
+fn p95_change(then: u64, now: u64) -> Option<f64> {
+    match (then, now) {
+        (0, 0) => Some(0.0),
+        (0, _) => None,
+        _ => Some((now as f64 - then as f64) / then as f64),
+    }
+}
+
+/// `+12%`, or `from 0` where there is no ratio.
+pub fn change_text(v: &serde_json::Value) -> String {
+    v.as_f64()
+        .map_or("from 0".to_owned(), |c| format!("{:+.0}%", c * 100.0))
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+
+    #[test]
+    fn a_p95_rising_from_zero_is_not_shown_as_unchanged() {
+        let json = |c: Option<f64>| serde_json::json!(c);
+        assert_eq!(change_text(&json(p95_change(0, 230))), "from 0");
+        assert_eq!(change_text(&json(p95_change(0, 0))), "+0%");
+        assert_eq!(change_text(&json(p95_change(100, 150))), "+50%");
+        assert_eq!(change_text(&json(p95_change(200, 100))), "-50%");
+    }
 }
