@@ -23,10 +23,14 @@ Benchmarks:
             (bar: within 20% of each other)
   replay    herd replay of a log at 20,000 req/s against herd run --rate 20000: delivered, and
             CPU per request (bar: replay holds the rate, CPU within 10% of run's)
+  h3        HTTP/3 against Caddy (QUIC, 50 connections, 1 thread): throughput and CPU per request
+            of herd --http3 beside h2load's HTTP/3 when this h2load has it (Debian's has not), else
+            beside h2load's HTTP/2 and herd's HTTP/1.1 (and HTTP/2 when herd has --http2) over TLS
+            against the same Caddy
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
-Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), taskset; installs them with
+Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), taskset; installs them with
 apt-get when missing and running as root. Builds herd in release mode.
 """
 
@@ -46,7 +50,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HERD = ROOT / "target" / "release" / "herd"
-PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client"}
+PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client",
+            "caddy": "caddy"}
 SERVER_CPU, CLIENT_CPU = "0", "1"
 
 
@@ -461,9 +466,102 @@ def bench_shard(nginx, rounds, seconds):
     return {"single_rps": s, "sharded_rps": m, "difference": diff}
 
 
+class Caddy:
+    """One Caddy on CPU 0 (GOMAXPROCS=1) serving HTTP/1.1, 2 and 3 with its internal CA on one
+    loopback port (TCP and UDP), no access log."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-caddy-"))
+        while True:
+            t = socket.socket()
+            t.bind(("127.0.0.1", 0))
+            port = t.getsockname()[1]
+            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                u.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                pass
+            finally:
+                t.close()
+                u.close()
+        d = self.dir
+        (d / "Caddyfile").write_text(f"""{{
+\tadmin off
+\tstorage file_system {d}/data
+\tskip_install_trust
+\tdefault_sni 127.0.0.1
+\tauto_https disable_redirects
+\tservers {{
+\t\tprotocols h1 h2 h3
+\t}}
+}}
+https://127.0.0.1:{port} {{
+\tbind 127.0.0.1
+\ttls internal
+\trespond "hello from caddy\n" 200
+}}
+""")
+        env = {**os.environ, "HOME": str(d), "XDG_DATA_HOME": str(d / "data"), "XDG_CONFIG_HOME": str(d / "config"),
+               "GOMAXPROCS": "1"}
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, "caddy", "run", "--adapter", "caddyfile",
+                                      "--config", str(d / "Caddyfile")], env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"https://127.0.0.1:{port}/"
+        # Ready when one HTTP/3 request gets its answer (the internal CA issues the certificate
+        # a moment after the listeners open).
+        deadline = time.time() + 20
+        while subprocess.run([str(HERD), "run", "--http3", "-k", "-n", "1", "-q", self.url],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            if time.time() > deadline:
+                raise SystemExit("bench: caddy did not serve HTTP/3")
+            time.sleep(0.2)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def h2load_has_h3():
+    help_text = subprocess.run(["h2load", "--help"], capture_output=True, text=True).stdout
+    return re.search(r"Default: h3", help_text) is not None
+
+
+def bench_h3(rounds, seconds):
+    herd_help = subprocess.run([str(HERD), "run", "--help"], capture_output=True, text=True).stdout
+    tools = ["herd-h3"] + (["h2load-h3"] if h2load_has_h3() else ["h2load-h2", "herd-https"])
+    if "--http2" in herd_help:
+        tools.append("herd-h2")
+    caddy = Caddy()
+
+    def argv(tool, j):
+        herd = [str(HERD), "run", "-t", "1", "-c", "50", "-d", f"{seconds}s", "-q", "--timeout", "30s", "-k",
+                "--json", j]
+        if tool == "herd-h3":
+            return herd + ["--http3", caddy.url], "herd"
+        if tool == "herd-h2":
+            return herd + ["--http2", caddy.url], "herd"
+        if tool == "herd-https":
+            return herd + [caddy.url], "herd"
+        h2load = ["h2load", "-t", "1", "-c", "50", "-D", str(seconds)]
+        if tool == "h2load-h3":
+            return h2load + ["--npn-list=h3", caddy.url], "h2load"
+        return h2load + [caddy.url], "h2load"
+
+    try:
+        med, paired = paired_cpu(tools, argv, rounds, "HTTP/3 against Caddy, 50 connections, 1 thread (CPU per request)")
+    finally:
+        caddy.stop()
+    return {"cpu_us_per_req": med, "vs_herd_h3": paired}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", []],
+    ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", "h3", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -472,7 +570,7 @@ def main():
     a = ap.parse_args()
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
-    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard"]
+    a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard", "h3"]
     ensure_tools()
     build_herd()
     raise_nofile(40_000)
@@ -497,6 +595,8 @@ def main():
             figures["replay"] = bench_replay(nginx, max(1, a.rounds // 2), a.seconds)
         if "shard" in a.which:
             figures["shard"] = bench_shard(nginx, max(1, a.rounds // 2), a.seconds)
+        if "h3" in a.which:
+            figures["h3"] = bench_h3(a.rounds, a.seconds)
     finally:
         nginx.stop()
     if a.json:

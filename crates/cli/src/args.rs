@@ -24,7 +24,7 @@ pub struct RunArgs {
     /// Closed model: concurrent connections, each sending its next request when the last one
     /// answered. With --rate: the cap on connections, opened as the schedule needs them
     /// [default: 10, or 1000 with --rate]
-    #[arg(short = 'c', long = "connections", value_name = "N")]
+    #[arg(short = 'c', long = "connections", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub connections: Option<u64>,
 
     /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
@@ -33,17 +33,28 @@ pub struct RunArgs {
     pub rate: Option<f64>,
 
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
 
     /// Stop after this many requests (after the warm-up)
-    #[arg(short = 'n', long = "requests", value_name = "N")]
+    #[arg(short = 'n', long = "requests", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub requests: Option<u64>,
 
     /// Requests per connection before it is replaced (httperf's --num-calls); 1 = a new
     /// connection per request [default: unlimited keep-alive]
-    #[arg(long = "calls-per-conn", value_name = "K")]
+    #[arg(long = "calls-per-conn", value_name = "K", value_parser = crate::values::count::<u64>)]
     pub calls_per_conn: Option<u64>,
+
+    /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, a sliding
+    /// window (h2load's --h1 -m), each response timed against its own request; -c connections
+    /// then carry -c x K requests at once
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub pipeline: Option<u16>,
+
+    /// With --pipeline: pipeline methods that are not idempotent (POST, PATCH) too, which HTTP
+    /// advises against
+    #[arg(long = "pipeline-any-method", requires = "pipeline")]
+    pub pipeline_any_method: bool,
 
     /// HTTP method [default: GET, or POST when a body is given]
     #[arg(short = 'm', long, value_name = "METHOD")]
@@ -62,22 +73,41 @@ pub struct RunArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
-    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
-    /// connection is replaced
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: Duration,
+    /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
+    /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
+    #[arg(
+        short = 's',
+        long = "script",
+        value_name = "SCRIPT.lua",
+        conflicts_with = "urls_file"
+    )]
+    pub script: Option<PathBuf>,
 
-    /// Run this long first, measured but excluded from the results (start-up effects)
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
-    pub warmup: Duration,
+    /// Arguments for the script's init(args), after `--` (as with wrk)
+    #[arg(last = true, value_name = "ARGS", requires = "script")]
+    pub script_args: Vec<String>,
+
+    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
+    /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
+
+    /// Run this long first, measured but excluded from the results (start-up effects); wins
+    /// over a workload file's `load: warmup` [default: 0s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
+    pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N")]
+    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
-    /// Write the full result as JSON to FILE (also on Ctrl-C)
+    /// Write the result as JSON to FILE: each second as it closes, the full result at the end
+    /// (also on Ctrl-C); a run killed mid-way leaves a partial result herd report reads
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub outputs: crate::outputs::OutputArgs,
 
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]
@@ -91,6 +121,12 @@ pub struct RunArgs {
     /// No live progress line
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,

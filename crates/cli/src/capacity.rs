@@ -4,11 +4,11 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::progress::Live;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_result::capacity::{
     backlog_note, measured, CapacityResult, Measured, Outcome, Purpose, Slo, Undecided,
 };
@@ -44,7 +44,7 @@ pub struct CapacityArgs {
 
     /// How long each probe measures; low rates probe longer to get enough requests, and the
     /// confirmation of the answer lasts twice as long
-    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::values::duration)]
+    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub probe_duration: Duration,
 
     /// The most probes to run, confirmations included
@@ -56,7 +56,7 @@ pub struct CapacityArgs {
     pub precision: f64,
 
     /// Pause between probes, so one probe's backlog does not spill into the next
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub cooldown: Duration,
 
     /// Write the answer, the SLO and every probe's full result as JSON to FILE

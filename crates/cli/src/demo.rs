@@ -3,10 +3,10 @@
 
 use crate::exit::Exit;
 use crate::interrupt;
-use crate::progress::Live;
 use crate::run::finish;
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_mock::{Config, Route, Server};
 use herd_run::{LoadFlags, RunSpec, Source};
 use std::sync::Arc;
@@ -47,7 +47,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
             connections: Some(200),
             rate: Some(a.rate),
             duration: Some(a.duration),
-            timeout: Duration::from_secs(5),
+            timeout: Some(Duration::from_secs(5)),
             threads: Some(1),
             ..LoadFlags::default()
         },

@@ -85,7 +85,7 @@ impl From<herd_run::RunError> for Exit {
 pub fn code(c: herd_run::Conclusion) -> i32 {
     use herd_run::Conclusion;
     match c {
-        Conclusion::Ok => OK,
+        Conclusion::Ok | Conclusion::NoShare => OK,
         Conclusion::ThresholdsFailed => THRESHOLDS_FAILED,
         Conclusion::GeneratorLimited => GENERATOR_LIMITED,
         Conclusion::NothingAnswered => NO_RESPONSE,

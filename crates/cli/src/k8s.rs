@@ -2,7 +2,8 @@
 //! Indexed Job and `kubectl logs`. No operator, no coordinator, nothing needing cluster-admin.
 
 use crate::exit::Exit;
-use crate::k8s_manifest::{config_map, job, Spec};
+use crate::k8s_manifest::{config_map, job, secret, Spec};
+pub use crate::k8s_plan::{needs, DataFile};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -74,32 +75,6 @@ pub fn cmd(a: &K8sArgs) -> Result<i32, Exit> {
     }
 }
 
-/// The CSV files a workload names (`csv: users.csv`), relative to its folder.
-pub fn data_files(workload: &str) -> Vec<String> {
-    let mut files = Vec::new();
-    for line in workload.lines() {
-        let line = line.split(" #").next().unwrap_or("");
-        let mut rest = line;
-        while let Some(at) = rest.find("csv:") {
-            let before = rest[..at].chars().last();
-            let after = rest[at + 4..].trim_start();
-            rest = &rest[at + 4..];
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue;
-            }
-            let value = after.trim_start_matches(['"', '\'']);
-            let end = value
-                .find([',', '}', '"', '\'', ' '])
-                .unwrap_or(value.len());
-            let name = value[..end].trim();
-            if !name.is_empty() && !files.iter().any(|f| f == name) {
-                files.push(name.to_owned());
-            }
-        }
-    }
-    files
-}
-
 /// A DNS-1123 name: lowercase letters, digits and dashes, at most `max` long.
 fn dns_name(s: &str, max: usize) -> String {
     let mut out: String = s
@@ -154,20 +129,29 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
             "--name `{name}` is not a Kubernetes name: lowercase letters, digits and dashes, at most 52 characters"
         ));
     }
+    if let Some(ns) = &a.namespace {
+        problems.extend(crate::k8s_check::namespace(ns).err());
+    }
+    problems.extend(crate::k8s_check::cpu(&a.cpu).err());
+    problems.extend(crate::k8s_check::memory(&a.memory).err());
+    problems.extend(crate::k8s_check::image(&a.image).err());
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
     let (file, text) = (w.expect("checked"), text.expect("checked"));
     // The plan must be valid before pods are scheduled to run it; but its target may be a name
     // only the cluster resolves (shop.default.svc), so that alone is not a problem here.
-    if let Err(d) = herd_workload::Workload::load(&file) {
-        let unresolved = |m: &str| m.starts_with("cannot resolve host");
-        if d.problems.iter().all(|p| unresolved(&p.message)) {
-            eprintln!(
-                "herd: note: the target does not resolve from here; the pods must resolve it"
-            );
-        } else {
-            herd_run::compile_workload(&file)?;
+    match herd_workload::Workload::load(&file) {
+        Ok(w) => warn_loopback(&w.target().to_string()),
+        Err(d) => {
+            let unresolved = |m: &str| m.starts_with("cannot resolve host");
+            if d.problems.iter().all(|p| unresolved(&p.message)) {
+                eprintln!(
+                    "herd: note: the target does not resolve from here; the pods must resolve it"
+                );
+            } else {
+                herd_run::compile_workload(&file)?;
+            }
         }
     }
     let base = file.parent().unwrap_or(Path::new("."));
@@ -177,10 +161,12 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         .unwrap_or("plan.yaml")
         .to_owned();
     let mut files = vec![(key(&file_name), file_name.clone(), text.clone())];
-    for data in data_files(&text) {
+    let mut secret_files = Vec::new();
+    let (data_files, env_names) = needs(&text);
+    for DataFile { path: data, secret } in data_files {
         if Path::new(&data).is_absolute() || data.split('/').any(|p| p == "..") {
             return Err(Exit::bad_input(format!(
-                "{}: the data file `{data}` is outside the workload's folder: keep data files beside it so they travel in the ConfigMap",
+                "{}: the data file `{data}` is outside the workload's folder: keep data files beside it so they travel with it",
                 file.display()
             )));
         }
@@ -190,14 +176,41 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
                 base.join(&data).display()
             ))
         })?;
-        files.push((key(&data), data, content));
+        let into = if secret {
+            &mut secret_files
+        } else {
+            &mut files
+        };
+        into.push((key(&data), data, content));
     }
-    let size: usize = files.iter().map(|f| f.2.len()).sum();
-    if size > 900 * 1024 {
-        return Err(Exit::bad_input(format!(
-            "the workload and its data files are {} KiB: a ConfigMap holds at most 1 MiB; use smaller data files",
-            size / 1024
-        )));
+    // The values were checked to be set when the workload compiled above.
+    let env: Vec<(String, String)> = env_names
+        .into_iter()
+        .map(|n| {
+            let v = std::env::var(&n).unwrap_or_default();
+            (n, v)
+        })
+        .collect();
+    let sizes = [
+        (
+            "the workload and its data files",
+            "ConfigMap",
+            files.iter().map(|f| f.2.len()).sum::<usize>(),
+        ),
+        (
+            "the secret data files and values",
+            "Secret",
+            secret_files.iter().map(|f| f.2.len()).sum::<usize>()
+                + env.iter().map(|e| e.1.len()).sum::<usize>(),
+        ),
+    ];
+    for (what, kind, size) in sizes {
+        if size > 900 * 1024 {
+            return Err(Exit::bad_input(format!(
+                "{what} are {} KiB: a {kind} holds at most 1 MiB; use smaller data files",
+                size / 1024
+            )));
+        }
     }
     let start = crate::shard_args::parse_start_at(&format!("+{}s", a.start_in.as_secs_f64()), now)
         .map_err(Exit::bad_input)?;
@@ -211,9 +224,25 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         start_at: humantime::format_rfc3339_seconds(start).to_string(),
         workload: file_name,
         files,
+        secret_files,
+        env,
     };
     std::fs::create_dir_all(&a.output)
         .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", a.output.display())))?;
+    let secret_path = a.output.join("00-secret.yaml");
+    match secret(&spec) {
+        Some(content) => write_private(&secret_path, &content)?,
+        // A Secret left by an earlier render would be applied with these manifests.
+        None => match std::fs::remove_file(&secret_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Exit::bad_input(format!(
+                    "cannot remove the old {}: {e}",
+                    secret_path.display()
+                )))
+            }
+            _ => {}
+        },
+    }
     for (f, content) in [
         ("00-configmap.yaml", config_map(&spec)),
         ("01-job.yaml", job(&spec)),
@@ -221,6 +250,12 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         let path = a.output.join(f);
         std::fs::write(&path, content)
             .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if secret(&spec).is_some() {
+        println!(
+            "wrote {}: it holds credentials (readable by you only): keep it out of version control",
+            secret_path.display()
+        );
     }
     println!(
         "wrote {dir}/00-configmap.yaml and {dir}/01-job.yaml: Job {name}, {n} shards, starting at {start}\n\
@@ -233,6 +268,34 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         ns = a.namespace.as_ref().map(|n| format!(" --namespace {n}")).unwrap_or_default(),
     );
     Ok(())
+}
+
+/// On a cluster a target on 127.0.0.1 is each pod itself: the run would measure herd.
+fn warn_loopback(target: &str) {
+    if let Some(host) = crate::k8s_check::loopback_host(target) {
+        eprintln!(
+            "herd: warning: the target {host} is the local machine: on the cluster each pod would load itself, not your server; give the server's address as the pods see it (a Service name such as http://shop.default.svc:8080)"
+        );
+    }
+}
+
+/// A file only its owner can read: it holds credentials.
+fn write_private(path: &Path, content: &str) -> Result<(), Exit> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fail = |e: std::io::Error| Exit::bad_input(format!("cannot write {}: {e}", path.display()));
+    // Removed first: an existing file would keep its wider permissions.
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(fail(e)),
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| f.write_all(content.as_bytes()))
+        .map_err(fail)
 }
 
 /// Pod logs: (pod name, text), from kubectl or a folder of saved logs.
@@ -328,12 +391,6 @@ fn collect(a: &CollectArgs) -> Result<i32, Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn data_files_are_found_in_block_and_flow_style() {
-        let w = "data:\n  user: { csv: users.csv, pick: per-user }\n  sku:\n    csv: \"data/skus.csv\"   # sku list\n  # csv: old.csv\n  n: { zipf: { n: 10 } }\n";
-        assert_eq!(data_files(w), vec!["users.csv", "data/skus.csv"]);
-    }
 
     #[test]
     fn names_are_dns_labels() {

@@ -1,5 +1,8 @@
 //! The Kubernetes manifests of a sharded run, as YAML text: a ConfigMap holding the workload and
-//! its data files, and an Indexed Job whose pod `i` plays shard `i`. Strings are written as JSON
+//! its data files, a Secret holding what the workload marks secret (CSV files with `secret:
+//! true`, the environment values its templates read), and an Indexed Job whose pod `i` plays
+//! shard `i`. A secret never reaches the ConfigMap or the Job's arguments: the pods see the files
+//! in /plan (one projected volume) and the values as environment variables. Strings are written as JSON
 //! strings (valid YAML), so no file content can break the document.
 
 use std::fmt::Write;
@@ -18,6 +21,40 @@ pub struct Spec {
     pub workload: String,
     /// (ConfigMap key, path under /plan, content) for the workload and each data file.
     pub files: Vec<(String, String, String)>,
+    /// The same for the data files marked `secret: true`: they go into the Secret.
+    pub secret_files: Vec<(String, String, String)>,
+    /// (variable, value) for each `env('NAME')` the workload reads: into the Secret too.
+    pub env: Vec<(String, String)>,
+}
+
+/// The Secret's key of an environment value: the prefix keeps it apart from a data file's key.
+fn env_key(name: &str) -> String {
+    format!("env.{name}")
+}
+
+fn secret_name(s: &Spec) -> String {
+    format!("{}-secrets", s.name)
+}
+
+/// The Secret, if the workload has anything secret.
+pub fn secret(s: &Spec) -> Option<String> {
+    if s.secret_files.is_empty() && s.env.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "# What the workload marks secret: its CSV files with `secret: true` and the environment\n\
+         # values its templates read with env(). Holds credentials: keep it out of version control.\n",
+    );
+    out.push_str("apiVersion: v1\nkind: Secret\ntype: Opaque\n");
+    metadata(&mut out, &secret_name(s), s);
+    out.push_str("stringData:\n");
+    for (key, _, content) in &s.secret_files {
+        let _ = writeln!(out, "  {}: {}", q(key), q(content));
+    }
+    for (name, value) in &s.env {
+        let _ = writeln!(out, "  {}: {}", q(&env_key(name)), q(value));
+    }
+    Some(out)
 }
 
 fn q(s: &str) -> String {
@@ -126,7 +163,7 @@ pub fn job(s: &Spec) -> String {
     }
     let _ = write!(
         out,
-        "          resources:
+        "{env}          resources:
             requests:
               cpu: {cpu}
               memory: {mem}
@@ -144,20 +181,53 @@ pub fn job(s: &Spec) -> String {
               readOnly: true
       volumes:
         - name: plan
-          configMap:
-            name: {cm}
-            items:
+          projected:
+            sources:
+              - configMap:
+                  name: {cm}
+                  items:
 ",
         cpu = q(&s.cpu),
         mem = q(&s.memory),
         cm = q(&format!("{}-plan", s.name)),
+        env = env(s),
     );
-    for (key, path, _) in &s.files {
+    let items = |out: &mut String, files: &[(String, String, String)]| {
+        for (key, path, _) in files {
+            let _ = writeln!(
+                out,
+                "                    - key: {}\n                      path: {}",
+                q(key),
+                q(path)
+            );
+        }
+    };
+    items(&mut out, &s.files);
+    if !s.secret_files.is_empty() {
         let _ = writeln!(
             out,
-            "              - key: {}\n                path: {}",
-            q(key),
-            q(path)
+            "              - secret:\n                  name: {}\n                  items:",
+            q(&secret_name(s))
+        );
+        items(&mut out, &s.secret_files);
+    }
+    out
+}
+
+/// The container's environment: each value the workload reads, from the Secret.
+fn env(s: &Spec) -> String {
+    let mut out = String::new();
+    if s.env.is_empty() {
+        return out;
+    }
+    out.push_str("          env:\n");
+    for (name, _) in &s.env {
+        let _ = writeln!(
+            out,
+            "            - name: {}\n              valueFrom:\n                secretKeyRef:\n                  name: {}\n                  key: {}",
+            q(name),
+            q(&secret_name(s)),
+            q(&env_key(name))
         );
     }
     out

@@ -7,20 +7,24 @@ mod compare_cmd;
 mod demo;
 mod doctor;
 mod exit;
+mod http_args;
 mod interrupt;
 mod k8s;
+mod k8s_check;
 mod k8s_manifest;
+mod k8s_plan;
 mod logs_cmd;
 mod merge_cmd;
 mod model_cmd;
 mod output;
+mod outputs;
 mod pdf;
 mod plot;
-mod progress;
 mod replay_cmd;
 mod replay_send;
 mod report_cmd;
 mod run;
+mod secret_args;
 mod series;
 mod serve;
 mod shard_args;
@@ -50,7 +54,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Load a URL or run a workload file and print what the server did
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = exit::HELP, allow_negative_numbers = true)]
     Run(Box<args::RunArgs>),
     /// Check a workload file and report every problem with its line and column; sends nothing
     Validate(workload_cmd::ValidateArgs),
@@ -67,10 +71,10 @@ enum Command {
     /// cores, clock scaling, and whether the target answers; each problem with its fix
     Doctor(doctor::DoctorArgs),
     /// Load targets at rising rates or users, a table line per step (autobench, ab at 1..1000 users)
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = exit::HELP, allow_negative_numbers = true)]
     Sweep(Box<sweep::SweepArgs>),
     /// Find the highest rate (or most users) a target sustains within an SLO
-    #[command(after_help = exit::HELP)]
+    #[command(after_help = exit::HELP, allow_negative_numbers = true)]
     Capacity(Box<capacity::CapacityArgs>),
     /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
     Plot(plot::PlotArgs),
@@ -85,6 +89,7 @@ enum Command {
     /// Write a workload file from access logs: top request types, weights, think times, ids, peak rate
     Model(Box<model_cmd::ModelArgs>),
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
+    #[command(allow_negative_numbers = true)]
     Replay(Box<replay_cmd::ReplayArgs>),
 }
 

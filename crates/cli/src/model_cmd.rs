@@ -24,9 +24,10 @@ pub struct ModelArgs {
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
     pub target: String,
 
-    /// Scenarios written (the top request types); the rest are listed in a comment
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub scenarios: usize,
+    /// Scenarios written (the top request types); the rest are listed in a comment with why
+    /// [default: as many as cover 95% of the requests, static files aside]
+    #[arg(long, value_name = "N")]
+    pub scenarios: Option<usize>,
 
     /// Multiply the observed peak rate: 2x, 1.5, 150%
     #[arg(long, value_name = "FACTOR", default_value = "1x", value_parser = scale)]
@@ -61,7 +62,7 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
     // what passes here loads there (a bare number is refused: the file needs its unit).
     herd_result::units::duration(&a.duration, herd_result::units::Bare::Refused)
         .map_err(|e| Exit::bad_input(format!("--duration: {e}")))?;
-    if a.scenarios == 0 {
+    if a.scenarios == Some(0) {
         return Err(Exit::bad_input("--scenarios must be 1 or more"));
     }
     let report = a.input.analyse(true)?;
@@ -81,12 +82,15 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
     let yaml = render(&report, &opts);
     std::fs::write(&a.output, &yaml)
         .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", a.output.display())))?;
+    let picked = herd_logs::model::pick(&report, &opts);
+    let covered: f64 = picked.iter().map(|t| t.share).sum();
     println!(
-        "{}: {} scenarios from {} requests ({} request types); check it with `herd validate {}`",
+        "{}: {} scenarios from {} requests ({} request types), covering {:.1}% of the requests (the file's last comment lists the types left out and why); check it with `herd validate {}`",
         a.output.display(),
-        yaml.matches("\n  - name:").count(),
+        picked.len(),
         report.input.records,
         report.types.len(),
+        covered,
         a.output.display()
     );
     Ok(exit::OK)

@@ -3,9 +3,13 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
+use herd_engine::Control;
+use herd_live::line::Live;
 use herd_logs::replay::{arrivals, ReplayOptions};
+use herd_run::{LoadFlags, RunSpec, Source};
 use regex::Regex;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -18,7 +22,7 @@ pub struct ReplayArgs {
     pub target: Option<String>,
 
     /// Ignore the log's timing: send its requests at this many per second
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = crate::values::rate)]
     pub rate: Option<f64>,
 
     /// Play the log again and again until --duration ends, each round after the last
@@ -26,20 +30,20 @@ pub struct ReplayArgs {
     pub repeat: bool,
 
     /// With --loop: how long to play
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub duration: Option<std::time::Duration>,
 
     /// Most connections open at once (arrivals that find none free wait, then are dropped)
-    #[arg(short = 'c', long, value_name = "N", default_value_t = 1000)]
+    #[arg(short = 'c', long, value_name = "N", default_value_t = 1000, value_parser = crate::values::count::<u64>)]
     pub connections: u64,
 
     /// Worker threads
-    #[arg(short = 't', long, value_name = "N", default_value_t = 1)]
+    #[arg(short = 't', long, value_name = "N", default_value_t = 1, value_parser = crate::values::count::<usize>)]
     pub threads: usize,
 
-    /// Per-request deadline, connect included
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: std::time::Duration,
+    /// Per-request deadline, connect included [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
+    pub timeout: Option<std::time::Duration>,
 
     /// Do not verify TLS certificates
     #[arg(short = 'k', long)]
@@ -90,6 +94,38 @@ pub struct ReplayArgs {
     /// Requests listed by --dry-run
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub show: usize,
+
+    #[command(flatten)]
+    pub watch: crate::watch::WatchArgs,
+}
+
+/// Plays the replay through herd-run, as every other kind of run.
+fn play(
+    a: &ReplayArgs,
+    url: &str,
+    replay: herd_run::Replay,
+) -> Result<herd_result::RunResult, Exit> {
+    let spec = RunSpec {
+        load: LoadFlags {
+            connections: Some(a.connections),
+            rate: a.rate,
+            duration: a.duration,
+            timeout: a.timeout,
+            threads: Some(a.threads),
+            ..LoadFlags::default()
+        },
+        insecure: a.insecure,
+        watch: a.watch.plan(),
+        ..RunSpec::new(Source::Replay {
+            url: url.to_owned(),
+            replay: Box::new(replay),
+        })
+    };
+    let prepared = spec.prepare()?;
+    let control = Arc::new(Control::new());
+    crate::interrupt::cancel_on_signal(Arc::clone(&control));
+    let mut live = Live::new(a.quiet);
+    Ok(prepared.run(None, &control, &mut live)?)
 }
 
 fn time(s: &str, what: &str) -> Result<i64, Exit> {
@@ -131,11 +167,10 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         if let Some(json) = &a.json {
             crate::output::check_writable("--json", json).map_err(Exit::bad_input)?;
         }
-        let replay = crate::replay_send::load(a, &target, &spec, &opts)?;
-        crate::logs_cmd::warn_bad(&replay.stats);
-        let skipped = replay.skipped.clone();
-        let invalid = replay.invalid;
-        let result = crate::replay_send::send(a, url, &target, replay)?;
+        let read = crate::replay_send::load(a, &target, &spec, &opts)?;
+        crate::logs_cmd::warn_bad(&read.stats);
+        let (skipped, invalid) = (read.skipped, read.invalid);
+        let result = play(a, url, read.replay)?;
         let code = crate::run::finish(&result, a.json.as_deref())?;
         if let Some(table) = crate::replay_send::render_comparison(&result) {
             print!("{table}");

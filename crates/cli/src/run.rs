@@ -4,14 +4,14 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::{interrupt, progress::Live, watch};
+use crate::interrupt;
 use herd_engine::Control;
 use herd_report::render_text;
-use herd_result::{write_json, RunResult};
+use herd_result::RunResult;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::SystemTime;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -20,48 +20,60 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         headers: a.headers.clone(),
         body: a.body.clone(),
         body_file: a.body_file.clone(),
+        redact: a.secrets.redaction(),
     };
     let file = crate::workload_cmd::workload_file(a);
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload { path: path.clone() },
-        (None, Some(path)) => Source::UrlFile {
-            path: path.clone(),
-            request,
+        (None, None) if a.script.is_some() => Source::Script {
+            url: a.url.clone().unwrap_or_default(),
+            script: a.script.clone().unwrap_or_default(),
+            args: a.script_args.clone(),
         },
+        (None, Some(path)) => Source::UrlFile { path: path.clone() },
         (None, None) => Source::Url {
             url: a.url.clone().unwrap_or_default(),
-            request,
         },
     };
     RunSpec {
         source,
+        request,
         load: LoadFlags {
             connections: a.connections,
             rate: a.rate,
             duration: a.duration,
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
+            pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
+                depth: depth as usize,
+                any_method: a.pipeline_any_method,
+            }),
             timeout: a.timeout,
-            // A workload file's own warm-up stands (a flag that contradicts it is refused).
-            warmup: file.is_none().then_some(a.warmup),
+            warmup: a.warmup,
             threads: a.threads,
         },
         level: None,
         length: None,
         insecure: a.insecure,
         bind: a.bind,
+        watch: a.watch.plan(),
+        http: a.http.flags(),
     }
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
-    if let Some(file) = crate::workload_cmd::workload_file(a) {
-        crate::workload_cmd::refuse_load_flags(a, &file)?;
+    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+        return Err(Exit::bad_input(format!(
+            "-s/--script drives a URL, not a workload file: give a URL, or call the \
+             script's functions from {} (script:, see docs/workload.md)",
+            file.display()
+        )));
     }
     let spec = spec(a);
-    let (prepared, watch) = match (spec.prepare(), watch::check(&a.watch), check_outputs(a)) {
-        (Ok(p), Ok(w), Ok(())) => (p, w),
-        (p, w, o) => {
-            let problems: Vec<String> = [p.err().map(Exit::from), w.err(), o.err()]
+    let prepared = match (spec.prepare(), crate::outputs::check(a)) {
+        (Ok(p), Ok(())) => p,
+        (p, o) => {
+            let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
                 .into_iter()
                 .flatten()
                 .map(|e| e.message)
@@ -73,13 +85,12 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let mut prepared = prepared;
     // The engine plays only this shard's share of the plan.
     prepared.shard = shard.as_ref().map(|s| s.shard.clone());
+    // The shard's own checks, before its wait for the start instant.
+    prepared.check().map_err(Exit::from)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let mut live = Live::new(a.quiet).planned(crate::progress::Planned {
-        duration: plan.duration.or(plan.length()),
-        requests: plan.requests,
-    });
+    let mut sinks = crate::outputs::sinks(a, &plan)?;
     // A shard's plan hash: a workload's file and data files; a URL's resolved settings and body.
     let config = prepared.config();
     let body = match &spec.source {
@@ -90,17 +101,27 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         Source::Workload { path } => crate::shard_run::workload_hash(path),
         _ => Ok(crate::shard_run::config_hash(&config, &body)),
     };
-    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late| {
+    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late, header| {
         prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        let watcher = watch::start(watch, Instant::now() + plan.warmup)?;
-        let result = prepared.run(None, &control, &mut live);
-        let server = watch::stop(watcher);
-        let mut result = result?;
-        result.server = server;
+        sinks.start(&herd_live::Start {
+            run_id: herd_live::Start::new_run_id(),
+            target: prepared.config().url,
+            config: prepared.config(),
+            measure_start: SystemTime::now() + plan.warmup,
+            timeline_start_unix_s: header.as_ref().and_then(|h| h.1),
+            shard: header.map(|h| h.0),
+        });
+        let result = prepared.run(None, &control, &mut sinks)?;
         Ok((result, prepared.plan().missed()))
     })?;
-    let code = finish(&result, a.json.as_deref())?;
-    if shard.is_some() {
+    let code = crate::outputs::finish(&result, &mut sinks)?;
+    if let Some(s) = &shard {
+        if herd_run::conclude(&result) == herd_run::Conclusion::NoShare {
+            eprintln!(
+                "herd: shard {} has no share of this run (fewer users or requests than shards): it sent nothing, and herd merge counts it",
+                s.shard
+            );
+        }
         crate::shard_run::print_frame(&result)?;
     }
     Ok(code)
@@ -116,27 +137,23 @@ pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
                 path.display()
             ))
         };
-        let file = std::fs::File::create(path).map_err(cannot)?;
-        write_json(result, std::io::BufWriter::new(file)).map_err(cannot)?;
+        herd_live::json::write_final(path, result).map_err(cannot)?;
     }
-    let mut text = String::new();
-    let _ = render_text(result, &mut text);
-    print!("{text}");
+    print_summary(result);
     Ok(exit::code(herd_run::conclude(result)))
 }
 
-/// Every output file of `herd run` (`--json`), checked before anything is sent.
-pub fn check_outputs(a: &RunArgs) -> Result<(), Exit> {
-    let problems: Vec<String> = [("--json", a.json.as_deref())]
-        .into_iter()
-        .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Exit::bad_input(format!(
-            "{}\nnothing was sent",
-            problems.join("\n")
-        )))
+/// The text summary on stdout.
+pub fn print_summary(result: &RunResult) {
+    let mut text = String::new();
+    let _ = render_text(result, &mut text);
+    print!("{text}");
+    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
+    if let Some(out) = result
+        .extra
+        .get("script")
+        .and_then(|s| s["output"].as_str())
+    {
+        print!("{out}");
     }
 }

@@ -22,58 +22,39 @@ pub fn runs_for(
 ) -> Result<Box<dyn Runs>, Exit> {
     let r = request;
     let source = match herd_run::workload_path(target) {
-        Some(path) => {
-            refuse_request_flags(r, &path)?;
-            Source::Workload { path }
-        }
+        Some(path) => Source::Workload { path },
         None => Source::Url {
             url: target.to_owned(),
-            request: RequestFlags {
-                method: r.method.clone(),
-                headers: r.headers.clone(),
-                body: r.body.clone(),
-                body_file: r.body_file.clone(),
-            },
         },
     };
     let spec = RunSpec {
         source,
+        request: RequestFlags {
+            method: r.method.clone(),
+            headers: r.headers.clone(),
+            body: r.body.clone(),
+            body_file: r.body_file.clone(),
+            redact: r.secrets.redaction(),
+        },
         load: LoadFlags {
             connections: r.max_connections,
             rate: None,
             duration: None,
             requests: None,
             calls_per_conn: r.calls_per_conn,
+            pipeline: None,
             timeout: r.timeout,
-            warmup: Some(r.warmup),
+            warmup: r.warmup,
             threads: r.threads,
         },
         level: Some(level),
         length: Some(length),
         insecure: r.insecure,
         bind: None,
+        watch: r.watch.plan(),
+        http: r.http.flags(),
     };
     Ok(Box::new(spec.prepare()?))
-}
-
-/// A workload file sets its requests: the flags that would contradict it are refused.
-fn refuse_request_flags(r: &RequestArgs, file: &Path) -> Result<(), Exit> {
-    let flags: [(&str, bool); 5] = [
-        ("-m/--method", r.method.is_some()),
-        ("-H/--header", !r.headers.is_empty()),
-        ("--body", r.body.is_some()),
-        ("--body-file", r.body_file.is_some()),
-        ("--calls-per-conn", r.calls_per_conn.is_some()),
-    ];
-    let clashes: Vec<&str> = flags.iter().filter(|f| f.1).map(|f| f.0).collect();
-    if clashes.is_empty() {
-        return Ok(());
-    }
-    Err(Exit::bad_input(format!(
-        "{} cannot be combined with a workload file: set the requests in {}",
-        clashes.join(", "),
-        file.display()
-    )))
 }
 
 /// The request and connection flags of `herd run` that a series keeps the same at every level.
@@ -95,24 +76,25 @@ pub struct RequestArgs {
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
 
-    /// Per-request deadline, connect included (autobench's --timeout)
-    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = crate::values::duration)]
-    pub timeout: Duration,
+    /// Per-request deadline, connect included (autobench's --timeout); wins over a workload
+    /// file's `defaults: timeout` [default: 10s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
 
     /// Requests per connection before it is replaced (httperf's --num-calls) [default: keep-alive]
-    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K")]
+    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K", value_parser = crate::values::count::<u64>)]
     pub calls_per_conn: Option<u64>,
 
     /// Open model: the most connections a run may open [default: 1000]
-    #[arg(long = "max-connections", value_name = "N")]
+    #[arg(long = "max-connections", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub max_connections: Option<u64>,
 
-    /// Run this long before each measurement, excluded from it
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = crate::values::duration)]
-    pub warmup: Duration,
+    /// Run this long before each measurement, excluded from it [default: 0s]
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
+    pub warmup: Option<Duration>,
 
     /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N")]
+    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
     /// Do not verify TLS certificates (self-signed test servers)
@@ -122,6 +104,15 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub watch: crate::watch::WatchArgs,
+
+    #[command(flatten)]
+    pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

@@ -25,9 +25,9 @@ pub fn workload_hash(file: &Path) -> Result<String, Exit> {
     let text = std::fs::read(file)
         .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", file.display())))?;
     let mut parts = vec![text.clone()];
-    for data in crate::k8s::data_files(&String::from_utf8_lossy(&text)) {
-        let path = file.parent().unwrap_or(Path::new(".")).join(&data);
-        parts.push(data.into_bytes());
+    for data in crate::k8s::needs(&String::from_utf8_lossy(&text)).0 {
+        let path = file.parent().unwrap_or(Path::new(".")).join(&data.path);
+        parts.push(data.path.into_bytes());
         parts.push(std::fs::read(&path).unwrap_or_default());
     }
     Ok(plan_hash(parts.iter().map(Vec::as_slice)))
@@ -50,15 +50,16 @@ pub fn config_hash(config: &herd_result::RunConfig, body: &[u8]) -> String {
 
 /// Plays a prepared run as a shard: waits for the start, runs, stamps the header. `execute`
 /// is given how late the run starts (`--late skip`: it plays the rest, see `Plan::late`) and
-/// returns the result with the arrivals that lateness missed.
+/// the shard's header (for what is written as the run goes), and returns the result with the
+/// arrivals that lateness missed.
 pub fn play(
     run: Option<&ShardRun>,
     hash: impl FnOnce() -> Result<String, Exit>,
     control: &Control,
-    execute: impl FnOnce(Duration) -> Result<(RunResult, u64), Exit>,
+    execute: impl FnOnce(Duration, Option<(ShardHeader, Option<u64>)>) -> Result<(RunResult, u64), Exit>,
 ) -> Result<RunResult, Exit> {
     let Some(run) = run else {
-        return execute(Duration::ZERO).map(|(r, _)| r);
+        return execute(Duration::ZERO, None).map(|(r, _)| r);
     };
     let hash = hash()?;
     let started = wait(run, control)?;
@@ -70,7 +71,7 @@ pub fn play(
     // The plan carries the shard (`Plan::shard`): the engine plays only its stripe of the
     // arrivals, users, `-n` and connection cap; users' ids are global, so per-user data rows
     // differ between shards.
-    let (mut result, missed) = execute(late)?;
+    let (mut result, missed) = execute(late, Some(header(run, hash.clone(), &started)))?;
     if missed > 0 {
         // The window counts from the shared instant, but nothing was sent before herd was
         // ready: rates are over the part played, and the seconds missed are no samples.
@@ -190,18 +191,27 @@ fn host() -> String {
 
 /// Sets the shard header on a finished result; with a start instant, the timeline starts on it.
 pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started: &Started) {
-    let (synced, max_error) = clock_status();
-    if synced == Some(false) {
+    let (header, start) = header(run, plan_hash, started);
+    if header.instances.first().and_then(|i| i.clock_synchronised) == Some(false) {
         eprintln!(
             "herd: warning: this machine's clock is not synchronised (adjtimex): its share of the schedule may be shifted; run NTP (chrony) on every generator"
         );
     }
-    if let Some(at) = run.start_at {
-        let secs = at
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or_default();
-        result.timeline_start_unix_s = Some(secs.as_secs());
+    if start.is_some() {
+        result.timeline_start_unix_s = start;
     }
+    result.shard = Some(header);
+}
+
+/// The header of this shard's result, and the absolute second its timeline starts in (the
+/// start instant's, when there is one).
+pub fn header(run: &ShardRun, plan_hash: String, started: &Started) -> (ShardHeader, Option<u64>) {
+    let (synced, max_error) = clock_status();
+    let start = run.start_at.map(|at| {
+        at.duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs()
+    });
     let mut header = ShardHeader {
         plan_hash,
         count: run.shard.count,
@@ -223,16 +233,17 @@ pub fn stamp(result: &mut RunResult, run: &ShardRun, plan_hash: String, started:
     header.compute_missing();
     // A shard's own file covers one shard: "missing" is for merged results.
     header.missing.clear();
-    result.shard = Some(header);
+    (header, start)
 }
 
-/// Prints the result as one framed block on stdout, for `kubectl logs` and `herd k8s collect`.
+/// Prints the result as one framed block on standard error, for `kubectl logs` (which shows
+/// both streams) and `herd k8s collect`; standard output keeps what a person reads.
 pub fn print_frame(result: &RunResult) -> Result<(), Exit> {
     let mut json = Vec::new();
     herd_result::write_json(result, &mut json)
         .map_err(|e| Exit::bad_input(format!("cannot encode the result: {e}")))?;
     let label = result.shard.as_ref().map(|h| h.label()).unwrap_or_default();
-    print!("{}", herd_result::frame::frame(&json, &label));
+    eprint!("{}", herd_result::frame::frame(&json, &label));
     Ok(())
 }
 

@@ -4,12 +4,12 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::progress::Live;
 use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
 use clap::Args;
 use herd_engine::Control;
+use herd_live::line::Live;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{
     level_text, row_of, too_short, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
@@ -41,7 +41,7 @@ pub struct SweepArgs {
     pub connections: Option<String>,
 
     /// How long each step measures [default: 10s unless --num-conns]
-    #[arg(long = "step-duration", value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long = "step-duration", value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub step_duration: Option<Duration>,
 
     /// Each step makes this many connections of --calls-per-conn requests (autobench's --num_conn)
@@ -49,7 +49,7 @@ pub struct SweepArgs {
     pub num_conns: Option<u64>,
 
     /// Pause between steps, so one step's backlog does not spill into the next
-    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::values::duration)]
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub cooldown: Duration,
 
     /// The stop rule: a step breaks it when more than this share of requests get no OK answer
@@ -57,7 +57,7 @@ pub struct SweepArgs {
     pub stop_errors: f64,
 
     /// ... or when its p99 latency exceeds this
-    #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::values::duration)]
+    #[arg(long = "stop-p99", value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub stop_p99: Option<Duration>,
 
     /// The stop rule as criteria of a healthy step, in the grammar of thresholds and --slo,
@@ -165,7 +165,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         levels,
         length,
         calls_per_conn: a.request.calls_per_conn,
-        timeout: a.request.timeout,
+        timeout: runs
+            .first()
+            .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
         cooldown: a.cooldown,
         stop,
     };

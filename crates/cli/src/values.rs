@@ -10,6 +10,15 @@ pub fn duration(s: &str) -> Result<Duration, String> {
     units::duration(s, Bare::Allowed)
 }
 
+/// A count of connections, requests or threads: a whole number, 0 or more (what is too few for
+/// a run is the plan's to say). Negative numbers reach here (`allow_negative_numbers`) rather
+/// than being taken for flags, so `-c -5` is told what it is.
+pub fn count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.trim()
+        .parse::<T>()
+        .map_err(|_| format!("`{s}` is not a count: write a whole number, e.g. 10"))
+}
+
 /// `100` or `100/s` requests per second (docs/units.md).
 pub fn rate(s: &str) -> Result<f64, String> {
     units::rate(s)

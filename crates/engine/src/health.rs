@@ -67,6 +67,62 @@ pub fn tw_reuse() -> Option<u8> {
     herd_monitor::system::tw_reuse().ok()
 }
 
+/// The collector's side of the generator's self-watch: merges the workers' seconds and adds
+/// what belongs to the process and the machine (file descriptors, ephemeral ports).
+pub(crate) struct Watch {
+    threads: usize,
+    pub samples: std::collections::BTreeMap<u64, HealthSample>,
+    /// The last second each worker reported.
+    latest: Vec<Option<u64>>,
+    pub range: Option<(u16, u16)>,
+    pub ports: Option<PortsGauge>,
+    pub tw_reuse: Option<u8>,
+    pub fds_peak: Option<u64>,
+    /// Descriptors open before the workers started.
+    pub fds_base: Option<u64>,
+    pub ports_peak: Option<u64>,
+}
+
+impl Watch {
+    pub fn new(threads: usize) -> Self {
+        let range = ephemeral_range();
+        Watch {
+            threads,
+            samples: Default::default(),
+            latest: vec![None; threads],
+            range,
+            ports: range.map(PortsGauge::new),
+            tw_reuse: tw_reuse(),
+            fds_peak: open_fds(),
+            fds_base: open_fds(),
+            ports_peak: None,
+        }
+    }
+
+    pub fn add(&mut self, s: &ThreadSecond) {
+        if !self.samples.contains_key(&s.index) {
+            let mut h = HealthSample::new(s.index, self.threads);
+            h.fds = open_fds();
+            h.ephemeral_ports = self.ports.as_mut().and_then(|p| p.read(s.index));
+            self.fds_peak = self.fds_peak.max(h.fds);
+            self.ports_peak = self.ports_peak.max(h.ephemeral_ports);
+            self.samples.insert(s.index, h);
+        }
+        if let Some(h) = self.samples.get_mut(&s.index) {
+            h.add(s);
+        }
+        if let Some(l) = self.latest.get_mut(s.thread) {
+            *l = (*l).max(Some(s.index));
+        }
+    }
+
+    /// Every second below this one has been reported by every worker.
+    pub fn reported_below(&self) -> u64 {
+        let below = |l: &Option<u64>| l.map_or(0, |i| i + 1);
+        self.latest.iter().map(below).min().unwrap_or(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,13 @@
 //! measured into one [`RunOutput`].
 
 use crate::generator::{self, Bounds, Health, ThreadCpu};
-use crate::health::{self, HealthSample};
+use crate::health::Watch;
+pub use crate::output::{GeneratorReport, Progress, RunOutput};
+use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
-use crate::{Clock, Control, Load, Plan, PlanError, Script, Transport};
-use hdrhistogram::Histogram;
-use herd_metrics::{new_histogram, ErrorKind, Second, Stats, Timeline};
+use crate::{Clock, Control, Load, Plan, PlanError, Script, ScriptReport, Transport};
+use herd_metrics::{new_histogram, ErrorKind, Stats, Timeline};
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -25,65 +26,6 @@ pub enum RunError {
     Worker(String),
 }
 
-/// What the generator measured of itself.
-#[derive(Clone, Debug)]
-pub struct GeneratorReport {
-    pub threads: usize,
-    pub cpu: ThreadCpu,
-    /// CPU time over the worker threads' wall time, in percent of those threads.
-    pub cpu_percent: f64,
-    /// How late arrivals were handed out against the schedule (open model), in microseconds.
-    pub send_lag: Histogram<u64>,
-    /// How late the event loops woke for their 10 ms ticks, in microseconds.
-    pub loop_delay: Histogram<u64>,
-    pub connections_opened: u64,
-    /// Of them, closed by the server first: their TIME_WAIT is the server's, not herd's.
-    pub server_closed: u64,
-    pub peak_connections: u64,
-    /// One sample per second of the measurement.
-    pub timeline: Vec<HealthSample>,
-    /// The most file descriptors open at once, and the limit.
-    pub fds_peak: Option<u64>,
-    pub fd_limit: Option<u64>,
-    /// The most ephemeral ports in use at once on this machine, and the size of the range.
-    pub ports_peak: Option<u64>,
-    pub port_range: Option<u64>,
-    /// `Ok` when the run measured the server, else why herd itself was the limit.
-    pub verdict: Result<(), Vec<String>>,
-}
-
-/// Everything a run measured; the report crate turns it into text and JSON.
-#[derive(Debug)]
-pub struct RunOutput {
-    pub started_at: SystemTime,
-    pub total: Stats,
-    pub by_name: Vec<Stats>,
-    pub timeline: Vec<Second>,
-    pub scheduled: u64,
-    pub dropped: u64,
-    /// Outcomes of iterations intended during the warm-up (excluded from everything else).
-    pub warmup_requests: u64,
-    /// The measured window: from the end of the warm-up to the end of the schedule (stretched
-    /// by answers that came in the drain after it), to the last outcome when a request count
-    /// ended the run, or to the moment Ctrl-C came.
-    pub duration: Duration,
-    /// How much of the warm-up ran (all of it, unless Ctrl-C came first).
-    pub warmup: Duration,
-    pub interrupted: bool,
-    pub generator: GeneratorReport,
-}
-
-/// Live numbers for a progress line, handed out about once a second.
-#[derive(Clone, Debug)]
-pub struct Progress {
-    pub elapsed: Duration,
-    /// Requests that ended so far (measured ones only).
-    pub requests: u64,
-    pub errors: u64,
-    /// The last complete second.
-    pub last: Option<Second>,
-}
-
 /// Runs `plan` on `plan.effective_threads()` threads, each with its own transport and script
 /// made by the factories (called on the worker's own thread), on one worker loop. `clock` is the
 /// clock the transports wait on (the machine's, or a virtual one in tests). `progress` is
@@ -95,7 +37,7 @@ pub fn run<T, S, MT, MS>(
     make_script: MS,
     control: Arc<Control>,
     progress: impl FnMut(&Progress),
-) -> Result<RunOutput, RunError>
+) -> Result<RunOutput<S::Report>, RunError>
 where
     T: Transport,
     S: Script,
@@ -106,21 +48,24 @@ where
     run_threads(plan, clock, control, progress, |shared, k, threads, tx| {
         let transport = make_transport(k).map_err(RunError::Worker)?;
         let script = make_script(k);
-        worker::work(shared, k, threads, transport, &script, Some(tx))
+        let out = worker::work(shared, k, threads, transport, &script, Some(tx))?;
+        Ok((out, script.finish()))
     })
 }
 
 /// Starts `plan.effective_threads()` worker threads running `body`, collects their seconds
 /// while they run (calling `progress` about once a second), and merges what they measured.
-fn run_threads<B>(
+fn run_threads<B, R>(
     plan: &Plan,
     clock: Arc<dyn Clock>,
     control: Arc<Control>,
     mut progress: impl FnMut(&Progress),
     body: B,
-) -> Result<RunOutput, RunError>
+) -> Result<RunOutput<R>, RunError>
 where
-    B: Fn(&Shared, usize, usize, mpsc::Sender<Report>) -> Result<WorkerOutput, RunError> + Sync,
+    B: Fn(&Shared, usize, usize, mpsc::Sender<Report>) -> Result<(WorkerOutput, R), RunError>
+        + Sync,
+    R: ScriptReport,
 {
     let threads = plan.effective_threads();
     let started_at = SystemTime::now();
@@ -138,8 +83,10 @@ where
         },
     };
     let (tx, rx) = mpsc::channel::<Report>();
-    let (outputs, timeline, watch) = std::thread::scope(
-        |scope| -> Result<(Vec<WorkerOutput>, Timeline, Watch), RunError> {
+    // The first second not yet handed out as a record.
+    let mut unsent = 0u64;
+    let (outputs, timeline, watch) =
+        std::thread::scope(|scope| -> Result<Collected<R>, RunError> {
             let mut handles = Vec::with_capacity(threads);
             for k in 0..threads {
                 let shared = &shared;
@@ -173,16 +120,29 @@ where
                 if now >= next_report {
                     next_report = next_progress(now, measure_start);
                     let elapsed = now.saturating_duration_since(measure_start);
-                    let last = elapsed
-                        .as_secs()
-                        .checked_sub(1)
-                        .and_then(|i| timeline.get(i))
-                        .cloned();
+                    let over = if now > measure_start {
+                        elapsed.as_secs()
+                    } else {
+                        0
+                    };
+                    // A second is closed once every worker reported its health for it or a
+                    // later one (each sends a second's outcomes before its health); a stalled
+                    // worker holds the stream back, and the end of the run hands out the rest.
+                    let closed_below = over.min(watch.reported_below());
+                    let closed: Vec<Record> = (unsent..closed_below)
+                        .map(|i| {
+                            let second = timeline.get(i).cloned();
+                            let health = watch.samples.get(&i).cloned();
+                            stream::record(plan, i, second, health, true)
+                        })
+                        .collect();
+                    unsent = unsent.max(closed_below);
                     progress(&Progress {
                         elapsed,
                         requests: ended,
                         errors,
-                        last,
+                        last: closed.last().map(|r| r.second.clone()),
+                        closed,
                     });
                 }
             }
@@ -194,9 +154,8 @@ where
                 );
             }
             Ok((outs, timeline, watch))
-        },
-    )?;
-    Ok(merge(
+        })?;
+    let out = merge(
         plan,
         &shared,
         clock.now(),
@@ -205,8 +164,14 @@ where
         outputs,
         timeline,
         watch,
-    ))
+    );
+    progress(&stream::rest(plan, &out, unsent));
+    Ok(out)
 }
+
+/// What the collector holds when the workers are done: each worker's output and script
+/// report, the seconds they sent, their health.
+type Collected<R> = (Vec<(WorkerOutput, R)>, Timeline, Watch);
 
 /// When the next progress report is due after `now`: once a second, and once measuring, just
 /// after each second of the measurement closed, when every worker has had a tick to send its
@@ -220,61 +185,17 @@ fn next_progress(now: Instant, measure_start: Instant) -> Instant {
     measure_start + Duration::from_secs(second) + SETTLE
 }
 
-/// The collector's side of the generator's self-watch: merges the workers' seconds and adds
-/// what belongs to the process and the machine (file descriptors, ephemeral ports).
-struct Watch {
-    threads: usize,
-    samples: std::collections::BTreeMap<u64, HealthSample>,
-    range: Option<(u16, u16)>,
-    ports: Option<health::PortsGauge>,
-    tw_reuse: Option<u8>,
-    fds_peak: Option<u64>,
-    /// Descriptors open before the workers started.
-    fds_base: Option<u64>,
-    ports_peak: Option<u64>,
-}
-
-impl Watch {
-    fn new(threads: usize) -> Self {
-        let range = health::ephemeral_range();
-        Watch {
-            threads,
-            samples: Default::default(),
-            range,
-            ports: range.map(health::PortsGauge::new),
-            tw_reuse: health::tw_reuse(),
-            fds_peak: health::open_fds(),
-            fds_base: health::open_fds(),
-            ports_peak: None,
-        }
-    }
-
-    fn add(&mut self, s: &health::ThreadSecond) {
-        if !self.samples.contains_key(&s.index) {
-            let mut h = HealthSample::new(s.index, self.threads);
-            h.fds = health::open_fds();
-            h.ephemeral_ports = self.ports.as_mut().and_then(|p| p.read(s.index));
-            self.fds_peak = self.fds_peak.max(h.fds);
-            self.ports_peak = self.ports_peak.max(h.ephemeral_ports);
-            self.samples.insert(s.index, h);
-        }
-        if let Some(h) = self.samples.get_mut(&s.index) {
-            h.add(s);
-        }
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
-fn merge(
+fn merge<R: ScriptReport>(
     plan: &Plan,
     shared: &Shared,
     now: Instant,
     started_at: SystemTime,
     threads: usize,
-    outputs: Vec<WorkerOutput>,
+    outputs: Vec<(WorkerOutput, R)>,
     mut timeline: Timeline,
     watch: Watch,
-) -> RunOutput {
+) -> RunOutput<R> {
     let measure_start = shared.start + plan.warmup;
     let mut cancelled_at: Option<Instant> = None;
     let mut total = Stats::default();
@@ -284,9 +205,12 @@ fn merge(
     let mut loop_delay = new_histogram();
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak, mut server_closed) = (0, 0, 0);
+    let mut protocols = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
-    for o in outputs {
+    let mut script = R::default();
+    for (o, report) in outputs {
+        script.merge(report);
         let (t, names, seconds) = o.recorder.finish();
         total.merge(&t);
         if by_name.is_empty() {
@@ -310,6 +234,9 @@ fn merge(
         opened += o.connections_opened;
         server_closed += o.server_closed;
         peak += o.peak_connections;
+        for p in &o.protocols {
+            crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+        }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
             cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
@@ -399,6 +326,7 @@ fn merge(
             connections_opened: opened,
             server_closed,
             peak_connections: peak,
+            protocols,
             timeline: watch.samples.into_values().collect(),
             fds_peak,
             fd_limit,
@@ -406,6 +334,7 @@ fn merge(
             port_range,
             verdict,
         },
+        script,
     }
 }
 

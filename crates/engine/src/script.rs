@@ -17,6 +17,9 @@ pub enum Action {
     /// The iteration is over: the user takes its next one (closed model) or waits for the next
     /// arrival (open model).
     Done,
+    /// The user takes no more iterations (wrk's `wrk.thread:stop()`); the run goes on with the
+    /// others and ends when none is left.
+    Stop,
 }
 
 /// What happened since the script last spoke, handed to [`Script::next`].
@@ -47,6 +50,11 @@ pub trait Script: 'static {
     /// A virtual user's own state: cookies, variables, its data row, where it is in its steps.
     type User;
 
+    /// What the script counted of its own (iterations per scenario, checks), handed back by
+    /// [`Script::finish`] when its worker ends and merged across workers like the rest of
+    /// the run's output; `()` for a script that counts nothing.
+    type Report: ScriptReport;
+
     /// Creates user number `id` (unique across threads).
     fn new_user(&self, id: u64) -> Self::User;
 
@@ -65,6 +73,20 @@ pub trait Script: 'static {
         let _ = (user, req, ctx);
         default_verdict(resp)
     }
+
+    /// The worker is done: what this thread's script counted.
+    fn finish(&self) -> Self::Report {
+        Self::Report::default()
+    }
+}
+
+/// A script's own counts, one per worker thread, added together at the end of the run.
+pub trait ScriptReport: Default + Send + 'static {
+    fn merge(&mut self, other: Self);
+}
+
+impl ScriptReport for () {
+    fn merge(&mut self, _other: ()) {}
 }
 
 /// How a full response is judged unless the script says otherwise: ok when the status is
@@ -83,6 +105,7 @@ pub struct Single(pub Request);
 
 impl Script for Single {
     type User = ();
+    type Report = ();
 
     fn new_user(&self, _id: u64) {}
 

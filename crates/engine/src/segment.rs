@@ -348,6 +348,12 @@ impl Shard {
                 "a run has at least 1 shard: write --shard 0/4 for the first of 4".into(),
             ));
         }
+        // A cut point per shard is kept: a count no cluster has would cost gigabytes first.
+        if count > MAX_SHARDS {
+            return Err(SegmentError(format!(
+                "{count} shards are more than herd splits a run into ({MAX_SHARDS}): give at most {MAX_SHARDS}"
+            )));
+        }
         if index >= count {
             return Err(SegmentError(format!(
                 "shard {index} does not exist in a run of {count}: shards are numbered 0 to {}",
@@ -388,6 +394,10 @@ impl fmt::Display for Shard {
         write!(f, "{}/{}", self.index, self.count)
     }
 }
+
+/// The most shards a run is split into: far beyond any generator fleet, small enough that
+/// every instance's copy of the cut points costs nothing.
+pub const MAX_SHARDS: u64 = 100_000;
 
 /// Test data rows split between shards: row `r` of a file belongs to the shard that owns `r`,
 /// so two shards never log in as the same user, whatever order they read in.

@@ -55,6 +55,15 @@ pub enum HttpError {
     ServerName { host: String },
     #[error("TLS setup: {0}")]
     Tls(#[from] rustls::Error),
+    #[error("cannot send {request} over HTTP/3: {reason}")]
+    H3Request {
+        request: String,
+        reason: &'static str,
+    },
+    #[error("HTTP/3 runs over QUIC, which is always encrypted: use {suggestion:?} instead")]
+    H3Cleartext { suggestion: String },
+    #[error("QUIC setup: {0}")]
+    Quic(String),
 }
 
 /// Quotes the first bytes of what a server sent, escaped, for a failure message: enough to

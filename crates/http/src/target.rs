@@ -79,6 +79,13 @@ impl Target {
         &self.authority
     }
 
+    /// The same site reached at another address: the Host header and TLS SNI keep the URL's
+    /// name (a script's `thread.addr`, curl's `--connect-to`).
+    pub fn with_addr(mut self, addr: SocketAddr) -> Target {
+        self.addr = addr;
+        self
+    }
+
     /// The URL's path and query, `/` when it has none.
     pub fn path_and_query(&self) -> &str {
         &self.path_and_query
@@ -162,9 +169,13 @@ impl<'a> UrlParts<'a> {
         let rest = rest.split_once('#').map_or(rest, |(before, _)| before);
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let (authority, path_and_query) = rest.split_at(end);
-        if authority.contains('@') {
+        if let Some((_, host)) = authority.rsplit_once('@') {
+            // The message must not echo the password into terminals and CI logs.
             return Err(HttpError::Credentials {
-                url: url.to_owned(),
+                url: format!(
+                    "{}://…@{host}{path_and_query}",
+                    url.split_once("://").map_or("", |p| p.0)
+                ),
             });
         }
         check_encoded(path_and_query, url)?;
@@ -350,7 +361,7 @@ mod tests {
             ),
             (
                 "http://u:p@h/",
-                r#"credentials in "http://u:p@h/" are not supported: send an Authorization header instead"#,
+                r#"credentials in "http://…@h/" are not supported: send an Authorization header instead"#,
             ),
             (
                 "http://::1/",

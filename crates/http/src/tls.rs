@@ -23,12 +23,34 @@ pub struct TlsOptions {
 /// One config per run, shared by every connection of every worker: it holds the session cache,
 /// so reconnects resume sessions instead of paying a full handshake.
 pub(crate) fn client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+    let mut config = build(options, |b| b.with_safe_default_protocol_versions())?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other) and ALPN
+/// `h3`. Its session cache resumes reconnects; early data stays off (see `H3Connection::ready`).
+pub(crate) fn quic_client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+    let mut config = build(options, |b| {
+        b.with_protocol_versions(&[&rustls::version::TLS13])
+    })?;
+    config.alpn_protocols = vec![b"h3".to_vec()];
+    Ok(Arc::new(config))
+}
+
+type Versioned = rustls::ConfigBuilder<ClientConfig, rustls::WantsVerifier>;
+
+fn build(
+    options: TlsOptions,
+    versions: impl FnOnce(
+        rustls::ConfigBuilder<ClientConfig, rustls::WantsVersions>,
+    ) -> Result<Versioned, rustls::Error>,
+) -> Result<ClientConfig, HttpError> {
     // Explicit rather than the process default, which depends on which crates enabled which
     // rustls features.
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()?;
-    let mut config = if options.insecure {
+    let builder = versions(ClientConfig::builder_with_provider(provider.clone()))?;
+    Ok(if options.insecure {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate { provider }))
@@ -38,9 +60,7 @@ pub(crate) fn client_config(options: TlsOptions) -> Result<Arc<ClientConfig>, Ht
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
         builder.with_root_certificates(roots).with_no_client_auth()
-    };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Arc::new(config))
+    })
 }
 
 /// The name the certificate must match, also sent as SNI (rustls sends none for IP addresses).

@@ -2,6 +2,7 @@
 //! Nothing per line is kept; memory is bounded by the number of request types (capped), ids
 //! (capped) and clients active within the session idle time.
 
+use crate::params::ParamValues;
 use crate::pattern::{is_asset, template, UserPattern};
 use crate::rate::Rate;
 use crate::record::Record;
@@ -18,8 +19,6 @@ use std::collections::BTreeMap;
 const MAX_TYPES: usize = 2000;
 /// Distinct ids counted over all types; later new ids are counted as untracked.
 const MAX_IDS: usize = 300_000;
-/// A query parameter with more distinct words than this becomes `{q}`.
-const MAX_WORDS: usize = 10;
 const OTHER: &str = "other (types beyond the first 2000)";
 
 fn hist() -> Histogram<u64> {
@@ -35,6 +34,7 @@ struct TypeStats {
     asset: bool,
     ids: AHashMap<Box<[u8]>, u64>,
     untracked: u64,
+    params: ParamValues,
 }
 
 impl TypeStats {
@@ -48,27 +48,8 @@ impl TypeStats {
             asset,
             ids: AHashMap::new(),
             untracked: 0,
+            params: ParamValues::default(),
         }
-    }
-
-    fn merge(&mut self, o: TypeStats) {
-        self.requests += o.requests;
-        for (a, b) in self.status.iter_mut().zip(o.status) {
-            *a += b;
-        }
-        self.bytes += o.bytes;
-        if let Some(h) = o.taken_us {
-            match &mut self.taken_us {
-                Some(mine) => {
-                    let _ = mine.add(&h);
-                }
-                None => self.taken_us = Some(h),
-            }
-        }
-        for (k, v) in o.ids {
-            *self.ids.entry(k).or_default() += v;
-        }
-        self.untracked += o.untracked;
     }
 }
 
@@ -167,6 +148,11 @@ impl Analyzer {
         if let Some(us) = r.taken_us {
             let _ = t.taken_us.get_or_insert_with(hist).record(us);
         }
+        if !r.query.is_empty() {
+            let mut budget = MAX_IDS - self.ids;
+            t.params.add(r.query, &mut budget);
+            self.ids = MAX_IDS - budget;
+        }
         if let Some(id) = id {
             if let Some(n) = t.ids.get_mut(id) {
                 *n += 1;
@@ -179,62 +165,11 @@ impl Analyzer {
         }
     }
 
-    /// Folds query words into `{q}` where a parameter has many of them, merging those types.
-    fn fold_words(types: Vec<(String, TypeStats)>) -> Vec<(String, TypeStats)> {
-        let mut words: BTreeMap<(String, String), std::collections::BTreeSet<String>> =
-            BTreeMap::new();
-        for (name, _) in &types {
-            if let Some((prefix, query)) = name.split_once('?') {
-                for p in query.split('&') {
-                    if let Some((k, v)) = p.split_once('=') {
-                        if v != "{q}" {
-                            words
-                                .entry((prefix.to_owned(), k.to_owned()))
-                                .or_default()
-                                .insert(v.to_owned());
-                        }
-                    }
-                }
-            }
-        }
-        let mut out: Vec<(String, TypeStats)> = Vec::new();
-        let mut at: BTreeMap<String, usize> = BTreeMap::new();
-        for (name, stats) in types {
-            let new = match name.split_once('?') {
-                Some((prefix, query)) => {
-                    let params: Vec<String> = query
-                        .split('&')
-                        .map(|p| match p.split_once('=') {
-                            Some((k, _))
-                                if words
-                                    .get(&(prefix.to_owned(), k.to_owned()))
-                                    .is_some_and(|w| w.len() > MAX_WORDS) =>
-                            {
-                                format!("{k}={{q}}")
-                            }
-                            _ => p.to_owned(),
-                        })
-                        .collect();
-                    format!("{prefix}?{}", params.join("&"))
-                }
-                None => name,
-            };
-            match at.get(&new) {
-                Some(&i) => out[i].1.merge(stats),
-                None => {
-                    at.insert(new.clone(), out.len());
-                    out.push((new, stats));
-                }
-            }
-        }
-        out
-    }
-
     pub fn finish(mut self, read: &ReadStats) -> LogsReport {
         self.rate.finish();
         self.sessions.finish();
         let total = read.records.max(1);
-        let mut types = Self::fold_words(std::mem::take(&mut self.types));
+        let mut types = std::mem::take(&mut self.types);
         types.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then_with(|| a.0.cmp(&b.0)));
         let types = types
             .into_iter()
@@ -266,6 +201,7 @@ impl Analyzer {
                     example: t.example,
                     asset: t.asset,
                     ids,
+                    params: t.params.summarize(),
                 }
             })
             .collect();

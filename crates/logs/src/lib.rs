@@ -25,6 +25,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod model;
+pub mod params;
 pub mod parse;
 pub mod pattern;
 pub mod rate;

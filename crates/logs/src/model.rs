@@ -1,6 +1,8 @@
-//! `herd model`: a workload file from what a log showed. The top request types become
-//! scenarios (one request and a think time each) weighted by their share; ids come from the
-//! log (the observed ones with their frequencies, or a Zipf source with the fitted exponent);
+//! `herd model`: a workload file from what a log showed. The request types (path patterns)
+//! that make up at least 95% of the log's requests become scenarios (one request and a think
+//! time each) weighted by their share, and the comment at the end says which types are left
+//! out and why; ids come from the log (the observed ones with their frequencies, or a Zipf
+//! source with the fitted exponent), and so do query values (the observed ones, in proportion);
 //! the load reaches the observed peak rate. Every number carries a comment saying where it
 //! came from, so the engineer can check and adjust it.
 
@@ -22,7 +24,8 @@ pub enum DataChoice {
 #[derive(Clone, Debug)]
 pub struct ModelOptions {
     pub target: String,
-    pub scenarios: usize,
+    /// The most request types written; `None`: as many as cover [`COVER`] of the requests.
+    pub scenarios: Option<usize>,
     /// Multiplies the peak rate (`--scale 2x`).
     pub scale: f64,
     pub duration: String,
@@ -32,6 +35,12 @@ pub struct ModelOptions {
     /// Open model at the peak rate, without think times.
     pub open: bool,
 }
+
+/// The share of the log's requests (static files aside, unless modelled) the scenarios cover
+/// when `--scenarios` does not say how many.
+pub const COVER: f64 = 95.0;
+/// Scenarios written at most to reach [`COVER`]: past this the tail is listed, not modelled.
+const MAX_SCENARIOS: usize = 200;
 
 /// `2x`, `2`, `150%` as a factor.
 pub fn parse_scale(s: &str) -> Option<f64> {
@@ -44,7 +53,7 @@ pub fn parse_scale(s: &str) -> Option<f64> {
     (v.is_finite() && v > 0.0).then_some(v)
 }
 
-fn source_name(t: &TypeSummary, used: &mut Vec<String>) -> String {
+fn source_name(t: &TypeSummary, suffix: &str, used: &mut Vec<String>) -> String {
     let path = t.name.split_once(' ').map_or(t.name.as_str(), |(_, p)| p);
     let path = path.split('?').next().unwrap_or(path);
     let word = path
@@ -66,7 +75,14 @@ fn source_name(t: &TypeSummary, used: &mut Vec<String>) -> String {
     if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
         base = format!("id_{base}");
     }
-    base.push_str("_id");
+    base.push('_');
+    base.extend(suffix.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        }
+    }));
     let mut name = base.clone();
     let mut k = 2;
     while used.contains(&name) {
@@ -81,8 +97,9 @@ fn yaml_str(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-/// The path of a scenario's request: `{id}` -> `{{source}}`, `{q}` -> the example's value.
-fn step_path(t: &TypeSummary, source: Option<&str>) -> String {
+/// The path of a scenario's request: `{id}` -> `{{source}}`, `{q}` -> its parameter's source,
+/// or the example's value when it has none.
+fn step_path(t: &TypeSummary, source: Option<&str>, params: &[(String, String)]) -> String {
     let path = t.name.split_once(' ').map_or(t.name.as_str(), |(_, p)| p);
     let (p, q) = path
         .split_once('?')
@@ -114,6 +131,10 @@ fn step_path(t: &TypeSummary, source: Option<&str>) -> String {
         let params: Vec<String> = q
             .split('&')
             .map(|p| match p.split_once('=') {
+                Some((k, "{q}")) if params.iter().any(|(n, _)| n == k) => {
+                    let (_, s) = params.iter().find(|(n, _)| n == k).expect("checked");
+                    format!("{k}={{{{{s}}}}}")
+                }
                 Some((k, "{q}")) => {
                     let v = ex_q
                         .split('&')
@@ -128,6 +149,97 @@ fn step_path(t: &TypeSummary, source: Option<&str>) -> String {
         out.push_str(&params.join("&"));
     }
     out
+}
+
+/// Observed values repeated in proportion to their requests, so a uniform pick draws each
+/// with its observed frequency: exactly when the counts reduce to a short list (4:2:1:1), else
+/// within 1 in 400.
+fn in_proportion(top: &[(String, u64)]) -> Vec<String> {
+    let listed: u64 = top.iter().map(|(_, n)| n).sum();
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let common = top.iter().fold(0, |g, (_, n)| gcd(g, *n)).max(1);
+    let exact = listed / common <= 400;
+    let mut values = Vec::new();
+    for (v, n) in top {
+        let copies = if exact {
+            (n / common) as usize
+        } else {
+            ((*n as f64 / listed.max(1) as f64) * 400.0)
+                .round()
+                .max(1.0) as usize
+        };
+        values.extend(std::iter::repeat_n(yaml_str(v), copies));
+    }
+    values
+}
+
+/// A data source for each query parameter of `t` whose values were observed: (parameter,
+/// source name), the sources written into `data`.
+fn query_sources(
+    t: &TypeSummary,
+    used: &mut Vec<String>,
+    data: &mut String,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for p in t.params.iter().filter(|p| !p.top.is_empty()) {
+        let name = source_name(t, &p.name, used);
+        let listed: u64 = p.top.iter().map(|(_, n)| n).sum();
+        let _ = writeln!(
+            data,
+            "  # {}: `{}` took {} distinct values; the {} most requested ({:.1}% of its requests), each repeated in proportion to its requests",
+            t.name,
+            p.name,
+            p.distinct,
+            p.top.len(),
+            100.0 * listed as f64 / (listed + p.untracked).max(1) as f64
+        );
+        let _ = writeln!(
+            data,
+            "  {name}: {{ pick: random, values: [{}] }}",
+            in_proportion(&p.top).join(", ")
+        );
+        out.push((p.name.clone(), name));
+    }
+    out
+}
+
+/// Why a request type is not a scenario.
+fn left_out_because(t: &TypeSummary, o: &ModelOptions) -> &'static str {
+    if t.asset && !o.assets {
+        "static file (browsers cache them, CDNs serve them; --assets models them)"
+    } else if o.scenarios.is_some() {
+        "beyond --scenarios"
+    } else {
+        "rare: the scenarios above already cover 95% of the modelled requests"
+    }
+}
+
+/// The request types that become scenarios: the `--scenarios` most requested, or as many as
+/// cover [`COVER`] of the modelled requests.
+pub fn pick<'r>(r: &'r LogsReport, o: &ModelOptions) -> Vec<&'r TypeSummary> {
+    let modelled: Vec<&TypeSummary> = r.types.iter().filter(|t| o.assets || !t.asset).collect();
+    let modelled_share: f64 = modelled.iter().map(|t| t.share).sum();
+    match o.scenarios {
+        Some(n) => modelled.iter().copied().take(n.max(1)).collect(),
+        None => {
+            let mut covered = 0.0;
+            modelled
+                .iter()
+                .copied()
+                .take_while(|t| {
+                    let more = covered < COVER * modelled_share / 100.0;
+                    covered += t.share;
+                    more
+                })
+                .take(MAX_SCENARIOS)
+                .collect()
+        }
+    }
 }
 
 /// Writes the workload file.
@@ -150,12 +262,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         o.target
     );
     let _ = writeln!(w, "seed: 1");
-    let picked: Vec<&TypeSummary> = r
-        .types
-        .iter()
-        .filter(|t| o.assets || !t.asset)
-        .take(o.scenarios.max(1))
-        .collect();
+    let picked = pick(r, o);
     let rest: Vec<&TypeSummary> = r
         .types
         .iter()
@@ -205,12 +312,14 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
     let mut used = Vec::new();
     let mut sources: Vec<Option<String>> = Vec::new();
     let mut data = String::new();
+    let mut param_sources: Vec<Vec<(String, String)>> = Vec::new();
     for t in &picked {
+        param_sources.push(query_sources(t, &mut used, &mut data));
         let Some(ids) = t.ids.as_ref().filter(|_| t.name.contains("{id}")) else {
             sources.push(None);
             continue;
         };
-        let name = source_name(t, &mut used);
+        let name = source_name(t, "id", &mut used);
         let zipf = ids.zipf.as_ref();
         let choice = match o.data {
             DataChoice::Auto if ids.distinct as usize <= ids.top.len() || zipf.is_none() => {
@@ -242,15 +351,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         } else {
             // repetition gives each id its observed frequency under a uniform pick
             let listed: u64 = ids.top.iter().map(|(_, n)| n).sum();
-            let mut values = Vec::new();
-            for (id, n) in &ids.top {
-                let copies = ((*n as f64 / listed.max(1) as f64) * 400.0)
-                    .round()
-                    .max(1.0) as usize;
-                for _ in 0..copies {
-                    values.push(yaml_str(id));
-                }
-            }
+            let values = in_proportion(&ids.top);
             let _ = writeln!(
                 data,
                 "  # the {} most requested ids ({:.1}% of this type's requests), each repeated in proportion to its requests",
@@ -274,12 +375,12 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
     let _ = writeln!(w, "scenarios:");
     let _ = writeln!(
         w,
-        "  # the top {} request types{} cover {:.1}% of the log's requests; weights are their shares in basis points\n  # (the load above is the whole log's rate: the types not modelled are spread over these by weight)",
+        "  # the top {} request types{} cover {:.1}% of the log's requests (see the end for those left out and why); weights are their shares in basis points\n  # (the load above is the whole log's rate: the types not modelled are spread over these by weight)",
         picked.len(),
         if o.assets { "" } else { " (static files left out: --assets keeps them)" },
         picked_share
     );
-    for (t, src) in picked.iter().zip(&sources) {
+    for ((t, src), params) in picked.iter().zip(&sources).zip(&param_sources) {
         let (method, _) = t.name.split_once(' ').unwrap_or(("GET", ""));
         let method = method.to_ascii_lowercase();
         let method = if ["get", "post", "put", "patch", "delete", "head", "options"]
@@ -303,7 +404,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         let _ = writeln!(
             w,
             "      - {method}: {}",
-            yaml_str(&step_path(t, src.as_deref()))
+            yaml_str(&step_path(t, src.as_deref(), params))
         );
         let _ = writeln!(w, "        name: {}", yaml_str(&t.name));
         if use_think {
@@ -321,10 +422,24 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
     if !rest.is_empty() {
         let _ = writeln!(
             w,
-            "# Request types not modelled ({} more, {:.1}% of requests):",
+            "# Request types not modelled ({} types, {:.1}% of requests):",
             rest.len(),
-            100.0 - picked_share
+            (100.0 - picked_share).max(0.0)
         );
+        let mut reasons: Vec<(&str, usize, f64)> = Vec::new();
+        for t in &rest {
+            let why = left_out_because(t, o);
+            match reasons.iter_mut().find(|r| r.0 == why) {
+                Some(r) => {
+                    r.1 += 1;
+                    r.2 += t.share;
+                }
+                None => reasons.push((why, 1, t.share)),
+            }
+        }
+        for (why, n, share) in &reasons {
+            let _ = writeln!(w, "#   {share:>6.2}%  {n} types: {why}");
+        }
         for t in rest.iter().take(30) {
             let _ = writeln!(
                 w,

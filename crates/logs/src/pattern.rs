@@ -1,8 +1,10 @@
 //! Request types: a request's method and path with its variable parts replaced, so
 //! `/items/123` and `/items/456` are one type, `GET /items/{id}`. Segments that look like ids
-//! (numbers, UUIDs, hashes, long tokens) become `{id}`; query values become `{q}` unless they
-//! look like a short word (`sort=asc`), which [`crate::analysis`] folds into `{q}` later when a
-//! parameter turns out to have many of them. Or the user names the types with `--pattern`.
+//! (numbers, UUIDs, hashes, long tokens) become `{id}`; every query value becomes `{q}`: the
+//! words users searched for are the type's data ([`crate::params`]), not types of their own, or
+//! a log's mix falls apart into `GET /search?q=bag`, `GET /search?q=gloves`, ... `herd logs`,
+//! `herd model`, `herd logs --against` and `herd replay` all name a request by this one
+//! function. Or the user names the types with `--pattern`.
 
 /// A user's pattern, `/items/{id}` or `GET /search?q={q}`: `{...}` matches one path segment,
 /// a trailing `*` the rest of the path.
@@ -90,14 +92,6 @@ pub fn is_id(seg: &[u8]) -> bool {
                 .is_some_and(|i| seg[i] == b'-' && i + 1 < seg.len()))
 }
 
-/// Whether a query value is kept literally in the first pass (a short word like `asc`).
-pub fn is_word(v: &[u8]) -> bool {
-    !v.is_empty()
-        && v.len() <= 16
-        && v.iter()
-            .all(|c| c.is_ascii_alphabetic() || *c == b'_' || *c == b'-')
-}
-
 /// Static files: not a user's step, so left out of sessions and think times.
 pub fn is_asset(path: &[u8]) -> bool {
     let Some(dot) = memchr::memrchr(b'.', path) else {
@@ -140,25 +134,17 @@ pub fn template<'a>(
         }
     }
     if !query.is_empty() {
-        let mut params: Vec<(&[u8], &[u8])> = query
+        let mut names: Vec<&[u8]> = query
             .split(|&c| c == b'&')
             .filter(|p| !p.is_empty())
-            .map(|p| match memchr::memchr(b'=', p) {
-                Some(i) => (&p[..i], &p[i + 1..]),
-                None => (p, &b""[..]),
-            })
+            .map(|p| &p[..memchr::memchr(b'=', p).unwrap_or(p.len())])
             .collect();
-        params.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        params.dedup_by(|a, b| a.0 == b.0);
-        for (i, (name, value)) in params.iter().enumerate() {
+        names.sort_unstable();
+        names.dedup();
+        for (i, name) in names.iter().enumerate() {
             key.push(if i == 0 { b'?' } else { b'&' });
             key.extend_from_slice(name);
-            key.push(b'=');
-            if is_word(value) {
-                key.extend_from_slice(value);
-            } else {
-                key.extend_from_slice(b"{q}");
-            }
+            key.extend_from_slice(b"={q}");
         }
     }
     id
@@ -192,12 +178,16 @@ mod tests {
     }
 
     #[test]
-    fn query_values_become_q_unless_a_word() {
+    fn every_query_value_becomes_q() {
         assert_eq!(
             t("GET", "/search", "q=shoes+red&sort=asc&page=2").0,
-            "GET /search?page={q}&q={q}&sort=asc"
+            "GET /search?page={q}&q={q}&sort={q}"
         );
-        assert_eq!(t("GET", "/s", "b=1&a=x").0, "GET /s?a=x&b={q}");
+        assert_eq!(t("GET", "/s", "b=1&a=x").0, "GET /s?a={q}&b={q}");
+        assert_eq!(
+            t("GET", "/search", "q=bag").0,
+            t("GET", "/search", "q=gloves").0
+        );
     }
 
     #[test]

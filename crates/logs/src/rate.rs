@@ -86,8 +86,20 @@ impl Rate {
             }
             return;
         }
-        while sec >= self.base + WINDOW {
+        let jump_to = sec - WINDOW + 1;
+        while self.base < jump_to && !self.ring.is_empty() {
             self.close_oldest();
+        }
+        if self.base < jump_to {
+            // Quiet seconds, counted in bulk: one line dated years later (a log merged from
+            // two machines, a clock reset) must not cost a loop turn per second between.
+            let gap = (jump_to - self.base) as u64;
+            let _ = self.hist.record_n(0, gap);
+            let room = (SERIES_MAX - self.seconds.len()) as u64;
+            self.seconds
+                .extend(std::iter::repeat_n(0, gap.min(room) as usize));
+            self.series_cut |= gap > room;
+            self.base = jump_to;
         }
         let i = (sec - self.base) as usize;
         while self.ring.len() <= i {
@@ -188,6 +200,26 @@ mod tests {
         assert_eq!(r.peak_second, (100, 3));
         assert_eq!(r.second_quantile(1.0), 3);
         assert_eq!(r.peak_minute(), (60, 6));
+    }
+
+    /// Found by fuzzing: a line 26 years after the first took a loop turn per second between.
+    #[test]
+    fn a_line_years_later_costs_no_time_and_its_quiet_seconds_count() {
+        let mut r = Rate::default();
+        let years = 26 * 365 * 86_400;
+        for s in [100, 100, 101, 100 + years] {
+            r.add(Timestamp::from_secs(s));
+        }
+        r.finish();
+        assert_eq!(r.seconds.len(), SERIES_MAX);
+        assert!(r.series_cut);
+        assert_eq!(
+            r.hist.len(),
+            years as u64 + 1,
+            "every second of the span is a sample"
+        );
+        assert_eq!(r.peak_second, (100, 2));
+        assert_eq!(r.second_quantile(1.0), 2);
     }
 
     #[test]

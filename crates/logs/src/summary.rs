@@ -137,6 +137,19 @@ pub struct TypeSummary {
     pub asset: bool,
     /// Popularity of the ids in its path, when it has one.
     pub ids: Option<Ids>,
+    /// The values each query parameter took (`{q}` in the name), by parameter name.
+    #[serde(default)]
+    pub params: Vec<Param>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    pub distinct: u64,
+    /// Requests whose value was not counted (beyond the memory cap on distinct values).
+    pub untracked: u64,
+    /// The most requested values, as written in the log: `[value, requests]`.
+    pub top: Vec<(String, u64)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

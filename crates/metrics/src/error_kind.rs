@@ -28,10 +28,38 @@ pub enum ErrorKind {
     /// Still in flight when the run ended (the drain after `-d` was over) or was interrupted
     /// (Ctrl-C's grace was over): neither waited for nor lost.
     Unfinished,
+    /// HTTP/2: the server reset the stream with REFUSED_STREAM (it would not take it now, often
+    /// past its stream limit).
+    H2RefusedStream,
+    /// HTTP/2: the stream was reset with another code (INTERNAL_ERROR, CANCEL, ENHANCE_YOUR_CALM,
+    /// ...; the sample names it).
+    H2Reset,
+    /// HTTP/2: a stream the server had accepted (at or below its GOAWAY's last stream id) never
+    /// completed because the connection went away. Streams above that id are not errors:
+    /// they go again on a new connection.
+    H2Goaway,
+    /// HTTP/2: a frame broke the protocol (PROTOCOL_ERROR, FLOW_CONTROL_ERROR,
+    /// FRAME_SIZE_ERROR, COMPRESSION_ERROR, STREAM_CLOSED), the server's verdict or herd's.
+    H2Protocol,
+    /// HTTP/3: the QUIC handshake failed: no common version or ALPN (`h3`), or the TLS inside
+    /// it (certificate verification included).
+    QuicHandshake,
+    /// HTTP/3: no packet from the server for the QUIC idle timeout: it went away without a
+    /// word, or the path drops its packets.
+    QuicTimeout,
+    /// HTTP/3: the server closed the QUIC connection (CONNECTION_CLOSE, or a stateless reset
+    /// after it lost the connection's state) while the request was in flight.
+    QuicClosed,
+    /// HTTP/3: a QUIC transport error, a protocol violation seen by either side.
+    QuicProtocol,
+    /// HTTP/3: the server reset the request's stream, or refused it (GOAWAY).
+    H3StreamReset,
+    /// HTTP/3: the frames or QPACK header block the server sent are not valid.
+    H3Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -43,6 +71,16 @@ impl ErrorKind {
         ErrorKind::AddrUnavailable,
         ErrorKind::Other,
         ErrorKind::Unfinished,
+        ErrorKind::H2RefusedStream,
+        ErrorKind::H2Reset,
+        ErrorKind::H2Goaway,
+        ErrorKind::H2Protocol,
+        ErrorKind::QuicHandshake,
+        ErrorKind::QuicTimeout,
+        ErrorKind::QuicClosed,
+        ErrorKind::QuicProtocol,
+        ErrorKind::H3StreamReset,
+        ErrorKind::H3Protocol,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -64,6 +102,25 @@ impl ErrorKind {
             ErrorKind::AddrUnavailable => "addr_unavailable",
             ErrorKind::Other => "other",
             ErrorKind::Unfinished => "unfinished",
+            ErrorKind::H2RefusedStream => "h2_refused_stream",
+            ErrorKind::H2Reset => "h2_reset",
+            ErrorKind::H2Goaway => "h2_goaway",
+            ErrorKind::H2Protocol => "h2_protocol",
+            ErrorKind::QuicHandshake => "quic_handshake",
+            ErrorKind::QuicTimeout => "quic_timeout",
+            ErrorKind::QuicClosed => "quic_closed",
+            ErrorKind::QuicProtocol => "quic_protocol",
+            ErrorKind::H3StreamReset => "h3_stream_reset",
+            ErrorKind::H3Protocol => "h3_protocol",
+        }
+    }
+
+    /// Classifies the HTTP/2 error code (RFC 9113 section 7) a stream was reset with.
+    pub fn from_h2_code(code: u32) -> ErrorKind {
+        match code {
+            0x7 => ErrorKind::H2RefusedStream,
+            0x1 | 0x3 | 0x5 | 0x6 | 0x9 => ErrorKind::H2Protocol,
+            _ => ErrorKind::H2Reset,
         }
     }
 
@@ -99,23 +156,37 @@ impl std::fmt::Display for ErrorKind {
 #[derive(Clone, Debug, Default)]
 pub struct ErrorTable {
     pub counts: [u64; ErrorKind::COUNT],
-    pub samples: [Option<String>; ErrorKind::COUNT],
+    /// Allocated with the first sample: a per-request-name table that never fails (most of
+    /// them) costs one pointer, not a slot per kind.
+    samples: Option<Box<[Option<String>; ErrorKind::COUNT]>>,
 }
 
 impl ErrorTable {
     pub fn add(&mut self, kind: ErrorKind, message: Option<&str>) {
         let i = kind.index();
         self.counts[i] += 1;
-        if self.samples[i].is_none() {
-            if let Some(m) = message {
-                self.samples[i] = Some(m.to_owned());
+        if let Some(m) = message {
+            let samples = self.samples.get_or_insert_with(Default::default);
+            if samples[i].is_none() {
+                samples[i] = Some(m.to_owned());
             }
         }
     }
 
+    fn sample(&self, kind: ErrorKind) -> Option<&str> {
+        self.samples.as_ref()?[kind.index()].as_deref()
+    }
+
     /// Bytes the sample messages hold on the heap.
     pub fn heap_bytes(&self) -> usize {
-        self.samples.iter().flatten().map(String::capacity).sum()
+        self.samples.as_ref().map_or(0, |samples| {
+            std::mem::size_of_val(&**samples)
+                + samples
+                    .iter()
+                    .flatten()
+                    .map(String::capacity)
+                    .sum::<usize>()
+        })
     }
 
     pub fn total(&self) -> u64 {
@@ -123,10 +194,14 @@ impl ErrorTable {
     }
 
     pub fn merge(&mut self, other: &ErrorTable) {
-        for i in 0..ErrorKind::COUNT {
+        for kind in ErrorKind::ALL {
+            let i = kind.index();
             self.counts[i] += other.counts[i];
-            if self.samples[i].is_none() {
-                self.samples[i] = other.samples[i].clone();
+            if let Some(m) = other.sample(kind) {
+                let samples = self.samples.get_or_insert_with(Default::default);
+                if samples[i].is_none() {
+                    samples[i] = Some(m.to_owned());
+                }
             }
         }
     }
@@ -135,13 +210,7 @@ impl ErrorTable {
     pub fn iter(&self) -> impl Iterator<Item = (ErrorKind, u64, Option<&str>)> + '_ {
         ErrorKind::ALL
             .iter()
-            .map(|k| {
-                (
-                    *k,
-                    self.counts[k.index()],
-                    self.samples[k.index()].as_deref(),
-                )
-            })
+            .map(|k| (*k, self.counts[k.index()], self.sample(*k)))
             .filter(|(_, n, _)| *n > 0)
     }
 }
@@ -164,6 +233,23 @@ mod tests {
         ];
         for (err, want) in table {
             assert_eq!(ErrorKind::from_io(&err), want, "{err}");
+        }
+    }
+
+    #[test]
+    fn h2_reset_codes_map_to_their_documented_classes() {
+        let table = [
+            (0x7, ErrorKind::H2RefusedStream),
+            (0x1, ErrorKind::H2Protocol),
+            (0x3, ErrorKind::H2Protocol),
+            (0x9, ErrorKind::H2Protocol),
+            (0x2, ErrorKind::H2Reset),
+            (0x8, ErrorKind::H2Reset),
+            (0xb, ErrorKind::H2Reset),
+            (0xff, ErrorKind::H2Reset),
+        ];
+        for (code, want) in table {
+            assert_eq!(ErrorKind::from_h2_code(code), want, "{code:#x}");
         }
     }
 
@@ -205,7 +291,17 @@ mod tests {
                 "fd_unavailable",
                 "addr_unavailable",
                 "other",
-                "unfinished"
+                "unfinished",
+                "h2_refused_stream",
+                "h2_reset",
+                "h2_goaway",
+                "h2_protocol",
+                "quic_handshake",
+                "quic_timeout",
+                "quic_closed",
+                "quic_protocol",
+                "h3_stream_reset",
+                "h3_protocol"
             ]
         );
     }

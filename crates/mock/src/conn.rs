@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::Rng;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::counters::{bump, Counters};
@@ -60,14 +60,60 @@ enum Rejection {
     TooLarge,
 }
 
-pub(crate) async fn serve(stream: TcpStream, worker: Rc<Worker>) {
+pub(crate) async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
     // Responses go out in one write each batch; Nagle would only hold the last one back.
     let _ = stream.set_nodelay(true);
+    let mut buf = vec![0; INITIAL_BUF];
+    let mut end = 0;
+    // A client that opens with HTTP/2's preface speaks h2c with prior knowledge (RFC 9113
+    // section 3.3): one port serves both, as nghttpd and h2load expect.
+    loop {
+        match stream.read(&mut buf[end..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => end += n,
+        }
+        let seen = end.min(crate::h2::PREFACE.len());
+        if buf[..seen] != crate::h2::PREFACE[..seen] {
+            break;
+        }
+        if seen == crate::h2::PREFACE.len() {
+            buf.truncate(end);
+            return crate::h2::serve(stream, buf, worker).await;
+        }
+    }
+    serve_http1(stream, buf, end, worker).await;
+}
+
+/// A connection's byte stream, plain TCP or TLS over it.
+pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin {
+    /// The TCP socket beneath, for what only it can do (an abortive close).
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Socket for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Socket for tokio_rustls::server::TlsStream<TcpStream> {
+    fn tcp(&self) -> &TcpStream {
+        self.get_ref().0
+    }
+}
+
+/// Serves HTTP/1.1 on `stream`, `buf[..end]` being what was read from it already.
+pub(crate) async fn serve_http1<S: Socket>(
+    stream: S,
+    buf: Vec<u8>,
+    end: usize,
+    worker: Rc<Worker>,
+) {
     let mut conn = Conn {
         stream,
-        buf: vec![0; INITIAL_BUF],
+        buf,
         start: 0,
-        end: 0,
+        end,
         out: Vec::with_capacity(INITIAL_BUF),
         echo: Vec::new(),
     };
@@ -75,8 +121,8 @@ pub(crate) async fn serve(stream: TcpStream, worker: Rc<Worker>) {
     conn.finish(end, &worker.table).await;
 }
 
-struct Conn {
-    stream: TcpStream,
+struct Conn<S> {
+    stream: S,
     /// Bytes read but not yet consumed are `buf[start..end]`.
     buf: Vec<u8>,
     start: usize,
@@ -101,7 +147,15 @@ fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-impl Conn {
+/// Whether a request may have the route's answer: it needs no token, or carries a valid one.
+pub(crate) fn authorized(route: &Compiled, authorization: Option<&[u8]>) -> bool {
+    route
+        .auth_key
+        .as_ref()
+        .is_none_or(|key| crate::auth::verify_bearer(authorization, key, now_unix()))
+}
+
+impl<S: Socket> Conn<S> {
     async fn run(&mut self, w: &Worker) -> End {
         loop {
             while self.start < self.end {
@@ -178,14 +232,14 @@ impl Conn {
                 let lookup =
                     table.lookup(req.method.unwrap_or_default(), req.path.unwrap_or_default());
                 let authorized = match &lookup {
-                    Lookup::Found(route) => route.auth_key.as_ref().is_none_or(|key| {
+                    Lookup::Found(route) => {
                         let value = req
                             .headers
                             .iter()
                             .find(|h| h.name.eq_ignore_ascii_case("authorization"))
                             .map(|h| h.value);
-                        crate::auth::verify_bearer(value, key, now_unix())
-                    }),
+                        authorized(route, value)
+                    }
                     _ => true,
                 };
                 Ok(Some(Parsed {
@@ -240,7 +294,7 @@ impl Conn {
 
     fn inject(&mut self, fault: Fault, route: &Compiled) -> End {
         match fault {
-            Fault::Reset => End::Reset,
+            Fault::Reset | Fault::Refuse => End::Reset,
             Fault::Close => End::Close,
             Fault::Stall => End::Stall,
             Fault::Garbage => {
@@ -374,7 +428,8 @@ impl Conn {
             End::Reset => {
                 if self.flush().await.is_ok() {
                     // SO_LINGER 0 turns close() into an RST instead of a FIN.
-                    let _ = socket2::SockRef::from(&self.stream).set_linger(Some(Duration::ZERO));
+                    let _ =
+                        socket2::SockRef::from(self.stream.tcp()).set_linger(Some(Duration::ZERO));
                 }
             }
             End::Stall => {

@@ -7,6 +7,9 @@
 //! from a distribution, large bodies, error statuses, and network [`Fault`]s (resets, stalls,
 //! truncated bodies). A `seed` makes the random choices repeatable.
 //!
+//! A client opening with HTTP/2's preface gets HTTP/2 on the same port (h2c with prior
+//! knowledge, on nghttp2 through herd-h2), with the same routes and faults on each stream.
+//!
 //! Keep-alive, pipelining (answered in order, coalesced into one write), request bodies (read
 //! and discarded, Content-Length or chunked) and `Expect: 100-continue` are handled; a malformed
 //! request gets 400 and its connection is closed.
@@ -39,12 +42,14 @@ mod conn;
 mod counters;
 mod delay;
 mod error;
+mod h2;
 mod latency;
 mod request;
 mod response;
 mod route;
 mod server;
 mod spec;
+mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -52,6 +57,7 @@ pub use error::MockError;
 pub use latency::Latency;
 pub use route::{default_routes, Auth, Fault, Route, HELLO, MAX_BODY};
 pub use server::{Server, ServerStats};
+pub use tls::Tls;
 
 /// Everything [`Server::start`] needs.
 #[derive(Debug, Clone)]
@@ -66,6 +72,8 @@ pub struct Config {
     /// stream, so with one thread the n-th request always gets the same draw; with several,
     /// which thread serves a connection is up to the kernel.
     pub seed: u64,
+    /// Serve HTTPS (HTTP/2 or HTTP/1.1 by ALPN) instead of plain HTTP and h2c.
+    pub tls: Option<Tls>,
 }
 
 impl Default for Config {
@@ -75,6 +83,7 @@ impl Default for Config {
             threads: 1,
             routes: Vec::new(),
             seed: 0,
+            tls: None,
         }
     }
 }

@@ -31,12 +31,18 @@ impl Persist {
     }
 }
 
+/// A header field's name and value, as HTTP/2 sends them.
+pub(crate) type Field = (Box<[u8]>, Box<[u8]>);
+
 /// A response serialized once. `head` stops before the blank line ending the headers so that
 /// the `Connection` header can be chosen per request without copying or formatting.
 #[derive(Debug)]
 pub(crate) struct Prepared {
     head: Box<[u8]>,
     body: Box<[u8]>,
+    pub(crate) status: u16,
+    /// The header fields as HTTP/2 sends them (lower-case names, no Content-Length).
+    pub(crate) fields: Box<[Field]>,
 }
 
 impl Prepared {
@@ -47,7 +53,13 @@ impl Prepared {
         Prepared {
             head: head.into(),
             body: body.into(),
+            status,
+            fields: h2_fields(headers),
         }
+    }
+
+    pub(crate) fn body(&self) -> &[u8] {
+        &self.body
     }
 
     fn text(status: u16, body: &str) -> Prepared {
@@ -94,6 +106,25 @@ pub(crate) fn write_head(out: &mut Vec<u8>, status: u16, headers: &[(String, Str
     }
 }
 
+/// A route's headers for HTTP/2: names in lower case (RFC 9113 section 8.2.1), and the
+/// `content-type` HTTP/1.1 answers get unless the route sets one.
+pub(crate) fn h2_fields(headers: &[(String, String)]) -> Box<[Field]> {
+    let field = |name: &str, value: &str| {
+        (
+            name.to_ascii_lowercase().into_bytes().into_boxed_slice(),
+            value.as_bytes().into(),
+        )
+    };
+    let typed = headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+    let default = (!typed).then(|| field("content-type", "text/plain"));
+    default
+        .into_iter()
+        .chain(headers.iter().map(|(n, v)| field(n, v)))
+        .collect()
+}
+
 fn has_body(status: u16) -> bool {
     !(status < 200 || status == 204 || status == 304)
 }
@@ -135,6 +166,8 @@ pub(crate) enum Failure {
 /// A [`Route`] checked and serialized.
 #[derive(Debug)]
 pub(crate) struct Compiled {
+    /// Its place in the table, so an answer decided now and sent after a delay can find it.
+    pub(crate) index: usize,
     path: Box<str>,
     prefix: bool,
     method: Option<Box<str>>,
@@ -145,6 +178,7 @@ pub(crate) struct Compiled {
     /// Headers plus half the body, for [`Fault::Truncate`].
     pub(crate) truncated: Box<[u8]>,
     pub(crate) echo: bool,
+    pub(crate) goaway_after: Option<u32>,
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
     /// The HS256 key a request's bearer token must be signed with (`auth=hmac:KEY`).
@@ -154,7 +188,7 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
-    fn new(route: &Route) -> Result<Compiled, MockError> {
+    fn new((index, route): (usize, &Route)) -> Result<Compiled, MockError> {
         let delay = route.check().map_err(|message| MockError::InvalidRoute {
             path: route.path.clone(),
             message,
@@ -170,6 +204,7 @@ impl Compiled {
             None => (route.path.as_str(), false),
         };
         Ok(Compiled {
+            index,
             path: path.into(),
             prefix,
             method: route.method.as_deref().map(Into::into),
@@ -182,6 +217,7 @@ impl Compiled {
             },
             truncated: truncated.into(),
             echo: route.echo,
+            goaway_after: route.goaway_after,
             status: route.status,
             headers: route.headers.clone(),
             auth_key: route.auth.as_ref().map(|a| match a {
@@ -219,17 +255,32 @@ pub(crate) struct Table {
     pub(crate) method_not_allowed: Prepared,
     pub(crate) bad_request: Prepared,
     pub(crate) too_large: Prepared,
+    /// HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: the smallest `max-streams` of any route.
+    pub(crate) max_streams: Option<u32>,
 }
 
 impl Table {
     pub(crate) fn compile(routes: &[Route]) -> Result<Table, MockError> {
         Ok(Table {
-            routes: routes.iter().map(Compiled::new).collect::<Result<_, _>>()?,
+            routes: routes
+                .iter()
+                .enumerate()
+                .map(Compiled::new)
+                .collect::<Result<_, _>>()?,
             not_found: Prepared::text(404, "no route matches this path\n"),
             method_not_allowed: Prepared::text(405, "no route matches this method\n"),
             bad_request: Prepared::text(400, "malformed request\n"),
             too_large: Prepared::text(431, "request head too large\n"),
+            max_streams: routes.iter().filter_map(|r| r.max_streams).min(),
         })
+    }
+
+    pub(crate) fn route(&self, index: usize) -> &Compiled {
+        &self.routes[index]
+    }
+
+    pub(crate) fn routes(&self) -> usize {
+        self.routes.len()
     }
 
     pub(crate) fn lookup(&self, method: &str, target: &str) -> Lookup<'_> {
@@ -306,10 +357,13 @@ mod tests {
 
     #[test]
     fn truncated_answer_declares_more_than_it_sends() {
-        let c = Compiled::new(&Route {
-            size: 0,
-            ..Route::new("/t")
-        })
+        let c = Compiled::new((
+            0,
+            &Route {
+                size: 0,
+                ..Route::new("/t")
+            },
+        ))
         .unwrap();
         let text = String::from_utf8_lossy(&c.truncated);
         assert!(text.contains("Content-Length: 2\r\n"));

@@ -43,6 +43,13 @@ pub struct Route {
     pub echo: bool,
     /// Answer 401 unless the request proves who it is (`auth=hmac:KEY`).
     pub auth: Option<Auth>,
+    /// HTTP/2: after answering this many of this route's requests, a connection sends GOAWAY
+    /// naming the last one and closes once its open streams are done, as nginx does after
+    /// `keepalive_requests`. Streams the client opened past it are left unprocessed.
+    pub goaway_after: Option<u32>,
+    /// HTTP/2: the SETTINGS_MAX_CONCURRENT_STREAMS every connection announces, the smallest of
+    /// any route's (SETTINGS come before any request, so the limit is the server's).
+    pub max_streams: Option<u32>,
 }
 
 /// What a route wants to see before it answers.
@@ -68,15 +75,19 @@ pub enum Fault {
     /// Send the headers with the full `Content-Length` but only half the body, then close.
     /// A route with fewer than 2 body bytes declares 2 and sends 1, so the fault stays visible.
     Truncate,
+    /// HTTP/2: reset the stream with REFUSED_STREAM, as a server past its limits does. Over
+    /// HTTP/1.1, which has no such word, the same as `reset`.
+    Refuse,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 5] = [
+    pub const ALL: [Fault; 6] = [
         Fault::Reset,
         Fault::Close,
         Fault::Stall,
         Fault::Garbage,
         Fault::Truncate,
+        Fault::Refuse,
     ];
 
     pub fn name(self) -> &'static str {
@@ -86,6 +97,7 @@ impl Fault {
             Fault::Stall => "stall",
             Fault::Garbage => "garbage",
             Fault::Truncate => "truncate",
+            Fault::Refuse => "refuse",
         }
     }
 
@@ -114,6 +126,8 @@ impl Route {
             headers: Vec::new(),
             echo: false,
             auth: None,
+            goaway_after: None,
+            max_streams: None,
         }
     }
 
@@ -154,6 +168,9 @@ impl Route {
                     "header '{name}' has a line break or NUL in its value"
                 ));
             }
+        }
+        if self.goaway_after == Some(0) || self.max_streams == Some(0) {
+            return Err("goaway-after and max-streams take a count of at least 1".into());
         }
         if let Some(Auth::Hs256Jwt { key }) = &self.auth {
             if key.is_empty() {

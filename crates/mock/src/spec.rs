@@ -8,11 +8,13 @@
 //!            | "size=" INT [ "b" | "kb" | "kib" | "mb" | "mib" ]   kb = 1000 B, kib = 1024 B
 //!            | "status=" 200..599
 //!            | "error-rate=" ( 0..1 | PERCENT "%" )
-//!            | "fault=" ( "reset" | "close" | "stall" | "garbage" | "truncate" )
+//!            | "fault=" ( "reset" | "close" | "stall" | "garbage" | "truncate" | "refuse" )
 //!            | "header=" NAME ":" VALUE           repeatable; VALUE has no spaces
 //!            | "echo"                             answer with the request itself
 //!            | "auth=hmac:" KEY                   401 unless `Authorization: Bearer JWT`, an
 //!                                                 HS256 JWT signed with KEY (exp honoured)
+//!            | "goaway-after=" INT                 HTTP/2: GOAWAY after INT of its requests
+//!            | "max-streams=" INT                  HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -28,7 +30,8 @@ use crate::latency::{parse_duration, Latency};
 use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
-const OPTIONS: &str = "method, latency, size, status, error-rate, fault, header, echo, auth";
+const OPTIONS: &str =
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -109,6 +112,8 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                     key: key.to_string(),
                 });
             }
+            "goaway-after" => route.goaway_after = Some(parse_count(key, value)?),
+            "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -218,6 +223,14 @@ fn parse_size(value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("size '{value}' is not a byte count; write e.g. 512, 10kb or 1mib"))
 }
 
+fn parse_count(key: &str, value: &str) -> Result<u32, String> {
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{key} '{value}' is not a count; write a whole number from 1"))
+}
+
 fn parse_rate(value: &str) -> Result<f64, String> {
     let bad = || format!("error-rate '{value}' is not a share; write e.g. 0.1 or 10%");
     let rate = match value.strip_suffix('%') {
@@ -273,6 +286,12 @@ impl fmt::Display for Route {
         }
         if let Some(Auth::Hs256Jwt { key }) = &self.auth {
             write!(f, " auth=hmac:{key}")?;
+        }
+        if let Some(n) = self.goaway_after {
+            write!(f, " goaway-after={n}")?;
+        }
+        if let Some(n) = self.max_streams {
+            write!(f, " max-streams={n}")?;
         }
         Ok(())
     }

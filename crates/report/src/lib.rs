@@ -28,6 +28,7 @@
 //!     threads: 1,
 //!     timeout_s: 10.0,
 //!     calls_per_conn: None,
+//!     pipeline: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //! };

@@ -176,7 +176,7 @@ pub(crate) fn is_within(t: u64, run_s: f64) -> bool {
     (t + 1) as f64 <= run_s + 1e-3
 }
 
-fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineEntry {
+pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineEntry {
     let ms = |us: u64| us as f64 / 1e3;
     let q = |quantile: f64| {
         if sec.latency.is_empty() {
@@ -270,7 +270,7 @@ pub(crate) fn per_second(n: u64, seconds: f64) -> f64 {
 
 /// RFC 3339 in UTC to the millisecond: finer digits would claim a precision the start of a run
 /// does not have.
-fn rfc3339(t: SystemTime) -> String {
+pub(crate) fn rfc3339(t: SystemTime) -> String {
     let utc = time::OffsetDateTime::from(t);
     let utc = utc.replace_millisecond(utc.millisecond()).unwrap_or(utc);
     utc.format(&time::format_description::well_known::Rfc3339)

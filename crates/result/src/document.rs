@@ -41,6 +41,7 @@ pub fn read_document(path: impl AsRef<Path>) -> Result<Document, ReportError> {
 
 /// Parses any result `herd report` can show; `origin` names the text's source in errors.
 pub fn parse_document(text: &str, origin: &str) -> Result<Document, ReportError> {
+    let text = &*crate::stream::complete(text, origin)?;
     let header = check(text, origin)?;
     match header.kind.as_str() {
         "run" => Ok(Document::Run(Box::new(parse_run(

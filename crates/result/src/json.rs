@@ -39,6 +39,7 @@ pub fn parse_json_kind<T: DeserializeOwned>(
     origin: &str,
     expected: &str,
 ) -> Result<T, ReportError> {
+    let text = &*crate::stream::complete(text, origin)?;
     let header = check(text, origin)?;
     if header.kind != expected {
         return Err(ReportError::WrongKind {

@@ -34,6 +34,7 @@
 //!     threads: 1,
 //!     timeout_s: 10.0,
 //!     calls_per_conn: None,
+//!     pipeline: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //! };
@@ -72,10 +73,12 @@ mod histogram;
 mod json;
 pub mod knee;
 pub mod merge;
+pub mod redact;
 mod result;
 pub mod sections;
 pub mod server;
 mod shard;
+pub mod stream;
 pub mod sweep;
 pub mod units;
 mod workload;
@@ -87,8 +90,8 @@ pub use error::ReportError;
 pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use result::{
-    Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, RunConfig, RunResult,
-    SizeSummary, Summary, TimelineEntry, Totals, Warmup,
+    Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse, RunConfig,
+    RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

@@ -116,6 +116,10 @@ pub struct RunConfig {
     pub timeout_s: f64,
     /// Requests per connection before it is closed and reopened; `None` keeps connections alive.
     pub calls_per_conn: Option<u64>,
+    /// HTTP/1.1 pipelining (`--pipeline K`): up to this many requests in flight on each
+    /// connection; `None` sends one at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<u64>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.
@@ -224,6 +228,10 @@ pub struct Generator {
     pub connections_opened: u64,
     #[serde(default)]
     pub peak_connections: u64,
+    /// The protocols the connections spoke (ALPN's names: `http/1.1`, `h2`, `h3`), one row
+    /// each, in name order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocols: Vec<ProtocolUse>,
     /// The most file descriptors open at once, and the process's limit.
     #[serde(default)]
     pub fds_peak: Option<u64>,
@@ -238,6 +246,17 @@ pub struct Generator {
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
+}
+
+/// The connections that spoke one protocol, and what they carried.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtocolUse {
+    pub protocol: String,
+    /// Connections opened that spoke it.
+    pub connections: u64,
+    /// Requests handed to them (HTTP/2 and HTTP/3: streams), a request sent again on another
+    /// connection counted on each.
+    pub requests: u64,
 }
 
 /// One second of the generator's own health.

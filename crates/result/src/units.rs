@@ -27,32 +27,59 @@ pub fn duration(text: &str, bare: Bare) -> Result<Duration, String> {
     let refuse = |why: &str| format!("`{text}` is not a duration{why}: {DURATION_HINT}");
     if let Ok(secs) = t.parse::<f64>() {
         return match bare {
-            Bare::Allowed if secs.is_finite() && secs >= 0.0 => Ok(Duration::from_secs_f64(secs)),
-            Bare::Allowed => Err(refuse("")),
+            Bare::Allowed => nanos(secs, 1e9).ok_or_else(|| refuse("")),
             Bare::Refused => Err(refuse(" (a bare number has no unit)")),
         };
     }
-    let units: [(&str, f64); 6] = [
-        ("us", 1e-6),
-        ("µs", 1e-6),
-        ("ms", 1e-3),
-        ("s", 1.0),
-        ("m", 60.0),
-        ("h", 3600.0),
+    // Exactly the units the docs list, alone or in a descending sequence (`1h30m`, `2m30s`);
+    // `2M`, `1w` or `2d` are refused rather than read as months, weeks or days.
+    const UNITS: [(&str, f64); 6] = [
+        ("h", 3600e9),
+        ("m", 60e9),
+        ("s", 1e9),
+        ("ms", 1e6),
+        ("us", 1e3),
+        ("µs", 1e3),
     ];
-    for (unit, scale) in units {
-        if let Some(n) = t.strip_suffix(unit) {
-            if let Ok(x) = n.trim().parse::<f64>() {
-                return if x.is_finite() && x >= 0.0 {
-                    Ok(Duration::from_secs_f64(x * scale))
-                } else {
-                    Err(refuse(""))
-                };
-            }
+    let mut total = Duration::ZERO;
+    let mut rest = t;
+    let mut last = None;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(|| refuse(" (a number at the end has no unit)"))?;
+        let (number, tail) = rest.split_at(digits);
+        let tail = tail.trim_start();
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
+            .unwrap_or(tail.len());
+        let (unit, after) = tail.split_at(unit_len);
+        let rank = UNITS
+            .iter()
+            .position(|(u, _)| *u == unit)
+            .ok_or_else(|| refuse(""))?;
+        // `ms` then `s` is a typo, not a sum.
+        if last.is_some_and(|l| rank <= l) {
+            return Err(refuse(""));
         }
+        last = Some(rank);
+        let x: f64 = number.parse().map_err(|_| refuse(""))?;
+        total = total
+            .checked_add(nanos(x, UNITS[rank].1).ok_or_else(|| refuse(""))?)
+            .ok_or_else(|| refuse(" (too long)"))?;
+        rest = after.trim_start();
     }
-    // Compound forms such as `1h30m`.
-    humantime::parse_duration(t).map_err(|_| refuse(""))
+    if last.is_none() {
+        return Err(refuse(""));
+    }
+    Ok(total)
+}
+
+/// `x` units of `scale` nanoseconds, exactly to the nanosecond: `16000ms` is 16 s, not
+/// 15.999999999 s (`x * 1e-3` in floating point).
+fn nanos(x: f64, scale: f64) -> Option<Duration> {
+    let ns = (x * scale).round();
+    (x.is_finite() && x >= 0.0 && ns < u64::MAX as f64).then(|| Duration::from_nanos(ns as u64))
 }
 
 /// A duration in milliseconds, unit required: how criteria read a latency limit.
@@ -98,6 +125,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn durations_take_exactly_the_documented_units_without_float_noise() {
+        for (s, want) in [
+            ("16000ms", Duration::from_secs(16)),
+            ("0.1s", Duration::from_millis(100)),
+            ("2m30s", Duration::from_secs(150)),
+            ("1h 30m", Duration::from_secs(5400)),
+            ("1.5", Duration::from_millis(1500)),
+            ("250us", Duration::from_micros(250)),
+        ] {
+            assert_eq!(duration(s, Bare::Allowed), Ok(want), "{s}");
+        }
+        for bad in [
+            "2M", "1w", "2d", "100y", "5ns", "30s5m", "1h30", "1e400s", "-1s",
+        ] {
+            let e = duration(bad, Bare::Allowed).unwrap_err();
+            assert!(e.contains("units: us, ms, s, m, h"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn durations_need_a_unit_unless_the_flag_says_seconds() {
         let ok = [
             ("800us", 0.8),
@@ -127,6 +174,15 @@ mod tests {
                 let e = duration(bad, bare).unwrap_err();
                 assert!(e.contains("is not a duration"), "{bad}: {e}");
             }
+        }
+    }
+
+    /// Found by fuzzing a workload file: a duration past `Duration::MAX` panicked.
+    #[test]
+    fn a_duration_too_long_for_a_duration_is_refused_not_a_panic() {
+        for huge in ["18446744073709551616s", "1e300h", "1e300"] {
+            let e = duration(huge, Bare::Allowed).unwrap_err();
+            assert!(e.contains("too long"), "{huge}: {e}");
         }
     }
 

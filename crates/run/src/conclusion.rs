@@ -15,6 +15,9 @@ pub enum Conclusion {
     NothingAnswered,
     /// Ctrl-C: the run is incomplete.
     Interrupted,
+    /// A shard whose share of the run is empty (fewer users or requests than shards): it sent
+    /// nothing, rightly; `herd merge` counts it.
+    NoShare,
 }
 
 /// Interrupted beats everything (the run is incomplete); then a run nothing answered (it
@@ -23,8 +26,11 @@ pub enum Conclusion {
 /// load, so they decide nothing: `herd merge` judges the whole.
 pub fn conclude(result: &RunResult) -> Conclusion {
     let sharded = result.shard.as_ref().is_some_and(|h| h.count > 1);
+    let t = &result.totals;
     if result.interrupted {
         Conclusion::Interrupted
+    } else if sharded && t.completed == 0 && t.errors == 0 && t.dropped == 0 {
+        Conclusion::NoShare
     } else if herd_result::answers::nothing_answered(result.totals.completed) {
         Conclusion::NothingAnswered
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {

@@ -15,18 +15,25 @@
 //! ```
 
 mod conclusion;
+pub mod flags;
+mod http;
 mod limits;
 mod prepare;
 mod prepared;
+mod replay;
 mod result;
+mod script;
 mod spec;
+mod watch;
 
 pub use conclusion::{conclude, Conclusion};
+pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
-pub use prepare::{compile_workload, workload_path};
+pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
-pub use result::to_result;
-pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
+pub use replay::{p95_change, Replay};
+pub use result::{generator_sample, to_result};
+pub use spec::{LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;
@@ -37,6 +44,8 @@ use std::time::Duration;
 pub const DEFAULT_CONNECTIONS: u64 = 10;
 /// Default connection cap in the open model: enough to hold most rates against a slow server.
 pub const DEFAULT_OPEN_CAP: u64 = 1000;
+/// The per-request deadline when neither `--timeout` nor a workload file sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a URL run lasts when neither a duration nor a request count is given.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
@@ -91,4 +100,8 @@ pub trait Runs {
     ) -> Result<RunResult, RunError>;
     /// What one arrival of the open model is: `req/s` for a URL, `iterations/s` for a workload.
     fn rate_unit(&self) -> &'static str;
+    /// The per-request deadline of every run: the flag's, else the file's, else the default.
+    fn timeout(&self) -> Duration {
+        DEFAULT_TIMEOUT
+    }
 }

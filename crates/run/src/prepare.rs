@@ -2,9 +2,12 @@
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
 use crate::prepared::{Prepared, UrlRequest, What};
+use crate::watch::Watch;
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
+use herd_engine::Request;
 use herd_engine::{Load, Plan};
-use herd_http::{prepare, RequestSpec, Target};
+use herd_http::h3::H3Transport;
+use herd_http::{prepare, with_closing, RequestSpec, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -12,10 +15,50 @@ impl RunSpec {
     /// Reads and checks everything the run needs (URL, headers, body file, URL file, workload
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
-        let mut problems = Vec::new();
+        let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
-            Source::Url { url, request } => self.url(url, request, None, &mut problems),
-            Source::UrlFile { path, request } => self.url_file(path, request, &mut problems),
+            Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
+                // The body is in the request's bytes: one copy for every connection.
+                Some(What::Url(mut r)) => {
+                    r.spec.body = Vec::new();
+                    Some(What::Url(r))
+                }
+                what => what,
+            },
+            Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
+            Source::Replay { url, replay } => {
+                let target = Target::parse(url).map_err(|e| problems.push(e.to_string()));
+                let replay =
+                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
+                match (target, replay) {
+                    (Ok(target), Ok(replay)) => Some(What::Replay {
+                        url: url.clone(),
+                        target,
+                        replay: Box::new(replay),
+                    }),
+                    _ => None,
+                }
+            }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, &mut problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                }
+            }
             Source::Workload { path } => match compile_workload(path) {
                 Ok(workload) => {
                     let file = path.clone();
@@ -27,21 +70,45 @@ impl RunSpec {
                 }
             },
         };
+        if self.http.http3 {
+            let target = match &what {
+                Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
+                Some(What::Workload { workload, .. }) => Some(workload.target()),
+                Some(What::Replay { target, .. }) => Some(target),
+                Some(What::Script { .. }) => {
+                    problems.push("--http3 does not run wrk Lua scripts yet: drop --http3".into());
+                    None
+                }
+                None => None,
+            };
+            if let Some(Err(e)) = target.map(|t| H3Transport::new(t, TlsOptions::default())) {
+                problems.push(format!("--http3: {e}"));
+            }
+        }
+        if let Some(ip) = self.bind {
+            problems.extend(local_address(ip).err());
+        }
+        let watch = Watch::check(&self.watch)
+            .map_err(|p| problems.extend(p))
+            .ok()
+            .flatten();
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
         let prepared = Prepared {
+            watch,
             what: what.expect("no problems means the source was read"),
             load: self.load.clone(),
             level: self.level,
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };
-        // A URL's plan was checked with its flags, in order; a workload's is checked here.
-        if let What::Workload { .. } = prepared.what {
+        // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
+        if let What::Workload { .. } | What::Replay { .. } = prepared.what {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
@@ -70,14 +137,37 @@ impl RunSpec {
             problems.extend(e.0);
         }
         let target = target?;
-        if let Err(e) = prepare(&target, &spec) {
-            problems.push(e.to_string());
+        // A connection's last request asks the server to close (`--calls-per-conn`), so the
+        // TIME_WAIT lands on the server's side, as with ab and httperf.
+        let bytes = match prepare(&target, &spec) {
+            Ok(r) => with_closing(r),
+            Err(e) => {
+                problems.push(e.to_string());
+                Request::new(Vec::new())
+            }
+        };
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
         }
         let request = UrlRequest {
-            url: url.to_owned(),
             target,
+            body_len: spec.body.len() as u64,
             spec,
-            headers: request.headers.clone(),
+            request: bytes,
+            shown_url: request.redact.url(url),
+            headers: request.redact.headers(&request.headers),
         };
         Some(match file {
             None => What::Url(request),
@@ -156,13 +246,10 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
     }
     let body = match (&r.body, &r.body_file) {
         (Some(b), _) => b.clone().into_bytes(),
-        (None, Some(path)) => match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                problems.push(format!("cannot read the body file {}: {e}", path.display()));
-                Vec::new()
-            }
-        },
+        (None, Some(path)) => body_file(path).unwrap_or_else(|e| {
+            problems.push(e);
+            Vec::new()
+        }),
         (None, None) => Vec::new(),
     };
     let has_body = r.body.is_some() || r.body_file.is_some();
@@ -179,16 +266,72 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
     }
 }
 
+/// Whether `--bind` names an address of this machine: binding a socket to it is what every
+/// connection will do, so a foreign address fails here once rather than on every request.
+fn local_address(ip: std::net::IpAddr) -> Result<(), String> {
+    std::net::UdpSocket::bind((ip, 0)).map(drop).map_err(|e| {
+        format!(
+            "--bind {ip}: connections cannot be made from it ({e}): give an address of this machine (see `ip addr`), e.g. 127.0.0.2 for a loopback target"
+        )
+    })
+}
+
+/// The largest request body herd sends: it is held in memory (one copy, shared by every
+/// connection), so a device or a huge file must not fill the machine before the first request.
+pub const MAX_BODY: u64 = 64 << 20;
+
+/// Reads `--body-file`: a regular file of at most [`MAX_BODY`] bytes. `/dev/zero` or a FIFO
+/// would be read forever.
+fn body_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read the body file {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!(
+            "--body-file {} is not a regular file (a device, pipe or directory): give a file whose content is the body",
+            path.display()
+        ));
+    }
+    let too_big = |len: u64| {
+        format!(
+            "--body-file {} is {len} bytes; herd sends a body of at most {MAX_BODY} bytes (64 MiB), held once in memory: send a smaller file",
+            path.display()
+        )
+    };
+    if meta.len() > MAX_BODY {
+        return Err(too_big(meta.len()));
+    }
+    let mut body = Vec::with_capacity(meta.len() as usize);
+    // A file that grows while read is still bounded.
+    file.take(MAX_BODY + 1)
+        .read_to_end(&mut body)
+        .map_err(cannot)?;
+    if body.len() as u64 > MAX_BODY {
+        return Err(too_big(body.len() as u64));
+    }
+    Ok(body)
+}
+
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -200,8 +343,10 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         requests: f.requests,
         warmup: f.warmup.unwrap_or_default(),
         threads: f.threads.unwrap_or_else(threads_default),
-        timeout: f.timeout,
+        timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

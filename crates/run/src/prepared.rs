@@ -4,8 +4,9 @@
 use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
-use herd_engine::{Control, Load, Plan, Shard, Single, SystemClock};
-use herd_http::{prepare, with_closing, HttpTransport, RequestSpec, Target, TlsOptions};
+use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
+use herd_http::h3::H3Transport;
+use herd_http::{HttpTransport, RequestSpec, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
@@ -16,11 +17,13 @@ use std::time::Duration;
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -29,10 +32,14 @@ pub struct Prepared {
 
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
-    pub url: String,
     pub target: Target,
+    /// The request as the flags describe it; a URL run's body lives only in `request`.
     pub spec: RequestSpec,
-    /// As given, for the result's config.
+    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
+    pub request: Request,
+    pub body_len: u64,
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
     pub headers: Vec<String>,
 }
 
@@ -47,6 +54,17 @@ pub(crate) enum What {
     },
     Workload {
         workload: Workload,
+        file: PathBuf,
+    },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
+    },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
         file: PathBuf,
     },
 }
@@ -72,7 +90,8 @@ impl Prepared {
     /// The request body of a URL run (empty for files): part of a shard's plan hash.
     pub fn body(&self) -> &[u8] {
         match &self.what {
-            What::Url(r) => &r.spec.body,
+            What::Url(r) => &r.request.bytes,
+            What::Script { request: r, .. } => &r.spec.body,
             _ => &[],
         }
     }
@@ -102,53 +121,97 @@ impl Prepared {
         let mut plan = self.plan_at(level, length);
         plan.shard = self.shard.clone();
         plan.late = self.late;
-        ensure_fds(plan.max_connections())?;
+        let fewer = match (&self.what, level) {
+            (What::Workload { file, .. }, None) => format!(
+                "lower `users:` (closed) or `max_connections:` (open) in {}",
+                file.display()
+            ),
+            _ => "ask for fewer connections (-c)".to_owned(),
+        };
+        ensure_fds(plan.max_connections(), &fewer)?;
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,
         };
         let start = |e: String| RunError::Start(e);
         let progress = |p: &herd_engine::Progress| observer.progress(p);
+        let clock = Arc::new(SystemClock);
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
         let out = match &self.what {
             What::Url(r) => {
-                let request = prepare(&r.target, &r.spec).map_err(|e| start(e.to_string()))?;
-                // A connection's last request asks the server to close (`--calls-per-conn`),
-                // so the TIME_WAIT lands on the server's side, as with ab and httperf.
-                let request = with_closing(request);
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| Single(request.clone()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let request = &r.request;
+                let script = |_| Single(request.clone());
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(&r.target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
+            }
+            What::Replay { target, replay, .. } => {
+                let script = |_| replay.script.clone();
+                if self.http.http3 {
+                    let transport =
+                        H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                } else {
+                    let transport = HttpTransport::new(target, options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                        .map(|out| (out, None))
+                }
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                // The tally starts from zero, so a workload run again (a series' next level)
-                // counts only its own run.
-                w.reset_tally();
-                herd_engine::run(
-                    &plan,
-                    Arc::new(SystemClock),
-                    |_| transport.wire(),
-                    |_| w.script_in(plan.shard.as_ref()),
-                    Arc::clone(control),
-                    progress,
-                )
+                let script = |_| w.script_in(plan.shard.as_ref());
+                let out = if self.http.http3 {
+                    let transport =
+                        H3Transport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                } else {
+                    let transport = HttpTransport::new(w.target(), options)
+                        .map_err(|e| start(e.to_string()))?
+                        .speaking(self.http.protocol());
+                    let wire = |_| transport.wire();
+                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
+                };
+                out.map(|out| {
+                    let (out, tally) = out.split();
+                    (out, Some(tally))
+                })
+            }
+            What::Script { request, wrk, .. } => {
+                crate::script::play(&plan, request, wrk, options, control, progress)?
+                    .map(|out| (out, None))
             }
         }
-        .map_err(|e| start(e.to_string()))?;
+        .map_err(|e| start(e.to_string()));
+        let server = watcher.map(crate::watch::stop);
+        let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        result.server = server;
         match &self.what {
             What::Url(_) => {}
+            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &mut result);
+                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
                 result.thresholds = workload
                     .thresholds
@@ -158,6 +221,12 @@ impl Prepared {
             }
         }
         Ok(result)
+    }
+
+    /// Every problem with the run as it will play, its shard included: what a shard's wait for
+    /// its start instant must not be spent before finding.
+    pub fn check(&self) -> Result<(), RunError> {
+        self.check_at(self.level, self.length)
     }
 
     /// Every problem with the plan at this level and length.
@@ -172,24 +241,67 @@ impl Prepared {
                 RunError::Invalid(vec![format!("{}: {e}", file.display())])
             }
             _ => RunError::Invalid(e.0),
-        })
+        })?;
+        self.check_rows(&plan)
+    }
+
+    /// docs/distributed.md promises that two shards never log in as the same user: user `u`
+    /// keeps row `u mod rows`, so that holds only while every user has a row of its own.
+    fn check_rows(&self, plan: &Plan) -> Result<(), RunError> {
+        let (Some(shard), What::Workload { workload, file } | What::UrlFile { workload, file, .. }) =
+            (&self.shard, &self.what)
+        else {
+            return Ok(());
+        };
+        let users = plan.max_connections();
+        let problems: Vec<String> = workload
+            .per_user_rows()
+            .into_iter()
+            .filter(|&(_, rows)| shard.count > 1 && rows < users)
+            .map(|(name, rows)| {
+                format!(
+                    "{}: data `{name}` has {rows} rows for {users} users over {} shards: users would share rows, and two shards would log in as the same user; add rows (one per user) or run fewer users",
+                    file.display(),
+                    shard.count
+                )
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(RunError::Invalid(problems))
+        }
     }
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) => return url_plan(&self.load.at(level, length), 1),
+            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }
             What::Workload { workload, .. } => workload,
+            // A log sets its own arrivals: a level does not apply.
+            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default.
-            let mut plan = w.plan(f.threads.unwrap_or_else(threads_default));
+            // The file's own load; its thread count wins over the default, the flag over both.
+            let mut plan = w.plan(threads_default());
+            if let Some(t) = f.threads {
+                plan.threads = t;
+            }
             if let Some(warmup) = f.warmup {
                 plan.warmup = warmup;
+            }
+            if let Some(timeout) = f.timeout {
+                plan.timeout = timeout;
             }
             set_length(&mut plan, length);
             return plan;
@@ -209,18 +321,24 @@ impl Prepared {
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
+        if let Some(timeout) = f.timeout {
+            plan.timeout = timeout;
+        }
         plan
     }
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         match &self.what {
-            What::Url(r) => url_config(r, &self.load.at(level, length), plan),
+            What::Url(r) | What::Script { request: r, .. } => {
+                url_config(r, &self.load.at(level, length), plan)
+            }
             What::UrlFile { request, .. } => {
                 let mut c = url_config(request, &self.load.at(level, length), plan);
                 c.method = "url file".to_owned();
                 c
             }
             What::Workload { workload, .. } => workload_config(workload, plan),
+            What::Replay { url, .. } => crate::result::replay_config(url, plan),
         }
     }
 }
@@ -253,5 +371,9 @@ impl Runs for Prepared {
             What::Workload { .. } => "iterations/s",
             _ => "req/s",
         }
+    }
+
+    fn timeout(&self) -> Duration {
+        self.plan_at(self.level, self.length).timeout
     }
 }

@@ -18,7 +18,6 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
     } else {
         &g.loop_delay
     };
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let generator = Generator {
         cpu_user_s: g.cpu.user.as_secs_f64(),
         cpu_sys_s: g.cpu.sys.as_secs_f64(),
@@ -35,23 +34,24 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         worker: Some("loop".to_owned()),
         connections_opened: g.connections_opened,
         peak_connections: g.peak_connections,
+        protocols: {
+            let mut rows: Vec<_> = g
+                .protocols
+                .iter()
+                .map(|p| herd_result::ProtocolUse {
+                    protocol: p.protocol.to_owned(),
+                    connections: p.connections,
+                    requests: p.requests,
+                })
+                .collect();
+            rows.sort_by(|a, b| a.protocol.cmp(&b.protocol));
+            rows
+        },
         fds_peak: g.fds_peak,
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,
         ephemeral_port_range: g.port_range,
-        timeline: g
-            .timeline
-            .iter()
-            .map(|h| GeneratorSample {
-                t: h.t,
-                cpu_percent: h.cpu_percent.clone(),
-                send_lag_p99_ms: ms(h.send_lag_p99),
-                loop_delay_max_ms: ms(h.loop_delay_max),
-                connections: h.open_connections,
-                fds: h.fds,
-                ephemeral_ports: h.ephemeral_ports,
-            })
-            .collect(),
+        timeline: g.timeline.iter().map(generator_sample).collect(),
     };
     build_run(RunInput {
         target,
@@ -111,7 +111,7 @@ fn loopback(url: &str) -> Option<bool> {
 /// How a URL run is described in its result: its resolved flags at its level.
 pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: r.url.clone(),
+        url: r.shown_url.clone(),
         method: r.spec.method.clone(),
         model: if f.rate.is_some() {
             Model::Open
@@ -126,15 +126,39 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         threads: plan.effective_threads() as u64,
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
+        pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         headers: r.headers.clone(),
-        body_bytes: r.spec.body.len() as u64,
+        body_bytes: r.body_len,
+    }
+}
+
+/// How a log replay is described in its result: the open model at the log's mean rate.
+pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
+    RunConfig {
+        url: url.to_owned(),
+        method: "replay".to_owned(),
+        model: Model::Open,
+        connections: plan.max_connections(),
+        rate: match plan.load {
+            Load::Open { rate, .. } => Some(rate),
+            Load::Closed { .. } => None,
+        },
+        duration_s: plan.duration.map(|d| d.as_secs_f64()),
+        requests: None,
+        warmup_s: 0.0,
+        threads: plan.effective_threads() as u64,
+        timeout_s: plan.timeout.as_secs_f64(),
+        calls_per_conn: None,
+        pipeline: None,
+        headers: Vec::new(),
+        body_bytes: 0,
     }
 }
 
 /// How a workload's run is described in its result: the file's target, its plan's load.
 pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: w.target().to_string(),
+        url: herd_result::redact::Redaction::default().url(&w.target().to_string()),
         method: "workload".to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,
@@ -151,13 +175,19 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         threads: plan.effective_threads() as u64,
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
+        pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
     }
 }
 
 /// Per-name stats, scenarios and checks from what the engine and the scripts counted.
-pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult) {
+pub(crate) fn add_workload(
+    w: &Workload,
+    out: &RunOutput,
+    tally: &herd_workload::Tally,
+    result: &mut RunResult,
+) {
     let names = w.names();
     // With one name the engine keeps only totals: they are that name's stats.
     let by_name: Vec<_> = if out.by_name.is_empty() {
@@ -173,7 +203,6 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
             .collect()
     };
     result.by_name = by_name;
-    let tally = w.tally();
     if !w.walks() {
         result.by_scenario = w
             .scenarios()
@@ -193,4 +222,18 @@ pub(crate) fn add_workload(w: &Workload, out: &RunOutput, result: &mut RunResult
             sample: c.sample.clone(),
         })
         .collect();
+}
+
+/// One second of the generator's health as results carry it.
+pub fn generator_sample(h: &herd_engine::HealthSample) -> GeneratorSample {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    GeneratorSample {
+        t: h.t,
+        cpu_percent: h.cpu_percent.clone(),
+        send_lag_p99_ms: ms(h.send_lag_p99),
+        loop_delay_max_ms: ms(h.loop_delay_max),
+        connections: h.open_connections,
+        fds: h.fds,
+        ephemeral_ports: h.ephemeral_ports,
+    }
 }

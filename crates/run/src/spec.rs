@@ -2,6 +2,7 @@
 //! level, a test by hand.
 
 use crate::{Length, Level};
+use herd_monitor::WatchPlan;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,6 +11,8 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub struct RunSpec {
     pub source: Source,
+    /// The request flags: a URL's request, a URL file's defaults; a workload file refuses them.
+    pub request: RequestFlags,
     pub load: LoadFlags,
     /// The level the run is checked at and played at when `Prepared::run` is given none. With
     /// a level, a workload file's own load (its stages, threads and warm-up) is replaced by the
@@ -21,30 +24,40 @@ pub struct RunSpec {
     pub insecure: bool,
     /// The local address connections are made from.
     pub bind: Option<IpAddr>,
+    /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
+    pub watch: WatchPlan,
+    /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
+    pub http: crate::HttpFlags,
 }
 
 /// Where the requests come from.
 #[derive(Clone, Debug)]
 pub enum Source {
-    /// One URL and the request flags.
-    Url { url: String, request: RequestFlags },
-    /// A siege URL file (`URL [POST data]` per line); the flags apply to every line (a line's
-    /// own method and data win).
-    UrlFile {
-        path: PathBuf,
-        request: RequestFlags,
-    },
+    /// One URL, sent with the request flags.
+    Url { url: String },
+    /// A siege URL file (`URL [POST data]` per line); the request flags apply to every line (a
+    /// line's own method and data win).
+    UrlFile { path: PathBuf },
     /// A workload file: its scenarios, load and thresholds.
     Workload { path: PathBuf },
+    /// A web server's log sent to `url` with its recorded timing (or at `--rate`).
+    Replay {
+        url: String,
+        replay: Box<crate::Replay>,
+    },
+    /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
+    /// script's `wrk` table, `args` go to its `init`.
+    Script {
+        url: String,
+        script: PathBuf,
+        args: Vec<String>,
+    },
 }
 
 impl Source {
-    /// A URL with default request flags (GET, no headers, no body).
+    /// A URL (with default request flags: GET, no headers, no body).
     pub fn url(url: impl Into<String>) -> Source {
-        Source::Url {
-            url: url.into(),
-            request: RequestFlags::default(),
-        }
+        Source::Url { url: url.into() }
     }
 }
 
@@ -55,6 +68,8 @@ pub struct RequestFlags {
     pub headers: Vec<String>,
     pub body: Option<String>,
     pub body_file: Option<PathBuf>,
+    /// Which headers the result shows masked (`--redact`, `--show-secrets`).
+    pub redact: herd_result::redact::Redaction,
 }
 
 impl RequestFlags {
@@ -67,9 +82,11 @@ impl RequestFlags {
     }
 }
 
-/// The load flags of `herd run`. A workload file takes its load from the file unless a level is
-/// given; then `connections` is the open model's cap, `threads` and `warmup` apply.
-#[derive(Clone, Debug)]
+/// The load flags of `herd run`, `None` where not given. Which apply to which kind of run is
+/// `flags::TABLE`'s to say: a workload file takes its load from the file unless a level is
+/// given (then `connections` is the open model's cap); `timeout`, `warmup` and `threads` win
+/// over the file's.
+#[derive(Clone, Debug, Default)]
 pub struct LoadFlags {
     /// Closed model: users; open model: the cap on connections.
     pub connections: Option<u64>,
@@ -78,26 +95,23 @@ pub struct LoadFlags {
     pub duration: Option<Duration>,
     pub requests: Option<u64>,
     pub calls_per_conn: Option<u64>,
-    pub timeout: Duration,
+    /// HTTP/1.1 pipelining (`--pipeline K`): K requests in flight on each connection.
+    pub pipeline: Option<Pipeline>,
+    /// `None`: [`crate::DEFAULT_TIMEOUT`] for a URL, the file's `defaults: timeout` for a workload.
+    pub timeout: Option<Duration>,
     /// `None`: none for a URL, the file's for a workload.
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).
     pub threads: Option<usize>,
 }
 
-impl Default for LoadFlags {
-    fn default() -> Self {
-        LoadFlags {
-            connections: None,
-            rate: None,
-            duration: None,
-            requests: None,
-            calls_per_conn: None,
-            timeout: Duration::from_secs(10),
-            warmup: None,
-            threads: None,
-        }
-    }
+/// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
+/// requests; `-c` connections then carry `-c` x K users (closed model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub depth: usize,
+    /// `--pipeline-any-method`: pipeline requests that are not idempotent (POST) too.
+    pub any_method: bool,
 }
 
 impl LoadFlags {
@@ -126,11 +140,14 @@ impl RunSpec {
     pub fn new(source: Source) -> RunSpec {
         RunSpec {
             source,
+            request: RequestFlags::default(),
             load: LoadFlags::default(),
             level: None,
             length: None,
             insecure: false,
             bind: None,
+            watch: WatchPlan::default(),
+            http: crate::HttpFlags::default(),
         }
     }
 }

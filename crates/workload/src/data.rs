@@ -126,10 +126,20 @@ pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> (Vec<Source>, V
         let Some(f) = r.fields(
             v,
             &format!("data source `{name}`"),
-            &["csv", "pick", "zipf", "values"],
+            &["csv", "pick", "zipf", "values", "secret"],
         ) else {
             continue;
         };
+        // `secret: true` only says where the file travels (`herd k8s render` puts it into a
+        // Secret, not the ConfigMap); the run reads it like any other.
+        if let Some(s) = f.get("secret") {
+            if r.boolean(s, "secret").is_some() && !f.has("csv") {
+                r.report(
+                    Diag::new(s.at, "only a csv source can be secret")
+                        .hint("e.g. { csv: users.csv, secret: true }"),
+                );
+            }
+        }
         let kinds = ["csv", "zipf", "values"]
             .iter()
             .filter(|k| f.has(k))

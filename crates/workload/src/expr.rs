@@ -359,6 +359,31 @@ impl Parser<'_, '_> {
                     }
                 }
             }
+            Func::Env => {
+                let name = match &args[0].0 {
+                    Arg::Text(t) => t.as_str(),
+                    _ => "",
+                };
+                let valid = !name.is_empty()
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    self.error(
+                        at,
+                        "env takes the name of an environment variable written in the file",
+                        "e.g. env('API_TOKEN')",
+                    );
+                    return None;
+                }
+                if std::env::var_os(name).is_none() {
+                    self.error(
+                        at,
+                        format!("env('{name}'): {name} is not set in herd's environment"),
+                        &format!("export {name}=... before running herd (herd k8s render puts it into a Kubernetes Secret)"),
+                    );
+                    return None;
+                }
+            }
             _ => {}
         }
         Some(())

@@ -20,10 +20,11 @@ pub enum Func {
     RandomInt,
     Concat,
     JsonString,
+    Env,
 }
 
 /// Name, arguments as documented, least and most arguments (`usize::MAX`: any number).
-const TABLE: [(Func, &str, &str, usize, usize); 9] = [
+const TABLE: [(Func, &str, &str, usize, usize); 10] = [
     (Func::HmacSha256, "hmac_sha256", "key, data", 2, 2),
     (Func::Sha256, "sha256", "data", 1, 1),
     (Func::Base64Url, "base64url", "data", 1, 1),
@@ -33,6 +34,7 @@ const TABLE: [(Func, &str, &str, usize, usize); 9] = [
     (Func::RandomInt, "random_int", "min, max", 2, 2),
     (Func::Concat, "concat", "a, b, ...", 1, usize::MAX),
     (Func::JsonString, "json_string", "text", 1, 1),
+    (Func::Env, "env", "'NAME'", 1, 1),
 ];
 
 impl Func {
@@ -95,6 +97,8 @@ impl Func {
             }
             Func::Concat => args.concat(),
             Func::JsonString => serde_json::to_string(arg(0)).expect("a string serializes"),
+            // Checked to be set when the file is compiled (`expr::check_literals`).
+            Func::Env => std::env::var(arg(0)).unwrap_or_default(),
         }
     }
 }

@@ -50,7 +50,7 @@ use herd_http::Target;
 use herd_result::Criterion;
 use program::Program;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A compiled workload: what to run and how to report it.
@@ -61,7 +61,6 @@ pub struct Workload {
     pub timeout: Duration,
     pub thresholds: Vec<Criterion>,
     pub file: PathBuf,
-    tally: Arc<Mutex<Tally>>,
 }
 
 impl Workload {
@@ -72,14 +71,12 @@ impl Workload {
         thresholds: Vec<Criterion>,
         file: &Path,
     ) -> Workload {
-        let tally = Tally::new(program.scenarios.len(), program.checks.len());
         Workload {
             program: Arc::new(program),
             load,
             timeout,
             thresholds,
             file: file.to_owned(),
-            tally: Arc::new(Mutex::new(tally)),
         }
     }
 
@@ -128,6 +125,8 @@ impl Workload {
             threads: l.threads.unwrap_or(threads),
             timeout: self.timeout,
             calls_per_conn: None,
+            connections: None,
+            pipeline: 1,
             names: self.program.names.len(),
             stages: l.stages.clone(),
             shard: None,
@@ -137,6 +136,29 @@ impl Workload {
         }
     }
 
+    /// The data sources that give each user its own row (`pick: per-user`), with their row
+    /// counts: user `u` of the whole run keeps row `u mod rows`, so with more users than rows,
+    /// users (and shards) share rows.
+    pub fn per_user_rows(&self) -> Vec<(&str, u64)> {
+        use data::{Kind, Pick};
+        self.program
+            .sources
+            .iter()
+            .filter_map(|s| match &s.kind {
+                Kind::Table {
+                    rows,
+                    pick: Pick::PerUser,
+                    ..
+                } => Some((s.name.as_str(), rows.len() as u64)),
+                Kind::Values {
+                    values,
+                    pick: Pick::PerUser,
+                } => Some((s.name.as_str(), values.len() as u64)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The script for one worker thread.
     pub fn script(&self) -> WorkloadScript {
         self.script_in(None)
@@ -144,11 +166,7 @@ impl Workload {
 
     /// The script for one worker thread of `shard` of a run (`Plan::shard`).
     pub fn script_in(&self, shard: Option<&herd_engine::segment::Shard>) -> WorkloadScript {
-        WorkloadScript::new(
-            Arc::clone(&self.program),
-            Arc::clone(&self.tally),
-            shard.cloned(),
-        )
+        WorkloadScript::new(Arc::clone(&self.program), shard.cloned())
     }
 
     pub fn target(&self) -> &Target {
@@ -176,24 +194,6 @@ impl Workload {
     /// Whether users walk the scenarios in order (a URL file) rather than by weight.
     pub fn walks(&self) -> bool {
         self.program.walk
-    }
-
-    /// What the scripts counted, once the run is over (every script dropped).
-    pub fn tally(&self) -> Tally {
-        self.tally
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_else(|e| e.into_inner().clone())
-    }
-
-    /// Forgets what earlier runs counted, so the next run's [`Workload::tally`] is its own (a
-    /// sweep runs the same workload at every step).
-    pub fn reset_tally(&self) {
-        let fresh = Tally::new(self.program.scenarios.len(), self.program.checks.len());
-        match self.tally.lock() {
-            Ok(mut t) => *t = fresh,
-            Err(e) => *e.into_inner() = fresh,
-        }
     }
 
     /// A one-line description for `herd validate`.

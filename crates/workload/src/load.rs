@@ -157,6 +157,15 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
                 ));
             }
             level = f.get(k).and_then(|v| r.number(v, k)).unwrap_or(1.0);
+            // Said here, with the line, rather than by the plan in the CLI's words.
+            if level <= 0.0 || (k == "users" && level < 1.0) {
+                let at = f.get(k)?.at;
+                let (least, hint) = match k {
+                    "users" => ("at least 1", "e.g. users: 10"),
+                    _ => ("above 0", "iterations per second, e.g. rate: 20"),
+                };
+                r.report(Diag::new(at, format!("`{k}` must be {least}")).hint(hint));
+            }
             duration = f.get("duration").and_then(|d| r.duration(d, "duration"));
             iterations = f.get("iterations").and_then(|n| r.count(n, "iterations"));
             if !f.has("duration") && !f.has("iterations") {

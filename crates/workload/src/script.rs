@@ -18,42 +18,28 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
 use std::fmt::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Redirects followed for one step before giving up (browsers allow about 20).
 const MAX_REDIRECTS: usize = 10;
 
-/// One worker thread's script: the shared program and this thread's tally, added to the shared
-/// tally when the worker drops it at the end of the run.
+/// One worker thread's script: the shared program and this thread's tally, handed back by
+/// `Script::finish` at the end of the run.
 pub struct WorkloadScript {
     program: Arc<Program>,
     /// The shard of the run this process plays: sequential data rows follow its stripe.
     shard: Option<Shard>,
     tally: RefCell<Tally>,
-    sink: Arc<Mutex<Tally>>,
 }
 
 impl WorkloadScript {
-    pub(crate) fn new(
-        program: Arc<Program>,
-        sink: Arc<Mutex<Tally>>,
-        shard: Option<Shard>,
-    ) -> Self {
+    pub(crate) fn new(program: Arc<Program>, shard: Option<Shard>) -> Self {
         let tally = Tally::new(program.scenarios.len(), program.checks.len());
         WorkloadScript {
             program,
             shard,
             tally: RefCell::new(tally),
-            sink,
-        }
-    }
-}
-
-impl Drop for WorkloadScript {
-    fn drop(&mut self) {
-        if let Ok(mut t) = self.sink.lock() {
-            t.merge(&self.tally.borrow());
         }
     }
 }
@@ -109,6 +95,11 @@ impl Lookup for Vars<'_> {
 
 impl Script for WorkloadScript {
     type User = User;
+    type Report = Tally;
+
+    fn finish(&self) -> Tally {
+        self.tally.take()
+    }
 
     fn new_user(&self, id: u64) -> User {
         let p = &self.program;

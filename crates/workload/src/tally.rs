@@ -1,7 +1,7 @@
 //! What the workload counts beside the engine's per-request stats: iterations and their
 //! durations per scenario, passes and fails per check. Each worker thread keeps its own tally
-//! (no locks on the hot path) and adds it to the shared one when its script is dropped at the
-//! end of the run.
+//! (no locks on the hot path) and hands it back from `Script::finish`; the engine adds them up
+//! with the rest of the run's output.
 
 use herd_metrics::CompactHistogram;
 use std::time::Duration;
@@ -23,7 +23,7 @@ pub struct CheckTally {
     pub sample: Option<String>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Tally {
     pub scenarios: Vec<ScenarioTally>,
     pub checks: Vec<CheckTally>,
@@ -82,6 +82,17 @@ impl Tally {
             if a.sample.is_none() {
                 a.sample.clone_from(&b.sample);
             }
+        }
+    }
+}
+
+impl herd_engine::ScriptReport for Tally {
+    fn merge(&mut self, other: Tally) {
+        // The engine starts from `Tally::default()`, which has no scenarios to add into.
+        if self.scenarios.is_empty() && self.checks.is_empty() {
+            *self = other;
+        } else {
+            Tally::merge(self, &other);
         }
     }
 }

@@ -7,9 +7,9 @@ use std::process::Command;
 
 /// Kubernetes releases the manifests must be valid for: the first with per-index backoff on by
 /// default (1.29) and the newest the validator knows.
-const VERSIONS: [&str; 2] = ["1.29.0", "1.37.0"];
+pub const VERSIONS: [&str; 2] = ["1.29.0", "1.37.0"];
 
-fn validator() -> Command {
+pub fn validator() -> Command {
     let ok = |c: &mut Command| c.output().is_ok_and(|o| o.status.success());
     if !ok(Command::new("kubernetes-validate").arg("--version")) {
         let pip = |extra: &[&str]| {
@@ -134,9 +134,69 @@ fn render_refuses_what_cannot_run_on_a_cluster() {
             ],
             "not a Kubernetes name",
         ),
+        (
+            vec![
+                "k8s",
+                "render",
+                f,
+                "--shards",
+                "2",
+                "--namespace",
+                "Bad_NS",
+                "-o",
+            ],
+            "--namespace `Bad_NS` is not a Kubernetes namespace",
+        ),
+        (
+            vec!["k8s", "render", f, "--shards", "2", "--cpu", "abc", "-o"],
+            "--cpu `abc` is not a CPU quantity",
+        ),
+        (
+            vec![
+                "k8s", "render", f, "--shards", "2", "--memory", "lots", "-o",
+            ],
+            "--memory `lots` is not a memory quantity",
+        ),
+        (
+            vec![
+                "k8s",
+                "render",
+                f,
+                "--shards",
+                "2",
+                "--image",
+                "bad image name!",
+                "-o",
+            ],
+            "--image `bad image name!` is not an image reference",
+        ),
     ] {
         let mut all = args.clone();
         all.push(out.to_str().unwrap());
         refused(&all, want);
     }
+    assert!(
+        !out.exists(),
+        "nothing is written when the flags are refused"
+    );
+    // Every problem at once, not one per try.
+    let all = refused(
+        &[
+            "k8s",
+            "render",
+            f,
+            "--shards",
+            "2",
+            "--namespace",
+            "Bad_NS",
+            "--cpu",
+            "abc",
+            "--image",
+            "bad image name!",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        "--namespace",
+    );
+    assert!(stderr(&all).contains("--cpu") && stderr(&all).contains("--image"));
 }

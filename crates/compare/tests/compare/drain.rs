@@ -47,6 +47,7 @@ pub fn run_at(rate: u64) -> RunResult {
             threads: 2,
             timeout_s: 10.0,
             calls_per_conn: None,
+            pipeline: None,
             headers: vec![],
             body_bytes: 0,
         },

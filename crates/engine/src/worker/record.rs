@@ -59,6 +59,8 @@ pub(crate) struct Tally {
     pub open_conns: u64,
     pub peak_conns: u64,
     pub opened: u64,
+    /// Connections and requests per protocol.
+    pub protocols: Vec<crate::ProtocolUse>,
     /// Connections the server closed first: their TIME_WAIT is on the server's side.
     pub server_closed: u64,
 }

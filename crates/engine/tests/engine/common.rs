@@ -35,6 +35,8 @@ pub fn go_script<S: Script>(
         |_| {},
     )
     .unwrap()
+    .split()
+    .0
 }
 
 pub fn assert_accounted(out: &RunOutput) {

@@ -132,6 +132,7 @@ struct Replay;
 
 impl Script for Replay {
     type User = ();
+    type Report = ();
     fn new_user(&self, _id: u64) {}
     fn next(&self, _: &mut (), last: Last<'_>, ctx: Ctx) -> Action {
         match last {

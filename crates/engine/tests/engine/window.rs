@@ -34,6 +34,7 @@ struct TwoSteps(Arc<(AtomicU64, AtomicU64)>);
 
 impl Script for TwoSteps {
     type User = u8;
+    type Report = ();
     fn new_user(&self, _id: u64) -> u8 {
         0
     }

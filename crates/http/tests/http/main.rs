@@ -7,5 +7,6 @@ mod common;
 mod engine_loop;
 mod exchange;
 mod failures;
+mod h3;
 mod robustness;
 mod tls;

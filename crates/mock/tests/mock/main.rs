@@ -8,6 +8,7 @@ mod common;
 mod auth;
 mod faults;
 mod garbage_input;
+mod h2;
 mod http;
 mod lifecycle;
 mod route_spec;

@@ -330,9 +330,10 @@ fn share(n: u64, of: u64) -> String {
 
 fn config(r: &RunResult) -> String {
     let c = &r.config;
+    let shown = herd_result::redact::Redaction::default();
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_owned());
     let mut pairs = vec![
-        ("URL", format!("<code>{}</code>", esc(&c.url))),
+        ("URL", format!("<code>{}</code>", esc(&shown.url(&c.url)))),
         ("method", esc(&c.method)),
         ("model", esc(&how(r))),
         ("duration", opt(c.duration_s.map(duration_s))),
@@ -357,7 +358,8 @@ fn config(r: &RunResult) -> String {
             "headers",
             c.headers
                 .iter()
-                .map(|h| format!("<code>{}</code>", esc(h)))
+                // A result written before herd masked credentials, or by hand, is masked here.
+                .map(|h| format!("<code>{}</code>", esc(&shown.header(h))))
                 .collect::<Vec<_>>()
                 .join("<br>"),
         ));

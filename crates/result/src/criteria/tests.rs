@@ -96,6 +96,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         threads: 1,
         timeout_s: 1.0,
         calls_per_conn: None,
+        pipeline: None,
         headers: vec![],
         body_bytes: 0,
     };

@@ -229,6 +229,8 @@ pub(super) struct GeneratorSum {
     worker: Option<String>,
     connections_opened: u64,
     peak_connections: u64,
+    /// Per protocol: connections and requests.
+    protocols: BTreeMap<String, (u64, u64)>,
     fds_peak: Option<u64>,
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
@@ -271,6 +273,11 @@ impl GeneratorSum {
         self.worker = self.worker.take().max(g.worker.clone());
         self.connections_opened += g.connections_opened;
         self.peak_connections += g.peak_connections;
+        for p in &g.protocols {
+            let e = self.protocols.entry(p.protocol.clone()).or_default();
+            e.0 += p.connections;
+            e.1 += p.requests;
+        }
         self.fds_peak = max_opt(self.fds_peak, g.fds_peak);
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
@@ -307,6 +314,14 @@ impl GeneratorSum {
             worker: self.worker,
             connections_opened: self.connections_opened,
             peak_connections: self.peak_connections,
+            protocols: std::mem::take(&mut self.protocols)
+                .into_iter()
+                .map(|(protocol, (connections, requests))| crate::ProtocolUse {
+                    protocol,
+                    connections,
+                    requests,
+                })
+                .collect(),
             fds_peak: self.fds_peak,
             fd_limit: self.fd_limit,
             ephemeral_ports_peak: self.ports_peak,

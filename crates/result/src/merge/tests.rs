@@ -37,6 +37,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         threads: 2,
         timeout_s: 10.0,
         calls_per_conn: None,
+        pipeline: None,
         headers: vec![],
         body_bytes: 0,
     };

@@ -79,6 +79,7 @@ pub fn config(model: Model) -> RunConfig {
         threads: 1,
         timeout_s: 5.0,
         calls_per_conn: None,
+        pipeline: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
     }

@@ -25,14 +25,12 @@ fn prepare_reports_every_problem_at_once() {
             rate: Some(0.0),
             ..LoadFlags::default()
         },
-        ..RunSpec::new(Source::Url {
-            url: "localhost:8080".to_owned(),
-            request: RequestFlags {
-                headers: vec!["no colon".to_owned()],
-                body_file: Some("/no/such/body.json".into()),
-                ..RequestFlags::default()
-            },
-        })
+        request: RequestFlags {
+            headers: vec!["no colon".to_owned()],
+            body_file: Some("/no/such/body.json".into()),
+            ..RequestFlags::default()
+        },
+        ..RunSpec::new(Source::url("localhost:8080"))
     };
     let p = problems(&spec);
     assert_eq!(p.len(), 4, "{p:#?}");
@@ -43,13 +41,15 @@ fn prepare_reports_every_problem_at_once() {
 
 #[test]
 fn a_missing_url_file_does_not_hide_the_flags_problems() {
-    let spec = RunSpec::new(Source::UrlFile {
-        path: "/no/such/urls.txt".into(),
+    let spec = RunSpec {
         request: RequestFlags {
             headers: vec!["no colon".to_owned()],
             ..RequestFlags::default()
         },
-    });
+        ..RunSpec::new(Source::UrlFile {
+            path: "/no/such/urls.txt".into(),
+        })
+    };
     let p = problems(&spec);
     assert_eq!(p.len(), 2, "{p:#?}");
     assert!(p[0].contains("/no/such/urls.txt"), "{p:#?}");
@@ -76,7 +76,7 @@ fn a_prepared_url_run_at_a_level_returns_the_counts_asked_for() {
         load: LoadFlags {
             requests: Some(40),
             threads: Some(1),
-            timeout: Duration::from_secs(5),
+            timeout: Some(Duration::from_secs(5)),
             ..LoadFlags::default()
         },
         ..RunSpec::new(Source::url(url.clone()))

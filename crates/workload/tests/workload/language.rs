@@ -26,8 +26,7 @@ scenarios:
   - { name: c, weight: 10, steps: [ { get: /c } ] }
 ",
     );
-    run_on(&w, Fake::new(|_, _| ok("")));
-    let t = w.tally();
+    let t = run_on(&w, Fake::new(|_, _| ok(""))).script;
     let counts: Vec<u64> = t.scenarios.iter().map(|s| s.iterations).collect();
     assert_eq!(counts.iter().sum::<u64>(), 3000);
     for (got, share) in counts.iter().zip([0.6, 0.3, 0.1]) {
@@ -44,9 +43,8 @@ scenarios:
   - { name: c, weight: 10, steps: [ { get: /c } ] }
 ",
     );
-    run_on(&again, Fake::new(|_, _| ok("")));
-    let counts2: Vec<u64> = again
-        .tally()
+    let counts2: Vec<u64> = run_on(&again, Fake::new(|_, _| ok("")))
+        .script
         .scenarios
         .iter()
         .map(|s| s.iterations)
@@ -215,8 +213,7 @@ scenarios:
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run_on(&w, fake.clone());
-    let t = w.tally();
+    let t = run_on(&w, fake.clone()).script;
     assert_eq!(t.scenarios[0].iterations, 85);
     let b = fake
         .requests()
@@ -243,8 +240,8 @@ load: { model: open, stages: [ { duration: 2s, target: 100 } ] }
 scenarios: [ { name: s, steps: [ { get: /a } ] } ]
 ",
     );
-    run_on(&w, Fake::new(|_, _| ok("")));
-    assert_eq!(w.tally().scenarios[0].iterations, 100);
+    let t = run_on(&w, Fake::new(|_, _| ok(""))).script;
+    assert_eq!(t.scenarios[0].iterations, 100);
 }
 
 #[test]
@@ -263,9 +260,9 @@ scenarios: [ { name: s, steps: [ { get: /a }, { think: 100ms } ] } ]
         "everyone at once"
     );
     assert_eq!(plan.max_connections(), 3);
-    run_on(&w, Fake::new(|_, _| ok("")));
+    let t = run_on(&w, Fake::new(|_, _| ok(""))).script;
     // 3 users, ~10 iterations/s each for ~1.9 s of hold, minus the ramp-down's share
-    let n = w.tally().scenarios[0].iterations;
+    let n = t.scenarios[0].iterations;
     assert!((45..=60).contains(&n), "{n}");
 }
 
@@ -279,14 +276,14 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run_on(&w, fake.clone());
+    let t = run_on(&w, fake.clone()).script;
     assert_eq!(fake.requests().len(), 2, "only the shoes were sent");
     let i = w
         .checks()
         .iter()
         .position(|c| c == "GET /search/{{term}}: sent")
         .expect("a sent check");
-    let c = &w.tally().checks[i];
+    let c = &t.checks[i];
     assert_eq!((c.passes, c.fails), (2, 2));
     assert!(
         c.sample.as_deref().unwrap().contains("percent-encoded"),
@@ -342,9 +339,9 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
 ",
     );
     let fake = Fake::new(|_, _| ok(""));
-    run_on(&w, fake.clone());
+    let t = run_on(&w, fake.clone()).script;
     assert!(fake.requests().is_empty());
-    let n = w.tally().scenarios[0].iterations;
+    let n = t.scenarios[0].iterations;
     assert!(
         (150..=210).contains(&n),
         "2 users, one iteration per 10 ms: {n}"

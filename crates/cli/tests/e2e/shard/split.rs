@@ -189,3 +189,56 @@ scenarios:
         l.seen
     );
 }
+
+/// `--shard 0/100000000` took gigabytes and tens of seconds before sending anything; a shard
+/// with no share of the users exited 6 as if nothing had answered; its result filled stdout as
+/// base64. Now: a clear refusal, an exit 0 that says why nothing was sent, and stdout for people.
+#[test]
+fn shards_cost_their_share_and_a_shard_with_no_share_says_so() {
+    let s = mock(&[]);
+    let url = format!("http://{}/", s.local_addr());
+    refused(
+        &["run", "-n", "1", "--shard", "0/100000000", &url],
+        "more than herd splits a run into (100000)",
+    );
+    let ran = Herd::new(&["run", "-q", "-c", "2", "-d", "1s", "--shard", "3/4", &url]).run();
+    ran.code(0);
+    assert!(
+        ran.stderr().contains("shard 3/4 has no share of this run"),
+        "{}",
+        ran.stderr()
+    );
+    assert!(ran.stderr().contains("-----BEGIN HERD RESULT 3/4-----"));
+    assert!(!ran.stdout().contains("HERD RESULT"), "{}", ran.stdout());
+    assert_eq!(s.stats().requests, 0, "the empty shard sent nothing");
+}
+
+/// docs/distributed.md promises two shards never log in as the same user; with fewer
+/// per-user rows than users (8 shards over 4 rows) they did. Refused before the start instant.
+#[test]
+fn a_per_user_csv_with_fewer_rows_than_users_is_refused_for_shards() {
+    let s = mock(&["/*"]);
+    let dir = TempDir::new("shard-rows");
+    std::fs::write(dir.path("users.csv"), "user\na\nb\nc\nd\n").unwrap();
+    let plan = dir.path("rows.yaml");
+    std::fs::write(
+        &plan,
+        format!(
+            "target: http://{}\nload: {{ model: closed, users: 8, duration: 1s }}\n\
+             data: {{ users: {{ csv: users.csv, pick: per-user }} }}\n\
+             scenarios:\n  - name: s\n    steps:\n      - get: /{{{{users.user}}}}\n",
+            s.local_addr()
+        ),
+    )
+    .unwrap();
+    let plan = plan.to_str().unwrap();
+    let out = refused(
+        &["run", plan, "--shard", "0/8", "--start-at", "+30s"],
+        "data `users` has 4 rows for 8 users over 8 shards",
+    );
+    assert!(
+        !stderr(&out).contains("ready, starting at"),
+        "refused before the wait"
+    );
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+}

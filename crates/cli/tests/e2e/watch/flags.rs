@@ -37,3 +37,42 @@ fn bad_watch_flags_exit_2_before_any_load() {
     }
     assert_eq!(s.stats().requests, 0, "nothing was sent");
 }
+
+/// Sweep and capacity take `--watch-*` as run does: each step's result has the server's side,
+/// and a bad flag stops the series before its first request.
+#[test]
+fn watch_flags_are_applied_by_sweep_and_capacity() {
+    let s = mock(&[]);
+    let url = format!("http://{}/", s.local_addr());
+    let me = std::process::id().to_string();
+    let dir = TempDir::new("watch-series");
+    let ran = Herd::new(&["sweep", "-q", &url, "-c", "1", "--num-conns", "20"])
+        .args(&["--watch-pid", &me, "--cooldown", "0s"])
+        .json(&dir.path("s.json"))
+        .run();
+    let r = ran.json_of("sweep.schema.json");
+    let server = &r["steps"][0]["runs"][0]["server"];
+    assert_eq!(
+        server["processes"][0]["pid"].as_u64(),
+        Some(u64::from(std::process::id())),
+        "{}",
+        ran.stderr()
+    );
+    let sent = s.stats().requests;
+    refused(
+        &["sweep", &url, "-c", "1", "--watch-pid", "4999999"],
+        "no process has pid 4999999",
+    );
+    refused(
+        &[
+            "capacity",
+            &url,
+            "--slo",
+            "p99 < 1s",
+            "--watch-pid",
+            "4999999",
+        ],
+        "no process has pid 4999999",
+    );
+    assert_eq!(s.stats().requests, sent, "the refused series sent nothing");
+}

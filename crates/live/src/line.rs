@@ -77,6 +77,16 @@ impl herd_run::Observer for Live {
     }
 }
 
+impl crate::Sink for Live {
+    fn progress(&mut self, p: &Progress) {
+        self.update(p);
+    }
+
+    fn finished(&mut self) {
+        self.clear();
+    }
+}
+
 /// The progress line, a pure function of what the run reported so far.
 pub fn line(
     elapsed: Duration,

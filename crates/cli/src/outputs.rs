@@ -1,0 +1,118 @@
+//! `herd run`'s outputs besides the summary: each flag becomes a sink of the run's stream of
+//! closed seconds (herd-live); every path is checked before the first request.
+
+use crate::args::RunArgs;
+use crate::exit::{self, Exit};
+use herd_engine::Plan;
+use herd_live::line::{Live, Planned};
+use herd_live::Sinks;
+use herd_result::RunResult;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct OutputArgs {
+    /// Write the per-second timeline as CSV to FILE, a row as each second closes
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    pub csv: Option<PathBuf>,
+    /// Write an HdrHistogram interval log (one latency histogram per second, microseconds) to
+    /// FILE, for HdrHistogram's log tools and the Python hdrhistogram package
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    pub hlog: Option<PathBuf>,
+    /// Write the thresholds and checks as JUnit XML test cases to FILE at the end (a failed
+    /// threshold is a failed case), for CI test reports
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary to FILE at the end, for CI job pages ($GITHUB_STEP_SUMMARY)
+    #[arg(long = "summary-md", value_name = "FILE", help_heading = "Outputs")]
+    pub summary_md: Option<PathBuf>,
+    /// Serve the run's metrics for Prometheus at http://ADDR/metrics while it runs (a port alone
+    /// means 127.0.0.1); after the end it waits up to 10 s for a last scrape
+    #[arg(long = "metrics-listen", value_name = "ADDR", value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Push the same series to a Prometheus remote-write receiver every 5 s and at the end
+    /// (remote write 1.0), e.g. http://127.0.0.1:9090/api/v1/write
+    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::Endpoint::parse, help_heading = "Outputs")]
+    pub remote_write: Option<herd_live::metrics::Endpoint>,
+}
+
+/// Every output file of `herd run`, checked before anything is sent.
+pub fn check(a: &RunArgs) -> Result<(), Exit> {
+    let o = &a.outputs;
+    let problems: Vec<String> = [
+        ("--json", a.json.as_deref()),
+        ("--csv", o.csv.as_deref()),
+        ("--hlog", o.hlog.as_deref()),
+        ("--junit", o.junit.as_deref()),
+        ("--summary-md", o.summary_md.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
+    .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Exit::bad_input(format!(
+            "{}\nnothing was sent",
+            problems.join("\n")
+        )))
+    }
+}
+
+/// The sinks `a` asks for: the live line always (quiet off a terminal), then each file.
+pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
+    let mut sinks = Sinks::new();
+    sinks.add(Live::new(a.quiet).planned(Planned {
+        duration: plan.duration.or(plan.length()),
+        requests: plan.requests,
+    }));
+    let o = &a.outputs;
+    let bad = |e: herd_live::SinkError| Exit::bad_input(e.to_string());
+    if let Some(p) = &a.json {
+        sinks.add(herd_live::json::JsonStream::create(p).map_err(bad)?);
+    }
+    if let Some(p) = &o.csv {
+        sinks.add(herd_live::csv::Csv::create(p));
+    }
+    if let Some(p) = &o.hlog {
+        sinks.add(herd_live::hlog::Hlog::create(p));
+    }
+    if let Some(p) = &o.junit {
+        sinks.add(herd_live::junit::Junit::create(p));
+    }
+    if let Some(p) = &o.summary_md {
+        sinks.add(herd_live::markdown::Markdown::create(p));
+    }
+    if let Some(addr) = o.metrics_listen {
+        let m = herd_live::metrics::Metrics::listen(addr, herd_live::metrics::GRACE).map_err(|e| {
+            Exit::bad_input(format!(
+                "--metrics-listen {addr}: cannot listen there: {}; pick another address or port\nnothing was sent",
+                e.source
+            ))
+        })?;
+        eprintln!("herd: metrics at http://{}/metrics", m.local_addr());
+        sinks.add(m);
+    }
+    if let Some(to) = &o.remote_write {
+        sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
+    }
+    Ok(sinks)
+}
+
+/// Hands the result to every sink (the JSON first of all), prints the summary, and picks the
+/// exit code. The files first: a summary that cannot be printed (`| head` closed the pipe) must
+/// not cost the measurement.
+pub fn finish(result: &RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
+    let problems = sinks.finish(result);
+    crate::run::print_summary(result);
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    sinks.linger();
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|e| format!("cannot write {e}"))
+            .collect();
+        return Err(Exit::bad_input(lines.join("\n")));
+    }
+    Ok(exit::code(herd_run::conclude(result)))
+}

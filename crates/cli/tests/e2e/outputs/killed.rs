@@ -1,0 +1,104 @@
+//! A run killed with SIGKILL mid-way leaves every second it closed, read as a partial result.
+
+use crate::common::{mock, one_at_a_time, Herd, TempDir};
+use std::time::{Duration, Instant};
+
+/// Waits (bounded) until `path` holds `lines` lines: the header and the seconds after it.
+fn wait_for_lines(path: &std::path::Path, lines: usize, child: &mut std::process::Child) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let have = std::fs::read_to_string(path).map_or(0, |t| t.lines().count());
+        if have >= lines {
+            return;
+        }
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            panic!("{} had {have} lines, waited for {lines}", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("killed");
+    let json = dir.path("soak.json");
+    let url = format!("http://{}/", server.local_addr());
+    let mut child = Herd::new(&["run", &url, "-d", "60s", "-c", "2", "-t", "1", "-q"])
+        .json(&json)
+        .spawn();
+    // The header and three closed seconds.
+    wait_for_lines(&json, 4, &mut child);
+    child.kill().unwrap(); // SIGKILL: nothing of herd runs after it
+    child.wait().unwrap();
+
+    let report = Herd::new(&["report", json.to_str().unwrap()]).run();
+    report.code(0);
+    let text = report.stdout();
+    assert!(text.contains("partial result"), "{text}");
+    assert!(text.contains("INTERRUPTED"), "{text}");
+    // The seconds written are all there, with their requests.
+    let lines = std::fs::read_to_string(&json).unwrap();
+    let seconds = lines.lines().count() - 1;
+    assert!(seconds >= 3, "{lines}");
+    let compare = Herd::new(&["compare", json.to_str().unwrap(), json.to_str().unwrap()]).run();
+    assert!(
+        compare.out.status.code() != Some(2),
+        "compare reads the partial result: {}",
+        compare.stderr()
+    );
+    assert!(
+        compare.stdout().contains("throughput"),
+        "{}",
+        compare.stdout()
+    );
+}
+
+#[test]
+fn shards_killed_mid_way_merge_as_a_partial_result_of_the_seconds_they_had() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("killed-shards");
+    let url = format!("http://{}/", server.local_addr());
+    let files = [dir.path("s0.json"), dir.path("s1.json")];
+    let mut children: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            Herd::new(&["run", &url, "--rate", "100", "-d", "60s", "-t", "1", "-q"])
+                .args(&["--shard", &format!("{i}/2"), "--start-at", "+1s"])
+                .json(f)
+                .spawn()
+        })
+        .collect();
+    for (f, c) in files.iter().zip(&mut children) {
+        wait_for_lines(f, 4, c);
+    }
+    for c in &mut children {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    let written: u64 = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.lines()
+                .skip(1)
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .map(|v| v["ok"].as_u64().unwrap() + v["failed"].as_u64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .sum();
+    let merged = dir.path("merged.json");
+    let mut args = vec!["merge", "-o", merged.to_str().unwrap()];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let ran = Herd::new(&args).run();
+    assert!(ran.stdout().contains("partial result"), "{}", ran.stdout());
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["interrupted"], true);
+    assert_eq!(m["shard"]["count"], 2);
+    assert_eq!(m["totals"]["completed"].as_u64().unwrap(), written);
+}

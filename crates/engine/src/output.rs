@@ -1,0 +1,110 @@
+//! What a run hands back: everything it measured ([`RunOutput`]), what the generator measured of
+//! itself, and the live numbers of a run still going on ([`Progress`]).
+
+use crate::health::HealthSample;
+use crate::stream::Record;
+use hdrhistogram::Histogram;
+use herd_metrics::{Second, Stats};
+use std::time::{Duration, SystemTime};
+
+use crate::generator::ThreadCpu;
+
+/// What the generator measured of itself.
+#[derive(Clone, Debug)]
+pub struct GeneratorReport {
+    pub threads: usize,
+    pub cpu: ThreadCpu,
+    /// CPU time over the worker threads' wall time, in percent of those threads.
+    pub cpu_percent: f64,
+    /// How late arrivals were handed out against the schedule (open model), in microseconds.
+    pub send_lag: Histogram<u64>,
+    /// How late the event loops woke for their 10 ms ticks, in microseconds.
+    pub loop_delay: Histogram<u64>,
+    pub connections_opened: u64,
+    /// Of them, closed by the server first: their TIME_WAIT is the server's, not herd's.
+    pub server_closed: u64,
+    pub peak_connections: u64,
+    /// Connections and requests per protocol the connections spoke.
+    pub protocols: Vec<crate::ProtocolUse>,
+    /// One sample per second of the measurement.
+    pub timeline: Vec<HealthSample>,
+    /// The most file descriptors open at once, and the limit.
+    pub fds_peak: Option<u64>,
+    pub fd_limit: Option<u64>,
+    /// The most ephemeral ports in use at once on this machine, and the size of the range.
+    pub ports_peak: Option<u64>,
+    pub port_range: Option<u64>,
+    /// `Ok` when the run measured the server, else why herd itself was the limit.
+    pub verdict: Result<(), Vec<String>>,
+}
+
+/// Everything a run measured; the report crate turns it into text and JSON. `R` is what the
+/// scripts counted of their own ([`Script::finish`]), merged over the workers.
+#[derive(Debug)]
+pub struct RunOutput<R = ()> {
+    pub started_at: SystemTime,
+    pub total: Stats,
+    pub by_name: Vec<Stats>,
+    pub timeline: Vec<Second>,
+    pub scheduled: u64,
+    pub dropped: u64,
+    /// Outcomes of iterations intended during the warm-up (excluded from everything else).
+    pub warmup_requests: u64,
+    /// The measured window: from the end of the warm-up to the end of the schedule (stretched
+    /// by answers that came in the drain after it), to the last outcome when a request count
+    /// ended the run, or to the moment Ctrl-C came.
+    pub duration: Duration,
+    /// How much of the warm-up ran (all of it, unless Ctrl-C came first).
+    pub warmup: Duration,
+    pub interrupted: bool,
+    pub generator: GeneratorReport,
+    pub script: R,
+}
+
+impl<R> RunOutput<R> {
+    /// The script's counts apart from the rest, which every kind of run reads alike.
+    pub fn split(self) -> (RunOutput, R) {
+        let RunOutput {
+            started_at,
+            total,
+            by_name,
+            timeline,
+            scheduled,
+            dropped,
+            warmup_requests,
+            duration,
+            warmup,
+            interrupted,
+            generator,
+            script,
+        } = self;
+        let out = RunOutput {
+            started_at,
+            total,
+            by_name,
+            timeline,
+            scheduled,
+            dropped,
+            warmup_requests,
+            duration,
+            warmup,
+            interrupted,
+            generator,
+            script: (),
+        };
+        (out, script)
+    }
+}
+
+/// Live numbers for a progress line, handed out about once a second.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub elapsed: Duration,
+    /// Requests that ended so far (measured ones only).
+    pub requests: u64,
+    pub errors: u64,
+    /// The last complete second.
+    pub last: Option<Second>,
+    /// The seconds closed since the last report, in order: the run's one stream of records.
+    pub closed: Vec<Record>,
+}

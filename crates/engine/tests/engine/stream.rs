@@ -1,0 +1,58 @@
+//! The one stream of records: every second the collector closes reaches the caller once, in
+//! order, while the run goes on, with the same counts the final timeline has.
+
+use crate::common::ms;
+use herd_engine::fake::{FakeServer, Reply};
+use herd_engine::{run, Control, Load, Plan, Request, Single};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[test]
+fn each_closed_second_is_one_record_in_order_with_the_timeline_counts() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let plan = Plan {
+        load: Load::Open {
+            rate: 200.0,
+            max_connections: 20,
+        },
+        duration: Some(Duration::from_secs(5)),
+        threads: 2,
+        ..Plan::default()
+    };
+    let script = Single(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]));
+    let mut records = Vec::new();
+    let out = run(
+        &plan,
+        fake.clock.clone(),
+        |_| Ok(fake.transport()),
+        |_| script.clone(),
+        Arc::new(Control::new()),
+        |p| records.extend(p.closed.iter().cloned()),
+    )
+    .unwrap();
+    let indices: Vec<u64> = records.iter().map(|r| r.index()).collect();
+    let every: Vec<u64> = out.timeline.iter().map(|s| s.index).collect();
+    assert_eq!(indices, every, "every second once, in order");
+    // Answers still in flight at 5 s stretch the measurement into a sixth, partial second.
+    assert!((5..=6).contains(&every.len()), "{every:?}");
+    for r in &records[..5] {
+        let second = &out.timeline[r.index() as usize];
+        assert_eq!(
+            r.second.requests(),
+            second.requests(),
+            "second {}",
+            r.index()
+        );
+        assert_eq!(r.target, Some(200.0));
+        assert!(r.whole, "a 5 s run has five whole seconds");
+        let health = r
+            .health
+            .as_ref()
+            .expect("the generator's health rides along");
+        assert_eq!(health.cpu_percent.len(), 2, "one CPU figure per worker");
+    }
+    assert!(
+        records[5..].iter().all(|r| !r.whole),
+        "the drain is not a whole second"
+    );
+}

@@ -1,0 +1,482 @@
+//! One HTTP/3 connection, sans-IO: a quinn-proto client endpoint and connection, the control
+//! stream, the requests in flight. The caller owns the UDP socket and the clock: it hands in
+//! datagrams ([`H3Connection::handle_datagram`]) and expired timers
+//! ([`H3Connection::handle_timeout`]), sends what [`H3Connection::poll_transmit`] lays out (once
+//! per loop turn, so quinn can fill GSO batches), and reads what happened from
+//! [`H3Connection::poll_event`].
+
+use super::config::H3Config;
+use super::frame::{control_stream_opening, get_frame_header, get_varint, CONTROL_STREAM, GOAWAY};
+use super::loss;
+use super::request::H3Request;
+use super::response::ResponseReader;
+use bytes::BytesMut;
+use herd_engine::{Failure, Response};
+use herd_metrics::ErrorKind;
+use quinn_proto as quic;
+use quinn_proto::{Dir, Event, ReadError, StreamEvent, StreamId, VarInt};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// At most this many datagrams in one GSO send.
+const MAX_GSO_SEGMENTS: usize = 10;
+const H3_NO_ERROR: u32 = 0x100;
+const H3_REQUEST_CANCELLED: u32 = 0x10c;
+
+/// How the connection was set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handshake {
+    /// From the first packet sent to the handshake's end.
+    pub time: Duration,
+    /// The server accepted early data (0-RTT). Always false while herd sends none.
+    pub zero_rtt: bool,
+}
+
+/// What happened on the connection, in order.
+#[derive(Debug)]
+pub enum H3Event {
+    /// The handshake finished.
+    Connected(Handshake),
+    /// The response to the request sent with `token` is complete.
+    Done { token: usize, response: Response },
+    /// The request sent with `token` got no valid response, after `received` bytes of it;
+    /// `unseen` when the server cannot have acted on it (refused by GOAWAY).
+    Failed {
+        token: usize,
+        failure: Failure,
+        received: u64,
+        unseen: bool,
+    },
+    /// The connection is over. Every request in flight got its `Failed` first, so a caller that
+    /// counts failures per request counts each one once; the failure is `None` when herd
+    /// closed it itself, and is a request's failure only if no request was in flight (as when
+    /// the handshake fails).
+    Closed(Option<Failure>),
+}
+
+/// Bytes going out: one datagram, or `len / segment` datagrams of `segment` bytes (the last
+/// may be shorter) for one GSO send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    pub len: usize,
+    pub segment: Option<usize>,
+}
+
+struct Exchange {
+    token: usize,
+    stream: StreamId,
+    frames: Arc<[u8]>,
+    written: usize,
+    reader: ResponseReader,
+    response: Response,
+}
+
+/// A stream the server opened toward us: its type once read, and the control stream's bytes.
+struct PeerStream {
+    id: StreamId,
+    kind: Option<u64>,
+    buf: Vec<u8>,
+}
+
+pub struct H3Connection {
+    endpoint: quic::Endpoint,
+    handle: quic::ConnectionHandle,
+    conn: quic::Connection,
+    remote: SocketAddr,
+    opened: Instant,
+    handshake: Option<Handshake>,
+    control: Option<StreamId>,
+    peer: Vec<PeerStream>,
+    exchanges: Vec<Exchange>,
+    /// The last request stream the server will process, once it sent GOAWAY.
+    goaway: Option<u64>,
+    over: bool,
+    events: VecDeque<H3Event>,
+    scratch: Vec<u8>,
+}
+
+impl H3Connection {
+    /// Starts the handshake toward `config`'s server; the first flight waits in
+    /// [`H3Connection::poll_transmit`].
+    pub fn connect(config: &H3Config, now: Instant) -> Result<H3Connection, Failure> {
+        let mut endpoint = quic::Endpoint::new(config.endpoint.clone(), None, false, None);
+        let (handle, conn) = endpoint
+            .connect(
+                now,
+                config.client.clone(),
+                config.remote,
+                &config.server_name,
+            )
+            .map_err(|e| Failure::new(ErrorKind::QuicHandshake, e.to_string()))?;
+        let mut this = H3Connection {
+            endpoint,
+            handle,
+            conn,
+            remote: config.remote,
+            opened: now,
+            handshake: None,
+            control: None,
+            peer: Vec::new(),
+            exchanges: Vec::new(),
+            goaway: None,
+            over: false,
+            events: VecDeque::new(),
+            scratch: Vec::new(),
+        };
+        this.drive(now);
+        Ok(this)
+    }
+
+    /// Takes one datagram received from the server.
+    pub fn handle_datagram(&mut self, now: Instant, data: &[u8]) {
+        let datagram = BytesMut::from(data);
+        self.scratch.clear();
+        let event = self
+            .endpoint
+            .handle(now, self.remote, None, None, datagram, &mut self.scratch);
+        if let Some(quic::DatagramEvent::ConnectionEvent(_, event)) = event {
+            self.conn.handle_event(event);
+        }
+        // A client endpoint never takes new connections; a stateless reset it would send for
+        // an unknown connection is not worth a send path.
+        self.drive(now);
+    }
+
+    /// When quinn next needs [`H3Connection::handle_timeout`] (loss detection, acks, idle).
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.conn.poll_timeout()
+    }
+
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.conn.handle_timeout(now);
+        self.drive(now);
+    }
+
+    /// Lays out the next datagrams to send into `buf` (cleared first), several for one GSO send
+    /// when the path allows; `None` when there is nothing to send. Call until `None` once per
+    /// loop turn, after handling everything that arrived.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        buf.clear();
+        let t = self.conn.poll_transmit(now, MAX_GSO_SEGMENTS, buf)?;
+        Some(Outgoing {
+            len: t.size,
+            segment: t.segment_size,
+        })
+    }
+
+    pub fn poll_event(&mut self) -> Option<H3Event> {
+        self.events.pop_front()
+    }
+
+    /// Events wait in [`poll_event`](Self::poll_event).
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Gives up on the request sent with `token` alone: its stream is reset and the rest of
+    /// its response refused; no event comes for it. `false` if it is not in flight.
+    pub fn cancel(&mut self, token: usize, now: Instant) -> bool {
+        let Some(i) = self.exchanges.iter().position(|e| e.token == token) else {
+            return false;
+        };
+        let ex = self.exchanges.swap_remove(i);
+        let code = VarInt::from_u32(H3_REQUEST_CANCELLED);
+        let _ = self.conn.send_stream(ex.stream).reset(code);
+        let _ = self.conn.recv_stream(ex.stream).stop(code);
+        self.drive(now);
+        true
+    }
+
+    /// Whether a request may be sent now: the handshake is done and the server has not said it
+    /// is going away. Not in 0-RTT: a server that rejects early data silently drops the streams
+    /// sent in it, and each would wait out its deadline.
+    pub fn ready(&self) -> bool {
+        !self.over && self.goaway.is_none() && self.handshake.is_some()
+    }
+
+    /// Requests in flight.
+    pub fn in_flight(&self) -> usize {
+        self.exchanges.len()
+    }
+
+    /// The connection is over (its `Closed` event was queued).
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    pub fn handshake(&self) -> Option<Handshake> {
+        self.handshake
+    }
+
+    /// Sends `req` on a new request stream; its outcome comes back as an event carrying
+    /// `token`. `Ok(false)` when the connection cannot take it now: not [`ready`](Self::ready),
+    /// or the server's stream limit is reached (retry after the next `Done`).
+    pub fn send(&mut self, token: usize, req: &H3Request, now: Instant) -> Result<bool, Failure> {
+        if self.over {
+            return Err(Failure::new(
+                ErrorKind::QuicClosed,
+                "the connection is over",
+            ));
+        }
+        if self.goaway.is_some() {
+            return Err(loss::refused_by_goaway());
+        }
+        if !self.ready() {
+            return Ok(false);
+        }
+        self.open_control();
+        let Some(stream) = self.conn.streams().open(Dir::Bi) else {
+            return Ok(false);
+        };
+        let mut exchange = Exchange {
+            token,
+            stream,
+            frames: req.frames.clone(),
+            written: 0,
+            reader: ResponseReader::default(),
+            response: Response::default(),
+        };
+        exchange.reader.start(req.keep_response);
+        exchange.response.keep_alive = true;
+        self.exchanges.push(exchange);
+        self.write(stream);
+        self.drive(now);
+        Ok(true)
+    }
+
+    /// Closes the connection (H3_NO_ERROR); the CONNECTION_CLOSE goes out with the next
+    /// [`poll_transmit`](Self::poll_transmit). Requests still in flight come back `Failed`
+    /// as cancelled: the caller chose to stop waiting for them and classes them itself.
+    pub fn close(&mut self, now: Instant) {
+        self.conn
+            .close(now, VarInt::from_u32(H3_NO_ERROR), Default::default());
+        self.end(None);
+        self.drive(now);
+    }
+
+    /// Keeps (or stops keeping) the headers and body of the response to `token`, before any
+    /// of it arrives.
+    pub fn keep_response(&mut self, token: usize, keep: bool) {
+        if let Some(ex) = self.exchanges.iter_mut().find(|e| e.token == token) {
+            ex.reader.keep(keep);
+        }
+    }
+
+    fn open_control(&mut self) {
+        if self.control.is_some() {
+            return;
+        }
+        let Some(id) = self.conn.streams().open(Dir::Uni) else {
+            return;
+        };
+        // A few bytes on a fresh stream: flow control always has room for them.
+        let opening = control_stream_opening();
+        let _ = self.conn.send_stream(id).write(&opening);
+        self.control = Some(id);
+    }
+
+    /// Writes what `stream`'s request still has to send, finishing the stream when all is out.
+    fn write(&mut self, stream: StreamId) {
+        let Some(ex) = self.exchanges.iter_mut().find(|e| e.stream == stream) else {
+            return;
+        };
+        let mut send = self.conn.send_stream(stream);
+        while ex.written < ex.frames.len() {
+            match send.write(&ex.frames[ex.written..]) {
+                Ok(n) => ex.written += n,
+                Err(_) => return, // blocked: a Writable event resumes it; stopped: a reset follows
+            }
+        }
+        let _ = send.finish();
+    }
+
+    /// Handles everything quinn has to say after new input, until it has nothing more.
+    fn drive(&mut self, now: Instant) {
+        loop {
+            let mut progressed = false;
+            while let Some(ev) = self.conn.poll_endpoint_events() {
+                progressed = true;
+                if let Some(ev) = self.endpoint.handle_event(self.handle, ev) {
+                    self.conn.handle_event(ev);
+                }
+            }
+            while let Some(ev) = self.conn.poll() {
+                progressed = true;
+                self.on_event(ev, now);
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    fn on_event(&mut self, ev: Event, now: Instant) {
+        match ev {
+            Event::Connected => {
+                let handshake = Handshake {
+                    time: now.saturating_duration_since(self.opened),
+                    zero_rtt: self.conn.accepted_0rtt(),
+                };
+                self.handshake = Some(handshake);
+                self.events.push_back(H3Event::Connected(handshake));
+                self.open_control();
+            }
+            Event::ConnectionLost { reason } => {
+                let handshaking = self.handshake.is_none();
+                let failure = loss::connection_lost(&reason, handshaking);
+                self.end(failure);
+            }
+            Event::Stream(StreamEvent::Readable { id }) => self.read(id, now),
+            Event::Stream(StreamEvent::Writable { id }) => self.write(id),
+            Event::Stream(StreamEvent::Opened { dir: Dir::Uni }) => {
+                while let Some(id) = self.conn.streams().accept(Dir::Uni) {
+                    self.peer.push(PeerStream {
+                        id,
+                        kind: None,
+                        buf: Vec::new(),
+                    });
+                    self.read(id, now);
+                }
+            }
+            Event::Stream(StreamEvent::Opened { dir: Dir::Bi }) => {
+                // Servers open no bidirectional streams in HTTP/3 (RFC 9114 §6.1).
+                while let Some(id) = self.conn.streams().accept(Dir::Bi) {
+                    let _ = self.conn.recv_stream(id).stop(VarInt::from_u32(0x103));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, failure: Option<Failure>) {
+        if self.over {
+            return;
+        }
+        self.over = true;
+        let in_flight = !self.exchanges.is_empty();
+        for ex in self.exchanges.drain(..) {
+            let failure = failure.clone().unwrap_or_else(|| {
+                Failure::new(ErrorKind::Other, "cancelled: herd closed the connection")
+            });
+            self.events.push_back(H3Event::Failed {
+                token: ex.token,
+                failure,
+                received: ex.response.bytes_received,
+                unseen: false,
+            });
+        }
+        self.events
+            .push_back(H3Event::Closed(if in_flight { None } else { failure }));
+    }
+
+    fn read(&mut self, id: StreamId, now: Instant) {
+        if let Some(i) = self.exchanges.iter().position(|e| e.stream == id) {
+            self.read_response(i, now);
+        } else if let Some(i) = self.peer.iter().position(|p| p.id == id) {
+            self.read_peer(i);
+        }
+    }
+
+    fn read_response(&mut self, i: usize, now: Instant) {
+        let ex = &mut self.exchanges[i];
+        let mut recv = self.conn.recv_stream(ex.stream);
+        let Ok(mut chunks) = recv.read(true) else {
+            return;
+        };
+        let outcome = loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(chunk)) => {
+                    ex.response.first_byte.get_or_insert(now);
+                    if let Err(f) = ex.reader.feed(&chunk.bytes, &mut ex.response) {
+                        break Some(Err(f));
+                    }
+                }
+                Ok(None) => break Some(ex.reader.finish()),
+                Err(ReadError::Blocked) => break None,
+                Err(ReadError::Reset(code)) => break Some(Err(loss::stream_reset(code.into()))),
+            }
+        };
+        let _ = chunks.finalize();
+        let Some(outcome) = outcome else { return };
+        let ex = self.exchanges.swap_remove(i);
+        match outcome {
+            Ok(()) => self.events.push_back(H3Event::Done {
+                token: ex.token,
+                response: ex.response,
+            }),
+            Err(failure) => {
+                // The rest of a broken response is of no use: tell the server to stop.
+                let _ = self
+                    .conn
+                    .recv_stream(ex.stream)
+                    .stop(VarInt::from_u32(H3_REQUEST_CANCELLED));
+                self.events.push_back(H3Event::Failed {
+                    token: ex.token,
+                    failure,
+                    received: ex.response.bytes_received,
+                    unseen: false,
+                });
+            }
+        }
+    }
+
+    /// Reads a server-opened stream: the control stream's frames (GOAWAY matters; SETTINGS
+    /// ask nothing of a client that sends no dynamic-table updates), the rest discarded.
+    fn read_peer(&mut self, i: usize) {
+        let p = &mut self.peer[i];
+        let mut recv = self.conn.recv_stream(p.id);
+        let Ok(mut chunks) = recv.read(true) else {
+            return;
+        };
+        while let Ok(Some(chunk)) = chunks.next(usize::MAX) {
+            if p.kind != Some(CONTROL_STREAM) && p.kind.is_some() {
+                continue;
+            }
+            p.buf.extend_from_slice(&chunk.bytes);
+            if p.kind.is_none() {
+                if let Some((kind, n)) = get_varint(&p.buf) {
+                    p.kind = Some(kind);
+                    p.buf.drain(..n);
+                }
+            }
+        }
+        let _ = chunks.finalize();
+        if p.kind != Some(CONTROL_STREAM) {
+            p.buf.clear();
+            return;
+        }
+        let mut at = 0;
+        let mut goaway = None;
+        while let Some(h) = get_frame_header(&p.buf[at..]) {
+            let end = at + h.header_len + h.len as usize;
+            if p.buf.len() < end {
+                break;
+            }
+            if h.kind == GOAWAY {
+                goaway = get_varint(&p.buf[at + h.header_len..end]).map(|(id, _)| id);
+            }
+            at = end;
+        }
+        p.buf.drain(..at);
+        if let Some(id) = goaway {
+            self.goaway = Some(id);
+            // Requests on streams from `id` on will never be processed (RFC 9114 §5.2).
+            let mut k = 0;
+            while k < self.exchanges.len() {
+                if self.exchanges[k].stream.index() * 4 >= id {
+                    let ex = self.exchanges.swap_remove(k);
+                    self.events.push_back(H3Event::Failed {
+                        token: ex.token,
+                        failure: loss::refused_by_goaway(),
+                        received: ex.response.bytes_received,
+                        unseen: true,
+                    });
+                } else {
+                    k += 1;
+                }
+            }
+        }
+    }
+}

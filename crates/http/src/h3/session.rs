@@ -1,0 +1,203 @@
+//! One HTTP/3 connection as the loop sees it ([`Session`]): it takes exchanges, hands them to
+//! the [`H3Connection`] that the transport keeps beside the socket, and turns that connection's
+//! events into notes. Requests are multiplexed, so one exchange can be given up alone (its
+//! stream reset) and the connection goes on.
+
+use super::connection::H3Event;
+use super::wire::{H3Conn, H3Wire};
+use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Session, Ticket};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Streams offered at once before the server's limit is known: quic-go, Caddy's QUIC, allows
+/// 100 concurrent request streams; a server with fewer makes `send` wait for its credit.
+const STREAMS: usize = 100;
+
+#[derive(Default)]
+pub struct H3Session {
+    /// Submitted, not yet on a stream (before the handshake, or past the stream limit).
+    queued: VecDeque<(Ticket, Request)>,
+    /// On a stream, waiting for their responses.
+    sent: Vec<Ticket>,
+    /// Given up by the loop; their streams are reset at the next pump.
+    cancelled: Vec<Ticket>,
+    opened: bool,
+    /// The last call was submitted (`--calls-per-conn`): take no more.
+    last: bool,
+    /// The server sent GOAWAY: take no more, and end once the rest are answered.
+    going_away: bool,
+    closed: bool,
+}
+
+fn token(t: Ticket) -> usize {
+    (t.slot as usize) << 32 | t.generation as usize
+}
+
+fn ticket(token: usize) -> Ticket {
+    Ticket {
+        slot: (token >> 32) as u32,
+        generation: token as u32,
+    }
+}
+
+impl H3Session {
+    fn fail(ticket: Ticket, failure: Failure, unseen: bool, out: &mut Vec<Note>) {
+        out.push(Note::Failed(Failed {
+            ticket,
+            failure,
+            received: 0,
+            unseen,
+        }));
+    }
+
+    /// The connection is over: every ticket it holds fails with `failure`, then `Closed`.
+    fn end(&mut self, failure: &Failure, out: &mut Vec<Note>) {
+        self.abandon(failure, out);
+        self.closed = true;
+        out.push(Note::Closed);
+    }
+}
+
+impl Session<H3Wire> for H3Session {
+    fn room(&self) -> usize {
+        if self.closed || self.last || self.going_away {
+            return 0;
+        }
+        STREAMS.saturating_sub(self.in_flight())
+    }
+
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        self.last |= last;
+        self.queued.push_back((ticket, req.clone()));
+    }
+
+    fn pump(
+        &mut self,
+        t: &mut H3Wire,
+        conn: &mut H3Conn,
+        _ready: Ready,
+        now: Instant,
+        _scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        if self.closed {
+            return;
+        }
+        for c in self.cancelled.drain(..) {
+            t.slot(conn).h3.cancel(token(c), now);
+        }
+        if let Some(f) = t.slot(conn).dead.clone() {
+            return self.end(&f, out);
+        }
+        while let Some((ticket, req)) = self.queued.front() {
+            let frames = match t.frames(req) {
+                Ok(f) => f,
+                Err(f) => {
+                    let ticket = *ticket;
+                    self.queued.pop_front();
+                    Self::fail(ticket, f, true, out);
+                    continue;
+                }
+            };
+            let ticket = *ticket;
+            match t.slot(conn).h3.send(token(ticket), &frames, now) {
+                Ok(true) => {
+                    self.queued.pop_front();
+                    self.sent.push(ticket);
+                }
+                Ok(false) => break,
+                Err(f) => {
+                    // Going away or over: nothing queued can go on this connection.
+                    self.going_away = true;
+                    self.queued.pop_front();
+                    Self::fail(ticket, f, true, out);
+                }
+            }
+        }
+        let mut again = false;
+        while let Some(ev) = t.slot(conn).h3.poll_event() {
+            match ev {
+                H3Event::Connected(handshake) => {
+                    self.opened = true;
+                    again = !self.queued.is_empty();
+                    out.push(Note::Open(Opened {
+                        connect: handshake.time,
+                        tls: None,
+                        protocol: "h3",
+                    }));
+                }
+                H3Event::Done { token, response } => {
+                    let x = ticket(token);
+                    // A ticket the loop cancelled since: no note comes for it.
+                    let Some(i) = self.sent.iter().position(|s| *s == x) else {
+                        continue;
+                    };
+                    self.sent.swap_remove(i);
+                    out.push(Note::Response(x, response));
+                }
+                H3Event::Failed {
+                    token,
+                    failure,
+                    received,
+                    unseen,
+                } => {
+                    let x = ticket(token);
+                    let Some(i) = self.sent.iter().position(|s| *s == x) else {
+                        continue;
+                    };
+                    self.sent.swap_remove(i);
+                    self.going_away |= unseen;
+                    out.push(Note::Failed(Failed {
+                        ticket: x,
+                        failure,
+                        received,
+                        unseen,
+                    }));
+                }
+                H3Event::Closed(failure) => {
+                    let failure = failure.unwrap_or_else(|| {
+                        Failure::new(
+                            herd_metrics::ErrorKind::QuicClosed,
+                            "the server closed the connection",
+                        )
+                    });
+                    return self.end(&failure, out);
+                }
+            }
+        }
+        if again {
+            // The handshake just finished: what waited for it goes on a stream now.
+            self.pump(t, conn, Ready::WRITE, now, &mut [], out);
+        } else if self.going_away && self.in_flight() == 0 && !self.closed {
+            // The server said it would close: its last answer is in, the connection is done.
+            self.closed = true;
+            out.push(Note::Closed);
+        }
+    }
+
+    fn cancel(&mut self, ticket: Ticket) -> bool {
+        if let Some(i) = self.queued.iter().position(|(t, _)| *t == ticket) {
+            self.queued.remove(i);
+            return true;
+        }
+        if let Some(i) = self.sent.iter().position(|t| *t == ticket) {
+            self.sent.swap_remove(i);
+            self.cancelled.push(ticket);
+            return true;
+        }
+        false
+    }
+
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {
+        for (ticket, _) in self.queued.drain(..) {
+            Self::fail(ticket, why.clone(), true, out);
+        }
+        for ticket in self.sent.drain(..) {
+            Self::fail(ticket, why.clone(), false, out);
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.queued.len() + self.sent.len()
+    }
+}

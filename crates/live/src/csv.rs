@@ -1,0 +1,80 @@
+//! `--csv FILE`: the per-second timeline, one row as each second closes (Locust's
+//! `--csv-full-history`), for a spreadsheet or pandas while the run is still going.
+
+use crate::{Sink, SinkError, Start};
+use herd_engine::Record;
+use herd_result::stream::StreamLine;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+const FLAG: &str = "--csv";
+
+/// The columns, in order.
+pub const HEADER: &str = "t,requests,ok,failed,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,\
+bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections";
+
+pub struct Csv {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+impl Csv {
+    pub fn create(path: &Path) -> Self {
+        Csv {
+            path: path.to_owned(),
+            out: None,
+        }
+    }
+}
+
+/// One record as a CSV row (every field a number: nothing to quote).
+pub fn row(r: &Record) -> String {
+    let e = StreamLine::new(&r.second, r.whole, None).second;
+    let class = |c: &str| e.status_class.get(c).copied().unwrap_or(0);
+    let (cpu, conns) = match &r.health {
+        Some(h) => (
+            format!("{:.1}", h.cpu_percent.iter().sum::<f64>()),
+            h.open_connections.to_string(),
+        ),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns}",
+        e.t,
+        e.requests,
+        e.ok,
+        e.failed,
+        e.errors,
+        e.rps,
+        e.p50_ms,
+        e.p90_ms,
+        e.p99_ms,
+        e.max_ms,
+        e.bytes_received,
+        class("2xx"),
+        class("4xx"),
+        class("5xx"),
+        r.target.map_or(String::new(), |t| format!("{t}")),
+        u8::from(r.whole),
+    )
+}
+
+impl Sink for Csv {
+    fn start(&mut self, _start: &Start) -> Result<(), SinkError> {
+        let err = |e| SinkError::new(FLAG, &self.path, e);
+        let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
+        writeln!(out, "{HEADER}").map_err(err)?;
+        self.out = Some(out);
+        Ok(())
+    }
+
+    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+        let err = |e| SinkError::new(FLAG, &self.path, e);
+        if let Some(out) = self.out.as_mut() {
+            writeln!(out, "{}", row(r)).map_err(err)?;
+            out.flush().map_err(err)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,81 @@
+//! `--hlog FILE`: the HdrHistogram interval log, one latency histogram per second, in the format
+//! of HdrHistogram's `HistogramLogWriter` (a `#[StartTime: ...]` header, the column legend, then
+//! `start,length,max,histogram` lines, the histogram V2-encoded, deflated and base64'd), so
+//! HdrHistogram's own log tools and the Python `hdrhistogram` package read it. Values are
+//! microseconds; `Interval_Max` is in milliseconds (max value divisor 1000, as the tools default).
+
+use crate::{Sink, SinkError, Start};
+use herd_engine::Record;
+use herd_result::encode_histogram;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+const FLAG: &str = "--hlog";
+
+pub struct Hlog {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+impl Hlog {
+    pub fn create(path: &Path) -> Self {
+        Hlog {
+            path: path.to_owned(),
+            out: None,
+        }
+    }
+}
+
+impl Sink for Hlog {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        let err = |e| SinkError::new(FLAG, &self.path, e);
+        let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
+        let epoch = start
+            .measure_start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let when = humantime::format_rfc3339_millis(start.measure_start);
+        write!(
+            out,
+            "#[Latency of {} in microseconds, one histogram per second: herd {}]\n\
+             #[StartTime: {epoch:.3} (seconds since epoch), {when}]\n\
+             #[BaseTime: {epoch:.3} (seconds since epoch)]\n\
+             #[MaxValueDivisor: 1000.0]\n\
+             \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
+            start.target,
+            herd_result::HERD_VERSION,
+        )
+        .map_err(err)?;
+        out.flush().map_err(err)?;
+        self.out = Some(out);
+        Ok(())
+    }
+
+    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+        let err = |e| SinkError::new(FLAG, &self.path, e);
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        // A quiet second is an empty histogram, not a gap: the log has one line per second.
+        let empty;
+        let h = match r.second.latency.histogram() {
+            Some(h) => h,
+            None => {
+                empty = herd_engine::metrics::new_histogram();
+                &empty
+            }
+        };
+        writeln!(
+            out,
+            "{}.000,1.000,{:.3},{}",
+            r.index(),
+            h.max() as f64 / 1e3,
+            encode_histogram(h)
+        )
+        .map_err(err)?;
+        out.flush().map_err(err)
+    }
+}

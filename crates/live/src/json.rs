@@ -1,0 +1,81 @@
+//! `--json FILE` written as the run goes: a header line, then one line per closed second,
+//! flushed as each second closes; at the end the file is replaced, in one rename, by the full
+//! result. A run killed at hour 23 leaves its first 23 hours, which `herd report`, `compare` and
+//! `merge` read as a partial result (`herd_result::stream`).
+
+use crate::{Sink, SinkError, Start};
+use herd_engine::Record;
+use herd_result::stream::{StreamHeader, StreamLine};
+use herd_result::{write_json, RunResult};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+const FLAG: &str = "--json";
+
+pub struct JsonStream {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+impl JsonStream {
+    /// The stream to `path`; nothing is written before [`Sink::start`], so a run refused before
+    /// its start leaves an old result where it was.
+    pub fn create(path: &Path) -> Result<Self, SinkError> {
+        Ok(JsonStream {
+            path: path.to_owned(),
+            out: None,
+        })
+    }
+
+    fn line(&mut self, value: &impl serde::Serialize) -> Result<(), SinkError> {
+        let err = |e| SinkError::new(FLAG, &self.path, e);
+        let Some(out) = self.out.as_mut() else {
+            return Ok(());
+        };
+        serde_json::to_writer(&mut *out, value).map_err(|e| err(e.into()))?;
+        out.write_all(b"\n").map_err(err)?;
+        // Each second reaches the file as it closes: a kill loses at most the second in
+        // progress. One write a second costs nothing against the run.
+        out.flush().map_err(err)
+    }
+}
+
+impl Sink for JsonStream {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
+        self.out = Some(BufWriter::new(file));
+        let mut header = StreamHeader::new(
+            start.target.clone(),
+            start.config.clone(),
+            start.measure_start,
+        );
+        header.shard = start.shard.clone();
+        if start.timeline_start_unix_s.is_some() {
+            header.timeline_start_unix_s = start.timeline_start_unix_s;
+        }
+        self.line(&header)
+    }
+
+    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+        let health = r.health.as_ref().map(herd_run::generator_sample);
+        self.line(&StreamLine::new(&r.second, r.whole, health))
+    }
+
+    fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {
+        self.out = None;
+        write_final(&self.path, result).map_err(|e| SinkError::new(FLAG, &self.path, e))
+    }
+}
+
+/// Writes `result` to `path` whole or not at all: into a file beside it, then renamed over it,
+/// so a reader (or a kill) never meets half a result.
+pub fn write_final(path: &Path, result: &RunResult) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".herd-partial");
+    let temp = path.with_file_name(name);
+    let mut out = BufWriter::new(File::create(&temp)?);
+    write_json(result, &mut out)?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    std::fs::rename(&temp, path)
+}

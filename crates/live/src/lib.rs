@@ -1,0 +1,170 @@
+//! What a run shows and writes while it goes on: the engine's collector hands every closed
+//! second to the caller as a [`Record`]; each output is a [`Sink`] of that one stream (ripgrep's
+//! printer implementing the searcher's `Sink`): the live line on a terminal, the JSON written as
+//! the run goes, the per-second CSV, the HdrHistogram interval log, and at the end JUnit and
+//! Markdown summaries. Sinks run on the collector's thread, never on a worker's.
+//!
+//! ```no_run
+//! use herd_live::{Sinks, Start, json::JsonStream};
+//! # fn go(prepared: herd_run::Prepared, start: Start) -> Result<(), herd_live::SinkError> {
+//! let mut sinks = Sinks::new();
+//! sinks.add(JsonStream::create("result.json".as_ref())?);
+//! sinks.start(&start);
+//! let control = std::sync::Arc::new(herd_engine::Control::new());
+//! let result = prepared.run(None, &control, &mut sinks).expect("a run");
+//! let problems = sinks.finish(&result);
+//! # Ok(()) }
+//! ```
+
+pub mod csv;
+pub mod hlog;
+pub mod json;
+pub mod junit;
+pub mod line;
+pub mod markdown;
+pub mod metrics;
+
+use herd_engine::{Progress, Record};
+use herd_result::{RunConfig, RunResult, ShardHeader};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// What every sink learns before the first second: what runs, and when its measurement starts.
+#[derive(Clone, Debug)]
+pub struct Start {
+    /// Tells this run's series from others' in a shared Prometheus.
+    pub run_id: String,
+    pub target: String,
+    pub config: RunConfig,
+    /// When the measurement starts (after the warm-up).
+    pub measure_start: SystemTime,
+    /// The absolute second the timeline starts in, when it is not `measure_start`'s: a shard's
+    /// shared start instant, so shards line up.
+    pub timeline_start_unix_s: Option<u64>,
+    pub shard: Option<ShardHeader>,
+}
+
+/// A sink that could not write: which output, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} {}: {source}", path.display())]
+pub struct SinkError {
+    pub flag: &'static str,
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Start {
+    /// A run id from the clock and the process: unique enough to tell runs apart.
+    pub fn new_run_id() -> String {
+        let t = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        format!("{:x}-{:x}", t.as_secs(), std::process::id())
+    }
+}
+
+impl SinkError {
+    pub fn new(flag: &'static str, path: &Path, source: std::io::Error) -> Self {
+        SinkError {
+            flag,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// One output of a run, fed the stream of closed seconds.
+pub trait Sink {
+    /// The run is about to start.
+    fn start(&mut self, _start: &Start) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// About once a second, the live numbers (the records in it are also handed to
+    /// [`Sink::record`]).
+    fn progress(&mut self, _progress: &Progress) {}
+    /// One closed second, in order.
+    fn record(&mut self, _record: &Record) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// The engine is done; the result is being built.
+    fn finished(&mut self) {}
+    /// The run's full result.
+    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// Everything is written and shown: a sink others read from (a metrics endpoint) may stay
+    /// up a little for its readers.
+    fn linger(&mut self) {}
+}
+
+/// Every sink of a run. A sink that fails is reported once and left out of the rest of the
+/// stream; the others, and the run, go on.
+#[derive(Default)]
+pub struct Sinks {
+    sinks: Vec<(Box<dyn Sink>, bool)>,
+    problems: Vec<SinkError>,
+}
+
+impl Sinks {
+    pub fn new() -> Self {
+        Sinks::default()
+    }
+
+    pub fn add(&mut self, sink: impl Sink + 'static) {
+        self.sinks.push((Box::new(sink), true));
+    }
+
+    pub fn start(&mut self, start: &Start) {
+        self.each(|s| s.start(start));
+    }
+
+    /// Hands `result` to every sink; what could not be written, one error each.
+    pub fn finish(&mut self, result: &RunResult) -> Vec<SinkError> {
+        // A sink that failed in the stream still gets the end: the JSON's final result replaces
+        // a stream cut short by a full disk once space came back.
+        for (sink, ok) in &mut self.sinks {
+            match sink.finish(result) {
+                Err(e) if *ok => self.problems.push(e),
+                _ => {}
+            }
+        }
+        std::mem::take(&mut self.problems)
+    }
+
+    /// Lets each sink [`Sink::linger`], after the results are written and shown.
+    pub fn linger(&mut self) {
+        for (sink, _) in &mut self.sinks {
+            sink.linger();
+        }
+    }
+
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Sink) -> Result<(), SinkError>) {
+        for (sink, ok) in &mut self.sinks {
+            if !*ok {
+                continue;
+            }
+            if let Err(e) = f(sink.as_mut()) {
+                *ok = false;
+                self.problems.push(e);
+            }
+        }
+    }
+}
+
+impl herd_run::Observer for Sinks {
+    fn progress(&mut self, p: &Progress) {
+        for (sink, _) in &mut self.sinks {
+            sink.progress(p);
+        }
+        for r in &p.closed {
+            self.each(|s| s.record(r));
+        }
+    }
+
+    fn finished(&mut self) {
+        for (sink, _) in &mut self.sinks {
+            sink.finished();
+        }
+    }
+}

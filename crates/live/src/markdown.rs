@@ -1,0 +1,128 @@
+//! `--summary-md FILE`: the run in Markdown for a CI job page (GitHub's `$GITHUB_STEP_SUMMARY`,
+//! GitLab's job artifacts): the verdict, the load, latency, errors, thresholds and checks.
+
+use crate::{Sink, SinkError};
+use herd_result::format::count;
+use herd_result::RunResult;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+const FLAG: &str = "--summary-md";
+
+pub struct Markdown {
+    path: PathBuf,
+}
+
+impl Markdown {
+    pub fn create(path: &Path) -> Self {
+        Markdown {
+            path: path.to_owned(),
+        }
+    }
+}
+
+impl Sink for Markdown {
+    fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {
+        std::fs::write(&self.path, render(result)).map_err(|e| SinkError::new(FLAG, &self.path, e))
+    }
+}
+
+/// The Markdown summary of `result`.
+pub fn render(r: &RunResult) -> String {
+    use herd_run::Conclusion;
+    let verdict = match herd_run::conclude(r) {
+        Conclusion::Ok => "✅ completed".to_owned(),
+        Conclusion::ThresholdsFailed => "❌ thresholds failed".to_owned(),
+        Conclusion::GeneratorLimited => format!(
+            "⚠️ generator-limited: herd, not the server, was the limit ({})",
+            r.generator.reasons.join("; ")
+        ),
+        Conclusion::NothingAnswered => "❌ no request got a response".to_owned(),
+        Conclusion::Interrupted => "⚠️ interrupted: the numbers cover the part that ran".to_owned(),
+        Conclusion::NoShare => "➖ this shard had no share of the run: it sent nothing".to_owned(),
+    };
+    let mut m = String::new();
+    let _ = writeln!(m, "## herd: {}\n", cell(&r.target));
+    let _ = writeln!(m, "**{verdict}**\n");
+    for w in &r.warnings {
+        let _ = writeln!(m, "> {}\n", cell(w));
+    }
+    let load = match r.config.rate {
+        Some(rate) => format!("open model, {rate} req/s"),
+        None => format!("closed model, {} connections", r.config.connections),
+    };
+    let _ = writeln!(m, "| | |\n|---|---|");
+    let rows = [
+        ("Load", load),
+        ("Duration", format!("{:.1} s", r.duration_s)),
+        ("Requests", count(r.totals.completed + r.totals.errors)),
+        ("Throughput", format!("{:.1} req/s", r.throughput_rps)),
+        (
+            "OK / failed / errors",
+            format!(
+                "{} / {} / {}",
+                count(r.totals.ok),
+                count(r.totals.failed),
+                count(r.totals.errors)
+            ),
+        ),
+        ("Dropped", count(r.totals.dropped)),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(m, "| {k} | {v} |");
+    }
+    let l = &r.latency_ms;
+    let s = &r.service_time_ms;
+    let _ = writeln!(
+        m,
+        "\n| ms | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|"
+    );
+    let _ = writeln!(
+        m,
+        "| latency | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+        l.p50, l.p90, l.p99, l.p999, l.max
+    );
+    let _ = writeln!(
+        m,
+        "| service time | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+        s.p50, s.p90, s.p99, s.p999, s.max
+    );
+    if !r.errors.is_empty() {
+        let _ = writeln!(m, "\n| error | count | first message |\n|---|---|---|");
+        for (k, n) in &r.errors {
+            let sample = r.error_samples.get(k).map_or("", String::as_str);
+            let _ = writeln!(m, "| {k} | {} | {} |", count(*n), cell(sample));
+        }
+    }
+    if !r.thresholds.is_empty() {
+        let _ = writeln!(m, "\n| threshold | measured | |\n|---|---|---|");
+        for t in &r.thresholds {
+            let mark = if t.pass { "✅" } else { "❌" };
+            let _ = writeln!(
+                m,
+                "| `{}` | {:.2} {} | {mark} |",
+                t.expression.replace('`', "'"),
+                t.value,
+                t.unit
+            );
+        }
+    }
+    if !r.checks.is_empty() {
+        let _ = writeln!(m, "\n| check | passes | fails |\n|---|---|---|");
+        for c in &r.checks {
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} |",
+                cell(&c.name),
+                count(c.passes),
+                count(c.fails)
+            );
+        }
+    }
+    m
+}
+
+/// Text safe inside a table cell: no pipes or line breaks to break the row.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,307 @@
+//! The series herd exposes, kept as cumulative counters over the closed seconds, and their text
+//! exposition (Prometheus text format 0.0.4, which OpenMetrics scrapers read too).
+
+use crate::Start;
+use herd_engine::metrics::ErrorKind;
+use herd_engine::Record;
+use std::fmt::Write;
+
+/// Latency bucket bounds in seconds for a run whose requests time out after `timeout_s`: a
+/// 1-2.5-5 ladder from 100 us, up to the timeout (nothing is slower).
+pub fn buckets_for(timeout_s: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut decade = 1e-4;
+    'ladder: loop {
+        for m in [1.0, 2.5, 5.0] {
+            let b = decade * m;
+            if b >= timeout_s || out.len() >= 30 {
+                break 'ladder;
+            }
+            out.push(b);
+        }
+        decade *= 10.0;
+    }
+    out.push(timeout_s.max(1e-4));
+    out
+}
+
+/// What the endpoint shows: cumulative over every second closed so far.
+#[derive(Debug, Default)]
+pub struct Exposition {
+    labels: Vec<(String, String)>,
+    bounds: Vec<f64>,
+    /// Responses by status class (index as `Second::status_class`), and requests that got none
+    /// by error class.
+    status_class: [u64; 6],
+    errors: [u64; ErrorKind::COUNT],
+    ok: u64,
+    failed: u64,
+    bytes: u64,
+    /// Latency histogram: a cumulative count per bound, the count and the sum (seconds).
+    buckets: Vec<u64>,
+    count: u64,
+    sum_s: f64,
+    seconds: u64,
+    target: Option<f64>,
+    cpu_percent: Option<f64>,
+    send_lag_s: Option<f64>,
+    loop_delay_s: Option<f64>,
+    connections: Option<u64>,
+    pub finished: bool,
+}
+
+impl Exposition {
+    pub fn start(&mut self, s: &Start) {
+        let shard = s
+            .shard
+            .as_ref()
+            .and_then(|h| {
+                h.instances
+                    .first()
+                    .map(|i| format!("{}/{}", i.index, h.count))
+            })
+            .unwrap_or_default();
+        self.labels = vec![
+            ("run_id".to_owned(), s.run_id.clone()),
+            ("shard".to_owned(), shard),
+        ];
+        self.bounds = buckets_for(s.config.timeout_s);
+        self.buckets = vec![0; self.bounds.len()];
+    }
+
+    pub fn add(&mut self, r: &Record) {
+        let s = &r.second;
+        for (a, b) in self.status_class.iter_mut().zip(s.status_class) {
+            *a += b;
+        }
+        for (a, b) in self.errors.iter_mut().zip(s.errors) {
+            *a += b;
+        }
+        self.ok += s.ok;
+        self.failed += s.failed;
+        self.bytes += s.bytes_received;
+        if let Some(h) = s.latency.histogram() {
+            for (n, bound) in self.buckets.iter_mut().zip(&self.bounds) {
+                *n += h.count_between(0, (bound * 1e6) as u64);
+            }
+            self.count += h.len();
+            self.sum_s += h.mean() * h.len() as f64 / 1e6;
+        }
+        self.seconds = self.seconds.max(s.index + 1);
+        self.target = r.target;
+        if let Some(h) = &r.health {
+            self.cpu_percent = Some(h.cpu_percent.iter().sum());
+            self.send_lag_s = Some(h.send_lag_p99.as_secs_f64());
+            self.loop_delay_s = Some(h.loop_delay_max.as_secs_f64());
+            self.connections = Some(h.open_connections);
+        }
+    }
+
+    /// Every series, by family, as of the last closed second.
+    pub fn families(&self) -> Vec<Family> {
+        let mut out = Vec::new();
+        let point = |name: &str, extra: Option<(&str, String)>, value: f64| Point {
+            name: name.to_owned(),
+            labels: extra.map(|(k, v)| (k.to_owned(), v)).into_iter().collect(),
+            value,
+        };
+        let f = family(
+            &mut out,
+            "herd_requests_total",
+            "counter",
+            "Requests that ended, by outcome (ok, failed: a 4xx/5xx or failed check, error: no response).",
+        );
+        for (outcome, n) in [
+            ("ok", self.ok),
+            ("failed", self.failed),
+            ("error", self.errors.iter().sum()),
+        ] {
+            f.points
+                .push(point(f.name, Some(("outcome", outcome.into())), n as f64));
+        }
+        let f = family(
+            &mut out,
+            "herd_responses_total",
+            "counter",
+            "Responses by status class.",
+        );
+        const CLASSES: [&str; 6] = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
+        for (class, n) in CLASSES.iter().zip(self.status_class) {
+            f.points.push(point(
+                f.name,
+                Some(("status_class", (*class).into())),
+                n as f64,
+            ));
+        }
+        let f = family(
+            &mut out,
+            "herd_errors_total",
+            "counter",
+            "Requests that got no response, by error class.",
+        );
+        for k in ErrorKind::ALL {
+            let n = self.errors[k.index()];
+            f.points
+                .push(point(f.name, Some(("class", k.key().into())), n as f64));
+        }
+        let f = family(
+            &mut out,
+            "herd_received_bytes_total",
+            "counter",
+            "Response bytes received.",
+        );
+        f.points.push(point(f.name, None, self.bytes as f64));
+        let f = family(
+            &mut out,
+            "herd_request_duration_seconds",
+            "histogram",
+            "Latency from each request's intended send time to its full response.",
+        );
+        let bucket = "herd_request_duration_seconds_bucket";
+        for (bound, n) in self.bounds.iter().zip(&self.buckets) {
+            f.points
+                .push(point(bucket, Some(("le", bound.to_string())), *n as f64));
+        }
+        f.points.push(point(
+            bucket,
+            Some(("le", "+Inf".into())),
+            self.count as f64,
+        ));
+        f.points
+            .push(point("herd_request_duration_seconds_sum", None, self.sum_s));
+        f.points.push(point(
+            "herd_request_duration_seconds_count",
+            None,
+            self.count as f64,
+        ));
+        let f = family(
+            &mut out,
+            "herd_measured_seconds",
+            "gauge",
+            "Seconds of the measurement closed so far.",
+        );
+        f.points.push(point(f.name, None, self.seconds as f64));
+        let gauges = [
+            (
+                "herd_target",
+                "What the plan asks for now: arrivals per second (open model) or users (closed).",
+                self.target,
+            ),
+            (
+                "herd_generator_cpu_percent",
+                "CPU of herd's worker threads in the last closed second, percent of one core.",
+                self.cpu_percent,
+            ),
+            (
+                "herd_send_lag_p99_seconds",
+                "How late arrivals went out against the schedule in the last closed second, p99.",
+                self.send_lag_s,
+            ),
+            (
+                "herd_loop_delay_max_seconds",
+                "How late herd's event loops woke in the last closed second.",
+                self.loop_delay_s,
+            ),
+            (
+                "herd_connections",
+                "Connections open at the end of the last closed second.",
+                self.connections.map(|c| c as f64),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            if let Some(v) = value {
+                let f = family(&mut out, name, "gauge", help);
+                f.points.push(point(name, None, v));
+            }
+        }
+        let f = family(
+            &mut out,
+            "herd_run_finished",
+            "gauge",
+            "1 once the run has ended: the counters are final.",
+        );
+        f.points
+            .push(point(f.name, None, f64::from(u8::from(self.finished))));
+        out
+    }
+
+    /// The labels every series carries: the run and the shard.
+    pub fn base_labels(&self) -> &[(String, String)] {
+        &self.labels
+    }
+
+    /// The text exposition.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        for f in self.families() {
+            let _ = writeln!(
+                o,
+                "# HELP {} {}\n# TYPE {} {}",
+                f.name, f.help, f.name, f.kind
+            );
+            for p in &f.points {
+                let labels: Vec<String> = self
+                    .labels
+                    .iter()
+                    .chain(&p.labels)
+                    .map(|(k, v)| format!("{k}=\"{}\"", escape(v)))
+                    .collect();
+                let _ = writeln!(o, "{}{{{}}} {}", p.name, labels.join(","), p.value);
+            }
+        }
+        o
+    }
+}
+
+fn family<'a>(
+    out: &'a mut Vec<Family>,
+    name: &'static str,
+    kind: &'static str,
+    help: &'static str,
+) -> &'a mut Family {
+    out.push(Family {
+        name,
+        kind,
+        help,
+        points: Vec::new(),
+    });
+    out.last_mut().expect("just pushed")
+}
+
+/// A metric family: its series share a name (a histogram's with suffixes), type and help.
+#[derive(Clone, Debug)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub points: Vec<Point>,
+}
+
+/// One series' value: its full name and its labels beyond the base ones.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+/// A label value as the text format wants it.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_climb_a_ladder_up_to_the_timeout() {
+        let b = buckets_for(10.0);
+        assert_eq!(b.first(), Some(&1e-4));
+        assert_eq!(b.last(), Some(&10.0));
+        assert!(b.windows(2).all(|w| w[0] < w[1]), "{b:?}");
+        assert_eq!(buckets_for(0.3).last(), Some(&0.3));
+    }
+}

@@ -1,0 +1,75 @@
+//! `--metrics-listen ADDR`: the run as Prometheus / OpenMetrics text while it goes on. Counters
+//! and a latency histogram are cumulative over the closed seconds, so a scrape at any moment
+//! reads what happened, not an average; the endpoint stays up after the run until one last
+//! scrape (or a short grace), so the final seconds are not lost (vegeta's exporter loses them).
+
+mod exposition;
+mod remote_write;
+mod server;
+
+pub use exposition::{buckets_for, Exposition};
+pub use remote_write::{Endpoint, RemoteWrite};
+pub use server::MetricsServer;
+
+use crate::{Sink, SinkError, Start};
+use herd_engine::Record;
+use herd_result::RunResult;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const FLAG: &str = "--metrics-listen";
+
+/// How long the endpoint waits after the run for its last scrape.
+pub const GRACE: Duration = Duration::from_secs(10);
+
+pub struct Metrics {
+    server: MetricsServer,
+    state: Arc<Mutex<Exposition>>,
+    grace: Duration,
+}
+
+impl Metrics {
+    /// Listens on `addr` now, so a port in use is refused before the first request.
+    pub fn listen(addr: SocketAddr, grace: Duration) -> Result<Self, SinkError> {
+        let state = Arc::new(Mutex::new(Exposition::default()));
+        let server = MetricsServer::start(addr, Arc::clone(&state))
+            .map_err(|e| SinkError::new(FLAG, std::path::Path::new(&addr.to_string()), e))?;
+        Ok(Metrics {
+            server,
+            state,
+            grace,
+        })
+    }
+
+    /// Where it listens (the port picked when asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.server.local_addr()
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Exposition)) {
+        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut e);
+    }
+}
+
+impl Sink for Metrics {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        self.with(|e| e.start(start));
+        Ok(())
+    }
+
+    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+        self.with(|e| e.add(r));
+        Ok(())
+    }
+
+    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
+        self.with(|e| e.finished = true);
+        Ok(())
+    }
+
+    fn linger(&mut self) {
+        self.server.await_last_scrape(self.grace);
+    }
+}

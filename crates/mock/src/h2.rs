@@ -1,0 +1,235 @@
+//! HTTP/2 connections: the same routes, latencies and faults as HTTP/1.1, on nghttp2's server
+//! session (herd-h2), plus what only HTTP/2 has: GOAWAY after N requests (`goaway-after`),
+//! streams refused (`fault=refuse`) and a stream limit (`max-streams`).
+//!
+//! Streams of one connection are answered independently: a delayed answer waits on the
+//! worker's timer while later streams go by, and a stalled stream holds only itself.
+
+use std::rc::Rc;
+
+use herd_h2::{Event, ServerSession, Settings};
+use rand::Rng;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use crate::conn::{authorized, Socket, Worker};
+use crate::counters::bump;
+use crate::response::{Failure, Lookup, Prepared, GARBAGE};
+use crate::route::Fault;
+
+/// What an HTTP/2 client sends first (RFC 9113 section 3.4).
+pub(crate) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// SETTINGS_MAX_CONCURRENT_STREAMS unless a route's `max-streams` says less: room for herd's
+/// and h2load's widest windows.
+const DEFAULT_MAX_STREAMS: u32 = 10_000;
+
+const READ_BUF: usize = 16 << 10;
+
+/// RFC 9113 section 7.
+const INTERNAL_ERROR: u32 = 0x2;
+const REFUSED_STREAM: u32 = 0x7;
+
+/// An answer decided when its request arrived, sent when its delay is over.
+struct Due {
+    stream_id: i32,
+    route: usize,
+    failed: bool,
+    /// For echo routes: the request as text.
+    echo: Option<Vec<u8>>,
+}
+
+struct H2Conn {
+    session: ServerSession,
+    out: Vec<u8>,
+    /// Requests answered per route, for `goaway-after`.
+    served: Vec<u32>,
+    goaway_sent: bool,
+    /// A fault ended the connection: flush and close.
+    closing: bool,
+}
+
+pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Worker>) {
+    let settings = Settings {
+        max_concurrent_streams: w.table.max_streams.unwrap_or(DEFAULT_MAX_STREAMS),
+        ..Settings::default()
+    };
+    let Ok(session) = ServerSession::new(&settings) else {
+        return;
+    };
+    let mut conn = H2Conn {
+        session,
+        out: Vec::with_capacity(READ_BUF),
+        served: vec![0; w.table.routes()],
+        goaway_sent: false,
+        closing: false,
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel::<Due>();
+    let mut broken = conn.session.recv(&buf).is_err();
+    buf.resize(READ_BUF.max(buf.len()), 0);
+    loop {
+        conn.take_requests(&w, &tx);
+        if conn.flush(&mut stream).await.is_err() {
+            return;
+        }
+        if broken || conn.closing || !conn.session.alive() {
+            break;
+        }
+        tokio::select! {
+            read = stream.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => broken = conn.session.recv(&buf[..n]).is_err(),
+            },
+            Some(due) = rx.recv() => conn.answer(&w, due),
+        }
+    }
+    // nghttp2 has said GOAWAY (or a fault closes): let the client read it before the FIN.
+    let _ = stream.shutdown().await;
+}
+
+impl H2Conn {
+    fn take_requests(&mut self, w: &Rc<Worker>, tx: &mpsc::UnboundedSender<Due>) {
+        let requests: Vec<Event> = self.session.events().events.collect();
+        for event in requests {
+            if let Event::Request {
+                stream_id,
+                method,
+                path,
+                fields,
+                body,
+                ..
+            } = event
+            {
+                bump(&w.counters.requests);
+                self.request(w, tx, stream_id, &method, &path, &fields, &body);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)] // one request's parts, taken apart once
+    fn request(
+        &mut self,
+        w: &Rc<Worker>,
+        tx: &mpsc::UnboundedSender<Due>,
+        stream_id: i32,
+        method: &[u8],
+        path: &[u8],
+        fields: &[u8],
+        body: &[u8],
+    ) {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let table = &w.table;
+        let route = match table.lookup(&text(method), &text(path)) {
+            Lookup::Found(route) => route,
+            Lookup::NotFound => return self.respond(stream_id, &table.not_found),
+            Lookup::MethodNotAllowed => return self.respond(stream_id, &table.method_not_allowed),
+        };
+        let authorization = fields
+            .split(|b| *b == b'\n')
+            .find_map(|line| line.strip_prefix(b"authorization: "))
+            .map(|v| v.strip_suffix(b"\r").unwrap_or(v));
+        if !authorized(route, authorization) {
+            return self.respond(stream_id, &route.unauthorized);
+        }
+        let (failed, delay) = {
+            let mut rng = w.rng.borrow_mut();
+            let failed = route.error_rate > 0.0 && rng.gen_bool(route.error_rate);
+            (failed, route.delay.sample(&mut *rng))
+        };
+        let echo = route.echo.then(|| {
+            let mut echo = Vec::with_capacity(fields.len() + body.len() + 64);
+            for part in [method, b" ", path, b" HTTP/2\r\n", fields, b"\r\n", body] {
+                echo.extend_from_slice(part);
+            }
+            echo
+        });
+        let due = Due {
+            stream_id,
+            route: route.index,
+            failed,
+            echo,
+        };
+        if delay.is_zero() {
+            return self.answer(w, due);
+        }
+        let (w, tx) = (Rc::clone(w), tx.clone());
+        tokio::task::spawn_local(async move {
+            w.delays.sleep(delay).await;
+            // The connection may be gone; then so is the answer.
+            let _ = tx.send(due);
+        });
+    }
+
+    fn answer(&mut self, w: &Worker, due: Due) {
+        let route = w.table.route(due.route);
+        if due.failed {
+            bump(&w.counters.injected);
+            match &route.failure {
+                Failure::Status(prepared) => self.respond(due.stream_id, prepared),
+                Failure::Fault(fault) => self.fault(*fault, due.stream_id),
+            }
+        } else if let Some(echo) = &due.echo {
+            let fields = pairs(&route.ok);
+            let _ = self
+                .session
+                .respond(due.stream_id, route.status, &fields, echo);
+        } else {
+            self.respond(due.stream_id, &route.ok);
+        }
+        self.served[due.route] += 1;
+        if route
+            .goaway_after
+            .is_some_and(|n| self.served[due.route] >= n)
+            && !self.goaway_sent
+        {
+            // As nginx after keepalive_requests: streams above this one go unprocessed.
+            self.goaway_sent = self.session.goaway(due.stream_id, 0).is_ok();
+        }
+    }
+
+    fn respond(&mut self, stream_id: i32, prepared: &Prepared) {
+        let fields = pairs(prepared);
+        let _ = self
+            .session
+            .respond(stream_id, prepared.status, &fields, prepared.body());
+    }
+
+    /// A fault on HTTP/2 hits the stream where it can (reset, refuse, truncate, stall) and the
+    /// connection where it cannot (close, garbage).
+    fn fault(&mut self, fault: Fault, stream_id: i32) {
+        let _ = match fault {
+            Fault::Reset | Fault::Truncate => self.session.reset(stream_id, INTERNAL_ERROR),
+            Fault::Refuse => self.session.reset(stream_id, REFUSED_STREAM),
+            Fault::Stall => Ok(()),
+            Fault::Close => {
+                self.closing = true;
+                self.session.goaway(stream_id, INTERNAL_ERROR)
+            }
+            Fault::Garbage => {
+                self.closing = true;
+                self.out.extend_from_slice(GARBAGE);
+                Ok(())
+            }
+        };
+    }
+
+    async fn flush<S: Socket>(&mut self, stream: &mut S) -> std::io::Result<()> {
+        if !self.closing || self.out.is_empty() {
+            // Garbage goes out alone: nothing nghttp2 says may make it parse.
+            let _ = self.session.send(&mut self.out);
+        }
+        if !self.out.is_empty() {
+            stream.write_all(&self.out).await?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+}
+
+fn pairs(prepared: &Prepared) -> Vec<(&[u8], &[u8])> {
+    prepared
+        .fields
+        .iter()
+        .map(|(n, v)| (&n[..], &v[..]))
+        .collect()
+}

@@ -1,0 +1,141 @@
+//! Credentials kept out of what people share. A result holds the request headers and the URL as
+//! given, and results travel: JSON files mailed around, HTML pages on wikis, pods' logs. So a
+//! secret header's value, or a URL's password, is replaced where it enters a result by a short
+//! hash: two different tokens still read as different, and neither can be read back.
+//!
+//! ```
+//! use herd_result::redact::Redaction;
+//! let r = Redaction::default();
+//! let shown = r.header("Authorization: Bearer abc");
+//! assert!(shown.starts_with("Authorization: <redacted sha256:"));
+//! assert_eq!(r.header("Accept: text/html"), "Accept: text/html");
+//! ```
+
+use sha2::{Digest, Sha256};
+
+/// The headers that carry credentials in every request or response.
+pub const SECRET_HEADERS: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+/// Which headers are secret (the standard four plus those named with `--redact`), and whether
+/// the user asked to see them anyway (`--show-secrets`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Redaction {
+    extra: Vec<String>,
+    show: bool,
+}
+
+impl Redaction {
+    pub fn new(extra: &[String], show: bool) -> Redaction {
+        Redaction {
+            extra: extra
+                .iter()
+                .map(|n| n.trim().to_ascii_lowercase())
+                .collect(),
+            show,
+        }
+    }
+
+    pub fn is_secret(&self, name: &str) -> bool {
+        let name = name.trim().to_ascii_lowercase();
+        SECRET_HEADERS.contains(&name.as_str()) || self.extra.contains(&name)
+    }
+
+    /// A `Name: value` header as it may be shown.
+    pub fn header(&self, line: &str) -> String {
+        match line.split_once(':') {
+            Some((name, value)) if !self.show && self.is_secret(name) => {
+                format!("{name}: {}", mask(value.trim()))
+            }
+            _ => line.to_owned(),
+        }
+    }
+
+    pub fn headers(&self, lines: &[String]) -> Vec<String> {
+        lines.iter().map(|h| self.header(h)).collect()
+    }
+
+    /// A URL as it may be shown: the password of `user:password@host` masked.
+    pub fn url(&self, url: &str) -> String {
+        if self.show {
+            return url.to_owned();
+        }
+        let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+            return url.to_owned();
+        };
+        let rest = &url[scheme_end..];
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let Some(at) = rest[..authority_end].rfind('@') else {
+            return url.to_owned();
+        };
+        let Some((user, password)) = rest[..at].split_once(':') else {
+            return url.to_owned();
+        };
+        if is_masked(password) {
+            return url.to_owned();
+        }
+        format!(
+            "{}{user}:{}{}",
+            &url[..scheme_end],
+            mask(password),
+            &rest[at..]
+        )
+    }
+}
+
+/// What replaces a secret: enough of its SHA-256 to tell two apart, not to guess one. Masking
+/// twice changes nothing, so reading an old result and writing it again is safe.
+pub fn mask(secret: &str) -> String {
+    if is_masked(secret) {
+        return secret.to_owned();
+    }
+    let digest = Sha256::digest(secret.as_bytes());
+    let short: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("<redacted sha256:{short}>")
+}
+
+fn is_masked(s: &str) -> bool {
+    s.starts_with("<redacted sha256:") && s.ends_with('>')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_masked_and_told_apart() {
+        let r = Redaction::new(&["X-Api-Key".to_owned()], false);
+        let a = r.header("Authorization: Bearer aaa");
+        let b = r.header("authorization: Bearer bbb");
+        assert!(!a.contains("aaa") && !b.contains("bbb"), "{a} {b}");
+        assert_ne!(a[15..], b[15..]);
+        assert!(!r.header("Cookie: sid=42").contains("42"));
+        assert!(!r.header("x-api-key: k1").contains("k1"));
+        assert_eq!(r.header("Accept: */*"), "Accept: */*");
+        assert_eq!(r.header(&a), a, "masking twice changes nothing");
+    }
+
+    #[test]
+    fn url_passwords_are_masked() {
+        let r = Redaction::default();
+        let u = r.url("http://bob:hunter2@127.0.0.1:8080/a?b=c");
+        assert!(u.starts_with("http://bob:<redacted sha256:"), "{u}");
+        assert!(
+            u.ends_with("@127.0.0.1:8080/a?b=c") && !u.contains("hunter2"),
+            "{u}"
+        );
+        assert_eq!(r.url("http://127.0.0.1/x@y"), "http://127.0.0.1/x@y");
+        assert_eq!(r.url(&u), u);
+    }
+
+    #[test]
+    fn show_secrets_keeps_them() {
+        let r = Redaction::new(&[], true);
+        assert_eq!(r.header("Cookie: sid=42"), "Cookie: sid=42");
+        assert_eq!(r.url("http://a:b@h/"), "http://a:b@h/");
+    }
+}

@@ -1,0 +1,268 @@
+//! A result written as the run goes: `herd run --json FILE` writes a header line, then one line
+//! per closed second, and replaces the file with the full result at the end. A run killed
+//! before its end (`kill -9`, an out-of-memory kill, an evicted pod) leaves the header and every
+//! second written before the kill; [`complete`] turns that into a partial [`RunResult`], marked
+//! so, which every command that reads results reads like any other.
+
+use crate::build::{per_second, timeline_entry};
+use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
+use crate::result::{Histograms, Kind, Totals};
+use crate::{
+    Generator, GeneratorSample, ReportError, RunConfig, RunResult, ShardHeader, TimelineEntry,
+};
+use herd_metrics::{new_histogram, Second};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// The value of the header's `stream` key.
+pub const RECORDS: &str = "records";
+
+/// The first line of a result written as the run goes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamHeader {
+    pub herd_version: String,
+    pub schema_version: u32,
+    pub kind: Kind,
+    /// Always [`RECORDS`]: what tells this file from a finished result.
+    pub stream: String,
+    pub target: String,
+    pub config: RunConfig,
+    /// When the measurement was due to start (after any warm-up), RFC 3339 in UTC.
+    pub started_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline_start_unix_s: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardHeader>,
+}
+
+impl StreamHeader {
+    pub fn new(target: String, config: RunConfig, started_at: std::time::SystemTime) -> Self {
+        StreamHeader {
+            herd_version: crate::HERD_VERSION.to_owned(),
+            schema_version: crate::SCHEMA_VERSION,
+            kind: Kind::Run,
+            stream: RECORDS.to_owned(),
+            target,
+            config,
+            started_at: crate::build::rfc3339(started_at),
+            timeline_start_unix_s: started_at
+                .duration_since(std::time::SystemTime::UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_secs()),
+            shard: None,
+        }
+    }
+}
+
+/// One closed second as a line of the stream: the timeline entry of the finished result, with
+/// the generator's health of that second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamLine {
+    #[serde(flatten)]
+    pub second: TimelineEntry,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<GeneratorSample>,
+}
+
+impl StreamLine {
+    /// The line for a second of the measurement (`whole`: wholly inside it, a sample of the
+    /// run). A second cut short is counted over a whole second: the stream does not know yet
+    /// how long the run was (the finished result does).
+    pub fn new(second: &Second, whole: bool, generator: Option<GeneratorSample>) -> Self {
+        StreamLine {
+            second: timeline_entry(second, second.index as f64 + 1.0, whole),
+            generator,
+        }
+    }
+}
+
+/// The text of a finished result: `text` itself, or, for a stream a run left unfinished, the
+/// partial result its lines describe.
+pub fn complete<'t>(text: &'t str, origin: &str) -> Result<Cow<'t, str>, ReportError> {
+    let first = text.lines().next().unwrap_or("");
+    if !first.contains("\"stream\"") {
+        return Ok(Cow::Borrowed(text));
+    }
+    let Ok(header) = serde_json::from_str::<StreamHeader>(first) else {
+        return Ok(Cow::Borrowed(text));
+    };
+    if header.stream != RECORDS {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut lines = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        match serde_json::from_str::<StreamLine>(line) {
+            Ok(l) => lines.push(l),
+            // The kill came in the middle of writing this line: everything before it stands.
+            Err(e) if e.classify() == serde_json::error::Category::Eof => break,
+            Err(source) => {
+                return Err(ReportError::Malformed {
+                    origin: format!("{origin}, line {}", n + 1),
+                    version: header.herd_version,
+                    source,
+                })
+            }
+        }
+    }
+    let result = partial(header, lines)?;
+    let text = serde_json::to_string(&result).map_err(|source| ReportError::Malformed {
+        origin: origin.to_owned(),
+        version: result.herd_version.clone(),
+        source,
+    })?;
+    Ok(Cow::Owned(text))
+}
+
+/// The partial result of the seconds written: totals, errors and latency added up from them.
+fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
+    let mut latency = new_histogram();
+    let mut totals = Totals::default();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut health = Vec::new();
+    let mut timeline = Vec::with_capacity(lines.len());
+    for l in lines {
+        let s = &l.second;
+        if let Some(h) = &s.latency_histogram {
+            let _ = latency.add(decode_histogram(h)?);
+        }
+        totals.ok += s.ok;
+        totals.failed += s.failed;
+        totals.errors += s.errors;
+        totals.bytes_received += s.bytes_received;
+        for (k, n) in &s.error_kinds {
+            *errors.entry(k.clone()).or_default() += n;
+        }
+        health.extend(l.generator);
+        timeline.push(l.second);
+    }
+    totals.completed = totals.ok + totals.failed;
+    totals.sent = totals.completed + totals.errors;
+    totals.scheduled = totals.sent;
+    let duration_s = timeline.len() as f64;
+    let empty = encode_histogram(&new_histogram());
+    let mut extra = BTreeMap::new();
+    extra.insert("partial".to_owned(), Value::Bool(true));
+    Ok(RunResult {
+        herd_version: header.herd_version,
+        schema_version: header.schema_version,
+        kind: Kind::Run,
+        target: header.target,
+        config: header.config,
+        started_at: header.started_at,
+        duration_s,
+        interrupted: true,
+        warmup: Default::default(),
+        throughput_rps: per_second(totals.completed, duration_s),
+        status: BTreeMap::new(),
+        warnings: vec![format!(
+            "partial result: the run stopped without finishing its file (killed?) after {} \
+             second(s) were written; the numbers cover those seconds (latency from the \
+             per-second histograms; status codes only by class, in the timeline)",
+            timeline.len()
+        )],
+        errors,
+        error_samples: BTreeMap::new(),
+        latency_ms: summarize_us(&latency),
+        service_time_ms: Default::default(),
+        connect_ms: Default::default(),
+        time_to_error_ms: Default::default(),
+        response_bytes: Default::default(),
+        generator: Generator {
+            timeline: health,
+            ..Generator::default()
+        },
+        timeline,
+        histograms: Histograms {
+            latency: encode_histogram(&latency),
+            service_time: empty.clone(),
+            connect: empty.clone(),
+            time_to_error: empty,
+        },
+        totals,
+        extra,
+        server: None,
+        workload: None,
+        by_name: Vec::new(),
+        by_scenario: Vec::new(),
+        checks: Vec::new(),
+        thresholds: Vec::new(),
+        timeline_start_unix_s: header.timeline_start_unix_s,
+        shard: header.shard,
+    })
+}
+
+impl RunResult {
+    /// The result of a run that stopped before writing its end (see [`complete`]).
+    pub fn is_partial(&self) -> bool {
+        self.extra.get("partial") == Some(&Value::Bool(true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herd_metrics::{Outcome, Verdict};
+    use std::time::{Duration, SystemTime};
+
+    fn config() -> RunConfig {
+        RunConfig {
+            url: "http://127.0.0.1:8080/".into(),
+            method: "GET".into(),
+            model: crate::Model::Closed,
+            connections: 2,
+            rate: None,
+            duration_s: Some(60.0),
+            requests: None,
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 10.0,
+            calls_per_conn: None,
+            pipeline: None,
+            headers: vec![],
+            body_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn a_stream_cut_mid_line_reads_as_a_partial_result_of_its_whole_lines() {
+        let header = StreamHeader::new("t".into(), config(), SystemTime::now());
+        let mut text = serde_json::to_string(&header).unwrap() + "\n";
+        for i in 0..3 {
+            let mut s = Second::new(i);
+            for ms in 1..=10 {
+                s.record(&Outcome::completed(
+                    0,
+                    Duration::from_millis(ms),
+                    Duration::ZERO,
+                    200,
+                    Verdict::Ok,
+                ));
+            }
+            text += &serde_json::to_string(&StreamLine::new(&s, true, None)).unwrap();
+            text += "\n";
+        }
+        text += r#"{"t":3,"requests":1"#;
+        let r = crate::parse_json(&text, "cut.json").unwrap();
+        assert!(r.is_partial() && r.interrupted);
+        assert_eq!(r.timeline.len(), 3);
+        assert_eq!(r.totals.completed, 30);
+        assert_eq!(r.duration_s, 3.0);
+        assert!(
+            (9.0..=10.1).contains(&r.latency_ms.p99),
+            "{}",
+            r.latency_ms.p99
+        );
+        assert!(r.warnings[0].contains("partial result"));
+    }
+
+    #[test]
+    fn a_finished_result_is_read_as_it_is() {
+        let text = "{\n  \"herd_version\": \"x\"\n}\n";
+        assert!(matches!(
+            complete(text, "r.json").unwrap(),
+            Cow::Borrowed(_)
+        ));
+    }
+}

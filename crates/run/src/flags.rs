@@ -1,0 +1,252 @@
+//! Which flags each kind of run applies and which it refuses: one table, read by `herd run`,
+//! `herd sweep`, `herd capacity` and `herd replay` alike, so a flag is never silently dropped.
+//! A new flag is declared here: a [`Flag`], its row in [`TABLE`], and how a spec shows it was
+//! given ([`given`]).
+
+use crate::{RunSpec, Source};
+
+/// The kinds of run, one column each in [`TABLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One URL and the request flags.
+    Url,
+    /// A siege URL file: the flags are every line's defaults.
+    UrlFile,
+    /// A workload file at its own load (`herd run shop.yaml`).
+    Workload,
+    /// A workload file at a series' level (`herd sweep`, `herd capacity`): the level replaces
+    /// the file's load, so the connection cap applies.
+    WorkloadAtLevel,
+    /// A web server's log played back (`herd replay`).
+    Replay,
+}
+
+/// A flag a run may be given, as users write it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Connections,
+    Rate,
+    Duration,
+    Requests,
+    CallsPerConn,
+    Pipeline,
+    Method,
+    Header,
+    Body,
+    BodyFile,
+    Timeout,
+    Warmup,
+    Threads,
+    Insecure,
+    Bind,
+    /// Any of `--watch-pid`, `--watch-name`, `--watch-prometheus`, `--watch-metric`.
+    Watch,
+}
+
+/// What a kind of run does with a flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    Applies,
+    /// Refused, with where the setting belongs instead.
+    Refused(&'static str),
+}
+
+use Use::Applies as A;
+const LOAD: Use = Use::Refused("set the load in the file's `load:` section");
+const REQUEST: Use =
+    Use::Refused("set requests, headers and bodies in the file's steps and `defaults:`");
+const LOG: Use = Use::Refused("the log says which requests are sent and when");
+
+/// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
+/// a level and a log replay do with it.
+const PIPELINE: Use = Use::Refused(
+    "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
+);
+
+pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
+    //                                        URL  URL file workload at level replay
+    (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
+    (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
+    (Flag::Duration, "-d/--duration", [A, A, LOAD, A, A]),
+    (Flag::Requests, "-n/--requests", [A, A, LOAD, A, LOG]),
+    (
+        Flag::CallsPerConn,
+        "--calls-per-conn",
+        [A, A, REQUEST, REQUEST, LOG],
+    ),
+    (
+        Flag::Pipeline,
+        "--pipeline",
+        [A, PIPELINE, PIPELINE, PIPELINE, LOG],
+    ),
+    (Flag::Method, "-m/--method", [A, A, REQUEST, REQUEST, LOG]),
+    (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
+    (Flag::Body, "--body", [A, A, REQUEST, REQUEST, LOG]),
+    (Flag::BodyFile, "--body-file", [A, A, REQUEST, REQUEST, LOG]),
+    // A flag's deadline and warm-up win over the file's `defaults: timeout` and `load: warmup`.
+    (Flag::Timeout, "--timeout", [A, A, A, A, A]),
+    (Flag::Warmup, "--warmup", [A, A, A, A, LOG]),
+    (Flag::Threads, "-t/--threads", [A, A, A, A, A]),
+    (Flag::Insecure, "-k/--insecure", [A, A, A, A, A]),
+    (Flag::Bind, "--bind", [A, A, A, A, A]),
+    (Flag::Watch, "--watch-*", [A, A, A, A, A]),
+];
+
+impl Kind {
+    fn column(self) -> usize {
+        match self {
+            Kind::Url => 0,
+            Kind::UrlFile => 1,
+            Kind::Workload => 2,
+            Kind::WorkloadAtLevel => 3,
+            Kind::Replay => 4,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Kind::Url => "a URL",
+            Kind::UrlFile => "a URL file",
+            Kind::Workload | Kind::WorkloadAtLevel => "a workload file",
+            Kind::Replay => "a log replay",
+        }
+    }
+}
+
+/// What `kind` does with `flag`.
+pub fn use_of(kind: Kind, flag: Flag) -> Use {
+    TABLE
+        .iter()
+        .find(|(f, _, _)| *f == flag)
+        .map_or(A, |(_, _, uses)| uses[kind.column()])
+}
+
+/// The flags a spec was given (a value the user set, not a default).
+pub fn given(spec: &RunSpec) -> Vec<Flag> {
+    let l = &spec.load;
+    let mut flags = vec![
+        (Flag::Connections, l.connections.is_some()),
+        (Flag::Rate, l.rate.is_some()),
+        (Flag::Duration, l.duration.is_some()),
+        (Flag::Requests, l.requests.is_some()),
+        (Flag::CallsPerConn, l.calls_per_conn.is_some()),
+        (Flag::Pipeline, l.pipeline.is_some()),
+        (Flag::Timeout, l.timeout.is_some()),
+        (Flag::Warmup, l.warmup.is_some()),
+        (Flag::Threads, l.threads.is_some()),
+        (Flag::Insecure, spec.insecure),
+        (Flag::Bind, spec.bind.is_some()),
+        (
+            Flag::Watch,
+            !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
+        ),
+    ];
+    let request = &spec.request;
+    flags.extend([
+        (Flag::Method, request.method.is_some()),
+        (Flag::Header, !request.headers.is_empty()),
+        (Flag::Body, request.body.is_some()),
+        (Flag::BodyFile, request.body_file.is_some()),
+    ]);
+    flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
+}
+
+/// The kind of run a spec describes.
+pub fn kind(spec: &RunSpec) -> Kind {
+    match &spec.source {
+        // A wrk script takes wrk's flags: the load, and the request it may rewrite.
+        Source::Url { .. } | Source::Script { .. } => Kind::Url,
+        Source::UrlFile { .. } => Kind::UrlFile,
+        Source::Workload { .. } if spec.level.is_some() => Kind::WorkloadAtLevel,
+        Source::Workload { .. } => Kind::Workload,
+        Source::Replay { .. } => Kind::Replay,
+    }
+}
+
+/// The given flags this spec's kind refuses, one message per reason: the flags, the kind of
+/// run, and where the setting belongs.
+pub fn refused(spec: &RunSpec) -> Vec<String> {
+    let kind = kind(spec);
+    let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
+    for flag in given(spec) {
+        let Use::Refused(why) = use_of(kind, flag) else {
+            continue;
+        };
+        let name = TABLE.iter().find(|r| r.0 == flag).map_or("?", |r| r.1);
+        match by_reason.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, names)) => names.push(name),
+            None => by_reason.push((why, vec![name])),
+        }
+    }
+    let place = match &spec.source {
+        Source::Workload { path } => format!(" ({})", path.display()),
+        _ => String::new(),
+    };
+    by_reason
+        .into_iter()
+        .map(|(why, names)| {
+            format!(
+                "{} cannot be combined with {}{place}: {why}",
+                names.join(", "),
+                kind.what()
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LoadFlags, Source};
+    use std::time::Duration;
+
+    fn workload(load: LoadFlags) -> RunSpec {
+        let mut spec = RunSpec::new(Source::Workload {
+            path: "shop.yaml".into(),
+        });
+        spec.load = load;
+        spec
+    }
+
+    #[test]
+    fn a_workload_file_applies_timeout_and_warmup_and_refuses_its_load() {
+        let spec = workload(LoadFlags {
+            timeout: Some(Duration::from_secs(2)),
+            warmup: Some(Duration::from_secs(1)),
+            ..LoadFlags::default()
+        });
+        assert!(refused(&spec).is_empty(), "{:?}", refused(&spec));
+        let spec = workload(LoadFlags {
+            connections: Some(5),
+            rate: Some(10.0),
+            calls_per_conn: Some(1),
+            ..LoadFlags::default()
+        });
+        assert_eq!(
+            refused(&spec),
+            [
+                "-c/--connections, --rate cannot be combined with a workload file (shop.yaml): \
+                 set the load in the file's `load:` section",
+                "--calls-per-conn cannot be combined with a workload file (shop.yaml): \
+                 set requests, headers and bodies in the file's steps and `defaults:`"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_series_level_lets_a_workload_take_the_connection_cap() {
+        let mut spec = workload(LoadFlags {
+            connections: Some(50),
+            ..LoadFlags::default()
+        });
+        spec.level = Some(crate::Level::Rate(10.0));
+        assert!(refused(&spec).is_empty());
+    }
+
+    #[test]
+    fn every_flag_has_one_row() {
+        for (i, row) in TABLE.iter().enumerate() {
+            assert_eq!(TABLE.iter().filter(|r| r.0 == row.0).count(), 1, "row {i}");
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! A URL run driven by a wrk Lua script (`herd run -s script.lua URL -- args`): the script is
+//! loaded when the run is prepared, its threads are set up (`setup`, `init`, a first
+//! `request()`) before any load, and `done()` runs on what was measured. What the script
+//! printed and its errors belong to the result.
+
+use crate::prepared::UrlRequest;
+use crate::RunError;
+use herd_engine::{Control, Plan, Progress, RunOutput, SystemClock};
+use herd_http::{HttpTransport, TlsOptions};
+use herd_lua::{Summary, Wrk, WrkScript, WrkUrl};
+use herd_result::RunResult;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The error class Lua errors during a run are counted under, in `errors` and `error_samples`.
+const LUA_ERRORS: &str = "lua";
+
+/// Reads and loads the script for `r`: a missing file, a syntax error or a failing top level
+/// is a problem reported before anything is sent.
+pub(crate) fn load(
+    file: &Path,
+    args: &[String],
+    r: &UrlRequest,
+    method_given: bool,
+) -> Result<Wrk, String> {
+    let t = &r.target;
+    let port = t.port().to_string();
+    let url = WrkUrl {
+        scheme: t.scheme().as_str().to_owned(),
+        host: t.host().to_owned(),
+        port: t.authority().ends_with(&format!(":{port}")).then_some(port),
+        path: t.path_and_query().to_owned(),
+    };
+    // wrk's `args[0]` is the URL; the arguments after `--` follow.
+    let args = std::iter::once(format!(
+        "{}://{}{}",
+        t.scheme().as_str(),
+        t.authority(),
+        t.path_and_query()
+    ))
+    .chain(args.iter().cloned())
+    .collect();
+    let mut source = herd_lua::Source::read(file, url, args).map_err(|e| e.to_string())?;
+    source.addr = Some(t.addr());
+    source.headers = r.spec.headers.clone();
+    if method_given || !r.spec.body.is_empty() {
+        source.method = Some(r.spec.method.clone());
+    }
+    if !r.spec.body.is_empty() {
+        source.body = Some(r.spec.body.clone());
+    }
+    Wrk::load(source).map_err(|e| e.to_string())
+}
+
+/// Plays `plan` with one Lua state per worker thread.
+pub(crate) fn play(
+    plan: &Plan,
+    r: &UrlRequest,
+    wrk: &Mutex<Wrk>,
+    options: TlsOptions,
+    control: &Arc<Control>,
+    progress: impl FnMut(&Progress),
+) -> Result<Result<RunOutput, herd_engine::RunError>, RunError> {
+    let mut wrk = wrk.lock().expect("script lock");
+    let scripts = wrk
+        .start(plan.effective_threads())
+        .map_err(|e| RunError::Invalid(vec![format!("{e}\nnothing was sent")]))?;
+    // `setup` may send each thread elsewhere (`thread.addr`); the site's name stays.
+    let transports = wrk
+        .addrs()
+        .into_iter()
+        .map(|a| {
+            let target = r.target.clone().with_addr(a.unwrap_or(r.target.addr()));
+            HttpTransport::new(&target, options)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| RunError::Start(e.to_string()))?;
+    let slots: Vec<Mutex<Option<WrkScript>>> =
+        scripts.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    Ok(herd_engine::run(
+        plan,
+        Arc::new(SystemClock),
+        |k| transports[k].wire(),
+        |k| {
+            slots[k]
+                .lock()
+                .expect("script slot lock")
+                .take()
+                .expect("one script per worker thread")
+        },
+        Arc::clone(control),
+        progress,
+    ))
+}
+
+/// Runs `done()` on what was measured and adds the script's part to the result: what it
+/// printed (`script.output`) and its errors (the `lua` error class). An error in `done()`
+/// is one of them: the measurement is kept whatever the script does.
+pub(crate) fn conclude(wrk: &Mutex<Wrk>, file: &Path, out: &RunOutput, result: &mut RunResult) {
+    let wrk = wrk.lock().expect("script lock");
+    let done_error = wrk.done(&Summary::of(out)).err().map(|e| e.to_string());
+    let (mut count, mut sample) = wrk.errors();
+    if let Some(e) = done_error {
+        count += 1;
+        sample.get_or_insert(e);
+    }
+    if count > 0 {
+        result.errors.insert(LUA_ERRORS.to_owned(), count);
+        if let Some(s) = sample {
+            result.error_samples.insert(LUA_ERRORS.to_owned(), s);
+        }
+    }
+    result.extra.insert(
+        "script".to_owned(),
+        serde_json::json!({
+            "file": file.display().to_string(),
+            "output": wrk.take_output(),
+        }),
+    );
+}
