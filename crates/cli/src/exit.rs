@@ -20,6 +20,9 @@ pub const NO_RESPONSE: i32 = 6;
 pub const LATE_START: i32 = 7;
 /// `herd capacity` found that no level it tried meets the SLO: even the lowest broke it.
 pub const SLO_UNMET: i32 = 8;
+/// `herd merge` / `herd k8s collect`: a shard is missing; the merged numbers cover only the
+/// shards present (nothing is scaled up), so a CI job must not read them as the whole load.
+pub const PARTIAL: i32 = 9;
 /// Interrupted (Ctrl-C); what was measured was still reported and saved.
 pub const INTERRUPTED: i32 = 130;
 
@@ -35,6 +38,7 @@ Exit codes:
   6    nothing answered: no request got a response (refused, reset, timed out, or none sent)
   7    --start-at: ready after the start instant, nothing sent (--late skip plays the rest)
   8    herd capacity: no level tried meets the SLO, not even the lowest
+  9    herd merge / k8s collect: a shard is missing (the numbers cover only those merged)
   130  interrupted (Ctrl-C); the summary and JSON are still written";
 
 /// `herd compare`'s codes: it sends nothing, so run's 4 and 130 never apply.

@@ -91,6 +91,9 @@ pub fn conclude(merged: &RunResult, output: Option<&Path>) -> Result<i32, Exit> 
         );
         return Ok(exit::GENERATOR_LIMITED);
     }
+    if merged.shard.as_ref().is_some_and(|h| h.is_partial()) {
+        return Ok(exit::PARTIAL);
+    }
     if merged.thresholds.iter().any(|t| !t.pass) {
         return Ok(exit::THRESHOLDS_FAILED);
     }

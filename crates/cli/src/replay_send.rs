@@ -143,7 +143,7 @@ pub fn render_comparison(result: &RunResult) -> Option<String> {
     for r in rows {
         let f = |k: &str, q: &str| r[k][q].as_f64().unwrap_or(0.0);
         s.push_str(&format!(
-            "    {:<32} {:>8.2} {:>8.2} {:>8.2}   {:>8.2} {:>8.2} {:>8.2}   {:>+7.0}%\n",
+            "    {:<32} {:>8.2} {:>8.2} {:>8.2}   {:>8.2} {:>8.2} {:>8.2}   {:>8}\n",
             r["name"].as_str().unwrap_or(""),
             f("production_ms", "p50"),
             f("production_ms", "p95"),
@@ -151,8 +151,29 @@ pub fn render_comparison(result: &RunResult) -> Option<String> {
             f("now_ms", "p50"),
             f("now_ms", "p95"),
             f("now_ms", "max"),
-            r["p95_change"].as_f64().unwrap_or(0.0) * 100.0
+            change_text(&r["p95_change"])
         ));
     }
     Some(s)
+}
+
+/// `+12%`, or `from 0` where there is no ratio.
+pub fn change_text(v: &serde_json::Value) -> String {
+    v.as_f64()
+        .map_or("from 0".to_owned(), |c| format!("{:+.0}%", c * 100.0))
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+    use herd_run::p95_change;
+
+    #[test]
+    fn a_p95_rising_from_zero_is_not_shown_as_unchanged() {
+        let json = |c: Option<f64>| serde_json::json!(c);
+        assert_eq!(change_text(&json(p95_change(0, 230))), "from 0");
+        assert_eq!(change_text(&json(p95_change(0, 0))), "+0%");
+        assert_eq!(change_text(&json(p95_change(100, 150))), "+50%");
+        assert_eq!(change_text(&json(p95_change(200, 100))), "-50%");
+    }
 }

@@ -72,6 +72,18 @@ pub fn play(
     // arrivals, users, `-n` and connection cap; users' ids are global, so per-user data rows
     // differ between shards.
     let (mut result, missed) = execute(late, Some(header(run, hash.clone(), &started)))?;
+    if missed > 0 {
+        // The window counts from the shared instant, but nothing was sent before herd was
+        // ready: rates are over the part played, and the seconds missed are no samples.
+        let late_s = late.as_secs_f64().min(result.duration_s);
+        let played = (result.duration_s - late_s).max(1e-6);
+        result.throughput_rps = result.totals.completed as f64 / played;
+        for e in &mut result.timeline {
+            if (e.t as f64) < late_s.ceil() {
+                e.partial = true;
+            }
+        }
+    }
     stamp(&mut result, run, hash, &started);
     if let Some(i) = result.shard.as_mut().and_then(|h| h.instances.first_mut()) {
         i.missed = missed;

@@ -132,7 +132,7 @@ pub fn render(r: &LogsReport) -> String {
         b.mean, b.p50, b.p95, b.max
     );
     let c = &r.clients;
-    let _ = write!(p, "<h2>Clients and sessions</h2><p>{} clients (address + user agent), {} sessions ({} s idle ends one), {:.1} pages per session, think time p50 {:.1} s, p95 {:.1} s.</p>", c.distinct, c.sessions, c.session_idle_s, c.requests_per_session.mean, c.think_time_s.p50, c.think_time_s.p95);
+    let _ = write!(p, "<h2>Clients and sessions</h2><p>{} clients (address + user agent), {} sessions ({} s idle ends one), {} pages per session, think time p50 {:.1} s, p95 {:.1} s.</p>", c.distinct, c.sessions, c.session_idle_s, crate::text::counted(c.requests_per_session.mean, 1), c.think_time_s.p50, c.think_time_s.p95);
     p.push_str("<footer><p>herd logs</p></footer></body></html>\n");
     p
 }

@@ -104,8 +104,8 @@ pub fn render(r: &LogsReport, top: usize) -> String {
     let c = &r.clients;
     let _ = writeln!(
         o,
-        "clients     {} (address + user agent), {} sessions ({} s idle ends one), {:.1} pages per session (p95 {:.0}), think time p50 {:.1} s, mean {:.1} s; {} static-file requests left out",
-        c.distinct, c.sessions, c.session_idle_s, c.requests_per_session.mean, c.requests_per_session.p95, c.think_time_s.p50, c.think_time_s.mean, c.asset_requests
+        "clients     {} (address + user agent), {} sessions ({} s idle ends one), {} pages per session (p95 {}), think time p50 {:.1} s, mean {:.1} s; {} static-file requests left out",
+        c.distinct, c.sessions, c.session_idle_s, counted(c.requests_per_session.mean, 1), counted(c.requests_per_session.p95, 0), c.think_time_s.p50, c.think_time_s.mean, c.asset_requests
     );
     let _ = writeln!(
         o,
@@ -149,4 +149,34 @@ pub fn render(r: &LogsReport, top: usize) -> String {
         }
     }
     o
+}
+
+/// A count read from a histogram of 3 significant digits: exact below 2,048, where its buckets
+/// are one wide; above, said as the three digits it has (`~7,130`, never `7126.0` for 7,125).
+pub(crate) fn counted(v: f64, decimals: usize) -> String {
+    if v < 2048.0 {
+        return format!("{v:.decimals$}");
+    }
+    let step = 10f64.powi(v.log10().floor() as i32 - 2);
+    let n = ((v / step).round() * step) as u64;
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    format!("~{out}")
+}
+
+#[cfg(test)]
+mod counted_tests {
+    #[test]
+    fn a_bucketed_count_is_not_printed_as_exact() {
+        assert_eq!(super::counted(7126.0, 1), "~7,130");
+        assert_eq!(super::counted(7124.0, 0), "~7,120");
+        assert_eq!(super::counted(3.5, 1), "3.5");
+        assert_eq!(super::counted(2047.0, 0), "2047");
+    }
 }

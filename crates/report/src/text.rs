@@ -6,7 +6,7 @@ use crate::{GeneratorVerdict, Model, RunResult, Summary};
 use std::fmt::{self, Write};
 
 /// Which shards the numbers cover; a partial merge says so before any number.
-fn shards(h: &crate::ShardHeader, out: &mut impl Write) -> fmt::Result {
+fn shards(r: &RunResult, h: &crate::ShardHeader, out: &mut impl Write) -> fmt::Result {
     let lag = h
         .instances
         .iter()
@@ -33,6 +33,14 @@ fn shards(h: &crate::ShardHeader, out: &mut impl Write) -> fmt::Result {
         body.push_str(&format!(
             "; clock not synchronised on shard {}",
             unsynced.join(", ")
+        ));
+    }
+    let missed: u64 = h.instances.iter().map(|i| i.missed).sum();
+    if missed > 0 {
+        body.push_str(&format!(
+            "\n             missed {} arrivals before it was ready (--late skip): not sent, not counted; rates are over the {} played",
+            count(missed),
+            duration_s((r.duration_s - lag / 1e3).max(0.0))
         ));
     }
     line(out, "shards", &body)?;
@@ -73,7 +81,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         )?;
     }
     if let Some(h) = &r.shard {
-        shards(h, out)?;
+        shards(r, h, out)?;
     }
     if r.warmup.duration_s > 0.0 || r.warmup.requests > 0 {
         let body = format!(

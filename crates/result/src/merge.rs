@@ -53,6 +53,9 @@ pub struct Merge {
     generator: GeneratorSum,
     seconds: Seconds,
     timeline_start: Option<u64>,
+    /// Each shard's measured window, seconds since 1970: shards without a shared start ran
+    /// when they were started.
+    windows: Vec<(f64, f64)>,
     names: Vec<NameSum>,
     scenarios: Vec<ScenarioSum>,
     checks: Vec<crate::CheckResult>,
@@ -195,6 +198,8 @@ impl Merge {
         }
         self.phases.add(r.histograms.phases.as_ref())?;
         self.seconds.add(r, start)?;
+        self.windows
+            .push((start as f64, start as f64 + r.duration_s.max(0.0)));
         parts::add_names(&mut self.names, &r.by_name)?;
         parts::add_scenarios(&mut self.scenarios, &r.by_scenario)?;
         parts::add_checks(&mut self.checks, &r.checks);
@@ -256,9 +261,13 @@ impl Merge {
         header.compute_missing();
         let start = self.timeline_start.unwrap_or(0);
         let duration_s = self.duration_s;
+        let mut warnings: Vec<String> = self.warnings.iter().cloned().collect();
+        if header.start_at.is_none() {
+            warnings.extend(apart(&self.windows));
+        }
         let mut merged = RunResult {
             schema_version: crate::SCHEMA_VERSION,
-            warnings: self.warnings.iter().cloned().collect(),
+            warnings,
             herd_version: crate::HERD_VERSION.to_owned(),
             kind: Kind::Run,
             target: base.target,
@@ -320,6 +329,35 @@ impl Merge {
             .collect();
         Ok(merged)
     }
+}
+
+/// Shards started without `--start-at` ran when each was started: their rates add up only
+/// where their windows overlap. Says so, with the span they covered.
+fn apart(windows: &[(f64, f64)]) -> Option<String> {
+    if windows.len() < 2 {
+        return None;
+    }
+    let first = windows.iter().map(|w| w.0).fold(f64::INFINITY, f64::min);
+    let last = windows.iter().map(|w| w.1).fold(0.0, f64::max);
+    let together = (windows.iter().map(|w| w.1).fold(f64::INFINITY, f64::min)
+        - windows.iter().map(|w| w.0).fold(0.0, f64::max))
+    .max(0.0);
+    let at = |s: f64| {
+        time::OffsetDateTime::from_unix_timestamp(s as i64)
+            .ok()
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .unwrap_or_default()
+    };
+    Some(format!(
+        "the shards had no shared start (--start-at): they ran from {} to {} ({:.0} s), all at once for {:.0} s of it; the rates are added as if they had run together, which they did only then",
+        at(first),
+        at(last),
+        last - first,
+        together
+    ))
 }
 
 fn add_hist(acc: &mut Option<Histogram<u64>>, h: Histogram<u64>) -> Result<(), String> {

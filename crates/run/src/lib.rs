@@ -31,7 +31,7 @@ pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
-pub use replay::Replay;
+pub use replay::{p95_change, Replay};
 pub use result::{generator_sample, to_result};
 pub use spec::{ConnectFlags, LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
 

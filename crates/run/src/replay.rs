@@ -179,9 +179,19 @@ fn production_against_now(
                 "name": name,
                 "production_ms": {"count": prod.len(), "p50": ms(prod.value_at_quantile(0.5)), "p95": ms(p95_then), "max": ms(prod.max())},
                 "now_ms": {"count": now.service.len(), "p50": ms(now.service.value_at_quantile(0.5)), "p95": ms(p95_now), "max": ms(now.service.max())},
-                "p95_change": if p95_then > 0 { (p95_now as f64 - p95_then as f64) / p95_then as f64 } else { 0.0 },
+                "p95_change": p95_change(p95_then, p95_now),
             }))
         })
         .collect();
     serde_json::json!({ "production_vs_now": rows })
+}
+
+/// The p95's change as a share; `None` (JSON null) from a production p95 of 0 to more, which no
+/// percentage describes (it once read `+0%` for 0.00 -> 0.23 ms).
+pub fn p95_change(then: u64, now: u64) -> Option<f64> {
+    match (then, now) {
+        (0, 0) => Some(0.0),
+        (0, _) => None,
+        _ => Some((now as f64 - then as f64) / then as f64),
+    }
 }

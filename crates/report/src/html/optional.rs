@@ -233,14 +233,15 @@ fn production_against_now(rows: &[Value]) -> String {
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let change = r["p95_change"].as_f64().unwrap_or(0.0) * 100.0;
-            let class = if change > 10.0 {
-                "regressed"
-            } else if change < -10.0 {
-                "improved"
-            } else {
-                ""
+            let change = r["p95_change"].as_f64().map(|c| c * 100.0);
+            // From a production p95 of 0 no percentage says how much slower: marked, not "+0%".
+            let class = match change {
+                None => "regressed",
+                Some(c) if c > 10.0 => "regressed",
+                Some(c) if c < -10.0 => "improved",
+                Some(_) => "",
             };
+            let change = change.map_or("from 0".to_owned(), |c| format!("{c:+.0}%"));
             vec![
                 format!("<code>{}</code>", esc(r["name"].as_str().unwrap_or(""))),
                 ms(&r["production_ms"]["p50"]),
@@ -249,7 +250,7 @@ fn production_against_now(rows: &[Value]) -> String {
                 ms(&r["now_ms"]["p50"]),
                 ms(&r["now_ms"]["p95"]),
                 ms(&r["now_ms"]["max"]),
-                format!("<span class=\"{class}\">{change:+.0}%</span>"),
+                format!("<span class=\"{class}\">{change}</span>"),
             ]
         })
         .collect();

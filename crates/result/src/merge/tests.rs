@@ -176,6 +176,30 @@ fn a_missing_shard_makes_a_partial_result_never_scaled_up() {
 }
 
 #[test]
+fn shards_without_a_shared_start_are_merged_with_a_warning_and_their_span() {
+    let mut rs = three();
+    for (i, r) in rs.iter_mut().enumerate() {
+        r.shard.as_mut().unwrap().start_at = None;
+        // Started by hand, a minute apart: their 3 s never overlapped.
+        r.timeline_start_unix_s = r.timeline_start_unix_s.map(|s| s + 60 * i as u64);
+    }
+    let m = merge(named(&rs)).unwrap();
+    let w = m.warnings.join("\n");
+    assert!(
+        w.contains("the shards had no shared start (--start-at)"),
+        "{w}"
+    );
+    assert!(w.contains("(123 s), all at once for 0 s of it"), "{w}");
+    // With --start-at, no such warning.
+    let m = merge(named(&three())).unwrap();
+    assert!(
+        !m.warnings.iter().any(|w| w.contains("no shared start")),
+        "{:?}",
+        m.warnings
+    );
+}
+
+#[test]
 fn a_generator_limited_shard_limits_the_whole_naming_it() {
     let mut rs = three();
     rs[1].generator.verdict = GeneratorVerdict::GeneratorLimited;

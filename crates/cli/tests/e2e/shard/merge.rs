@@ -104,7 +104,8 @@ fn shard_results_merge_exactly_in_any_order_and_read_back_like_a_run() {
     std::fs::write(logs.join("pod-1.log"), "herd: killed\n").unwrap();
     let partial = dir.path("partial.json");
     let o = collect(&partial);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Not the whole load: never exit 0, which a CI job would read as a pass.
+    assert_eq!(o.status.code(), Some(9), "{}", stderr(&o));
     assert!(crate::common::html_report(&partial).contains("PARTIAL: SHARDS MISSING"));
     assert!(
         stderr(&o).contains("partial result: shard 1/2 missing"),
@@ -141,7 +142,7 @@ fn merge_refuses_duplicates_and_foreign_files_by_name() {
     );
     assert!(e.contains(&format!("{p} is not a shard's result")), "{e}");
     let o = run_herd(&["merge", s]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(9), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("shard 1/3, 2/3 missing"),
         "{}",
@@ -169,6 +170,11 @@ fn a_shard_killed_mid_run_leaves_a_partial_merge_that_names_it() {
     let o = run_herd(&["merge", j0.to_str().unwrap(), "-o", total.to_str().unwrap()]);
     let text = stdout(&o);
     assert!(text.contains("PARTIAL"), "{text}");
+    assert_eq!(
+        o.status.code(),
+        Some(9),
+        "a partial merge never exits 0: {text}"
+    );
     let m = read_json(&total);
     assert_eq!(
         m["shard"]["missing"],

@@ -34,12 +34,12 @@ fn a_late_shard_skips_what_it_missed_and_counts_it() {
     // The shared start was two seconds ago (RFC 3339 in whole seconds: 2 to 3 s late).
     let start = std::time::SystemTime::now() - std::time::Duration::from_secs(2);
     let at = humantime::format_rfc3339_seconds(start).to_string();
-    let r = Herd::new(&["run", &url, "--rate", "200", "-d", "5s", "-t", "1", "-q"])
+    let ran = Herd::new(&["run", &url, "--rate", "200", "-d", "5s", "-t", "1", "-q"])
         .args(&["--shard", "0/1", "--start-at", &at, "--late", "skip"])
         .json(&json)
-        .run()
-        .code(0)
-        .json();
+        .run();
+    let text = ran.stdout();
+    let r = ran.code(0).json();
     let i = &r["shard"]["instances"][0];
     assert_eq!(i["started_late"], true);
     let missed = i["missed"].as_u64().unwrap();
@@ -54,6 +54,17 @@ fn a_late_shard_skips_what_it_missed_and_counts_it() {
         r["totals"]["dropped"], 0,
         "missed arrivals are not sent in a burst"
     );
+    // What it missed is shown, and the rate is over the part played: about the 200 req/s
+    // asked, not diluted over the seconds it missed (it read ~113 req/s and "0 dropped").
+    assert!(
+        text.contains(&format!(
+            "missed {missed} arrivals before it was ready (--late skip)"
+        )),
+        "{text}"
+    );
+    let rps = r["throughput_rps"].as_f64().unwrap();
+    assert!(rps > 170.0, "throughput {rps} over the window played");
+    assert!(r["timeline"][0]["partial"] == true, "{}", r["timeline"][0]);
 }
 
 #[test]
