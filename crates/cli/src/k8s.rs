@@ -16,7 +16,8 @@ pub struct K8sArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum K8sCommand {
-    /// Write a ConfigMap and an Indexed Job that run PLAN as N shards: `kubectl apply -f DIR/`
+    /// Write a ConfigMap, a Secret (if the plan has secrets) and an Indexed Job that run PLAN as
+    /// N shards: `kubectl apply -f DIR/`
     Render(RenderArgs),
     /// Read each pod's result from `kubectl logs` (or saved logs) and merge them
     #[command(after_help = crate::exit::HELP)]
@@ -25,7 +26,8 @@ pub enum K8sCommand {
 
 #[derive(Args, Debug)]
 pub struct RenderArgs {
-    /// The workload file (shop.yaml); its CSV files go into the ConfigMap with it
+    /// The workload file (shop.yaml); its CSV files go into the ConfigMap with it, those marked
+    /// `secret: true` and the env('NAME') values it reads into a Secret
     pub plan: PathBuf,
     /// How many shards (pods), each on its own cores
     #[arg(long, value_name = "N")]
