@@ -224,7 +224,6 @@ mod tests {
             pipeline: None,
             headers: vec![],
             body_bytes: 0,
-            pipeline: None,
         }
     }
 
