@@ -7,7 +7,8 @@
 //! readiness poll per thread. Responses are parsed sans-IO by [`ResponseParser`], the head in
 //! place by httparse and the body counted without being copied unless the request keeps it.
 //! Whatever goes wrong on the wire becomes a [`Failure`](herd_engine::Failure) classed by
-//! [`ErrorKind`](herd_metrics::ErrorKind); timeouts are the engine's business.
+//! [`ErrorKind`](herd_metrics::ErrorKind); timeouts are the engine's business. HTTP/3 has its
+//! own transport in [`h3`]: QUIC (quinn-proto) over UDP on the same poll and TLS stack.
 //!
 //! ```no_run
 //! use herd_engine::Response;
