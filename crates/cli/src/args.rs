@@ -45,6 +45,17 @@ pub struct RunArgs {
     #[arg(long = "calls-per-conn", value_name = "K", value_parser = crate::values::count::<u64>)]
     pub calls_per_conn: Option<u64>,
 
+    /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, a sliding
+    /// window (h2load's --h1 -m), each response timed against its own request; -c connections
+    /// then carry -c x K requests at once
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub pipeline: Option<u16>,
+
+    /// With --pipeline: pipeline methods that are not idempotent (POST, PATCH) too, which HTTP
+    /// advises against
+    #[arg(long = "pipeline-any-method", requires = "pipeline")]
+    pub pipeline_any_method: bool,
+
     /// HTTP method [default: GET, or POST when a body is given]
     #[arg(short = 'm', long, value_name = "METHOD")]
     pub method: Option<String>,
@@ -109,6 +120,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,

@@ -7,6 +7,7 @@ mod compare_cmd;
 mod demo;
 mod doctor;
 mod exit;
+mod http_args;
 mod interrupt;
 mod k8s;
 mod k8s_manifest;

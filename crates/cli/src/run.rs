@@ -43,6 +43,10 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             duration: a.duration,
             requests: a.requests,
             calls_per_conn: a.calls_per_conn,
+            pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
+                depth: depth as usize,
+                any_method: a.pipeline_any_method,
+            }),
             timeout: a.timeout,
             warmup: a.warmup,
             threads: a.threads,
@@ -52,6 +56,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         insecure: a.insecure,
         bind: a.bind,
         watch: a.watch.plan(),
+        http: a.http.flags(),
     }
 }
 

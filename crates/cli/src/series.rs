@@ -42,6 +42,7 @@ pub fn runs_for(
             duration: None,
             requests: None,
             calls_per_conn: r.calls_per_conn,
+            pipeline: None,
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
@@ -51,6 +52,7 @@ pub fn runs_for(
         insecure: r.insecure,
         bind: None,
         watch: r.watch.plan(),
+        http: r.http.flags(),
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -108,6 +110,9 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
+
+    #[command(flatten)]
+    pub http: crate::http_args::HttpArgs,
 }
 
 /// Every output file that could not be written, as a message naming the path and the fix. A

@@ -46,6 +46,20 @@ pub struct ServeArgs {
     /// Seed for latency samples and injected errors (repeatable runs)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+
+    /// Serve HTTPS, HTTP/2 or HTTP/1.1 as the client's ALPN asks, with a self-signed certificate
+    /// for localhost made at start (clients must not verify it: herd's --insecure) unless
+    /// --tls-cert and --tls-key give one. Without it the port speaks HTTP/1.1 and h2c
+    #[arg(long)]
+    pub tls: bool,
+
+    /// PEM certificate chain for --tls
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+
+    /// PEM private key for --tls-cert
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 /// A listen address as people write it. A port alone binds loopback, not every interface: a mock
@@ -115,14 +129,23 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         shutdown_signal().context("cannot install signal handlers")?
     };
 
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(herd_mock::Tls::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        _ => args.tls.then_some(herd_mock::Tls::SelfSigned),
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let server = Server::start(Config {
         listen: args.listen,
         threads,
         routes,
         seed: args.seed,
+        tls,
     })?;
     eprintln!(
-        "herd serve listening on http://{} ({threads} thread{}, routes: {})",
+        "herd serve listening on {scheme}://{} ({threads} thread{}, routes: {})",
         server.local_addr(),
         if threads == 1 { "" } else { "s" },
         summary.join("; "),

@@ -3,9 +3,12 @@
 //! that happens; a server is a function from (time, request number on the connection) to a
 //! [`Reply`]. The stop-the-server experiment of wrk2 runs on it in virtual time.
 //!
-//! Responses on the fake wire are one line, `STATUS\n`, read by [`FakeParser`].
+//! Responses on the fake wire are one line, `STATUS\n` (`STATUS close\n` when the server closes
+//! the connection after it), read by [`FakeParser`] in an [`Ordered`] session. Requests written
+//! together (a pipeline) are told apart by the blank line that ends each head, and answered in
+//! order, one after the other, as an HTTP/1.1 server does.
 
-use crate::{Clock, Event, Failure, Io, Parse, Request, Response, Transport};
+use crate::{Clock, Event, Failure, Io, Ordered, Parse, Request, Response, Transport};
 use herd_metrics::ErrorKind;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -54,6 +57,9 @@ pub enum Reply {
     /// Fails the exchange after this long: `Reset` resets the connection, anything else closes
     /// it (an `eof` for the client).
     Fail(Duration, ErrorKind),
+    /// Answers with this status after this long, then closes the connection (nginx after
+    /// `keepalive_requests`): requests after it on the connection are never acted on.
+    Closing(Duration, u16),
     /// Never answers.
     Hang,
 }
@@ -73,6 +79,7 @@ pub struct FakeServer {
     /// Time to open a connection.
     pub connect_time: Duration,
     pub connects: Arc<AtomicU64>,
+    /// Requests received, acted on or not (after a close it announced, the server acts on none).
     pub exchanges: Arc<AtomicU64>,
     /// Requests received, as text, when `keep_requests` is set.
     pub keep_requests: bool,
@@ -137,6 +144,10 @@ struct FakeState {
     uses: u64,
     inbox: Vec<u8>,
     failed: Option<ErrorKind>,
+    /// When its last answer leaves: pipelined requests are answered one after the other.
+    busy_until: Instant,
+    /// It answered with a close: it acts on nothing more.
+    closing: bool,
     /// Deliveries by sequence number.
     pending: HashMap<u64, Delivery>,
 }
@@ -173,9 +184,52 @@ impl FakeTransport {
     }
 }
 
+impl FakeTransport {
+    /// The server reads one request on connection `id` and schedules its answer.
+    fn receive(&mut self, id: u64, request: &[u8]) {
+        let now = self.now();
+        let t = now.saturating_duration_since(self.server.clock.base);
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        self.server.exchanges.fetch_add(1, Ordering::Relaxed);
+        if c.closing {
+            return;
+        }
+        c.uses += 1;
+        let (n, from) = (c.uses, c.busy_until.max(now));
+        if self.server.keep_requests {
+            if let Ok(mut r) = self.server.requests.lock() {
+                r.push(String::from_utf8_lossy(request).into_owned());
+            }
+        }
+        let reply = (self.server.behave)(t, n);
+        let (at, what) = match reply {
+            Reply::After(d, status) => (
+                self.finishes(from, d),
+                Delivery::Bytes(format!("{status}\n").into_bytes()),
+            ),
+            Reply::Closing(d, status) => (
+                self.finishes(from, d),
+                Delivery::Bytes(format!("{status} close\n").into_bytes()),
+            ),
+            Reply::Fail(d, kind) => (self.finishes(from, d), Delivery::Fail(kind)),
+            Reply::Hang => return,
+        };
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.busy_until = at;
+            c.closing = matches!(reply, Reply::Closing(..) | Reply::Fail(..));
+        }
+        self.schedule(id, at, what);
+        if matches!(reply, Reply::Closing(..)) {
+            self.schedule(id, at, Delivery::Fail(ErrorKind::Eof));
+        }
+    }
+}
+
 impl Transport for FakeTransport {
     type Conn = FakeConn;
-    type Parser = FakeParser;
+    type Session = Ordered<FakeParser>;
 
     fn connect(&mut self, token: usize) -> Result<FakeConn, Failure> {
         self.server.connects.fetch_add(1, Ordering::Relaxed);
@@ -192,6 +246,8 @@ impl Transport for FakeTransport {
                 uses: 0,
                 inbox: Vec::new(),
                 failed: None,
+                busy_until: self.now(),
+                closing: false,
                 pending: HashMap::new(),
             },
         );
@@ -205,36 +261,21 @@ impl Transport for FakeTransport {
     }
 
     fn write(&mut self, conn: &mut FakeConn, bytes: &[u8]) -> Result<Io, Failure> {
-        let now = self.now();
-        let t = now.saturating_duration_since(self.server.clock.base);
-        let Some(c) = self.conns.get_mut(&conn.0) else {
+        let Some(c) = self.conns.get(&conn.0) else {
             return Ok(Io::Closed);
         };
         if c.failed.is_some() {
             return Err(Failure::new(ErrorKind::Reset, "reset by the fake server"));
         }
-        c.uses += 1;
-        let n = c.uses;
-        self.server.exchanges.fetch_add(1, Ordering::Relaxed);
-        if self.server.keep_requests {
-            if let Ok(mut r) = self.server.requests.lock() {
-                r.push(String::from_utf8_lossy(bytes).into_owned());
-            }
-        }
-        match (self.server.behave)(t, n) {
-            Reply::After(d, status) => {
-                let at = self.finishes(now, d);
-                self.schedule(
-                    conn.0,
-                    at,
-                    Delivery::Bytes(format!("{status}\n").into_bytes()),
-                );
-            }
-            Reply::Fail(d, kind) => {
-                let at = self.finishes(now, d);
-                self.schedule(conn.0, at, Delivery::Fail(kind));
-            }
-            Reply::Hang => {}
+        // Each head ends with a blank line; bytes without one are one request.
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let end = rest
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map_or(rest.len(), |p| p + 4);
+            self.receive(conn.0, &rest[..end]);
+            rest = &rest[end..];
         }
         Ok(Io::Done(bytes.len()))
     }
@@ -316,8 +357,8 @@ impl Transport for FakeTransport {
         Ok(())
     }
 
-    fn parser(&self, _req: &Request) -> FakeParser {
-        FakeParser
+    fn session(&self, _conn: &FakeConn, window: usize, started: Instant) -> Self::Session {
+        Ordered::new(window, started)
     }
 
     fn clock(&self) -> &dyn Clock {
@@ -330,16 +371,23 @@ impl Transport for FakeTransport {
 pub struct FakeParser;
 
 impl Parse for FakeParser {
+    fn for_request(_req: &Request) -> Self {
+        FakeParser
+    }
+
     fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
         let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
             return Ok((0, false));
         };
-        let status = std::str::from_utf8(&bytes[..end])
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| Failure::new(ErrorKind::Protocol, "not a fake status line"))?;
-        resp.status = status;
-        resp.keep_alive = true;
+        let line = std::str::from_utf8(&bytes[..end]).unwrap_or("");
+        let (status, closes) = match line.strip_suffix(" close") {
+            Some(status) => (status, true),
+            None => (line, false),
+        };
+        resp.status = status
+            .parse()
+            .map_err(|_| Failure::new(ErrorKind::Protocol, "not a fake status line"))?;
+        resp.keep_alive = !closes;
         Ok((end + 1, true))
     }
 

@@ -14,7 +14,8 @@ pub const MAX_RATE: f64 = 1e8;
 /// How load is offered.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Load {
-    /// N users (connections), each starting its next iteration when the last one ended.
+    /// N users, each starting its next iteration when the last one ended (each on a
+    /// connection of its own unless `Plan::connections` or `Plan::pipeline` says otherwise).
     Closed { users: u64 },
     /// Iterations start on a fixed schedule, `rate` per second, whatever the server does; at most
     /// `max_connections` connections are opened, as the schedule needs them.
@@ -37,6 +38,14 @@ pub struct Plan {
     pub timeout: Duration,
     /// Requests per connection before it is replaced (httperf's --num-calls); `None` = unlimited.
     pub calls_per_conn: Option<u64>,
+    /// Closed model: the users share this many connections (h2load's `-c` apart from its
+    /// users), each request going to the user's last connection when it has room, else the
+    /// least busy one; `None`: as many as the users need (one each without pipelining). The
+    /// open model's cap is `Load::Open::max_connections`.
+    pub connections: Option<u64>,
+    /// Requests in flight on one HTTP/1.1 connection (`--pipeline`, h2load's `--h1 -m`): a
+    /// sliding window; 1 sends one at a time.
+    pub pipeline: usize,
     /// Number of distinct request names (1 for a plain run).
     pub names: usize,
     /// When not empty, the load follows these stages from 0: the closed model ramps the number of
@@ -70,6 +79,8 @@ impl Default for Plan {
             threads: 1,
             timeout: Duration::from_secs(10),
             calls_per_conn: None,
+            connections: None,
+            pipeline: 1,
             names: 1,
             stages: Vec::new(),
             shard: None,
@@ -157,6 +168,12 @@ impl Plan {
         }
         if self.calls_per_conn == Some(0) {
             problems.push("calls per connection must be at least 1".to_owned());
+        }
+        if self.connections == Some(0) {
+            problems.push("the number of connections must be at least 1".to_owned());
+        }
+        if self.pipeline == 0 {
+            problems.push("the pipeline depth must be at least 1".to_owned());
         }
         if problems.is_empty() {
             Ok(())

@@ -8,11 +8,15 @@ use herd_metrics::ErrorKind;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// One request, serialized once (method line, headers, body) and sent as is.
+/// One request: what it asks ([`Parts`], for protocols that encode it their own way: HTTP/2,
+/// HTTP/3) and its HTTP/1.1 bytes, serialized once and sent as is.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// The bytes on the wire.
+    /// The HTTP/1.1 bytes on the wire.
     pub bytes: Arc<[u8]>,
+    /// Method, target, headers and body, as HTTP/2 and HTTP/3 encode them; `None` for a
+    /// request made from bytes alone (tests, the fake transport).
+    pub parts: Option<Arc<Parts>>,
     /// The same request asking the server to close the connection after its response
     /// (`Connection: close`): sent as a connection's last request (`--calls-per-conn`), so the
     /// server closes first and the TIME_WAIT lands on its side, as with ab and httperf. `None`
@@ -31,12 +35,43 @@ impl Request {
     pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
         Request {
             bytes: bytes.into(),
+            parts: None,
             closing: None,
             name: 0,
             head: false,
             keep_response: false,
         }
     }
+
+    /// The method, as the request line says it (`GET`).
+    pub fn method(&self) -> &[u8] {
+        let end = self.bytes.iter().position(|&b| b == b' ').unwrap_or(0);
+        &self.bytes[..end]
+    }
+
+    /// Sending it twice does what sending it once does (RFC 9110 9.2.2): only these may be
+    /// pipelined, or sent again after a connection failed under them.
+    pub fn idempotent(&self) -> bool {
+        matches!(
+            self.method(),
+            b"GET" | b"HEAD" | b"OPTIONS" | b"TRACE" | b"PUT" | b"DELETE"
+        )
+    }
+}
+
+/// What a request asks, apart from how HTTP/1.1 spells it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parts {
+    pub method: String,
+    /// `http` or `https`.
+    pub scheme: String,
+    /// `host[:port]`, HTTP/2's `:authority`.
+    pub authority: String,
+    /// Path and query, HTTP/2's `:path`.
+    pub path: String,
+    /// Headers other than `Host`, in order, as sent.
+    pub headers: Vec<(String, String)>,
+    pub body: Arc<[u8]>,
 }
 
 /// What came back. Reused across exchanges on a connection to avoid allocating per request.
@@ -137,7 +172,8 @@ pub enum Io {
 /// given to [`Transport::connect`].
 pub trait Transport: 'static {
     type Conn;
-    type Parser: Parse;
+    /// The protocol each connection speaks (see [`crate::Session`]).
+    type Session: crate::Session<Self>;
 
     /// Starts opening a connection whose events will carry `token`.
     fn connect(&mut self, token: usize) -> Result<Self::Conn, Failure>;
@@ -166,16 +202,29 @@ pub trait Transport: 'static {
     /// appending the events to `events`.
     fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure>;
 
-    /// A parser for the response to `req` (a HEAD request's response has no body).
-    fn parser(&self, req: &Request) -> Self::Parser;
+    /// The session for `conn`, just opened at `started`, taking up to `window` exchanges at
+    /// once where the protocol leaves the number to the client (HTTP/1.1's pipeline).
+    fn session(&self, conn: &Self::Conn, window: usize, started: Instant) -> Self::Session;
+
+    /// `conn` is connected and still in its TLS handshake (the connect and TLS phases are
+    /// timed apart).
+    fn handshaking(&self, conn: &Self::Conn) -> bool {
+        let _ = conn;
+        false
+    }
 
     /// The clock this transport's waits are measured on.
     fn clock(&self) -> &dyn Clock;
 }
 
-/// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO). The engine's
-/// loop feeds it from its reads. One parser reads one response.
+/// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO): the codec of
+/// an [`crate::Ordered`] session, which feeds it from its reads. One parser reads one response.
 pub trait Parse {
+    /// The parser for the response to `req` (a HEAD request's response has no body).
+    fn for_request(req: &Request) -> Self
+    where
+        Self: Sized;
+
     /// Takes what it can of `bytes` (the unconsumed bytes received so far, oldest first) and
     /// returns how many it consumed and whether the response is complete. A partial head is left
     /// unconsumed: the driver appends what arrives next and feeds everything again. Bytes after

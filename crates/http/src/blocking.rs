@@ -42,7 +42,7 @@ impl Wire {
                 Io::Blocked => self.until(deadline, &mut events, "request not written")?,
             }
         }
-        let mut parser = self.parser(req);
+        let mut parser = crate::ResponseParser::for_request(req);
         resp.bytes_received = pending.len() as u64;
         if !pending.is_empty() {
             resp.first_byte = Some(Instant::now());

@@ -163,6 +163,11 @@ impl ResponseParser {
 }
 
 impl Parse for ResponseParser {
+    #[inline]
+    fn for_request(req: &Request) -> Self {
+        ResponseParser::for_request(req)
+    }
+
     fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
         let mut used = 0;
         loop {

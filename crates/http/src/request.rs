@@ -3,7 +3,8 @@
 
 use crate::target::UrlParts;
 use crate::{HttpError, Target};
-use herd_engine::Request;
+use herd_engine::{Parts, Request};
+use std::sync::Arc;
 
 const USER_AGENT: &str = concat!("herd/", env!("CARGO_PKG_VERSION"));
 
@@ -36,7 +37,46 @@ impl RequestSpec {
 pub fn prepare(target: &Target, spec: &RequestSpec) -> Result<Request, HttpError> {
     let mut req = Request::new(serialize(target, spec)?);
     req.head = spec.method == "HEAD";
+    req.parts = Some(Arc::new(parts(target, spec)?));
     Ok(req)
+}
+
+/// What `spec` asks of `target`, as HTTP/2 and HTTP/3 encode it: the pseudo-headers' values and
+/// the headers HTTP/1.1 would send, but `Host` (`:authority`) and the connection-specific ones.
+pub fn parts(target: &Target, spec: &RequestSpec) -> Result<Parts, HttpError> {
+    let path = request_target(target, &spec.path)?;
+    let mut authority = target.authority().to_owned();
+    let mut headers = Vec::with_capacity(spec.headers.len() + 2);
+    for (name, value) in [("user-agent", USER_AGENT), ("accept", "*/*")] {
+        if !spec
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            headers.push((name.to_owned(), value.to_owned()));
+        }
+    }
+    for (name, value) in &spec.headers {
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "host" => authority = value.clone(),
+            "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" => {}
+            "user-agent" | "accept" if value.is_empty() => {}
+            _ => headers.push((lower, value.clone())),
+        }
+    }
+    let scheme = match target.scheme() {
+        crate::Scheme::Http => "http",
+        crate::Scheme::Https => "https",
+    };
+    Ok(Parts {
+        method: spec.method.clone(),
+        scheme: scheme.to_owned(),
+        authority,
+        path,
+        headers,
+        body: spec.body.clone().into(),
+    })
 }
 
 /// `req` with its `Connection: close` twin, sent as a connection's last request
@@ -208,6 +248,33 @@ mod tests {
 
     fn wire(s: &RequestSpec) -> String {
         String::from_utf8(serialize(&target(), s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn http2_and_http3_get_the_same_request_as_parts() {
+        let s = spec(
+            "POST",
+            "/a?b=1",
+            &[("Host", "x.test"), ("X-Id", "7"), ("Accept", "")],
+            b"hi",
+        );
+        let p = prepare(&target(), &s).unwrap().parts.unwrap();
+        assert_eq!(
+            (
+                p.method.as_str(),
+                p.scheme.as_str(),
+                p.authority.as_str(),
+                p.path.as_str()
+            ),
+            ("POST", "http", "x.test", "/a?b=1")
+        );
+        let names: Vec<_> = p.headers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["user-agent", "x-id"],
+            "lower case, no Host, Accept removed"
+        );
+        assert_eq!(&*p.body, b"hi");
     }
 
     #[test]

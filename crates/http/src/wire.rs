@@ -5,10 +5,10 @@
 //! (wrk's ssl.c does the same in about ninety lines).
 
 use crate::alarm::Alarm;
-use crate::parse::ResponseParser;
+use crate::protocol::{HttpSession, Protocol};
 use crate::tls::{client_config, server_name, TlsOptions};
 use crate::{HttpError, Scheme, Target};
-use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
+use herd_engine::{Clock, Event, Failure, Io, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::TcpStream;
 use mio::unix::SourceFd;
@@ -32,6 +32,7 @@ const BACKSTOP: Duration = Duration::from_millis(5);
 #[derive(Clone)]
 pub struct HttpTransport {
     addr: SocketAddr,
+    protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
 }
@@ -53,9 +54,22 @@ impl HttpTransport {
         };
         Ok(HttpTransport {
             addr: target.addr(),
+            protocol: Protocol::Http1,
             tls: tls_setup,
             source: tls.source,
         })
+    }
+
+    /// Speaks `protocol` on every connection; for HTTP/2 over https, TLS offers `h2` (then
+    /// `http/1.1`) by ALPN, and a connection whose server picks anything else fails.
+    pub fn speaking(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        if let (Some(tls), Protocol::Http2(_)) = (&mut self.tls, protocol) {
+            let mut config = ClientConfig::clone(&tls.config);
+            config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+            tls.config = Arc::new(config);
+        }
+        self
     }
 
     /// The transport of one worker thread: its own poll and alarm.
@@ -71,6 +85,7 @@ impl HttpTransport {
             poll,
             events: Events::with_capacity(1024),
             addr: self.addr,
+            protocol: self.protocol,
             tls: self.tls.clone(),
             source: self.source,
             alarm,
@@ -85,12 +100,20 @@ pub struct Wire {
     poll: Poll,
     events: Events,
     addr: SocketAddr,
+    protocol: Protocol,
     tls: Option<Tls>,
     source: Option<IpAddr>,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
     alarm: Option<Alarm>,
     armed: Option<Instant>,
     clock: SystemClock,
+}
+
+impl Conn {
+    /// The protocol TLS's ALPN settled on, once the handshake is done.
+    pub(crate) fn alpn(&self) -> Option<&[u8]> {
+        self.tls.as_ref().and_then(|t| t.alpn_protocol())
+    }
 }
 
 /// A connection: the socket, and for https the TLS session over it.
@@ -103,7 +126,7 @@ pub struct Conn {
 
 impl Transport for Wire {
     type Conn = Conn;
-    type Parser = ResponseParser;
+    type Session = HttpSession;
 
     fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
         let addr = self.addr;
@@ -285,9 +308,12 @@ impl Transport for Wire {
         Ok(())
     }
 
-    #[inline]
-    fn parser(&self, req: &Request) -> ResponseParser {
-        ResponseParser::for_request(req)
+    fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {
+        HttpSession::new(self.protocol, conn.tls.is_some(), window, started)
+    }
+
+    fn handshaking(&self, conn: &Conn) -> bool {
+        conn.tcp_up && conn.tls.is_some()
     }
 
     #[inline]

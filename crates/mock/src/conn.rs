@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::Rng;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::counters::{bump, Counters};
@@ -81,6 +81,34 @@ pub(crate) async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
             return crate::h2::serve(stream, buf, worker).await;
         }
     }
+    serve_http1(stream, buf, end, worker).await;
+}
+
+/// A connection's byte stream, plain TCP or TLS over it.
+pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin {
+    /// The TCP socket beneath, for what only it can do (an abortive close).
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Socket for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Socket for tokio_rustls::server::TlsStream<TcpStream> {
+    fn tcp(&self) -> &TcpStream {
+        self.get_ref().0
+    }
+}
+
+/// Serves HTTP/1.1 on `stream`, `buf[..end]` being what was read from it already.
+pub(crate) async fn serve_http1<S: Socket>(
+    stream: S,
+    buf: Vec<u8>,
+    end: usize,
+    worker: Rc<Worker>,
+) {
     let mut conn = Conn {
         stream,
         buf,
@@ -93,8 +121,8 @@ pub(crate) async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
     conn.finish(end, &worker.table).await;
 }
 
-struct Conn {
-    stream: TcpStream,
+struct Conn<S> {
+    stream: S,
     /// Bytes read but not yet consumed are `buf[start..end]`.
     buf: Vec<u8>,
     start: usize,
@@ -127,7 +155,7 @@ pub(crate) fn authorized(route: &Compiled, authorization: Option<&[u8]>) -> bool
         .is_none_or(|key| crate::auth::verify_bearer(authorization, key, now_unix()))
 }
 
-impl Conn {
+impl<S: Socket> Conn<S> {
     async fn run(&mut self, w: &Worker) -> End {
         loop {
             while self.start < self.end {
@@ -400,7 +428,8 @@ impl Conn {
             End::Reset => {
                 if self.flush().await.is_ok() {
                     // SO_LINGER 0 turns close() into an RST instead of a FIN.
-                    let _ = socket2::SockRef::from(&self.stream).set_linger(Some(Duration::ZERO));
+                    let _ =
+                        socket2::SockRef::from(self.stream.tcp()).set_linger(Some(Duration::ZERO));
                 }
             }
             End::Stall => {

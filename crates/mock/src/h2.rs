@@ -10,10 +10,9 @@ use std::rc::Rc;
 use herd_h2::{Event, ServerSession, Settings};
 use rand::Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use crate::conn::{authorized, Worker};
+use crate::conn::{authorized, Socket, Worker};
 use crate::counters::bump;
 use crate::response::{Failure, Lookup, Prepared, GARBAGE};
 use crate::route::Fault;
@@ -50,7 +49,7 @@ struct H2Conn {
     closing: bool,
 }
 
-pub(crate) async fn serve(mut stream: TcpStream, mut buf: Vec<u8>, w: Rc<Worker>) {
+pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Worker>) {
     let settings = Settings {
         max_concurrent_streams: w.table.max_streams.unwrap_or(DEFAULT_MAX_STREAMS),
         ..Settings::default()
@@ -214,7 +213,7 @@ impl H2Conn {
         };
     }
 
-    async fn flush(&mut self, stream: &mut TcpStream) -> std::io::Result<()> {
+    async fn flush<S: Socket>(&mut self, stream: &mut S) -> std::io::Result<()> {
         if !self.closing || self.out.is_empty() {
             // Garbage goes out alone: nothing nghttp2 says may make it parse.
             let _ = self.session.send(&mut self.out);

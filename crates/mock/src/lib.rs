@@ -49,6 +49,7 @@ mod response;
 mod route;
 mod server;
 mod spec;
+mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -56,6 +57,7 @@ pub use error::MockError;
 pub use latency::Latency;
 pub use route::{default_routes, Auth, Fault, Route, HELLO, MAX_BODY};
 pub use server::{Server, ServerStats};
+pub use tls::Tls;
 
 /// Everything [`Server::start`] needs.
 #[derive(Debug, Clone)]
@@ -70,6 +72,8 @@ pub struct Config {
     /// stream, so with one thread the n-th request always gets the same draw; with several,
     /// which thread serves a connection is up to the kernel.
     pub seed: u64,
+    /// Serve HTTPS (HTTP/2 or HTTP/1.1 by ALPN) instead of plain HTTP and h2c.
+    pub tls: Option<Tls>,
 }
 
 impl Default for Config {
@@ -79,6 +83,7 @@ impl Default for Config {
             threads: 1,
             routes: Vec::new(),
             seed: 0,
+            tls: None,
         }
     }
 }

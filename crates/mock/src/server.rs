@@ -63,6 +63,7 @@ impl Server {
             config.routes
         };
         let table = Arc::new(Table::compile(&routes)?);
+        let acceptor = config.tls.as_ref().map(crate::tls::acceptor).transpose()?;
         let listeners = bind(config.listen, config.threads)?;
         let addr = listeners[0].local_addr().map_err(|error| MockError::Bind {
             addr: config.listen,
@@ -85,6 +86,7 @@ impl Server {
             let counters = Arc::new(Counters::default());
             server.counters.push(counters.clone());
             let worker = WorkerSeed {
+                acceptor: acceptor.clone(),
                 table: table.clone(),
                 counters,
                 seed: thread_seed(config.seed, index),
@@ -153,6 +155,7 @@ impl fmt::Debug for Server {
 
 /// What a worker thread needs to build its [`Worker`], which is not `Send`.
 struct WorkerSeed {
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
     table: Arc<Table>,
     counters: Arc<Counters>,
     seed: u64,
@@ -174,6 +177,7 @@ fn run_worker(
         let Ok(listener) = TcpListener::from_std(listener) else {
             return;
         };
+        let acceptor = seed.acceptor;
         let worker = Rc::new(Worker {
             table: seed.table,
             counters: seed.counters,
@@ -189,7 +193,10 @@ fn run_worker(
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         bump(&worker.counters.connections);
-                        tokio::task::spawn_local(conn::serve(stream, worker.clone()));
+                        match &acceptor {
+                            Some(tls) => tokio::task::spawn_local(crate::tls::serve(stream, tls.clone(), worker.clone())),
+                            None => tokio::task::spawn_local(conn::serve(stream, worker.clone())),
+                        };
                     }
                     // Out of file descriptors, most likely: give connections time to close
                     // instead of spinning on an accept that keeps failing.

@@ -29,6 +29,7 @@ pub enum Flag {
     Duration,
     Requests,
     CallsPerConn,
+    Pipeline,
     Method,
     Header,
     Body,
@@ -58,7 +59,11 @@ const LOG: Use = Use::Refused("the log says which requests are sent and when");
 
 /// Per flag: its name in messages, then what a URL, a URL file, a workload file, a workload at
 /// a level and a log replay do with it.
-pub const TABLE: [(Flag, &str, [Use; 5]); 15] = [
+const PIPELINE: Use = Use::Refused(
+    "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
+);
+
+pub const TABLE: [(Flag, &str, [Use; 5]); 16] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -68,6 +73,11 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 15] = [
         Flag::CallsPerConn,
         "--calls-per-conn",
         [A, A, REQUEST, REQUEST, LOG],
+    ),
+    (
+        Flag::Pipeline,
+        "--pipeline",
+        [A, PIPELINE, PIPELINE, PIPELINE, LOG],
     ),
     (Flag::Method, "-m/--method", [A, A, REQUEST, REQUEST, LOG]),
     (Flag::Header, "-H/--header", [A, A, REQUEST, REQUEST, LOG]),
@@ -120,6 +130,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Duration, l.duration.is_some()),
         (Flag::Requests, l.requests.is_some()),
         (Flag::CallsPerConn, l.calls_per_conn.is_some()),
+        (Flag::Pipeline, l.pipeline.is_some()),
         (Flag::Timeout, l.timeout.is_some()),
         (Flag::Warmup, l.warmup.is_some()),
         (Flag::Threads, l.threads.is_some()),

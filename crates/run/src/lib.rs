@@ -16,6 +16,7 @@
 
 mod conclusion;
 pub mod flags;
+mod http;
 mod limits;
 mod prepare;
 mod prepared;
@@ -26,12 +27,13 @@ mod spec;
 mod watch;
 
 pub use conclusion::{conclude, Conclusion};
+pub use http::HttpFlags;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
 pub use replay::Replay;
 pub use result::to_result;
-pub use spec::{LoadFlags, RequestFlags, RunSpec, Source};
+pub use spec::{LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;

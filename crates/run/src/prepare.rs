@@ -15,6 +15,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
+        self.http.check(&mut problems);
         let what = match &self.source {
             Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
                 // The body is in the request's bytes: one copy for every connection.
@@ -86,6 +87,7 @@ impl RunSpec {
             length: self.length,
             insecure: self.insecure,
             bind: self.bind,
+            http: self.http,
             shard: None,
             late: std::time::Duration::ZERO,
         };
@@ -128,6 +130,21 @@ impl RunSpec {
                 Request::new(Vec::new())
             }
         };
+        if let Some(p) = self.load.pipeline {
+            let idempotent = matches!(
+                spec.method.as_str(),
+                "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+            );
+            if p.depth > 1 && !idempotent && !p.any_method {
+                problems.push(format!(
+                    "--pipeline sends {} requests before the first is answered: if the server \
+                     closes the connection, the others may or may not have been acted on, so \
+                     HTTP says not to pipeline a {} (it is not idempotent); add \
+                     --pipeline-any-method to pipeline it anyway",
+                    p.depth, spec.method
+                ));
+            }
+        }
         let request = UrlRequest {
             target,
             body_len: spec.body.len() as u64,
@@ -282,14 +299,23 @@ fn body_file(path: &Path) -> Result<Vec<u8>, String> {
 
 /// The plan a URL's (or URL file's) load flags describe.
 pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
+    let depth = f.pipeline.map_or(1, |p| p.depth);
+    let mut connections = None;
     let load = match f.rate {
         Some(rate) => Load::Open {
             rate,
             max_connections: f.connections.unwrap_or(crate::DEFAULT_OPEN_CAP),
         },
-        None => Load::Closed {
-            users: f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS),
-        },
+        None => {
+            // h2load's -c and -m: the connections each carry a window of users' requests.
+            let c = f.connections.unwrap_or(crate::DEFAULT_CONNECTIONS);
+            if depth > 1 {
+                connections = Some(c);
+            }
+            Load::Closed {
+                users: c.saturating_mul(depth as u64),
+            }
+        }
     };
     let duration = match (f.duration, f.requests) {
         (None, None) => Some(crate::DEFAULT_DURATION),
@@ -303,6 +329,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
         calls_per_conn: f.calls_per_conn,
+        connections,
+        pipeline: depth,
         names,
         stages: Vec::new(),
         shard: None,

@@ -22,6 +22,7 @@ pub struct Prepared {
     pub(crate) length: Option<Length>,
     pub(crate) insecure: bool,
     pub(crate) bind: Option<IpAddr>,
+    pub(crate) http: crate::HttpFlags,
     /// The engine plays only this shard's share of the plan (`Plan::shard`).
     pub shard: Option<Shard>,
     /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
@@ -140,8 +141,9 @@ impl Prepared {
         let out = match &self.what {
             What::Url(r) => {
                 let request = &r.request;
-                let transport =
-                    HttpTransport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
+                let transport = HttpTransport::new(&r.target, options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -153,8 +155,9 @@ impl Prepared {
                 .map(|out| (out, None))
             }
             What::Replay { target, replay, .. } => {
-                let transport =
-                    HttpTransport::new(target, options).map_err(|e| start(e.to_string()))?;
+                let transport = HttpTransport::new(target, options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -166,8 +169,9 @@ impl Prepared {
                 .map(|out| (out, None))
             }
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let transport =
-                    HttpTransport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
+                let transport = HttpTransport::new(w.target(), options)
+                    .map_err(|e| start(e.to_string()))?
+                    .speaking(self.http.protocol());
                 herd_engine::run(
                     &plan,
                     Arc::new(SystemClock),
@@ -261,6 +265,12 @@ impl Prepared {
 
     /// The plan at a level and length, without shard or late start.
     fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
+        let mut plan = self.plan_of(level, length);
+        self.http.apply(&mut plan);
+        plan
+    }
+
+    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
             What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {

@@ -26,6 +26,8 @@ pub struct RunSpec {
     pub bind: Option<IpAddr>,
     /// The server's processes and Prometheus endpoints to watch beside the load (`--watch-*`).
     pub watch: WatchPlan,
+    /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
+    pub http: crate::HttpFlags,
 }
 
 /// Where the requests come from.
@@ -93,12 +95,23 @@ pub struct LoadFlags {
     pub duration: Option<Duration>,
     pub requests: Option<u64>,
     pub calls_per_conn: Option<u64>,
+    /// HTTP/1.1 pipelining (`--pipeline K`): K requests in flight on each connection.
+    pub pipeline: Option<Pipeline>,
     /// `None`: [`crate::DEFAULT_TIMEOUT`] for a URL, the file's `defaults: timeout` for a workload.
     pub timeout: Option<Duration>,
     /// `None`: none for a URL, the file's for a workload.
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).
     pub threads: Option<usize>,
+}
+
+/// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
+/// requests; `-c` connections then carry `-c` x K users (closed model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub depth: usize,
+    /// `--pipeline-any-method`: pipeline requests that are not idempotent (POST) too.
+    pub any_method: bool,
 }
 
 impl LoadFlags {
@@ -134,6 +147,7 @@ impl RunSpec {
             insecure: false,
             bind: None,
             watch: WatchPlan::default(),
+            http: crate::HttpFlags::default(),
         }
     }
 }

@@ -125,6 +125,8 @@ impl Workload {
             threads: l.threads.unwrap_or(threads),
             timeout: self.timeout,
             calls_per_conn: None,
+            connections: None,
+            pipeline: 1,
             names: self.program.names.len(),
             stages: l.stages.clone(),
             shard: None,

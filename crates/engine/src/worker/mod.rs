@@ -14,21 +14,26 @@
 
 mod deadlines;
 mod exchange;
+mod exchanges;
+mod links;
 pub(crate) mod open;
 mod record;
 mod user;
 mod users;
 
 use crate::generator::ThreadCpu;
+use crate::session::{Note, Ready, Ticket};
 use crate::ticker::{Report, TickState, Ticks};
 use crate::{Control, Load, Plan, RunError, Script, Transport};
 use deadlines::Deadlines;
+use exchanges::Exchanges;
 use hdrhistogram::Histogram;
 use herd_metrics::{new_histogram, Recorder};
+use links::Links;
 use open::Dispatch;
 use record::Tally;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
@@ -111,7 +116,24 @@ struct Loop<'a, T: Transport, S: Script> {
     /// User `u` of this thread has the id `u * threads + k`.
     k: usize,
     threads: usize,
-    users: Vec<User<S::User, T::Conn, T::Parser>>,
+    users: Vec<User<S::User>>,
+    /// The connections, apart from the users.
+    links: Links<T::Conn, T::Session>,
+    exchanges: Exchanges,
+    /// Exchanges waiting for a place on a connection (every one full, the cap reached).
+    waiting: VecDeque<Ticket>,
+    /// Connections waiting for the server's close: (slot, generation, until), oldest first.
+    lingering: VecDeque<(u32, u32, Instant)>,
+    /// Connections handed a request since their last pump: (slot, generation).
+    kicks: Vec<(u32, u32)>,
+    /// What the session being pumped reported (kept for its allocation).
+    notes: Vec<Note>,
+    /// Most connections this thread opens.
+    cap: usize,
+    /// Requests in flight on one connection (`--pipeline`).
+    window: usize,
+    /// Users share connections: a request may go on any connection with room.
+    sharing: bool,
     scratch: Vec<u8>,
     /// Users to resume from the loop rather than from inside the step that freed them, so a
     /// connection that fails at once cannot spin without the loop ever polling.
@@ -159,27 +181,35 @@ pub(crate) fn work<T: Transport, S: Script>(
     let now = t.clock().now();
     let cpu0 = ThreadCpu::now();
     let plan = &shared.plan;
-    let (n, open) = match plan.load {
+    let window = plan.pipeline.max(1);
+    let (n, cap, open) = match plan.load {
         Load::Closed { users } => {
             let n = if plan.profile().is_some() {
                 plan.max_stage_users()
             } else {
                 plan.share(users)
             };
-            (share(n, k, threads) as usize, None)
+            let n = share(n, k, threads) as usize;
+            let cap = match plan.connections {
+                Some(c) => (share(plan.share_limit(c), k, threads) as usize).max(1),
+                None => n.div_ceil(window).max(1),
+            };
+            (n, cap, None)
         }
         Load::Open {
             rate,
             max_connections,
         } => {
             let schedule = open_schedule(plan, rate);
-            let cap = share(plan.share_limit(max_connections), k, threads);
+            let cap = share(plan.share_limit(max_connections), k, threads).max(1);
             let stripe = plan.shard.clone();
-            let mut d =
-                Dispatch::new(schedule, shared.start, plan.warmup, k, threads, cap).sharded(stripe);
+            // A user has one request in flight: the connections' places bound the users.
+            let users = cap * window as u64;
+            let mut d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, users)
+                .sharded(stripe);
             // Started late: what was due before now is missed, not sent in a burst.
             d.miss(plan.late);
-            (0, Some(d))
+            (0, cap as usize, Some(d))
         }
     };
     let mut w = Loop {
@@ -189,6 +219,15 @@ pub(crate) fn work<T: Transport, S: Script>(
         k,
         threads,
         users: Vec::new(),
+        links: Links::default(),
+        exchanges: Exchanges::default(),
+        waiting: VecDeque::new(),
+        lingering: VecDeque::new(),
+        kicks: Vec::new(),
+        notes: Vec::new(),
+        cap,
+        window,
+        sharing: window > 1 || open.is_none() && cap < n,
         scratch: vec![0; SCRATCH],
         resume: (0..n).collect(),
         deadlines: Deadlines::default(),
@@ -233,19 +272,14 @@ pub(crate) fn work<T: Transport, S: Script>(
         wait(&mut w.t, until, &mut events)?;
         w.woke = w.now();
         for ev in events.drain(..) {
-            let (i, gen) = user::untoken(ev.token);
-            let Some(u) = w.users.get_mut(i) else {
-                continue;
+            let (l, g) = links::untoken(ev.token);
+            let ready = Ready {
+                readable: ev.readable || ev.closed,
+                writable: ev.writable || ev.closed,
+                closed: ev.closed,
+                timer: false,
             };
-            if u.link.generation != gen {
-                let now = w.now();
-                w.drain_lingering(i, gen, now);
-                continue;
-            }
-            if ev.closed {
-                u.link.hup = true;
-            }
-            w.drive(i, ev.readable || ev.closed, ev.writable || ev.closed);
+            w.pump(l, g, ready);
         }
         let now = w.now();
         if let Some(o) = w.open.as_mut() {
@@ -257,6 +291,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         }
         w.fire_timers(now);
         w.fire_deadlines(now);
+        w.expire_lingering(now);
         w.close_queue(now);
         if w.end.is_some_and(|e| now >= e) && !w.stopping {
             // Arrivals meant for before the end, due while the loop waited, still go out.
@@ -287,26 +322,35 @@ pub(crate) fn work<T: Transport, S: Script>(
             );
         }
     }
-    for i in 0..w.users.len() {
-        w.close(i);
-    }
     // Connections the server said it closes get a moment for its close, so the last ones too
-    // leave their TIME_WAIT on the server's side.
-    let until = w.now() + END_LINGER;
-    while w.users.iter().any(|u| u.link.draining.is_some()) && w.now() < until {
-        wait(&mut w.t, until, &mut events)?;
-        let now = w.now();
-        for ev in events.drain(..) {
-            let (i, gen) = user::untoken(ev.token);
-            if i < w.users.len() {
-                w.drain_lingering(i, gen, now);
-            }
+    // leave their TIME_WAIT on the server's side; the others close now.
+    for l in 0..w.links.slots.len() {
+        let k = &w.links.slots[l];
+        if k.conn.is_some() && k.linger.is_none() {
+            let g = k.generation;
+            w.drop_link(l as u32, g);
         }
     }
-    for i in 0..w.users.len() {
-        if let Some((c, _, _)) = w.users[i].link.draining.take() {
-            w.t.close(c);
+    let until = w.now() + END_LINGER;
+    while w.links.slots.iter().any(|k| k.conn.is_some()) && w.now() < until {
+        wait(&mut w.t, until, &mut events)?;
+        for ev in events.drain(..) {
+            let (l, g) = links::untoken(ev.token);
+            w.pump(
+                l,
+                g,
+                Ready {
+                    readable: true,
+                    writable: false,
+                    closed: ev.closed,
+                    timer: false,
+                },
+            );
         }
+    }
+    for l in 0..w.links.slots.len() {
+        let g = w.links.slots[l].generation;
+        w.drop_link(l as u32, g);
     }
     let cpu = ThreadCpu::now().since(&cpu0);
     let (dropped, send_lag) = match w.open {

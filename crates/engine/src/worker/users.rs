@@ -6,6 +6,7 @@ use super::open::{Dispatch, Hand, PER_PASS};
 use super::user::{Resume, State, User};
 use super::{Loop, IDLE_ITERATION};
 use crate::script::{Action, Ctx, Last};
+use crate::session::Session;
 use crate::{Script, Transport};
 use std::cmp::Reverse;
 use std::sync::atomic::Ordering;
@@ -37,7 +38,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             Resume::Woke => self.step(i, Last::Woke, now),
             Resume::Failed(f) => self.step(i, Last::Failed(&f), now),
         }
-        self.drive(i, false, true);
+        self.flush_kicks();
     }
 
     /// Starts user `i`'s next iteration at `now` (closed model), parks it until a stage has
@@ -95,7 +96,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     pub(super) fn iterate(&mut self, i: usize, intended: Instant, now: Instant) {
         let u = &mut self.users[i];
         u.iteration = intended;
-        u.ex.intended = intended;
+        u.intended = intended;
         u.busy = false;
         self.step(i, Last::Start, now);
     }
@@ -120,7 +121,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 // No request meant for after the end starts; one meant for before it (an
                 // arrival the loop hands out a little late) still goes, and the drain waits
                 // for it.
-                if self.stopping || self.end.is_some_and(|e| u.ex.intended >= e) {
+                if self.stopping || self.end.is_some_and(|e| u.intended >= e) {
                     // The run is over: no request starts after its end. An arrival taken from
                     // the queue that never left counts as dropped, like those still queued.
                     if let (Last::Start, true, Some(o)) = (last, ctx.measured, self.open.as_mut()) {
@@ -140,7 +141,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 }
                 u.resume = Resume::Woke;
                 // The next request is measured from the end of the pause.
-                u.ex.intended = at;
+                u.intended = at;
                 self.park(i, at);
             }
             Action::Done if !u.busy => {
@@ -179,8 +180,17 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     /// User `i` takes no more iterations.
     pub(super) fn retire(&mut self, i: usize) {
-        self.deadlines.remove(i);
-        self.close(i);
+        // A user that owned its connection closes it as it leaves; shared ones stay.
+        if !self.sharing {
+            if let Some((l, g)) = self.users[i].link.take() {
+                let idle = self.links.get(l, g).is_some_and(|k| {
+                    k.linger.is_none() && k.session.as_ref().is_some_and(|s| s.in_flight() == 0)
+                });
+                if idle {
+                    self.drop_link(l, g);
+                }
+            }
+        }
         let u = &mut self.users[i];
         if u.state != State::Done {
             u.state = State::Done;
@@ -230,7 +240,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             self.users[i].state = State::Free;
             self.users[i].arrival = Some(g);
             self.iterate(i, at, now);
-            self.drive(i, false, true);
+            self.flush_kicks();
         }
     }
 

@@ -7,6 +7,7 @@ mod common;
 mod closed;
 mod failures;
 mod open;
+mod pipeline;
 mod segment;
 mod stream;
 mod window;

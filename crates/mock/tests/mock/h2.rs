@@ -16,8 +16,12 @@ struct Seen {
     end: Option<StreamEnd>,
 }
 
+/// A byte stream to the mock: plain TCP or TLS.
+trait Wire: Read + Write {}
+impl<T: Read + Write> Wire for T {}
+
 struct H2 {
-    stream: TcpStream,
+    stream: Box<dyn Wire>,
     session: ClientSession,
     seen: Vec<Seen>,
     goaway: Option<(i32, u32)>,
@@ -27,6 +31,10 @@ impl H2 {
     fn connect(server: &herd_mock::Server) -> H2 {
         let stream = TcpStream::connect(server.local_addr()).unwrap();
         stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        H2::over(Box::new(stream))
+    }
+
+    fn over(stream: Box<dyn Wire>) -> H2 {
         H2 {
             stream,
             session: ClientSession::new(&Settings::default()).unwrap(),
@@ -195,4 +203,77 @@ fn max_streams_one_is_announced_and_a_stalled_stream_holds_only_itself() {
     h2.run_until(|h| h.ended() == 3);
     assert_eq!(h2.seen[stalled].end, None, "never answered");
     assert!(h2.seen[1..].iter().all(|s| s.status == 200));
+}
+
+/// A client trusting only `cert`, offering `alpn`; returns the stream after the handshake and
+/// the protocol the server chose.
+fn tls_connect(
+    server: &herd_mock::Server,
+    cert: &rcgen::CertifiedKey,
+    alpn: &[&[u8]],
+) -> (Box<dyn Wire>, Option<Vec<u8>>) {
+    use std::sync::Arc;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert.cert.der().clone()).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let conn = rustls::ClientConnection::new(Arc::new(config), name).unwrap();
+    let tcp = TcpStream::connect(server.local_addr()).unwrap();
+    tcp.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    while tls.conn.is_handshaking() {
+        tls.conn.complete_io(&mut tls.sock).unwrap();
+    }
+    let alpn = tls.conn.alpn_protocol().map(<[u8]>::to_vec);
+    (Box::new(tls), alpn)
+}
+
+#[test]
+fn over_tls_alpn_picks_h2_or_http1_for_the_same_routes() {
+    let dir = std::env::temp_dir().join(format!("herd-mock-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_path, cert.cert.pem()).unwrap();
+    std::fs::write(&key_path, cert.key_pair.serialize_pem()).unwrap();
+    let server = herd_mock::Server::start(herd_mock::Config {
+        routes: vec![herd_mock::Route::parse("/* size=5").unwrap()],
+        tls: Some(herd_mock::Tls::Files {
+            cert: cert_path,
+            key: key_path,
+        }),
+        ..herd_mock::Config::default()
+    })
+    .unwrap();
+
+    let (stream, alpn) = tls_connect(&server, &cert, &[b"h2", b"http/1.1"]);
+    assert_eq!(alpn.as_deref(), Some(&b"h2"[..]));
+    let mut h2 = H2::over(stream);
+    for _ in 0..3 {
+        h2.get("/x");
+    }
+    h2.run_until(|h| h.ended() == 3);
+    assert!(h2
+        .seen
+        .iter()
+        .all(|s| s.status == 200 && s.body == b"hello"));
+
+    let (mut stream, alpn) = tls_connect(&server, &cert, &[b"http/1.1"]);
+    assert_eq!(alpn.as_deref(), Some(&b"http/1.1"[..]));
+    stream
+        .write_all(b"GET /x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.ends_with("\r\n\r\nhello"), "{answer}");
+    assert_eq!(server.shutdown().requests, 4);
+    let _ = std::fs::remove_dir_all(&dir);
 }

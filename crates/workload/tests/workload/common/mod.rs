@@ -3,7 +3,7 @@
 //! from text, beside files of their own.
 
 use herd_engine::fake::VirtualClock;
-use herd_engine::{run, Clock, Control, Event, Failure, Io, Request, Transport};
+use herd_engine::{run, Clock, Control, Event, Failure, Io, Transport};
 use herd_http::ResponseParser;
 use herd_workload::Workload;
 use std::collections::HashMap;
@@ -65,7 +65,7 @@ pub struct Wire {
 
 impl Transport for Wire {
     type Conn = u64;
-    type Parser = ResponseParser;
+    type Session = herd_engine::Ordered<ResponseParser>;
     fn connect(&mut self, token: usize) -> Result<u64, Failure> {
         self.next += 1;
         self.conns.insert(self.next, (token, Vec::new(), false));
@@ -125,8 +125,8 @@ impl Transport for Wire {
         }
         Ok(())
     }
-    fn parser(&self, req: &Request) -> ResponseParser {
-        ResponseParser::for_request(req)
+    fn session(&self, _conn: &u64, window: usize, started: Instant) -> Self::Session {
+        herd_engine::Ordered::new(window, started)
     }
     fn clock(&self) -> &dyn Clock {
         &*self.fake.clock

@@ -1,0 +1,270 @@
+//! `herd run --http2` end to end: against nginx with HTTP/2 on plain TCP (h2c) and on TLS,
+//! agreeing with h2load on counts, statuses and bytes; against the mock's HTTP/2 faults, each
+//! classified and counted once; and nginx's GOAWAY after `keepalive_requests`, which is no error.
+
+use crate::common::*;
+
+/// h2load (Debian's nghttp2-client, installed by scripts/check) against `url`: (requests
+/// succeeded, 2xx responses, total bytes received).
+fn h2load(url: &str, n: &str, c: &str, m: &str) -> (u64, u64, u64) {
+    let out = std::process::Command::new("h2load")
+        .args(["-n", n, "-c", c, "-m", m, url])
+        .output()
+        .expect("h2load is not installed: run scripts/check (it installs nghttp2-client)");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let number_after = |line: &str, word: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(line))
+            .unwrap_or_else(|| panic!("h2load printed no {line:?}:\n{text}"));
+        let at = line.find(word).unwrap_or_else(|| panic!("{line}"));
+        let digits: String = line[..at]
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .to_string();
+        digits.parse().unwrap_or_else(|_| panic!("{line}"))
+    };
+    let total = text
+        .lines()
+        .find(|l| l.starts_with("traffic:"))
+        .and_then(|l| l.split('(').nth(1))
+        .and_then(|l| l.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("h2load printed no traffic total:\n{text}"));
+    (
+        number_after("requests:", "succeeded"),
+        number_after("status codes:", "2xx"),
+        total,
+    )
+}
+
+fn tls_files(dir: &TempDir) -> String {
+    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    std::fs::write(&cert, ck.cert.pem()).unwrap();
+    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+    format!(
+        "ssl_certificate {}; ssl_certificate_key {};",
+        cert.display(),
+        key.display()
+    )
+}
+
+#[test]
+fn http2_against_nginx_on_h2c_and_tls_agrees_with_h2load() {
+    let _turn = one_at_a_time();
+    let dir = TempDir::new("h2-nginx");
+    let tls = tls_files(&dir);
+    // `listen ... http2` is what nginx 1.22 (Debian 12) knows; later ones accept it too.
+    let plain = Nginx::start_with("", "http2");
+    let secure = Nginx::start_with(&tls, "ssl http2");
+    for (name, url) in [
+        ("h2c", plain.url("/")),
+        ("h2", format!("https://{}/", secure.addr)),
+    ] {
+        let r = Herd::new(&[
+            "run",
+            "--http2",
+            "-k",
+            "-c",
+            "2",
+            "--streams",
+            "10",
+            "-n",
+            "2000",
+            "-t",
+            "1",
+            &url,
+        ])
+        .json(&dir.path(&format!("{name}.json")))
+        .run()
+        .code(0)
+        .json();
+        let (ok, ok_2xx, bytes) = h2load(&url, "2000", "2", "10");
+        assert_eq!(r["totals"]["ok"], ok, "{name}: {}", r["totals"]);
+        assert_eq!(r["status"]["200"], ok_2xx, "{name}");
+        assert_eq!(
+            r["totals"]["bytes_received"], bytes,
+            "{name}: every byte read, frames and all, as h2load counts it"
+        );
+        assert_eq!(r["generator"]["connections_opened"], 2, "{name}");
+    }
+}
+
+#[test]
+fn nginx_goaway_after_keepalive_requests_is_no_error() {
+    let _turn = one_at_a_time();
+    let dir = TempDir::new("h2-goaway");
+    // nginx answers 100 streams on a connection, then says GOAWAY: the streams it left
+    // unprocessed go again on a new connection, counted once.
+    let nginx = Nginx::start_with("keepalive_requests 100;", "http2");
+    let r = Herd::new(&[
+        "run",
+        "--http2",
+        "-c",
+        "2",
+        "--streams",
+        "20",
+        "-n",
+        "3000",
+        "-t",
+        "1",
+        &nginx.url("/"),
+    ])
+    .json(&dir.path("r.json"))
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(r["totals"]["ok"], 3000, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 0, "{}", r["errors"]);
+    let opened = r["generator"]["connections_opened"].as_u64().unwrap();
+    assert!(
+        (30..=60).contains(&opened),
+        "3000 / 100 per connection: {opened}"
+    );
+}
+
+#[test]
+fn mock_faults_over_http2_are_classified_and_counted_once() {
+    let _turn = one_at_a_time();
+    let dir = TempDir::new("h2-faults");
+    let mock = mock(&[
+        "/refuse fault=refuse",
+        "/reset fault=reset error-rate=10%",
+        "/stall fault=stall error-rate=5%",
+        "/* goaway-after=50",
+    ]);
+    let base = format!("http://{}", mock.local_addr());
+    let run = |path: &str, extra: &[&str]| {
+        Herd::new(&["run", "--http2", "-c", "2", "--streams", "8", "-t", "1"])
+            .args(extra)
+            .args(&[&format!("{base}{path}")])
+            .json(&dir.path("r.json"))
+            .run()
+            .json()
+    };
+    // REFUSED_STREAM means unprocessed: each request goes once more, and counts once.
+    let before = mock.stats().injected;
+    let r = run("/refuse", &["-n", "200"]);
+    assert_eq!(mock.stats().injected - before, 400, "each refused twice");
+    assert_eq!(r["errors"]["h2_refused_stream"], 200, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 200);
+
+    let before = mock.stats().injected;
+    let r = run("/reset", &["-n", "500"]);
+    let reset = mock.stats().injected - before;
+    assert_eq!(r["errors"]["h2_reset"], reset, "{}", r["errors"]);
+    assert_eq!(r["totals"]["ok"], 500 - reset);
+
+    // A stalled stream times out alone: its connection goes on with the others.
+    let before = mock.stats().injected;
+    let r = run("/stall", &["-n", "200", "--timeout", "300ms"]);
+    let stalled = mock.stats().injected - before;
+    assert_eq!(r["errors"]["timeout"], stalled, "{}", r["errors"]);
+    assert_eq!(r["totals"]["ok"], 200 - stalled);
+    assert_eq!(
+        r["generator"]["connections_opened"], 2,
+        "no reconnects for a stream"
+    );
+
+    // GOAWAY after 50 streams: new connections, no errors, nothing counted twice.
+    let before = mock.stats().requests;
+    let r = run("/", &["-n", "1000"]);
+    assert_eq!(r["totals"]["ok"], 1000, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 0);
+    assert!(r["generator"]["connections_opened"].as_u64().unwrap() >= 20);
+    assert!(mock.stats().requests - before >= 1000);
+
+    // One stream at a time, whatever --streams asks: the server's SETTINGS win, and the
+    // streams it refused before they arrived go again.
+    let one = crate::common::mock(&["/* max-streams=1"]);
+    let r = Herd::new(&[
+        "run",
+        "--http2",
+        "-c",
+        "2",
+        "--streams",
+        "8",
+        "-t",
+        "1",
+        "-n",
+        "300",
+    ])
+    .args(&[&format!("http://{}/", one.local_addr())])
+    .json(&dir.path("one.json"))
+    .run()
+    .json();
+    assert_eq!(r["totals"]["ok"], 300, "{}", r["errors"]);
+}
+
+#[test]
+fn the_mock_speaks_http2_over_tls_by_alpn() {
+    let dir = TempDir::new("h2-mock-tls");
+    let mock = herd_mock::Server::start(herd_mock::Config {
+        tls: Some(herd_mock::Tls::SelfSigned),
+        ..herd_mock::Config::default()
+    })
+    .unwrap();
+    let url = format!("https://{}/", mock.local_addr());
+    let r = Herd::new(&[
+        "run",
+        "--proto",
+        "h2",
+        "-k",
+        "-c",
+        "2",
+        "--streams",
+        "4",
+        "-n",
+        "400",
+        &url,
+    ])
+    .json(&dir.path("r.json"))
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(r["totals"]["ok"], 400);
+    let (ok, _, _) = h2load(&url, "400", "2", "4");
+    assert_eq!(ok, 400, "h2load agrees the mock speaks h2 over TLS");
+}
+
+#[test]
+fn http2_flags_without_http2_or_out_of_range_are_refused() {
+    refused(
+        &["run", "--streams", "8", "-n", "1", "http://127.0.0.1:9/"],
+        "--streams is an HTTP/2 setting: add --http2",
+    );
+    refused(
+        &[
+            "run",
+            "--http2",
+            "--h2-window",
+            "10",
+            "-n",
+            "1",
+            "http://127.0.0.1:9/",
+        ],
+        "--h2-window 10 is outside HTTP/2's windows",
+    );
+}
+
+#[test]
+fn a_tls_server_without_http2_fails_with_what_alpn_chose() {
+    let dir = TempDir::new("h2-alpn");
+    let tls = tls_files(&dir);
+    let nginx = Nginx::start_with(&tls, "ssl");
+    let url = format!("https://{}/", nginx.addr);
+    let r = Herd::new(&["run", "--http2", "-k", "-c", "1", "-n", "3", &url])
+        .json(&dir.path("r.json"))
+        .run()
+        .json();
+    assert_eq!(r["errors"]["protocol"], 3, "{}", r["errors"]);
+    let sample = r["error_samples"]["protocol"].as_str().unwrap();
+    assert!(
+        sample.contains("did not agree to HTTP/2 by ALPN (it chose http/1.1)"),
+        "{sample}"
+    );
+}

@@ -1,0 +1,424 @@
+//! [`Ordered`]: the session of a protocol whose responses come back in the order of their
+//! requests over one byte stream (HTTP/1.1), one at a time or pipelined. A window of K is
+//! h2load's `--h1 -m K`, a sliding window: a new request goes out as soon as one completes,
+//! and the requests waiting to be written leave together in one write, not wrk's fixed
+//! batches. Responses are matched in order against the queue, each read by its own parser (so
+//! HEAD, 1xx, 204 and 304 never desynchronise it), each timed against its own request.
+//!
+//! The protocol is the [`Parse`] given: the real one in `herd-http`, a one-line one for the
+//! engine's fake transport.
+
+use crate::session::{Failed, Note, Opened, Ready, Session, Ticket};
+use crate::{Failure, Io, Parse, Request, Response, Transport};
+use herd_metrics::ErrorKind;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One request in the pipeline.
+struct Entry<P> {
+    ticket: Ticket,
+    bytes: Arc<[u8]>,
+    parser: P,
+    resp: Response,
+}
+
+/// Requests written in order on a byte stream and their responses read in order.
+pub struct Ordered<P> {
+    window: usize,
+    queue: VecDeque<Entry<P>>,
+    /// The first `sent` entries are written; `staged` of them are in `outbuf` (several leave
+    /// in one write) or being written straight from their bytes (one, `partial` written).
+    sent: usize,
+    staged: usize,
+    outbuf: Vec<u8>,
+    outpos: usize,
+    partial: usize,
+    /// Received and not yet consumed: a partial head, or what a server sent ahead.
+    pending: Vec<u8>,
+    started: Instant,
+    /// TCP came up while TLS went on.
+    tcp_at: Option<Instant>,
+    open: bool,
+    /// The server said it closes (or the last call went out): no more requests.
+    closing: bool,
+    /// The peer closed its side: read to the end.
+    hup: bool,
+    /// A read may find bytes no event will announce (the buffer filled, or a write blocked).
+    unread: bool,
+    finished: bool,
+}
+
+impl<P: Parse> Ordered<P> {
+    /// A session with up to `window` requests in flight (1: one at a time), for a
+    /// connection whose opening began at `started`.
+    pub fn new(window: usize, started: Instant) -> Self {
+        Ordered {
+            window: window.max(1),
+            queue: VecDeque::with_capacity(window.max(1)),
+            sent: 0,
+            staged: 0,
+            outbuf: Vec::new(),
+            outpos: 0,
+            partial: 0,
+            pending: Vec::new(),
+            started,
+            tcp_at: None,
+            open: false,
+            closing: false,
+            hup: false,
+            unread: false,
+            finished: false,
+        }
+    }
+
+    /// Writes what is queued: `Ok(true)` when the socket took all of it.
+    fn write_out<T: Transport + ?Sized>(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+    ) -> Result<bool, Failure> {
+        loop {
+            let io = if self.outpos < self.outbuf.len() {
+                t.write(conn, &self.outbuf[self.outpos..])?
+            } else {
+                let left = self.queue.len() - self.sent;
+                if left == 0 {
+                    return Ok(true);
+                }
+                if left > 1 && self.partial == 0 {
+                    // Several requests leave together, in one system call.
+                    self.outbuf.clear();
+                    self.outpos = 0;
+                    for e in self.queue.range(self.sent..) {
+                        self.outbuf.extend_from_slice(&e.bytes);
+                    }
+                    self.staged = self.queue.len();
+                    continue;
+                }
+                let bytes = &self.queue[self.sent].bytes;
+                t.write(conn, &bytes[self.partial..])?
+            };
+            match io {
+                Io::Done(n) if self.outpos < self.outbuf.len() => {
+                    self.outpos += n;
+                    if self.outpos == self.outbuf.len() {
+                        self.outbuf.clear();
+                        self.outpos = 0;
+                        self.sent = self.staged;
+                    }
+                }
+                Io::Done(n) => {
+                    self.partial += n;
+                    if self.partial == self.queue[self.sent].bytes.len() {
+                        self.partial = 0;
+                        self.sent += 1;
+                        self.staged = self.sent;
+                    }
+                }
+                Io::Blocked => {
+                    // The rest goes on the next writable event; a response's event meanwhile
+                    // would be missed, so read once the requests are out.
+                    self.unread = true;
+                    return Ok(false);
+                }
+                Io::Closed => {
+                    return Err(Failure::new(
+                        ErrorKind::Reset,
+                        "the connection accepted no more of the request",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Feeds `got` (just read, or what was held) to the responses in order, reporting each
+    /// one complete.
+    fn absorb(&mut self, got: &[u8], out: &mut Vec<Note>) -> Result<usize, Failure> {
+        let mut at = 0;
+        while at < got.len() && self.sent > 0 {
+            let Some(front) = self.queue.front_mut() else {
+                break;
+            };
+            let (used, done) = front.parser.feed(&got[at..], &mut front.resp)?;
+            at += used;
+            front.resp.bytes_received += used as u64;
+            if !done {
+                break;
+            }
+            self.complete(out);
+        }
+        Ok(at)
+    }
+
+    /// The front request has its full response.
+    fn complete(&mut self, out: &mut Vec<Note>) {
+        let Some(e) = self.queue.pop_front() else {
+            return;
+        };
+        self.sent -= 1;
+        self.staged = self.staged.saturating_sub(1);
+        let keep_alive = e.resp.keep_alive;
+        out.push(Note::Response(e.ticket, e.resp));
+        if !keep_alive && !self.closing {
+            self.closing = true;
+        }
+        if !keep_alive {
+            // A server that announces its close acts on nothing after this response.
+            self.fail_rest(
+                &Failure::new(
+                    ErrorKind::Eof,
+                    "the server closed the connection after an earlier response",
+                ),
+                true,
+                out,
+            );
+        }
+    }
+
+    /// Reports every request still queued as failed with `why`; `announced`: the server said
+    /// it closes, so none of them was seen.
+    fn fail_rest(&mut self, why: &Failure, announced: bool, out: &mut Vec<Note>) {
+        for (k, e) in self.queue.drain(..).enumerate() {
+            out.push(Note::Failed(Failed {
+                ticket: e.ticket,
+                failure: why.clone(),
+                received: e.resp.bytes_received,
+                unseen: announced || k >= self.sent,
+            }));
+        }
+        self.sent = 0;
+        self.staged = 0;
+        self.partial = 0;
+        self.outbuf.clear();
+        self.outpos = 0;
+    }
+
+    /// The connection broke with `f`: the front request fails with it, the rest as
+    /// outstanding, and the connection is finished.
+    fn broke(&mut self, f: Failure, out: &mut Vec<Note>) {
+        if let Some(e) = self.queue.pop_front() {
+            let unseen = self.sent == 0;
+            self.sent = self.sent.saturating_sub(1);
+            out.push(Note::Failed(Failed {
+                ticket: e.ticket,
+                failure: f.clone(),
+                received: e.resp.bytes_received,
+                unseen,
+            }));
+        }
+        let rest = Failure::new(
+            f.kind,
+            format!(
+                "the connection failed with this request outstanding: {}",
+                f.message
+            ),
+        );
+        self.fail_rest(&rest, false, out);
+        self.finish(out);
+    }
+
+    /// The server closed: that ends a body delimited by the close, or fails the response.
+    fn closed(&mut self, out: &mut Vec<Note>) {
+        let pending = std::mem::take(&mut self.pending);
+        if self.sent > 0 {
+            if let Some(mut e) = self.queue.pop_front() {
+                self.sent -= 1;
+                e.resp.bytes_received += pending.len() as u64;
+                match e.parser.closed(&pending, &mut e.resp) {
+                    Ok(()) => {
+                        e.resp.keep_alive = false;
+                        out.push(Note::Response(e.ticket, e.resp));
+                    }
+                    Err(failure) => out.push(Note::Failed(Failed {
+                        ticket: e.ticket,
+                        received: e.resp.bytes_received,
+                        failure,
+                        unseen: false,
+                    })),
+                }
+            }
+        }
+        if !self.queue.is_empty() {
+            let n = self.queue.len();
+            let why = Failure::new(
+                ErrorKind::Eof,
+                format!("the server closed the connection with {n} requests outstanding"),
+            );
+            self.fail_rest(&why, self.closing, out);
+        }
+        self.finish(out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<Note>) {
+        self.closing = true;
+        if !self.finished {
+            self.finished = true;
+            out.push(Note::Closed);
+        }
+    }
+
+    /// Reads all the connection holds and feeds it to the responses.
+    fn read_in<T: Transport + ?Sized>(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        loop {
+            let n = match t.read(conn, scratch) {
+                Ok(Io::Done(n)) => n,
+                Ok(Io::Blocked) => {
+                    self.unread = false;
+                    return;
+                }
+                Ok(Io::Closed) => return self.closed(out),
+                Err(f) => return self.broke(f, out),
+            };
+            if let Some(front) = self.queue.front_mut() {
+                if front.resp.first_byte.is_none() {
+                    front.resp.first_byte = Some(now);
+                    out.push(Note::FirstByte(front.ticket));
+                }
+            }
+            let got = &scratch[..n];
+            let fed = if self.pending.is_empty() {
+                self.absorb(got, out).map(|used| {
+                    self.pending.extend_from_slice(&got[used..]);
+                })
+            } else {
+                let mut held = std::mem::take(&mut self.pending);
+                held.extend_from_slice(got);
+                let fed = self.absorb(&held, out);
+                if let Ok(used) = fed {
+                    held.drain(..used);
+                }
+                self.pending = held;
+                fed.map(|_| ())
+            };
+            if let Err(f) = fed {
+                return self.broke(f, out);
+            }
+            // A short read emptied the socket: the rest comes with the next event (unless the
+            // server closed, which announces nothing more).
+            if n < scratch.len() && !self.hup {
+                self.unread = false;
+                return;
+            }
+        }
+    }
+}
+
+impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
+    fn room(&self) -> usize {
+        if self.closing {
+            0
+        } else {
+            self.window - self.queue.len()
+        }
+    }
+
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        let bytes = match (&req.closing, last) {
+            (Some(closing), true) => Arc::clone(closing),
+            _ => Arc::clone(&req.bytes),
+        };
+        if last {
+            self.closing = true;
+        }
+        self.queue.push_back(Entry {
+            ticket,
+            bytes,
+            parser: P::for_request(req),
+            resp: Response::default(),
+        });
+    }
+
+    fn pump(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+        ready: Ready,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        if self.finished {
+            return;
+        }
+        self.hup |= ready.closed;
+        let mut writable = ready.writable;
+        if !self.open {
+            if !(ready.readable || ready.writable) {
+                return;
+            }
+            match t.establish(conn) {
+                Ok(true) => {
+                    self.open = true;
+                    let tcp = self.tcp_at.unwrap_or(now);
+                    out.push(Note::Open(Opened {
+                        connect: tcp.saturating_duration_since(self.started),
+                        tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
+                        protocol: "http/1.1",
+                    }));
+                    writable = true;
+                }
+                Ok(false) => {
+                    if self.tcp_at.is_none() && t.handshaking(conn) {
+                        self.tcp_at = Some(now);
+                    }
+                    return;
+                }
+                Err(f) => {
+                    let f = Failure::new(f.kind, f.message);
+                    // Nothing was written: every request is unseen, but a connection that
+                    // never opened is the failure itself, not a reason to try again.
+                    for e in self.queue.drain(..) {
+                        out.push(Note::Failed(Failed {
+                            ticket: e.ticket,
+                            failure: f.clone(),
+                            received: 0,
+                            unseen: false,
+                        }));
+                    }
+                    self.sent = 0;
+                    return self.finish(out);
+                }
+            }
+        }
+        let before = self.sent;
+        if writable && self.sent < self.queue.len() {
+            if let Err(f) = self.write_out(t, conn) {
+                return self.broke(f, out);
+            }
+        } else if writable && !ready.readable {
+            if let Err(f) = t.flush(conn) {
+                return self.broke(f, out);
+            }
+        }
+        // Bytes a server sent ahead belong to the requests just written.
+        if self.sent > before && !self.pending.is_empty() {
+            let held = std::mem::take(&mut self.pending);
+            match self.absorb(&held, out) {
+                Ok(used) => self.pending.extend_from_slice(&held[used..]),
+                Err(f) => return self.broke(f, out),
+            }
+        }
+        let outstanding = self.sent > 0 || self.closing;
+        if (ready.readable || self.unread || self.hup) && (outstanding || self.hup) {
+            self.read_in(t, conn, now, scratch, out);
+        }
+    }
+
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {
+        self.fail_rest(why, false, out);
+        self.finished = true;
+        self.closing = true;
+    }
+
+    fn in_flight(&self) -> usize {
+        self.queue.len()
+    }
+}

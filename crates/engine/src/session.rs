@@ -1,0 +1,154 @@
+//! The seam between the loop and a protocol: one [`Session`] per connection (h2load's shape,
+//! quinn-proto's manners). The loop owns sockets, time and the tables of connections and
+//! exchanges; a session owns what one protocol keeps about one connection: the requests it
+//! was handed, what is written and what is half read. HTTP/1.1 (one at a time, or pipelined)
+//! is [`crate::Ordered`]; HTTP/2 and HTTP/3 are sessions of their own.
+//!
+//! Who calls what, and when:
+//!
+//! 1. The loop opens a connection with [`crate::Transport::connect`] (its events carry the token
+//!    given) and asks the transport for its session ([`crate::Transport::session`]).
+//! 2. While [`Session::room`] is above 0, the loop may [`Session::submit`] an exchange, naming
+//!    it by a [`Ticket`]; it may do so before the connection is open (the session holds the
+//!    request until it can send it). After submitting, the loop pumps the session with
+//!    `Ready::WRITE` so the request leaves at once.
+//! 3. Whenever the connection's socket is ready (an [`crate::Event`] with its token), or the
+//!    instant the session asked for with [`Session::wake_at`] has come, the loop calls
+//!    [`Session::pump`] once: the session does all the I/O it can through the transport
+//!    (finish opening the connection, write, read, flush), never blocking, and reports what
+//!    happened as [`Note`]s. Read readiness is edge-triggered: a session reads until the
+//!    transport says [`crate::Io::Blocked`], or remembers that it did not.
+//! 4. The loop reads the notes in order. Every submitted ticket comes back exactly once, as
+//!    [`Note::Response`] or [`Note::Failed`]. [`Note::Closed`] comes last of all: the
+//!    connection is finished, every ticket it held was already reported, and the loop closes
+//!    it with [`crate::Transport::close`].
+//! 5. When the loop gives up on an exchange (its deadline, the end of the run), it calls
+//!    [`Session::cancel`]: a protocol that can drop one exchange alone (HTTP/2's RST_STREAM)
+//!    does so and says `true`; otherwise the loop closes the whole connection after asking
+//!    [`Session::abandon`] to report every ticket it still holds.
+//!
+//! A session allocates nothing per exchange in the steady state, reads the clock never (the
+//! loop passes `now`) and keeps per-exchange state in its own small queue or slab, keyed by
+//! the ticket the loop gave.
+
+use crate::{Failure, Request, Response, Transport};
+use std::time::{Duration, Instant};
+
+/// An exchange's name in the loop's exchange table: its slot and the slot's generation, so a
+/// note about an exchange the loop already ended is told from its slot's next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket {
+    pub slot: u32,
+    pub generation: u32,
+}
+
+/// What a connection's event (or its timer) says it is ready for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ready {
+    pub readable: bool,
+    pub writable: bool,
+    /// The peer closed its side or the socket failed: read on to the end, since no further
+    /// event will come.
+    pub closed: bool,
+    /// The instant from [`Session::wake_at`] has come (QUIC's timers).
+    pub timer: bool,
+}
+
+impl Ready {
+    /// Only a write is wanted: a request was just submitted.
+    pub const WRITE: Ready = Ready {
+        readable: false,
+        writable: true,
+        closed: false,
+        timer: false,
+    };
+}
+
+/// How long opening a connection took, phase by phase (k6's `http_req_connecting` and
+/// `_tls_handshaking`): reported once, with [`Note::Open`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Opened {
+    /// The TCP (or QUIC) connection, from `connect` to established.
+    pub connect: Duration,
+    /// The TLS handshake after it; `None` for plain connections.
+    pub tls: Option<Duration>,
+    /// The protocol it speaks, as ALPN names it (`http/1.1`, `h2`, `h3`).
+    pub protocol: &'static str,
+}
+
+/// What a [`Session::pump`] came to, in the order it happened.
+#[derive(Debug)]
+pub enum Note {
+    /// The connection finished opening and carries exchanges from now on.
+    Open(Opened),
+    /// The first byte of this exchange's response arrived (at the `now` of the pump).
+    FirstByte(Ticket),
+    /// This exchange has its full response. `keep_alive` false in it means the server closes
+    /// the connection: the session takes no more exchanges ([`Session::room`] is 0).
+    Response(Ticket, Response),
+    /// This exchange got no valid response.
+    Failed(Failed),
+    /// The connection is finished (closed by the server, failed, or closed after the server
+    /// said it would): every ticket was reported before this note. Comes once, last.
+    Closed,
+}
+
+/// An exchange that got no valid response, its class and how far it got.
+#[derive(Debug)]
+pub struct Failed {
+    pub ticket: Ticket,
+    pub failure: Failure,
+    /// Bytes of its response received before it failed.
+    pub received: u64,
+    /// The server cannot have acted on it (never written, refused by HTTP/2's GOAWAY above its
+    /// last stream, or after a response that announced the close): safe to send again on
+    /// another connection, where it is counted once.
+    pub unseen: bool,
+}
+
+/// One connection's protocol, driven by the loop (see the module's text for the order of calls).
+pub trait Session<T: Transport + ?Sized> {
+    /// How many more exchanges it can take now: the pipeline's free places (HTTP/1.1), the
+    /// peer's SETTINGS_MAX_CONCURRENT_STREAMS less the open streams (HTTP/2, HTTP/3); 0 once the
+    /// connection is going away. Before the connection is open it may already take some.
+    fn room(&self) -> usize;
+
+    /// Takes the exchange `ticket` for `req`; `last` asks the server to close the connection
+    /// after answering it (`--calls-per-conn`). Called only while [`Session::room`] is above 0.
+    /// Nothing is written here: the loop pumps with [`Ready::WRITE`] afterwards.
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool);
+
+    /// Does all the I/O `conn` allows now (see [`Ready`]), appending what happened to `out`.
+    /// `now` is the pass's instant (the first byte's time); `scratch` is the loop's read
+    /// buffer.
+    fn pump(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+        ready: Ready,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    );
+
+    /// When the loop must pump this session even without an event (QUIC's loss and idle
+    /// timers); `None` when only events matter.
+    fn wake_at(&self) -> Option<Instant> {
+        None
+    }
+
+    /// The loop gives up on `ticket`: `true` if the session dropped it alone and the
+    /// connection goes on (no note comes for it); `false` if the protocol cannot (HTTP/1.1's
+    /// responses come in order), and the loop will close the connection.
+    fn cancel(&mut self, ticket: Ticket) -> bool {
+        let _ = ticket;
+        false
+    }
+
+    /// The loop closes the connection: every ticket still held is reported as failed with
+    /// `why`, `unseen` where the server cannot have seen it. No [`Note::Closed`] follows.
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>);
+
+    /// Exchanges submitted and not yet reported.
+    fn in_flight(&self) -> usize;
+}

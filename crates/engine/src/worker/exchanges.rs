@@ -1,0 +1,109 @@
+//! The exchanges of one worker in flight: a slab with generations, so a note about an exchange
+//! already ended never reaches the one that took its slot. Each has its own deadline (kept in
+//! `deadlines.rs` by slot) and names its user and, once placed, its connection.
+
+use crate::session::Ticket;
+use crate::Request;
+use std::time::Instant;
+
+pub(super) struct Exchange {
+    pub generation: u32,
+    pub live: bool,
+    pub user: u32,
+    pub req: Option<Request>,
+    /// The connection carrying it; `None` while it waits for one.
+    pub link: Option<(u32, u32)>,
+    /// This request is its connection's last (`--calls-per-conn`).
+    pub last_call: bool,
+    /// When it started (its deadline counts from here).
+    pub start: Instant,
+    /// When it was written; `None` while its connection opens.
+    pub sent: Option<Instant>,
+    /// It was handed to a connection still opening: that opening is part of its time.
+    pub on_new: bool,
+    /// The stale keep-alive retry, or the retry of a request the server never saw, was used.
+    pub retried: bool,
+    /// Its connection was reused after sitting idle: a failure with nothing received may be
+    /// the server's keep-alive timeout rather than an error.
+    pub stale_candidate: bool,
+    /// It goes on a new connection (the stale retry).
+    pub fresh: bool,
+    /// Its end is decided (deadline, cut off): never retried.
+    pub ended: bool,
+}
+
+#[derive(Default)]
+pub(super) struct Exchanges {
+    pub slots: Vec<Exchange>,
+    free: Vec<u32>,
+}
+
+impl Exchanges {
+    /// A new exchange of user `user` for `req`, started at `now`.
+    pub fn start(&mut self, user: usize, req: Request, now: Instant) -> Ticket {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Exchange {
+                    generation: 0,
+                    live: false,
+                    user: 0,
+                    req: None,
+                    link: None,
+                    last_call: false,
+                    start: now,
+                    sent: None,
+                    on_new: false,
+                    retried: false,
+                    stale_candidate: false,
+                    fresh: false,
+                    ended: false,
+                });
+                self.slots.len() as u32 - 1
+            }
+        };
+        let x = &mut self.slots[slot as usize];
+        x.generation = x.generation.wrapping_add(1);
+        x.live = true;
+        x.user = user as u32;
+        x.req = Some(req);
+        x.link = None;
+        x.last_call = false;
+        x.start = now;
+        x.sent = None;
+        x.on_new = false;
+        x.retried = false;
+        x.stale_candidate = false;
+        x.fresh = false;
+        x.ended = false;
+        Ticket {
+            slot,
+            generation: x.generation,
+        }
+    }
+
+    /// The exchange `t` names, if it is still in flight.
+    pub fn get(&mut self, t: Ticket) -> Option<&mut Exchange> {
+        self.slots
+            .get_mut(t.slot as usize)
+            .filter(|x| x.live && x.generation == t.generation)
+    }
+
+    /// The exchange in `slot`, whatever its generation, if in flight.
+    pub fn ticket(&self, slot: u32) -> Option<Ticket> {
+        let x = self.slots.get(slot as usize)?;
+        x.live.then_some(Ticket {
+            slot,
+            generation: x.generation,
+        })
+    }
+
+    /// Ends exchange `t`: its request, and its slot freed.
+    pub fn end(&mut self, t: Ticket) -> Option<Request> {
+        let x = self.get(t)?;
+        x.live = false;
+        let req = x.req.take();
+        self.free.push(t.slot);
+        req
+    }
+}

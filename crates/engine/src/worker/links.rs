@@ -1,0 +1,134 @@
+//! The connections of one worker: a slab of links with generations. A link's slot and
+//! generation make its poll token, so a closed connection's late events never reach the one
+//! that took its slot. A link carries as many exchanges as its session has room for; users
+//! hold none of it.
+
+use crate::session::Opened;
+use std::time::Instant;
+
+pub(super) struct Link<C, S> {
+    pub conn: Option<C>,
+    pub session: Option<S>,
+    /// Bumped each time the slot takes a new connection: part of its token.
+    pub generation: u32,
+    /// When `connect` was called.
+    pub started: Instant,
+    /// How it opened, once it has (it then counts as open).
+    pub opened: Option<Opened>,
+    pub ready_at: Option<Instant>,
+    /// Exchanges handed to it.
+    pub uses: u64,
+    /// When its last exchange was handed to it.
+    pub last_used: Instant,
+    /// Its last call went out (`--calls-per-conn`): it takes no more.
+    pub retiring: bool,
+    /// A response said the server closes it: once empty, it waits for the server's close.
+    pub server_closes: bool,
+    /// Waiting for the server's close until then; it no longer counts against the cap.
+    pub linger: Option<Instant>,
+}
+
+pub(super) struct Links<C, S> {
+    pub slots: Vec<Link<C, S>>,
+    free: Vec<u32>,
+    /// Connections carrying or able to carry exchanges (opening, open, not lingering).
+    pub live: usize,
+}
+
+impl<C, S> Default for Links<C, S> {
+    fn default() -> Self {
+        Links {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
+    }
+}
+
+/// The token a connection's events carry: its slot and generation.
+pub(super) fn token(slot: u32, generation: u32) -> usize {
+    slot as usize | ((generation as usize) << 32)
+}
+
+/// The slot and generation a [`token`] names.
+pub(super) fn untoken(token: usize) -> (u32, u32) {
+    ((token & 0xffff_ffff) as u32, (token >> 32) as u32)
+}
+
+impl<C, S> Links<C, S> {
+    /// A free slot for a new connection and the generation it will have.
+    pub fn reserve(&mut self, now: Instant) -> (u32, u32) {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Link {
+                    conn: None,
+                    session: None,
+                    generation: 0,
+                    started: now,
+                    opened: None,
+                    ready_at: None,
+                    uses: 0,
+                    last_used: now,
+                    retiring: false,
+                    server_closes: false,
+                    linger: None,
+                });
+                self.slots.len() as u32 - 1
+            }
+        };
+        let l = &mut self.slots[slot as usize];
+        l.generation = l.generation.wrapping_add(1);
+        (slot, l.generation)
+    }
+
+    /// Gives back a slot reserved for a connection that could not even start.
+    pub fn release(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// Puts a new connection in its reserved slot.
+    pub fn fill(&mut self, slot: u32, conn: C, session: S, now: Instant) {
+        let l = &mut self.slots[slot as usize];
+        l.conn = Some(conn);
+        l.session = Some(session);
+        l.started = now;
+        l.opened = None;
+        l.ready_at = None;
+        l.uses = 0;
+        l.last_used = now;
+        l.retiring = false;
+        l.server_closes = false;
+        l.linger = None;
+        self.live += 1;
+    }
+
+    /// The link in `slot` if it still holds the connection of `generation`.
+    pub fn get(&mut self, slot: u32, generation: u32) -> Option<&mut Link<C, S>> {
+        self.slots
+            .get_mut(slot as usize)
+            .filter(|l| l.generation == generation && l.conn.is_some())
+    }
+
+    /// Empties `slot`: its connection and whether it had opened.
+    pub fn take(&mut self, slot: u32) -> Option<(C, bool)> {
+        let l = self.slots.get_mut(slot as usize)?;
+        let conn = l.conn.take()?;
+        l.session = None;
+        if l.linger.take().is_none() {
+            self.live -= 1;
+        }
+        l.generation = l.generation.wrapping_add(1);
+        self.free.push(slot);
+        Some((conn, l.opened.take().is_some()))
+    }
+
+    /// `slot` now waits for the server's close, until `until`.
+    pub fn linger(&mut self, slot: u32, until: Instant) {
+        let l = &mut self.slots[slot as usize];
+        if l.linger.is_none() {
+            l.linger = Some(until);
+            self.live -= 1;
+        }
+    }
+}

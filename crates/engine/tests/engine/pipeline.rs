@@ -1,0 +1,135 @@
+//! Connections apart from users: HTTP/1.1 pipelining (a sliding window on each connection,
+//! responses matched in order, each timed against its own request) and users sharing fewer
+//! connections; what a connection closed under a pipeline costs, counted once.
+
+use crate::common::{assert_accounted, go, ms};
+use herd_engine::fake::{FakeServer, Reply};
+use herd_engine::metrics::ErrorKind;
+use herd_engine::{Load, Plan};
+use std::sync::atomic::Ordering::Relaxed;
+
+fn pipelined(users: u64, connections: u64, depth: usize, requests: u64) -> Plan {
+    Plan {
+        load: Load::Closed { users },
+        connections: Some(connections),
+        pipeline: depth,
+        duration: None,
+        requests: Some(requests),
+        ..Plan::default()
+    }
+}
+
+fn errors(out: &herd_engine::RunOutput, kind: ErrorKind) -> u64 {
+    out.total
+        .errors
+        .iter()
+        .filter(|(k, _, _)| *k == kind)
+        .map(|(_, n, _)| n)
+        .sum()
+}
+
+#[test]
+fn a_connection_closed_with_ten_requests_pipelined_counts_each_once() {
+    // The server takes ten requests written together, answers none and closes: each of them
+    // is one error of its class, none is lost, none is sent again (the server may have acted
+    // on any of them).
+    let fake = FakeServer::new(|_, n| match n {
+        1 => Reply::Fail(ms(5), ErrorKind::Eof),
+        _ => Reply::Hang,
+    });
+    let out = go(pipelined(10, 1, 10, 10), &fake);
+    assert_eq!(out.scheduled, 10);
+    assert_eq!(errors(&out, ErrorKind::Eof), 10, "{:?}", out.total.errors);
+    assert_eq!(out.total.completed, 0);
+    assert_eq!(fake.connects.load(Relaxed), 1, "nothing was sent again");
+    assert_eq!(fake.exchanges.load(Relaxed), 10);
+    assert_accounted(&out);
+}
+
+#[test]
+fn a_server_closing_after_keepalive_requests_loses_nothing() {
+    // nginx's keepalive_requests: the 10th response says `Connection: close`, and the
+    // requests pipelined behind it were never acted on: they go again on a new connection,
+    // each counted once, when it is answered.
+    let fake = FakeServer::new(|_, n| {
+        if n % 10 == 0 {
+            Reply::Closing(ms(1), 200)
+        } else {
+            Reply::After(ms(1), 200)
+        }
+    });
+    let out = go(pipelined(16, 1, 16, 200), &fake);
+    assert_eq!(out.total.ok, 200, "{:?}", out.total.errors);
+    assert_eq!(out.total.errors.total(), 0);
+    assert_eq!(
+        fake.connects.load(Relaxed),
+        20,
+        "ten answers per connection"
+    );
+    assert_accounted(&out);
+}
+
+#[test]
+fn each_pipelined_response_is_timed_against_its_own_request() {
+    // One connection, a window of 4, a server answering one request every 10 ms in order:
+    // the four written together are answered at 10, 20, 30 and 40 ms, and their times say
+    // so (wrk's batches would give all four the last one's time).
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let out = go(pipelined(4, 1, 4, 4), &fake);
+    assert_eq!(out.total.ok, 4);
+    let h = &out.total.latency;
+    let near = |v: u64, ms: u64| v.abs_diff(ms * 1000) <= 100;
+    assert!(
+        near(h.min(), 10) && near(h.max(), 40),
+        "{} {}",
+        h.min(),
+        h.max()
+    );
+    assert_eq!(fake.connects.load(Relaxed), 1);
+}
+
+#[test]
+fn a_window_keeps_k_requests_in_flight_on_each_connection() {
+    // 2 connections x a window of 8, a server taking 10 ms per request in order: 16 requests
+    // in flight, the connections each answering 100 a second.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let out = go(pipelined(16, 2, 8, 400), &fake);
+    assert_eq!(out.total.ok, 400);
+    assert_eq!(fake.connects.load(Relaxed), 2);
+    // 400 requests at 200 a second: 2 s, the first response after 10 ms.
+    let took = out.total.latency.max();
+    assert!(took >= 70_000, "queued in the window: {took} us");
+    assert_accounted(&out);
+}
+
+#[test]
+fn users_share_fewer_connections_and_wait_for_a_free_one() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 8 },
+        connections: Some(2),
+        duration: None,
+        requests: Some(80),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.ok, 80);
+    assert_eq!(
+        fake.connects.load(Relaxed),
+        2,
+        "the users shared two connections"
+    );
+    // Two at a time, 10 ms each: a request waits for a free connection up to 30 ms, and its
+    // latency says so; the server's time (service) stays 10 ms.
+    assert!(
+        out.total.latency.max() >= 39_000,
+        "{}",
+        out.total.latency.max()
+    );
+    assert!(
+        out.total.service.max() <= 10_100,
+        "{}",
+        out.total.service.max()
+    );
+    assert_accounted(&out);
+}

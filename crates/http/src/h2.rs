@@ -1,0 +1,465 @@
+//! HTTP/2 as an engine [`Session`]: one connection, many streams (h2load's `-m`), on nghttp2
+//! through herd-h2. The loop's tickets ride in a small slab whose index is the stream's
+//! exchange id, so an event finds its exchange without a map.
+//!
+//! What the server says becomes what the loop needs: a stream's end is a response; a
+//! RST_STREAM is a failure classed by its code; a GOAWAY ends the connection's new streams,
+//! and those it left unprocessed go back to the loop as `unseen`, sent again elsewhere and
+//! counted once.
+
+use crate::wire::{Conn, Wire};
+use herd_engine::{Failed, Failure, Io, Note, Opened, Ready, Request, Response, Session, Ticket};
+use herd_h2::{code_name, ClientSession, Event, Settings, StreamEnd};
+use herd_metrics::ErrorKind;
+use std::time::Instant;
+
+/// RFC 9113 section 7.
+const REFUSED_STREAM: u32 = 0x7;
+
+struct Stream {
+    ticket: Ticket,
+    stream_id: i32,
+    resp: Response,
+}
+
+/// The session of one HTTP/2 connection.
+pub struct H2 {
+    h2: ClientSession,
+    /// Streams in flight at most (`--streams`), below the server's own limit.
+    window: usize,
+    streams: Vec<Option<Stream>>,
+    free: Vec<usize>,
+    in_flight: usize,
+    /// Frames waiting for the socket: `out[at..]`.
+    out: Vec<u8>,
+    at: usize,
+    /// Read bytes not yet counted against a stream (frame headers, SETTINGS, PING): they go
+    /// to the next stream that hears from the server, so the streams' bytes add up to the
+    /// connection's.
+    unclaimed: u64,
+    started: Instant,
+    tcp_at: Option<Instant>,
+    /// Over TLS, or h2c with prior knowledge.
+    tls: bool,
+    open: bool,
+    /// No new streams: the last call went out, or the server said GOAWAY.
+    closing: bool,
+    finished: bool,
+    /// A session that could not even be made: every exchange fails with it.
+    broken: Option<Failure>,
+    /// Requests nghttp2 would not take, reported by the next pump.
+    rejected: Vec<(usize, Failure)>,
+}
+
+impl H2 {
+    pub(crate) fn new(settings: &Settings, window: usize, started: Instant, tls: bool) -> H2 {
+        let (h2, broken) = match ClientSession::new(settings) {
+            Ok(h2) => (Some(h2), None),
+            Err(e) => (None, Some(Failure::new(ErrorKind::Other, e.to_string()))),
+        };
+        H2 {
+            // nghttp2 only fails to make a session without memory; such a session is born
+            // finished (below) and the placeholder is never driven.
+            h2: h2.unwrap_or_else(|| {
+                ClientSession::new(&Settings::default()).expect("an HTTP/2 session")
+            }),
+            window: window.max(1),
+            streams: Vec::new(),
+            free: Vec::new(),
+            in_flight: 0,
+            out: Vec::with_capacity(16 << 10),
+            at: 0,
+            unclaimed: 0,
+            started,
+            tcp_at: None,
+            tls,
+            open: false,
+            closing: false,
+            finished: false,
+            broken,
+            rejected: Vec::new(),
+        }
+    }
+
+    fn take(&mut self, exchange: usize) -> Option<Stream> {
+        let stream = self.streams.get_mut(exchange)?.take()?;
+        self.free.push(exchange);
+        self.in_flight -= 1;
+        Some(stream)
+    }
+
+    /// Every stream still in flight fails: `unseen` for those the server cannot have
+    /// processed (above its GOAWAY's last stream id).
+    fn fail_all(&mut self, why: &Failure, out: &mut Vec<Note>) {
+        let goaway = self.h2.goaway();
+        for exchange in 0..self.streams.len() {
+            let Some(s) = self.take(exchange) else {
+                continue;
+            };
+            let unseen = goaway.is_some_and(|(last, _)| s.stream_id > last);
+            let failure = match goaway {
+                Some((last, code)) if s.stream_id <= last => Failure::new(
+                    ErrorKind::H2Goaway,
+                    format!(
+                        "the connection ended after the server's GOAWAY ({}) before this stream completed: {}",
+                        code_name(code),
+                        why.message
+                    ),
+                ),
+                _ => why.clone(),
+            };
+            out.push(Note::Failed(Failed {
+                ticket: s.ticket,
+                failure,
+                received: s.resp.bytes_received,
+                unseen,
+            }));
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Note>) {
+        self.closing = true;
+        if !self.finished {
+            self.finished = true;
+            out.push(Note::Closed);
+        }
+    }
+
+    fn broke(&mut self, f: Failure, out: &mut Vec<Note>) {
+        self.fail_all(&f, out);
+        self.finish(out);
+    }
+
+    /// Writes the frames nghttp2 has ready: `Ok(false)` when the socket is full.
+    fn write_out(&mut self, t: &mut Wire, conn: &mut Conn) -> Result<bool, Failure> {
+        if self.at == self.out.len() {
+            self.out.clear();
+            self.at = 0;
+        }
+        self.h2
+            .send(&mut self.out)
+            .map_err(|e| Failure::new(ErrorKind::H2Protocol, e.to_string()))?;
+        while self.at < self.out.len() {
+            match herd_engine::Transport::write(t, conn, &self.out[self.at..])? {
+                Io::Done(n) => self.at += n,
+                Io::Blocked => return Ok(false),
+                Io::Closed => {
+                    return Err(Failure::new(
+                        ErrorKind::Reset,
+                        "the connection accepted no more frames",
+                    ))
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Turns what nghttp2 saw into notes.
+    fn settle(&mut self, now: Instant, out: &mut Vec<Note>) {
+        let mut events = self.h2.events();
+        let kept = events.kept;
+        for event in events.events.by_ref() {
+            // The stream heard from the server: its first byte, and the connection's bytes
+            // read so far.
+            if let Some(Some(s)) = about(&event).and_then(|x| self.streams.get_mut(x)) {
+                s.resp.bytes_received += std::mem::take(&mut self.unclaimed);
+                if s.resp.first_byte.is_none() {
+                    s.resp.first_byte = Some(now);
+                    out.push(Note::FirstByte(s.ticket));
+                }
+            }
+            let text = |r: std::ops::Range<usize>| String::from_utf8_lossy(&kept[r]).into_owned();
+            match event {
+                Event::Status { exchange, status } => {
+                    if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                        s.resp.status = status;
+                    }
+                }
+                Event::Header {
+                    exchange,
+                    name,
+                    value,
+                } => {
+                    if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                        s.resp.headers.push((text(name), text(value)));
+                    }
+                }
+                Event::Data {
+                    exchange,
+                    len,
+                    kept: body,
+                } => {
+                    if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                        s.resp.body_len += len as u64;
+                        if let Some(r) = body {
+                            s.resp.body.extend_from_slice(&kept[r]);
+                        }
+                    }
+                }
+                Event::GoAway { .. } => self.closing = true,
+                Event::Closed { exchange, end, .. } => {
+                    let Some(stream) = self.streams.get_mut(exchange).and_then(Option::take) else {
+                        continue;
+                    };
+                    self.free.push(exchange);
+                    self.in_flight -= 1;
+                    out.push(ended(stream, end, self.closing && self.in_flight == 0));
+                }
+                Event::Request { .. } => {}
+            }
+        }
+    }
+}
+
+/// The note for a stream that ended `end`; `last`: the connection closes after it.
+fn ended(mut s: Stream, end: StreamEnd, last: bool) -> Note {
+    let failed = |kind, message: String, unseen| {
+        Note::Failed(Failed {
+            ticket: s.ticket,
+            failure: Failure::new(kind, message),
+            received: s.resp.bytes_received,
+            unseen,
+        })
+    };
+    match end {
+        StreamEnd::Complete => {
+            // The loop lets a connection go once a response says the server closes it.
+            s.resp.keep_alive = !last;
+            Note::Response(s.ticket, s.resp)
+        }
+        // REFUSED_STREAM says the server did not process it (RFC 9113 section 8.7): the
+        // loop sends it once more, and counts it only if refused again.
+        StreamEnd::Reset(code) => failed(
+            ErrorKind::from_h2_code(code),
+            format!("the stream was reset with {}", code_name(code)),
+            code == REFUSED_STREAM,
+        ),
+        StreamEnd::Unprocessed => failed(
+            ErrorKind::H2Goaway,
+            "the server's GOAWAY left this stream unprocessed".into(),
+            true,
+        ),
+    }
+}
+
+impl H2 {
+    fn read_in(
+        &mut self,
+        t: &mut Wire,
+        conn: &mut Conn,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        loop {
+            let n = match herd_engine::Transport::read(t, conn, scratch) {
+                Ok(Io::Done(n)) => n,
+                Ok(Io::Blocked) => return,
+                Ok(Io::Closed) => {
+                    let open = self.in_flight;
+                    let why = Failure::new(
+                        ErrorKind::Eof,
+                        format!("the server closed the connection with {open} streams open"),
+                    );
+                    return self.broke(why, out);
+                }
+                Err(f) => return self.broke(f, out),
+            };
+            self.unclaimed += n as u64;
+            if let Err(e) = self.h2.recv(&scratch[..n]) {
+                self.settle(now, out);
+                return self.broke(Failure::new(ErrorKind::H2Protocol, e.to_string()), out);
+            }
+            self.settle(now, out);
+            if n < scratch.len() {
+                return;
+            }
+        }
+    }
+}
+
+/// The exchange an event is about, if any.
+fn about(event: &Event) -> Option<usize> {
+    match event {
+        Event::Status { exchange, .. }
+        | Event::Header { exchange, .. }
+        | Event::Data { exchange, .. }
+        | Event::Closed { exchange, .. } => Some(*exchange),
+        Event::GoAway { .. } | Event::Request { .. } => None,
+    }
+}
+
+impl Session<Wire> for H2 {
+    fn room(&self) -> usize {
+        if self.closing || self.finished {
+            return 0;
+        }
+        let ours = self.window.saturating_sub(self.in_flight);
+        ours.min(self.h2.capacity())
+    }
+
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        if last {
+            // The connection's last call: it closes once this stream is done.
+            self.closing = true;
+        }
+        let exchange = self.free.pop().unwrap_or_else(|| {
+            self.streams.push(None);
+            self.streams.len() - 1
+        });
+        let mut resp = Response::default();
+        let stream_id = match &req.parts {
+            Some(p) => {
+                let headers: Vec<(&[u8], &[u8])> = p
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
+                    .collect();
+                let request = herd_h2::Request {
+                    method: p.method.as_bytes(),
+                    scheme: p.scheme.as_bytes(),
+                    authority: p.authority.as_bytes(),
+                    path: p.path.as_bytes(),
+                    headers: &headers,
+                    body: &p.body,
+                };
+                self.h2
+                    .submit(&request, exchange, req.keep_response)
+                    .map_err(|e| Failure::new(ErrorKind::H2Protocol, e.to_string()))
+            }
+            None => Err(Failure::new(
+                ErrorKind::Other,
+                "this request has no HTTP/2 form (method, path, headers): a bug in herd",
+            )),
+        };
+        resp.keep_alive = true;
+        self.in_flight += 1;
+        match stream_id {
+            Ok(stream_id) => {
+                self.streams[exchange] = Some(Stream {
+                    ticket,
+                    stream_id,
+                    resp,
+                })
+            }
+            Err(f) => {
+                // Reported by the next pump, which the loop does at once.
+                self.streams[exchange] = Some(Stream {
+                    ticket,
+                    stream_id: 0,
+                    resp,
+                });
+                self.rejected.push((exchange, f));
+            }
+        }
+    }
+
+    fn pump(
+        &mut self,
+        t: &mut Wire,
+        conn: &mut Conn,
+        ready: Ready,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        if self.finished {
+            return;
+        }
+        if let Some(f) = self.broken.take() {
+            return self.broke(f, out);
+        }
+        for (exchange, f) in std::mem::take(&mut self.rejected) {
+            if let Some(s) = self.take(exchange) {
+                out.push(Note::Failed(Failed {
+                    ticket: s.ticket,
+                    failure: f,
+                    received: 0,
+                    unseen: false,
+                }));
+            }
+        }
+        if !self.open {
+            if !(ready.readable || ready.writable) {
+                return;
+            }
+            match herd_engine::Transport::establish(t, conn) {
+                Ok(true) => {}
+                Ok(false) => {
+                    if self.tcp_at.is_none() && herd_engine::Transport::handshaking(t, conn) {
+                        self.tcp_at = Some(now);
+                    }
+                    return;
+                }
+                Err(f) => {
+                    // A connection that never opened is the failure itself, not a reason to
+                    // send its requests elsewhere.
+                    self.fail_all(&f, out);
+                    return self.finish(out);
+                }
+            }
+            if self.tls && conn.alpn() != Some(b"h2") {
+                let chose = conn.alpn().map_or("no protocol".into(), |p| {
+                    String::from_utf8_lossy(p).into_owned()
+                });
+                let f = Failure::new(
+                    ErrorKind::Protocol,
+                    format!(
+                        "the server did not agree to HTTP/2 by ALPN (it chose {chose}); run without --http2, or enable HTTP/2 on the server"
+                    ),
+                );
+                self.fail_all(&f, out);
+                return self.finish(out);
+            }
+            self.open = true;
+            let tcp = self.tcp_at.unwrap_or(now);
+            out.push(Note::Open(Opened {
+                connect: tcp.saturating_duration_since(self.started),
+                tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
+                protocol: if self.tls { "h2" } else { "h2c" },
+            }));
+        }
+        if let Err(f) = self.write_out(t, conn) {
+            return self.broke(f, out);
+        }
+        if ready.readable || ready.closed {
+            self.read_in(t, conn, now, scratch, out);
+            if self.finished {
+                return;
+            }
+        }
+        // Acknowledgements and window updates for what was just read.
+        if let Err(f) = self.write_out(t, conn) {
+            return self.broke(f, out);
+        }
+        // Done: the last call answered, or the server's GOAWAY, or nghttp2 ended the session.
+        if self.in_flight == 0 && (self.closing || !self.h2.alive()) {
+            self.finish(out);
+        }
+    }
+
+    fn cancel(&mut self, ticket: Ticket) -> bool {
+        let found = self
+            .streams
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.ticket == ticket));
+        let Some(exchange) = found else {
+            return true;
+        };
+        if let Some(s) = self.take(exchange) {
+            // RST_STREAM(CANCEL) goes out with the connection's next write.
+            let _ = self.h2.cancel(s.stream_id);
+        }
+        true
+    }
+
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {
+        self.fail_all(why, out);
+        self.finished = true;
+        self.closing = true;
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+}

@@ -1,0 +1,90 @@
+//! Which HTTP a run speaks, and the session each connection gets for it.
+
+use crate::h2::H2;
+use crate::wire::{Conn, Wire};
+use crate::ResponseParser;
+use herd_engine::{Failure, Note, Ordered, Ready, Request, Session, Ticket};
+use std::time::Instant;
+
+/// The protocol of every connection of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// HTTP/1.1, one request at a time or pipelined.
+    #[default]
+    Http1,
+    /// HTTP/2: over https by ALPN, over http by prior knowledge (h2c), with these settings.
+    Http2(herd_h2::Settings),
+}
+
+/// A connection's session: HTTP/1.1's ordered pipeline or HTTP/2's streams.
+pub enum HttpSession {
+    Http1(Ordered<ResponseParser>),
+    Http2(Box<H2>),
+}
+
+impl HttpSession {
+    pub(crate) fn new(protocol: Protocol, tls: bool, window: usize, started: Instant) -> Self {
+        match protocol {
+            Protocol::Http1 => HttpSession::Http1(Ordered::new(window, started)),
+            Protocol::Http2(settings) => {
+                HttpSession::Http2(Box::new(H2::new(&settings, window, started, tls)))
+            }
+        }
+    }
+}
+
+impl Session<Wire> for HttpSession {
+    #[inline]
+    fn room(&self) -> usize {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::room(s),
+            HttpSession::Http2(s) => s.room(),
+        }
+    }
+
+    #[inline]
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::submit(s, ticket, req, last),
+            HttpSession::Http2(s) => s.submit(ticket, req, last),
+        }
+    }
+
+    #[inline]
+    fn pump(
+        &mut self,
+        t: &mut Wire,
+        conn: &mut Conn,
+        ready: Ready,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        match self {
+            HttpSession::Http1(s) => s.pump(t, conn, ready, now, scratch, out),
+            HttpSession::Http2(s) => s.pump(t, conn, ready, now, scratch, out),
+        }
+    }
+
+    fn cancel(&mut self, ticket: Ticket) -> bool {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::cancel(s, ticket),
+            HttpSession::Http2(s) => s.cancel(ticket),
+        }
+    }
+
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::abandon(s, why, out),
+            HttpSession::Http2(s) => s.abandon(why, out),
+        }
+    }
+
+    #[inline]
+    fn in_flight(&self) -> usize {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::in_flight(s),
+            HttpSession::Http2(s) => s.in_flight(),
+        }
+    }
+}
