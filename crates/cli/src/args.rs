@@ -161,7 +161,7 @@ pub struct ConnectArgs {
     #[arg(long = "connect-to", value_name = "HOST:PORT:ADDR:PORT2")]
     pub connect_to: Vec<String>,
 
-    /// Send connections through this forward proxy, http://[user:password@]host:port: http://
+    /// Send connections through this forward proxy, http://host:port (user:password@ before the host when it asks for credentials): http://
     /// sites in absolute form, https:// ones through a CONNECT tunnel [default: $https_proxy or
     /// $http_proxy, unless $no_proxy names the host; never for loopback]
     #[arg(short = 'x', long, value_name = "URL")]

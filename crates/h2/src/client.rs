@@ -8,7 +8,7 @@ use crate::{Events, H2Error, Settings};
 pub struct Request<'a> {
     pub method: &'a [u8],
     pub scheme: &'a [u8],
-    /// The target's host[:port], what HTTP/1.1 sends as `Host`.
+    /// The target's `host[:port]`, what HTTP/1.1 sends as `Host`.
     pub authority: &'a [u8],
     pub path: &'a [u8],
     /// Names in any case (nghttp2 lowers them); fields HTTP/2 forbids (`connection`, `host`,
