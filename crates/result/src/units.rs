@@ -27,7 +27,7 @@ pub fn duration(text: &str, bare: Bare) -> Result<Duration, String> {
     let refuse = |why: &str| format!("`{text}` is not a duration{why}: {DURATION_HINT}");
     if let Ok(secs) = t.parse::<f64>() {
         return match bare {
-            Bare::Allowed => nanos(secs, 1e9).map_err(|why| refuse(why)),
+            Bare::Allowed => nanos(secs, 1e9).map_err(refuse),
             Bare::Refused => Err(refuse(" (a bare number has no unit)")),
         };
     }
@@ -65,7 +65,7 @@ pub fn duration(text: &str, bare: Bare) -> Result<Duration, String> {
         last = Some(rank);
         let x: f64 = number.parse().map_err(|_| refuse(""))?;
         total = total
-            .checked_add(nanos(x, UNITS[rank].1).map_err(|why| refuse(why))?)
+            .checked_add(nanos(x, UNITS[rank].1).map_err(refuse)?)
             .ok_or_else(|| refuse(" (too long)"))?;
         rest = after.trim_start();
     }
