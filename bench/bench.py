@@ -30,6 +30,8 @@ Benchmarks:
   lua       CPU per request with wrk's Lua scripting: a request() returning a string built in
             init (bar: <= 1.15 x `herd run URL`, and <= wrk with the same script) and a
             response(status) hook (bar: <= 1.3 x)
+  pipeline  CPU per request with HTTP/1.1 pipelining 16 deep at 50 connections: herd --pipeline 16
+            against wrk with a 16-request pipelining script (bar: herd <= wrk)
   proxy     CPU per request direct and through tinyproxy: https through a CONNECT tunnel
             (keep-alive; a tunnel costs nothing per request once open: bar <= 1.05 x direct),
             and http in absolute form (one request per connection: tinyproxy closes each)
@@ -619,6 +621,43 @@ def bench_lua(nginx, rounds, seconds):
             "status_vs_plain": status}
 
 
+# wrk's scripts/pipeline.lua, with 16 requests instead of 3: wrk writes the batch at once and
+# starts the next batch when the last response of this one is in.
+LUA_PIPELINE16 = """
+init = function(args)
+   local r = {}
+   for i = 1, 16 do r[i] = wrk.format(nil, "/") end
+   req = table.concat(r)
+end
+request = function()
+   return req
+end
+"""
+
+
+def bench_pipeline(nginx, rounds, seconds):
+    scripts = Path(tempfile.mkdtemp(prefix="herd-bench-pipeline-"))
+    (scripts / "pipeline16.lua").write_text(LUA_PIPELINE16)
+
+    def argv(tool, j):
+        kind = "wrk" if tool.startswith("wrk") else "herd"
+        a = argv_for(kind, nginx.url, 50, seconds, j)
+        if tool == "herd-pipeline":
+            a = [*a[:-1], "--pipeline", "16", a[-1]]
+        if tool == "wrk-pipeline":
+            a = [*a[:-1], "-s", str(scripts / "pipeline16.lua"), a[-1]]
+        return a, kind
+    try:
+        med, paired = paired_cpu(["wrk-pipeline", "herd-pipeline", "herd"], argv, rounds,
+                                 "HTTP/1.1 pipelining 16 deep, 50 connections, 1 thread")
+    finally:
+        shutil.rmtree(scripts, ignore_errors=True)
+    ratio = paired["herd-pipeline"]
+    print(f"  herd --pipeline 16 / wrk pipelining 16 = {ratio:.2f}  (bar: <= 1.00) -> "
+          f"{'PASS' if ratio <= 1.0 else 'FAIL'}")
+    return {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
+
+
 class Tinyproxy:
     """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
 
@@ -680,7 +719,7 @@ def bench_proxy(nginx, rounds, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                                               "h3", "lua", "proxy",
+                                               "h3", "lua", "proxy", "pipeline",
                                                  "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
@@ -691,7 +730,7 @@ def main():
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                          "h3", "lua", "proxy",
+                          "h3", "lua", "proxy", "pipeline",
                           "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
@@ -719,6 +758,8 @@ def main():
             figures["shard"] = bench_shard(nginx, max(1, a.rounds // 2), a.seconds)
         if "h3" in a.which:
             figures["h3"] = bench_h3(a.rounds, a.seconds)
+        if "pipeline" in a.which:
+            figures["pipeline"] = bench_pipeline(nginx, a.rounds, a.seconds)
         if "lua" in a.which:
             figures["lua"] = bench_lua(nginx, a.rounds, a.seconds)
         if "proxy" in a.which:

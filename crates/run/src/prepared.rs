@@ -250,7 +250,7 @@ impl Prepared {
     fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
         let t = HttpTransport::new(target, options)
             .map_err(|e| RunError::Start(e.to_string()))?
-            .speaking(self.http.protocol());
+            .speaking(self.http().protocol());
         Ok(match &self.proxy {
             Some(p) => t.through(p, target),
             None => t,
