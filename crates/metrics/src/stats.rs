@@ -52,11 +52,16 @@ pub struct Stats {
 
 impl Stats {
     /// Stats whose latency and service time record into dense histograms from the start: a
-    /// worker's totals, recorded on every request (per-name stats stay compact).
+    /// worker's totals, recorded on every request (per-name stats stay compact). The phases
+    /// every response has (waiting, receiving) and the one a shared connection gives (blocked)
+    /// are dense too: a compact histogram's insert cost ~1% of CPU per request at full speed.
     pub fn dense() -> Self {
         Stats {
             latency: CompactHistogram::dense(),
             service: CompactHistogram::dense(),
+            blocked: CompactHistogram::dense(),
+            waiting: CompactHistogram::dense(),
+            receiving: CompactHistogram::dense(),
             ..Stats::default()
         }
     }
