@@ -247,7 +247,9 @@ fn a_workload_file_with_protocol_h2_speaks_http2() {
     std::fs::write(
         &file,
         format!(
-            "target: http://{}\nprotocol: h2\nload: {{ model: closed, users: 4, duration: 1s }}\nscenarios:\n  - name: home\n    steps:\n      - get: /\n",
+            // A modest open-model rate: a flat-out closed run would (rightly) judge a debug
+            // build's single thread the bottleneck and exit 4.
+            "target: http://{}\nprotocol: h2\nload: {{ model: open, rate: 300, duration: 1s }}\nscenarios:\n  - name: home\n    steps:\n      - get: /\n",
             mock.local_addr()
         ),
     )
