@@ -3,8 +3,10 @@
 //! against a fast server. A timerfd registered in the same poll wakes it on time for the cost of
 //! one system call when the wake-up instant changes.
 
+use mio::unix::SourceFd;
+use mio::{Interest, Registry, Token};
 use std::os::fd::{AsRawFd, RawFd};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use timerfd::{ClockId, SetTimeFlags, TimerFd, TimerState};
 
 /// A one-shot timer on a timerfd (CLOCK_MONOTONIC, the clock `Instant` reads), for any event
@@ -38,5 +40,56 @@ impl Alarm {
 impl AsRawFd for Alarm {
     fn as_raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+}
+
+/// The token a wire's alarm events carry; connections' tokens are the engine's (never all ones).
+pub(crate) const ALARM: Token = Token(usize::MAX);
+/// If the alarm fails to wake the poll, the poll's own timeout does, this much later.
+const BACKSTOP: Duration = Duration::from_millis(5);
+
+/// A wire's wake-up: its alarm, registered in the wire's poll when a timerfd can be had, and
+/// the instant it is armed for (set again only when that instant changes). The TCP and the
+/// QUIC wire wait through it alike.
+pub(crate) struct Wakeup {
+    alarm: Option<Alarm>,
+    armed: Option<Instant>,
+}
+
+impl Wakeup {
+    /// An alarm registered in `registry` under [`ALARM`]; without one, waits fall back to the
+    /// poll's millisecond timeout.
+    pub fn register(registry: &Registry) -> Self {
+        let alarm = Alarm::new().filter(|a| {
+            let fd = a.as_raw_fd();
+            registry
+                .register(&mut SourceFd(&fd), ALARM, Interest::READABLE)
+                .is_ok()
+        });
+        Wakeup { alarm, armed: None }
+    }
+
+    /// The poll timeout for a wait until `until`, the alarm armed for it.
+    pub fn timeout(&mut self, until: Instant, now: Instant) -> Duration {
+        let left = until.saturating_duration_since(now);
+        match &mut self.alarm {
+            _ if left.is_zero() => Duration::ZERO,
+            Some(alarm) => {
+                if self.armed != Some(until) {
+                    alarm.set(left);
+                    self.armed = Some(until);
+                }
+                left + BACKSTOP
+            }
+            None => left,
+        }
+    }
+
+    /// The alarm's event came: its expiry is consumed, and the next wait arms it again.
+    pub fn fired(&mut self) {
+        if let Some(alarm) = &self.alarm {
+            alarm.take();
+        }
+        self.armed = None;
     }
 }

@@ -4,7 +4,7 @@
 //! plus the session its bytes pass through, behind the same read and write steps as a plain one
 //! (wrk's ssl.c does the same in about ninety lines).
 
-use crate::alarm::Alarm;
+use crate::alarm::{Wakeup, ALARM};
 use crate::protocol::{HttpSession, Protocol};
 use crate::proxy::{Proxy, Tunnel};
 use crate::tls::{client_config, server_name, TlsOptions};
@@ -12,20 +12,13 @@ use crate::{HttpError, Scheme, Target};
 use herd_engine::{Clock, Event, Failure, Io, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::TcpStream;
-use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
-use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// The alarm's token; connections' tokens are the engine's (never all ones).
-const ALARM: Token = Token(usize::MAX);
-/// If the alarm fails to wake the poll, the poll's own timeout does, this much later.
-const BACKSTOP: Duration = Duration::from_millis(5);
+use std::time::Instant;
 
 /// What a run's connections go to, built once and shared by the worker threads: the address,
 /// and for https the TLS config (it holds the session cache, so reconnects resume sessions
@@ -90,12 +83,7 @@ impl HttpTransport {
     /// The transport of one worker thread: its own poll and alarm.
     pub fn wire(&self) -> Result<Wire, String> {
         let poll = Poll::new().map_err(|e| format!("cannot create an event loop: {e}"))?;
-        let alarm = Alarm::new().filter(|a| {
-            let fd = a.as_raw_fd();
-            poll.registry()
-                .register(&mut SourceFd(&fd), ALARM, Interest::READABLE)
-                .is_ok()
-        });
+        let wakeup = Wakeup::register(poll.registry());
         Ok(Wire {
             poll,
             events: Events::with_capacity(1024),
@@ -104,8 +92,7 @@ impl HttpTransport {
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),
-            alarm,
-            armed: None,
+            wakeup,
             clock: SystemClock,
         })
     }
@@ -121,8 +108,7 @@ pub struct Wire {
     source: Option<IpAddr>,
     tunnel: Option<Arc<[u8]>>,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
-    alarm: Option<Alarm>,
-    armed: Option<Instant>,
+    wakeup: Wakeup,
     clock: SystemClock,
 }
 
@@ -304,18 +290,7 @@ impl Transport for Wire {
     }
 
     fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
-        let left = until.saturating_duration_since(Instant::now());
-        let timeout = match &mut self.alarm {
-            _ if left.is_zero() => Duration::ZERO,
-            Some(alarm) => {
-                if self.armed != Some(until) {
-                    alarm.set(left);
-                    self.armed = Some(until);
-                }
-                left + BACKSTOP
-            }
-            None => left,
-        };
+        let timeout = self.wakeup.timeout(until, Instant::now());
         match self.poll.poll(&mut self.events, Some(timeout)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -323,10 +298,7 @@ impl Transport for Wire {
         }
         for ev in self.events.iter() {
             if ev.token() == ALARM {
-                if let Some(alarm) = &self.alarm {
-                    alarm.take();
-                }
-                self.armed = None;
+                self.wakeup.fired();
                 continue;
             }
             let failed = ev.is_error();

@@ -9,20 +9,16 @@ use super::config::H3Config;
 use super::connection::H3Connection;
 use super::request::H3Request;
 use super::session::H3Session;
-use crate::alarm::Alarm;
+use crate::alarm::{Wakeup, ALARM};
 use crate::{HttpError, Target, TlsOptions};
 use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::UdpSocket;
-use mio::unix::SourceFd;
 use mio::{Interest, Poll, Token};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const ALARM: Token = Token(usize::MAX);
-const BACKSTOP: Duration = Duration::from_millis(5);
 /// Distinct requests whose frames are kept (a workload's names; dynamic requests beyond this
 /// are translated again).
 const TRANSLATED: usize = 256;
@@ -41,18 +37,12 @@ impl H3Transport {
 
     pub fn wire(&self) -> Result<H3Wire, String> {
         let poll = Poll::new().map_err(|e| format!("cannot create a poll: {e}"))?;
-        let alarm = Alarm::new().filter(|a| {
-            let fd = a.as_raw_fd();
-            poll.registry()
-                .register(&mut SourceFd(&fd), ALARM, Interest::READABLE)
-                .is_ok()
-        });
+        let wakeup = Wakeup::register(poll.registry());
         Ok(H3Wire {
             config: self.config.clone(),
             poll,
             events: mio::Events::with_capacity(1024),
-            alarm,
-            armed: None,
+            wakeup,
             slots: Vec::new(),
             free: Vec::new(),
             translated: Vec::new(),
@@ -80,8 +70,7 @@ pub struct H3Wire {
     config: H3Config,
     poll: Poll,
     events: mio::Events,
-    alarm: Option<Alarm>,
-    armed: Option<Instant>,
+    wakeup: Wakeup,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
     /// Requests already laid out as frames, by their shared bytes.
@@ -220,18 +209,7 @@ impl Transport for H3Wire {
             .filter_map(|s| s.h3.poll_timeout())
             .min();
         let until = timer.map_or(until, |t| t.min(until));
-        let left = until.saturating_duration_since(now);
-        let timeout = match &mut self.alarm {
-            _ if left.is_zero() => Duration::ZERO,
-            Some(alarm) => {
-                if self.armed != Some(until) {
-                    alarm.set(left);
-                    self.armed = Some(until);
-                }
-                left + BACKSTOP
-            }
-            None => left,
-        };
+        let timeout = self.wakeup.timeout(until, now);
         match self.poll.poll(&mut self.events, Some(timeout)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -240,10 +218,7 @@ impl Transport for H3Wire {
         let now = Instant::now();
         for ev in self.events.iter() {
             if ev.token() == ALARM {
-                if let Some(alarm) = &self.alarm {
-                    alarm.take();
-                }
-                self.armed = None;
+                self.wakeup.fired();
                 continue;
             }
             let Some(Some(s)) = self.slots.get_mut(ev.token().0) else {
