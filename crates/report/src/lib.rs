@@ -29,6 +29,7 @@
 //!     timeout_s: 10.0,
 //!     calls_per_conn: None,
 //!     pipeline: None,
+//!     streams: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //! };

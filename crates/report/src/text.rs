@@ -144,6 +144,10 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         write!(how, " at {} req/s", rate(rps))?;
     }
     write!(how, ", {}", plural(c.connections, "connection"))?;
+    if let Some(m) = c.streams {
+        // h2load's words: requests in flight are connections times streams.
+        write!(how, " x {}", plural(m, "stream"))?;
+    }
     if let Some(k) = c.pipeline {
         write!(how, " pipelining {k}")?;
     }

@@ -124,6 +124,10 @@ pub struct RunConfig {
     /// connection; `None` sends one at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
+    /// HTTP/2: streams in flight at most on each connection (`--streams`, h2load's `-m`), so
+    /// `connections` x `streams` requests at once; absent for HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.

@@ -222,6 +222,7 @@ mod tests {
             timeout_s: 10.0,
             calls_per_conn: None,
             pipeline: None,
+            streams: None,
             headers: vec![],
             body_bytes: 0,
         }

@@ -127,6 +127,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
+        streams: None,
         headers: r.headers.clone(),
         body_bytes: r.body_len,
     }
@@ -150,6 +151,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
     }
@@ -176,6 +178,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
     }

@@ -48,6 +48,7 @@ pub fn run_at(rate: u64) -> RunResult {
             timeout_s: 10.0,
             calls_per_conn: None,
             pipeline: None,
+            streams: None,
             headers: vec![],
             body_bytes: 0,
         },
