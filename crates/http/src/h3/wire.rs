@@ -256,8 +256,8 @@ impl Transport for H3Wire {
         Ok(())
     }
 
-    fn session(&self, _: &H3Conn, _window: usize, _started: Instant) -> H3Session {
-        H3Session::default()
+    fn session(&self, _: &H3Conn, window: usize, _started: Instant) -> H3Session {
+        H3Session::new(window)
     }
 
     fn clock(&self) -> &dyn Clock {
