@@ -136,7 +136,7 @@ impl H3Client {
     }
 
     fn flush(&mut self) -> Result<(), Failure> {
-        while let Some(out) = self.conn.poll_transmit(Instant::now(), &mut self.out) {
+        while let Some(out) = self.conn.poll_transmit(Instant::now(), 1, &mut self.out) {
             let bytes = &self.out[..out.len];
             for datagram in bytes.chunks(out.segment.unwrap_or(out.len).max(1)) {
                 if let Err(e) = self.socket.send(datagram) {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// At most this many datagrams in one GSO send.
-const MAX_GSO_SEGMENTS: usize = 10;
+pub const MAX_GSO_SEGMENTS: usize = 10;
 const H3_NO_ERROR: u32 = 0x100;
 const H3_REQUEST_CANCELLED: u32 = 0x10c;
 
@@ -177,12 +177,19 @@ impl H3Connection {
         self.drive(now);
     }
 
-    /// Lays out the next datagrams to send into `buf` (cleared first), several for one GSO send
-    /// when the path allows; `None` when there is nothing to send. Call until `None` once per
-    /// loop turn, after handling everything that arrived.
-    pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Outgoing> {
+    /// Lays out the next datagrams to send into `buf` (cleared first), up to `segments` of
+    /// them (at most [`MAX_GSO_SEGMENTS`]) for one GSO send when the path allows; `None` when
+    /// there is nothing to send. Call until `None` once per loop turn, after handling
+    /// everything that arrived.
+    pub fn poll_transmit(
+        &mut self,
+        now: Instant,
+        segments: usize,
+        buf: &mut Vec<u8>,
+    ) -> Option<Outgoing> {
         buf.clear();
-        let t = self.conn.poll_transmit(now, MAX_GSO_SEGMENTS, buf)?;
+        let segments = segments.clamp(1, MAX_GSO_SEGMENTS);
+        let t = self.conn.poll_transmit(now, segments, buf)?;
         Some(Outgoing {
             len: t.size,
             segment: t.segment_size,

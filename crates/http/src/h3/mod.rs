@@ -25,7 +25,7 @@ mod wire;
 
 pub use blocking::H3Client;
 pub use config::{H3Config, IDLE_TIMEOUT};
-pub use connection::{EarlyData, H3Connection, H3Event, Handshake, Outgoing};
+pub use connection::{EarlyData, H3Connection, H3Event, Handshake, Outgoing, MAX_GSO_SEGMENTS};
 pub use qpack::QpackError;
 pub use request::H3Request;
 pub use session::H3Session;

@@ -2,7 +2,7 @@
 //! on a virtual clock: what a real server is hard to make do on cue (go silent, reset a stream,
 //! close with requests in flight), each exchange's outcome counted once.
 
-use herd_http::h3::{EarlyData, H3Config, H3Connection, H3Event, H3Request};
+use herd_http::h3::{EarlyData, H3Config, H3Connection, H3Event, H3Request, MAX_GSO_SEGMENTS};
 use herd_http::{Target, TlsOptions};
 use herd_metrics::ErrorKind;
 use quinn_proto as quic;
@@ -215,7 +215,10 @@ impl Pair {
             }
             let mut buf = Vec::new();
             let mut to_server = Vec::new();
-            while let Some(out) = self.client.poll_transmit(self.now, &mut buf) {
+            while let Some(out) = self
+                .client
+                .poll_transmit(self.now, MAX_GSO_SEGMENTS, &mut buf)
+            {
                 let seg = out.segment.unwrap_or(out.len);
                 to_server.extend(buf[..out.len].chunks(seg).map(<[u8]>::to_vec));
             }
