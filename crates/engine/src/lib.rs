@@ -54,7 +54,10 @@ pub use plan::{Load, Plan, PlanError};
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
+pub use session::{
+    Failed, HandshakeTimes, Handshakes, Note, Opened, ProtocolUse, Ready, Resumption, Session,
+    Ticket,
+};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{

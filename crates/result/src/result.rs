@@ -257,7 +257,7 @@ pub struct Generator {
 }
 
 /// The connections that spoke one protocol, and what they carried.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProtocolUse {
     pub protocol: String,
     /// Connections opened that spoke it.
@@ -265,6 +265,29 @@ pub struct ProtocolUse {
     /// Requests handed to them (HTTP/2 and HTTP/3: streams), a request sent again on another
     /// connection counted on each.
     pub requests: u64,
+    /// How the handshakes went, for protocols that tell (HTTP/3); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshakes: Option<Handshakes>,
+}
+
+/// A protocol's handshakes: full ones and those that resumed an earlier connection's TLS
+/// session, and the connections that sent requests in 0-RTT.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Handshakes {
+    pub full: HandshakeTimes,
+    pub resumed: HandshakeTimes,
+    /// Connections whose 0-RTT requests the server took.
+    pub early_data_accepted: u64,
+    /// Connections whose 0-RTT requests the server refused (sent again after the handshake).
+    pub early_data_rejected: u64,
+}
+
+/// How many handshakes of a kind, and how long they took, in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HandshakeTimes {
+    pub count: u64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
 }
 
 /// One second of the generator's own health.

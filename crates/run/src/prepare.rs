@@ -102,9 +102,10 @@ impl RunSpec {
             ..self.http
         };
         http.check(&mut problems);
-        if http.http2 && self.load.pipeline.is_some() {
+        if (http.http2 || http.http3) && self.load.pipeline.is_some() {
             problems.push(
-                "--pipeline is HTTP/1.1's; over HTTP/2 requests share a connection as --streams"
+                "--pipeline is HTTP/1.1's; over HTTP/2 and HTTP/3 requests share a connection \
+                 as --streams"
                     .into(),
             );
         }

@@ -42,6 +42,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
                     protocol: p.protocol.to_owned(),
                     connections: p.connections,
                     requests: p.requests,
+                    handshakes: (!p.handshakes.is_empty()).then(|| handshakes(&p.handshakes)),
                 })
                 .collect();
             rows.sort_by(|a, b| a.protocol.cmp(&b.protocol));
@@ -238,5 +239,21 @@ pub fn generator_sample(h: &herd_engine::HealthSample) -> GeneratorSample {
         connections: h.open_connections,
         fds: h.fds,
         ephemeral_ports: h.ephemeral_ports,
+    }
+}
+
+/// A protocol's handshakes, in the result's units.
+fn handshakes(h: &herd_engine::Handshakes) -> herd_result::Handshakes {
+    // Whole microseconds, so that shards merge exactly.
+    let times = |t: &herd_engine::HandshakeTimes| herd_result::HandshakeTimes {
+        count: t.count,
+        mean_ms: (t.total.as_micros() / u128::from(t.count.max(1))) as f64 / 1e3,
+        max_ms: t.max.as_micros() as f64 / 1e3,
+    };
+    herd_result::Handshakes {
+        full: times(&h.full),
+        resumed: times(&h.resumed),
+        early_data_accepted: h.early_data_accepted,
+        early_data_rejected: h.early_data_rejected,
     }
 }
