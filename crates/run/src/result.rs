@@ -129,6 +129,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         headers: r.headers.clone(),
         body_bytes: r.body_len,
+        secrets_shown: r.secrets_shown,
     }
 }
 
@@ -152,6 +153,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
     }
 }
 
@@ -178,6 +180,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
     }
 }
 
