@@ -32,6 +32,7 @@
 //!     streams: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
+//!     secrets_shown: false,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),

@@ -132,6 +132,10 @@ pub struct RunConfig {
     pub headers: Vec<String>,
     /// Request body size.
     pub body_bytes: u64,
+    /// `--show-secrets`: the headers and URL above are as given, credentials unmasked, on
+    /// purpose; every output (the HTML page included) then shows them as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secrets_shown: bool,
 }
 
 /// How requests were issued.

@@ -225,6 +225,7 @@ mod tests {
             streams: None,
             headers: vec![],
             body_bytes: 0,
+            secrets_shown: false,
         }
     }
 

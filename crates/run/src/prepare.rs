@@ -123,8 +123,8 @@ impl RunSpec {
             tls_files,
             proxy,
             http: self.http,
-            shard: None,
-            late: std::time::Duration::ZERO,
+            shard: self.shard.clone(),
+            runs: Default::default(),
         };
         // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
         if let What::Workload { .. } | What::Replay { .. } = prepared.what {
@@ -212,6 +212,7 @@ impl RunSpec {
             request: bytes,
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
+            secrets_shown: request.redact.shows(),
         };
         Some(match file {
             None => What::Url(request),

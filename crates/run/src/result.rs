@@ -131,6 +131,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         streams: None,
         headers: r.headers.clone(),
         body_bytes: r.body_len,
+        secrets_shown: r.secrets_shown,
     }
 }
 
@@ -155,6 +156,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
     }
 }
 
@@ -182,6 +184,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
     }
 }
 

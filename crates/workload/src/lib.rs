@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod func;
 mod load;
+pub mod needs;
 mod program;
 mod read;
 mod redirect;

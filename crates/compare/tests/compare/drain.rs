@@ -51,6 +51,7 @@ pub fn run_at(rate: u64) -> RunResult {
             streams: None,
             headers: vec![],
             body_bytes: 0,
+            secrets_shown: false,
         },
         started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
         duration: Duration::from_micros(4_001_130),

@@ -100,6 +100,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         streams: None,
         headers: vec![],
         body_bytes: 0,
+        secrets_shown: false,
     };
     let mut r = crate::build_run(crate::RunInput {
         target: config.url.clone(),

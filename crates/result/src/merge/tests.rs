@@ -41,6 +41,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         streams: None,
         headers: vec![],
         body_bytes: 0,
+        secrets_shown: false,
     };
     let mut r = build_run(RunInput {
         target: config.url.clone(),

@@ -83,6 +83,7 @@ pub fn config(model: Model) -> RunConfig {
         streams: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
+        secrets_shown: false,
     }
 }
 
