@@ -93,7 +93,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let mut sinks = crate::outputs::sinks(a, &plan)?;
+    let mut sinks = crate::outputs::sinks(a, &plan, &control)?;
     // A shard's plan hash: a workload's file and data files; a URL's resolved settings and body.
     let config = prepared.config();
     let body = match &spec.source {
