@@ -194,14 +194,17 @@ fn serve(mut conn: TcpStream, shared: &Shared, stopper: Option<&Stopper>) {
     };
     match (head.method.as_str(), head.path.as_str()) {
         ("GET", "/") => {
-            let body = {
+            let (body, watching) = {
                 let mut s = shared.lock();
-                page(&s.fragment(), true, stopper.is_some())
+                (page(&s.fragment(), true, stopper.is_some()), s.watching)
             };
-            respond(
+            // How many browsers follow the run: a script (or a test) can wait for one.
+            let extra = format!("X-Herd-Watching: {watching}\r\n");
+            respond_with(
                 &mut conn,
                 "200 OK",
                 "text/html; charset=utf-8",
+                &extra,
                 body.as_bytes(),
             );
         }
@@ -261,10 +264,10 @@ fn events(mut conn: TcpStream, shared: &Shared) {
                 s = g;
                 idle = t.timed_out();
             }
-            if s.closing {
-                break;
-            }
             if sent == Some(s.view.seconds) {
+                if s.closing {
+                    break;
+                }
                 (": still running\n\n".to_owned(), None)
             } else {
                 sent = Some(s.view.seconds);
@@ -298,8 +301,13 @@ fn event(name: &str, data: &str) -> String {
 }
 
 fn respond(conn: &mut TcpStream, status: &str, kind: &str, body: &[u8]) {
+    respond_with(conn, status, kind, "", body);
+}
+
+/// As [`respond`], with `extra` header lines (each ending in CRLF).
+fn respond_with(conn: &mut TcpStream, status: &str, kind: &str, extra: &str, body: &[u8]) {
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n{extra}\
          Cache-Control: no-store\r\nConnection: close\r\n\r\n",
         body.len()
     );
