@@ -10,6 +10,7 @@ mod browser;
 mod capacity;
 mod cli;
 mod connect;
+mod dashboard;
 mod doctor;
 mod environment;
 mod faults;
