@@ -40,6 +40,7 @@ pub mod schedule;
 mod script;
 pub mod segment;
 mod session;
+mod share;
 pub mod stages;
 mod stream;
 mod ticker;
@@ -55,6 +56,7 @@ pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
+pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{
