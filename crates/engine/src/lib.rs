@@ -40,6 +40,7 @@ pub mod schedule;
 mod script;
 pub mod segment;
 mod session;
+mod share;
 pub mod stages;
 mod stream;
 mod ticker;
@@ -58,6 +59,7 @@ pub use session::{
     Failed, HandshakeTimes, Handshakes, Note, Opened, ProtocolUse, Ready, Resumption, Session,
     Ticket,
 };
+pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{

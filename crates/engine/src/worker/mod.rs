@@ -313,6 +313,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.cut_off(why);
         }
         if now >= ticks.due() {
+            let script = w.script;
             ticks.tick(
                 now,
                 TickState {
@@ -321,6 +322,9 @@ pub(crate) fn work<T: Transport, S: Script>(
                     loop_delay: &mut loop_delay,
                     second_lag: &mut w.second_lag,
                     open_connections: w.tally.open_conns,
+                    dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+                    in_flight: w.exchanges.in_flight(),
+                    script: &|| script.take_second(),
                     seconds: seconds.as_ref(),
                 },
             );
@@ -356,6 +360,22 @@ pub(crate) fn work<T: Transport, S: Script>(
         let g = w.links.slots[l].generation;
         w.drop_link(l as u32, g);
     }
+    let script = w.script;
+    let now = w.now();
+    ticks.finish(
+        now,
+        TickState {
+            measure_start: w.measure_start,
+            recorder: &mut w.recorder,
+            loop_delay: &mut loop_delay,
+            second_lag: &mut w.second_lag,
+            open_connections: w.tally.open_conns,
+            dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+            in_flight: w.exchanges.in_flight(),
+            script: &|| script.take_second(),
+            seconds: seconds.as_ref(),
+        },
+    );
     let cpu = ThreadCpu::now().since(&cpu0);
     let (dropped, send_lag) = match w.open {
         Some(o) => (o.dropped, o.send_lag),
