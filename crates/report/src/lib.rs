@@ -31,6 +31,7 @@
 //!     pipeline: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
+//!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),

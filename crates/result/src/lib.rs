@@ -37,6 +37,7 @@
 //!     pipeline: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
+//!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),
@@ -92,8 +93,8 @@ pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use phases::{PhaseHistograms, Phases};
 pub use result::{
-    Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse, RunConfig,
-    RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,
+    Arrivals, Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse,
+    RunConfig, RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

@@ -128,6 +128,18 @@ pub struct RunConfig {
     pub headers: Vec<String>,
     /// Request body size.
     pub body_bytes: u64,
+    /// Open model: how arrivals were spaced when not evenly (`--arrivals poisson|uniform`), and
+    /// the seed that gives the same instants again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+}
+
+/// A random arrival process and its seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrivals {
+    /// `poisson` or `uniform`.
+    pub process: String,
+    pub seed: u64,
 }
 
 /// How requests were issued.

@@ -224,6 +224,7 @@ mod tests {
             pipeline: None,
             headers: vec![],
             body_bytes: 0,
+            arrivals: None,
         }
     }
 

@@ -129,7 +129,17 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         headers: r.headers.clone(),
         body_bytes: r.body_len,
+        arrivals: arrivals(plan),
     }
+}
+
+/// A random arrival process and its seed, as the result shows them.
+fn arrivals(plan: &Plan) -> Option<herd_result::Arrivals> {
+    let open = matches!(plan.load, Load::Open { .. }) && plan.arrivals.is_none();
+    (open && plan.process != herd_engine::Process::Constant).then(|| herd_result::Arrivals {
+        process: plan.process.name().to_owned(),
+        seed: plan.seed,
+    })
 }
 
 /// How a log replay is described in its result: the open model at the log's mean rate.
@@ -152,6 +162,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
+        arrivals: arrivals(plan),
     }
 }
 
@@ -178,6 +189,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         pipeline: None,
         headers: Vec::new(),
         body_bytes: 0,
+        arrivals: arrivals(plan),
     }
 }
 

@@ -99,6 +99,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         pipeline: None,
         headers: vec![],
         body_bytes: 0,
+        arrivals: None,
     };
     let mut r = crate::build_run(crate::RunInput {
         target: config.url.clone(),

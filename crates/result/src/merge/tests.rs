@@ -40,6 +40,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         pipeline: None,
         headers: vec![],
         body_bytes: 0,
+        arrivals: None,
     };
     let mut r = build_run(RunInput {
         target: config.url.clone(),

@@ -82,6 +82,7 @@ pub fn config(model: Model) -> RunConfig {
         pipeline: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
+        arrivals: None,
     }
 }
 
