@@ -52,6 +52,8 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             timeout: a.timeout,
             warmup: a.warmup,
             threads: a.threads,
+            arrivals: a.arrivals,
+            seed: a.seed,
         },
         level: None,
         length: None,

@@ -33,6 +33,7 @@
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,
+//!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),

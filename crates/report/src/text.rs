@@ -143,6 +143,9 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
         write!(how, " at {} req/s", rate(rps))?;
     }
+    if let Some(a) = &c.arrivals {
+        write!(how, " ({} arrivals, seed {})", a.process, a.seed)?;
+    }
     write!(how, ", {}", plural(c.connections, "connection"))?;
     if let Some(m) = c.streams {
         // h2load's words: requests in flight are connections times streams.

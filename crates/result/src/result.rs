@@ -136,6 +136,18 @@ pub struct RunConfig {
     /// purpose; every output (the HTML page included) then shows them as they are.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secrets_shown: bool,
+    /// Open model: how arrivals were spaced when not evenly (`--arrivals poisson|uniform`), and
+    /// the seed that gives the same instants again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+}
+
+/// A random arrival process and its seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrivals {
+    /// `poisson` or `uniform`.
+    pub process: String,
+    pub seed: u64,
 }
 
 /// How requests were issued.

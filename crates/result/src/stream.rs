@@ -227,6 +227,7 @@ mod tests {
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,
+            arrivals: None,
         }
     }
 

@@ -391,6 +391,8 @@ impl Prepared {
             },
             Level::Users(users) => Load::Closed { users },
         };
+        plan.process = f.arrivals.unwrap_or_default();
+        plan.seed = f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED);
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();

@@ -132,7 +132,17 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         headers: r.headers.clone(),
         body_bytes: r.body_len,
         secrets_shown: r.secrets_shown,
+        arrivals: arrivals(plan),
     }
+}
+
+/// A random arrival process and its seed, as the result shows them.
+fn arrivals(plan: &Plan) -> Option<herd_result::Arrivals> {
+    let open = matches!(plan.load, Load::Open { .. }) && plan.arrivals.is_none();
+    (open && plan.process != herd_engine::Process::Constant).then(|| herd_result::Arrivals {
+        process: plan.process.name().to_owned(),
+        seed: plan.seed,
+    })
 }
 
 /// How a log replay is described in its result: the open model at the log's mean rate.
@@ -157,6 +167,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 
@@ -185,6 +196,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 

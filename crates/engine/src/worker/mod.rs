@@ -91,12 +91,14 @@ pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
     total / t + u64::from((k as u64) < total % t)
 }
 
-/// The open model's arrivals: at `rate`, or following the stages; `-n` counts after the warm-up.
+/// The open model's arrivals: at `rate`, or following the stages, spaced by the plan's
+/// process; `-n` counts after the warm-up.
 pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule {
     use crate::schedule::Schedule;
+    let spaced = |s: Schedule| s.spaced(plan.process, plan.seed);
     if let Some(p) = plan.profile() {
-        let warm = p.arrivals_before(plan.warmup);
-        return Schedule::staged(p, plan.requests.map(|n| warm + n));
+        let warm = spaced(Schedule::staged(p.clone(), None)).count_before(plan.warmup);
+        return spaced(Schedule::staged(p, plan.requests.map(|n| warm + n)));
     }
     let end = plan.duration.map(|d| plan.warmup + d);
     if let Some(offsets) = &plan.arrivals {
@@ -108,9 +110,8 @@ pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule
             plan.requests.map(|n| warm + n),
         );
     }
-    let probe = Schedule::new(rate, None, None);
-    let warm = probe.count_before(plan.warmup);
-    Schedule::new(rate, end, plan.requests.map(|n| warm + n))
+    let warm = spaced(Schedule::new(rate, None, None)).count_before(plan.warmup);
+    spaced(Schedule::new(rate, end, plan.requests.map(|n| warm + n)))
 }
 
 struct Loop<'a, T: Transport, S: Script> {

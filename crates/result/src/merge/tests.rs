@@ -42,6 +42,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,
+        arrivals: None,
     };
     let mut r = build_run(RunInput {
         target: config.url.clone(),
