@@ -170,8 +170,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let (on_new, link) = (ex.on_new, ex.link);
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
-                o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
-                o.tls = k.opened.and_then(|p| p.tls);
+                if !k.opening_told {
+                    k.opening_told = k.opened.is_some();
+                    o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
+                    o.tls = k.opened.and_then(|p| p.tls);
+                }
                 o.sent = k.ready_at;
             }
         }
