@@ -194,10 +194,17 @@ impl H2 {
                     }
                 }
                 Event::GoAway { .. } => self.closing = true,
-                Event::Closed { exchange, end, .. } => {
-                    let Some(stream) = self.streams.get_mut(exchange).and_then(Option::take) else {
+                Event::Closed {
+                    exchange,
+                    end,
+                    sent,
+                    ..
+                } => {
+                    let Some(mut stream) = self.streams.get_mut(exchange).and_then(Option::take)
+                    else {
                         continue;
                     };
+                    stream.resp.bytes_sent = Some(sent);
                     self.free.push(exchange);
                     self.in_flight -= 1;
                     out.push(ended(stream, end, self.closing && self.in_flight == 0));

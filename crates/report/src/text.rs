@@ -143,7 +143,14 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
         write!(how, " at {} req/s", rate(rps))?;
     }
+    if let Some(a) = &c.arrivals {
+        write!(how, " ({} arrivals, seed {})", a.process, a.seed)?;
+    }
     write!(how, ", {}", plural(c.connections, "connection"))?;
+    if let Some(m) = c.streams {
+        // h2load's words: requests in flight are connections times streams.
+        write!(how, " x {}", plural(m, "stream"))?;
+    }
     if let Some(k) = c.pipeline {
         write!(how, " pipelining {k}")?;
     }

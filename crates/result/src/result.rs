@@ -124,10 +124,30 @@ pub struct RunConfig {
     /// connection; `None` sends one at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
+    /// HTTP/2: streams in flight at most on each connection (`--streams`, h2load's `-m`), so
+    /// `connections` x `streams` requests at once; absent for HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.
     pub body_bytes: u64,
+    /// `--show-secrets`: the headers and URL above are as given, credentials unmasked, on
+    /// purpose; every output (the HTML page included) then shows them as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secrets_shown: bool,
+    /// Open model: how arrivals were spaced when not evenly (`--arrivals poisson|uniform`), and
+    /// the seed that gives the same instants again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+}
+
+/// A random arrival process and its seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrivals {
+    /// `poisson` or `uniform`.
+    pub process: String,
+    pub seed: u64,
 }
 
 /// How requests were issued.

@@ -128,9 +128,21 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
+        streams: None,
         headers: r.headers.clone(),
         body_bytes: r.body_len,
+        secrets_shown: r.secrets_shown,
+        arrivals: arrivals(plan),
     }
+}
+
+/// A random arrival process and its seed, as the result shows them.
+fn arrivals(plan: &Plan) -> Option<herd_result::Arrivals> {
+    let open = matches!(plan.load, Load::Open { .. }) && plan.arrivals.is_none();
+    (open && plan.process != herd_engine::Process::Constant).then(|| herd_result::Arrivals {
+        process: plan.process.name().to_owned(),
+        seed: plan.seed,
+    })
 }
 
 /// How a log replay is described in its result: the open model at the log's mean rate.
@@ -151,8 +163,11 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 
@@ -177,8 +192,11 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 
