@@ -61,6 +61,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
             cpu_sys_s: 0.3,
             cpu_percent: 33.3 + index as f64,
             threads: 2,
+            protocols: vec![h3_row(index)],
             ..Generator::default()
         },
     });
@@ -82,6 +83,34 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         missing: vec![],
     });
     r
+}
+
+/// Shard `index`'s HTTP/3 connections: one full handshake of 3 ms, `index` resumed ones of
+/// 1, 2... ms (means that do not divide evenly), and as many in 0-RTT.
+fn h3_row(index: u64) -> crate::ProtocolUse {
+    let resumed: Vec<f64> = (1..=index).map(|k| k as f64 + 0.001 * k as f64).collect();
+    let total: f64 = resumed.iter().sum();
+    crate::ProtocolUse {
+        protocol: "h3".into(),
+        connections: 1 + index,
+        requests: 10,
+        handshakes: Some(crate::Handshakes {
+            full: crate::HandshakeTimes {
+                count: 1,
+                mean_ms: 3.0,
+                max_ms: 3.0,
+                total_ms: 3.0,
+            },
+            resumed: crate::HandshakeTimes {
+                count: index,
+                mean_ms: total / index.max(1) as f64,
+                max_ms: resumed.last().copied().unwrap_or(0.0),
+                total_ms: total,
+            },
+            early_data_accepted: index,
+            early_data_rejected: 0,
+        }),
+    }
 }
 
 fn three() -> Vec<RunResult> {
@@ -128,6 +157,15 @@ fn merged_histograms_equal_recording_everything_in_one() {
     assert!(!h.is_partial());
     assert_eq!(h.label(), "0,1,2/3");
     assert_eq!(merged.config.threads, 6);
+    let h = merged.generator.protocols[0].handshakes.as_ref().unwrap();
+    assert_eq!(
+        (h.full.count, h.resumed.count, h.early_data_accepted),
+        (3, 3, 3)
+    );
+    // 1.001 + (1.001 + 2.002) over 3: the mean of all resumed handshakes, not of the means.
+    assert_eq!(h.resumed.total_ms, 4.004);
+    assert!((h.resumed.mean_ms - 4.004 / 3.0).abs() < 1e-6, "{h:?}");
+    assert_eq!(h.resumed.max_ms, 2.002);
     assert!((merged.generator.cpu_user_s - 0.6).abs() < 1e-12);
 }
 
