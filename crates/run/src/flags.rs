@@ -49,6 +49,8 @@ pub enum Flag {
     Http2,
     /// `--streams`, `--h2-window`, `--h2-connection-window`.
     H2Settings,
+    /// `--shard I/N` (or `--shard-from-env`), `--start-at`, `--late`.
+    Shard,
 }
 
 /// What a kind of run does with a flag.
@@ -74,7 +76,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 21] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -109,6 +111,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
     (Flag::Watch, "--watch-*", [A, A, A, A, A]),
     (Flag::Http2, "--http2", [A, A, A, A, A]),
     (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
+    // Every kind plays its stripe; a series' runs each start on their own instant.
+    (Flag::Shard, "--shard/--start-at", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -170,6 +174,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
         ),
+        (Flag::Shard, spec.shard.is_some()),
     ];
     let request = &spec.request;
     flags.extend([
