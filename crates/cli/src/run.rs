@@ -52,6 +52,8 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             timeout: a.timeout,
             warmup: a.warmup,
             threads: a.threads,
+            arrivals: a.arrivals,
+            seed: a.seed,
         },
         level: None,
         length: None,
@@ -89,7 +91,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let sinks = crate::outputs::sinks(a, &plan)?;
+    let sinks = crate::outputs::sinks(a, &plan, &control)?;
     let mut observer = Starting {
         sinks,
         config: prepared.config(),

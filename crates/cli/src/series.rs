@@ -48,6 +48,7 @@ pub fn runs_for(
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
+            ..LoadFlags::default()
         },
         level: Some(level),
         length: Some(length),

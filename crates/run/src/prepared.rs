@@ -391,6 +391,8 @@ impl Prepared {
             },
             Level::Users(users) => Load::Closed { users },
         };
+        plan.process = f.arrivals.unwrap_or_default();
+        plan.seed = f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED);
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
@@ -401,6 +403,21 @@ impl Prepared {
     }
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
+        let mut c = self.config_as_planned(plan, level, length);
+        // Over HTTP/2 the plan's window is streams per connection, not HTTP/1.1's pipeline.
+        if self.http().http2 {
+            c.pipeline = None;
+            c.streams = Some(plan.pipeline.max(1) as u64);
+        }
+        c
+    }
+
+    fn config_as_planned(
+        &self,
+        plan: &Plan,
+        level: Option<Level>,
+        length: Option<Length>,
+    ) -> RunConfig {
         match &self.what {
             What::Url(r) | What::Script { request: r, .. } => {
                 url_config(r, &self.load.at(level, length), plan)

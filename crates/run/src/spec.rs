@@ -176,6 +176,10 @@ pub struct LoadFlags {
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).
     pub threads: Option<usize>,
+    /// Open model: how arrivals are spaced around the rate (`--arrivals`); `None`: evenly.
+    pub arrivals: Option<herd_engine::Process>,
+    /// What random arrivals draw from (`--seed`); `None`: the fixed default.
+    pub seed: Option<u64>,
 }
 
 /// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
@@ -188,6 +192,27 @@ pub struct Pipeline {
 }
 
 impl LoadFlags {
+    /// `--arrivals` spaces an open model's arrivals, and `--seed` draws random ones: either
+    /// without what it acts on would be dropped, so it is refused.
+    pub(crate) fn check_arrivals(&self, level: Option<Level>, problems: &mut Vec<String>) {
+        use herd_engine::Process;
+        let open = match level {
+            Some(l) => matches!(l, Level::Rate(_)),
+            None => self.rate.is_some(),
+        };
+        let random = self.arrivals.is_some_and(|p| p != Process::Constant);
+        if self.arrivals.is_some() && !open {
+            problems.push(
+                "--arrivals spaces the open model's arrivals: give --rate R as well".to_owned(),
+            );
+        } else if self.seed.is_some() && !random {
+            problems.push(
+                "--seed draws random arrivals: give --arrivals poisson or --arrivals uniform"
+                    .to_owned(),
+            );
+        }
+    }
+
     /// The flags with a level and a length in place of their own load and length.
     pub(crate) fn at(&self, level: Option<Level>, length: Option<Length>) -> LoadFlags {
         let mut f = self.clone();
