@@ -223,8 +223,11 @@ mod tests {
             timeout_s: 10.0,
             calls_per_conn: None,
             pipeline: None,
+            streams: None,
             headers: vec![],
             body_bytes: 0,
+            secrets_shown: false,
+            arrivals: None,
         }
     }
 

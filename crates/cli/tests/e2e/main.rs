@@ -18,6 +18,7 @@ mod flags;
 mod form;
 mod generator;
 mod http2;
+mod http2_wire;
 mod http3;
 mod k8s;
 mod k8s_secrets;
