@@ -10,7 +10,9 @@ fn on_a_terminal_the_panel_draws_and_off_it_only_the_summary_is_printed() {
     let _turn = one_at_a_time();
     let server = mock(&[]);
     let url = format!("http://{}/", server.local_addr());
-    let args = ["run", &url, "-d", "3s", "--rate", "50", "-c", "2", "-t", "1"];
+    let args = [
+        "run", &url, "-d", "3s", "--rate", "50", "-c", "2", "-t", "1",
+    ];
     let line = std::iter::once(env!("CARGO_BIN_EXE_herd"))
         .chain(args)
         .collect::<Vec<_>>()
@@ -22,7 +24,10 @@ fn on_a_terminal_the_panel_draws_and_off_it_only_the_summary_is_printed() {
         .expect("util-linux's script");
     let tty = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{tty}");
-    assert!(tty.contains("req/s   plan 50.0 (") && tty.contains("(last second)"), "{tty}");
+    assert!(
+        tty.contains("req/s   plan 50.0 (") && tty.contains("(last second)"),
+        "{tty}"
+    );
     assert!(tty.contains("req/s, the last "), "{tty}");
     assert!(tty.contains("p99 "), "{tty}");
     assert!(tty.chars().any(|c| ('▁'..='█').contains(&c)), "{tty}");
@@ -35,5 +40,8 @@ fn on_a_terminal_the_panel_draws_and_off_it_only_the_summary_is_printed() {
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
     assert_eq!(stderr(&piped), "", "nothing but the summary off a terminal");
     let text = stdout(&piped);
-    assert!(text.starts_with("herd run http://") && !text.contains('\x1b'), "{text}");
+    assert!(
+        text.starts_with("herd run http://") && !text.contains('\x1b'),
+        "{text}"
+    );
 }

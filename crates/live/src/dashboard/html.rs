@@ -95,6 +95,12 @@ fn tiles(out: &mut String, view: &View, d: &RunResult) {
             },
         ),
     ];
+    if view.end().is_none() {
+        tiles.push(("in flight", count(view.in_flight)));
+    }
+    if d.totals.dropped > 0 {
+        tiles.push(("dropped", count(d.totals.dropped)));
+    }
     if let Some(g) = d.generator.timeline.last() {
         tiles.push(("connections", count(g.connections)));
         tiles.push(("herd's CPU", percent(g.cpu_percent.iter().sum())));
