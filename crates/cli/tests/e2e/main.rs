@@ -24,6 +24,7 @@ mod k8s;
 mod k8s_secrets;
 mod logs;
 mod outputs;
+mod panel;
 mod pipeline;
 mod plot;
 mod ports;
