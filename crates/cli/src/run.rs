@@ -113,6 +113,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             measure_start: SystemTime::now() + plan.warmup,
             timeline_start_unix_s: header.as_ref().and_then(|h| h.1),
             shard: header.map(|h| h.0),
+            labels: prepared.labels(),
         });
         let result = prepared.run(None, &control, &mut sinks)?;
         Ok((result, prepared.plan().missed()))

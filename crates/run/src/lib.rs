@@ -17,6 +17,7 @@
 mod conclusion;
 pub mod flags;
 mod http;
+mod labels;
 mod limits;
 mod prepare;
 mod prepared;
@@ -28,6 +29,7 @@ mod watch;
 
 pub use conclusion::{conclude, Conclusion};
 pub use http::HttpFlags;
+pub use labels::Labels;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;
