@@ -43,6 +43,8 @@ pub struct Start {
     /// shared start instant, so shards line up.
     pub timeline_start_unix_s: Option<u64>,
     pub shard: Option<ShardHeader>,
+    /// What the indices in the records name: request names, scenarios, checks.
+    pub labels: herd_run::Labels,
 }
 
 /// A sink that could not write: which output, and why.

@@ -83,6 +83,7 @@ pub mod sections;
 pub mod server;
 mod shard;
 pub mod stream;
+mod stream_parts;
 pub mod sweep;
 pub mod units;
 mod workload;

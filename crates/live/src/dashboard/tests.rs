@@ -24,6 +24,13 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
             line: StreamLine {
                 second,
                 generator: None,
+                scheduled: 0,
+                dropped: 0,
+                in_flight: 0,
+                service_histogram: None,
+                by_name: vec![],
+                scenarios: vec![],
+                checks: vec![],
             },
             target: Some(300.0),
             dropped: 1,
