@@ -56,7 +56,7 @@ pub use process::Process;
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
+pub use session::{Failed, Negotiated, Note, Opened, ProtocolUse, Ready, Session, Ticket, TlsUse};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{

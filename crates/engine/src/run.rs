@@ -206,6 +206,7 @@ fn merge<R: ScriptReport>(
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak, mut server_closed) = (0, 0, 0);
     let mut protocols = Vec::new();
+    let mut tls = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
@@ -236,6 +237,9 @@ fn merge<R: ScriptReport>(
         peak += o.peak_connections;
         for p in &o.protocols {
             crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+        }
+        for u in &o.tls {
+            crate::session::count_tls(&mut tls, u.negotiated, u.connections);
         }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
@@ -327,6 +331,7 @@ fn merge<R: ScriptReport>(
             server_closed,
             peak_connections: peak,
             protocols,
+            tls,
             timeline: watch.samples.into_values().collect(),
             fds_peak,
             fd_limit,

@@ -74,6 +74,38 @@ pub struct Opened {
     pub tls: Option<Duration>,
     /// The protocol it speaks, as ALPN names it (`http/1.1`, `h2`, `h3`).
     pub protocol: &'static str,
+    /// What its TLS handshake settled on; `None` for plain connections.
+    pub negotiated: Option<Negotiated>,
+}
+
+/// What a TLS handshake settled on, in rustls's names (the version as nginx's `$ssl_protocol`
+/// writes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Negotiated {
+    /// `TLSv1.2`, `TLSv1.3`.
+    pub version: &'static str,
+    /// The IANA name, e.g. `TLS13_AES_256_GCM_SHA384`.
+    pub cipher: &'static str,
+    /// The protocol ALPN agreed on (`h2`, `http/1.1`), `None` when the server chose none.
+    pub alpn: Option<&'static str>,
+}
+
+/// The connections of a run whose handshakes settled on the same [`Negotiated`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsUse {
+    pub negotiated: Negotiated,
+    pub connections: u64,
+}
+
+/// Adds `connections` to `negotiated`'s row of `rows` (a handful of rows at most).
+pub(crate) fn count_tls(rows: &mut Vec<TlsUse>, negotiated: Negotiated, connections: u64) {
+    match rows.iter_mut().find(|r| r.negotiated == negotiated) {
+        Some(r) => r.connections += connections,
+        None => rows.push(TlsUse {
+            negotiated,
+            connections,
+        }),
+    }
 }
 
 /// The connections of a run that spoke one protocol (the name from [`Opened::protocol`]), and

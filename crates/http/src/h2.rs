@@ -419,6 +419,7 @@ impl Session<Wire> for H2 {
                 connect: tcp.saturating_duration_since(self.started),
                 tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                 protocol: if self.tls { "h2" } else { "h2c" },
+                negotiated: herd_engine::Transport::negotiated(t, conn),
             }));
         }
         if let Err(f) = self.write_out(t, conn) {

@@ -94,7 +94,7 @@ pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use phases::{PhaseHistograms, Phases};
 pub use result::{
     Arrivals, Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse,
-    RunConfig, RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,
+    RunConfig, RunResult, SizeSummary, Summary, TimelineEntry, TlsUse, Totals, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

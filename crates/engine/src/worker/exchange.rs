@@ -63,6 +63,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         link.ready_at = Some(now);
                         self.tally.connection_opened();
                         count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
+                        if let Some(n) = o.negotiated {
+                            crate::session::count_tls(&mut self.tally.tls, n, 1);
+                        }
                     }
                 }
                 Note::FirstByte(_) => {}

@@ -124,6 +124,7 @@ impl Session<H3Wire> for H3Session {
                         connect: handshake.time,
                         tls: None,
                         protocol: "h3",
+                        negotiated: None,
                     }));
                 }
                 H3Event::Done { token, response } => {
