@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod func;
 mod load;
+mod multipart;
 mod program;
 mod read;
 mod redirect;
