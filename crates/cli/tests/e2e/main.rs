@@ -38,6 +38,7 @@ mod secrets;
 mod shard;
 mod stop_the_server;
 mod sweep;
+mod tls_facts;
 mod token;
 mod url_file_flags;
 mod watch;
