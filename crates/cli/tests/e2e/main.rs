@@ -16,6 +16,7 @@ mod faults;
 mod flags;
 mod form;
 mod generator;
+mod har;
 mod http2;
 mod http3;
 mod k8s;
