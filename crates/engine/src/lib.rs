@@ -35,11 +35,13 @@ pub mod health;
 mod ordered;
 mod output;
 pub mod plan;
+pub mod process;
 mod run;
 pub mod schedule;
 mod script;
 pub mod segment;
 mod session;
+mod share;
 pub mod stages;
 mod stream;
 mod ticker;
@@ -51,10 +53,15 @@ pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use ordered::Ordered;
 pub use plan::{Load, Plan, PlanError};
+pub use process::Process;
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
+pub use session::{
+    Failed, HandshakeTimes, Handshakes, Note, Opened, ProtocolUse, Ready, Resumption, Session,
+    Ticket,
+};
+pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{

@@ -194,10 +194,17 @@ impl H2 {
                     }
                 }
                 Event::GoAway { .. } => self.closing = true,
-                Event::Closed { exchange, end, .. } => {
-                    let Some(stream) = self.streams.get_mut(exchange).and_then(Option::take) else {
+                Event::Closed {
+                    exchange,
+                    end,
+                    sent,
+                    ..
+                } => {
+                    let Some(mut stream) = self.streams.get_mut(exchange).and_then(Option::take)
+                    else {
                         continue;
                     };
+                    stream.resp.bytes_sent = Some(sent);
                     self.free.push(exchange);
                     self.in_flight -= 1;
                     out.push(ended(stream, end, self.closing && self.in_flight == 0));
@@ -419,6 +426,7 @@ impl Session<Wire> for H2 {
                 connect: tcp.saturating_duration_since(self.started),
                 tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                 protocol: if self.tls { "h2" } else { "h2c" },
+                resumption: None,
             }));
         }
         if let Err(f) = self.write_out(t, conn) {

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod csv;
+pub mod dashboard;
 pub mod hlog;
 pub mod json;
 pub mod junit;
@@ -55,6 +56,20 @@ pub struct SinkError {
 }
 
 impl Start {
+    /// The first line of a stream of this run's seconds (`--json`, `--record`).
+    pub fn header(&self) -> herd_result::stream::StreamHeader {
+        let mut header = herd_result::stream::StreamHeader::new(
+            self.target.clone(),
+            self.config.clone(),
+            self.measure_start,
+        );
+        header.shard = self.shard.clone();
+        if self.timeline_start_unix_s.is_some() {
+            header.timeline_start_unix_s = self.timeline_start_unix_s;
+        }
+        header
+    }
+
     /// A run id from the clock and the process: unique enough to tell runs apart.
     pub fn new_run_id() -> String {
         let t = SystemTime::now()

@@ -115,8 +115,9 @@ pub fn complete<'t>(text: &'t str, origin: &str) -> Result<Cow<'t, str>, ReportE
     Ok(Cow::Owned(text))
 }
 
-/// The partial result of the seconds written: totals, errors and latency added up from them.
-fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
+/// The partial result of the seconds written: totals, errors and latency added up from them
+/// (with no lines, the empty result a live view grows second by second).
+pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
     let mut latency = new_histogram();
     let mut totals = Totals::default();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
@@ -222,8 +223,11 @@ mod tests {
             timeout_s: 10.0,
             calls_per_conn: None,
             pipeline: None,
+            streams: None,
             headers: vec![],
             body_bytes: 0,
+            secrets_shown: false,
+            arrivals: None,
         }
     }
 

@@ -49,6 +49,8 @@ pub enum Flag {
     Http2,
     /// `--streams`, `--h2-window`, `--h2-connection-window`.
     H2Settings,
+    /// `--arrivals` or `--seed`: how the open model's arrivals are spaced.
+    Arrivals,
 }
 
 /// What a kind of run does with a flag.
@@ -74,12 +76,13 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 21] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
     (Flag::Duration, "-d/--duration", [A, A, LOAD, A, A]),
     (Flag::Requests, "-n/--requests", [A, A, LOAD, A, LOG]),
+    (Flag::Arrivals, "--arrivals/--seed", [A, A, LOAD, A, LOG]),
     (
         Flag::CallsPerConn,
         "--calls-per-conn",
@@ -153,6 +156,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Timeout, l.timeout.is_some()),
         (Flag::Warmup, l.warmup.is_some()),
         (Flag::Threads, l.threads.is_some()),
+        (Flag::Arrivals, l.arrivals.is_some() || l.seed.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
         (Flag::Http2, spec.http.http2),

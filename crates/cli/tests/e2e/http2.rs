@@ -271,7 +271,7 @@ fn a_workload_file_with_protocol_h2_speaks_http2() {
 fn http2_flags_without_http2_or_out_of_range_are_refused() {
     refused(
         &["run", "--streams", "8", "-n", "1", "http://127.0.0.1:9/"],
-        "--streams is an HTTP/2 setting: add --http2",
+        "--streams is an HTTP/2 and HTTP/3 setting: add --http2 or --http3",
     );
     refused(
         &[

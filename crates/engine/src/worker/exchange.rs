@@ -7,7 +7,7 @@ use super::record::{outcome, Span};
 use super::user::{Resume, State};
 use super::{Loop, LINGER};
 use crate::script::Last;
-use crate::session::{count_protocol, Failed, Note, Ready, Session, Ticket};
+use crate::session::{count_handshake, count_protocol, Failed, Note, Ready, Session, Ticket};
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
 use std::time::{Duration, Instant};
@@ -63,6 +63,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         link.ready_at = Some(now);
                         self.tally.connection_opened();
                         count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
+                        count_handshake(&mut self.tally.protocols, &o);
                     }
                 }
                 Note::FirstByte(_) => {}

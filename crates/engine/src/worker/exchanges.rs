@@ -102,6 +102,11 @@ impl Exchanges {
         })
     }
 
+    /// Exchanges started and not ended.
+    pub fn in_flight(&self) -> u64 {
+        (self.slots.len() - self.free.len()) as u64
+    }
+
     /// Ends exchange `t`: its request, and its slot freed.
     pub fn end(&mut self, t: Ticket) -> Option<Request> {
         let x = self.get(t)?;

@@ -91,12 +91,14 @@ pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
     total / t + u64::from((k as u64) < total % t)
 }
 
-/// The open model's arrivals: at `rate`, or following the stages; `-n` counts after the warm-up.
+/// The open model's arrivals: at `rate`, or following the stages, spaced by the plan's
+/// process; `-n` counts after the warm-up.
 pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule {
     use crate::schedule::Schedule;
+    let spaced = |s: Schedule| s.spaced(plan.process, plan.seed);
     if let Some(p) = plan.profile() {
-        let warm = p.arrivals_before(plan.warmup);
-        return Schedule::staged(p, plan.requests.map(|n| warm + n));
+        let warm = spaced(Schedule::staged(p.clone(), None)).count_before(plan.warmup);
+        return spaced(Schedule::staged(p, plan.requests.map(|n| warm + n)));
     }
     let end = plan.duration.map(|d| plan.warmup + d);
     if let Some(offsets) = &plan.arrivals {
@@ -108,9 +110,8 @@ pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule
             plan.requests.map(|n| warm + n),
         );
     }
-    let probe = Schedule::new(rate, None, None);
-    let warm = probe.count_before(plan.warmup);
-    Schedule::new(rate, end, plan.requests.map(|n| warm + n))
+    let warm = spaced(Schedule::new(rate, None, None)).count_before(plan.warmup);
+    spaced(Schedule::new(rate, end, plan.requests.map(|n| warm + n)))
 }
 
 struct Loop<'a, T: Transport, S: Script> {
@@ -313,6 +314,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.cut_off(why);
         }
         if now >= ticks.due() {
+            let script = w.script;
             ticks.tick(
                 now,
                 TickState {
@@ -321,6 +323,9 @@ pub(crate) fn work<T: Transport, S: Script>(
                     loop_delay: &mut loop_delay,
                     second_lag: &mut w.second_lag,
                     open_connections: w.tally.open_conns,
+                    dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+                    in_flight: w.exchanges.in_flight(),
+                    script: &|| script.take_second(),
                     seconds: seconds.as_ref(),
                 },
             );
@@ -356,6 +361,22 @@ pub(crate) fn work<T: Transport, S: Script>(
         let g = w.links.slots[l].generation;
         w.drop_link(l as u32, g);
     }
+    let script = w.script;
+    let now = w.now();
+    ticks.finish(
+        now,
+        TickState {
+            measure_start: w.measure_start,
+            recorder: &mut w.recorder,
+            loop_delay: &mut loop_delay,
+            second_lag: &mut w.second_lag,
+            open_connections: w.tally.open_conns,
+            dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+            in_flight: w.exchanges.in_flight(),
+            script: &|| script.take_second(),
+            seconds: seconds.as_ref(),
+        },
+    );
     let cpu = ThreadCpu::now().since(&cpu0);
     let (dropped, send_lag) = match w.open {
         Some(o) => (o.dropped, o.send_lag),

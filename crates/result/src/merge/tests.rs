@@ -38,8 +38,11 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         timeout_s: 10.0,
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: vec![],
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: None,
     };
     let mut r = build_run(RunInput {
         target: config.url.clone(),
