@@ -36,7 +36,16 @@ struct Source {
 fn candidates(step: &mut Step) -> Vec<String> {
     let mut out = Vec::new();
     for (name, t) in step.texts_mut() {
-        if name.is_some_and(|n| n.eq_ignore_ascii_case("cookie")) {
+        // The jar sends cookies; the browser writes these itself, from the page's address.
+        const OWN: [&str; 6] = [
+            "cookie",
+            "referer",
+            "origin",
+            "user-agent",
+            "accept",
+            "accept-language",
+        ];
+        if name.is_some_and(|n| OWN.iter().any(|o| n.eq_ignore_ascii_case(o))) {
             continue;
         }
         for lit in t.literals() {
