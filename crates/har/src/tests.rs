@@ -203,6 +203,33 @@ fn a_session_becomes_steps_with_extractions_think_times_and_no_secrets() {
 }
 
 #[test]
+fn a_token_no_response_showed_is_flagged() {
+    let y = model(
+        &har(vec![with(
+            entry(
+                "p1",
+                "2026-11-25T10:00:00Z",
+                1.0,
+                "POST",
+                "http://127.0.0.1:8080/f",
+                200,
+            ),
+            |e| {
+                e["request"]["postData"] = json!({"mimeType": "application/x-www-form-urlencoded",
+                    "text": "csrfmiddlewaretoken=abc123def456&q=1"});
+            },
+        )]),
+        &Options::default(),
+    )
+    .unwrap()
+    .yaml;
+    assert!(
+        y.contains("'csrfmiddlewaretoken': 'abc123def456'   # as recorded: no response showed"),
+        "{y}"
+    );
+}
+
+#[test]
 fn static_files_are_steps_when_asked() {
     let o = Options {
         assets: true,
