@@ -230,6 +230,54 @@ fn a_token_no_response_showed_is_flagged() {
 }
 
 #[test]
+fn a_key_a_page_script_holds_is_taken_from_the_page() {
+    let base = "http://127.0.0.1:8080";
+    let y = model(
+        &har(vec![
+            with(
+                entry(
+                    "p1",
+                    "2026-11-25T10:00:00Z",
+                    1.0,
+                    "GET",
+                    &format!("{base}/app"),
+                    200,
+                ),
+                |e| {
+                    e["response"]["content"]["text"] =
+                        json!("<script>\n  var apiKey = \"k3y0123456789\";\n</script>");
+                },
+            ),
+            with(
+                entry(
+                    "p1",
+                    "2026-11-25T10:00:01Z",
+                    1.0,
+                    "GET",
+                    &format!("{base}/api/me"),
+                    200,
+                ),
+                |e| {
+                    e["request"]["headers"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push(json!({"name": "X-Api-Key", "value": "k3y0123456789"}));
+                },
+            ),
+        ]),
+        &Options::default(),
+    )
+    .unwrap()
+    .yaml;
+    assert!(
+        y.contains(r#"apikey: { regex: 'var apiKey = "([A-Za-z0-9]+)' }"#),
+        "{y}"
+    );
+    assert!(y.contains("'X-Api-Key': '{{apikey}}'"), "{y}");
+    compiles(&y, &[]);
+}
+
+#[test]
 fn static_files_are_steps_when_asked() {
     let o = Options {
         assets: true,
