@@ -17,6 +17,7 @@ mod faults;
 mod flags;
 mod form;
 mod generator;
+mod har;
 mod http2;
 mod http2_wire;
 mod http3;
