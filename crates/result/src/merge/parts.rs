@@ -232,6 +232,8 @@ pub(super) struct GeneratorSum {
     peak_connections: u64,
     /// Per protocol: connections, requests and handshakes.
     protocols: BTreeMap<String, (u64, u64, Option<HandshakeSum>)>,
+    /// Per (version, cipher, ALPN): connections.
+    tls: BTreeMap<(String, String, Option<String>), u64>,
     fds_peak: Option<u64>,
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
@@ -240,7 +242,7 @@ pub(super) struct GeneratorSum {
     seconds: BTreeMap<u64, GeneratorSample>,
 }
 
-/// Handshake times added exactly: each mean times its count, in whole micro-units.
+/// Handshake times added exactly: their totals, in whole micro-units; the mean follows.
 #[derive(Default)]
 struct HandshakeSum {
     /// Full, then resumed: count, total and max.
@@ -253,7 +255,7 @@ impl HandshakeSum {
     fn add(&mut self, h: &crate::Handshakes) {
         for (sum, t) in self.times.iter_mut().zip([&h.full, &h.resumed]) {
             sum.0 += t.count;
-            sum.1 += micros(t.mean_ms) * i128::from(t.count);
+            sum.1 += micros(t.total_ms);
             sum.2 = sum.2.max(t.max_ms);
         }
         self.accepted += h.early_data_accepted;
@@ -267,6 +269,7 @@ impl HandshakeSum {
                 count,
                 mean_ms: from_micros(total / i128::from(count.max(1))),
                 max_ms,
+                total_ms: from_micros(total),
             });
         crate::Handshakes {
             full,
@@ -319,6 +322,10 @@ impl GeneratorSum {
                 e.2.get_or_insert_with(HandshakeSum::default).add(h);
             }
         }
+        for t in &g.tls {
+            let key = (t.version.clone(), t.cipher.clone(), t.alpn.clone());
+            *self.tls.entry(key).or_default() += t.connections;
+        }
         self.fds_peak = max_opt(self.fds_peak, g.fds_peak);
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
@@ -366,6 +373,19 @@ impl GeneratorSum {
                     },
                 )
                 .collect(),
+            tls: {
+                let mut rows: Vec<_> = std::mem::take(&mut self.tls)
+                    .into_iter()
+                    .map(|((version, cipher, alpn), connections)| crate::TlsUse {
+                        version,
+                        cipher,
+                        alpn,
+                        connections,
+                    })
+                    .collect();
+                crate::TlsUse::sort(&mut rows);
+                rows
+            },
             fds_peak: self.fds_peak,
             fd_limit: self.fd_limit,
             ephemeral_ports_peak: self.ports_peak,
