@@ -324,24 +324,30 @@ fn connect(s: &Summary, tls: &[herd_result::TlsUse], out: &mut impl Write) -> fm
     line(out, "connect", &body)
 }
 
-/// Where a request's time went, at the median, one phase after the other (k6's
-/// `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
+/// Where a request's time went, one line per phase that happened, in the order a request meets
+/// them (k6's `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
 fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let Some(p) = &r.phases else { return Ok(()) };
-    let parts: Vec<String> = [
-        ("tls", &p.tls_ms),
-        ("blocked", &p.blocked_ms),
-        ("waiting", &p.waiting_ms),
-        ("receiving", &p.receiving_ms),
-    ]
-    .iter()
-    .filter(|(_, s)| s.count > 0)
-    .map(|(name, s)| format!("{name} {}", duration_ms(s.p50)))
-    .collect();
-    if parts.is_empty() {
-        return Ok(());
+    let mut label = "phases";
+    for (name, s, of) in [
+        ("tls", &p.tls_ms, "connection"),
+        ("blocked", &p.blocked_ms, "request"),
+        ("waiting", &p.waiting_ms, "request"),
+        ("receiving", &p.receiving_ms, "request"),
+    ] {
+        if s.count == 0 {
+            continue;
+        }
+        let body = format!(
+            "{name:<10} p50 {:<9}  p99 {:<9}  ({})",
+            duration_ms(s.p50),
+            duration_ms(s.p99),
+            plural(s.count, of)
+        );
+        line(out, label, &body)?;
+        label = "";
     }
-    line(out, "phases", &format!("p50  {}", parts.join("  ")))
+    Ok(())
 }
 
 fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {
