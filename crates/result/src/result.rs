@@ -304,6 +304,8 @@ pub struct HandshakeTimes {
     pub count: u64,
     pub mean_ms: f64,
     pub max_ms: f64,
+    /// Their sum, in whole microseconds, so that shards merge exactly in any order.
+    pub total_ms: f64,
 }
 
 /// One second of the generator's own health.

@@ -264,6 +264,7 @@ fn handshakes(h: &herd_engine::Handshakes) -> herd_result::Handshakes {
         count: t.count,
         mean_ms: (t.total.as_micros() / u128::from(t.count.max(1))) as f64 / 1e3,
         max_ms: t.max.as_micros() as f64 / 1e3,
+        total_ms: t.total.as_micros() as f64 / 1e3,
     };
     herd_result::Handshakes {
         full: times(&h.full),

@@ -240,7 +240,7 @@ pub(super) struct GeneratorSum {
     seconds: BTreeMap<u64, GeneratorSample>,
 }
 
-/// Handshake times added exactly: each mean times its count, in whole micro-units.
+/// Handshake times added exactly: their totals, in whole micro-units; the mean follows.
 #[derive(Default)]
 struct HandshakeSum {
     /// Full, then resumed: count, total and max.
@@ -253,7 +253,7 @@ impl HandshakeSum {
     fn add(&mut self, h: &crate::Handshakes) {
         for (sum, t) in self.times.iter_mut().zip([&h.full, &h.resumed]) {
             sum.0 += t.count;
-            sum.1 += micros(t.mean_ms) * i128::from(t.count);
+            sum.1 += micros(t.total_ms);
             sum.2 = sum.2.max(t.max_ms);
         }
         self.accepted += h.early_data_accepted;
@@ -267,6 +267,7 @@ impl HandshakeSum {
                 count,
                 mean_ms: from_micros(total / i128::from(count.max(1))),
                 max_ms,
+                total_ms: from_micros(total),
             });
         crate::Handshakes {
             full,
