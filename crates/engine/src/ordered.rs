@@ -141,9 +141,9 @@ impl<P: Parse> Ordered<P> {
                 break;
             };
             if front.resp.first_byte.is_none() {
-                // Several responses in one read share its instant.
+                // Several responses in one read share its instant. The response carries it:
+                // no `Note::FirstByte` per response, which the loop has no use for.
                 front.resp.first_byte = Some(now);
-                out.push(Note::FirstByte(front.ticket));
             }
             let (used, done) = front.parser.feed(&got[at..], &mut front.resp)?;
             at += used;

@@ -387,7 +387,10 @@ fn compile_request(
             ctx.known.push(var);
         }
     }
-    let keep = cookies || follows || !extract.is_empty() || q.body_contains.is_some();
+    let reads = follows || !extract.is_empty() || q.body_contains.is_some();
+    let keep = cookies || reads;
+    // The cookie jar alone reads only `Set-Cookie`: the rest of the response is not copied.
+    let only_cookies = !reads;
     let is_static =
         q.path.is_static() && q.body.is_static() && headers.iter().all(|(_, t)| t.is_static());
     let mut send = Send {
@@ -397,6 +400,7 @@ fn compile_request(
         headers,
         body: q.body,
         keep,
+        only_cookies,
         status: q.status.unwrap_or_default(),
         status_check,
         body_contains: q.body_contains.map(|s| (s, contains_check.unwrap_or(0))),
@@ -412,6 +416,7 @@ fn compile_request(
             Ok(mut req) => {
                 req.name = send.name;
                 req.keep_response = keep;
+                req.keep_only_cookies = only_cookies;
                 send.prebuilt = Some((spec, req));
             }
             Err(e) => {
