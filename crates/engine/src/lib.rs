@@ -41,6 +41,7 @@ pub mod schedule;
 mod script;
 pub mod segment;
 mod session;
+mod share;
 pub mod stages;
 mod stream;
 mod ticker;
@@ -56,7 +57,11 @@ pub use process::Process;
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Negotiated, Note, Opened, ProtocolUse, Ready, Session, Ticket, TlsUse};
+pub use session::{
+    Failed, HandshakeTimes, Handshakes, Negotiated, Note, Opened, ProtocolUse, Ready, Resumption,
+    Session, Ticket, TlsUse,
+};
+pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{

@@ -4,6 +4,7 @@
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::Watch;
 pub use crate::output::{GeneratorReport, Progress, RunOutput};
+use crate::share::Shares;
 use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
@@ -85,6 +86,7 @@ where
     let (tx, rx) = mpsc::channel::<Report>();
     // The first second not yet handed out as a record.
     let mut unsent = 0u64;
+    let mut shares = Shares::default();
     let (outputs, timeline, watch) =
         std::thread::scope(|scope| -> Result<Collected<R>, RunError> {
             let mut handles = Vec::with_capacity(threads);
@@ -104,15 +106,20 @@ where
             let mut ended = 0u64;
             let mut errors = 0u64;
             let measure_start = shared.start + plan.warmup;
+            let last_second = plan
+                .length()
+                .map(|l| l.saturating_sub(plan.warmup).as_secs_f64().ceil() as u64)
+                .map_or(u64::MAX, |n| n.saturating_sub(1));
             let mut next_report = next_progress(clock.now(), measure_start);
             loop {
                 match rx.recv_timeout(Duration::from_millis(100)) {
                     Ok(Report::Second(s)) => {
                         ended += s.requests();
                         errors += s.error_total();
-                        timeline.add(s);
+                        timeline.add(*s);
                     }
                     Ok(Report::Health(h)) => watch.add(&h),
+                    Ok(Report::Share(s)) => shares.add(&s),
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
@@ -128,12 +135,15 @@ where
                     // A second is closed once every worker reported its health for it or a
                     // later one (each sends a second's outcomes before its health); a stalled
                     // worker holds the stream back, and the end of the run hands out the rest.
-                    let closed_below = over.min(watch.reported_below());
+                    //
+                    // The schedule's last second is the end's to hand out: answers of the
+                    // drain and the drops at the end fold into it.
+                    let closed_below = over.min(watch.reported_below()).min(last_second);
                     let closed: Vec<Record> = (unsent..closed_below)
                         .map(|i| {
                             let second = timeline.get(i).cloned();
                             let health = watch.samples.get(&i).cloned();
-                            stream::record(plan, i, second, health, true)
+                            stream::record(plan, i, second, health, &mut shares, true)
                         })
                         .collect();
                     unsent = unsent.max(closed_below);
@@ -165,7 +175,7 @@ where
         timeline,
         watch,
     );
-    progress(&stream::rest(plan, &out, unsent));
+    progress(&stream::rest(plan, &out, &mut shares, unsent));
     Ok(out)
 }
 
@@ -236,7 +246,7 @@ fn merge<R: ScriptReport>(
         server_closed += o.server_closed;
         peak += o.peak_connections;
         for p in &o.protocols {
-            crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+            crate::session::add_protocol(&mut protocols, p);
         }
         for u in &o.tls {
             crate::session::count_tls(&mut tls, u.negotiated, u.connections);

@@ -3,7 +3,7 @@
 //! clock; the script only says what comes next. A plain `herd run URL` is one request per
 //! iteration; a workload file compiles to a script with steps, think times, extraction and checks.
 
-use crate::{Failure, Request, Response};
+use crate::{Failure, Request, Response, ScriptSecond};
 use herd_metrics::Verdict;
 use std::time::{Duration, Instant};
 
@@ -72,6 +72,12 @@ pub trait Script: 'static {
     ) -> (Verdict, Option<String>) {
         let _ = (user, req, ctx);
         default_verdict(resp)
+    }
+
+    /// What this thread's script counted since the last call: the worker hands it over with
+    /// each second it closes, for the run's per-second records.
+    fn take_second(&self) -> ScriptSecond {
+        ScriptSecond::default()
     }
 
     /// The worker is done: what this thread's script counted.

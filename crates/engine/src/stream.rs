@@ -4,17 +4,23 @@
 //! collector's thread, never on a worker's.
 
 use crate::health::HealthSample;
+use crate::share::Shares;
 use crate::stages::Profile;
 use crate::{Load, Plan, Progress, RunOutput};
+use crate::{ScriptSecond, SecondLoad};
 use herd_metrics::Second;
 use std::time::Duration;
 
 /// One closed second of the measurement.
 #[derive(Clone, Debug)]
 pub struct Record {
-    /// Every worker's outcomes of this second, merged (totals, statuses, error classes,
-    /// latency histogram).
+    /// Every worker's outcomes of this second, merged (totals, statuses, error classes, the
+    /// latency and service-time histograms, the same per request name).
     pub second: Second,
+    /// Requests scheduled and dropped in this second, exchanges in flight at its end.
+    pub load: SecondLoad,
+    /// What the script counted in this second: iterations per scenario, checks.
+    pub script: ScriptSecond,
     /// The generator's health in this second, when every worker reported it in time.
     pub health: Option<HealthSample>,
     /// What the plan asked for in this second: arrivals per second (open model) or active users
@@ -38,10 +44,16 @@ pub(crate) fn record(
     index: u64,
     second: Option<Second>,
     health: Option<HealthSample>,
+    shares: &mut Shares,
     whole: bool,
 ) -> Record {
+    let second = second.unwrap_or_else(|| Second::new(index));
+    let (mut load, script) = shares.take(index);
+    load.scheduled = second.requests() + load.dropped;
     Record {
-        second: second.unwrap_or_else(|| Second::new(index)),
+        second,
+        load,
+        script,
         health,
         target: target_at(
             plan,
@@ -53,8 +65,16 @@ pub(crate) fn record(
 
 /// The last report of a run: the seconds from `unsent` on, which closed as the workers ended
 /// (the last one cut short unless the measurement lasted whole seconds).
-pub(crate) fn rest<R>(plan: &Plan, out: &RunOutput<R>, unsent: u64) -> Progress {
+pub(crate) fn rest<R>(
+    plan: &Plan,
+    out: &RunOutput<R>,
+    shares: &mut Shares,
+    unsent: u64,
+) -> Progress {
     let measured = out.duration.as_secs_f64();
+    if let Some(last) = out.timeline.last() {
+        shares.fold_after(last.index);
+    }
     let closed: Vec<Record> = out
         .timeline
         .iter()
@@ -62,7 +82,14 @@ pub(crate) fn rest<R>(plan: &Plan, out: &RunOutput<R>, unsent: u64) -> Progress 
         .map(|s| {
             let health = out.generator.timeline.iter().find(|h| h.t == s.index);
             let whole = (s.index + 1) as f64 <= measured + 1e-9;
-            record(plan, s.index, Some(s.clone()), health.cloned(), whole)
+            record(
+                plan,
+                s.index,
+                Some(s.clone()),
+                health.cloned(),
+                shares,
+                whole,
+            )
         })
         .collect();
     Progress {

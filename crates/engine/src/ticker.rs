@@ -3,6 +3,8 @@
 
 use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
+use crate::share::ThreadShare;
+use crate::ScriptSecond;
 use hdrhistogram::Histogram;
 use herd_metrics::{Recorder, Second};
 use std::sync::mpsc::Sender;
@@ -13,8 +15,11 @@ pub(crate) const TICK: Duration = Duration::from_millis(10);
 
 /// What workers send the collector while they run, at their ticks.
 pub(crate) enum Report {
-    Second(Second),
+    // Boxed: a second (two histograms' handles, per-name entries) is large beside the others,
+    // and the channel's slots are sized by the largest variant.
+    Second(Box<Second>),
     Health(ThreadSecond),
+    Share(ThreadShare),
 }
 
 /// One worker's tick schedule and the health of the second in progress.
@@ -24,6 +29,8 @@ pub(crate) struct Ticks {
     health_sec: Option<u64>,
     cpu_mark: ThreadCpu,
     delay_max: Duration,
+    /// The worker's dropped arrivals when its last share was sent.
+    dropped_mark: u64,
 }
 
 /// What a tick reads and updates of its worker.
@@ -34,6 +41,12 @@ pub(crate) struct TickState<'a> {
     /// Send lag of the second in progress (open model); reset when the second is reported.
     pub second_lag: &'a mut Histogram<u64>,
     pub open_connections: u64,
+    /// Arrivals this worker dropped so far (open model).
+    pub dropped: u64,
+    /// Exchanges started and not ended.
+    pub in_flight: u64,
+    /// What the script counted since it was last asked.
+    pub script: &'a dyn Fn() -> ScriptSecond,
     pub seconds: Option<&'a Sender<Report>>,
 }
 
@@ -46,6 +59,7 @@ impl Ticks {
             health_sec: None,
             cpu_mark: ThreadCpu::now(),
             delay_max: Duration::ZERO,
+            dropped_mark: 0,
         }
     }
 
@@ -65,11 +79,13 @@ impl Ticks {
             s.recorder.roll(sec);
             if let Some(tx) = s.seconds {
                 for second in s.recorder.take_ready() {
-                    let _ = tx.send(Report::Second(second));
+                    let _ = tx.send(Report::Second(Box::new(second)));
                 }
                 match self.health_sec {
                     Some(h) if h == sec => {}
                     Some(h) => {
+                        // The share goes first: the health closes the second for the collector.
+                        self.share(h, &s, tx);
                         let cpu = ThreadCpu::now();
                         let lag = s.second_lag.value_at_quantile(0.99);
                         s.second_lag.reset();
@@ -97,6 +113,34 @@ impl Ticks {
         self.next += TICK;
         if now > self.next {
             self.next = now + TICK; // no burst of catch-up ticks after a stall
+        }
+    }
+}
+
+impl Ticks {
+    /// Sends the worker's share of second `index`: drops and script counts since the last share.
+    fn share(&mut self, index: u64, s: &TickState<'_>, tx: &Sender<Report>) {
+        let _ = tx.send(Report::Share(ThreadShare {
+            index,
+            dropped: s.dropped - self.dropped_mark,
+            in_flight: s.in_flight,
+            script: (s.script)(),
+        }));
+        self.dropped_mark = s.dropped;
+    }
+
+    /// The worker is done: its share of the second it ended in (the run's last, cut short),
+    /// so the stream's last record counts what the totals count.
+    /// A worker that never ticked inside the measurement (on a virtual clock it can sleep
+    /// through it) still hands over what it counted.
+    pub fn finish(&mut self, now: Instant, s: TickState<'_>) {
+        let index = match self.health_sec {
+            Some(h) => h,
+            None if now >= s.measure_start => (now - s.measure_start).as_secs(),
+            None => return,
+        };
+        if let Some(tx) = s.seconds {
+            self.share(index, &s, tx);
         }
     }
 }

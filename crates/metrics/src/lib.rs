@@ -15,6 +15,7 @@
 //! assert_eq!(rec.total().completed, 1);
 //! ```
 
+mod by_name;
 mod compact;
 mod error_kind;
 mod outcome;
@@ -23,6 +24,7 @@ mod second_latency;
 mod stats;
 mod timeline;
 
+pub use by_name::{ByName, NameSecond, NAMED_PER_SECOND, OTHER_NAME};
 pub use compact::CompactHistogram;
 pub use error_kind::{ErrorKind, ErrorTable};
 pub use outcome::{Outcome, Phases, Verdict};

@@ -41,6 +41,9 @@ impl Recorder {
         }
         // An outcome a little late for its second folds into the current one.
         self.current.record(o);
+        if !self.by_name.is_empty() {
+            self.current.by_name.record(o);
+        }
     }
 
     /// Closes the current second if `now_sec` is past it.

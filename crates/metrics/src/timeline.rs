@@ -1,5 +1,5 @@
 use crate::stats::micros;
-use crate::{ErrorKind, Outcome, SecondLatency, Verdict};
+use crate::{ByName, ErrorKind, Outcome, SecondLatency, Verdict};
 use std::collections::BTreeMap;
 
 /// Seconds older than this (behind the newest second reported) are sealed: their latency
@@ -21,6 +21,11 @@ pub struct Second {
     /// Latency of the responses that ended in this second, in microseconds (requests that got
     /// no response are counted in `errors` only).
     pub latency: SecondLatency,
+    /// Service time (from the send) of the same responses, in microseconds.
+    pub service: SecondLatency,
+    /// The same outcomes per request name, when the run has more than one name (cleared when
+    /// the second is sealed).
+    pub by_name: ByName,
 }
 
 impl Second {
@@ -33,6 +38,8 @@ impl Second {
             status_class: [0; 6],
             bytes_received: 0,
             latency: SecondLatency::default(),
+            service: SecondLatency::default(),
+            by_name: ByName::default(),
         }
     }
 
@@ -41,6 +48,9 @@ impl Second {
         match o.result {
             Ok(v) => {
                 self.latency.saturating_record(micros(o.latency));
+                if let Some(s) = o.service {
+                    self.service.saturating_record(micros(s));
+                }
                 match v {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
@@ -72,11 +82,23 @@ impl Second {
         }
         self.bytes_received += other.bytes_received;
         self.latency.add(&other.latency);
+        self.service.add(&other.service);
+        self.by_name.merge(&other.by_name);
+    }
+
+    /// Keeps the summaries and frees the histograms and the per-name entries.
+    pub fn seal(&mut self) {
+        self.latency.seal();
+        self.service.seal();
+        self.by_name.clear();
     }
 
     /// Bytes this second holds, its own size included: what the timeline grows by per second.
     pub fn held_bytes(&self) -> usize {
-        std::mem::size_of::<Second>() + self.latency.heap_bytes()
+        std::mem::size_of::<Second>()
+            + self.latency.heap_bytes()
+            + self.service.heap_bytes()
+            + self.by_name.held_bytes()
     }
 }
 
@@ -100,7 +122,7 @@ impl Timeline {
         let seal_below = index.saturating_sub(SEAL_AFTER_S);
         if seal_below > self.sealed_below {
             for (_, sec) in self.seconds.range_mut(self.sealed_below..seal_below) {
-                sec.latency.seal();
+                sec.seal();
             }
             self.sealed_below = seal_below;
         }
@@ -207,9 +229,10 @@ mod tests {
             busy_second(&mut t, sec, 3_000);
             at.push(t.held_bytes());
         }
-        // Past the first minute each new second adds its sealed summary and nothing else.
+        // Past the first minute each new second adds its sealed summaries (latency and service
+        // time) and nothing else: 40 MB a day.
         let per_second = (at[599] - at[299]) / 300;
-        assert!(per_second <= 400, "{per_second} bytes per second");
+        assert!(per_second <= 512, "{per_second} bytes per second");
         assert_eq!(at[599] - at[499], at[499] - at[399]);
         // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
         assert!(at[119] < 60 * 65_536, "{}", at[119]);

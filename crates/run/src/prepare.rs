@@ -109,9 +109,10 @@ impl RunSpec {
         {
             self.load.check_arrivals(self.level, &mut problems);
         }
-        if http.http2 && self.load.pipeline.is_some() {
+        if (http.http2 || http.http3) && self.load.pipeline.is_some() {
             problems.push(
-                "--pipeline is HTTP/1.1's; over HTTP/2 requests share a connection as --streams"
+                "--pipeline is HTTP/1.1's; over HTTP/2 and HTTP/3 requests share a connection \
+                 as --streams"
                     .into(),
             );
         }
@@ -129,8 +130,8 @@ impl RunSpec {
             tls_files,
             proxy,
             http: self.http,
-            shard: None,
-            late: std::time::Duration::ZERO,
+            shard: self.shard.clone(),
+            runs: Default::default(),
         };
         // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
         if let What::Workload { .. } | What::Replay { .. } = prepared.what {
@@ -218,6 +219,7 @@ impl RunSpec {
             request: bytes,
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
+            secrets_shown: request.redact.shows(),
         };
         Some(match file {
             None => What::Url(request),

@@ -28,8 +28,12 @@ pub struct RunSpec {
     pub watch: WatchPlan,
     /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
     pub http: crate::HttpFlags,
-    /// Where connections go and the TLS identity they present (curl's flags).
+    /// Where connections go and the TLS identity they present (curl's flags). A shard may
+    /// be given its own: routes are not part of the plan its shards share.
     pub connect: ConnectFlags,
+    /// The share of the run this instance plays and when it starts (`--shard I/N`,
+    /// `--start-at`); `None` plays the whole run now.
+    pub shard: Option<crate::shard::ShardRun>,
 }
 
 /// curl's connection flags, as given: `--resolve`, `--connect-to` (checked when the run is
@@ -83,7 +87,7 @@ impl ConnectFlags {
     }
 
     /// The routes, every bad one a problem.
-    pub(crate) fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
+    pub fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
         let resolve = self.resolve.iter().map(|s| herd_http::Route::resolve(s));
         let connect = self
             .connect_to
@@ -243,6 +247,7 @@ impl RunSpec {
             watch: WatchPlan::default(),
             connect: ConnectFlags::default(),
             http: crate::HttpFlags::default(),
+            shard: None,
         }
     }
 }

@@ -27,6 +27,7 @@ mod extract;
 mod func;
 mod load;
 mod multipart;
+pub mod needs;
 mod program;
 mod read;
 mod redirect;

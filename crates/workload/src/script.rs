@@ -97,6 +97,10 @@ impl Script for WorkloadScript {
     type User = User;
     type Report = Tally;
 
+    fn take_second(&self) -> herd_engine::ScriptSecond {
+        std::mem::take(&mut self.tally.borrow_mut().second)
+    }
+
     fn finish(&self) -> Tally {
         self.tally.take()
     }

@@ -3,6 +3,7 @@
 //! (no locks on the hot path) and hands it back from `Script::finish`; the engine adds them up
 //! with the rest of the run's output.
 
+use herd_engine::ScriptSecond;
 use herd_metrics::CompactHistogram;
 use std::time::Duration;
 
@@ -27,6 +28,8 @@ pub struct CheckTally {
 pub struct Tally {
     pub scenarios: Vec<ScenarioTally>,
     pub checks: Vec<CheckTally>,
+    /// The same counts since the worker last closed a second (`Script::take_second`).
+    pub second: ScriptSecond,
 }
 
 impl Tally {
@@ -39,16 +42,19 @@ impl Tally {
                 })
                 .collect(),
             checks: vec![CheckTally::default(); checks],
+            second: ScriptSecond::default(),
         }
     }
 
     pub fn iteration(&mut self, scenario: usize, took: Duration) {
         let s = &mut self.scenarios[scenario];
         s.iterations += 1;
+        self.second.iteration(scenario as u32);
         s.duration.saturating_record(took.as_micros() as u64);
     }
 
     pub fn check(&mut self, check: usize, passed: bool, message: impl FnOnce() -> String) {
+        self.second.check(check as u32, passed);
         let c = &mut self.checks[check];
         if passed {
             c.passes += 1;

@@ -44,8 +44,13 @@ use user::User;
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// A reused connection idle this long that fails with nothing received is taken to have been
-/// closed by the server's keep-alive timeout: the request is retried once on a new one.
+/// closed by the server's keep-alive timeout: the request is retried once on a new one, whatever
+/// its method (one that is safe to repeat is retried after any reuse).
 pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
+/// A request the server did not take (it said it closes, its GOAWAY named a stream below it,
+/// it closed under a pipelined tail) goes again on another connection at most this many
+/// times; then it fails with the class of the last failure.
+pub(crate) const UNSEEN_TRIES: u32 = 8;
 /// An iteration that sent nothing and paused for nothing is followed by this pause, so a
 /// script with nothing to send cannot spin and starve the loop.
 const IDLE_ITERATION: Duration = Duration::from_millis(10);
@@ -315,6 +320,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.cut_off(why);
         }
         if now >= ticks.due() {
+            let script = w.script;
             ticks.tick(
                 now,
                 TickState {
@@ -323,6 +329,9 @@ pub(crate) fn work<T: Transport, S: Script>(
                     loop_delay: &mut loop_delay,
                     second_lag: &mut w.second_lag,
                     open_connections: w.tally.open_conns,
+                    dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+                    in_flight: w.exchanges.in_flight(),
+                    script: &|| script.take_second(),
                     seconds: seconds.as_ref(),
                 },
             );
@@ -358,6 +367,22 @@ pub(crate) fn work<T: Transport, S: Script>(
         let g = w.links.slots[l].generation;
         w.drop_link(l as u32, g);
     }
+    let script = w.script;
+    let now = w.now();
+    ticks.finish(
+        now,
+        TickState {
+            measure_start: w.measure_start,
+            recorder: &mut w.recorder,
+            loop_delay: &mut loop_delay,
+            second_lag: &mut w.second_lag,
+            open_connections: w.tally.open_conns,
+            dropped: w.open.as_ref().map_or(0, |o| o.dropped),
+            in_flight: w.exchanges.in_flight(),
+            script: &|| script.take_second(),
+            seconds: seconds.as_ref(),
+        },
+    );
     let cpu = ThreadCpu::now().since(&cpu0);
     let (dropped, send_lag) = match w.open {
         Some(o) => (o.dropped, o.send_lag),

@@ -67,3 +67,54 @@ fn each_closed_second_is_one_record_in_order_with_the_timeline_counts() {
         "the drain is not a whole second"
     );
 }
+
+/// What a dashboard or a metrics endpoint adds up second by second is what the run reports at
+/// its end: requests scheduled and dropped, and the requests waiting at each second's close.
+#[test]
+fn records_carry_the_seconds_scheduled_dropped_and_in_flight_requests() {
+    // 2 connections, each busy 500 ms per request, 50 arrivals a second: most are dropped.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(500), 200));
+    let plan = Plan {
+        load: Load::Open {
+            rate: 50.0,
+            max_connections: 2,
+        },
+        duration: Some(Duration::from_secs(3)),
+        threads: 2,
+        ..Plan::default()
+    };
+    let script = Single(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]));
+    let mut records = Vec::new();
+    let out = run(
+        &plan,
+        fake.clock.clone(),
+        |_| Ok(fake.transport()),
+        |_| script.clone(),
+        Arc::new(Control::new()),
+        |p| records.extend(p.closed.iter().cloned()),
+    )
+    .unwrap();
+    let dropped: u64 = records.iter().map(|r| r.load.dropped).sum();
+    let scheduled: u64 = records.iter().map(|r| r.load.scheduled).sum();
+    assert_eq!(dropped, out.dropped, "every drop lands in some second");
+    assert_eq!(scheduled, out.scheduled, "every scheduled request too");
+    assert!(out.dropped > 100, "dropped {}", out.dropped);
+    // Both connections stay busy; a second can close between one answer and the next send.
+    for r in &records[1..3] {
+        let busy = r.load.in_flight;
+        assert!(
+            (1..=2).contains(&busy),
+            "second {}: {busy} in flight",
+            r.index()
+        );
+    }
+    for r in &records {
+        let (ended, service) = (r.second.requests(), r.second.service.len());
+        assert_eq!(
+            service,
+            ended,
+            "second {}: a service time per response",
+            r.index()
+        );
+    }
+}
