@@ -52,8 +52,7 @@ impl Sink for JsonStream {
     }
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        let health = r.health.as_ref().map(herd_run::generator_sample);
-        let line = stream_line(r, health, &self.labels);
+        let line = stream_line(r, &self.labels);
         self.line(&line)
     }
 
@@ -63,12 +62,9 @@ impl Sink for JsonStream {
     }
 }
 
-/// Record `r` as a line of the stream, its indices named by `labels`.
-fn stream_line(
-    r: &Record,
-    health: Option<herd_result::GeneratorSample>,
-    labels: &herd_run::Labels,
-) -> StreamLine {
+/// Record `r` as a line of the stream (`--json`, `--record`), its indices named by `labels`.
+pub(crate) fn stream_line(r: &Record, labels: &herd_run::Labels) -> StreamLine {
+    let health = r.health.as_ref().map(herd_run::generator_sample);
     let mut line = StreamLine::new(&r.second, r.whole, health);
     line.scheduled = r.load.scheduled;
     line.dropped = r.load.dropped;

@@ -19,7 +19,8 @@ pub enum Event {
     End(Box<RunResult>),
 }
 
-/// A closed second: the line a `--json` stream writes for it, and what the plan asked for.
+/// A closed second: the line a `--json` stream writes for it (its load, names, checks), and
+/// what the plan asked for.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SecondEvent {
     #[serde(flatten)]
@@ -27,22 +28,14 @@ pub struct SecondEvent {
     /// Arrivals per second (open model) or users (closed model) the plan asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<f64>,
-    /// Arrivals of the open model dropped in this second (every user busy, the queue full).
-    #[serde(default)]
-    pub dropped: u64,
-    /// Exchanges started and not ended when the second closed.
-    #[serde(default)]
-    pub in_flight: u64,
 }
 
 impl SecondEvent {
-    pub fn new(r: &Record) -> Self {
-        let health = r.health.as_ref().map(herd_run::generator_sample);
+    /// Record `r`, its indices named by `labels` (the run's start tells them).
+    pub fn new(r: &Record, labels: &herd_run::Labels) -> Self {
         SecondEvent {
-            line: StreamLine::new(&r.second, r.whole, health),
+            line: crate::json::stream_line(r, labels),
             target: r.target,
-            dropped: r.load.dropped,
-            in_flight: r.load.in_flight,
         }
     }
 }

@@ -45,6 +45,8 @@ pub struct Dashboard {
     shared: Arc<Shared>,
     server: Server,
     token: Option<String>,
+    /// The run's request names, scenarios and checks, told at its start.
+    labels: herd_run::Labels,
 }
 
 impl Dashboard {
@@ -68,6 +70,7 @@ impl Dashboard {
             shared,
             server,
             token,
+            labels: herd_run::Labels::default(),
         })
     }
 
@@ -93,12 +96,13 @@ impl Dashboard {
 
 impl Sink for Dashboard {
     fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        self.labels = start.labels.clone();
         self.apply(&Event::Start(start.header()));
         Ok(())
     }
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.apply(&Event::Second(SecondEvent::new(r)));
+        self.apply(&Event::Second(SecondEvent::new(r, &self.labels)));
         Ok(())
     }
 

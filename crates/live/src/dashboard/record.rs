@@ -16,6 +16,7 @@ const FLAG: &str = "--record";
 pub struct Recording {
     path: PathBuf,
     out: Option<BufWriter<File>>,
+    labels: herd_run::Labels,
 }
 
 impl Recording {
@@ -24,6 +25,7 @@ impl Recording {
         Recording {
             path: path.to_owned(),
             out: None,
+            labels: herd_run::Labels::default(),
         }
     }
 
@@ -42,11 +44,12 @@ impl Sink for Recording {
     fn start(&mut self, start: &Start) -> Result<(), SinkError> {
         let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
         self.out = Some(BufWriter::new(file));
+        self.labels = start.labels.clone();
         self.write(&Event::Start(start.header()))
     }
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.write(&Event::Second(SecondEvent::new(r)))
+        self.write(&Event::Second(SecondEvent::new(r, &self.labels)))
     }
 
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {

@@ -25,16 +25,14 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
                 second,
                 generator: None,
                 scheduled: 0,
-                dropped: 0,
-                in_flight: 0,
+                dropped: 1,
+                in_flight: 2,
                 service_histogram: None,
                 by_name: vec![],
                 scenarios: vec![],
                 checks: vec![],
             },
             target: Some(300.0),
-            dropped: 1,
-            in_flight: 2,
         }));
     }
     all

@@ -69,15 +69,15 @@ impl View {
                 run.totals.errors += e.errors;
                 run.totals.completed = run.totals.ok + run.totals.failed;
                 run.totals.sent = run.totals.completed + run.totals.errors;
-                run.totals.scheduled = run.totals.sent + self.dropped + s.dropped;
+                run.totals.scheduled = run.totals.sent + self.dropped + s.line.dropped;
                 run.totals.bytes_received += e.bytes_received;
                 for (k, n) in &e.error_kinds {
                     *run.errors.entry(k.clone()).or_default() += n;
                 }
                 self.health.extend(s.line.generator.clone());
                 run.duration_s = run.duration_s.max(e.t as f64 + 1.0);
-                self.dropped += s.dropped;
-                self.in_flight = s.in_flight;
+                self.dropped += s.line.dropped;
+                self.in_flight = s.line.in_flight;
                 run.totals.dropped = self.dropped;
                 if let Some(t) = s.target {
                     self.targets.push((e.t as f64 + 0.5, t));
