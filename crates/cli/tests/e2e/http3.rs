@@ -146,6 +146,13 @@ fn http3_streams_multiplex_requests_up_to_the_servers_limit() {
         assert_eq!(r["totals"]["errors"], 0, "{}", r["error_samples"]);
         assert_eq!(r["generator"]["connections_opened"].to_string(), c);
         assert_eq!(r["generator"]["protocols"][0]["requests"], n);
+        assert_eq!(r["config"]["streams"].to_string(), streams);
+        assert!(r["config"]["pipeline"].is_null(), "{}", r["config"]);
+        assert!(
+            ran.stdout().contains(&format!("x {streams} streams")),
+            "{}",
+            ran.stdout()
+        );
         total += n;
     }
     assert_eq!(caddy.access_log(total).len(), total);
