@@ -142,7 +142,7 @@ pub struct RunArgs {
     #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
 
-    /// No live progress line
+    /// No live panel on the terminal
     #[arg(short = 'q', long)]
     pub quiet: bool,
 

@@ -54,6 +54,10 @@ pub struct RenderArgs {
     /// The folder to write the manifests to
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
+    /// Every pod pushes its series to this remote-write URL as the run goes (each labelled with
+    /// its shard), e.g. http://prometheus.monitoring:9090/api/v1/write
+    #[arg(long = "prometheus-remote-write", value_name = "URL")]
+    pub prometheus_remote_write: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -137,6 +141,9 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
     problems.extend(crate::k8s_check::cpu(&a.cpu).err());
     problems.extend(crate::k8s_check::memory(&a.memory).err());
     problems.extend(crate::k8s_check::image(&a.image).err());
+    if let Some(url) = &a.prometheus_remote_write {
+        problems.extend(crate::k8s_check::remote_write(url).err());
+    }
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
@@ -228,6 +235,7 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         files,
         secret_files,
         env,
+        remote_write: a.prometheus_remote_write.clone(),
     };
     std::fs::create_dir_all(&a.output)
         .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", a.output.display())))?;

@@ -156,6 +156,31 @@ pub fn loopback_host(target: &str) -> Option<&str> {
     loopback.then_some(&authority[authority.len() - host_port.len()..])
 }
 
+/// A remote-write URL the pods can push to, and no password in it: the Job's arguments are
+/// readable by anyone who can read the Job.
+pub fn remote_write(url: &str) -> Result<(), String> {
+    herd_live::metrics::Endpoint::parse(url)?;
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or("");
+    if authority.contains('@') {
+        return Err(format!(
+            "--prometheus-remote-write {url}: credentials in the URL would be written into the \
+             Job for anyone who reads it; push to an agent in the cluster that adds them"
+        ));
+    }
+    let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+    if host == "localhost" || host.starts_with("127.") || host == "[::1]" {
+        return Err(format!(
+            "--prometheus-remote-write {url}: each pod would push to itself; give the address \
+             the pods reach, e.g. http://prometheus.monitoring:9090/api/v1/write"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

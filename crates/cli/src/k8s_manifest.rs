@@ -25,6 +25,8 @@ pub struct Spec {
     pub secret_files: Vec<(String, String, String)>,
     /// (variable, value) for each `env('NAME')` the workload reads: into the Secret too.
     pub env: Vec<(String, String)>,
+    /// Where every pod pushes its series (`--prometheus-remote-write`).
+    pub remote_write: Option<String>,
 }
 
 /// The Secret's key of an environment value: the prefix keeps it apart from a data file's key.
@@ -147,6 +149,10 @@ pub fn job(s: &Spec) -> String {
         name = q(&s.name),
         image = q(&s.image),
     );
+    let push = s
+        .remote_write
+        .iter()
+        .flat_map(|u| ["--prometheus-remote-write".to_owned(), u.clone()]);
     let args = [
         "run".to_owned(),
         format!("/plan/{}", s.workload),
@@ -158,7 +164,7 @@ pub fn job(s: &Spec) -> String {
         s.start_at.clone(),
         "--quiet".into(),
     ];
-    for a in args {
+    for a in args.into_iter().chain(push) {
         let _ = writeln!(out, "            - {}", q(&a));
     }
     let _ = write!(

@@ -85,6 +85,7 @@ pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, 
     sinks.add(Live::new(a.quiet).planned(Planned {
         duration: plan.duration.or(plan.length()),
         requests: plan.requests,
+        users: matches!(plan.load, herd_engine::Load::Closed { .. }),
     }));
     let o = &a.outputs;
     let bad = |e: herd_live::SinkError| Exit::bad_input(e.to_string());

@@ -96,6 +96,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         sinks,
         config: prepared.config(),
         warmup: plan.warmup,
+        labels: prepared.labels(),
     };
     let result = prepared.run(None, &control, &mut observer)?;
     let code = crate::outputs::finish(&result, &mut observer.sinks)?;
@@ -109,6 +110,7 @@ struct Starting {
     sinks: herd_live::Sinks,
     config: herd_result::RunConfig,
     warmup: std::time::Duration,
+    labels: herd_run::Labels,
 }
 
 impl herd_run::Observer for Starting {
@@ -124,6 +126,7 @@ impl herd_run::Observer for Starting {
             measure_start: SystemTime::now() + self.warmup,
             timeline_start_unix_s: timeline_start,
             shard: shard.cloned(),
+            labels: self.labels.clone(),
         });
     }
 

@@ -362,6 +362,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                         tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                         protocol: "http/1.1",
                         resumption: None,
+                        negotiated: t.negotiated(conn),
                     }));
                     writable = true;
                 }

@@ -105,9 +105,6 @@ impl Ticks {
                         self.cpu_mark = ThreadCpu::now();
                         self.delay_max = Duration::ZERO;
                         s.second_lag.reset();
-                        // What the script counted in the warm-up is not the measurement's.
-                        let _ = (s.script)();
-                        self.dropped_mark = s.dropped;
                         self.health_sec = Some(sec);
                     }
                 }

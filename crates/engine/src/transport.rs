@@ -217,6 +217,12 @@ pub trait Transport: 'static {
         false
     }
 
+    /// What `conn`'s TLS handshake settled on, once it is done; `None` for plain connections.
+    fn negotiated(&self, conn: &Self::Conn) -> Option<crate::Negotiated> {
+        let _ = conn;
+        None
+    }
+
     /// The clock this transport's waits are measured on.
     fn clock(&self) -> &dyn Clock;
 }

@@ -5,7 +5,7 @@
 
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
-use herd_result::stream::StreamLine;
+use herd_result::stream::{name_lines, CheckLine, ScenarioLine, StreamLine};
 use herd_result::{write_json, RunResult};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -16,6 +16,7 @@ const FLAG: &str = "--json";
 pub struct JsonStream {
     path: PathBuf,
     out: Option<BufWriter<File>>,
+    labels: herd_run::Labels,
 }
 
 impl JsonStream {
@@ -25,6 +26,7 @@ impl JsonStream {
         Ok(JsonStream {
             path: path.to_owned(),
             out: None,
+            labels: herd_run::Labels::default(),
         })
     }
 
@@ -45,18 +47,47 @@ impl Sink for JsonStream {
     fn start(&mut self, start: &Start) -> Result<(), SinkError> {
         let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
         self.out = Some(BufWriter::new(file));
+        self.labels = start.labels.clone();
         self.line(&start.header())
     }
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
         let health = r.health.as_ref().map(herd_run::generator_sample);
-        self.line(&StreamLine::new(&r.second, r.whole, health))
+        let line = stream_line(r, health, &self.labels);
+        self.line(&line)
     }
 
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {
         self.out = None;
         write_final(&self.path, result).map_err(|e| SinkError::new(FLAG, &self.path, e))
     }
+}
+
+/// Record `r` as a line of the stream, its indices named by `labels`.
+fn stream_line(
+    r: &Record,
+    health: Option<herd_result::GeneratorSample>,
+    labels: &herd_run::Labels,
+) -> StreamLine {
+    let mut line = StreamLine::new(&r.second, r.whole, health);
+    line.scheduled = r.load.scheduled;
+    line.dropped = r.load.dropped;
+    line.in_flight = r.load.in_flight;
+    line.by_name = name_lines(&r.second.by_name, |i| labels.name(i).to_owned());
+    line.scenarios = (r.script.iterations.iter())
+        .map(|&(i, iterations)| ScenarioLine {
+            name: labels.scenario(i).to_owned(),
+            iterations,
+        })
+        .collect();
+    line.checks = (r.script.checks.iter())
+        .map(|&(i, passes, fails)| CheckLine {
+            name: labels.check(i).to_owned(),
+            passes,
+            fails,
+        })
+        .collect();
+    line
 }
 
 /// Writes `result` to `path` whole or not at all: into a file beside it, then renamed over it,

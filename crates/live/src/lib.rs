@@ -1,8 +1,8 @@
 //! What a run shows and writes while it goes on: the engine's collector hands every closed
 //! second to the caller as a [`Record`]; each output is a [`Sink`] of that one stream (ripgrep's
-//! printer implementing the searcher's `Sink`): the live line on a terminal, the JSON written as
-//! the run goes, the per-second CSV, the HdrHistogram interval log, and at the end JUnit and
-//! Markdown summaries. Sinks run on the collector's thread, never on a worker's.
+//! printer implementing the searcher's `Sink`): the live panel on a terminal, the web
+//! dashboard and its recording, the JSON written as the run goes, the per-second CSV, the
+//! HdrHistogram interval log, and at the end JUnit and Markdown summaries. Sinks run on the collector's thread, never on a worker's.
 //!
 //! ```no_run
 //! use herd_live::{Sinks, Start, json::JsonStream};
@@ -43,6 +43,8 @@ pub struct Start {
     /// shared start instant, so shards line up.
     pub timeline_start_unix_s: Option<u64>,
     pub shard: Option<ShardHeader>,
+    /// What the indices in the records name: request names, scenarios, checks.
+    pub labels: herd_run::Labels,
 }
 
 /// A sink that could not write: which output, and why.

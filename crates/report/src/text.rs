@@ -119,7 +119,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     line(out, "throughput", &body)?;
     latency(&r.latency_ms, out)?;
     service(&r.service_time_ms, out)?;
-    connect(&r.connect_ms, out)?;
+    connect(&r.connect_ms, &r.generator.tls, out)?;
     protocols(&r.generator.protocols, out)?;
     phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
@@ -294,17 +294,33 @@ fn handshakes(h: &herd_result::Handshakes) -> String {
     format!(" (handshakes: {})", kinds.join(", "))
 }
 
-fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {
+/// The connect times, and what the TLS handshakes settled on (one group per version, cipher
+/// suite and ALPN protocol, with its connections when they differ).
+fn connect(s: &Summary, tls: &[herd_result::TlsUse], out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
         return Ok(());
     }
-    let body = format!(
+    let mut body = format!(
         "p50 {}  p99 {}  max {}   ({})",
         duration_ms(s.p50),
         duration_ms(s.p99),
         duration_ms(s.max),
         plural(s.count, "connection")
     );
+    let groups: Vec<String> = tls
+        .iter()
+        .map(|t| {
+            let alpn = t.alpn.as_deref().unwrap_or("no ALPN");
+            let mut g = format!("{} {} {alpn}", t.version, t.cipher);
+            if tls.len() > 1 {
+                write!(g, " x{}", t.connections)?;
+            }
+            Ok(g)
+        })
+        .collect::<Result<_, fmt::Error>>()?;
+    if !groups.is_empty() {
+        write!(body, "  {}", groups.join("; "))?;
+    }
     line(out, "connect", &body)
 }
 

@@ -7,6 +7,8 @@
 use crate::build::{per_second, timeline_entry};
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
 use crate::result::{Histograms, Kind, Totals};
+use crate::stream_parts::Sections;
+pub use crate::stream_parts::{name_lines, CheckLine, NameLine, ScenarioLine};
 use crate::{
     Generator, GeneratorSample, ReportError, RunConfig, RunResult, ShardHeader, TimelineEntry,
 };
@@ -57,13 +59,33 @@ impl StreamHeader {
 }
 
 /// One closed second as a line of the stream: the timeline entry of the finished result, with
-/// the generator's health of that second.
+/// the generator's health of that second, its load, its service times, and the same second per
+/// request name, scenario and check.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamLine {
     #[serde(flatten)]
     pub second: TimelineEntry,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<GeneratorSample>,
+    /// Requests the plan called for that ended or were dropped in this second.
+    #[serde(default)]
+    pub scheduled: u64,
+    /// Arrivals dropped in this second (open model: every user busy, the queue full).
+    #[serde(default)]
+    pub dropped: u64,
+    /// Requests sent or waiting to be, not yet ended, when the second closed.
+    #[serde(default)]
+    pub in_flight: u64,
+    /// Service time (from the send) of the second's responses, microseconds, encoded as the
+    /// result's histograms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_name: Vec<NameLine>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<ScenarioLine>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckLine>,
 }
 
 impl StreamLine {
@@ -74,6 +96,13 @@ impl StreamLine {
         StreamLine {
             second: timeline_entry(second, second.index as f64 + 1.0, whole),
             generator,
+            scheduled: second.requests(),
+            dropped: 0,
+            in_flight: 0,
+            service_histogram: second.service.histogram().map(encode_histogram),
+            by_name: Vec::new(),
+            scenarios: Vec::new(),
+            checks: Vec::new(),
         }
     }
 }
@@ -119,6 +148,8 @@ pub fn complete<'t>(text: &'t str, origin: &str) -> Result<Cow<'t, str>, ReportE
 /// (with no lines, the empty result a live view grows second by second).
 pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
     let mut latency = new_histogram();
+    let mut service = new_histogram();
+    let mut sections = Sections::default();
     let mut totals = Totals::default();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut health = Vec::new();
@@ -131,6 +162,12 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         totals.ok += s.ok;
         totals.failed += s.failed;
         totals.errors += s.errors;
+        if let Some(h) = &l.service_histogram {
+            let _ = service.add(decode_histogram(h)?);
+        }
+        sections.add(&l.by_name, &l.scenarios, &l.checks)?;
+        totals.scheduled += l.scheduled;
+        totals.dropped += l.dropped;
         totals.bytes_received += s.bytes_received;
         for (k, n) in &s.error_kinds {
             *errors.entry(k.clone()).or_default() += n;
@@ -140,7 +177,8 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     }
     totals.completed = totals.ok + totals.failed;
     totals.sent = totals.completed + totals.errors;
-    totals.scheduled = totals.sent;
+    // A stream written before the load was counted per second says nothing of drops.
+    totals.scheduled = totals.scheduled.max(totals.sent + totals.dropped);
     let duration_s = timeline.len() as f64;
     let empty = encode_histogram(&new_histogram());
     let mut extra = BTreeMap::new();
@@ -166,7 +204,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         errors,
         error_samples: BTreeMap::new(),
         latency_ms: summarize_us(&latency),
-        service_time_ms: Default::default(),
+        service_time_ms: summarize_us(&service),
         connect_ms: Default::default(),
         time_to_error_ms: Default::default(),
         response_bytes: Default::default(),
@@ -178,7 +216,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         timeline,
         histograms: Histograms {
             latency: encode_histogram(&latency),
-            service_time: empty.clone(),
+            service_time: encode_histogram(&service),
             connect: empty.clone(),
             time_to_error: empty,
             phases: None,
@@ -187,9 +225,9 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         extra,
         server: None,
         workload: None,
-        by_name: Vec::new(),
-        by_scenario: Vec::new(),
-        checks: Vec::new(),
+        by_name: sections.by_name(duration_s),
+        by_scenario: sections.by_scenario(),
+        checks: sections.checks(),
         thresholds: Vec::new(),
         timeline_start_unix_s: header.timeline_start_unix_s,
         shard: header.shard,
@@ -261,6 +299,55 @@ mod tests {
             r.latency_ms.p99
         );
         assert!(r.warnings[0].contains("partial result"));
+    }
+
+    #[test]
+    fn a_partial_result_keeps_names_scenarios_checks_drops_and_service_times() {
+        let header = StreamHeader::new("t".into(), config(), SystemTime::now());
+        let mut text = serde_json::to_string(&header).unwrap() + "\n";
+        for i in 0..2 {
+            let mut s = Second::new(i);
+            let mut by_name = herd_metrics::ByName::default();
+            for (name, ms) in [(0, 2), (1, 8), (1, 9)] {
+                let o = Outcome::completed(
+                    name,
+                    Duration::from_millis(ms),
+                    Duration::from_millis(1),
+                    200,
+                    Verdict::Ok,
+                );
+                s.record(&o);
+                by_name.record(&o);
+            }
+            let mut line = StreamLine::new(&s, true, None);
+            line.dropped = 4;
+            line.scheduled = 7;
+            line.by_name = name_lines(&by_name, |i| ["home", "cart"][i as usize].to_owned());
+            line.scenarios = vec![ScenarioLine {
+                name: "shop".into(),
+                iterations: 1,
+            }];
+            line.checks = vec![CheckLine {
+                name: "cart: status 200".into(),
+                passes: 2,
+                fails: 1,
+            }];
+            text += &serde_json::to_string(&line).unwrap();
+            text += "\n";
+        }
+        let r = crate::parse_json(&text, "killed.json").unwrap();
+        assert!(r.is_partial());
+        assert_eq!((r.totals.scheduled, r.totals.dropped), (14, 8));
+        assert_eq!(r.service_time_ms.count, 6);
+        let names: Vec<_> = r.by_name.iter().map(|n| (&*n.name, n.totals.ok)).collect();
+        assert_eq!(names, vec![("home", 2), ("cart", 4)]);
+        assert!(
+            r.by_name[1].latency_ms.p50 >= 8.0,
+            "{:?}",
+            r.by_name[1].latency_ms
+        );
+        assert_eq!(r.by_scenario[0].iterations, 2);
+        assert_eq!((r.checks[0].passes, r.checks[0].fails), (4, 2));
     }
 
     #[test]

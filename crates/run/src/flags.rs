@@ -51,6 +51,8 @@ pub enum Flag {
     H2Settings,
     /// `--arrivals` or `--seed`: how the open model's arrivals are spaced.
     Arrivals,
+    /// `--shard I/N` (or `--shard-from-env`), `--start-at`, `--late`.
+    Shard,
 }
 
 /// What a kind of run does with a flag.
@@ -76,7 +78,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 21] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 22] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
@@ -112,6 +114,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 21] = [
     (Flag::Watch, "--watch-*", [A, A, A, A, A]),
     (Flag::Http2, "--http2", [A, A, A, A, A]),
     (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
+    // Every kind plays its stripe; a series' runs each start on their own instant.
+    (Flag::Shard, "--shard/--start-at", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -174,6 +178,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
         ),
+        (Flag::Shard, spec.shard.is_some()),
     ];
     let request = &spec.request;
     flags.extend([

@@ -18,6 +18,7 @@
 mod conclusion;
 pub mod flags;
 mod http;
+mod labels;
 mod limits;
 mod prepare;
 mod prepared;
@@ -30,6 +31,7 @@ mod watch;
 
 pub use conclusion::{conclude, Conclusion};
 pub use http::HttpFlags;
+pub use labels::Labels;
 pub use limits::{ensure_fds, SPARE_FDS};
 pub use prepare::{compile_workload, workload_path, MAX_BODY};
 pub use prepared::Prepared;

@@ -33,7 +33,10 @@ const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
 /// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths.
 pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
     let root = crate::yaml::parse(src).map_err(|d| Diagnostics::new(file, vec![d]))?;
-    let mut r = Reader::default();
+    let mut r = Reader {
+        base: base.to_path_buf(),
+        ..Reader::default()
+    };
     let Some(top) = r.fields(&root, "the workload", &TOP) else {
         return Err(Diagnostics::new(file, r.diags));
     };

@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod func;
 mod load;
+mod multipart;
 pub mod needs;
 mod program;
 mod read;

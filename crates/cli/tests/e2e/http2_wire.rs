@@ -1,5 +1,6 @@
-//! HTTP/2's byte counts are what went on the wire: frames and HPACK-compressed headers each way,
-//! counted by a relay between herd and nginx, not the request's HTTP/1.1 form.
+//! HTTP/2 on the wire: byte counts are the frames and HPACK-compressed headers each way,
+//! counted by a relay between herd and nginx; a new connection opens its streams at once,
+//! before the server says its limit, and those it refuses go again.
 
 use crate::common::*;
 use std::io::{Read, Write};
@@ -88,4 +89,41 @@ fn http2_counts_the_frames_on_the_wire_and_says_connections_x_streams() {
     // HPACK indexes the repeated fields: far less than the HTTP/1.1 request each time.
     let per_request = up / 1000;
     assert!(per_request < 30, "{per_request} bytes per request");
+}
+
+#[test]
+fn a_server_allowing_fewer_streams_than_opened_at_once_has_them_sent_again() {
+    let _turn = one_at_a_time();
+    let dir = TempDir::new("h2-refused");
+    // herd opens 10 streams at once, as h2load does, before nginx's SETTINGS say 2: nginx
+    // refuses those it cannot take with REFUSED_STREAM (how many depends on how fast it
+    // answers the first two), which it never processed.
+    let nginx = Nginx::start_with("http2_max_concurrent_streams 2;", "http2");
+    let r = Herd::new(&[
+        "run",
+        "--http2",
+        "-c",
+        "1",
+        "--streams",
+        "10",
+        "-n",
+        "500",
+        "-t",
+        "1",
+        &nginx.url("/"),
+    ])
+    .json(&dir.path("r.json"))
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(r["totals"]["ok"], 500, "{}", r["errors"]);
+    assert_eq!(
+        r["totals"]["errors"], 0,
+        "refused streams are no error: {}",
+        r["errors"]
+    );
+    assert_eq!(
+        r["generator"]["connections_opened"], 1,
+        "on the same connection"
+    );
 }

@@ -63,6 +63,8 @@ fn rendered_manifests_are_valid_kubernetes_for_two_releases() {
         "load",
         "--cpu",
         "2",
+        "--prometheus-remote-write",
+        "http://prometheus.monitoring:9090/api/v1/write",
         "-o",
         out.to_str().unwrap(),
     ]);
@@ -97,6 +99,8 @@ fn rendered_manifests_are_valid_kubernetes_for_two_releases() {
         "cpu: \"2\"",
         "runAsNonRoot: true",
         "path: \"data/users.csv\"",
+        // Every pod pushes its series, labelled with its own shard.
+        "\"--prometheus-remote-write\"\n            - \"http://prometheus.monitoring:9090/api/v1/write\"",
     ] {
         assert!(job.contains(want), "{want} not in\n{job}");
     }
@@ -150,6 +154,32 @@ fn render_refuses_what_cannot_run_on_a_cluster() {
         (
             vec!["k8s", "render", f, "--shards", "2", "--cpu", "abc", "-o"],
             "--cpu `abc` is not a CPU quantity",
+        ),
+        (
+            vec![
+                "k8s",
+                "render",
+                f,
+                "--shards",
+                "2",
+                "--prometheus-remote-write",
+                "http://u:secret@prom:9090/api/v1/write",
+                "-o",
+            ],
+            "credentials in the URL",
+        ),
+        (
+            vec![
+                "k8s",
+                "render",
+                f,
+                "--shards",
+                "2",
+                "--prometheus-remote-write",
+                "http://127.0.0.1:9090/api/v1/write",
+                "-o",
+            ],
+            "each pod would push to itself",
         ),
         (
             vec![

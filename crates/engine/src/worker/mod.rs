@@ -44,8 +44,13 @@ use user::User;
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// A reused connection idle this long that fails with nothing received is taken to have been
-/// closed by the server's keep-alive timeout: the request is retried once on a new one.
+/// closed by the server's keep-alive timeout: the request is retried once on a new one, whatever
+/// its method (one that is safe to repeat is retried after any reuse).
 pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
+/// A request the server did not take (it said it closes, its GOAWAY named a stream below it,
+/// it closed under a pipelined tail) goes again on another connection at most this many
+/// times; then it fails with the class of the last failure.
+pub(crate) const UNSEEN_TRIES: u32 = 8;
 /// An iteration that sent nothing and paused for nothing is followed by this pause, so a
 /// script with nothing to send cannot spin and starve the loop.
 const IDLE_ITERATION: Duration = Duration::from_millis(10);
@@ -81,6 +86,7 @@ pub(crate) struct WorkerOutput {
     pub server_closed: u64,
     pub peak_connections: u64,
     pub protocols: Vec<crate::ProtocolUse>,
+    pub tls: Vec<crate::TlsUse>,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
 }
@@ -396,6 +402,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         server_closed: w.tally.server_closed,
         peak_connections: w.tally.peak_conns,
         protocols: std::mem::take(&mut w.tally.protocols),
+        tls: std::mem::take(&mut w.tally.tls),
         cancelled_at: w.cancelled_at,
     })
 }

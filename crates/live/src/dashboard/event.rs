@@ -27,6 +27,12 @@ pub struct SecondEvent {
     /// Arrivals per second (open model) or users (closed model) the plan asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<f64>,
+    /// Arrivals of the open model dropped in this second (every user busy, the queue full).
+    #[serde(default)]
+    pub dropped: u64,
+    /// Exchanges started and not ended when the second closed.
+    #[serde(default)]
+    pub in_flight: u64,
 }
 
 impl SecondEvent {
@@ -35,6 +41,8 @@ impl SecondEvent {
         SecondEvent {
             line: StreamLine::new(&r.second, r.whole, health),
             target: r.target,
+            dropped: r.load.dropped,
+            in_flight: r.load.in_flight,
         }
     }
 }

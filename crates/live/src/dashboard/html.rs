@@ -45,6 +45,16 @@ fn status(out: &mut String, view: &View, d: &RunResult, report: &str) {
             ("running", format!("Running: {elapsed}{planned} measured."))
         }
     };
+    let load = match (d.config.model, d.config.rate) {
+        (Model::Open, Some(r)) => format!("at {} req/s", rate(r)),
+        _ => format!("{} connections", count(d.config.connections)),
+    };
+    let _ = writeln!(
+        out,
+        "<p id=\"target\">herd run {} {}, {load}</p>",
+        esc(&d.config.method),
+        esc(&d.target)
+    );
     let _ = writeln!(
         out,
         "<p id=\"status\" class=\"{state}\" data-state=\"{state}\" data-requests=\"{}\" \
@@ -95,6 +105,12 @@ fn tiles(out: &mut String, view: &View, d: &RunResult) {
             },
         ),
     ];
+    if view.end().is_none() {
+        tiles.push(("in flight", count(view.in_flight)));
+    }
+    if d.totals.dropped > 0 {
+        tiles.push(("dropped", count(d.totals.dropped)));
+    }
     if let Some(g) = d.generator.timeline.last() {
         tiles.push(("connections", count(g.connections)));
         tiles.push(("herd's CPU", percent(g.cpu_percent.iter().sum())));
@@ -143,6 +159,11 @@ fn figures(view: &View, d: &RunResult) -> Vec<Figure> {
     if let Some(mut server) = server_figure(d) {
         server.title = "The server".into();
         all.push(server);
+    }
+    // A line with nothing to draw (the service time while the run goes on: the records carry
+    // latency histograms only) would be a legend without a line.
+    for p in all.iter_mut().flat_map(|f| f.panels.iter_mut()) {
+        p.series.retain(|s| !s.points.is_empty());
     }
     all.retain(|f| !f.panels.is_empty());
     all

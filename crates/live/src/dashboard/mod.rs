@@ -123,3 +123,6 @@ impl Sink for Dashboard {
 pub fn static_page(view: &View, report_hint: &str) -> String {
     page::page(&html::fragment(view, report_hint), false, false)
 }
+
+#[cfg(test)]
+mod tests;

@@ -23,6 +23,9 @@ pub struct View {
     /// The plan's target at the middle of each second.
     targets: Vec<(f64, f64)>,
     end: Option<Box<RunResult>>,
+    /// Arrivals dropped so far, and exchanges in flight at the end of the last second.
+    pub dropped: u64,
+    pub in_flight: u64,
     /// Seconds closed: the view's version for the browsers.
     pub seconds: u64,
 }
@@ -36,6 +39,8 @@ impl Default for View {
             latency: herd_metrics::new_histogram(),
             targets: Vec::new(),
             end: None,
+            dropped: 0,
+            in_flight: 0,
             seconds: 0,
         }
     }
@@ -64,13 +69,16 @@ impl View {
                 run.totals.errors += e.errors;
                 run.totals.completed = run.totals.ok + run.totals.failed;
                 run.totals.sent = run.totals.completed + run.totals.errors;
-                run.totals.scheduled = run.totals.sent;
+                run.totals.scheduled = run.totals.sent + self.dropped + s.dropped;
                 run.totals.bytes_received += e.bytes_received;
                 for (k, n) in &e.error_kinds {
                     *run.errors.entry(k.clone()).or_default() += n;
                 }
                 self.health.extend(s.line.generator.clone());
                 run.duration_s = run.duration_s.max(e.t as f64 + 1.0);
+                self.dropped += s.dropped;
+                self.in_flight = s.in_flight;
+                run.totals.dropped = self.dropped;
                 if let Some(t) = s.target {
                     self.targets.push((e.t as f64 + 0.5, t));
                 }

@@ -47,6 +47,7 @@ pub struct Exposition {
     send_lag_s: Option<f64>,
     loop_delay_s: Option<f64>,
     connections: Option<u64>,
+    named: super::named::Named,
     pub finished: bool,
 }
 
@@ -67,6 +68,7 @@ impl Exposition {
         ];
         self.bounds = buckets_for(s.config.timeout_s);
         self.buckets = vec![0; self.bounds.len()];
+        self.named.start(&s.labels);
     }
 
     pub fn add(&mut self, r: &Record) {
@@ -95,6 +97,7 @@ impl Exposition {
             self.loop_delay_s = Some(h.loop_delay_max.as_secs_f64());
             self.connections = Some(h.open_connections);
         }
+        self.named.add(r, &self.bounds);
     }
 
     /// Every series, by family, as of the last closed second.
@@ -214,6 +217,7 @@ impl Exposition {
                 f.points.push(point(name, None, v));
             }
         }
+        self.named.families(&self.bounds, &mut out);
         let f = family(
             &mut out,
             "herd_run_finished",
@@ -253,7 +257,7 @@ impl Exposition {
     }
 }
 
-fn family<'a>(
+pub(super) fn family<'a>(
     out: &'a mut Vec<Family>,
     name: &'static str,
     kind: &'static str,

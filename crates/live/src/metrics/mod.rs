@@ -4,6 +4,7 @@
 //! scrape (or a short grace), so the final seconds are not lost (vegeta's exporter loses them).
 
 mod exposition;
+mod named;
 mod remote_write;
 mod server;
 

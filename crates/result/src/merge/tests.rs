@@ -372,3 +372,72 @@ fn names_scenarios_and_checks_merge_exactly() {
         .to_string();
     assert!(e.contains("request names differ"), "{e}");
 }
+
+/// A sweep of two steps whose runs are `steps`' shards.
+fn sweep_of(steps: Vec<RunResult>, levels: &[f64]) -> crate::sweep::SweepResult {
+    use crate::sweep::{SweepConfig, SweepResult, SweepStep, SweepTarget};
+    SweepResult {
+        herd_version: crate::HERD_VERSION.to_owned(),
+        schema_version: crate::SCHEMA_VERSION,
+        kind: Kind::Sweep,
+        model: Model::Open,
+        targets: vec![SweepTarget {
+            name: "127.0.0.1:8080".into(),
+            url: "http://127.0.0.1:8080/".into(),
+            named: false,
+        }],
+        config: SweepConfig {
+            levels: levels.to_vec(),
+            step_duration_s: Some(3.0),
+            requests_per_step: None,
+            calls_per_conn: None,
+            timeout_s: 10.0,
+            cooldown_s: 0.0,
+            stop: crate::sweep::StopRule::default(),
+        },
+        steps: steps
+            .into_iter()
+            .zip(levels)
+            .map(|(r, &level)| SweepStep {
+                level,
+                runs: vec![r],
+            })
+            .collect(),
+        stopped_early: None,
+        interrupted: false,
+    }
+}
+
+#[test]
+fn sweeps_merge_step_by_step_as_their_runs_do() {
+    let (a, b) = (shard(0, 2, &[3, 4, 5]), shard(1, 2, &[6, 700]));
+    let one = sweep_of(vec![a.clone(), a.clone()], &[100.0, 200.0]);
+    let other = sweep_of(vec![b.clone(), b.clone()], &[100.0, 200.0]);
+    let merged = merge_sweeps(vec![("a".into(), one.clone()), ("b".into(), other)]).unwrap();
+    let run = merge(named(&[a, b.clone()])).unwrap();
+    assert_eq!(merged.steps.len(), 2);
+    for step in &merged.steps {
+        assert_eq!(
+            bytes(&step.runs[0]),
+            bytes(&run),
+            "each step merges as a run's shards"
+        );
+    }
+    assert_eq!(merged.stopped_early, None);
+    // A shard interrupted after one step: the merge ends there and says so.
+    let short = sweep_of(vec![b.clone()], &[100.0, 200.0]);
+    let merged = merge_sweeps(vec![("a".into(), one.clone()), ("b".into(), short)]).unwrap();
+    assert_eq!(merged.steps.len(), 1);
+    assert!(merged
+        .stopped_early
+        .unwrap()
+        .contains("only 1 of the steps"));
+    // Another sweep's levels are refused, named.
+    let foreign = sweep_of(vec![b], &[300.0]);
+    let e = merge_sweeps(vec![("a".into(), one), ("c.json".into(), foreign)]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("c.json is not a shard of the same sweep"),
+        "{e}"
+    );
+}

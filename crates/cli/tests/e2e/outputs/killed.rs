@@ -102,3 +102,78 @@ fn shards_killed_mid_way_merge_as_a_partial_result_of_the_seconds_they_had() {
     assert_eq!(m["shard"]["count"], 2);
     assert_eq!(m["totals"]["completed"].as_u64().unwrap(), written);
 }
+
+/// The stream's seconds carry what a workload counts (per request name, scenario and check, and
+/// the load), and a killed workload run's partial result keeps them.
+#[test]
+fn a_killed_workload_run_keeps_its_seconds_per_name_scenario_and_check() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("killed-workload");
+    let json = dir.path("shop.json");
+    let file = dir.path("shop.yaml");
+    let yaml = format!(
+        r#"
+target: http://{}
+load: {{ model: open, rate: 50, max_connections: 4, duration: 60s }}
+scenarios:
+  - name: browse
+    steps:
+      - get: /index
+        name: home
+        check: {{ status: 200 }}
+      - get: /items/1
+        name: item
+"#,
+        server.local_addr()
+    );
+    std::fs::write(&file, yaml).unwrap();
+    let mut child = Herd::new(&["run", file.to_str().unwrap(), "-t", "1", "-q"])
+        .json(&json)
+        .spawn();
+    wait_for_lines(&json, 4, &mut child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let text = std::fs::read_to_string(&json).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let (mut home, mut checks, mut iterations, mut ended) = (0, 0, 0, 0);
+    for l in &lines {
+        for n in l["by_name"].as_array().unwrap() {
+            if n["name"] == "home" {
+                home += n["ok"].as_u64().unwrap();
+            }
+        }
+        for c in l["checks"].as_array().unwrap() {
+            assert_eq!(c["name"], "home: status 200");
+            checks += c["passes"].as_u64().unwrap();
+        }
+        for s in l["scenarios"].as_array().unwrap() {
+            assert_eq!(s["name"], "browse");
+            iterations += s["iterations"].as_u64().unwrap();
+        }
+        ended += l["requests"].as_u64().unwrap();
+        assert!(l["scheduled"].as_u64().unwrap() >= l["requests"].as_u64().unwrap());
+        assert!(l["service_histogram"].is_string(), "{l}");
+    }
+    // 50 iterations a second of two requests each, for three seconds or more.
+    assert!(home >= 100 && iterations >= 100, "{home} {iterations}");
+    assert_eq!(checks, home, "one check per home request");
+    assert!(
+        ended >= 2 * home - 2,
+        "{ended} requests, {home} of them home"
+    );
+
+    let report = Herd::new(&["report", json.to_str().unwrap()]).run();
+    report.code(0);
+    let out = report.stdout();
+    assert!(out.contains("partial result"), "{out}");
+    assert!(
+        out.contains("home: status 200"),
+        "the check is reported: {out}"
+    );
+}

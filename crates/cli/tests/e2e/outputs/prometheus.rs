@@ -169,3 +169,73 @@ fn a_real_prometheus_receives_the_runs_remote_writes() {
         .expect("the finished flag");
     assert_eq!(finished, 1.0);
 }
+
+/// A workload's series per request name, scenario and check reach Prometheus with the run's
+/// own final counts.
+#[test]
+fn a_real_prometheus_receives_series_per_request_name_scenario_and_check() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("prometheus-named");
+    let prometheus = Prometheus::start(&dir, None);
+    let file = dir.path("shop.yaml");
+    let yaml = format!(
+        r#"
+target: http://{}
+load: {{ model: open, rate: 40, max_connections: 4, duration: 3s }}
+scenarios:
+  - name: browse
+    steps:
+      - get: /index
+        name: home
+        check: {{ status: 200 }}
+      - get: /items/1
+        name: item
+"#,
+        server.local_addr()
+    );
+    std::fs::write(&file, yaml).unwrap();
+    let write = format!("http://{}/api/v1/write", prometheus.addr);
+    let json = dir.path("r.json");
+    let ran = Herd::new(&["run", file.to_str().unwrap(), "-t", "1", "-q"])
+        .args(&["--prometheus-remote-write", &write])
+        .json(&json)
+        .run();
+    ran.code(0);
+    let result = ran.json();
+    let home = result["by_name"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "home")
+        .expect("a home step")["totals"]["ok"]
+        .as_u64()
+        .unwrap();
+    assert!(home > 0);
+    let last = |q: &str| {
+        prometheus
+            .value(&format!("max_over_time({q}[5m])"))
+            .unwrap_or_else(|| panic!("prometheus has {q}"))
+    };
+    assert_eq!(
+        last("herd_name_requests_total{name=\"home\",outcome=\"ok\"}") as u64,
+        home
+    );
+    assert_eq!(
+        last("herd_checks_total{check=\"home: status 200\",result=\"pass\"}") as u64,
+        home
+    );
+    let iterations = result["by_scenario"][0]["iterations"].as_u64().unwrap();
+    assert_eq!(
+        last("herd_scenario_iterations_total{scenario=\"browse\"}") as u64,
+        iterations
+    );
+    let scheduled = result["totals"]["scheduled"].as_u64().unwrap();
+    assert_eq!(last("herd_scheduled_total") as u64, scheduled);
+    let p99 = prometheus
+        .value(
+            "histogram_quantile(0.99, max_over_time(herd_name_request_duration_seconds_bucket{name=\"item\"}[5m]))",
+        )
+        .expect("a latency histogram per name");
+    assert!(p99 > 0.0 && p99 <= 10.0, "p99 {p99} s");
+}

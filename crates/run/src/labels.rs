@@ -1,0 +1,45 @@
+//! The names a run's per-second records refer to by index: request names, scenarios, checks.
+//! Sinks that label series (a metrics endpoint, OTLP, the JSON stream) read them once at the
+//! start; a record then carries only indices.
+
+use crate::prepared::{Prepared, What};
+
+/// What the indices of a run's records name. Empty for a run of one URL.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Labels {
+    /// Request names, by `Outcome::name`.
+    pub names: Vec<String>,
+    pub scenarios: Vec<String>,
+    pub checks: Vec<String>,
+}
+
+impl Labels {
+    /// The name of request name `i` (the index `herd_metrics::OTHER_NAME` names the rest).
+    pub fn name(&self, i: u32) -> &str {
+        self.names.get(i as usize).map_or("other", String::as_str)
+    }
+
+    pub fn scenario(&self, i: u32) -> &str {
+        self.scenarios
+            .get(i as usize)
+            .map_or("other", String::as_str)
+    }
+
+    pub fn check(&self, i: u32) -> &str {
+        self.checks.get(i as usize).map_or("other", String::as_str)
+    }
+}
+
+impl Prepared {
+    /// The names this run's records refer to.
+    pub fn labels(&self) -> Labels {
+        match &self.what {
+            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => Labels {
+                names: w.names().to_vec(),
+                scenarios: w.scenarios().iter().map(|s| s.0.to_owned()).collect(),
+                checks: w.checks().to_vec(),
+            },
+            _ => Labels::default(),
+        }
+    }
+}
