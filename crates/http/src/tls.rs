@@ -119,6 +119,7 @@ pub(crate) fn quic_client_config(options: &TlsOptions) -> Result<Arc<ClientConfi
     )?;
     config.alpn_protocols = vec![b"h3".to_vec()];
     config.enable_early_data = true;
+    config.resumption = rustls::client::Resumption::store(crate::h3::ticket_store());
     Ok(Arc::new(config))
 }
 

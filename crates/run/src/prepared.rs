@@ -408,8 +408,9 @@ impl Prepared {
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
         let mut c = self.config_as_planned(plan, level, length);
-        // Over HTTP/2 the plan's window is streams per connection, not HTTP/1.1's pipeline.
-        if self.http().http2 {
+        // Over HTTP/2 and HTTP/3 the plan's window is streams per connection, not HTTP/1.1's
+        // pipeline.
+        if self.http().http2 || self.http().http3 {
             c.pipeline = None;
             c.streams = Some(plan.pipeline.max(1) as u64);
         }

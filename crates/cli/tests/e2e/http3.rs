@@ -126,6 +126,21 @@ fn http3_reconnects_resume_their_session_and_send_the_first_get_in_0rtt() {
     assert!(ran.stdout().contains("in 0-RTT"), "{}", ran.stdout());
     // Sent early or not, each request reached Caddy once.
     assert_eq!(caddy.access_log(20).len(), 20);
+
+    // 20 connections reconnecting side by side each find a ticket of their own (rustls' own
+    // store would keep 8), all but the first 20 handshakes resumed.
+    let ran = Herd::new(&["run", "--http3", "-k", "-c", "20", "-n", "80", "-t", "1"])
+        .args(&["--calls-per-conn", "2", &caddy.url("/hello")])
+        .json(&dir.path("r.json"))
+        .run();
+    let r = ran.code(0).json();
+    assert_eq!(r["totals"]["ok"], 80, "{}", ran.stdout());
+    let h = &r["generator"]["protocols"][0]["handshakes"];
+    assert_eq!(
+        h["full"]["count"].as_u64().unwrap() + h["resumed"]["count"].as_u64().unwrap(),
+        40
+    );
+    assert!(h["resumed"]["count"].as_u64().unwrap() >= 15, "{h}");
 }
 
 #[test]
@@ -146,6 +161,13 @@ fn http3_streams_multiplex_requests_up_to_the_servers_limit() {
         assert_eq!(r["totals"]["errors"], 0, "{}", r["error_samples"]);
         assert_eq!(r["generator"]["connections_opened"].to_string(), c);
         assert_eq!(r["generator"]["protocols"][0]["requests"], n);
+        assert_eq!(r["config"]["streams"].to_string(), streams);
+        assert!(r["config"]["pipeline"].is_null(), "{}", r["config"]);
+        assert!(
+            ran.stdout().contains(&format!("x {streams} streams")),
+            "{}",
+            ran.stdout()
+        );
         total += n;
     }
     assert_eq!(caddy.access_log(total).len(), total);

@@ -21,6 +21,7 @@ mod response;
 mod resumption;
 mod session;
 mod static_table;
+mod tickets;
 mod wire;
 
 pub use blocking::H3Client;
@@ -32,3 +33,4 @@ pub use session::H3Session;
 pub use wire::{H3Conn, H3Transport, H3Wire};
 
 pub(crate) use resumption::counting_checks;
+pub(crate) use tickets::store as ticket_store;
