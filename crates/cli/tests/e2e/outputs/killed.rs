@@ -54,6 +54,14 @@ fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
         "{}",
         compare.stdout()
     );
+    // Beside each run: how much of it the comparison has.
+    assert!(
+        compare
+            .stdout()
+            .contains(&format!("partial ({seconds} of 60 seconds)")),
+        "{}",
+        compare.stdout()
+    );
 }
 
 #[test]
