@@ -26,7 +26,8 @@ Benchmarks:
   h3        HTTP/3 against Caddy (QUIC, 50 connections, 1 thread): throughput and CPU per request
             of herd --http3 beside h2load's HTTP/3 when this h2load has it (Debian's has not), else
             beside h2load's HTTP/2 and herd's HTTP/1.1 (and HTTP/2 when herd has --http2) over TLS
-            against the same Caddy
+            against the same Caddy; then 10 connections x 10 streams (--streams 10 beside h2load
+            -m 10), and handshakes per second with --calls-per-conn 2 (full, resumed, 0-RTT)
   lua       CPU per request with wrk's Lua scripting: a request() returning a string built in
             init (bar: <= 1.15 x `herd run URL`, and <= wrk with the same script) and a
             response(status) hook (bar: <= 1.3 x)
@@ -571,11 +572,39 @@ def bench_h3(rounds, seconds):
             return h2load + ["--npn-list=h3", caddy.url], "h2load"
         return h2load + [caddy.url], "h2load"
 
+    # Multiplexed: 10 connections of 10 streams (h2load's -m 10), HTTP/3 beside HTTP/2.
+    streamed = ["herd-h3-m10", "h2load-h3-m10" if h2load_has_h3() else "h2load-h2-m10", "herd-h2-m10"]
+
+    def argv_streams(tool, j):
+        if tool.startswith("herd"):
+            proto = "--http3" if "h3" in tool else "--http2"
+            return [str(HERD), "run", "-t", "1", "-c", "10", "--streams", "10", "-d", f"{seconds}s", "-q",
+                    "--timeout", "30s", "-k", "--json", j, proto, caddy.url], "herd"
+        h2load = ["h2load", "-t", "1", "-c", "10", "-m", "10", "-D", str(seconds)]
+        if "h3" in tool:
+            h2load.append("--npn-list=h3")
+        return h2load + [caddy.url], "h2load"
+
     try:
         med, paired = paired_cpu(tools, argv, rounds, "HTTP/3 against Caddy, 50 connections, 1 thread (CPU per request)")
+        med_m, paired_m = paired_cpu(streamed, argv_streams, rounds,
+                                     "HTTP/3 against Caddy, 10 connections x 10 streams, 1 thread (CPU per request)")
+        # A new QUIC connection every 2 requests: handshakes, resumed ones, and 0-RTT.
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            run_measured([str(HERD), "run", "-t", "1", "-c", "50", "-d", f"{seconds}s", "-q", "-k", "--http3",
+                          "--calls-per-conn", "2", "--json", j.name, caddy.url], timeout=seconds + 60)
+            r = json.loads(Path(j.name).read_text())
+        h3 = next(p for p in r["generator"]["protocols"] if p["protocol"] == "h3")
+        h = h3.get("handshakes") or {}
+        full, resumed = h.get("full", {}), h.get("resumed", {})
+        hs = r["generator"]["connections_opened"] / r["duration_s"]
+        print(f"  herd --http3 --calls-per-conn 2: {hs:,.0f} handshakes/s; {full.get('count', 0)} full "
+              f"(mean {full.get('mean_ms', 0):.2f} ms), {resumed.get('count', 0)} resumed "
+              f"(mean {resumed.get('mean_ms', 0):.2f} ms), {h.get('early_data_accepted', 0)} in 0-RTT")
     finally:
         caddy.stop()
-    return {"cpu_us_per_req": med, "vs_herd_h3": paired}
+    return {"cpu_us_per_req": med, "vs_herd_h3": paired, "streams_cpu_us_per_req": med_m,
+            "streams_vs_herd_h3": paired_m, "handshakes_per_s": hs, "handshakes": h}
 LUA_PREBUILT = """
 init = function(args)
    req = wrk.format()

@@ -32,6 +32,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "R", value_parser = crate::values::rate)]
     pub rate: Option<f64>,
 
+    /// With --rate: how arrivals are spaced: constant (evenly), poisson (exponential gaps, a
+    /// Poisson process: many independent visitors) or uniform (gaps uniform on [0, 2/R]);
+    /// httperf's --period d|e|u [default: constant]
+    #[arg(long, value_name = "PROCESS", value_parser = crate::values::arrivals)]
+    pub arrivals: Option<herd_engine::Process>,
+
+    /// What poisson or uniform arrivals are drawn from: the same seed sends at the same
+    /// instants, on one machine or split into shards [default: 1]
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub seed: Option<u64>,
+
     /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
     #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
@@ -131,7 +142,7 @@ pub struct RunArgs {
     #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
 
-    /// No live progress line
+    /// No live panel on the terminal
     #[arg(short = 'q', long)]
     pub quiet: bool,
 

@@ -100,11 +100,19 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             Level::Rate(x)
         }
     };
+    if a.request.shard.given() {
+        // Each probe's level follows from what the last measured: a shard measures only its
+        // share, so the shards would choose different levels and no merge adds them up.
+        problems.push(
+            "herd capacity cannot be sharded (--shard, --shard-from-env, --start-at): each shard would judge its own share and probe different levels; shard a sweep over the levels instead (herd sweep --rates ... --shard I/N, then herd merge)".to_owned(),
+        );
+    }
     let runs = runs_for(
         &a.url,
         &a.request,
         level_of(start),
         Length::Time(a.probe_duration),
+        None,
     );
     let runs = match runs {
         Ok(r) => Some(r),

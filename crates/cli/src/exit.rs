@@ -75,9 +75,19 @@ impl std::fmt::Display for Exit {
 impl std::error::Error for Exit {}
 
 impl From<herd_run::RunError> for Exit {
-    /// Nothing was sent: bad input, or herd could not start.
+    /// Nothing was sent: bad input, herd could not start, a shard was ready too late, or
+    /// Ctrl-C came first.
     fn from(e: herd_run::RunError) -> Self {
-        Exit::bad_input(e.to_string())
+        use herd_run::RunError;
+        let code = match &e {
+            RunError::Late(_) => LATE_START,
+            RunError::Interrupted(_) => INTERRUPTED,
+            RunError::Invalid(_) | RunError::Start(_) => return Exit::bad_input(e.to_string()),
+        };
+        Exit {
+            code,
+            message: e.to_string(),
+        }
     }
 }
 

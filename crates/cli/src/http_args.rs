@@ -19,8 +19,9 @@ pub struct HttpArgs {
     #[arg(long, value_name = "h1|h2|h3", value_parser = ["h1", "h2", "h3"])]
     pub proto: Option<String>,
 
-    /// HTTP/2: requests in flight on each connection (h2load's -m), capped by the server's
-    /// SETTINGS_MAX_CONCURRENT_STREAMS [default: 1]
+    /// HTTP/2 and HTTP/3: requests in flight on each connection (h2load's -m), capped by the
+    /// server's SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2) or QUIC stream limit (HTTP/3)
+    /// [default: 1]
     #[arg(long, value_name = "M")]
     pub streams: Option<usize>,
 

@@ -4,8 +4,11 @@
 use herd_engine::Control;
 use std::sync::Arc;
 
-/// Cancels `control` on the first SIGINT or SIGTERM, from a small thread of its own.
+/// Cancels `control` on the first SIGINT or SIGTERM, from a small thread of its own. Returns
+/// once the handlers are installed: on a loaded machine that thread may wait for a core while
+/// the load already flows, and a Ctrl-C then would kill herd with nothing written.
 pub fn cancel_on_signal(control: Arc<Control>) {
+    let (ready, installed) = std::sync::mpsc::sync_channel::<()>(1);
     let spawned = std::thread::Builder::new()
         .name("herd-signals".into())
         .spawn(move || {
@@ -23,6 +26,7 @@ pub fn cancel_on_signal(control: Arc<Control>) {
                 ) else {
                     return;
                 };
+                let _ = ready.send(());
                 tokio::select! {
                     _ = int.recv() => {}
                     _ = term.recv() => {}
@@ -30,7 +34,14 @@ pub fn cancel_on_signal(control: Arc<Control>) {
                 control.cancel();
             });
         });
-    if let Err(e) = spawned {
-        eprintln!("herd: warning: Ctrl-C will not stop the run gracefully: {e}");
+    let installed = match spawned {
+        // Bounded: a machine too loaded to start a thread in 10 s still gets its run.
+        Ok(_) => installed
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .is_ok(),
+        Err(_) => false,
+    };
+    if !installed {
+        eprintln!("herd: warning: Ctrl-C will not stop the run gracefully: its handler could not be installed");
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::exit::Exit;
 use crate::k8s_manifest::{config_map, job, secret, Spec};
-pub use crate::k8s_plan::{needs, DataFile};
 use clap::{Args, Subcommand};
+pub use herd_workload::needs::{needs, DataFile};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 

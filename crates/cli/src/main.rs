@@ -13,7 +13,6 @@ mod interrupt;
 mod k8s;
 mod k8s_check;
 mod k8s_manifest;
-mod k8s_plan;
 mod logs_cmd;
 mod merge_cmd;
 mod model_cmd;

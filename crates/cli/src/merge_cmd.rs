@@ -4,12 +4,14 @@
 use crate::exit::{self, Exit};
 use clap::Args;
 use herd_report::render_text;
-use herd_result::{write_json, GeneratorVerdict, RunResult};
+use herd_result::sweep::SweepResult;
+use herd_result::{write_json, Document, GeneratorVerdict, RunResult};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// The shards' result files (herd run --shard I/N --json FILE), or merged ones
+    /// The shards' result files (herd run, herd replay or herd sweep with --shard I/N --json
+    /// FILE), or merged ones
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Write the merged result as JSON (herd report, compare and plot read it like any run)
@@ -20,12 +22,30 @@ pub struct MergeArgs {
 pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
     check_output(a.output.as_deref())?;
     let mut merge = herd_result::merge::Merge::new();
+    let mut sweeps = Vec::new();
     let mut unreadable = Vec::new();
     for f in &a.files {
-        match herd_result::read_json(f) {
-            Ok(r) => merge.add(&f.display().to_string(), r),
-            Err(e) => unreadable.push(format!("{}: {e}", f.display())),
+        let name = f.display().to_string();
+        match herd_result::read_document(f) {
+            Ok(Document::Run(r)) => merge.add(&name, *r),
+            Ok(Document::Sweep(s)) => sweeps.push((name, *s)),
+            Ok(Document::Capacity(_)) => unreadable.push(format!(
+                "{name} is a capacity search: its shards would have searched apart, so herd capacity is not sharded; merge runs or sweeps"
+            )),
+            Err(e) => unreadable.push(format!("{name}: {e}")),
         }
+    }
+    if !sweeps.is_empty() {
+        if sweeps.len() != a.files.len() || !unreadable.is_empty() {
+            unreadable.insert(0, "a sweep's shards merge only with each other: give the files of one herd sweep --shard I/N".to_owned());
+            return Err(Exit::bad_input(format!(
+                "nothing merged:\n{}",
+                unreadable.join("\n")
+            )));
+        }
+        let merged = herd_result::merge::merge_sweeps(sweeps)
+            .map_err(|e| Exit::bad_input(format!("nothing merged:\n{e}")))?;
+        return conclude_sweep(&merged, a.output.as_deref());
     }
     let merged = merge.finish();
     let mut problems = unreadable;
@@ -39,6 +59,44 @@ pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
         )));
     }
     conclude(&merged.expect("no problems"), a.output.as_deref())
+}
+
+/// A merged sweep: its table and knees as `herd sweep` prints them, the file, the exit code.
+fn conclude_sweep(merged: &SweepResult, output: Option<&Path>) -> Result<i32, Exit> {
+    let table = merged.table();
+    print!(
+        "{}",
+        herd_result::sweep::write_table(&table, herd_result::sweep::Separator::Tab)
+    );
+    let answered = crate::sweep::summary(merged);
+    if let Some(path) = output {
+        let mut buf = Vec::new();
+        write_json(merged, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
+        crate::sweep::write_file(path, &buf)?;
+    }
+    let partial: Vec<String> = merged
+        .steps
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter_map(|r| {
+            r.shard
+                .as_ref()
+                .filter(|h| h.is_partial())
+                .map(|h| h.label())
+        })
+        .collect();
+    if let Some(p) = partial.first() {
+        eprintln!("herd: partial result: only shards {p} of some steps (nothing was scaled up to stand for the rest)");
+    }
+    Ok(if merged.interrupted {
+        exit::INTERRUPTED
+    } else if !partial.is_empty() {
+        exit::PARTIAL
+    } else if !answered {
+        exit::NO_RESPONSE
+    } else {
+        exit::OK
+    })
 }
 
 /// Refuses an output path that cannot be written before any work is done.

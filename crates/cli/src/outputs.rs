@@ -3,11 +3,14 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use herd_engine::Plan;
+use herd_engine::{Control, Plan};
+use herd_live::dashboard::Dashboard;
 use herd_live::line::{Live, Planned};
 use herd_live::Sinks;
 use herd_result::RunResult;
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct OutputArgs {
@@ -33,6 +36,22 @@ pub struct OutputArgs {
     /// (remote write 1.0), e.g. http://127.0.0.1:9090/api/v1/write
     #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::Endpoint::parse, help_heading = "Outputs")]
     pub remote_write: Option<herd_live::metrics::Endpoint>,
+    /// Serve a live dashboard of the run: one page updated every second, at http://ADDR/
+    /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; write --dashboard=ADDR]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = herd_live::dashboard::DEFAULT_ADDR, value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
+    pub dashboard: Option<std::net::SocketAddr>,
+    /// Let the dashboard's page stop the run, as Ctrl-C does (summary and files kept); on an
+    /// address other than loopback a stop needs the token in the address herd prints
+    #[arg(
+        long = "dashboard-control",
+        requires = "dashboard",
+        help_heading = "Outputs"
+    )]
+    pub dashboard_control: bool,
+    /// Record the dashboard's events (each second as it closes, then the result) as NDJSON to
+    /// FILE; `herd report FILE -o page.html` makes the dashboard's page of it afterwards
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    pub record: Option<PathBuf>,
 }
 
 /// Every output file of `herd run`, checked before anything is sent.
@@ -44,6 +63,7 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
         ("--hlog", o.hlog.as_deref()),
         ("--junit", o.junit.as_deref()),
         ("--summary-md", o.summary_md.as_deref()),
+        ("--record", o.record.as_deref()),
     ]
     .into_iter()
     .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
@@ -58,12 +78,14 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
     }
 }
 
-/// The sinks `a` asks for: the live line always (quiet off a terminal), then each file.
-pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
+/// The sinks `a` asks for: the live line always (quiet off a terminal), then each file;
+/// `control` stops the run (the dashboard's button, with `--dashboard-control`).
+pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, Exit> {
     let mut sinks = Sinks::new();
     sinks.add(Live::new(a.quiet).planned(Planned {
         duration: plan.duration.or(plan.length()),
         requests: plan.requests,
+        users: matches!(plan.load, herd_engine::Load::Closed { .. }),
     }));
     let o = &a.outputs;
     let bad = |e: herd_live::SinkError| Exit::bad_input(e.to_string());
@@ -95,7 +117,37 @@ pub fn sinks(a: &RunArgs, plan: &Plan) -> Result<Sinks, Exit> {
     if let Some(to) = &o.remote_write {
         sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
     }
+    if let Some(p) = &o.record {
+        sinks.add(herd_live::dashboard::record::Recording::create(p));
+    }
+    if let Some(addr) = o.dashboard {
+        sinks.add(dashboard(a, addr, control)?);
+    }
     Ok(sinks)
+}
+
+/// The dashboard, listening already: a taken port stops the run before anything is sent.
+fn dashboard(a: &RunArgs, addr: SocketAddr, control: &Arc<Control>) -> Result<Dashboard, Exit> {
+    let report_hint = match &a.json {
+        Some(p) => format!(
+            "Save the final report with the link above, or make it later: herd report {} -o report.html",
+            p.display()
+        ),
+        None => "Save the final report with the link above (with --json FILE, herd report FILE makes it again later)".to_owned(),
+    };
+    let d = Dashboard::listen(herd_live::dashboard::Options {
+        addr,
+        control: a.outputs.dashboard_control.then(|| Arc::clone(control)),
+        report_hint,
+    })
+    .map_err(|e| {
+        Exit::bad_input(format!(
+            "--dashboard {addr}: cannot listen there: {}; pick another address or port              (--dashboard=127.0.0.1:0 takes any free port)\nnothing was sent",
+            e.source
+        ))
+    })?;
+    eprintln!("herd: dashboard at {}", d.url());
+    Ok(d)
 }
 
 /// Hands the result to every sink (the JSON first of all), prints the summary, and picks the

@@ -95,8 +95,19 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub show: usize,
 
+    /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
+    /// machine, each from its own address, do not compete for local ports
+    #[arg(long, value_name = "IP")]
+    pub bind: Option<std::net::IpAddr>,
+
+    #[command(flatten)]
+    pub connect: crate::args::ConnectArgs,
+
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
+
+    #[command(flatten)]
+    pub shard: crate::shard_args::ShardArgs,
 }
 
 /// Plays the replay through herd-run, as every other kind of run.
@@ -115,7 +126,10 @@ fn play(
             ..LoadFlags::default()
         },
         insecure: a.insecure,
+        bind: a.bind,
+        connect: a.connect.flags(),
         watch: a.watch.plan(),
+        shard: a.shard.resolve()?,
         ..RunSpec::new(Source::Replay {
             url: url.to_owned(),
             replay: Box::new(replay),
@@ -163,7 +177,15 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
                 "give --target URL (where to send the log's requests), or --dry-run to see them",
             ));
         };
-        let target = herd_http::Target::parse(url).map_err(|e| Exit::bad_input(e.to_string()))?;
+        // The requests are built for the site the URL names; a shard's own --resolve or
+        // --connect-to says where its connections go.
+        let mut problems = Vec::new();
+        let routes = a.connect.flags().routes(&mut problems);
+        if !problems.is_empty() {
+            return Err(Exit::bad_input(problems.join("\n")));
+        }
+        let target = herd_http::Target::parse_routed(url, &routes)
+            .map_err(|e| Exit::bad_input(e.to_string()))?;
         if let Some(json) = &a.json {
             crate::output::check_writable("--json", json).map_err(Exit::bad_input)?;
         }
@@ -172,6 +194,7 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         let (skipped, invalid) = (read.skipped, read.invalid);
         let result = play(a, url, read.replay)?;
         let code = crate::run::finish(&result, a.json.as_deref())?;
+        crate::shard_run::conclude(&result)?;
         if let Some(table) = crate::replay_send::render_comparison(&result) {
             print!("{table}");
         }

@@ -38,6 +38,11 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
         emit(&out, format, a.output.as_deref())?;
         return Ok(exit::OK);
     }
+    if let Some(view) =
+        herd_live::dashboard::record::read(&a.file).map_err(|e| Exit::bad_input(e.to_string()))?
+    {
+        return recording(a, &view, format);
+    }
     let doc = read_document(&a.file).map_err(|e| Exit::bad_input(e.to_string()))?;
     let out = match (format, &doc) {
         (Format::Text, Document::Run(r)) => {
@@ -53,6 +58,33 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
             )));
         }
         (Format::Html | Format::Pdf, doc) => html::render_document(doc),
+    };
+    emit(&out, format, a.output.as_deref())?;
+    Ok(exit::OK)
+}
+
+/// A recording (`herd run --record`): its dashboard page, or the text summary of its result.
+fn recording(
+    a: &ReportArgs,
+    view: &herd_live::dashboard::View,
+    format: Format,
+) -> Result<i32, Exit> {
+    let out = match (format, view.end()) {
+        (Format::Text, Some(r)) => {
+            let mut text = String::new();
+            let _ = render_text(r, &mut text);
+            text
+        }
+        (Format::Text, None) => {
+            return Err(Exit::bad_input(format!(
+                "{} is a recording cut short before its run ended: its report is the dashboard's page, write it with -o dashboard.html",
+                a.file.display()
+            )))
+        }
+        (Format::Html | Format::Pdf, _) => herd_live::dashboard::static_page(
+            view,
+            &format!("Made from the recording {}.", a.file.display()),
+        ),
     };
     emit(&out, format, a.output.as_deref())?;
     Ok(exit::OK)

@@ -52,6 +52,8 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             timeout: a.timeout,
             warmup: a.warmup,
             threads: a.threads,
+            arrivals: a.arrivals,
+            seed: a.seed,
         },
         level: None,
         length: None,
@@ -60,6 +62,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         connect: a.connect.flags(),
         watch: a.watch.plan(),
         http: a.http.flags(),
+        shard: None,
     }
 }
 
@@ -72,7 +75,8 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             file.display()
         )));
     }
-    let spec = spec(a);
+    let mut spec = spec(a);
+    spec.shard = a.shard.resolve()?;
     let prepared = match (spec.prepare(), crate::outputs::check(a)) {
         (Ok(p), Ok(())) => p,
         (p, o) => {
@@ -84,51 +88,51 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             return Err(Exit::bad_input(problems.join("\n")));
         }
     };
-    let shard = crate::shard_run::resolve(&a.shard)?;
-    let mut prepared = prepared;
-    // The engine plays only this shard's share of the plan.
-    prepared.shard = shard.as_ref().map(|s| s.shard.clone());
-    // The shard's own checks, before its wait for the start instant.
-    prepared.check().map_err(Exit::from)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let plan = prepared.plan();
-    let mut sinks = crate::outputs::sinks(a, &plan)?;
-    // A shard's plan hash: a workload's file and data files; a URL's resolved settings and body.
-    let config = prepared.config();
-    let body = match &spec.source {
-        Source::UrlFile { path, .. } => std::fs::read(path).unwrap_or_default(),
-        _ => prepared.body().to_vec(),
+    let sinks = crate::outputs::sinks(a, &plan, &control)?;
+    let mut observer = Starting {
+        sinks,
+        config: prepared.config(),
+        warmup: plan.warmup,
+        labels: prepared.labels(),
     };
-    let hash = || match &spec.source {
-        Source::Workload { path } => crate::shard_run::workload_hash(path),
-        _ => Ok(crate::shard_run::config_hash(&config, &body)),
-    };
-    let result = crate::shard_run::play(shard.as_ref(), hash, &control, |late, header| {
-        prepared.late = crate::shard_run::late_start(&prepared.plan(), late)?;
-        sinks.start(&herd_live::Start {
-            run_id: herd_live::Start::new_run_id(),
-            target: prepared.config().url,
-            config: prepared.config(),
-            measure_start: SystemTime::now() + plan.warmup,
-            timeline_start_unix_s: header.as_ref().and_then(|h| h.1),
-            shard: header.map(|h| h.0),
-            labels: prepared.labels(),
-        });
-        let result = prepared.run(None, &control, &mut sinks)?;
-        Ok((result, prepared.plan().missed()))
-    })?;
-    let code = crate::outputs::finish(&result, &mut sinks)?;
-    if let Some(s) = &shard {
-        if herd_run::conclude(&result) == herd_run::Conclusion::NoShare {
-            eprintln!(
-                "herd: shard {} has no share of this run (fewer users or requests than shards): it sent nothing, and herd merge counts it",
-                s.shard
-            );
-        }
-        crate::shard_run::print_frame(&result)?;
-    }
+    let result = prepared.run(None, &control, &mut observer)?;
+    let code = crate::outputs::finish(&result, &mut observer.sinks)?;
+    crate::shard_run::conclude(&result)?;
     Ok(code)
+}
+
+/// The run's outputs, told how it starts when the engine does (a shard's after its wait for
+/// the start instant, with its header).
+struct Starting {
+    sinks: herd_live::Sinks,
+    config: herd_result::RunConfig,
+    warmup: std::time::Duration,
+    labels: herd_run::Labels,
+}
+
+impl herd_run::Observer for Starting {
+    fn progress(&mut self, p: &herd_engine::Progress) {
+        herd_run::Observer::progress(&mut self.sinks, p);
+    }
+
+    fn starting(&mut self, shard: Option<&herd_result::ShardHeader>, timeline_start: Option<u64>) {
+        self.sinks.start(&herd_live::Start {
+            run_id: herd_live::Start::new_run_id(),
+            target: self.config.url.clone(),
+            config: self.config.clone(),
+            measure_start: SystemTime::now() + self.warmup,
+            timeline_start_unix_s: timeline_start,
+            shard: shard.cloned(),
+            labels: self.labels.clone(),
+        });
+    }
+
+    fn finished(&mut self) {
+        herd_run::Observer::finished(&mut self.sinks);
+    }
 }
 
 /// Writes the JSON, prints the summary, and picks the exit code. The file first: a summary

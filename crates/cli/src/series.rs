@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A URL or a workload file, by the rule `herd run` uses, checked at `level` and `length`
-/// (every problem before anything is sent).
+/// (every problem before anything is sent); a shard plays its share of every run.
 pub fn runs_for(
     target: &str,
     request: &RequestArgs,
     level: Level,
     length: Length,
+    shard: Option<herd_run::shard::ShardRun>,
 ) -> Result<Box<dyn Runs>, Exit> {
     let r = request;
     let source = match herd_run::workload_path(target) {
@@ -47,14 +48,16 @@ pub fn runs_for(
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
+            ..LoadFlags::default()
         },
         level: Some(level),
         length: Some(length),
         insecure: r.insecure,
-        bind: None,
-        connect: herd_run::ConnectFlags::default(),
+        bind: r.bind,
+        connect: r.connect.flags(),
         watch: r.watch.plan(),
         http: r.http.flags(),
+        shard,
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -102,6 +105,17 @@ pub struct RequestArgs {
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]
     pub insecure: bool,
+
+    /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
+    /// machine, each from its own address, do not compete for local ports
+    #[arg(long, value_name = "IP")]
+    pub bind: Option<std::net::IpAddr>,
+
+    #[command(flatten)]
+    pub connect: crate::args::ConnectArgs,
+
+    #[command(flatten)]
+    pub shard: crate::shard_args::ShardArgs,
 
     /// No live progress line during each run
     #[arg(short = 'q', long)]

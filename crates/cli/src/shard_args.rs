@@ -1,8 +1,10 @@
 //! `--shard I/N`, `--shard-from-env VAR --shards N`, `--start-at`, `--late`: which part of a run
-//! this instance plays and when it starts. Checked with every other flag, before anything is sent.
+//! this instance plays and when it starts, the same flags for `herd run`, `sweep`, `capacity`
+//! and `replay`. Read here into herd-run's `ShardRun`, which plays it; checked with every other
+//! flag, before anything is sent.
 
 use clap::{Args, ValueEnum};
-use herd_engine::Shard;
+use herd_run::shard::{Shard, ShardRun};
 use std::time::{Duration, SystemTime};
 
 #[derive(Args, Debug, Clone, Default)]
@@ -40,15 +42,21 @@ pub enum Late {
     Skip,
 }
 
-/// How late past the start instant an instance may still begin and count as on time.
-pub const GRACE: Duration = Duration::from_secs(1);
+impl ShardArgs {
+    /// The shard flags, from the process's environment.
+    pub fn resolve(&self) -> Result<Option<ShardRun>, crate::exit::Exit> {
+        resolve(self, |v| std::env::var(v).ok(), SystemTime::now())
+            .map_err(|p| crate::exit::Exit::bad_input(p.join("\n")))
+    }
 
-/// What the shard flags resolved to.
-#[derive(Clone, Debug)]
-pub struct ShardRun {
-    pub shard: Shard,
-    pub start_at: Option<SystemTime>,
-    pub late: Late,
+    /// Whether any shard flag was given.
+    pub fn given(&self) -> bool {
+        self.shard.is_some()
+            || self.shard_from_env.is_some()
+            || self.shards.is_some()
+            || self.start_at.is_some()
+            || self.late != Late::Fail
+    }
 }
 
 /// Checks the shard flags; every problem at once. `None` when the run is not sharded.
@@ -108,7 +116,11 @@ pub fn resolve(
     Ok(shard.map(|shard| ShardRun {
         shard,
         start_at,
-        late: a.late,
+        late: match a.late {
+            Late::Fail => herd_run::shard::Late::Fail,
+            Late::Skip => herd_run::shard::Late::Skip,
+        },
+        stride: Duration::ZERO,
     }))
 }
 

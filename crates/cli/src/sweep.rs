@@ -117,9 +117,16 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     // the highest level.
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
+    let shard = a.request.shard.resolve()?;
+    if shard.is_some() {
+        problems.extend(shard_problems(a, length));
+    }
     let mut runs: Vec<Box<dyn Runs>> = Vec::new();
-    for t in &targets {
-        match runs_for(&t.url, &a.request, level_of(top), length) {
+    for (j, t) in targets.iter().enumerate() {
+        let shard = shard
+            .clone()
+            .map(|s| step_instants(s, a, length, j, targets.len()));
+        match runs_for(&t.url, &a.request, level_of(top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
                 format!("{}: {}", t.name, e.message)
@@ -143,6 +150,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     }
     let stop = match &a.stop {
         Some(text) => StopRule::parse(text).map_err(|e| Exit::bad_input(format!("--stop: {e}")))?,
+        // A shard sees only its share: the shards would stop apart, so a sharded sweep runs
+        // every level and the stop rule is the merge's to judge.
+        None if shard.is_some() => StopRule::default(),
         None => StopRule {
             max_error_percent: (!a.no_stop).then_some(a.stop_errors),
             max_p99_ms: a
@@ -194,6 +204,46 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     } else {
         exit::OK
     })
+}
+
+/// What a sharded sweep cannot do, each with what to do instead.
+fn shard_problems(a: &SweepArgs, length: Length) -> Vec<String> {
+    let mut problems = Vec::new();
+    if a.stop.is_some() || a.stop_p99.is_some() {
+        problems.push(
+            "--stop and --stop-p99 judge each step, but a shard sees only its share and the shards would stop apart: a sharded sweep runs every level; judge the merged sweep (herd merge)"
+                .to_owned(),
+        );
+    }
+    if a.request.shard.start_at.is_some() && matches!(length, Length::Requests(_)) {
+        problems.push(
+            "--start-at with --num-conns: a step ended by a request count has no known length, so the shards' later steps could not start together; give --step-duration"
+                .to_owned(),
+        );
+    }
+    problems
+}
+
+/// A sharded sweep's runs start on shared instants: every step of every target has a slot of
+/// whole seconds (its warm-up and length, the drain of at most 2 s, the cooldown and 1 s to
+/// spare), so each shard's step `k` of target `j` starts with the others' wherever each ended
+/// the last one.
+fn step_instants(
+    mut shard: herd_run::shard::ShardRun,
+    a: &SweepArgs,
+    length: Length,
+    target: usize,
+    targets: usize,
+) -> herd_run::shard::ShardRun {
+    let Length::Time(step) = length else {
+        return shard;
+    };
+    let warmup = a.request.warmup.unwrap_or_default();
+    let slot = warmup + step + Duration::from_secs(3) + a.cooldown;
+    let slot = Duration::from_secs(slot.as_secs() + u64::from(slot.subsec_nanos() > 0));
+    shard.start_at = shard.start_at.map(|at| at + slot * target as u32);
+    shard.stride = slot * targets as u32;
+    shard
 }
 
 /// The table on stdout, one line per target per step, flushed as each run ends.
@@ -264,7 +314,7 @@ impl LiveTable {
 
 /// After the table: where each target saturated, and why the sweep ended. Returns whether any
 /// target answered at all (a sweep nothing answered measured no server, as a run would not).
-fn summary(r: &SweepResult) -> bool {
+pub fn summary(r: &SweepResult) -> bool {
     println!();
     let mut answered = r.steps.is_empty();
     for (i, k) in r.knees().into_iter().enumerate() {

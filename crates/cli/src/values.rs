@@ -25,6 +25,16 @@ pub fn rate(s: &str) -> Result<f64, String> {
 }
 
 /// A PERCENT flag: `10%` or `10`, from 0 to 100, as a percentage (10.0).
+/// `--arrivals`: how the open model's arrivals are spaced.
+pub fn arrivals(s: &str) -> Result<herd_engine::Process, String> {
+    herd_engine::Process::parse(s).ok_or_else(|| {
+        format!(
+            "`{s}` is not an arrival process: constant (even gaps), poisson (exponential \
+             gaps, httperf's --period e) or uniform (gaps uniform on [0, 2/rate])"
+        )
+    })
+}
+
 pub fn percent(s: &str) -> Result<f64, String> {
     units::percent(s, Bare::Allowed)
 }

@@ -35,6 +35,7 @@ pub mod health;
 mod ordered;
 mod output;
 pub mod plan;
+pub mod process;
 mod run;
 pub mod schedule;
 mod script;
@@ -52,10 +53,14 @@ pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use ordered::Ordered;
 pub use plan::{Load, Plan, PlanError};
+pub use process::Process;
 pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{Failed, Note, Opened, ProtocolUse, Ready, Session, Ticket};
+pub use session::{
+    Failed, HandshakeTimes, Handshakes, Note, Opened, ProtocolUse, Ready, Resumption, Session,
+    Ticket,
+};
 pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};

@@ -361,6 +361,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                         connect: tcp.saturating_duration_since(self.started),
                         tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                         protocol: "http/1.1",
+                        resumption: None,
                     }));
                     writable = true;
                 }

@@ -1,3 +1,4 @@
+use crate::process::{Process, DEFAULT_SEED};
 use crate::segment::Shard;
 use crate::stages::{Profile, Stage};
 use std::sync::Arc;
@@ -10,6 +11,9 @@ pub const DRAIN: Duration = Duration::from_secs(2);
 /// Rates above this are refused: no machine sends them, and a run asked for them would only
 /// count drops.
 pub const MAX_RATE: f64 = 1e8;
+
+/// Random arrivals above this rate are refused: each thread draws every gap of the plan.
+pub const MAX_RANDOM_RATE: f64 = 1e7;
 
 /// How load is offered.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +71,11 @@ pub struct Plan {
     /// With `arrivals`: play them again every this long (`herd replay --loop`), until the
     /// duration ends; the script's arrival index keeps counting.
     pub arrivals_period: Option<Duration>,
+    /// Open model: how arrivals are spaced around the rate (`--arrivals`): evenly, Poisson or
+    /// uniform gaps, drawn from `seed`.
+    pub process: Process,
+    /// What a random process draws from (`--seed`): the same seed, the same instants.
+    pub seed: u64,
 }
 
 impl Default for Plan {
@@ -87,6 +96,8 @@ impl Default for Plan {
             late: Duration::ZERO,
             arrivals: None,
             arrivals_period: None,
+            process: Process::Constant,
+            seed: DEFAULT_SEED,
         }
     }
 }
@@ -119,6 +130,14 @@ impl Plan {
                 }
                 if max_connections == 0 {
                     problems.push("the connection cap must be at least 1".to_owned());
+                }
+                if self.process != Process::Constant && rate > MAX_RANDOM_RATE {
+                    problems.push(format!(
+                        "{} arrivals above {MAX_RANDOM_RATE} requests per second are refused \
+                         (every thread draws every gap); use --arrivals constant, or split the \
+                         load over machines with --shard",
+                        self.process.name()
+                    ));
                 }
             }
             _ => {}

@@ -245,7 +245,7 @@ fn merge<R: ScriptReport>(
         server_closed += o.server_closed;
         peak += o.peak_connections;
         for p in &o.protocols {
-            crate::session::count_protocol(&mut protocols, p.protocol, p.connections, p.requests);
+            crate::session::add_protocol(&mut protocols, p);
         }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {

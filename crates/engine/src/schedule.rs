@@ -1,6 +1,7 @@
 //! When each arrival of the open model is intended to start: a pure function of its index, so it
 //! is tested as a table with no clock (vegeta's `Pace`, wrk2's `start + n / rate`).
 
+use crate::process::{Process, Work};
 use crate::stages::Profile;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +15,8 @@ pub struct Schedule {
     end: Option<Duration>,
     /// No arrival with this index or higher.
     limit: Option<u64>,
+    /// A random process's arrivals (none: evenly spaced); not for explicit offsets.
+    work: Option<Work>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +39,7 @@ impl Schedule {
             pace: Pace::Constant(rate),
             end,
             limit,
+            work: None,
         }
     }
 
@@ -46,6 +50,7 @@ impl Schedule {
             pace: Pace::Staged(profile),
             end,
             limit,
+            work: None,
         }
     }
 
@@ -67,7 +72,17 @@ impl Schedule {
             pace: Pace::Explicit(offsets, period.filter(|p| !p.is_zero())),
             end,
             limit,
+            work: None,
         }
+    }
+
+    /// The same rate with its arrivals spaced by `process`, drawn from `seed` (explicit offsets
+    /// keep their own spacing).
+    pub fn spaced(mut self, process: Process, seed: u64) -> Self {
+        if !matches!(self.pace, Pace::Explicit(..)) {
+            self.work = Work::new(process, seed);
+        }
+        self
     }
 
     /// The intended offset of arrival `index` from the start, or `None` when the schedule is over.
@@ -75,11 +90,22 @@ impl Schedule {
         if self.limit.is_some_and(|l| index >= l) {
             return None;
         }
-        let offset = match &self.pace {
-            Pace::Constant(rate) => Duration::from_secs_f64(index as f64 / rate),
-            Pace::Staged(p) => p.arrival_at(index)?,
-            Pace::Explicit(o, None) => *o.get(usize::try_from(index).ok()?)?,
-            Pace::Explicit(o, Some(period)) => {
+        let offset = self.offset(index)?;
+        if self.end.is_some_and(|e| offset >= e) {
+            return None;
+        }
+        Some(offset)
+    }
+
+    /// Arrival `index`'s offset, end and limit aside.
+    fn offset(&self, index: u64) -> Option<Duration> {
+        Some(match (&self.pace, &self.work) {
+            (Pace::Constant(rate), Some(w)) => Duration::from_secs_f64(w.at(index) / rate),
+            (Pace::Staged(p), Some(w)) => p.time_at(w.at(index))?,
+            (Pace::Constant(rate), None) => Duration::from_secs_f64(index as f64 / rate),
+            (Pace::Staged(p), None) => p.arrival_at(index)?,
+            (Pace::Explicit(o, None), _) => *o.get(usize::try_from(index).ok()?)?,
+            (Pace::Explicit(o, Some(period)), _) => {
                 let n = o.len() as u64;
                 if n == 0 {
                     return None;
@@ -87,11 +113,7 @@ impl Schedule {
                 let round = u32::try_from(index / n).ok()?;
                 o[(index % n) as usize].checked_add(period.checked_mul(round)?)?
             }
-        };
-        if self.end.is_some_and(|e| offset >= e) {
-            return None;
-        }
-        Some(offset)
+        })
     }
 
     /// How many arrivals of the whole schedule fall before `offset` (its end and limit
@@ -114,6 +136,9 @@ impl Schedule {
 
     /// How many arrivals fall before `offset`: those the warm-up takes.
     pub fn count_before(&self, offset: Duration) -> u64 {
+        if self.work.is_some() {
+            return self.count_random_before(offset);
+        }
         match &self.pace {
             Pace::Constant(rate) => (offset.as_secs_f64() * rate).ceil() as u64,
             Pace::Staged(p) => p.arrivals_before(offset),
@@ -129,6 +154,27 @@ impl Schedule {
                     .saturating_add(o.partition_point(|x| *x < rest) as u64)
             }
         }
+    }
+
+    /// [`Schedule::count_before`] for a random process: from the count an even process would
+    /// have, a walk of about its square root to the first arrival at or after `offset` (or the
+    /// limit: past it nothing is asked).
+    fn count_random_before(&self, offset: Duration) -> u64 {
+        let limit = self.limit.unwrap_or(u64::MAX);
+        let before = |n: u64| n < limit && self.offset(n).is_some_and(|o| o < offset);
+        let even = match &self.pace {
+            Pace::Constant(rate) => (offset.as_secs_f64() * rate).ceil() as u64,
+            Pace::Staged(p) => p.arrivals_before(offset),
+            Pace::Explicit(..) => unreachable!("explicit offsets have no process"),
+        };
+        let mut n = even.min(limit);
+        while n > 0 && !before(n - 1) {
+            n -= 1;
+        }
+        while before(n) {
+            n += 1;
+        }
+        n
     }
 }
 
@@ -247,6 +293,45 @@ mod tests {
         assert_eq!(s.at(2), Some(ms(5)));
         assert_eq!(s.count_before(ms(1)), 2);
         assert_eq!(s.due_before(Duration::MAX), 3);
+    }
+
+    #[test]
+    fn a_random_process_keeps_the_rate_and_counts_like_at() {
+        use crate::stages::Stage;
+        for process in [Process::Poisson, Process::Uniform] {
+            // 1000/s for 100 s: 100,000 expected, a Poisson standard deviation of 316.
+            let s = Schedule::new(1000.0, Some(Duration::from_secs(100)), None).spaced(process, 1);
+            let n = count(&s);
+            assert!((98_700..=101_300).contains(&n), "{process:?}: {n}");
+            assert_eq!(s.due_before(Duration::MAX), n);
+            for t in [0, 1, 999, 50_000, 99_999] {
+                let t = Duration::from_millis(t);
+                let by_at = (0..)
+                    .take_while(|i| s.at(*i).is_some_and(|o| o < t))
+                    .count();
+                assert_eq!(s.count_before(t), by_at as u64, "{process:?} before {t:?}");
+            }
+            // Stages ramp a random process as they ramp an even one: 0 -> 100/s over 100 s.
+            let p = Profile::new(&[Stage {
+                duration: Duration::from_secs(100),
+                target: 100.0,
+            }]);
+            let s = Schedule::staged(p, None).spaced(process, 1);
+            let n = count(&s);
+            assert!((4_780..=5_220).contains(&n), "{process:?} staged: {n}");
+            let early = s.count_before(Duration::from_secs(50));
+            assert!(
+                (1_150..=1_350).contains(&early),
+                "a quarter by half-time: {early}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_limit_ends_a_random_schedule_without_an_end() {
+        let s = Schedule::new(10.0, None, Some(7)).spaced(Process::Poisson, 1);
+        assert_eq!(s.due_before(Duration::MAX), 7);
+        assert_eq!(count(&s), 7);
     }
 
     #[test]

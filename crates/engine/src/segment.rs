@@ -18,6 +18,7 @@
 //! users active at any instant add up across shards); data row `r` belongs to the shard that
 //! owns `r`. No floats: a fraction is a pair of `u64`s, products are taken in `u128`.
 
+use crate::process::splitmix64;
 use std::fmt;
 
 /// The largest cycle a general sequence may stripe to; k6 has no bound, but a sequence such as
@@ -448,11 +449,4 @@ impl<'a> Rows<'a> {
         self.stripe
             .nth(splitmix64(seed ^ splitmix64(global_index)) % self.mine)
     }
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }

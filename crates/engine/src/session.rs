@@ -74,6 +74,78 @@ pub struct Opened {
     pub tls: Option<Duration>,
     /// The protocol it speaks, as ALPN names it (`http/1.1`, `h2`, `h3`).
     pub protocol: &'static str,
+    /// Whether the TLS handshake resumed a session and sent early data, where the protocol
+    /// tells (HTTP/3); `None` elsewhere.
+    pub resumption: Option<Resumption>,
+}
+
+/// How a connection's handshake used an earlier connection's TLS session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resumption {
+    /// The session was resumed: no certificate sent or checked.
+    pub resumed: bool,
+    /// Requests went as early data (0-RTT): `Some(true)` when the server took them,
+    /// `Some(false)` when it refused them and they went again after the handshake.
+    pub early_data: Option<bool>,
+}
+
+/// The handshakes of one protocol's connections, where the protocol tells how they went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Handshakes {
+    /// Full handshakes (a certificate checked) and resumed ones, with their times.
+    pub full: HandshakeTimes,
+    pub resumed: HandshakeTimes,
+    /// Connections whose early data (0-RTT) the server took, and refused.
+    pub early_data_accepted: u64,
+    pub early_data_rejected: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandshakeTimes {
+    pub count: u64,
+    pub total: Duration,
+    pub max: Duration,
+}
+
+impl HandshakeTimes {
+    fn add(&mut self, other: &HandshakeTimes) {
+        self.count += other.count;
+        self.total += other.total;
+        self.max = self.max.max(other.max);
+    }
+}
+
+impl Handshakes {
+    /// Adds one connection's handshake, which took `time`.
+    fn count(&mut self, r: Resumption, time: Duration) {
+        let times = if r.resumed {
+            &mut self.resumed
+        } else {
+            &mut self.full
+        };
+        times.add(&HandshakeTimes {
+            count: 1,
+            total: time,
+            max: time,
+        });
+        match r.early_data {
+            Some(true) => self.early_data_accepted += 1,
+            Some(false) => self.early_data_rejected += 1,
+            None => {}
+        }
+    }
+
+    fn add(&mut self, other: &Handshakes) {
+        self.full.add(&other.full);
+        self.resumed.add(&other.resumed);
+        self.early_data_accepted += other.early_data_accepted;
+        self.early_data_rejected += other.early_data_rejected;
+    }
+
+    /// Nothing was told: the protocol does not say how its handshakes went.
+    pub fn is_empty(&self) -> bool {
+        self.full.count + self.resumed.count == 0
+    }
 }
 
 /// The connections of a run that spoke one protocol (the name from [`Opened::protocol`]), and
@@ -83,6 +155,7 @@ pub struct ProtocolUse {
     pub protocol: &'static str,
     pub connections: u64,
     pub requests: u64,
+    pub handshakes: Handshakes,
 }
 
 /// Adds `connections` and `requests` to `protocol`'s row of `rows` (a handful of rows at most).
@@ -101,7 +174,26 @@ pub(crate) fn count_protocol(
             protocol,
             connections,
             requests,
+            handshakes: Handshakes::default(),
         }),
+    }
+}
+
+/// Adds how connection `o` opened to its protocol's row of `rows`, when its protocol tells.
+pub(crate) fn count_handshake(rows: &mut Vec<ProtocolUse>, o: &Opened) {
+    let Some(r) = o.resumption else { return };
+    count_protocol(rows, o.protocol, 0, 0);
+    if let Some(row) = rows.iter_mut().find(|row| row.protocol == o.protocol) {
+        row.handshakes
+            .count(r, o.connect + o.tls.unwrap_or_default());
+    }
+}
+
+/// Adds a worker's row `p` to the run's `rows`.
+pub(crate) fn add_protocol(rows: &mut Vec<ProtocolUse>, p: &ProtocolUse) {
+    count_protocol(rows, p.protocol, p.connections, p.requests);
+    if let Some(row) = rows.iter_mut().find(|row| row.protocol == p.protocol) {
+        row.handshakes.add(&p.handshakes);
     }
 }
 

@@ -79,7 +79,12 @@ impl Profile {
     /// Open model: when arrival `n` (0, 1, 2, …) is due, where arrivals accumulate as the
     /// integral of the rate; `None` when the profile ends first.
     pub fn arrival_at(&self, n: u64) -> Option<Duration> {
-        let n = n as f64;
+        self.time_at(n as f64)
+    }
+
+    /// When the integral of the rate reaches `n` arrivals (a fraction for a random process's
+    /// arrival); `None` when the profile ends first.
+    pub fn time_at(&self, n: f64) -> Option<Duration> {
         for (i, &(t0, d, v0, v1)) in self.segments.iter().enumerate() {
             let a0 = self.area[i];
             let seg = d * (v0 + v1) / 2.0;

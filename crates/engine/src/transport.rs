@@ -82,6 +82,9 @@ pub struct Response {
     pub first_byte: Option<Instant>,
     /// Bytes read from the connection for this response: head and body.
     pub bytes_received: u64,
+    /// Bytes written for this exchange when its session encodes requests its own way (HTTP/2's
+    /// frames, HPACK-compressed); `None`: the request's bytes as given were what went out.
+    pub bytes_sent: Option<u64>,
     /// Length of the decoded body (page weight).
     pub body_len: u64,
     /// Whether the connection may carry another request.
@@ -98,6 +101,7 @@ impl Response {
         self.status = 0;
         self.first_byte = None;
         self.bytes_received = 0;
+        self.bytes_sent = None;
         self.body_len = 0;
         self.keep_alive = false;
         self.headers.clear();

@@ -135,8 +135,12 @@ impl ClientSession {
         if !self.raw.request_allowed() {
             return 0;
         }
-        let max = usize::try_from(self.raw.remote_max_streams()).unwrap_or(usize::MAX);
-        max.saturating_sub(self.open_streams())
+        self.max_streams().saturating_sub(self.open_streams())
+    }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS arrive).
+    pub fn max_streams(&self) -> usize {
+        usize::try_from(self.raw.remote_max_streams()).unwrap_or(usize::MAX)
     }
 
     /// Whether the server's SETTINGS came: until then its stream limit is nghttp2's guess (100),

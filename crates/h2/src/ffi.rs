@@ -47,10 +47,15 @@ fn check(call: &'static str, rv: c_int) -> Result<c_int, H2Error> {
     }
 }
 
+/// "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" (RFC 9113 section 3.4).
+const PREFACE: u64 = 24;
+
 impl Raw {
     pub(crate) fn new(server: bool, settings: &Settings) -> Result<Raw, H2Error> {
         let mut state = Box::new(State {
             server,
+            // The client's connection preface goes out before any frame.
+            unclaimed_out: if server { 0 } else { PREFACE },
             ..State::default()
         });
         let mut callbacks = ptr::null_mut();
@@ -73,6 +78,10 @@ impl Raw {
             );
             sys::nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, Some(on_frame));
             sys::nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, Some(on_close));
+            sys::nghttp2_session_callbacks_set_on_frame_send_callback(
+                callbacks,
+                Some(on_frame_send),
+            );
             sys::nghttp2_session_callbacks_set_error_callback2(callbacks, Some(on_error));
             let user_data = (&mut *state as *mut State).cast::<c_void>();
             let rv = if server {
@@ -368,6 +377,19 @@ unsafe extern "C" fn on_frame(
     }
     0
 }
+
+unsafe extern "C" fn on_frame_send(
+    _session: *mut sys::nghttp2_session,
+    frame: *const sys::nghttp2_frame,
+    user_data: *mut c_void,
+) -> c_int {
+    let hd = &(*frame).hd;
+    state(user_data).frame_sent(hd.stream_id, hd.length as u64 + FRAME_HEADER);
+    0
+}
+
+/// Every HTTP/2 frame's header: length, type, flags, stream id (RFC 9113 section 4.1).
+const FRAME_HEADER: u64 = 9;
 
 unsafe extern "C" fn on_close(
     _session: *mut sys::nghttp2_session,

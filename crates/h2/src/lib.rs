@@ -33,8 +33,13 @@
 //! client.recv(&to_client)?;
 //! let events: Vec<Event> = client.events().events.collect();
 //! assert!(events.contains(&Event::Status { exchange: 7, status: 200 }));
-//! let done = Event::Closed { exchange: 7, stream_id: 1, end: StreamEnd::Complete };
-//! assert!(events.contains(&done));
+//! let done = events.iter().find_map(|e| match e {
+//!     Event::Closed { exchange: 7, end, sent, .. } => Some((*end, *sent)),
+//!     _ => None,
+//! });
+//! let (end, sent) = done.expect("stream 7 closed");
+//! assert_eq!(end, StreamEnd::Complete);
+//! assert_eq!(sent, to_server.len() as u64, "every byte written is some stream's");
 //! # Ok::<(), herd_h2::H2Error>(())
 //! ```
 
@@ -101,6 +106,10 @@ pub enum Event {
         exchange: usize,
         stream_id: i32,
         end: StreamEnd,
+        /// Bytes written for it: its frames as they went on the wire (HPACK-compressed
+        /// headers, body in DATA frames), and the connection's own frames since the last
+        /// stream closed (the preface and SETTINGS go to the first).
+        sent: u64,
     },
     /// The peer will take no new streams; those above `last_stream_id` were never processed.
     GoAway { last_stream_id: i32, code: u32 },

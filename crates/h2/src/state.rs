@@ -15,6 +15,10 @@ pub(crate) struct State {
     pub(crate) goaway: Option<(i32, u32)>,
     /// The peer's first SETTINGS arrived: its stream limit is known.
     pub(crate) settled: bool,
+    /// Bytes written that belong to no stream (the preface, SETTINGS, acknowledgements,
+    /// window updates): the next stream to close carries them, so the streams' bytes add up
+    /// to the connection's.
+    pub(crate) unclaimed_out: u64,
     /// nghttp2's last word on what the peer did wrong, during the current `recv`.
     pub(crate) complaint: Option<String>,
 }
@@ -151,6 +155,14 @@ impl State {
         }
     }
 
+    /// A frame of `len` bytes (its 9-byte header included) went into the output.
+    pub(crate) fn frame_sent(&mut self, stream_id: i32, len: u64) {
+        match self.streams.get(stream_id) {
+            Some(stream) if stream_id != 0 => stream.wire_out += len,
+            _ => self.unclaimed_out += len,
+        }
+    }
+
     pub(crate) fn goaway(&mut self, last_stream_id: i32, code: u32) {
         self.goaway = Some((last_stream_id, code));
         self.events.push(Event::GoAway {
@@ -176,10 +188,12 @@ impl State {
         } else {
             StreamEnd::Reset(code)
         };
+        let sent = stream.wire_out + std::mem::take(&mut self.unclaimed_out);
         self.events.push(Event::Closed {
             exchange: stream.exchange,
             stream_id,
             end,
+            sent,
         });
     }
 

@@ -17,6 +17,9 @@ pub(crate) struct Stream {
     /// Bytes this side sends as the stream's body, and how many went out already.
     pub(crate) body: Vec<u8>,
     pub(crate) sent: usize,
+    /// Bytes of this stream's frames written (headers included), for the caller's count of
+    /// what went on the wire.
+    pub(crate) wire_out: u64,
     /// Server side: the request's method and path, its other fields as `name: value\r\n`
     /// lines, and its body (the first [`KEPT_BODY`](crate::KEPT_BODY) bytes; all counted).
     pub(crate) method: Vec<u8>,

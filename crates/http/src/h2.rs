@@ -17,6 +17,10 @@ struct Stream {
     ticket: Ticket,
     stream_id: i32,
     resp: Response,
+    /// Opened before the server's SETTINGS said its stream limit, as the n-th stream in
+    /// flight: refused past that limit, it was over a limit herd could not know, and goes
+    /// again.
+    early: Option<usize>,
 }
 
 /// The session of one HTTP/2 connection.
@@ -153,6 +157,8 @@ impl H2 {
 
     /// Turns what nghttp2 saw into notes.
     fn settle(&mut self, now: Instant, out: &mut Vec<Note>) {
+        // What the server's SETTINGS say by now (they came in the bytes these events are of).
+        let limit = self.h2.max_streams();
         let mut events = self.h2.events();
         let kept = events.kept;
         for event in events.events.by_ref() {
@@ -194,13 +200,26 @@ impl H2 {
                     }
                 }
                 Event::GoAway { .. } => self.closing = true,
-                Event::Closed { exchange, end, .. } => {
-                    let Some(stream) = self.streams.get_mut(exchange).and_then(Option::take) else {
+                Event::Closed {
+                    exchange,
+                    end,
+                    sent,
+                    ..
+                } => {
+                    let Some(mut stream) = self.streams.get_mut(exchange).and_then(Option::take)
+                    else {
                         continue;
                     };
+                    stream.resp.bytes_sent = Some(sent);
+                    let over = stream.early.is_some_and(|n| n > limit);
                     self.free.push(exchange);
                     self.in_flight -= 1;
-                    out.push(ended(stream, end, self.closing && self.in_flight == 0));
+                    out.push(ended(
+                        stream,
+                        end,
+                        over,
+                        self.closing && self.in_flight == 0,
+                    ));
                 }
                 Event::Request { .. } => {}
             }
@@ -208,8 +227,12 @@ impl H2 {
     }
 }
 
-/// The note for a stream that ended `end`; `last`: the connection closes after it.
-fn ended(mut s: Stream, end: StreamEnd, last: bool) -> Note {
+/// RFC 9113 section 7.
+const REFUSED_STREAM: u32 = 0x7;
+
+/// The note for a stream that ended `end`; `over`: it was opened past the limit the server's
+/// SETTINGS said after; `last`: the connection closes after it.
+fn ended(mut s: Stream, end: StreamEnd, over: bool, last: bool) -> Note {
     let failed = |kind, message: String, unseen| {
         Note::Failed(Failed {
             ticket: s.ticket,
@@ -224,8 +247,15 @@ fn ended(mut s: Stream, end: StreamEnd, last: bool) -> Note {
             s.resp.keep_alive = !last;
             Note::Response(s.ticket, s.resp)
         }
-        // REFUSED_STREAM is the server's word, counted as h2load does: sent again, a request
-        // the server keeps refusing would go round for ever.
+        // A stream opened past the limit the server had not said yet, and refused, is one it
+        // never processed (RFC 9113 section 8.7): it goes again, counted once. Otherwise
+        // REFUSED_STREAM is the server's word, counted as h2load does: a request it keeps
+        // refusing would go round for ever.
+        StreamEnd::Reset(REFUSED_STREAM) if over => failed(
+            ErrorKind::H2RefusedStream,
+            "the server's SETTINGS allowed fewer streams than were opened before they came".into(),
+            true,
+        ),
         StreamEnd::Reset(code) => failed(
             ErrorKind::from_h2_code(code),
             format!("the stream was reset with {}", code_name(code)),
@@ -268,7 +298,9 @@ impl H2 {
                 return self.broke(Failure::new(ErrorKind::H2Protocol, e.to_string()), out);
             }
             self.settle(now, out);
-            if n < scratch.len() {
+            // A short read drained a plain socket; over TLS it may be one record of several
+            // that rustls already holds, and no readiness event would come for them.
+            if n < scratch.len() && !self.tls {
                 return;
             }
         }
@@ -291,11 +323,8 @@ impl Session<Wire> for H2 {
         if self.closing || self.finished {
             return 0;
         }
-        // Until the server's SETTINGS say its limit, a new connection carries the one stream
-        // the loop opened it for: streams past a limit of 1 would only be refused.
-        if !self.h2.settled() {
-            return 0;
-        }
+        // Until the server's SETTINGS say its limit, nghttp2 assumes 100 (h2load and browsers
+        // start the same way): a server whose limit is lower refuses the rest, sent again.
         let ours = self.window.saturating_sub(self.in_flight);
         ours.min(self.h2.capacity())
     }
@@ -342,6 +371,8 @@ impl Session<Wire> for H2 {
                     ticket,
                     stream_id,
                     resp,
+                    // `in_flight` counts this stream already.
+                    early: (!self.h2.settled()).then_some(self.in_flight),
                 })
             }
             Err(f) => {
@@ -350,6 +381,7 @@ impl Session<Wire> for H2 {
                     ticket,
                     stream_id: 0,
                     resp,
+                    early: None,
                 });
                 self.rejected.push((exchange, f));
             }
@@ -419,6 +451,7 @@ impl Session<Wire> for H2 {
                 connect: tcp.saturating_duration_since(self.started),
                 tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                 protocol: if self.tls { "h2" } else { "h2c" },
+                resumption: None,
             }));
         }
         if let Err(f) = self.write_out(t, conn) {

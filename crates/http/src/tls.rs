@@ -3,6 +3,7 @@
 
 use crate::HttpError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
@@ -101,20 +102,27 @@ impl TlsFiles {
 /// One config per run, shared by every connection of every worker: it holds the session cache,
 /// so reconnects resume sessions instead of paying a full handshake.
 pub(crate) fn client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
-    let mut config = build(options, |b| b.with_safe_default_protocol_versions())?;
+    let mut config = build(options, |b| b.with_safe_default_protocol_versions(), None)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 
 /// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other) and ALPN
-/// `h3`. Its session cache resumes reconnects; early data stays off (see `H3Connection::ready`).
+/// `h3`. Its session cache resumes reconnects, and early data is on: a resumed connection sends
+/// its first replayable requests in 0-RTT. Its certificate checks are counted on each thread,
+/// which tells a full handshake from a resumed one (`h3::resumption`).
 pub(crate) fn quic_client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
-    let mut config = build(options, |b| {
-        b.with_protocol_versions(&[&rustls::version::TLS13])
-    })?;
+    let mut config = build(
+        options,
+        |b| b.with_protocol_versions(&[&rustls::version::TLS13]),
+        Some(crate::h3::counting_checks),
+    )?;
     config.alpn_protocols = vec![b"h3".to_vec()];
+    config.enable_early_data = true;
     Ok(Arc::new(config))
 }
+
+type Wrap = fn(Arc<dyn ServerCertVerifier>) -> Arc<dyn ServerCertVerifier>;
 
 type Versioned = rustls::ConfigBuilder<ClientConfig, rustls::WantsVerifier>;
 
@@ -123,24 +131,35 @@ fn build(
     versions: impl FnOnce(
         rustls::ConfigBuilder<ClientConfig, rustls::WantsVersions>,
     ) -> Result<Versioned, rustls::Error>,
+    wrap: Option<Wrap>,
 ) -> Result<ClientConfig, HttpError> {
     // Explicit rather than the process default, which depends on which crates enabled which
     // rustls features.
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = versions(ClientConfig::builder_with_provider(provider.clone()))?;
     let files = options.files.as_deref();
-    let verified = if options.insecure {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate { provider }))
-    } else {
-        let roots = match files.and_then(|f| f.roots.clone()) {
-            Some(roots) => roots,
-            None => RootCertStore {
-                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-            },
-        };
-        builder.with_root_certificates(roots)
+    let roots = || match files.and_then(|f| f.roots.clone()) {
+        Some(roots) => roots,
+        None => RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        },
+    };
+    let verified = match (options.insecure, wrap) {
+        (true, wrap) => {
+            let any: Arc<dyn ServerCertVerifier> = Arc::new(AcceptAnyCertificate { provider });
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(wrap.map_or(any.clone(), |w| w(any)))
+        }
+        (false, None) => builder.with_root_certificates(roots()),
+        (false, Some(wrap)) => {
+            let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots()), provider)
+                .build()
+                .map_err(|e| HttpError::Quic(e.to_string()))?;
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(wrap(webpki))
+        }
     };
     Ok(match files.and_then(|f| f.identity.as_ref()) {
         Some((chain, key)) => verified.with_client_auth_cert(chain.clone(), key.clone_key())?,

@@ -5,7 +5,7 @@
 
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
-use herd_result::stream::{name_lines, CheckLine, ScenarioLine, StreamHeader, StreamLine};
+use herd_result::stream::{name_lines, CheckLine, ScenarioLine, StreamLine};
 use herd_result::{write_json, RunResult};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -48,16 +48,7 @@ impl Sink for JsonStream {
         let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
         self.out = Some(BufWriter::new(file));
         self.labels = start.labels.clone();
-        let mut header = StreamHeader::new(
-            start.target.clone(),
-            start.config.clone(),
-            start.measure_start,
-        );
-        header.shard = start.shard.clone();
-        if start.timeline_start_unix_s.is_some() {
-            header.timeline_start_unix_s = start.timeline_start_unix_s;
-        }
-        self.line(&header)
+        self.line(&start.header())
     }
 
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {

@@ -1,8 +1,8 @@
 //! What a run shows and writes while it goes on: the engine's collector hands every closed
 //! second to the caller as a [`Record`]; each output is a [`Sink`] of that one stream (ripgrep's
-//! printer implementing the searcher's `Sink`): the live line on a terminal, the JSON written as
-//! the run goes, the per-second CSV, the HdrHistogram interval log, and at the end JUnit and
-//! Markdown summaries. Sinks run on the collector's thread, never on a worker's.
+//! printer implementing the searcher's `Sink`): the live panel on a terminal, the web
+//! dashboard and its recording, the JSON written as the run goes, the per-second CSV, the
+//! HdrHistogram interval log, and at the end JUnit and Markdown summaries. Sinks run on the collector's thread, never on a worker's.
 //!
 //! ```no_run
 //! use herd_live::{Sinks, Start, json::JsonStream};
@@ -17,6 +17,7 @@
 //! ```
 
 pub mod csv;
+pub mod dashboard;
 pub mod hlog;
 pub mod json;
 pub mod junit;
@@ -57,6 +58,20 @@ pub struct SinkError {
 }
 
 impl Start {
+    /// The first line of a stream of this run's seconds (`--json`, `--record`).
+    pub fn header(&self) -> herd_result::stream::StreamHeader {
+        let mut header = herd_result::stream::StreamHeader::new(
+            self.target.clone(),
+            self.config.clone(),
+            self.measure_start,
+        );
+        header.shard = self.shard.clone();
+        if self.timeline_start_unix_s.is_some() {
+            header.timeline_start_unix_s = self.timeline_start_unix_s;
+        }
+        header
+    }
+
     /// A run id from the clock and the process: unique enough to tell runs apart.
     pub fn new_run_id() -> String {
         let t = SystemTime::now()

@@ -116,6 +116,7 @@ pub(crate) async fn serve_http1<S: Socket>(
         end,
         out: Vec::with_capacity(INITIAL_BUF),
         echo: Vec::new(),
+        answered: 0,
     };
     let end = conn.run(&worker).await;
     conn.finish(end, &worker.table).await;
@@ -130,6 +131,8 @@ struct Conn<S> {
     out: Vec<u8>,
     /// The request being echoed, for echo routes.
     echo: Vec<u8>,
+    /// Requests answered on this connection, for `close-after`.
+    answered: u32,
 }
 
 /// A request head parsed out of the buffer, reduced to what outlives the borrow of the buffer.
@@ -262,6 +265,10 @@ impl<S: Socket> Conn<S> {
         head: &Head,
         persist: Persist,
     ) -> Result<bool, End> {
+        if route.close_after.is_some_and(|n| self.answered >= n) {
+            return Err(End::Close);
+        }
+        self.answered += 1;
         let (failed, delay) = {
             let mut rng = w.rng.borrow_mut();
             let failed = route.error_rate > 0.0 && rng.gen_bool(route.error_rate);

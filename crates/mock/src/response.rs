@@ -179,6 +179,7 @@ pub(crate) struct Compiled {
     pub(crate) truncated: Box<[u8]>,
     pub(crate) echo: bool,
     pub(crate) goaway_after: Option<u32>,
+    pub(crate) close_after: Option<u32>,
     pub(crate) status: u16,
     pub(crate) headers: Vec<(String, String)>,
     /// The HS256 key a request's bearer token must be signed with (`auth=hmac:KEY`).
@@ -218,6 +219,7 @@ impl Compiled {
             truncated: truncated.into(),
             echo: route.echo,
             goaway_after: route.goaway_after,
+            close_after: route.close_after,
             status: route.status,
             headers: route.headers.clone(),
             auth_key: route.auth.as_ref().map(|a| match a {

@@ -50,6 +50,11 @@ pub struct Route {
     /// HTTP/2: the SETTINGS_MAX_CONCURRENT_STREAMS every connection announces, the smallest of
     /// any route's (SETTINGS come before any request, so the limit is the server's).
     pub max_streams: Option<u32>,
+    /// HTTP/1.1: a connection that has answered this many requests closes (FIN) when the next
+    /// one for this route arrives, without answering it and without having said
+    /// `Connection: close`: what a client meets through tinyproxy, or when a server's
+    /// keep-alive timeout races its request.
+    pub close_after: Option<u32>,
 }
 
 /// What a route wants to see before it answers.
@@ -128,6 +133,7 @@ impl Route {
             auth: None,
             goaway_after: None,
             max_streams: None,
+            close_after: None,
         }
     }
 
@@ -169,8 +175,10 @@ impl Route {
                 ));
             }
         }
-        if self.goaway_after == Some(0) || self.max_streams == Some(0) {
-            return Err("goaway-after and max-streams take a count of at least 1".into());
+        if [self.goaway_after, self.max_streams, self.close_after].contains(&Some(0)) {
+            return Err(
+                "goaway-after, max-streams and close-after take a count of at least 1".into(),
+            );
         }
         if let Some(Auth::Hs256Jwt { key }) = &self.auth {
             if key.is_empty() {

@@ -15,6 +15,9 @@
 //!                                                 HS256 JWT signed with KEY (exp honoured)
 //!            | "goaway-after=" INT                 HTTP/2: GOAWAY after INT of its requests
 //!            | "max-streams=" INT                  HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS
+//!            | "close-after=" INT                  HTTP/1.1: after INT answers on a connection,
+//!                                                 close it under the next request, unanswered
+//!                                                 and unannounced (tinyproxy, a keep-alive race)
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -31,7 +34,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -114,6 +117,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             "goaway-after" => route.goaway_after = Some(parse_count(key, value)?),
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
+            "close-after" => route.close_after = Some(parse_count(key, value)?),
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -292,6 +296,9 @@ impl fmt::Display for Route {
         }
         if let Some(n) = self.max_streams {
             write!(f, " max-streams={n}")?;
+        }
+        if let Some(n) = self.close_after {
+            write!(f, " close-after={n}")?;
         }
         Ok(())
     }

@@ -29,8 +29,11 @@
 //!     timeout_s: 10.0,
 //!     calls_per_conn: None,
 //!     pipeline: None,
+//!     streams: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
+//!     secrets_shown: false,
+//!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),

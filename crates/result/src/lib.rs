@@ -35,8 +35,11 @@
 //!     timeout_s: 10.0,
 //!     calls_per_conn: None,
 //!     pipeline: None,
+//!     streams: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
+//!     secrets_shown: false,
+//!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
 //!     target: config.url.clone(),
@@ -93,8 +96,9 @@ pub use histogram::{decode_histogram, encode_histogram, summarize_us};
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use phases::{PhaseHistograms, Phases};
 pub use result::{
-    Generator, GeneratorSample, GeneratorVerdict, Histograms, Kind, Model, ProtocolUse, RunConfig,
-    RunResult, SizeSummary, Summary, TimelineEntry, Totals, Warmup,
+    Arrivals, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes, Histograms,
+    Kind, Model, ProtocolUse, RunConfig, RunResult, SizeSummary, Summary, TimelineEntry, Totals,
+    Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

@@ -13,6 +13,9 @@
 
 mod parts;
 mod series;
+mod sweeps;
+
+pub use sweeps::merge_sweeps;
 
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
 use crate::result::{Histograms, Kind, Totals, Warmup};

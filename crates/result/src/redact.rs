@@ -40,6 +40,11 @@ impl Redaction {
         }
     }
 
+    /// Whether credentials are shown as given (`--show-secrets`).
+    pub fn shows(&self) -> bool {
+        self.show
+    }
+
     pub fn is_secret(&self, name: &str) -> bool {
         let name = name.trim().to_ascii_lowercase();
         SECRET_HEADERS.contains(&name.as_str()) || self.extra.contains(&name)

@@ -124,10 +124,30 @@ pub struct RunConfig {
     /// connection; `None` sends one at a time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
+    /// HTTP/2: streams in flight at most on each connection (`--streams`, h2load's `-m`), so
+    /// `connections` x `streams` requests at once; absent for HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.
     pub body_bytes: u64,
+    /// `--show-secrets`: the headers and URL above are as given, credentials unmasked, on
+    /// purpose; every output (the HTML page included) then shows them as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secrets_shown: bool,
+    /// Open model: how arrivals were spaced when not evenly (`--arrivals poisson|uniform`), and
+    /// the seed that gives the same instants again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+}
+
+/// A random arrival process and its seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrivals {
+    /// `poisson` or `uniform`.
+    pub process: String,
+    pub seed: u64,
 }
 
 /// How requests were issued.
@@ -253,7 +273,7 @@ pub struct Generator {
 }
 
 /// The connections that spoke one protocol, and what they carried.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProtocolUse {
     pub protocol: String,
     /// Connections opened that spoke it.
@@ -261,6 +281,31 @@ pub struct ProtocolUse {
     /// Requests handed to them (HTTP/2 and HTTP/3: streams), a request sent again on another
     /// connection counted on each.
     pub requests: u64,
+    /// How the handshakes went, for protocols that tell (HTTP/3); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshakes: Option<Handshakes>,
+}
+
+/// A protocol's handshakes: full ones and those that resumed an earlier connection's TLS
+/// session, and the connections that sent requests in 0-RTT.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Handshakes {
+    pub full: HandshakeTimes,
+    pub resumed: HandshakeTimes,
+    /// Connections whose 0-RTT requests the server took.
+    pub early_data_accepted: u64,
+    /// Connections whose 0-RTT requests the server refused (sent again after the handshake).
+    pub early_data_rejected: u64,
+}
+
+/// How many handshakes of a kind, and how long they took, in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HandshakeTimes {
+    pub count: u64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+    /// Their sum, in whole microseconds, so that shards merge exactly in any order.
+    pub total_ms: f64,
 }
 
 /// One second of the generator's own health.

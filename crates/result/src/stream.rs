@@ -144,8 +144,9 @@ pub fn complete<'t>(text: &'t str, origin: &str) -> Result<Cow<'t, str>, ReportE
     Ok(Cow::Owned(text))
 }
 
-/// The partial result of the seconds written: totals, errors and latency added up from them.
-fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
+/// The partial result of the seconds written: totals, errors and latency added up from them
+/// (with no lines, the empty result a live view grows second by second).
+pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult, ReportError> {
     let mut latency = new_histogram();
     let mut service = new_histogram();
     let mut sections = Sections::default();
@@ -260,8 +261,11 @@ mod tests {
             timeout_s: 10.0,
             calls_per_conn: None,
             pipeline: None,
+            streams: None,
             headers: vec![],
             body_bytes: 0,
+            secrets_shown: false,
+            arrivals: None,
         }
     }
 

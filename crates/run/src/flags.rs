@@ -49,6 +49,10 @@ pub enum Flag {
     Http2,
     /// `--streams`, `--h2-window`, `--h2-connection-window`.
     H2Settings,
+    /// `--arrivals` or `--seed`: how the open model's arrivals are spaced.
+    Arrivals,
+    /// `--shard I/N` (or `--shard-from-env`), `--start-at`, `--late`.
+    Shard,
 }
 
 /// What a kind of run does with a flag.
@@ -74,12 +78,13 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 22] = [
     //                                        URL  URL file workload at level replay
     (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
     (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
     (Flag::Duration, "-d/--duration", [A, A, LOAD, A, A]),
     (Flag::Requests, "-n/--requests", [A, A, LOAD, A, LOG]),
+    (Flag::Arrivals, "--arrivals/--seed", [A, A, LOAD, A, LOG]),
     (
         Flag::CallsPerConn,
         "--calls-per-conn",
@@ -109,6 +114,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 20] = [
     (Flag::Watch, "--watch-*", [A, A, A, A, A]),
     (Flag::Http2, "--http2", [A, A, A, A, A]),
     (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
+    // Every kind plays its stripe; a series' runs each start on their own instant.
+    (Flag::Shard, "--shard/--start-at", [A, A, A, A, A]),
 ];
 
 impl Kind {
@@ -153,6 +160,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Timeout, l.timeout.is_some()),
         (Flag::Warmup, l.warmup.is_some()),
         (Flag::Threads, l.threads.is_some()),
+        (Flag::Arrivals, l.arrivals.is_some() || l.seed.is_some()),
         (Flag::Insecure, spec.insecure),
         (Flag::Bind, spec.bind.is_some()),
         (Flag::Http2, spec.http.http2),
@@ -170,6 +178,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
             Flag::Watch,
             !spec.watch.is_empty() || !spec.watch.metrics.is_empty(),
         ),
+        (Flag::Shard, spec.shard.is_some()),
     ];
     let request = &spec.request;
     flags.extend([

@@ -14,8 +14,9 @@ const MAX_WINDOW: u32 = (1 << 31) - 1;
 pub struct HttpFlags {
     /// HTTP/2: over https by ALPN, over http by prior knowledge (h2c).
     pub http2: bool,
-    /// Streams in flight on one HTTP/2 connection (h2load's `-m`), capped by the server's
-    /// SETTINGS_MAX_CONCURRENT_STREAMS; `None`: 1, as h2load.
+    /// Streams in flight on one HTTP/2 or HTTP/3 connection (h2load's `-m`), capped by the
+    /// server's SETTINGS_MAX_CONCURRENT_STREAMS (HTTP/2) or QUIC's stream limit (HTTP/3);
+    /// `None`: 1, as h2load.
     pub streams: Option<usize>,
     /// The window each stream offers the server (SETTINGS_INITIAL_WINDOW_SIZE).
     pub stream_window: Option<u32>,
@@ -31,9 +32,12 @@ impl HttpFlags {
         if self.http2 && self.http3 {
             problems.push("--http2 and --http3 ask for two protocols: choose one".into());
         }
+        if !self.http2 && !self.http3 && self.streams.is_some() {
+            problems
+                .push("--streams is an HTTP/2 and HTTP/3 setting: add --http2 or --http3".into());
+        }
         if !self.http2 {
             let h2_only = [
-                (self.streams.is_some(), "--streams"),
                 (self.stream_window.is_some(), "--h2-window"),
                 (self.connection_window.is_some(), "--h2-connection-window"),
             ];
@@ -74,10 +78,11 @@ impl HttpFlags {
         })
     }
 
-    /// HTTP/2 as h2load counts it: `-c N --streams M` is N connections of M streams, N x M
-    /// requests in flight; the open model's cap is on connections, each taking M at once.
+    /// HTTP/2 and HTTP/3 as h2load counts them: `-c N --streams M` is N connections of M
+    /// streams, N x M requests in flight; the open model's cap is on connections, each taking
+    /// M at once.
     pub(crate) fn apply(&self, plan: &mut Plan) {
-        if !self.http2 {
+        if !self.http2 && !self.http3 {
             return;
         }
         let streams = self.streams.unwrap_or(1).max(1);

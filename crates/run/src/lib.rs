@@ -1,9 +1,10 @@
-//! A run, as an application sees it: a [`RunSpec`] (a URL with its flags, a URL file or a
-//! workload file, as plain data) is checked by [`RunSpec::prepare`], which reports every
-//! problem at once; the [`Prepared`] run then plays on the engine at its own load or at a
-//! [`Level`] (what `herd sweep` and `herd capacity` vary) and returns the full `RunResult`.
-//! [`conclude`] says how a result ended; the CLI maps that to exit codes. Nothing here prints
-//! or exits: progress goes to an [`Observer`], problems come back as a [`RunError`].
+//! A run, as an application sees it: a [`RunSpec`] (a URL with its flags, a URL file, a
+//! workload file, a script or a log replay, as plain data, and the shard it plays) is checked
+//! by [`RunSpec::prepare`], which reports every problem at once; the [`Prepared`] run then
+//! plays on the engine at its own load or at a [`Level`] (what `herd sweep` and `herd capacity`
+//! vary), a shard after waiting for its start instant, and returns the full `RunResult`.
+//! [`conclude`] says how a result ended; the CLI maps that to exit codes. Nothing here exits:
+//! progress and notes go to an [`Observer`], problems come back as a [`RunError`].
 //!
 //! ```no_run
 //! use herd_run::{RunSpec, Source, Level};
@@ -24,6 +25,7 @@ mod prepared;
 mod replay;
 mod result;
 mod script;
+pub mod shard;
 mod spec;
 mod watch;
 
@@ -70,8 +72,21 @@ pub enum Length {
 pub trait Observer {
     /// About every 10 ms while the run goes on.
     fn progress(&mut self, _progress: &Progress) {}
+    /// The engine is about to start: a shard's header and the absolute second its timeline
+    /// starts in (both `None` for a run that is not sharded).
+    fn starting(
+        &mut self,
+        _shard: Option<&herd_result::ShardHeader>,
+        _timeline_start: Option<u64>,
+    ) {
+    }
     /// The engine has finished; the result is being built.
     fn finished(&mut self) {}
+    /// A line for the person running herd (a shard's wait, a clock warning): on standard error
+    /// unless the observer shows it its own way.
+    fn note(&mut self, line: &str) {
+        eprintln!("herd: {line}");
+    }
 }
 
 impl Observer for () {}
@@ -85,6 +100,12 @@ pub enum RunError {
     /// The run could not start: the open-file limit, TLS set-up, worker threads.
     #[error("{0}")]
     Start(String),
+    /// A shard was ready too late after its start instant (`--late fail`); nothing was sent.
+    #[error("{0}")]
+    Late(String),
+    /// Ctrl-C before anything was sent (a shard's wait for its start instant).
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 /// What a series runs at each level: check it and run it, never looking inside. A URL counts

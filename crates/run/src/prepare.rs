@@ -102,9 +102,17 @@ impl RunSpec {
             ..self.http
         };
         http.check(&mut problems);
-        if http.http2 && self.load.pipeline.is_some() {
+        // A file's own load and a log's timing refuse the flags in `flags::TABLE` instead.
+        if let crate::flags::Kind::Url
+        | crate::flags::Kind::UrlFile
+        | crate::flags::Kind::WorkloadAtLevel = crate::flags::kind(self)
+        {
+            self.load.check_arrivals(self.level, &mut problems);
+        }
+        if (http.http2 || http.http3) && self.load.pipeline.is_some() {
             problems.push(
-                "--pipeline is HTTP/1.1's; over HTTP/2 requests share a connection as --streams"
+                "--pipeline is HTTP/1.1's; over HTTP/2 and HTTP/3 requests share a connection \
+                 as --streams"
                     .into(),
             );
         }
@@ -122,8 +130,8 @@ impl RunSpec {
             tls_files,
             proxy,
             http: self.http,
-            shard: None,
-            late: std::time::Duration::ZERO,
+            shard: self.shard.clone(),
+            runs: Default::default(),
         };
         // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
         if let What::Workload { .. } | What::Replay { .. } = prepared.what {
@@ -211,6 +219,7 @@ impl RunSpec {
             request: bytes,
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
+            secrets_shown: request.redact.shows(),
         };
         Some(match file {
             None => What::Url(request),
@@ -447,6 +456,8 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         late: std::time::Duration::ZERO,
         arrivals: None,
         arrivals_period: None,
+        process: f.arrivals.unwrap_or_default(),
+        seed: f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::prepare::{threads_default, url_plan};
 use crate::result::{add_workload, to_result, url_config, workload_config};
+use crate::shard::ShardRun;
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
 use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
@@ -11,6 +12,7 @@ use herd_result::{RunConfig, RunResult};
 use herd_workload::Workload;
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,10 +30,12 @@ pub struct Prepared {
     /// The forward proxy connections go through (`--proxy`, `HTTP_PROXY`...).
     pub(crate) proxy: Option<herd_http::Proxy>,
     pub(crate) http: crate::HttpFlags,
-    /// The engine plays only this shard's share of the plan (`Plan::shard`).
-    pub shard: Option<Shard>,
-    /// How late the run starts (`Plan::late`): it plays the rest of its schedule.
-    pub late: Duration,
+    /// The engine plays only this shard's share of the plan (`Plan::shard`), from its start
+    /// instant.
+    pub(crate) shard: Option<ShardRun>,
+    /// How many runs this spec has begun: a series' `k`th run starts on the shard's `k`th
+    /// instant.
+    pub(crate) runs: AtomicU64,
 }
 
 /// A URL with its request, resolved from the flags.
@@ -45,6 +49,8 @@ pub(crate) struct UrlRequest {
     /// The URL and the headers as the result shows them: credentials masked.
     pub shown_url: String,
     pub headers: Vec<String>,
+    /// `--show-secrets`: `shown_url` and `headers` are as given.
+    pub secrets_shown: bool,
 }
 
 // One per run, never in a collection: the size difference costs nothing.
@@ -74,12 +80,20 @@ pub(crate) enum What {
 }
 
 impl Prepared {
-    /// The plan the run plays at its own level, shard and late start included.
+    /// The plan the run plays at its own level, its shard's stripe included.
     pub fn plan(&self) -> Plan {
         let mut plan = self.plan_at(self.level, self.length);
-        plan.shard = self.shard.clone();
-        plan.late = self.late;
+        plan.shard = self.stripe();
         plan
+    }
+
+    /// The shard this run plays, when it is one.
+    pub fn shard(&self) -> Option<&ShardRun> {
+        self.shard.as_ref()
+    }
+
+    fn stripe(&self) -> Option<Shard> {
+        self.shard.as_ref().map(|s| s.shard.clone())
     }
 
     /// How the run is described in its result at its own level.
@@ -123,8 +137,7 @@ impl Prepared {
         // The result describes the whole plan; a shard plays its share of it.
         let config = self.config_of(&self.plan_at(level, length), level, length);
         let mut plan = self.plan_at(level, length);
-        plan.shard = self.shard.clone();
-        plan.late = self.late;
+        plan.shard = self.stripe();
         let fewer = match (&self.what, level) {
             (What::Workload { file, .. }, None) => format!(
                 "lower `users:` (closed) or `max_connections:` (open) in {}",
@@ -133,6 +146,24 @@ impl Prepared {
             _ => "ask for fewer connections (-c)".to_owned(),
         };
         ensure_fds(plan.max_connections(), &fewer)?;
+        // A shard waits for its start instant only now, every check made; one that starts late
+        // (`--late skip`) plays the rest of its schedule.
+        let shard = match &self.shard {
+            Some(run) => {
+                let at = run.instant(self.runs.fetch_add(1, Relaxed));
+                let hash = self.plan_hash(&config, level, length);
+                let started = crate::shard::wait(run, at, control, observer)?;
+                if started.late {
+                    plan.late = crate::shard::late_start(&plan, started.lag)?;
+                }
+                Some(crate::shard::header(run, at, hash, started))
+            }
+            None => None,
+        };
+        observer.starting(
+            shard.as_ref().map(|h| &h.0),
+            shard.as_ref().and_then(|h| h.1),
+        );
         let options = TlsOptions {
             insecure: self.insecure,
             source: self.bind,
@@ -223,6 +254,9 @@ impl Prepared {
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         result.server = server;
+        if let Some(header) = shard {
+            crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
+        }
         match &self.what {
             What::Url(_) => {}
             What::Replay { replay, .. } => replay.add_to(&out, &mut result),
@@ -276,8 +310,10 @@ impl Prepared {
     /// docs/distributed.md promises that two shards never log in as the same user: user `u`
     /// keeps row `u mod rows`, so that holds only while every user has a row of its own.
     fn check_rows(&self, plan: &Plan) -> Result<(), RunError> {
-        let (Some(shard), What::Workload { workload, file } | What::UrlFile { workload, file, .. }) =
-            (&self.shard, &self.what)
+        let (
+            Some(ShardRun { shard, .. }),
+            What::Workload { workload, file } | What::UrlFile { workload, file, .. },
+        ) = (&self.shard, &self.what)
         else {
             return Ok(());
         };
@@ -355,6 +391,8 @@ impl Prepared {
             },
             Level::Users(users) => Load::Closed { users },
         };
+        plan.process = f.arrivals.unwrap_or_default();
+        plan.seed = f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED);
         set_length(&mut plan, length);
         plan.stages = Vec::new();
         plan.warmup = f.warmup.unwrap_or_default();
@@ -365,6 +403,21 @@ impl Prepared {
     }
 
     fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
+        let mut c = self.config_as_planned(plan, level, length);
+        // Over HTTP/2 the plan's window is streams per connection, not HTTP/1.1's pipeline.
+        if self.http().http2 {
+            c.pipeline = None;
+            c.streams = Some(plan.pipeline.max(1) as u64);
+        }
+        c
+    }
+
+    fn config_as_planned(
+        &self,
+        plan: &Plan,
+        level: Option<Level>,
+        length: Option<Length>,
+    ) -> RunConfig {
         match &self.what {
             What::Url(r) | What::Script { request: r, .. } => {
                 url_config(r, &self.load.at(level, length), plan)

@@ -139,8 +139,8 @@ impl Prepared {
 /// Plays each arrival's own request.
 #[derive(Clone)]
 pub(crate) struct ReplayScript {
-    requests: Arc<[Request]>,
-    ids: Arc<[u32]>,
+    pub(crate) requests: Arc<[Request]>,
+    pub(crate) ids: Arc<[u32]>,
 }
 
 impl Script for ReplayScript {

@@ -42,6 +42,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
                     protocol: p.protocol.to_owned(),
                     connections: p.connections,
                     requests: p.requests,
+                    handshakes: (!p.handshakes.is_empty()).then(|| handshakes(&p.handshakes)),
                 })
                 .collect();
             rows.sort_by(|a, b| a.protocol.cmp(&b.protocol));
@@ -127,9 +128,21 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: plan.calls_per_conn,
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
+        streams: None,
         headers: r.headers.clone(),
         body_bytes: r.body_len,
+        secrets_shown: r.secrets_shown,
+        arrivals: arrivals(plan),
     }
+}
+
+/// A random arrival process and its seed, as the result shows them.
+fn arrivals(plan: &Plan) -> Option<herd_result::Arrivals> {
+    let open = matches!(plan.load, Load::Open { .. }) && plan.arrivals.is_none();
+    (open && plan.process != herd_engine::Process::Constant).then(|| herd_result::Arrivals {
+        process: plan.process.name().to_owned(),
+        seed: plan.seed,
+    })
 }
 
 /// How a log replay is described in its result: the open model at the log's mean rate.
@@ -150,8 +163,11 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 
@@ -176,8 +192,11 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         timeout_s: plan.timeout.as_secs_f64(),
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: Vec::new(),
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: arrivals(plan),
     }
 }
 
@@ -235,5 +254,22 @@ pub fn generator_sample(h: &herd_engine::HealthSample) -> GeneratorSample {
         connections: h.open_connections,
         fds: h.fds,
         ephemeral_ports: h.ephemeral_ports,
+    }
+}
+
+/// A protocol's handshakes, in the result's units.
+fn handshakes(h: &herd_engine::Handshakes) -> herd_result::Handshakes {
+    // Whole microseconds, so that shards merge exactly.
+    let times = |t: &herd_engine::HandshakeTimes| herd_result::HandshakeTimes {
+        count: t.count,
+        mean_ms: (t.total.as_micros() / u128::from(t.count.max(1))) as f64 / 1e3,
+        max_ms: t.max.as_micros() as f64 / 1e3,
+        total_ms: t.total.as_micros() as f64 / 1e3,
+    };
+    herd_result::Handshakes {
+        full: times(&h.full),
+        resumed: times(&h.resumed),
+        early_data_accepted: h.early_data_accepted,
+        early_data_rejected: h.early_data_rejected,
     }
 }

@@ -28,8 +28,12 @@ pub struct RunSpec {
     pub watch: WatchPlan,
     /// HTTP/1.1 or HTTP/2, and HTTP/2's streams and windows.
     pub http: crate::HttpFlags,
-    /// Where connections go and the TLS identity they present (curl's flags).
+    /// Where connections go and the TLS identity they present (curl's flags). A shard may
+    /// be given its own: routes are not part of the plan its shards share.
     pub connect: ConnectFlags,
+    /// The share of the run this instance plays and when it starts (`--shard I/N`,
+    /// `--start-at`); `None` plays the whole run now.
+    pub shard: Option<crate::shard::ShardRun>,
 }
 
 /// curl's connection flags, as given: `--resolve`, `--connect-to` (checked when the run is
@@ -83,7 +87,7 @@ impl ConnectFlags {
     }
 
     /// The routes, every bad one a problem.
-    pub(crate) fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
+    pub fn routes(&self, problems: &mut Vec<String>) -> Vec<herd_http::Route> {
         let resolve = self.resolve.iter().map(|s| herd_http::Route::resolve(s));
         let connect = self
             .connect_to
@@ -172,6 +176,10 @@ pub struct LoadFlags {
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).
     pub threads: Option<usize>,
+    /// Open model: how arrivals are spaced around the rate (`--arrivals`); `None`: evenly.
+    pub arrivals: Option<herd_engine::Process>,
+    /// What random arrivals draw from (`--seed`); `None`: the fixed default.
+    pub seed: Option<u64>,
 }
 
 /// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
@@ -184,6 +192,27 @@ pub struct Pipeline {
 }
 
 impl LoadFlags {
+    /// `--arrivals` spaces an open model's arrivals, and `--seed` draws random ones: either
+    /// without what it acts on would be dropped, so it is refused.
+    pub(crate) fn check_arrivals(&self, level: Option<Level>, problems: &mut Vec<String>) {
+        use herd_engine::Process;
+        let open = match level {
+            Some(l) => matches!(l, Level::Rate(_)),
+            None => self.rate.is_some(),
+        };
+        let random = self.arrivals.is_some_and(|p| p != Process::Constant);
+        if self.arrivals.is_some() && !open {
+            problems.push(
+                "--arrivals spaces the open model's arrivals: give --rate R as well".to_owned(),
+            );
+        } else if self.seed.is_some() && !random {
+            problems.push(
+                "--seed draws random arrivals: give --arrivals poisson or --arrivals uniform"
+                    .to_owned(),
+            );
+        }
+    }
+
     /// The flags with a level and a length in place of their own load and length.
     pub(crate) fn at(&self, level: Option<Level>, length: Option<Length>) -> LoadFlags {
         let mut f = self.clone();
@@ -218,6 +247,7 @@ impl RunSpec {
             watch: WatchPlan::default(),
             connect: ConnectFlags::default(),
             http: crate::HttpFlags::default(),
+            shard: None,
         }
     }
 }

@@ -34,6 +34,11 @@ fn browse(dir: &TempDir, page: &Path, args: &[&str]) -> Output {
 
 /// As [`browse`], with `fragment` (e.g. `#hover=...`) appended to the page's URL.
 fn browse_at(dir: &TempDir, page: &Path, fragment: &str, args: &[&str]) -> Output {
+    browse_url(dir, &format!("file://{}{fragment}", page.display()), args)
+}
+
+/// Runs headless Chromium on `url` with `args`, bounded by [`TIMEOUT`].
+pub fn browse_url(dir: &TempDir, url: &str, args: &[&str]) -> Output {
     let mut cmd = Command::new(chromium());
     cmd.args([
         "--headless",
@@ -49,7 +54,7 @@ fn browse_at(dir: &TempDir, page: &Path, fragment: &str, args: &[&str]) -> Outpu
     ])
     .arg(format!("--user-data-dir={}", dir.path("profile").display()))
     .args(args)
-    .arg(format!("file://{}{fragment}", page.display()))
+    .arg(url)
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -85,7 +90,7 @@ fn browse_at(dir: &TempDir, page: &Path, fragment: &str, args: &[&str]) -> Outpu
 }
 
 /// The page's console messages and uncaught exceptions, from Chromium's log.
-fn console(log: &str) -> Vec<&str> {
+pub fn console(log: &str) -> Vec<&str> {
     log.lines()
         .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
         .collect()

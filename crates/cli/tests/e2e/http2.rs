@@ -91,6 +91,10 @@ fn http2_against_nginx_on_h2c_and_tls_agrees_with_h2load() {
             "{name}: every byte read, frames and all, as h2load counts it"
         );
         assert_eq!(r["generator"]["connections_opened"], 2, "{name}");
+        assert_eq!(
+            r["connect_ms"]["count"], 2,
+            "{name}: one connect sample per connection, not one per stream that waited for it"
+        );
         let uses = &r["generator"]["protocols"][0];
         assert_eq!(
             (uses["protocol"].as_str(), uses["connections"].as_u64()),
@@ -186,8 +190,8 @@ fn mock_faults_over_http2_are_classified_and_counted_once() {
     assert!(r["generator"]["connections_opened"].as_u64().unwrap() >= 20);
     assert!(mock.stats().requests - before >= 1000);
 
-    // One stream at a time, whatever --streams asks: the server's SETTINGS win, and nothing
-    // is sent past them (a new connection carries one stream until they come).
+    // One stream at a time, whatever --streams asks: the server's SETTINGS win; the streams a
+    // new connection opened before they came and the server refused go again, no error.
     let one = crate::common::mock(&["/* max-streams=1"]);
     let r = Herd::new(&[
         "run",
@@ -206,6 +210,12 @@ fn mock_faults_over_http2_are_classified_and_counted_once() {
     .run()
     .json();
     assert_eq!(r["totals"]["ok"], 300, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 0, "{}", r["errors"]);
+    let streams = r["generator"]["protocols"][0]["requests"].as_u64().unwrap();
+    assert!(
+        streams > 300,
+        "each new connection opened its 8 streams at once, and the refused went again ({streams} streams)"
+    );
 }
 
 #[test]
@@ -271,7 +281,7 @@ fn a_workload_file_with_protocol_h2_speaks_http2() {
 fn http2_flags_without_http2_or_out_of_range_are_refused() {
     refused(
         &["run", "--streams", "8", "-n", "1", "http://127.0.0.1:9/"],
-        "--streams is an HTTP/2 setting: add --http2",
+        "--streams is an HTTP/2 and HTTP/3 setting: add --http2 or --http3",
     );
     refused(
         &[

@@ -19,9 +19,10 @@ fn http3_run_counts_what_caddy_logs() {
         assert_eq!(r["totals"]["errors"], 0);
         assert_eq!(r["status"][status], n);
         assert_eq!(r["response_bytes"]["max"].as_f64(), Some(size));
-        // The QUIC handshakes are the connections' connect times.
+        // The QUIC handshakes are the connections' connect times, and their TLS phase.
         assert_eq!(r["connect_ms"]["count"], 4);
         assert!(r["connect_ms"]["max"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["phases"]["tls_ms"]["count"], 4);
         total += n;
     }
     let log = caddy.access_log(total);
@@ -94,4 +95,62 @@ fn http3_server_killed_mid_run_counts_each_request_once() {
             r["error_samples"]
         );
     }
+}
+
+#[test]
+fn http3_reconnects_resume_their_session_and_send_the_first_get_in_0rtt() {
+    let caddy = Caddy::start();
+    let dir = TempDir::new("h3-0rtt");
+    // Two requests a connection: the second comes back after the session ticket, which the
+    // next connection resumes.
+    let ran = Herd::new(&["run", "--http3", "-k", "-c", "1", "-n", "20", "-t", "1"])
+        .args(&["--calls-per-conn", "2", &caddy.url("/hello")])
+        .json(&dir.path("r.json"))
+        .run();
+    let r = ran.code(0).json();
+    assert_matches_schema("result.schema.json", &r);
+    assert_eq!(r["totals"]["ok"], 20, "{}", ran.stdout());
+    assert_eq!(r["totals"]["errors"], 0);
+    let h3 = &r["generator"]["protocols"][0];
+    assert_eq!(h3["protocol"], "h3");
+    assert_eq!(h3["connections"], 10);
+    let h = &h3["handshakes"];
+    let n = |k: &str| h[k]["count"].as_u64().unwrap();
+    assert_eq!(n("full") + n("resumed"), 10, "{h}");
+    assert!(n("full") >= 1, "the first connection has no session: {h}");
+    assert!(n("resumed") >= 5, "reconnects resume: {h}");
+    let accepted = h["early_data_accepted"].as_u64().unwrap();
+    assert!(accepted >= 5, "Caddy takes a GET in 0-RTT: {h}");
+    assert_eq!(h["early_data_rejected"], 0, "{h}");
+    assert!(h["resumed"]["mean_ms"].as_f64().unwrap() > 0.0, "{h}");
+    assert!(ran.stdout().contains("in 0-RTT"), "{}", ran.stdout());
+    // Sent early or not, each request reached Caddy once.
+    assert_eq!(caddy.access_log(20).len(), 20);
+}
+
+#[test]
+fn http3_streams_multiplex_requests_up_to_the_servers_limit() {
+    let caddy = Caddy::start();
+    let dir = TempDir::new("h3-streams");
+    let url = caddy.url("/hello");
+    // quic-go, Caddy's QUIC, lets a client open 100 streams at once: 300 asked for are capped
+    // there, the rest waiting for a stream, none refused.
+    let mut total = 0;
+    for (c, streams, n) in [("2", "8", 400), ("1", "300", 600)] {
+        let ran = Herd::new(&["run", "--http3", "-k", "-c", c, "--streams", streams])
+            .args(&["-n", &n.to_string(), "-t", "1", &url])
+            .json(&dir.path("r.json"))
+            .run();
+        let r = ran.code(0).json();
+        assert_eq!(r["totals"]["ok"], n, "{}", ran.stdout());
+        assert_eq!(r["totals"]["errors"], 0, "{}", r["error_samples"]);
+        assert_eq!(r["generator"]["connections_opened"].to_string(), c);
+        assert_eq!(r["generator"]["protocols"][0]["requests"], n);
+        total += n;
+    }
+    assert_eq!(caddy.access_log(total).len(), total);
+    refused(
+        &["run", "--http3", "--pipeline", "4", "-n", "1", &url],
+        "--pipeline is HTTP/1.1's; over HTTP/2 and HTTP/3 requests share a connection as --streams",
+    );
 }

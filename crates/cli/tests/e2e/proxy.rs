@@ -104,6 +104,19 @@ fn http_and_https_go_through_a_forward_proxy_with_its_password() {
     assert_eq!(refused.iter().sum::<u64>(), 20, "{}", r["status"]);
     let log = std::fs::read_to_string(nginx.dir.path("requests.log")).unwrap();
     assert_eq!(log.lines().count(), 20);
+
+    // Without --calls-per-conn, each request after a connection's first meets tinyproxy's
+    // close on the reused connection: a GET goes once more on a new one, counted once.
+    let r = Herd::new(&["run", "-q", "-c", "2", "-t", "1", "-n", "20"])
+        .args(&["--proxy", &proxy.url("ann:s3cret@"), &nginx.url("/again")])
+        .json(&dir.path("reused.json"))
+        .run()
+        .code(0)
+        .json();
+    assert_eq!(r["status"]["200"], 20, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 0, "{}", r["errors"]);
+    let log = std::fs::read_to_string(nginx.dir.path("requests.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.contains("/again")).count(), 20);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Credentials given on the command line never reach what people share: the summary, the JSON
-//! result and the HTML page show a short hash in their place, unless `--show-secrets`.
+//! result, the HTML page, the CSV, the HdrHistogram log, JUnit and Markdown show a short hash
+//! in their place; with `--show-secrets` every one of them shows them as given.
 
 use crate::common::*;
 
@@ -8,7 +9,8 @@ const COOKIE: &str = "session=9d1e7b3a-private";
 const API_KEY: &str = "ak_live_51HxYz-private";
 const PASSWORD: &str = "hunter2-private";
 
-fn run(dir: &TempDir, name: &str, extra: &[&str]) -> (String, String, String) {
+/// Every output of one run with secret headers: (what, its text), the JSON second.
+fn run(dir: &TempDir, name: &str, extra: &[&str]) -> Vec<(&'static str, String)> {
     let server = mock(&[]);
     let json = dir.path(&format!("{name}.json"));
     let url = format!("http://{}/", server.local_addr());
@@ -34,21 +36,37 @@ fn run(dir: &TempDir, name: &str, extra: &[&str]) -> (String, String, String) {
         "--json".into(),
         json.to_str().unwrap().into(),
     ];
+    let files =
+        ["csv", "hlog", "junit", "summary-md"].map(|f| (f, dir.path(&format!("{name}.{f}"))));
+    for (flag, path) in &files {
+        args.push(format!("--{flag}"));
+        args.push(path.to_str().unwrap().into());
+    }
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = run_herd(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(server.shutdown().requests, 20);
-    let shown = format!("{}{}", stdout(&out), stderr(&out));
-    let page = html_report(&json);
-    (shown, std::fs::read_to_string(&json).unwrap(), page)
+    let mut outputs = vec![
+        ("output", format!("{}{}", stdout(&out), stderr(&out))),
+        ("JSON", std::fs::read_to_string(&json).unwrap()),
+        ("HTML", html_report(&json)),
+    ];
+    for (flag, path) in files {
+        outputs.push((flag, std::fs::read_to_string(path).unwrap()));
+    }
+    outputs
 }
+
+/// The outputs that show the request's headers (the others show none at all).
+const WITH_HEADERS: [&str; 2] = ["JSON", "HTML"];
 
 #[test]
 fn credentials_are_masked_in_the_summary_the_json_and_the_html_report() {
     let dir = TempDir::new("secrets");
-    let (shown, json, page) = run(&dir, "masked", &[]);
-    for (what, text) in [("output", &shown), ("JSON", &json), ("HTML", &page)] {
+    let outputs = run(&dir, "masked", &[]);
+    let (json, page) = (&outputs[1].1, &outputs[2].1);
+    for (what, text) in &outputs {
         for secret in [TOKEN, "c2VjcmV0LXRva2Vu", COOKIE, API_KEY] {
             assert!(
                 !text.contains(secret),
@@ -56,7 +74,13 @@ fn credentials_are_masked_in_the_summary_the_json_and_the_html_report() {
             );
         }
     }
-    let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for (what, text) in outputs.iter().filter(|(w, _)| WITH_HEADERS.contains(w)) {
+        assert!(
+            text.contains("<redacted sha256:") || text.contains("&lt;redacted sha256:"),
+            "the {what} shows no masked header:\n{text}"
+        );
+    }
+    let r: serde_json::Value = serde_json::from_str(json).unwrap();
     let headers: Vec<&str> = r["config"]["headers"]
         .as_array()
         .unwrap()
@@ -80,8 +104,22 @@ fn credentials_are_masked_in_the_summary_the_json_and_the_html_report() {
 #[test]
 fn show_secrets_writes_them_as_given() {
     let dir = TempDir::new("show-secrets");
-    let (_, json, _) = run(&dir, "shown", &["--show-secrets"]);
-    assert!(json.contains(TOKEN) && json.contains(API_KEY) && json.contains(COOKIE));
+    let outputs = run(&dir, "shown", &["--show-secrets"]);
+    for (what, text) in &outputs {
+        // Asked to show them, no output masks them again (the HTML page once did).
+        assert!(
+            !text.contains("redacted sha256"),
+            "the {what} masks a header:\n{text}"
+        );
+        if WITH_HEADERS.contains(what) {
+            for secret in [TOKEN, COOKIE, API_KEY] {
+                assert!(
+                    text.contains(secret),
+                    "the {what} lacks `{secret}`:\n{text}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

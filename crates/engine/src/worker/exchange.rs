@@ -5,9 +5,9 @@
 
 use super::record::{outcome, Span};
 use super::user::{Resume, State};
-use super::{Loop, LINGER};
+use super::{Loop, LINGER, UNSEEN_TRIES};
 use crate::script::Last;
-use crate::session::{count_protocol, Failed, Note, Ready, Session, Ticket};
+use crate::session::{count_handshake, count_protocol, Failed, Note, Ready, Session, Ticket};
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
 use std::time::{Duration, Instant};
@@ -63,6 +63,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         link.ready_at = Some(now);
                         self.tally.connection_opened();
                         count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
+                        count_handshake(&mut self.tally.protocols, &o);
                     }
                 }
                 Note::FirstByte(_) => {}
@@ -169,8 +170,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let (on_new, link) = (ex.on_new, ex.link);
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
-                o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
-                o.tls = k.opened.and_then(|p| p.tls);
+                if !k.opening_told {
+                    k.opening_told = k.opened.is_some();
+                    o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
+                    o.tls = k.opened.and_then(|p| p.tls);
+                }
                 o.sent = k.ready_at;
             }
         }
@@ -178,22 +182,46 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     }
 
     /// A session reported exchange `f.ticket` failed: sent again when that is safe, else
-    /// recorded.
-    fn failed(&mut self, f: Failed, now: Instant) {
+    /// recorded. Either way it is one request with one result.
+    fn failed(&mut self, mut f: Failed, now: Instant) {
         let Some(ex) = self.exchanges.get(f.ticket) else {
             return;
         };
-        // A request the server never saw goes again as often as that happens (each time a
-        // response came first, so the run moves on); the stale retry, a guess, only once.
-        let stale = ex.stale_candidate
+        let idempotent = ex.req.as_ref().is_some_and(|r| r.idempotent());
+        // A reused connection that closed before any byte of the answer: the server most
+        // likely ended that connection as the request crossed it (its keep-alive timeout, a
+        // proxy that closes after each response without saying so). Browsers and curl send
+        // the request once more on a new connection: any request after a long idle (the
+        // timeout, surely), else only one that is safe to repeat; once, never a retry's retry.
+        let closed_under = !f.unseen
+            && (ex.stale_candidate || ex.reused && idempotent)
             && !ex.retried
             && f.received == 0
             && matches!(f.failure.kind, ErrorKind::Eof | ErrorKind::Reset);
-        let unseen = f.unseen && ex.req.as_ref().is_some_and(|r| r.idempotent());
-        if !ex.ended && !self.stopping && (stale || unseen) {
-            ex.retried = true;
+        // A request the server cannot have seen (after its announced close, a GOAWAY above
+        // it, a pipelined tail) goes again: each time a response came first, so the run moves
+        // on, but a bounded number of times, so a server that never takes it ends the request.
+        let unseen = f.unseen && idempotent;
+        if !ex.ended && !self.stopping && (closed_under || unseen) {
+            // A pipelined tail behind a server that takes one request per connection moves
+            // up one place per connection: the window's depth is not a server refusing it.
+            let bound = UNSEEN_TRIES.max(self.window as u32);
+            if unseen && ex.unseen_tries >= bound {
+                f.failure.message = format!(
+                    "not taken by the server on {} connections in a row: {}",
+                    bound + 1,
+                    f.failure.message
+                );
+                return self.fail(f.ticket, f.failure, f.received, now);
+            }
+            if closed_under {
+                ex.retried = true;
+            } else {
+                ex.unseen_tries = ex.unseen_tries.saturating_add(1);
+            }
             ex.stale_candidate = false;
-            ex.fresh = stale;
+            ex.reused = false;
+            ex.fresh = closed_under;
             ex.link = None;
             ex.sent = None;
             ex.on_new = false;

@@ -23,8 +23,14 @@ pub(super) struct Exchange {
     pub placed: Instant,
     /// It was handed to a connection still opening: that opening is part of its time.
     pub on_new: bool,
-    /// The stale keep-alive retry, or the retry of a request the server never saw, was used.
+    /// The retry after a reused connection closed under it was used (never twice).
     pub retried: bool,
+    /// Times it went again because the server never saw it (bounded by `UNSEEN_TRIES`).
+    pub unseen_tries: u32,
+    /// It went on a connection that had carried a request before: a close with nothing
+    /// received may be the server ending that connection (a keep-alive timeout, a proxy that
+    /// closes after each response) as the request crossed it, not an answer to it.
+    pub reused: bool,
     /// Its connection was reused after sitting idle: a failure with nothing received may be
     /// the server's keep-alive timeout rather than an error.
     pub stale_candidate: bool,
@@ -58,6 +64,8 @@ impl Exchanges {
                     placed: now,
                     on_new: false,
                     retried: false,
+                    unseen_tries: 0,
+                    reused: false,
                     stale_candidate: false,
                     fresh: false,
                     ended: false,
@@ -77,6 +85,8 @@ impl Exchanges {
         x.placed = now;
         x.on_new = false;
         x.retried = false;
+        x.unseen_tries = 0;
+        x.reused = false;
         x.stale_candidate = false;
         x.fresh = false;
         x.ended = false;

@@ -16,6 +16,9 @@ pub(super) struct Link<C, S> {
     /// How it opened, once it has (it then counts as open).
     pub opened: Option<Opened>,
     pub ready_at: Option<Instant>,
+    /// An exchange carried its opening (connect, TLS) into the measurements: the others that
+    /// waited for it (HTTP/2's first streams) do not count the connection again.
+    pub opening_told: bool,
     /// Exchanges handed to it.
     pub uses: u64,
     /// When its last exchange was handed to it.
@@ -68,6 +71,7 @@ impl<C, S> Links<C, S> {
                     started: now,
                     opened: None,
                     ready_at: None,
+                    opening_told: false,
                     uses: 0,
                     last_used: now,
                     retiring: false,
@@ -95,6 +99,7 @@ impl<C, S> Links<C, S> {
         l.started = now;
         l.opened = None;
         l.ready_at = None;
+        l.opening_told = false;
         l.uses = 0;
         l.last_used = now;
         l.retiring = false;

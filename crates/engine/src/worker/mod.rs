@@ -44,8 +44,13 @@ use user::User;
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// A reused connection idle this long that fails with nothing received is taken to have been
-/// closed by the server's keep-alive timeout: the request is retried once on a new one.
+/// closed by the server's keep-alive timeout: the request is retried once on a new one, whatever
+/// its method (one that is safe to repeat is retried after any reuse).
 pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
+/// A request the server did not take (it said it closes, its GOAWAY named a stream below it,
+/// it closed under a pipelined tail) goes again on another connection at most this many
+/// times; then it fails with the class of the last failure.
+pub(crate) const UNSEEN_TRIES: u32 = 8;
 /// An iteration that sent nothing and paused for nothing is followed by this pause, so a
 /// script with nothing to send cannot spin and starve the loop.
 const IDLE_ITERATION: Duration = Duration::from_millis(10);
@@ -91,12 +96,14 @@ pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
     total / t + u64::from((k as u64) < total % t)
 }
 
-/// The open model's arrivals: at `rate`, or following the stages; `-n` counts after the warm-up.
+/// The open model's arrivals: at `rate`, or following the stages, spaced by the plan's
+/// process; `-n` counts after the warm-up.
 pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule {
     use crate::schedule::Schedule;
+    let spaced = |s: Schedule| s.spaced(plan.process, plan.seed);
     if let Some(p) = plan.profile() {
-        let warm = p.arrivals_before(plan.warmup);
-        return Schedule::staged(p, plan.requests.map(|n| warm + n));
+        let warm = spaced(Schedule::staged(p.clone(), None)).count_before(plan.warmup);
+        return spaced(Schedule::staged(p, plan.requests.map(|n| warm + n)));
     }
     let end = plan.duration.map(|d| plan.warmup + d);
     if let Some(offsets) = &plan.arrivals {
@@ -108,9 +115,8 @@ pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule
             plan.requests.map(|n| warm + n),
         );
     }
-    let probe = Schedule::new(rate, None, None);
-    let warm = probe.count_before(plan.warmup);
-    Schedule::new(rate, end, plan.requests.map(|n| warm + n))
+    let warm = spaced(Schedule::new(rate, None, None)).count_before(plan.warmup);
+    spaced(Schedule::new(rate, end, plan.requests.map(|n| warm + n)))
 }
 
 struct Loop<'a, T: Transport, S: Script> {

@@ -391,6 +391,39 @@ mod tests {
     }
 
     #[test]
+    fn a_poisson_schedules_shards_play_its_arrivals_at_their_own_instants() {
+        use crate::process::Process;
+        let start = Instant::now();
+        let s =
+            Schedule::new(1000.0, Some(Duration::from_secs(2)), None).spaced(Process::Poisson, 3);
+        let end = start + Duration::from_secs(2);
+        let mut all = Vec::new();
+        for i in 0..3 {
+            for k in 0..2 {
+                let shard = Shard::new(i, 3).unwrap();
+                let mut d =
+                    Dispatch::new(s.clone(), start, Duration::ZERO, k, 2, 1).sharded(Some(shard));
+                all.extend(std::iter::from_fn(|| d.due(end, None)));
+            }
+        }
+        all.sort();
+        let whole: Vec<_> = (0..)
+            .map_while(|i| s.at(i).map(|o| (i, start + o)))
+            .collect();
+        assert_eq!(all, whole, "every arrival once, at its own instant");
+        // Dropped in one step, the shards' counts add up to the whole.
+        let dropped: u64 = (0..3)
+            .map(|i| {
+                let mut d = Dispatch::new(s.clone(), start, Duration::ZERO, 0, 1, 1)
+                    .sharded(Some(Shard::new(i, 3).unwrap()));
+                d.skip(Duration::MAX);
+                d.dropped
+            })
+            .sum();
+        assert_eq!(dropped, whole.len() as u64);
+    }
+
+    #[test]
     fn skipping_counts_only_this_threads_arrivals() {
         let start = Instant::now();
         let s = Schedule::new(1000.0, Some(Duration::from_secs(1)), None);

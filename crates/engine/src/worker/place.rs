@@ -116,9 +116,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         };
         ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k);
         link.retiring |= ex.last_call;
-        ex.stale_candidate = link.opened.is_some()
-            && link.uses > 0
-            && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
+        ex.reused = link.opened.is_some() && link.uses > 0;
+        ex.stale_candidate =
+            ex.reused && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
         link.uses += 1;
         link.last_used = now;
         ex.link = Some((l, link.generation));

@@ -52,10 +52,10 @@ pub(crate) fn outcome(
         status,
         result,
         message,
-        bytes_sent: if span.sent.is_some() {
-            req.bytes.len() as u64
-        } else {
-            0
+        bytes_sent: match (span.sent, resp.bytes_sent) {
+            (None, _) => 0,
+            (Some(_), Some(wire)) => wire,
+            (Some(_), None) => req.bytes.len() as u64,
         },
         bytes_received: resp.bytes_received,
         body_bytes,

@@ -49,6 +49,8 @@ pub(super) struct User<U> {
     /// The connection it used last (its slot and generation), tried first for the next
     /// request.
     pub link: Option<(u32, u32)>,
+    /// Closed model: measured iterations it has begun (its share of `-n`).
+    pub counted: u64,
 }
 
 impl<U> User<U> {
@@ -63,6 +65,7 @@ impl<U> User<U> {
             timer: 0,
             arrival: None,
             link: None,
+            counted: 0,
         }
     }
 }

@@ -7,7 +7,7 @@ use super::user::{Resume, State, User};
 use super::{Loop, IDLE_ITERATION};
 use crate::script::{Action, Ctx, Last};
 use crate::session::Session;
-use crate::{Script, Transport};
+use crate::{Load, Script, Transport};
 use std::cmp::Reverse;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -67,13 +67,33 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
         if now >= self.measure_start {
             if let Some(n) = self.shared.plan.requests {
-                let n = self.shared.plan.share(n);
-                if self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n {
+                if !self.take_counted(i, n) {
                     return self.retire(i);
                 }
             }
         }
         self.iterate(i, now, now);
+    }
+
+    /// Closed model with `-n n`: whether user `i` may start one more measured iteration.
+    /// h2load's rule: this shard's `n` is handed out evenly, n/C to each of its C users and one
+    /// more to the first n%C, so every user walks a URL list or a scenario as often as its
+    /// neighbours however fast its own responses come. Under stages users come and go: the
+    /// iterations go to whoever asks first.
+    fn take_counted(&mut self, i: usize, n: u64) -> bool {
+        let plan = &self.shared.plan;
+        let n = plan.share(n);
+        match plan.load {
+            Load::Closed { users } if plan.stages.is_empty() => {
+                let users = plan.share(users).max(1);
+                let local = i * self.threads + self.k;
+                let quota = n / users + u64::from((local as u64) < n % users);
+                let u = &mut self.users[i];
+                u.counted += 1;
+                u.counted <= quota
+            }
+            _ => self.shared.issued.fetch_add(1, Ordering::Relaxed) < n,
+        }
     }
 
     /// Open model: user `i` is free; it takes the oldest waiting arrival, waits for one, or

@@ -1,10 +1,11 @@
 //! The closed model: a fixed number of users, each sending its next request when the last is
 //! answered; `-n`, calls per connection, stages of users, the throughput of a run.
 
-use crate::common::{assert_accounted, go, ms, stage};
+use crate::common::{assert_accounted, go, go_script, ms, stage};
 use herd_engine::fake::{FakeServer, Reply};
-use herd_engine::{Load, Plan};
+use herd_engine::{Action, Control, Ctx, Last, Load, Plan, Request, Script};
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
 #[test]
 fn closed_model_runs_exactly_n_requests() {
@@ -27,6 +28,58 @@ fn closed_model_runs_exactly_n_requests() {
     // 100 requests of 10 ms over 4 users: 25 rounds, 250 ms.
     let p50 = out.total.latency.value_at_quantile(0.5);
     assert!((9_900..=10_100).contains(&p50), "p50 {p50} us");
+}
+
+/// Each user asks for its own path and thinks longer the higher its id: a fast user and slow
+/// ones, as when one user's URLs are cheap and another's are not.
+struct Uneven;
+
+impl Script for Uneven {
+    type User = (u64, bool);
+    type Report = ();
+    fn new_user(&self, id: u64) -> (u64, bool) {
+        (id, false)
+    }
+    fn next(&self, user: &mut (u64, bool), last: Last<'_>, _: Ctx) -> Action {
+        match last {
+            Last::Start => {
+                user.1 = false;
+                Action::Send(Request::new(
+                    format!("GET /user/{} HTTP/1.1\r\n\r\n", user.0).into_bytes(),
+                ))
+            }
+            Last::Response(_) if !user.1 => {
+                user.1 = true;
+                Action::Think(ms(user.0 * 7))
+            }
+            _ => Action::Done,
+        }
+    }
+}
+
+#[test]
+fn n_is_handed_out_evenly_whatever_each_user_s_pace() {
+    // h2load's rule: -n 11 over 3 users is 4, 4 and 3 iterations, the first users taking the
+    // remainder, though user 0 answers three times as fast as user 2 (a siege URL file walked
+    // by each user must see each URL as often).
+    let mut fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    fake.keep_requests = true;
+    let plan = Plan {
+        load: Load::Closed { users: 3 },
+        duration: None,
+        requests: Some(11),
+        ..Plan::default()
+    };
+    let out = go_script(plan, &fake, Arc::new(Control::new()), |_| Uneven);
+    assert_eq!(out.total.completed, 11);
+    let requests = fake.requests.lock().unwrap();
+    let per_user: Vec<usize> = (0..3)
+        .map(|u| {
+            let path = format!("GET /user/{u} ");
+            requests.iter().filter(|r| r.starts_with(&path)).count()
+        })
+        .collect();
+    assert_eq!(per_user, [4, 4, 3]);
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! What a server does wrong: failures counted by class, refused connections, deadlines to the
 //! microsecond, and which closed keep-alive connections are retried and which are errors.
 
-use crate::common::{assert_accounted, go, ms};
+use crate::common::{assert_accounted, go, go_script, ms};
 use herd_engine::fake::{FakeServer, Reply};
 use herd_engine::metrics::ErrorKind;
-use herd_engine::{Load, Plan};
+use herd_engine::{Control, Load, Plan, Request, Single};
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[test]
@@ -56,6 +58,8 @@ fn timeouts_fire_at_their_deadline_to_the_microsecond() {
 
 #[test]
 fn failures_are_counted_by_class_and_the_run_goes_on() {
+    // POSTs: a reset on a reused connection is not sent again, it is counted.
+    let post = Single(Request::new(&b"POST / HTTP/1.1\r\n\r\n"[..]));
     let fake = FakeServer::new(|t, _| {
         if t.as_millis() % 2 == 0 {
             Reply::Fail(ms(1), ErrorKind::Reset)
@@ -69,7 +73,7 @@ fn failures_are_counted_by_class_and_the_run_goes_on() {
         requests: Some(50),
         ..Plan::default()
     };
-    let out = go(plan, &fake);
+    let out = go_script(plan, &fake, Arc::new(Control::new()), move |_| post.clone());
     assert_eq!(out.total.completed + out.total.errors.total(), 50);
     assert!(out.total.error_count(ErrorKind::Reset) > 0);
     assert_eq!(out.total.ok, 0, "503 is a completed but failed request");
@@ -120,15 +124,19 @@ fn a_stale_keepalive_connection_is_retried_once_on_a_fresh_one() {
     assert_eq!(fake.connects.load(Relaxed), 3);
 }
 
+/// The reply of a server (a proxy like tinyproxy) that closes every connection after its
+/// first answer without saying so: a reused connection's request meets its close.
+fn closes_after_each_answer(_: Duration, uses: u64) -> Reply {
+    if uses == 1 {
+        Reply::After(ms(1), 200)
+    } else {
+        Reply::Fail(ms(0), ErrorKind::Eof)
+    }
+}
+
 #[test]
-fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
-    let fake = FakeServer::new(|_, uses| {
-        if uses == 2 {
-            Reply::Fail(ms(0), ErrorKind::Reset)
-        } else {
-            Reply::After(ms(1), 200)
-        }
-    });
+fn a_get_closed_under_on_a_reused_connection_goes_once_more_on_a_new_one() {
+    let fake = FakeServer::new(closes_after_each_answer);
     let plan = Plan {
         load: Load::Closed { users: 1 },
         duration: None,
@@ -136,10 +144,58 @@ fn a_connection_in_steady_use_that_fails_counts_as_an_error() {
         ..Plan::default()
     };
     let out = go(plan, &fake);
+    // One request, one result: five answered, none failed, none counted twice.
+    assert_eq!(out.total.ok, 5);
+    assert_eq!(out.total.completed, 5);
+    assert_eq!(out.total.errors.total(), 0);
+    assert_accounted(&out);
+    // Requests 2 to 5 each met a close on the reused connection and went again on a new one.
+    assert_eq!(fake.exchanges.load(Relaxed), 9);
+    assert_eq!(fake.connects.load(Relaxed), 5);
+}
+
+#[test]
+fn a_post_closed_under_in_steady_use_counts_as_an_error() {
+    // A POST may have been acted on before the close: it is not sent twice.
+    let fake = FakeServer::new(closes_after_each_answer);
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: None,
+        requests: Some(5),
+        ..Plan::default()
+    };
+    let post = Single(Request::new(&b"POST /order HTTP/1.1\r\n\r\n"[..]));
+    let out = go_script(plan, &fake, Arc::new(Control::new()), move |_| post.clone());
     assert_eq!(
-        out.total.error_count(ErrorKind::Reset),
+        out.total.error_count(ErrorKind::Eof),
         2,
         "the 2nd use of each connection"
     );
     assert_eq!(out.total.ok, 3);
+    assert_eq!(fake.exchanges.load(Relaxed), 5);
+}
+
+#[test]
+fn a_retry_that_fails_too_is_one_error_never_retried_again() {
+    // After the first answer the server fails everything with nothing sent: the request on
+    // the reused connection goes once more, on a new one, and that failure is its result.
+    let answered = AtomicBool::new(false);
+    let fake = FakeServer::new(move |_, _| {
+        if !answered.swap(true, Relaxed) {
+            Reply::After(ms(1), 200)
+        } else {
+            Reply::Fail(ms(0), ErrorKind::Eof)
+        }
+    });
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        duration: None,
+        requests: Some(2),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.ok, 1);
+    assert_eq!(out.total.error_count(ErrorKind::Eof), 1);
+    assert_accounted(&out);
+    assert_eq!(fake.exchanges.load(Relaxed), 3, "sent twice, not more");
 }

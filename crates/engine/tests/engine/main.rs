@@ -4,6 +4,7 @@
 
 mod common;
 
+mod arrivals;
 mod closed;
 mod failures;
 mod open;

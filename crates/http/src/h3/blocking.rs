@@ -22,20 +22,7 @@ impl H3Client {
     /// Opens a connection to `config`'s server and finishes its handshake within `limit`.
     pub fn connect(config: &H3Config, limit: Duration) -> Result<(H3Client, Handshake), Failure> {
         let deadline = Instant::now() + limit;
-        let socket = UdpSocket::bind(config.local()).map_err(|e| Failure::io(&e))?;
-        // Connected, so the kernel drops other senders' datagrams and reports an ICMP "port
-        // unreachable" as ECONNREFUSED: nothing listens on the server's UDP port.
-        socket
-            .connect(config.remote())
-            .map_err(|e| Failure::io(&e))?;
-        let conn = H3Connection::connect(config, Instant::now())?;
-        let mut client = H3Client {
-            socket,
-            conn,
-            out: Vec::with_capacity(64 * 1024),
-            buf: vec![0; 64 * 1024],
-            next_token: 0,
-        };
+        let mut client = H3Client::start(config)?;
         loop {
             if let Some(ev) = client.conn.poll_event() {
                 match ev {
@@ -50,6 +37,30 @@ impl H3Client {
             }
             client.turn(deadline, "no QUIC handshake")?;
         }
+    }
+
+    /// Starts a connection to `config`'s server without waiting for its handshake: the first
+    /// [`exchange`](Self::exchange) goes in 0-RTT when a resumed session allows it.
+    pub fn start(config: &H3Config) -> Result<H3Client, Failure> {
+        let socket = UdpSocket::bind(config.local()).map_err(|e| Failure::io(&e))?;
+        // Connected, so the kernel drops other senders' datagrams and reports an ICMP "port
+        // unreachable" as ECONNREFUSED: nothing listens on the server's UDP port.
+        socket
+            .connect(config.remote())
+            .map_err(|e| Failure::io(&e))?;
+        let conn = H3Connection::connect(config, Instant::now())?;
+        Ok(H3Client {
+            socket,
+            conn,
+            out: Vec::with_capacity(64 * 1024),
+            buf: vec![0; 64 * 1024],
+            next_token: 0,
+        })
+    }
+
+    /// How the handshake went, once it is over.
+    pub fn handshake(&self) -> Option<Handshake> {
+        self.conn.handshake()
     }
 
     /// Sends `req` and reads its whole response within `limit`.
@@ -125,7 +136,7 @@ impl H3Client {
     }
 
     fn flush(&mut self) -> Result<(), Failure> {
-        while let Some(out) = self.conn.poll_transmit(Instant::now(), &mut self.out) {
+        while let Some(out) = self.conn.poll_transmit(Instant::now(), 1, &mut self.out) {
             let bytes = &self.out[..out.len];
             for datagram in bytes.chunks(out.segment.unwrap_or(out.len).max(1)) {
                 if let Err(e) = self.socket.send(datagram) {

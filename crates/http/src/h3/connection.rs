@@ -10,6 +10,7 @@ use super::frame::{control_stream_opening, get_frame_header, get_varint, CONTROL
 use super::loss;
 use super::request::H3Request;
 use super::response::ResponseReader;
+use super::resumption;
 use bytes::BytesMut;
 use herd_engine::{Failure, Response};
 use herd_metrics::ErrorKind;
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// At most this many datagrams in one GSO send.
-const MAX_GSO_SEGMENTS: usize = 10;
+pub const MAX_GSO_SEGMENTS: usize = 10;
 const H3_NO_ERROR: u32 = 0x100;
 const H3_REQUEST_CANCELLED: u32 = 0x10c;
 
@@ -30,8 +31,22 @@ const H3_REQUEST_CANCELLED: u32 = 0x10c;
 pub struct Handshake {
     /// From the first packet sent to the handshake's end.
     pub time: Duration,
-    /// The server accepted early data (0-RTT). Always false while herd sends none.
-    pub zero_rtt: bool,
+    /// The TLS session of an earlier connection was resumed: the server sent no certificate.
+    pub resumed: bool,
+    pub early_data: EarlyData,
+}
+
+/// What became of the requests sent in 0-RTT, before the handshake's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EarlyData {
+    /// None were sent: no session to resume, one whose server takes no early data, or no
+    /// replayable request waiting.
+    #[default]
+    NotSent,
+    /// The server took them: their responses may come before the handshake would have ended.
+    Accepted,
+    /// The server refused them: they were sent again on 1-RTT streams, counted once.
+    Rejected,
 }
 
 /// What happened on the connection, in order.
@@ -87,6 +102,10 @@ pub struct H3Connection {
     remote: SocketAddr,
     opened: Instant,
     handshake: Option<Handshake>,
+    /// A server certificate was checked during the handshake: it resumed no session.
+    certificate_checked: bool,
+    /// Requests went out in 0-RTT.
+    early: bool,
     control: Option<StreamId>,
     peer: Vec<PeerStream>,
     exchanges: Vec<Exchange>,
@@ -117,6 +136,8 @@ impl H3Connection {
             remote: config.remote,
             opened: now,
             handshake: None,
+            certificate_checked: false,
+            early: false,
             control: None,
             peer: Vec::new(),
             exchanges: Vec::new(),
@@ -131,6 +152,7 @@ impl H3Connection {
 
     /// Takes one datagram received from the server.
     pub fn handle_datagram(&mut self, now: Instant, data: &[u8]) {
+        let checks = resumption::checks();
         let datagram = BytesMut::from(data);
         self.scratch.clear();
         let event = self
@@ -141,6 +163,7 @@ impl H3Connection {
         }
         // A client endpoint never takes new connections; a stateless reset it would send for
         // an unknown connection is not worth a send path.
+        self.certificate_checked |= resumption::checks() != checks;
         self.drive(now);
     }
 
@@ -154,12 +177,19 @@ impl H3Connection {
         self.drive(now);
     }
 
-    /// Lays out the next datagrams to send into `buf` (cleared first), several for one GSO send
-    /// when the path allows; `None` when there is nothing to send. Call until `None` once per
-    /// loop turn, after handling everything that arrived.
-    pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Outgoing> {
+    /// Lays out the next datagrams to send into `buf` (cleared first), up to `segments` of
+    /// them (at most [`MAX_GSO_SEGMENTS`]) for one GSO send when the path allows; `None` when
+    /// there is nothing to send. Call until `None` once per loop turn, after handling
+    /// everything that arrived.
+    pub fn poll_transmit(
+        &mut self,
+        now: Instant,
+        segments: usize,
+        buf: &mut Vec<u8>,
+    ) -> Option<Outgoing> {
         buf.clear();
-        let t = self.conn.poll_transmit(now, MAX_GSO_SEGMENTS, buf)?;
+        let segments = segments.clamp(1, MAX_GSO_SEGMENTS);
+        let t = self.conn.poll_transmit(now, segments, buf)?;
         Some(Outgoing {
             len: t.size,
             segment: t.segment_size,
@@ -189,11 +219,10 @@ impl H3Connection {
         true
     }
 
-    /// Whether a request may be sent now: the handshake is done and the server has not said it
-    /// is going away. Not in 0-RTT: a server that rejects early data silently drops the streams
-    /// sent in it, and each would wait out its deadline.
+    /// Whether a request may be sent now: the handshake is done, or a resumed session lets
+    /// replayable requests go in 0-RTT; and the server has not said it is going away.
     pub fn ready(&self) -> bool {
-        !self.over && self.goaway.is_none() && self.handshake.is_some()
+        !self.over && self.goaway.is_none() && (self.handshake.is_some() || self.conn.has_0rtt())
     }
 
     /// Requests in flight.
@@ -212,7 +241,9 @@ impl H3Connection {
 
     /// Sends `req` on a new request stream; its outcome comes back as an event carrying
     /// `token`. `Ok(false)` when the connection cannot take it now: not [`ready`](Self::ready),
-    /// or the server's stream limit is reached (retry after the next `Done`).
+    /// a request that is not replayable before the handshake's end (0-RTT can be replayed by
+    /// anyone on the path), or the server's stream limit is reached (retry after the next
+    /// `Done`).
     pub fn send(&mut self, token: usize, req: &H3Request, now: Instant) -> Result<bool, Failure> {
         if self.over {
             return Err(Failure::new(
@@ -223,7 +254,8 @@ impl H3Connection {
         if self.goaway.is_some() {
             return Err(loss::refused_by_goaway());
         }
-        if !self.ready() {
+        let early = self.handshake.is_none();
+        if !self.ready() || early && !req.replayable {
             return Ok(false);
         }
         self.open_control();
@@ -240,6 +272,7 @@ impl H3Connection {
         };
         exchange.reader.start(req.keep_response);
         exchange.response.keep_alive = true;
+        self.early |= early;
         self.exchanges.push(exchange);
         self.write(stream);
         self.drive(now);
@@ -315,12 +348,21 @@ impl H3Connection {
     fn on_event(&mut self, ev: Event, now: Instant) {
         match ev {
             Event::Connected => {
+                let early_data = match (self.early, self.conn.accepted_0rtt()) {
+                    (false, _) => EarlyData::NotSent,
+                    (true, true) => EarlyData::Accepted,
+                    (true, false) => EarlyData::Rejected,
+                };
                 let handshake = Handshake {
                     time: now.saturating_duration_since(self.opened),
-                    zero_rtt: self.conn.accepted_0rtt(),
+                    resumed: !self.certificate_checked,
+                    early_data,
                 };
                 self.handshake = Some(handshake);
                 self.events.push_back(H3Event::Connected(handshake));
+                if early_data == EarlyData::Rejected {
+                    self.send_again();
+                }
                 self.open_control();
             }
             Event::ConnectionLost { reason } => {
@@ -347,6 +389,38 @@ impl H3Connection {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The server refused the 0-RTT data: quinn forgot the streams sent in it (their ids
+    /// start again from 0), so each request goes again on a new stream, in the order it was
+    /// first sent. Requests the server's new stream limit leaves out fail as never seen.
+    fn send_again(&mut self) {
+        self.control = None;
+        self.exchanges.sort_by_key(|e| e.stream.index());
+        let mut k = 0;
+        while k < self.exchanges.len() {
+            match self.conn.streams().open(Dir::Bi) {
+                Some(id) => {
+                    let ex = &mut self.exchanges[k];
+                    ex.stream = id;
+                    ex.written = 0;
+                    k += 1;
+                    self.write(id);
+                }
+                None => {
+                    let ex = self.exchanges.remove(k);
+                    self.events.push_back(H3Event::Failed {
+                        token: ex.token,
+                        failure: Failure::new(
+                            ErrorKind::H3StreamReset,
+                            "the server refused the 0-RTT request and allows fewer streams now",
+                        ),
+                        received: 0,
+                        unseen: true,
+                    });
+                }
+            }
         }
     }
 

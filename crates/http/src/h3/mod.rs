@@ -18,14 +18,17 @@ mod loss;
 mod qpack;
 mod request;
 mod response;
+mod resumption;
 mod session;
 mod static_table;
 mod wire;
 
 pub use blocking::H3Client;
 pub use config::{H3Config, IDLE_TIMEOUT};
-pub use connection::{H3Connection, H3Event, Handshake, Outgoing};
+pub use connection::{EarlyData, H3Connection, H3Event, Handshake, Outgoing, MAX_GSO_SEGMENTS};
 pub use qpack::QpackError;
 pub use request::H3Request;
 pub use session::H3Session;
 pub use wire::{H3Conn, H3Transport, H3Wire};
+
+pub(crate) use resumption::counting_checks;

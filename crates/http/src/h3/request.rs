@@ -15,6 +15,16 @@ pub struct H3Request {
     pub(crate) frames: Arc<[u8]>,
     pub(crate) head: bool,
     pub(crate) keep_response: bool,
+    /// Sending it twice does what sending it once does (RFC 9110 §9.2.2): it may go in 0-RTT,
+    /// which an attacker on the path can replay.
+    pub(crate) replayable: bool,
+}
+
+fn idempotent(method: &str) -> bool {
+    matches!(
+        method,
+        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+    )
 }
 
 /// Headers that describe an HTTP/1.1 connection, which HTTP/3 forbids (RFC 9114 §4.2).
@@ -63,6 +73,7 @@ impl H3Request {
             frames: frames(&block, &bytes[head_len..]),
             head: method == "HEAD",
             keep_response: false,
+            replayable: idempotent(method),
         })
     }
 
@@ -86,6 +97,7 @@ impl H3Request {
             frames: frames(&block, &parts.body),
             head,
             keep_response: false,
+            replayable: idempotent(&parts.method),
         }
     }
 
@@ -159,12 +171,13 @@ mod tests {
         let rest = &frames[h.header_len + h.len as usize..];
         assert_eq!(rest, [0x00, 0x02, b'{', b'}']);
         assert!(!req.head);
+        assert!(!req.replayable, "a POST never goes in 0-RTT");
     }
 
     #[test]
     fn head_requests_are_marked_and_bodiless() {
         let req = H3Request::from_http1(b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n", "https").unwrap();
-        assert!(req.head);
+        assert!(req.head && req.replayable);
         let h = get_frame_header(&req.frames).unwrap();
         assert_eq!(req.frames.len(), h.header_len + h.len as usize);
     }

@@ -3,18 +3,18 @@
 //! events into notes. Requests are multiplexed, so one exchange can be given up alone (its
 //! stream reset) and the connection goes on.
 
-use super::connection::H3Event;
+use super::connection::{EarlyData, H3Event};
 use super::wire::{H3Conn, H3Wire};
-use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Session, Ticket};
+use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Resumption, Session, Ticket};
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Streams offered at once before the server's limit is known: quic-go, Caddy's QUIC, allows
-/// 100 concurrent request streams; a server with fewer makes `send` wait for its credit.
-const STREAMS: usize = 100;
-
-#[derive(Default)]
 pub struct H3Session {
+    /// Requests in flight at once (`--streams`).
+    window: usize,
+    /// The server's stream limit, once a request found it reached: QUIC tells a client its
+    /// credit, not its limit, so it is learnt as the streams open when the credit ran out.
+    limit: Option<usize>,
     /// Submitted, not yet on a stream (before the handshake, or past the stream limit).
     queued: VecDeque<(Ticket, Request)>,
     /// On a stream, waiting for their responses.
@@ -41,6 +41,20 @@ fn ticket(token: usize) -> Ticket {
 }
 
 impl H3Session {
+    pub(crate) fn new(window: usize) -> H3Session {
+        H3Session {
+            window: window.max(1),
+            limit: None,
+            queued: VecDeque::new(),
+            sent: Vec::new(),
+            cancelled: Vec::new(),
+            opened: false,
+            last: false,
+            going_away: false,
+            closed: false,
+        }
+    }
+
     fn fail(ticket: Ticket, failure: Failure, unseen: bool, out: &mut Vec<Note>) {
         out.push(Note::Failed(Failed {
             ticket,
@@ -63,7 +77,8 @@ impl Session<H3Wire> for H3Session {
         if self.closed || self.last || self.going_away {
             return 0;
         }
-        STREAMS.saturating_sub(self.in_flight())
+        let cap = self.limit.map_or(self.window, |l| l.min(self.window));
+        cap.saturating_sub(self.in_flight())
     }
 
     fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
@@ -105,7 +120,12 @@ impl Session<H3Wire> for H3Session {
                     self.queued.pop_front();
                     self.sent.push(ticket);
                 }
-                Ok(false) => break,
+                Ok(false) => {
+                    if self.opened && !self.sent.is_empty() {
+                        self.limit = Some(self.sent.len());
+                    }
+                    break;
+                }
                 Err(f) => {
                     // Going away or over: nothing queued can go on this connection.
                     self.going_away = true;
@@ -120,10 +140,20 @@ impl Session<H3Wire> for H3Session {
                 H3Event::Connected(handshake) => {
                     self.opened = true;
                     again = !self.queued.is_empty();
+                    // QUIC's handshake is TLS's: one round trip (none before the first
+                    // request in 0-RTT), reported as the TLS handshake phase.
                     out.push(Note::Open(Opened {
-                        connect: handshake.time,
-                        tls: None,
+                        connect: Duration::ZERO,
+                        tls: Some(handshake.time),
                         protocol: "h3",
+                        resumption: Some(Resumption {
+                            resumed: handshake.resumed,
+                            early_data: match handshake.early_data {
+                                EarlyData::NotSent => None,
+                                EarlyData::Accepted => Some(true),
+                                EarlyData::Rejected => Some(false),
+                            },
+                        }),
                     }));
                 }
                 H3Event::Done { token, response } => {

@@ -1,9 +1,12 @@
 //! HTTP/3 as the engine's [`Transport`]: each connection is a UDP socket on the thread's mio
 //! poll and an [`H3Connection`] kept here, beside the socket, so that [`Transport::wait`] can
-//! feed it datagrams and fire its timers (quinn's loss, ack and idle timers join the loop's own
-//! wake-up on one timerfd), and every connection's datagrams go out once per loop turn, at the
-//! top of `wait`: the requests the sessions submitted since the last turn leave together. The
-//! connection's [`H3Session`] hands it requests and turns its events into the loop's notes.
+//! feed it datagrams and fire its timers (quinn's loss, ack and idle timers, filed in a heap,
+//! join the loop's own wake-up on one timerfd). Only connections that had something happen
+//! (a datagram, a timer, their session's use) are driven in a turn: the ready list, not a scan of
+//! every connection. Their datagrams go out once per turn, at the top of `wait`, several in one
+//! `sendmsg` with GSO where the kernel has it (quinn-udp, which also reads GRO batches and falls
+//! back to one datagram a call where segmentation fails). The connection's [`H3Session`] hands
+//! it requests and turns its events into the loop's notes.
 
 use super::config::H3Config;
 use super::connection::H3Connection;
@@ -15,13 +18,19 @@ use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::UdpSocket;
 use mio::{Interest, Poll, Token};
-use std::io;
+use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::{self, IoSliceMut};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Distinct requests whose frames are kept (a workload's names; dynamic requests beyond this
 /// are translated again).
 const TRANSLATED: usize = 256;
+
+/// A read's buffer: room for a GRO batch, which the kernel caps at 64 KiB.
+const RECV_BUF: usize = 64 * 1024;
 
 /// HTTP/3 toward one target, built once per run; [`H3Transport::wire`] gives each thread its own.
 pub struct H3Transport {
@@ -45,8 +54,11 @@ impl H3Transport {
             wakeup,
             slots: Vec::new(),
             free: Vec::new(),
+            ready: Vec::new(),
+            timers: BinaryHeap::new(),
+            woken: Vec::new(),
             translated: Vec::new(),
-            buf: vec![0; 64 * 1024],
+            buf: vec![0; RECV_BUF],
             out: Vec::with_capacity(64 * 1024),
         })
     }
@@ -54,11 +66,16 @@ impl H3Transport {
 
 pub(crate) struct Slot {
     socket: UdpSocket,
+    udp: UdpSocketState,
     pub(crate) h3: H3Connection,
     token: usize,
     /// Why the socket failed (ICMP port unreachable), for the session to report.
     pub(crate) dead: Option<Failure>,
     told: bool,
+    /// On the ready list this turn.
+    ready: bool,
+    /// The instant its timer is filed under in the wire's heap.
+    timer: Option<Instant>,
 }
 
 /// A connection: its place among the thread's slots.
@@ -73,6 +90,13 @@ pub struct H3Wire {
     wakeup: Wakeup,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
+    /// The slots to drive this turn: a datagram came, a timer fired, or their session used them.
+    ready: Vec<usize>,
+    /// Each connection's next timer, by instant; an entry whose slot has since filed another
+    /// instant is stale and skipped (and the heap rebuilt when stale entries pile up).
+    timers: BinaryHeap<Reverse<(Instant, usize)>>,
+    /// The slots whose sockets the last poll woke.
+    woken: Vec<usize>,
     /// Requests already laid out as frames, by their shared bytes.
     translated: Vec<(Arc<[u8]>, H3Request)>,
     buf: Vec<u8>,
@@ -80,10 +104,16 @@ pub struct H3Wire {
 }
 
 impl H3Wire {
+    /// Connection `conn`'s slot, put on the ready list: its session is about to use it.
     pub(crate) fn slot(&mut self, conn: &H3Conn) -> &mut Slot {
-        self.slots[conn.slot]
+        let s = self.slots[conn.slot]
             .as_mut()
-            .expect("a live connection's slot")
+            .expect("a live connection's slot");
+        if !s.ready {
+            s.ready = true;
+            self.ready.push(conn.slot);
+        }
+        s
     }
 
     /// `req` as frames: laid out once per distinct request (a workload's names), again for
@@ -109,24 +139,124 @@ impl H3Wire {
         Ok(frames.keeping_response(req.keep_response))
     }
 
-    /// Sends every connection's pending datagrams; a full socket buffer drops the rest of a
-    /// turn's datagrams, which QUIC's loss recovery resends.
+    /// Sends the ready connections' datagrams and files their next timers; empties the list.
     fn flush(&mut self, now: Instant) {
-        for s in self.slots.iter_mut().flatten() {
-            while let Some(out) = s.h3.poll_transmit(now, &mut self.out) {
-                let seg = out.segment.unwrap_or(out.len).max(1);
-                for d in self.out[..out.len].chunks(seg) {
-                    match s.socket.send(d) {
-                        Ok(_) => {}
-                        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                            s.dead.get_or_insert_with(unreachable);
-                        }
-                        Err(_) => break,
-                    }
+        for i in self.ready.drain(..) {
+            let Some(s) = self.slots[i].as_mut() else {
+                continue;
+            };
+            s.ready = false;
+            transmit(s, self.config.remote(), now, &mut self.out);
+            let next = s.h3.poll_timeout();
+            if next != s.timer {
+                s.timer = next;
+                if let Some(at) = next {
+                    self.timers.push(Reverse((at, i)));
                 }
             }
         }
+        if self.timers.len() > 2 * self.slots.len() + 64 {
+            self.timers = self
+                .slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| Some(Reverse((s.as_ref()?.timer?, i))))
+                .collect();
+        }
     }
+
+    /// The earliest timer still filed, stale entries dropped on the way.
+    fn next_timer(&mut self) -> Option<Instant> {
+        while let Some(&Reverse((at, i))) = self.timers.peek() {
+            if self.slots[i].as_ref().is_some_and(|s| s.timer == Some(at)) {
+                return Some(at);
+            }
+            self.timers.pop();
+        }
+        None
+    }
+
+    fn mark(&mut self, i: usize) {
+        if let Some(s) = self.slots[i].as_mut() {
+            if !s.ready {
+                s.ready = true;
+                self.ready.push(i);
+            }
+        }
+    }
+
+    /// Reads every datagram waiting on slot `i`'s socket into its connection.
+    fn receive(&mut self, i: usize, now: Instant) {
+        let Some(s) = self.slots[i].as_mut() else {
+            return;
+        };
+        loop {
+            let mut meta = [RecvMeta::default()];
+            let got = {
+                let mut bufs = [IoSliceMut::new(&mut self.buf)];
+                s.udp.recv((&s.socket).into(), &mut bufs, &mut meta)
+            };
+            match got {
+                Ok(_) => {
+                    let m = meta[0];
+                    for d in self.buf[..m.len].chunks(m.stride.max(1)) {
+                        s.h3.handle_datagram(now, d);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    s.dead.get_or_insert_with(unreachable);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        self.mark(i);
+    }
+}
+
+/// Sends what connection `s` has to send: each of quinn's transmits in one `sendmsg`, its
+/// datagrams segmented by the kernel (GSO), or one `send` a datagram where the kernel cannot.
+/// A full socket buffer drops the rest of the turn's datagrams, which QUIC's loss recovery
+/// resends.
+fn transmit(s: &mut Slot, remote: std::net::SocketAddr, now: Instant, out: &mut Vec<u8>) {
+    while let Some(t) = s.h3.poll_transmit(now, s.udp.max_gso_segments(), out) {
+        let contents = &out[..t.len];
+        let gso = t.segment.filter(|&seg| seg < t.len);
+        let sent = if gso.is_none() || s.udp.max_gso_segments() > 1 {
+            let transmit = Transmit {
+                destination: remote,
+                ecn: None,
+                contents,
+                segment_size: gso,
+                src_ip: None,
+            };
+            match s.udp.try_send((&s.socket).into(), &transmit) {
+                // Segmentation failed (a device without it): quinn-udp stops asking for it, and
+                // this turn's datagrams go one by one.
+                Err(_) if gso.is_some() && s.udp.max_gso_segments() == 1 => {
+                    send_each(&s.socket, contents, gso)
+                }
+                r => r,
+            }
+        } else {
+            send_each(&s.socket, contents, gso)
+        };
+        match sent {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                s.dead.get_or_insert_with(unreachable);
+                return;
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+fn send_each(socket: &UdpSocket, contents: &[u8], segment: Option<usize>) -> io::Result<()> {
+    for d in contents.chunks(segment.unwrap_or(contents.len()).max(1)) {
+        socket.send(d)?;
+    }
+    Ok(())
 }
 
 fn unreachable() -> Failure {
@@ -145,6 +275,7 @@ impl Transport for H3Wire {
         socket
             .connect(self.config.remote())
             .map_err(|e| Failure::io(&e))?;
+        let udp = UdpSocketState::new((&socket).into()).map_err(|e| Failure::io(&e))?;
         let h3 = H3Connection::connect(&self.config, Instant::now())?;
         let slot = self.free.pop().unwrap_or_else(|| {
             self.slots.push(None);
@@ -156,11 +287,16 @@ impl Transport for H3Wire {
             .map_err(|e| Failure::io(&e))?;
         self.slots[slot] = Some(Slot {
             socket,
+            udp,
             h3,
             token,
             dead: None,
             told: false,
+            ready: false,
+            timer: None,
         });
+        // Its first flight goes out with the turn.
+        self.mark(slot);
         Ok(H3Conn { slot })
     }
 
@@ -191,9 +327,7 @@ impl Transport for H3Wire {
         let now = Instant::now();
         if s.dead.is_none() && !s.h3.is_over() {
             s.h3.close(now);
-            while let Some(out) = s.h3.poll_transmit(now, &mut self.out) {
-                let _ = s.socket.send(&self.out[..out.segment.unwrap_or(out.len)]);
-            }
+            transmit(&mut s, self.config.remote(), now, &mut self.out);
         }
         let _ = self.poll.registry().deregister(&mut s.socket);
         self.free.push(conn.slot);
@@ -202,13 +336,7 @@ impl Transport for H3Wire {
     fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
         let now = Instant::now();
         self.flush(now);
-        let timer = self
-            .slots
-            .iter_mut()
-            .flatten()
-            .filter_map(|s| s.h3.poll_timeout())
-            .min();
-        let until = timer.map_or(until, |t| t.min(until));
+        let until = self.next_timer().map_or(until, |t| t.min(until));
         let timeout = self.wakeup.timeout(until, now);
         match self.poll.poll(&mut self.events, Some(timeout)) {
             Ok(()) => {}
@@ -216,29 +344,35 @@ impl Transport for H3Wire {
             Err(e) => return Err(Failure::io(&e)),
         }
         let now = Instant::now();
+        let mut woken = std::mem::take(&mut self.woken);
+        woken.clear();
         for ev in self.events.iter() {
             if ev.token() == ALARM {
                 self.wakeup.fired();
-                continue;
-            }
-            let Some(Some(s)) = self.slots.get_mut(ev.token().0) else {
-                continue;
-            };
-            loop {
-                match s.socket.recv(&mut self.buf) {
-                    Ok(n) => s.h3.handle_datagram(now, &self.buf[..n]),
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                        s.dead.get_or_insert_with(unreachable);
-                        break;
-                    }
-                    Err(_) => break,
-                }
+            } else {
+                woken.push(ev.token().0);
             }
         }
-        for s in self.slots.iter_mut().flatten() {
-            if s.h3.poll_timeout().is_some_and(|t| t <= now) {
-                s.h3.handle_timeout(now);
+        for &i in &woken {
+            self.receive(i, now);
+        }
+        self.woken = woken;
+        while let Some(&Reverse((at, i))) = self.timers.peek() {
+            if at > now {
+                break;
             }
+            self.timers.pop();
+            let Some(s) = self.slots[i].as_mut().filter(|s| s.timer == Some(at)) else {
+                continue;
+            };
+            s.timer = None;
+            s.h3.handle_timeout(now);
+            self.mark(i);
+        }
+        for &i in &self.ready {
+            let Some(s) = self.slots[i].as_mut() else {
+                continue;
+            };
             let newly_dead = s.dead.is_some() && !s.told;
             if s.h3.has_events() || newly_dead {
                 s.told |= s.dead.is_some();
@@ -256,8 +390,8 @@ impl Transport for H3Wire {
         Ok(())
     }
 
-    fn session(&self, _: &H3Conn, _window: usize, _started: Instant) -> H3Session {
-        H3Session::default()
+    fn session(&self, _: &H3Conn, window: usize, _started: Instant) -> H3Session {
+        H3Session::new(window)
     }
 
     fn clock(&self) -> &dyn Clock {

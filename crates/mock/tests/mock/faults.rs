@@ -166,3 +166,16 @@ fn a_delayed_answer_does_not_hold_up_other_connections_or_earlier_answers() {
     assert_eq!(fast.get("/fast").status, 200);
     shutdown_within_timeout(server);
 }
+
+#[test]
+fn close_after_answers_n_then_closes_under_the_next_request_without_a_word() {
+    let server = serve(&["/* close-after=2"]);
+    let mut client = Client::connect(server.local_addr());
+    for _ in 0..2 {
+        let r = client.get("/");
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("connection"), None, "the close is not announced");
+    }
+    client.send_get("/", "");
+    assert_eq!(client.read_to_end().unwrap(), b"");
+}

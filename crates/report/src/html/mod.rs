@@ -57,6 +57,13 @@ pub fn figure_svg(f: &crate::figure::Figure) -> String {
     figure::render(f)
 }
 
+pub use page::esc;
+
+/// The reports' stylesheet, for pages that draw the same charts (the live dashboard).
+pub fn stylesheet() -> &'static str {
+    page::STYLE
+}
+
 /// The report of any result `herd report` reads.
 pub fn render_document(d: &Document) -> String {
     match d {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-const STYLE: &str = include_str!("report.css");
+pub(crate) const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("hover.js");
 
 /// A report page being written: sections in order, then [`Page::finish`].

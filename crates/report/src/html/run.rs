@@ -330,7 +330,9 @@ fn share(n: u64, of: u64) -> String {
 
 fn config(r: &RunResult) -> String {
     let c = &r.config;
-    let shown = herd_result::redact::Redaction::default();
+    // A result written before herd masked credentials, or by hand, is masked here; one whose
+    // run was asked to show them (`--show-secrets`) shows them, as every other output does.
+    let shown = herd_result::redact::Redaction::new(&[], c.secrets_shown);
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_owned());
     let mut pairs = vec![
         ("URL", format!("<code>{}</code>", esc(&shown.url(&c.url)))),
@@ -358,7 +360,6 @@ fn config(r: &RunResult) -> String {
             "headers",
             c.headers
                 .iter()
-                // A result written before herd masked credentials, or by hand, is masked here.
                 .map(|h| format!("<code>{}</code>", esc(&shown.header(h))))
                 .collect::<Vec<_>>()
                 .join("<br>"),

@@ -97,8 +97,11 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         timeout_s: 1.0,
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: vec![],
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: None,
     };
     let mut r = crate::build_run(crate::RunInput {
         target: config.url.clone(),

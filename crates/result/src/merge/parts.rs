@@ -230,14 +230,52 @@ pub(super) struct GeneratorSum {
     worker: Option<String>,
     connections_opened: u64,
     peak_connections: u64,
-    /// Per protocol: connections and requests.
-    protocols: BTreeMap<String, (u64, u64)>,
+    /// Per protocol: connections, requests and handshakes.
+    protocols: BTreeMap<String, (u64, u64, Option<HandshakeSum>)>,
     fds_peak: Option<u64>,
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
     port_range: Option<u64>,
     /// Per absolute second.
     seconds: BTreeMap<u64, GeneratorSample>,
+}
+
+/// Handshake times added exactly: their totals, in whole micro-units; the mean follows.
+#[derive(Default)]
+struct HandshakeSum {
+    /// Full, then resumed: count, total and max.
+    times: [(u64, i128, f64); 2],
+    accepted: u64,
+    rejected: u64,
+}
+
+impl HandshakeSum {
+    fn add(&mut self, h: &crate::Handshakes) {
+        for (sum, t) in self.times.iter_mut().zip([&h.full, &h.resumed]) {
+            sum.0 += t.count;
+            sum.1 += micros(t.total_ms);
+            sum.2 = sum.2.max(t.max_ms);
+        }
+        self.accepted += h.early_data_accepted;
+        self.rejected += h.early_data_rejected;
+    }
+
+    fn finish(self) -> crate::Handshakes {
+        let [full, resumed] = self
+            .times
+            .map(|(count, total, max_ms)| crate::HandshakeTimes {
+                count,
+                mean_ms: from_micros(total / i128::from(count.max(1))),
+                max_ms,
+                total_ms: from_micros(total),
+            });
+        crate::Handshakes {
+            full,
+            resumed,
+            early_data_accepted: self.accepted,
+            early_data_rejected: self.rejected,
+        }
+    }
 }
 
 fn max_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -278,6 +316,9 @@ impl GeneratorSum {
             let e = self.protocols.entry(p.protocol.clone()).or_default();
             e.0 += p.connections;
             e.1 += p.requests;
+            if let Some(h) = &p.handshakes {
+                e.2.get_or_insert_with(HandshakeSum::default).add(h);
+            }
         }
         self.fds_peak = max_opt(self.fds_peak, g.fds_peak);
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
@@ -317,11 +358,14 @@ impl GeneratorSum {
             peak_connections: self.peak_connections,
             protocols: std::mem::take(&mut self.protocols)
                 .into_iter()
-                .map(|(protocol, (connections, requests))| crate::ProtocolUse {
-                    protocol,
-                    connections,
-                    requests,
-                })
+                .map(
+                    |(protocol, (connections, requests, handshakes))| crate::ProtocolUse {
+                        protocol,
+                        connections,
+                        requests,
+                        handshakes: handshakes.map(HandshakeSum::finish),
+                    },
+                )
                 .collect(),
             fds_peak: self.fds_peak,
             fd_limit: self.fd_limit,

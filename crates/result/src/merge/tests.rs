@@ -38,8 +38,11 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         timeout_s: 10.0,
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: vec![],
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: None,
     };
     let mut r = build_run(RunInput {
         target: config.url.clone(),
@@ -58,6 +61,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
             cpu_sys_s: 0.3,
             cpu_percent: 33.3 + index as f64,
             threads: 2,
+            protocols: vec![h3_row(index)],
             ..Generator::default()
         },
     });
@@ -79,6 +83,34 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         missing: vec![],
     });
     r
+}
+
+/// Shard `index`'s HTTP/3 connections: one full handshake of 3 ms, `index` resumed ones of
+/// 1, 2... ms (means that do not divide evenly), and as many in 0-RTT.
+fn h3_row(index: u64) -> crate::ProtocolUse {
+    let resumed: Vec<f64> = (1..=index).map(|k| k as f64 + 0.001 * k as f64).collect();
+    let total: f64 = resumed.iter().sum();
+    crate::ProtocolUse {
+        protocol: "h3".into(),
+        connections: 1 + index,
+        requests: 10,
+        handshakes: Some(crate::Handshakes {
+            full: crate::HandshakeTimes {
+                count: 1,
+                mean_ms: 3.0,
+                max_ms: 3.0,
+                total_ms: 3.0,
+            },
+            resumed: crate::HandshakeTimes {
+                count: index,
+                mean_ms: total / index.max(1) as f64,
+                max_ms: resumed.last().copied().unwrap_or(0.0),
+                total_ms: total,
+            },
+            early_data_accepted: index,
+            early_data_rejected: 0,
+        }),
+    }
 }
 
 fn three() -> Vec<RunResult> {
@@ -125,6 +157,15 @@ fn merged_histograms_equal_recording_everything_in_one() {
     assert!(!h.is_partial());
     assert_eq!(h.label(), "0,1,2/3");
     assert_eq!(merged.config.threads, 6);
+    let h = merged.generator.protocols[0].handshakes.as_ref().unwrap();
+    assert_eq!(
+        (h.full.count, h.resumed.count, h.early_data_accepted),
+        (3, 3, 3)
+    );
+    // 1.001 + (1.001 + 2.002) over 3: the mean of all resumed handshakes, not of the means.
+    assert_eq!(h.resumed.total_ms, 4.004);
+    assert!((h.resumed.mean_ms - 4.004 / 3.0).abs() < 1e-6, "{h:?}");
+    assert_eq!(h.resumed.max_ms, 2.002);
     assert!((merged.generator.cpu_user_s - 0.6).abs() < 1e-12);
 }
 
@@ -330,4 +371,73 @@ fn names_scenarios_and_checks_merge_exactly() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("request names differ"), "{e}");
+}
+
+/// A sweep of two steps whose runs are `steps`' shards.
+fn sweep_of(steps: Vec<RunResult>, levels: &[f64]) -> crate::sweep::SweepResult {
+    use crate::sweep::{SweepConfig, SweepResult, SweepStep, SweepTarget};
+    SweepResult {
+        herd_version: crate::HERD_VERSION.to_owned(),
+        schema_version: crate::SCHEMA_VERSION,
+        kind: Kind::Sweep,
+        model: Model::Open,
+        targets: vec![SweepTarget {
+            name: "127.0.0.1:8080".into(),
+            url: "http://127.0.0.1:8080/".into(),
+            named: false,
+        }],
+        config: SweepConfig {
+            levels: levels.to_vec(),
+            step_duration_s: Some(3.0),
+            requests_per_step: None,
+            calls_per_conn: None,
+            timeout_s: 10.0,
+            cooldown_s: 0.0,
+            stop: crate::sweep::StopRule::default(),
+        },
+        steps: steps
+            .into_iter()
+            .zip(levels)
+            .map(|(r, &level)| SweepStep {
+                level,
+                runs: vec![r],
+            })
+            .collect(),
+        stopped_early: None,
+        interrupted: false,
+    }
+}
+
+#[test]
+fn sweeps_merge_step_by_step_as_their_runs_do() {
+    let (a, b) = (shard(0, 2, &[3, 4, 5]), shard(1, 2, &[6, 700]));
+    let one = sweep_of(vec![a.clone(), a.clone()], &[100.0, 200.0]);
+    let other = sweep_of(vec![b.clone(), b.clone()], &[100.0, 200.0]);
+    let merged = merge_sweeps(vec![("a".into(), one.clone()), ("b".into(), other)]).unwrap();
+    let run = merge(named(&[a, b.clone()])).unwrap();
+    assert_eq!(merged.steps.len(), 2);
+    for step in &merged.steps {
+        assert_eq!(
+            bytes(&step.runs[0]),
+            bytes(&run),
+            "each step merges as a run's shards"
+        );
+    }
+    assert_eq!(merged.stopped_early, None);
+    // A shard interrupted after one step: the merge ends there and says so.
+    let short = sweep_of(vec![b.clone()], &[100.0, 200.0]);
+    let merged = merge_sweeps(vec![("a".into(), one.clone()), ("b".into(), short)]).unwrap();
+    assert_eq!(merged.steps.len(), 1);
+    assert!(merged
+        .stopped_early
+        .unwrap()
+        .contains("only 1 of the steps"));
+    // Another sweep's levels are refused, named.
+    let foreign = sweep_of(vec![b], &[300.0]);
+    let e = merge_sweeps(vec![("a".into(), one), ("c.json".into(), foreign)]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("c.json is not a shard of the same sweep"),
+        "{e}"
+    );
 }

@@ -80,8 +80,11 @@ pub fn config(model: Model) -> RunConfig {
         timeout_s: 5.0,
         calls_per_conn: None,
         pipeline: None,
+        streams: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
+        secrets_shown: false,
+        arrivals: None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! against the mock server (in-process, port 0) returns the counts it was asked for.
 
 use herd_engine::Control;
-use herd_mock::{Config, Server};
+use herd_mock::{Config, Route, Server};
 use herd_run::{
     conclude, Conclusion, Length, Level, LoadFlags, Observer, RequestFlags, RunError, RunSpec,
     Runs, Source,
@@ -109,6 +109,57 @@ fn a_prepared_url_run_at_a_level_returns_the_counts_asked_for() {
     assert_eq!(prepared.rate_unit(), "req/s");
     server.shutdown();
     the_conclusion_ranks_how_a_run_ended(result);
+}
+
+/// A run of `n` requests by 3 users with `method` against a mock that closes every connection
+/// under its second request, without a word (tinyproxy's manners): the result and what the
+/// server saw.
+fn closed_under(method: &str, n: u64) -> (herd_result::RunResult, herd_mock::ServerStats) {
+    let server = Server::start(Config {
+        routes: vec![Route::parse("/* close-after=1").unwrap()],
+        ..Config::default()
+    })
+    .expect("the mock server starts");
+    let spec = RunSpec {
+        load: LoadFlags {
+            requests: Some(n),
+            threads: Some(1),
+            timeout: Some(Duration::from_secs(5)),
+            ..LoadFlags::default()
+        },
+        request: RequestFlags {
+            method: Some(method.to_owned()),
+            ..RequestFlags::default()
+        },
+        ..RunSpec::new(Source::url(format!("http://{}/", server.local_addr())))
+    };
+    let result = spec
+        .prepare()
+        .expect("a valid spec")
+        .run(Some(Level::Users(3)), &Arc::new(Control::new()), &mut ())
+        .expect("the run plays");
+    (result, server.shutdown())
+}
+
+#[test]
+fn a_get_closed_under_on_a_reused_connection_goes_once_more_counted_once() {
+    let (result, seen) = closed_under("GET", 30);
+    assert_eq!(result.totals.completed, 30);
+    assert_eq!(result.totals.ok, 30);
+    assert_eq!(result.totals.errors, 0);
+    // Each user's first request opened its connection; each of the 27 others met the close
+    // on the reused connection and went once more on a new one.
+    assert_eq!(seen.requests, 57);
+    assert_eq!(seen.connections, 30);
+}
+
+#[test]
+fn a_post_closed_under_on_a_reused_connection_is_an_error_not_sent_twice() {
+    // The server may have acted on a POST before it closed: it is counted, not repeated.
+    let (result, seen) = closed_under("POST", 30);
+    assert_eq!(result.totals.ok, 15);
+    assert_eq!(result.totals.errors, 15);
+    assert_eq!(seen.requests, 30);
 }
 
 /// One rule for every kind of run: interrupted, then nothing answered, then generator-limited,

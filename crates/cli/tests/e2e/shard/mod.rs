@@ -7,6 +7,7 @@
 use crate::common::Herd;
 
 mod merge;
+mod series;
 mod split;
 mod start;
 

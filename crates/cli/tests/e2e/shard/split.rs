@@ -242,3 +242,52 @@ fn a_per_user_csv_with_fewer_rows_than_users_is_refused_for_shards() {
     );
     assert_eq!(s.stats().connections, 0, "nothing was sent");
 }
+
+#[test]
+fn a_poisson_plan_split_into_shards_sends_exactly_the_single_plans_arrivals() {
+    let nginx = crate::common::Nginx::start("");
+    let url = nginx.url("/");
+    let dir = TempDir::new("poisson-shards");
+    let load = [
+        "--rate",
+        "500",
+        "-d",
+        "2s",
+        "-c",
+        "100",
+        "--arrivals",
+        "poisson",
+        "--seed",
+        "42",
+    ];
+    let single = dir.path("single.json");
+    let o = spawn_shard(&url, &load, None, &single)
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let one = read_json(&single);
+    assert_eq!(
+        one["config"]["arrivals"],
+        serde_json::json!({"process": "poisson", "seed": 42})
+    );
+    // A Poisson count: 1,000 expected, 32 the standard deviation; an even plan has exactly 1,000.
+    let n = one["totals"]["scheduled"].as_u64().unwrap();
+    assert!((870..=1130).contains(&n) && n != 1000, "{n}");
+    let jsons: Vec<_> = (0..3).map(|i| dir.path(&format!("p-{i}.json"))).collect();
+    let children: Vec<_> = (0..3)
+        .map(|i| spawn_shard(&url, &load, Some((i, 3)), &jsons[i as usize]))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let total = dir.path("total.json");
+    let mut args = vec!["merge"];
+    args.extend(jsons.iter().map(|j| j.to_str().unwrap()));
+    args.extend(["-o", total.to_str().unwrap()]);
+    let o = run_herd(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The same seed on every shard: together they play the single plan's arrivals, no more, no
+    // fewer (the instants themselves are the engine's test).
+    assert_eq!(read_json(&total)["totals"]["scheduled"], n);
+}

@@ -2,7 +2,7 @@
 //! on a virtual clock: what a real server is hard to make do on cue (go silent, reset a stream,
 //! close with requests in flight), each exchange's outcome counted once.
 
-use herd_http::h3::{H3Config, H3Connection, H3Event, H3Request};
+use herd_http::h3::{EarlyData, H3Config, H3Connection, H3Event, H3Request, MAX_GSO_SEGMENTS};
 use herd_http::{Target, TlsOptions};
 use herd_metrics::ErrorKind;
 use quinn_proto as quic;
@@ -43,6 +43,15 @@ const SERVER: &str = "127.0.0.1:4433";
 
 impl Server {
     fn new(serve: Serve) -> Server {
+        Server::build(serve, false)
+    }
+
+    /// A server whose session tickets let a client send early data (0-RTT).
+    fn taking_early_data(serve: Serve) -> Server {
+        Server::build(serve, true)
+    }
+
+    fn build(serve: Serve, early_data: bool) -> Server {
         let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()));
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -53,6 +62,9 @@ impl Server {
             .with_single_cert(vec![CertificateDer::from(cert.cert.der().to_vec())], key)
             .unwrap();
         tls.alpn_protocols = vec![b"h3".to_vec()];
+        if early_data {
+            tls.max_early_data_size = u32::MAX;
+        }
         let crypto = Arc::new(QuicServerConfig::try_from(tls).unwrap());
         let config = quic::ServerConfig::with_crypto(crypto);
         let endpoint = quic::Endpoint::new(
@@ -165,19 +177,27 @@ struct Pair {
     events: Vec<H3Event>,
 }
 
+fn config() -> H3Config {
+    let target = Target::parse(&format!("https://{SERVER}/")).unwrap();
+    let insecure = TlsOptions {
+        insecure: true,
+        ..TlsOptions::default()
+    };
+    H3Config::new(&target, insecure, IDLE).unwrap()
+}
+
 impl Pair {
     fn new(serve: Serve) -> Pair {
-        let target = Target::parse(&format!("https://{SERVER}/")).unwrap();
-        let insecure = TlsOptions {
-            insecure: true,
-            ..TlsOptions::default()
-        };
-        let config = H3Config::new(&target, insecure, IDLE).unwrap();
+        Pair::on(&config(), Server::new(serve))
+    }
+
+    /// A connection of `config` (whose TLS session cache it shares) to `server`.
+    fn on(config: &H3Config, server: Server) -> Pair {
         let now = Instant::now();
-        let client = H3Connection::connect(&config, now).unwrap();
+        let client = H3Connection::connect(config, now).unwrap();
         Pair {
             client,
-            server: Server::new(serve),
+            server,
             now,
             events: Vec::new(),
         }
@@ -195,7 +215,10 @@ impl Pair {
             }
             let mut buf = Vec::new();
             let mut to_server = Vec::new();
-            while let Some(out) = self.client.poll_transmit(self.now, &mut buf) {
+            while let Some(out) = self
+                .client
+                .poll_transmit(self.now, MAX_GSO_SEGMENTS, &mut buf)
+            {
                 let seg = out.segment.unwrap_or(out.len);
                 to_server.extend(buf[..out.len].chunks(seg).map(<[u8]>::to_vec));
             }
@@ -371,4 +394,32 @@ fn goaway_refuses_the_requests_past_its_id_as_unseen() {
     );
     let req = H3Request::from_http1(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", "https").unwrap();
     assert!(p.client.send(9, &req, p.now).is_err());
+}
+
+#[test]
+fn early_data_the_server_refuses_is_sent_again_and_answered_once() {
+    let config = config();
+    let mut first = Pair::on(&config, Server::taking_early_data(Serve::Answer));
+    first.connect();
+    first.send(0);
+    first.run_until(finished(1));
+    assert_eq!(first.outcomes(), [(0, None)]);
+
+    // A server that knows nothing of the first one's session (as after a restart): the client
+    // offers the ticket and sends its request in 0-RTT, the server refuses both.
+    let mut second = Pair::on(&config, Server::taking_early_data(Serve::Answer));
+    second.send(1);
+    second.run_until(finished(1));
+    let handshake = second
+        .events
+        .iter()
+        .find_map(|e| match e {
+            H3Event::Connected(h) => Some(*h),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(handshake.early_data, EarlyData::Rejected, "{handshake:?}");
+    assert!(!handshake.resumed, "{handshake:?}");
+    assert_eq!(second.outcomes(), [(1, None)], "{:?}", second.events);
+    assert_eq!(second.server.requests, 1, "the request was processed once");
 }

@@ -1,7 +1,8 @@
 //! What of a workload must travel to the pods besides the file itself: the CSV files it names
 //! (those marked `secret: true` go into a Secret) and the environment variables its templates
 //! read with `env('NAME')`. Read from the YAML tree, so flow and block style, quoting and
-//! comments are all understood as the workload compiler understands them.
+//! comments are all understood as the workload compiler understands them. `herd k8s` ships them
+//! and a shard's plan hash covers them.
 
 /// A data file of a workload, relative to its folder; `secret: true` sends it in a Secret.
 #[derive(Debug, PartialEq)]
@@ -13,7 +14,7 @@ pub struct DataFile {
 /// The CSV files a workload names (`csv: users.csv`) and the environment variables its
 /// templates read (`env('API_TOKEN')`): what must travel to the pods besides the file itself.
 pub fn needs(workload: &str) -> (Vec<DataFile>, Vec<String>) {
-    use herd_workload::yaml::{parse, to_json, Value};
+    use crate::yaml::{parse, to_json, Value};
     let Ok(tree) = parse(workload) else {
         return (Vec::new(), Vec::new());
     };

@@ -1,0 +1,302 @@
+//! Which recorded requests become steps: those on the site under test that got a response,
+//! static files aside unless asked, each redirect chain one step that follows it (as the
+//! browser did); and the pause before each page (the gap the person left between pages).
+
+use crate::har::{Entry, Har, ReadError};
+use crate::step::{Body, Json, Step, Text};
+use std::collections::HashMap;
+use url::Url;
+
+/// Why recorded requests were left out, with a few examples each.
+#[derive(Debug, Default)]
+pub struct LeftOut {
+    pub assets: Vec<String>,
+    pub other_hosts: Vec<String>,
+    pub no_response: Vec<String>,
+    pub methods: Vec<String>,
+    /// Redirect hops the step before them follows.
+    pub hops: usize,
+}
+
+pub struct Selected {
+    /// `scheme://host:port` of the recorded site.
+    pub origin: String,
+    pub steps: Vec<Step>,
+    pub left_out: LeftOut,
+}
+
+const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/// Headers the workload sets itself (Host, lengths, the cookie jar's Cookie), that would ask for
+/// what herd does not do (compressed bodies, cached validators), or that only a browser sends.
+fn dropped(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.starts_with(':')
+        || n.starts_with("sec-")
+        || matches!(
+            n.as_str(),
+            "host"
+                | "connection"
+                | "keep-alive"
+                | "proxy-connection"
+                | "transfer-encoding"
+                | "te"
+                | "upgrade"
+                | "content-length"
+                | "accept-encoding"
+                | "if-none-match"
+                | "if-modified-since"
+                | "if-match"
+                | "if-unmodified-since"
+                | "if-range"
+                | "cache-control"
+                | "pragma"
+                | "priority"
+                | "upgrade-insecure-requests"
+                | "purpose"
+                | "cookie"
+        )
+}
+
+pub fn is_asset(e: &Entry, url: &Url) -> bool {
+    let mime = e.response.content.mime_type.to_ascii_lowercase();
+    let mime = mime.split(';').next().unwrap_or("").trim();
+    mime == "text/css"
+        || mime.ends_with("javascript")
+        || mime == "application/wasm"
+        || [
+            "image/",
+            "font/",
+            "audio/",
+            "video/",
+            "application/font",
+            "application/x-font",
+        ]
+        .iter()
+        .any(|p| mime.starts_with(p))
+        || herd_logs::pattern::is_asset(url.path().as_bytes())
+}
+
+fn origin(u: &Url) -> String {
+    u.origin().ascii_serialization()
+}
+
+fn location(e: &Entry, url: &Url) -> Option<Url> {
+    if !matches!(e.response.status, 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let loc = Some(e.response.redirect_url.as_str())
+        .filter(|l| !l.is_empty())
+        .or_else(|| {
+            e.response
+                .headers
+                .iter()
+                .find(|h| h.is("location"))
+                .map(|h| h.value.as_str())
+        })?;
+    url.join(loc).ok()
+}
+
+/// Picks the steps. `target` is the site to keep when the file holds several; by default the
+/// first request's.
+pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected, ReadError> {
+    let entries = &har.log.entries;
+    let mut urls = Vec::with_capacity(entries.len());
+    let mut spans = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let u = Url::parse(&e.request.url).ok();
+        urls.push(u.filter(|u| matches!(u.scheme(), "http" | "https")));
+        let start = e.start_ms(i)?;
+        spans.push((start, start + e.time.max(0.0)));
+    }
+    // Browsers write entries in the order they started; a file edited by hand may not be.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| spans[a].0.total_cmp(&spans[b].0));
+
+    let recorded = target
+        .map(origin)
+        .filter(|t| urls.iter().flatten().any(|u| origin(u) == *t))
+        .or_else(|| order.iter().find_map(|&i| urls[i].as_ref().map(origin)));
+    let Some(recorded) = recorded else {
+        return Err(ReadError::Url {
+            entry: 0,
+            value: entries
+                .first()
+                .map_or(String::new(), |e| e.request.url.clone()),
+        });
+    };
+
+    // A page's span: from its first request's start to its last one's end.
+    let group = |i: usize| {
+        entries[i]
+            .pageref
+            .clone()
+            .unwrap_or_else(|| format!("#{i}"))
+    };
+    let mut pages: HashMap<String, (f64, f64)> = HashMap::new();
+    for &i in &order {
+        let s = pages.entry(group(i)).or_insert(spans[i]);
+        s.0 = s.0.min(spans[i].0);
+        s.1 = s.1.max(spans[i].1);
+    }
+    let titles: HashMap<&str, &str> = har
+        .log
+        .pages
+        .iter()
+        .map(|p| (p.id.as_str(), p.title.as_str()))
+        .collect();
+
+    let mut left = LeftOut::default();
+    let mut absorbed = vec![false; entries.len()];
+    let mut steps: Vec<Step> = Vec::new();
+    let mut last_group: Option<String> = None;
+    let mut last_end = f64::NEG_INFINITY;
+    let mut page_no = 0;
+    for (k, &i) in order.iter().enumerate() {
+        if absorbed[i] {
+            continue;
+        }
+        let e = &entries[i];
+        let Some(url) = &urls[i] else {
+            left.other_hosts.push(e.request.url.clone());
+            continue;
+        };
+        if origin(url) != recorded {
+            left.other_hosts.push(e.request.url.clone());
+            continue;
+        }
+        let method = e.request.method.to_ascii_uppercase();
+        if e.response.status == 0 {
+            left.no_response.push(format!("{method} {url}"));
+            continue;
+        }
+        if !METHODS.contains(&method.as_str()) {
+            left.methods.push(format!("{method} {url}"));
+            continue;
+        }
+        if !assets && is_asset(e, url) {
+            left.assets.push(url.path().to_owned());
+            continue;
+        }
+        // Follow the chain as the browser did, while it stays on the site.
+        let (mut last, mut follow) = (i, false);
+        while let Some(next) = location(&entries[last], urls[last].as_ref().expect("kept"))
+            .filter(|n| origin(n) == recorded)
+            .and_then(|n| {
+                order[k + 1..].iter().copied().find(|&j| {
+                    !absorbed[j] && urls[j].as_ref().is_some_and(|u| u.as_str() == n.as_str())
+                })
+            })
+        {
+            absorbed[next] = true;
+            left.hops += 1;
+            last = next;
+            follow = true;
+        }
+
+        let g = group(i);
+        let (mut think_ms, mut page) = (None, None);
+        if last_group.as_deref() != Some(g.as_str()) {
+            let (first, _) = pages[&g];
+            let gap = first
+                - last_end.max(
+                    last_group
+                        .as_ref()
+                        .map_or(f64::NEG_INFINITY, |p| pages[p].1),
+                );
+            think_ms = (gap.is_finite() && gap >= 1.0).then(|| gap.round() as u64);
+            page_no += 1;
+            let title = e
+                .pageref
+                .as_deref()
+                .and_then(|p| titles.get(p))
+                .copied()
+                .unwrap_or("");
+            page = Some((page_no, title.to_owned()));
+            last_group = Some(g);
+        }
+        last_end = last_end.max(spans[last].1);
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_owned(),
+        };
+        let (headers, body) = request_parts(e);
+        steps.push(Step {
+            entry: i,
+            last,
+            method,
+            path: Text::lit(path),
+            headers,
+            body,
+            status: entries[last].response.status,
+            follow,
+            think_ms,
+            page,
+            extracts: Vec::new(),
+        });
+    }
+    Ok(Selected {
+        origin: recorded,
+        steps,
+        left_out: left,
+    })
+}
+
+/// The headers worth sending again (each once: exporters may list one twice) and the body.
+fn request_parts(e: &Entry) -> (Vec<(String, Text)>, Body) {
+    let mut headers: Vec<(String, Text)> = Vec::new();
+    for h in &e.request.headers {
+        if dropped(&h.name) || headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(&h.name)) {
+            continue;
+        }
+        headers.push((h.name.clone(), Text::lit(h.value.clone())));
+    }
+    let Some(post) = &e.request.post_data else {
+        return (headers, Body::None);
+    };
+    let mime = post.mime_type.to_ascii_lowercase();
+    let text = match &post.text {
+        Some(t) => t.clone(),
+        // Some exporters give only the parsed fields of a form.
+        None if !post.params.is_empty()
+            && mime.starts_with("application/x-www-form-urlencoded") =>
+        {
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(post.params.iter().map(|p| (&p.name, &p.value)))
+                .finish()
+        }
+        None => return (headers, Body::None),
+    };
+    let content_type = |headers: &mut Vec<(String, Text)>| {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+    };
+    if mime.starts_with("application/x-www-form-urlencoded") {
+        let fields: Vec<(String, String)> = url::form_urlencoded::parse(text.as_bytes())
+            .into_owned()
+            .collect();
+        let unique = fields
+            .iter()
+            .enumerate()
+            .all(|(k, (n, _))| fields[..k].iter().all(|(m, _)| m != n));
+        if unique {
+            content_type(&mut headers);
+            return (
+                headers,
+                Body::Form(fields.into_iter().map(|(n, v)| (n, Text::lit(v))).collect()),
+            );
+        }
+    } else if mime.starts_with("application/json") {
+        if let Ok(j) = serde_json::from_str::<Json>(&text) {
+            content_type(&mut headers);
+            return (headers, Body::Json(j));
+        }
+    }
+    if !headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        && !post.mime_type.is_empty()
+    {
+        headers.push(("Content-Type".into(), Text::lit(post.mime_type.clone())));
+    }
+    (headers, Body::Raw(Text::lit(text)))
+}

@@ -1,0 +1,221 @@
+//! The view as HTML: a line saying where the run is, its numbers now, the report's charts (the
+//! one chart model, drawn by the report's SVG back end) and tables of statuses, errors and
+//! request names. The page swaps this fragment in whole at each event.
+
+use super::view::View;
+use herd_report::figure::{
+    generator_figure, palette, run_figure, server_figure, statuses_figure, Figure, Series,
+};
+use herd_report::html::{esc, figure_svg};
+use herd_result::format::{count, duration_ms, percent, rate};
+use herd_result::{Model, RunResult};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The fragment for `view`; `report` says where the final report is (or how to make one).
+pub fn fragment(view: &View, report: &str) -> String {
+    let Some(d) = view.drawn() else {
+        return "<p id=\"status\" data-state=\"waiting\">Waiting for the run to start…</p>\n"
+            .to_owned();
+    };
+    let mut out = String::new();
+    status(&mut out, view, &d, report);
+    tiles(&mut out, view, &d);
+    for fig in figures(view, &d) {
+        out.push_str(&figure_svg(&fig));
+    }
+    tables(&mut out, &d);
+    out
+}
+
+fn status(out: &mut String, view: &View, d: &RunResult, report: &str) {
+    let elapsed = duration_ms(d.duration_s * 1e3);
+    let (state, text) = match view.end() {
+        Some(r) if r.interrupted => (
+            "finished",
+            format!("Finished: the run was stopped after {elapsed}; the numbers cover the part that ran. {report}"),
+        ),
+        Some(_) => ("finished", format!("Finished after {elapsed}. {report}")),
+        None => {
+            let planned = d
+                .config
+                .duration_s
+                .map(|s| format!(" of {}", duration_ms(s * 1e3)))
+                .unwrap_or_default();
+            ("running", format!("Running: {elapsed}{planned} measured."))
+        }
+    };
+    let load = match (d.config.model, d.config.rate) {
+        (Model::Open, Some(r)) => format!("at {} req/s", rate(r)),
+        _ => format!("{} connections", count(d.config.connections)),
+    };
+    let _ = writeln!(
+        out,
+        "<p id=\"target\">herd run {} {}, {load}</p>",
+        esc(&d.config.method),
+        esc(&d.target)
+    );
+    let _ = writeln!(
+        out,
+        "<p id=\"status\" class=\"{state}\" data-state=\"{state}\" data-requests=\"{}\" \
+         data-seconds=\"{}\">{text}</p>",
+        d.totals.completed + d.totals.errors,
+        d.timeline.len(),
+    );
+}
+
+/// The numbers now: the whole run's totals, and the last whole second's rate and percentiles.
+fn tiles(out: &mut String, view: &View, d: &RunResult) {
+    let last = d.timeline.iter().rev().find(|e| !e.partial);
+    let target = view.targets().last().map(|t| t.1);
+    let unit = match d.config.model {
+        Model::Open => " req/s",
+        Model::Closed => " users",
+    };
+    let ended = d.totals.completed + d.totals.errors;
+    let not_ok = d.totals.failed + d.totals.errors;
+    let mut tiles = vec![
+        ("requests", count(ended)),
+        (
+            "req/s, last second",
+            last.map_or("-".into(), |e| rate(e.rps)),
+        ),
+        (
+            "plan asks",
+            target.map_or("-".into(), |t| format!("{}{unit}", rate(t))),
+        ),
+        (
+            "p50, last second",
+            last.map_or("-".into(), |e| duration_ms(e.p50_ms)),
+        ),
+        (
+            "p99, last second",
+            last.map_or("-".into(), |e| duration_ms(e.p99_ms)),
+        ),
+        (
+            "not ok",
+            if ended == 0 {
+                "0".into()
+            } else {
+                format!(
+                    "{} ({})",
+                    count(not_ok),
+                    percent(100.0 * not_ok as f64 / ended as f64)
+                )
+            },
+        ),
+    ];
+    if view.end().is_none() {
+        tiles.push(("in flight", count(view.in_flight)));
+    }
+    if d.totals.dropped > 0 {
+        tiles.push(("dropped", count(d.totals.dropped)));
+    }
+    if let Some(g) = d.generator.timeline.last() {
+        tiles.push(("connections", count(g.connections)));
+        tiles.push(("herd's CPU", percent(g.cpu_percent.iter().sum())));
+    }
+    out.push_str("<dl class=\"tiles\">");
+    for (name, value) in tiles {
+        let _ = write!(
+            out,
+            "<div><dt>{}</dt><dd>{}</dd></div>",
+            esc(name),
+            esc(&value)
+        );
+    }
+    out.push_str("</dl>\n");
+}
+
+/// The report's figures of a run, with the plan's target second by second drawn against what
+/// happened: the rate asked for over the throughput (open model), the users asked for over the
+/// connections (closed model).
+fn figures(view: &View, d: &RunResult) -> Vec<Figure> {
+    let targets = view.targets().to_vec();
+    let mut run = run_figure(d);
+    run.title = "Throughput and latency".into();
+    let mut generator = generator_figure(d);
+    generator.title = "The generator (herd itself)".into();
+    let plan = |label: &str| Series::line(label, palette::GREY, targets.clone()).dashed();
+    if !targets.is_empty() {
+        let (fig, id, label) = match d.config.model {
+            Model::Open => (&mut run, "chart-throughput", "target rate (the plan)"),
+            Model::Closed => (
+                &mut generator,
+                "chart-generator-connections",
+                "users the plan asks for",
+            ),
+        };
+        if let Some(p) = fig.panels.iter_mut().find(|p| p.id == id) {
+            p.series.retain(|s| s.label != "target rate");
+            let top = targets.iter().map(|t| t.1).fold(0.0, f64::max) * 1.05;
+            p.y_range.1 = p.y_range.1.max(top);
+            p.series.push(plan(label));
+        }
+    }
+    let mut statuses = statuses_figure(d);
+    statuses.title = "Replies and errors".into();
+    let mut all = vec![run, statuses, generator];
+    if let Some(mut server) = server_figure(d) {
+        server.title = "The server".into();
+        all.push(server);
+    }
+    // A line with nothing to draw (the service time while the run goes on: the records carry
+    // latency histograms only) would be a legend without a line.
+    for p in all.iter_mut().flat_map(|f| f.panels.iter_mut()) {
+        p.series.retain(|s| !s.points.is_empty());
+    }
+    all.retain(|f| !f.panels.is_empty());
+    all
+}
+
+/// Status codes (classes while the run goes on), errors by class, and each request name.
+fn tables(out: &mut String, d: &RunResult) {
+    let mut statuses: BTreeMap<String, u64> = d.status.clone();
+    if statuses.is_empty() {
+        for e in &d.timeline {
+            for (k, n) in &e.status_class {
+                *statuses.entry(k.clone()).or_default() += n;
+            }
+        }
+    }
+    out.push_str("<div class=\"tables\">");
+    table(out, "statuses", "Status", &statuses);
+    table(out, "errors", "Error", &d.errors);
+    if !d.by_name.is_empty() {
+        out.push_str(
+            "<table id=\"names\"><thead><tr><th>Request</th><th>requests</th><th>req/s</th>\
+             <th>p50</th><th>p99</th><th>not ok</th></tr></thead><tbody>",
+        );
+        for n in &d.by_name {
+            let ended = n.totals.completed + n.totals.errors;
+            let not_ok = n.totals.failed + n.totals.errors;
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&n.name),
+                count(ended),
+                rate(n.throughput_rps),
+                duration_ms(n.latency_ms.p50),
+                duration_ms(n.latency_ms.p99),
+                count(not_ok),
+            );
+        }
+        out.push_str("</tbody></table>");
+    }
+    out.push_str("</div>\n");
+}
+
+fn table(out: &mut String, id: &str, heading: &str, rows: &BTreeMap<String, u64>) {
+    let _ = write!(
+        out,
+        "<table id=\"{id}\"><thead><tr><th>{heading}</th><th>count</th></tr></thead><tbody>"
+    );
+    if rows.is_empty() {
+        out.push_str("<tr><td colspan=\"2\">none</td></tr>");
+    }
+    for (k, n) in rows {
+        let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), count(*n));
+    }
+    out.push_str("</tbody></table>");
+}

@@ -1,0 +1,117 @@
+//! The view grown from events, as a table of what the page says: before the start, while the
+//! run goes on (totals added up, the plan's target drawn, the last half hour only), at the end,
+//! and the same page again from a recording.
+
+use super::event::{Event, SecondEvent};
+use super::html::fragment;
+use super::view::{View, WINDOW};
+use herd_result::stream::{StreamHeader, StreamLine};
+use herd_result::RunResult;
+
+fn run() -> RunResult {
+    let json = include_str!("../../../result/tests/fixtures/run-open.json");
+    herd_result::parse_json(json, "run-open.json").unwrap()
+}
+
+/// The run's start, then `n` seconds each like the fixture's first, asking for 300 req/s.
+fn events(r: &RunResult, n: u64) -> Vec<Event> {
+    let header = StreamHeader::new(r.target.clone(), r.config.clone(), std::time::UNIX_EPOCH);
+    let mut all = vec![Event::Start(header)];
+    for t in 0..n {
+        let mut second = r.timeline[0].clone();
+        second.t = t;
+        let mut line = StreamLine {
+            second,
+            generator: None,
+            scheduled: 0,
+            dropped: 1,
+            in_flight: 2,
+            service_histogram: None,
+            by_name: Vec::new(),
+            scenarios: Vec::new(),
+            checks: Vec::new(),
+        };
+        line.scheduled = line.second.requests + line.dropped;
+        all.push(Event::Second(SecondEvent {
+            line,
+            target: Some(300.0),
+        }));
+    }
+    all
+}
+
+#[test]
+fn the_view_adds_up_the_seconds_draws_the_plan_and_says_when_the_run_ended() {
+    let r = run();
+    let mut view = View::default();
+    assert!(fragment(&view, "").contains("data-state=\"waiting\""));
+    for e in events(&r, 3) {
+        view.apply(&e);
+    }
+    let per_second = r.timeline[0].requests;
+    let live = fragment(&view, "");
+    assert!(live.contains("data-state=\"running\""), "{live}");
+    assert!(
+        live.contains(&format!("data-requests=\"{}\"", 3 * per_second)),
+        "{live}"
+    );
+    assert!(live.contains("target rate (the plan)"), "{live}");
+    assert!(live.contains("<dt>dropped</dt><dd>3</dd>"), "{live}");
+    assert!(live.contains("<dt>in flight</dt><dd>2</dd>"), "{live}");
+    // The service time is not in the records: no legend for a line that is not there.
+    assert!(
+        !live.contains("service time (from the actual send)"),
+        "{live}"
+    );
+
+    view.apply(&Event::End(Box::new(r.clone())));
+    let end = fragment(&view, "The report: here.");
+    assert!(end.contains("data-state=\"finished\""), "{end}");
+    assert!(
+        end.contains("Finished after") && end.contains("The report: here."),
+        "{end}"
+    );
+    let ended = r.totals.completed + r.totals.errors;
+    assert!(end.contains(&format!("data-requests=\"{ended}\"")), "{end}");
+}
+
+#[test]
+fn a_long_run_draws_its_last_half_hour_and_counts_all_of_it() {
+    let r = run();
+    let mut view = View::default();
+    for e in events(&r, WINDOW as u64 + 100) {
+        view.apply(&e);
+    }
+    let d = view.drawn().unwrap();
+    assert_eq!(d.timeline.len(), WINDOW);
+    assert_eq!(d.timeline[0].t, 100);
+    assert_eq!(d.totals.completed, (WINDOW as u64 + 100) * r.timeline[0].ok);
+}
+
+#[test]
+fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
+    let r = run();
+    let mut all = events(&r, 4);
+    all.push(Event::End(Box::new(r)));
+    let mut live = View::default();
+    let mut text = String::new();
+    for e in &all {
+        live.apply(e);
+        text.push_str(&serde_json::to_string(e).unwrap());
+        text.push('\n');
+    }
+    let dir = std::env::temp_dir().join(format!("herd-live-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rec.ndjson");
+    std::fs::write(&path, &text).unwrap();
+    let read = super::record::read(&path).unwrap().expect("a recording");
+    assert_eq!(fragment(&read, "x"), fragment(&live, "x"));
+    // Killed mid-line: the seconds before stand, the run is not finished.
+    let cut = &text[..text.rfind("{\"event\":\"end\"").unwrap() + 30];
+    std::fs::write(&path, cut).unwrap();
+    let partial = super::record::read(&path).unwrap().unwrap();
+    assert!(partial.end().is_none() && partial.seconds == 4);
+    std::fs::write(&path, "{\"kind\":\"run\"}\n").unwrap();
+    assert!(super::record::read(&path).unwrap().is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
