@@ -21,14 +21,18 @@ pub enum Target {
     ResultJson,
     /// Prometheus text exposition, as scraped from a server's exporter.
     Exposition,
+    /// HAR files as `herd model --har` reads them, and the workload it writes from them
+    /// compiled as `herd validate` would.
+    Har,
 }
 
-const ALL: [Target; 5] = [
+const ALL: [Target; 6] = [
     Target::HttpResponse,
     Target::LogLines,
     Target::Workload,
     Target::ResultJson,
     Target::Exposition,
+    Target::Har,
 ];
 
 impl Target {
@@ -43,6 +47,7 @@ impl Target {
             Target::Workload => "workload",
             Target::ResultJson => "result-json",
             Target::Exposition => "exposition",
+            Target::Har => "har",
         }
     }
 
@@ -152,6 +157,22 @@ impl Target {
                 b"_sum ",
                 b"_count ",
             ],
+            Target::Har => &[
+                b"\"startedDateTime\": \"2026-11-25T10:00:00.000Z\"",
+                b"\"pageref\": \"page_1\"",
+                b"\"_resourceType\": \"document\"",
+                b"\"status\": 303",
+                b"{\"name\": \"Location\", \"value\": \"/a/1\"}",
+                b"{\"name\": \"Set-Cookie\", \"value\": \"sid=abc123; Path=/\"}",
+                b"{\"name\": \"Authorization\", \"value\": \"Bearer t0k3n\"}",
+                b"\"mimeType\": \"application/json\"",
+                b"\"mimeType\": \"application/x-www-form-urlencoded\"",
+                b"\"encoding\": \"base64\"",
+                b"<input name=\\\"csrf\\\" value=\\\"c5rf70ken\\\">",
+                b"{{",
+                b"null",
+                b"\"http://127.0.0.1:8080/orders/98123?x=1\"",
+            ],
         }
     }
 
@@ -163,6 +184,20 @@ impl Target {
             Target::ResultJson => result_json(input),
             Target::Exposition => {
                 let _ = herd_monitor::exposition::parse(&String::from_utf8_lossy(input));
+            }
+            Target::Har => {
+                // The workload's target is 127.0.0.1 whatever the file says, so nothing is resolved.
+                let o = herd_har::Options {
+                    target: Some("http://127.0.0.1:8080".into()),
+                    ..herd_har::Options::default()
+                };
+                if let Ok(m) = herd_har::model(input, &o) {
+                    let _ = herd_workload::Workload::compile(
+                        &m.yaml,
+                        Path::new("har.yaml"),
+                        Path::new("."),
+                    );
+                }
             }
         }
     }

@@ -86,7 +86,8 @@ enum Command {
     /// What is in a web server's access log: rate, request types, sizes, time taken, sessions;
     /// or, with --against, whether the server logged what a run sent
     Logs(Box<logs_cmd::LogsArgs>),
-    /// Write a workload file from access logs: top request types, weights, think times, ids, peak rate
+    /// Write a workload file from access logs (top request types, weights, think times, ids, peak
+    /// rate) or from a browser's HAR file (--har: the session's steps, think times, extractions)
     Model(Box<model_cmd::ModelArgs>),
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]

@@ -1,15 +1,27 @@
-//! `herd model LOG... -o workload.yaml`: a workload file from what a log showed.
+//! `herd model LOG... -o workload.yaml`: a workload file from what a log showed; `herd model
+//! --har session.har -o workload.yaml`: one from what a browser recorded (herd-har).
 
 use crate::exit::{self, Exit};
 use crate::logs_cmd::{check_writable, LogInput};
 use clap::Args;
 use herd_logs::model::{parse_scale, render, DataChoice, ModelOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
+#[command(mut_arg("logs", |a| a.required(false).required_unless_present("har")))]
 pub struct ModelArgs {
     #[command(flatten)]
     pub input: LogInput,
+
+    /// A HAR file (a browser's developer tools: Network, Export HAR) instead of logs: the
+    /// recorded session becomes the steps, with think times, extractions and credentials as
+    /// {{env.HAR_...}} values (docs/har.md)
+    #[arg(long, value_name = "FILE.har", conflicts_with_all = ["logs", "patterns", "format", "fields", "scenarios", "scale", "data", "open", "session_idle"])]
+    pub har: Option<PathBuf>,
+
+    /// With --har: the virtual users replaying the session [default: 10]
+    #[arg(long, value_name = "N", requires = "har")]
+    pub users: Option<u64>,
 
     /// The workload file to write
     #[arg(
@@ -20,9 +32,10 @@ pub struct ModelArgs {
     )]
     pub output: PathBuf,
 
-    /// The system to test (the log does not say)
-    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
-    pub target: String,
+    /// The system to test (the log does not say) [default: http://127.0.0.1:8080; with --har,
+    /// the recorded site]
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
 
     /// Scenarios written (the top request types); the rest are listed in a comment with why
     /// [default: as many as cover 95% of the requests, static files aside]
@@ -43,7 +56,7 @@ pub struct ModelArgs {
     pub data: String,
 
     /// Model static files (css, js, images) too; by default they are left out
-    #[arg(long)]
+    #[arg(long, visible_alias = "include-assets")]
     pub assets: bool,
 
     /// An open model at the peak rate without think times (default: closed, users from
@@ -62,12 +75,24 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
     // what passes here loads there (a bare number is refused: the file needs its unit).
     herd_result::units::duration(&a.duration, herd_result::units::Bare::Refused)
         .map_err(|e| Exit::bad_input(format!("--duration: {e}")))?;
+    if let Some(har) = &a.har {
+        return from_har(a, har);
+    }
+    if a.users.is_some() {
+        // clap waives `requires = "har"` once a LOG is given, since --har conflicts with it
+        return Err(Exit::bad_input(
+            "--users is for --har: from logs, users come from the log's rate and think times (Little's law)",
+        ));
+    }
     if a.scenarios == Some(0) {
         return Err(Exit::bad_input("--scenarios must be 1 or more"));
     }
     let report = a.input.analyse(true)?;
     let opts = ModelOptions {
-        target: a.target.clone(),
+        target: a
+            .target
+            .clone()
+            .unwrap_or_else(|| "http://127.0.0.1:8080".into()),
         scenarios: a.scenarios,
         scale: a.scale,
         duration: a.duration.clone(),
@@ -91,6 +116,41 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
         report.input.records,
         report.types.len(),
         covered,
+        a.output.display()
+    );
+    Ok(exit::OK)
+}
+
+fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
+    let users = a.users.unwrap_or(10);
+    if users == 0 {
+        return Err(Exit::bad_input("--users must be 1 or more"));
+    }
+    let bytes = std::fs::read(har)
+        .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", har.display())))?;
+    let opts = herd_har::Options {
+        target: a.target.clone(),
+        users,
+        duration: a.duration.clone(),
+        assets: a.assets,
+        source: har.display().to_string(),
+    };
+    let m = herd_har::model(&bytes, &opts)
+        .map_err(|e| Exit::bad_input(format!("{}: {e}", har.display())))?;
+    std::fs::write(&a.output, &m.yaml)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", a.output.display())))?;
+    let env: String = m
+        .secrets
+        .iter()
+        .map(|(n, _)| format!("-e {n}=... "))
+        .collect();
+    println!(
+        "{}: {} steps in {} pages, {} values taken from responses, {} recorded requests left out (the file's last comment says which); check it with `herd validate {env}{}`",
+        a.output.display(),
+        m.steps,
+        m.pages,
+        m.extractions,
+        m.left_out,
         a.output.display()
     );
     Ok(exit::OK)

@@ -142,7 +142,7 @@ fn dashboard(a: &RunArgs, addr: SocketAddr, control: &Arc<Control>) -> Result<Da
     })
     .map_err(|e| {
         Exit::bad_input(format!(
-            "--dashboard {addr}: cannot listen there: {}; pick another address or port              (--dashboard=127.0.0.1:0 takes any free port)\nnothing was sent",
+            "--dashboard {addr}: cannot listen there: {}; pick another address or port (--dashboard=127.0.0.1:0 takes any free port)\nnothing was sent",
             e.source
         ))
     })?;

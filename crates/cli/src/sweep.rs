@@ -183,10 +183,12 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
+    let http = a.request.http.flags();
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
         unit,
+        streams: http.http2.then(|| http.streams.unwrap_or(1)),
         quiet: a.request.quiet,
     };
     table.header();
@@ -252,6 +254,8 @@ struct LiveTable {
     named: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
     unit: &'static str,
+    /// HTTP/2's streams per connection: a closed level is then connections of that many.
+    streams: Option<usize>,
     /// No live progress line during each run.
     quiet: bool,
 }
@@ -268,10 +272,11 @@ impl herd_series::Observer for LiveTable {
 
 impl LiveTable {
     fn header(&self) {
-        let level = match (self.model, self.unit) {
-            (Model::Closed, _) => "users",
-            (Model::Open, "req/s") => "req/s asked",
-            (Model::Open, _) => "iter/s asked",
+        let level = match (self.model, self.unit, self.streams) {
+            (Model::Closed, _, Some(m)) => format!("conns x{m}"),
+            (Model::Closed, _, None) => "users".into(),
+            (Model::Open, "req/s", _) => "req/s asked".into(),
+            (Model::Open, _, _) => "iter/s asked".into(),
         };
         let target = if self.named { "  target          " } else { "" };
         println!(

@@ -58,8 +58,8 @@ pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{
-    Failed, HandshakeTimes, Handshakes, Note, Opened, ProtocolUse, Ready, Resumption, Session,
-    Ticket,
+    Failed, HandshakeTimes, Handshakes, Negotiated, Note, Opened, ProtocolUse, Ready, Resumption,
+    Session, Ticket, TlsUse,
 };
 pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};

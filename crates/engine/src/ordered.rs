@@ -141,9 +141,9 @@ impl<P: Parse> Ordered<P> {
                 break;
             };
             if front.resp.first_byte.is_none() {
-                // Several responses in one read share its instant.
+                // Several responses in one read share its instant. The response carries it:
+                // no `Note::FirstByte` per response, which the loop has no use for.
                 front.resp.first_byte = Some(now);
-                out.push(Note::FirstByte(front.ticket));
             }
             let (used, done) = front.parser.feed(&got[at..], &mut front.resp)?;
             at += used;
@@ -362,6 +362,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                         tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                         protocol: "http/1.1",
                         resumption: None,
+                        negotiated: t.negotiated(conn),
                     }));
                     writable = true;
                 }

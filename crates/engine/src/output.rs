@@ -26,6 +26,8 @@ pub struct GeneratorReport {
     pub peak_connections: u64,
     /// Connections and requests per protocol the connections spoke.
     pub protocols: Vec<crate::ProtocolUse>,
+    /// Connections per TLS version, cipher suite and ALPN protocol, in no set order.
+    pub tls: Vec<crate::TlsUse>,
     /// One sample per second of the measurement.
     pub timeline: Vec<HealthSample>,
     /// The most file descriptors open at once, and the limit.

@@ -216,6 +216,7 @@ fn merge<R: ScriptReport>(
     let mut cpu = ThreadCpu::default();
     let (mut opened, mut peak, mut server_closed) = (0, 0, 0);
     let mut protocols = Vec::new();
+    let mut tls = Vec::new();
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
@@ -246,6 +247,9 @@ fn merge<R: ScriptReport>(
         peak += o.peak_connections;
         for p in &o.protocols {
             crate::session::add_protocol(&mut protocols, p);
+        }
+        for u in &o.tls {
+            crate::session::count_tls(&mut tls, u.negotiated, u.connections);
         }
         last_done = last_done.max(o.last_done);
         if let Some(c) = o.cancelled_at {
@@ -337,6 +341,7 @@ fn merge<R: ScriptReport>(
             server_closed,
             peak_connections: peak,
             protocols,
+            tls,
             timeline: watch.samples.into_values().collect(),
             fds_peak,
             fd_limit,

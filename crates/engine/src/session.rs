@@ -77,6 +77,8 @@ pub struct Opened {
     /// Whether the TLS handshake resumed a session and sent early data, where the protocol
     /// tells (HTTP/3); `None` elsewhere.
     pub resumption: Option<Resumption>,
+    /// What its TLS handshake settled on; `None` for plain connections.
+    pub negotiated: Option<Negotiated>,
 }
 
 /// How a connection's handshake used an earlier connection's TLS session.
@@ -145,6 +147,36 @@ impl Handshakes {
     /// Nothing was told: the protocol does not say how its handshakes went.
     pub fn is_empty(&self) -> bool {
         self.full.count + self.resumed.count == 0
+    }
+}
+
+/// What a TLS handshake settled on, in rustls's names (the version as nginx's `$ssl_protocol`
+/// writes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Negotiated {
+    /// `TLSv1.2`, `TLSv1.3`.
+    pub version: &'static str,
+    /// The IANA name, e.g. `TLS13_AES_256_GCM_SHA384`.
+    pub cipher: &'static str,
+    /// The protocol ALPN agreed on (`h2`, `http/1.1`), `None` when the server chose none.
+    pub alpn: Option<&'static str>,
+}
+
+/// The connections of a run whose handshakes settled on the same [`Negotiated`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsUse {
+    pub negotiated: Negotiated,
+    pub connections: u64,
+}
+
+/// Adds `connections` to `negotiated`'s row of `rows` (a handful of rows at most).
+pub(crate) fn count_tls(rows: &mut Vec<TlsUse>, negotiated: Negotiated, connections: u64) {
+    match rows.iter_mut().find(|r| r.negotiated == negotiated) {
+        Some(r) => r.connections += connections,
+        None => rows.push(TlsUse {
+            negotiated,
+            connections,
+        }),
     }
 }
 

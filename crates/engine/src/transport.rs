@@ -29,6 +29,9 @@ pub struct Request {
     /// Keep the response headers and body in [`Response`] (for checks and extraction); otherwise
     /// the body is counted and thrown away as it arrives.
     pub keep_response: bool,
+    /// With `keep_response`: of the response only its `Set-Cookie` headers are read (a cookie
+    /// jar, no check or extraction): a protocol may keep just those, and no body.
+    pub keep_only_cookies: bool,
 }
 
 impl Request {
@@ -40,6 +43,7 @@ impl Request {
             name: 0,
             head: false,
             keep_response: false,
+            keep_only_cookies: false,
         }
     }
 
@@ -215,6 +219,12 @@ pub trait Transport: 'static {
     fn handshaking(&self, conn: &Self::Conn) -> bool {
         let _ = conn;
         false
+    }
+
+    /// What `conn`'s TLS handshake settled on, once it is done; `None` for plain connections.
+    fn negotiated(&self, conn: &Self::Conn) -> Option<crate::Negotiated> {
+        let _ = conn;
+        None
     }
 
     /// The clock this transport's waits are measured on.

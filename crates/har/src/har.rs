@@ -61,6 +61,10 @@ pub struct Entry {
     pub time: f64,
     pub request: Request,
     pub response: Response,
+    /// What the browser loaded it as (`document`, `xhr`, `stylesheet`...): Chromium's exports
+    /// write it; a `document` is a navigation, the start of a page.
+    #[serde(default, rename = "_resourceType", deserialize_with = "or_default")]
+    pub resource_type: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

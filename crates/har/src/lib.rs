@@ -116,6 +116,24 @@ pub fn model(bytes: &[u8], o: &Options) -> Result<Model, ModelError> {
     let entries = &har.log.entries;
     reuse::link(&mut steps, entries);
     let secrets = secret::hide(&mut steps, entries);
+    let base = target
+        .as_ref()
+        .map_or(sel.origin.clone(), |t| t.origin().ascii_serialization());
+    if base != sel.origin {
+        // A site that checks Origin or Referer against itself (a CSRF defence) sees its own.
+        for (n, t) in steps.iter_mut().flat_map(|s| s.headers.iter_mut()) {
+            if !(n.eq_ignore_ascii_case("origin") || n.eq_ignore_ascii_case("referer")) {
+                continue;
+            }
+            if let Some(step::Piece::Lit(v)) = t.0.first_mut() {
+                if let Some(rest) = v.strip_prefix(sel.origin.as_str()) {
+                    if rest.is_empty() || rest.starts_with('/') {
+                        *v = format!("{base}{rest}");
+                    }
+                }
+            }
+        }
+    }
 
     // Headers every step sends alike go once, under defaults.
     let defaults: Vec<(String, String)> = steps[0]
@@ -132,9 +150,6 @@ pub fn model(bytes: &[u8], o: &Options) -> Result<Model, ModelError> {
         })
         .collect();
 
-    let base = target
-        .as_ref()
-        .map_or(sel.origin.clone(), |t| t.origin().ascii_serialization());
     let mut w = String::new();
     let c = &har.log.creator;
     let by = if c.name.is_empty() {

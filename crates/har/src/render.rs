@@ -87,6 +87,17 @@ fn short(v: &str) -> String {
     format!("{}...", v.chars().take(10).collect::<String>())
 }
 
+/// A comment on an anti-forgery token sent as recorded: no response of the recording showed
+/// where it came from, so a new session will be refused it.
+fn stale(name: &str, t: &Text) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    if (n.contains("csrf") || n.contains("xsrf")) && t.literal().is_some_and(|v| !v.is_empty()) {
+        "   # as recorded: no response showed where it came from; extract it by hand (docs/har.md)"
+    } else {
+        ""
+    }
+}
+
 pub fn step(w: &mut String, s: &Step, steps: &[Step], defaults: &[(String, String)]) {
     if let Some((n, title)) = &s.page {
         let _ = writeln!(
@@ -123,7 +134,13 @@ pub fn step(w: &mut String, s: &Step, steps: &[Step], defaults: &[(String, Strin
     if !headers.is_empty() {
         let _ = writeln!(w, "        headers:");
         for (n, t) in headers {
-            let _ = writeln!(w, "          {}: {}", quote(n), quote(&template(t)));
+            let _ = writeln!(
+                w,
+                "          {}: {}{}",
+                quote(n),
+                quote(&template(t)),
+                stale(n, t)
+            );
         }
     }
     match &s.body {
@@ -131,7 +148,13 @@ pub fn step(w: &mut String, s: &Step, steps: &[Step], defaults: &[(String, Strin
         Body::Form(f) => {
             let _ = writeln!(w, "        form:");
             for (n, t) in f {
-                let _ = writeln!(w, "          {}: {}", quote(n), quote(&template(t)));
+                let _ = writeln!(
+                    w,
+                    "          {}: {}{}",
+                    quote(n),
+                    quote(&template(t)),
+                    stale(n, t)
+                );
             }
         }
         Body::Json(j) => {

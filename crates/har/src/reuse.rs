@@ -27,7 +27,9 @@ pub fn generated(v: &str) -> bool {
 #[derive(Clone, Debug)]
 struct Source {
     step: usize,
-    how: Extract,
+    /// `None`: somewhere in the page's text; a regex is made from what precedes it when a
+    /// request sends it again.
+    how: Option<Extract>,
     name: String,
 }
 
@@ -36,7 +38,16 @@ struct Source {
 fn candidates(step: &mut Step) -> Vec<String> {
     let mut out = Vec::new();
     for (name, t) in step.texts_mut() {
-        if name.is_some_and(|n| n.eq_ignore_ascii_case("cookie")) {
+        // The jar sends cookies; the browser writes these itself, from the page's address.
+        const OWN: [&str; 6] = [
+            "cookie",
+            "referer",
+            "origin",
+            "user-agent",
+            "accept",
+            "accept-language",
+        ];
+        if name.is_some_and(|n| OWN.iter().any(|o| n.eq_ignore_ascii_case(o))) {
             continue;
         }
         for lit in t.literals() {
@@ -74,7 +85,7 @@ fn var_name(hint: &str) -> String {
 
 /// The values a response holds, each with how to take it back out.
 fn sources(step: usize, e: &Entry, out: &mut HashMap<String, Source>, skip: &HashSet<String>) {
-    let mut add = |value: String, how: Extract, name: &str| {
+    let mut add = |value: String, how: Option<Extract>, name: &str| {
         if generated(&value)
             && !skip.contains(&value)
             && out.get(&value).is_none_or(|s| s.step != step)
@@ -94,14 +105,14 @@ fn sources(step: usize, e: &Entry, out: &mut HashMap<String, Source>, skip: &Has
             if let Some((n, v)) = h.value.split(';').next().and_then(|c| c.split_once('=')) {
                 add(
                     v.trim().to_owned(),
-                    Extract::Cookie(n.trim().to_owned()),
+                    Some(Extract::Cookie(n.trim().to_owned())),
                     n.trim(),
                 );
             }
         } else if h.is("location") {
             add(
                 h.value.clone(),
-                Extract::Header("Location".into()),
+                Some(Extract::Header("Location".into())),
                 "location",
             );
         }
@@ -113,16 +124,63 @@ fn sources(step: usize, e: &Entry, out: &mut HashMap<String, Source>, skip: &Has
             let mut leaves = Vec::new();
             json_leaves(&v, "$".into(), None, &mut leaves);
             for (path, key, value) in leaves.into_iter().take(10_000) {
-                add(value, Extract::Json(path), &key);
+                add(value, Some(Extract::Json(path)), &key);
             }
             return;
         }
     }
     if mime.contains("html") {
         for (value, pattern, name) in html_fields(&body) {
-            add(value, Extract::Regex(pattern), &name);
+            add(value, Some(Extract::Regex(pattern)), &name);
         }
     }
+    if mime.starts_with("text/") || mime.contains("javascript") || mime.contains("xml") {
+        for token in body.split(|c| !token_char(c)).filter(|t| t.len() >= 8) {
+            add(token.to_owned(), None, "value");
+        }
+    }
+}
+
+/// A regex for `v` in a page's text (a token a script holds): the characters before its first
+/// occurrence on their own, then the run of the kinds of characters `v` is made of; with the
+/// last word before it as the variable's name. `None` when that finds something else first.
+fn text_regex(body: &str, v: &str) -> Option<(String, String)> {
+    let mut from = 0;
+    let at = loop {
+        let i = from + body[from..].find(v)?;
+        let alone = body[..i].chars().next_back().is_none_or(|c| !token_char(c))
+            && body[i + v.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !token_char(c));
+        if alone {
+            break i;
+        }
+        from = i + v.chars().next().map_or(1, char::len_utf8);
+    };
+    let line = body[..at].rfind('\n').map_or(0, |n| n + 1);
+    let mut start = at.saturating_sub(24).max(line);
+    while !body.is_char_boundary(start) {
+        start += 1;
+    }
+    let prefix = body[start..at].trim_start();
+    if prefix.trim().chars().count() < 3 {
+        return None;
+    }
+    let mut class = String::from("A-Za-z0-9");
+    for c in ['_', '-', '.', '~', '+', '%']
+        .into_iter()
+        .filter(|c| v.contains(*c))
+    {
+        class.push_str(&regex::escape(&c.to_string()));
+    }
+    let pattern = format!("{}([{class}]+)", regex::escape(prefix));
+    let found = Regex::new(&pattern).ok()?.captures(body)?.get(1)?.as_str() == v;
+    let name = prefix
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .rfind(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
+        .unwrap_or("token");
+    found.then(|| (pattern, name.to_owned()))
 }
 
 fn json_leaves(
@@ -225,16 +283,26 @@ pub fn link(steps: &mut [Step], entries: &[Entry]) {
             .collect();
         found.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
         for (value, src) in found {
+            let (how, base) = match src.how {
+                Some(how) => (how, src.name),
+                None => {
+                    let body = entries[steps[src.step].last].body().unwrap_or_default();
+                    let Some((pattern, name)) = text_regex(&body, &value) else {
+                        continue;
+                    };
+                    (Extract::Regex(pattern), var_name(&name))
+                }
+            };
             let var = vars.entry((src.step, value.clone())).or_insert_with(|| {
-                let mut name = src.name.clone();
+                let mut name = base.clone();
                 let mut k = 2;
                 while !names.insert(name.clone()) {
-                    name = format!("{}_{k}", src.name);
+                    name = format!("{base}_{k}");
                     k += 1;
                 }
                 steps[src.step].extracts.push(Extraction {
                     var: name.clone(),
-                    how: src.how.clone(),
+                    how,
                     value: value.clone(),
                     used_by: t,
                 });
@@ -290,6 +358,24 @@ mod tests {
         );
         assert!(got.contains(&("$.orders[0]['a b']", "a b", "x")), "{got:?}");
         assert!(got.contains(&("$.token", "token", "t0k3n")), "{got:?}");
+    }
+
+    #[test]
+    fn a_token_in_a_script_is_found_by_what_precedes_it() {
+        let page = "<script>\n  window.csrfToken = \"f00ba4c0ffee-1234\";\n</script>";
+        let (p, name) = text_regex(page, "f00ba4c0ffee-1234").unwrap();
+        assert_eq!(p, r#"window\.csrfToken = "([A-Za-z0-9\-]+)"#);
+        assert_eq!(name, "csrfToken");
+        // the same words before another value first: no regex that would take the wrong one
+        assert_eq!(
+            text_regex("id = 'zzz99999'\nid = 'abc12345'", "abc12345"),
+            None
+        );
+        assert_eq!(
+            text_regex("abc12345", "abc12345"),
+            None,
+            "nothing before it"
+        );
     }
 
     #[test]

@@ -9,6 +9,9 @@ use crate::step::{Body, Piece, Step, Text};
 use std::collections::{BTreeMap, HashSet};
 
 fn secret_header(name: &str) -> bool {
+    if anti_forgery(name) {
+        return false;
+    }
     let n = name.to_ascii_lowercase();
     n == "authorization"
         || n == "proxy-authorization"
@@ -17,7 +20,17 @@ fn secret_header(name: &str) -> bool {
             .any(|w| n.contains(w))
 }
 
+/// Anti-forgery tokens are the site's, per session, not the person's: taken from a response
+/// or flagged where they are sent, never asked for.
+fn anti_forgery(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("csrf") || n.contains("xsrf")
+}
+
 pub fn secret_field(name: &str) -> bool {
+    if anti_forgery(name) {
+        return false;
+    }
     let n = name.to_ascii_lowercase().replace('-', "_");
     let words = ["pass", "pin", "otp", "pw"];
     [
@@ -177,7 +190,8 @@ mod tests {
         assert_eq!(s.name_for("password", "p1", "a".into()), a);
         assert_eq!(s.name_for("password", "p2", "b".into()), "HAR_PASSWORD_2");
         assert_eq!(s.name_for("X-Api-Key", "k", "c".into()), "HAR_X_API_KEY");
-        assert!(secret_field("user_password") && secret_field("csrf_token"));
+        assert!(secret_field("user_password") && secret_field("api_token"));
+        assert!(!secret_field("csrfmiddlewaretoken") && !secret_header("X-XSRF-Token"));
         assert!(secret_field("newPassword") && secret_field("pin"));
         assert!(!secret_field("user") && !secret_field("shipping") && !secret_header("Accept"));
     }

@@ -59,6 +59,10 @@ fn dropped(name: &str) -> bool {
 }
 
 pub fn is_asset(e: &Entry, url: &Url) -> bool {
+    let kind = e.resource_type.as_deref().unwrap_or("");
+    if ["stylesheet", "script", "image", "font", "media", "manifest"].contains(&kind) {
+        return true;
+    }
     let mime = e.response.content.mime_type.to_ascii_lowercase();
     let mime = mime.split(';').next().unwrap_or("").trim();
     mime == "text/css"
@@ -118,53 +122,94 @@ pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected,
         .filter(|t| urls.iter().flatten().any(|u| origin(u) == *t))
         .or_else(|| order.iter().find_map(|&i| urls[i].as_ref().map(origin)));
     let Some(recorded) = recorded else {
+        let first = order
+            .iter()
+            .copied()
+            .find(|&i| urls[i].is_none())
+            .unwrap_or(0);
         return Err(ReadError::Url {
-            entry: 0,
-            value: entries
-                .first()
-                .map_or(String::new(), |e| e.request.url.clone()),
+            entry: first,
+            value: entries[first].request.url.clone(),
         });
     };
+    let on_site = |i: usize| urls[i].as_ref().is_some_and(|u| origin(u) == recorded);
 
-    // A page's span: from its first request's start to its last one's end.
-    let group = |i: usize| {
-        entries[i]
-            .pageref
-            .clone()
-            .unwrap_or_else(|| format!("#{i}"))
-    };
-    let mut pages: HashMap<String, (f64, f64)> = HashMap::new();
-    for &i in &order {
-        let s = pages.entry(group(i)).or_insert(spans[i]);
-        s.0 = s.0.min(spans[i].0);
-        s.1 = s.1.max(spans[i].1);
+    // Redirect chains on the site, as the browser followed them: `last[i]` ends i's chain.
+    let mut last: Vec<usize> = (0..entries.len()).collect();
+    let mut absorbed = vec![false; entries.len()];
+    for (k, &i) in order.iter().enumerate() {
+        if absorbed[i] || !on_site(i) {
+            continue;
+        }
+        let mut at = i;
+        while let Some(next) = urls[at]
+            .as_ref()
+            .and_then(|u| location(&entries[at], u))
+            .filter(|n| origin(n) == recorded)
+            .and_then(|n| {
+                order[k + 1..].iter().copied().find(|&j| {
+                    !absorbed[j] && urls[j].as_ref().is_some_and(|u| u.as_str() == n.as_str())
+                })
+            })
+        {
+            absorbed[next] = true;
+            at = next;
+        }
+        last[i] = at;
     }
+
+    // Pages: a new one at each page of the file and at each navigation (exporters such as
+    // chrome-har keep one page per tab); the pause before a page is the time from the end of
+    // everything before it to its first request.
     let titles: HashMap<&str, &str> = har
         .log
         .pages
         .iter()
         .map(|p| (p.id.as_str(), p.title.as_str()))
         .collect();
+    let mut page_of = vec![0usize; entries.len()];
+    // (the pause before it, its title)
+    let mut pages: Vec<(f64, String)> = Vec::new();
+    let mut end = f64::NEG_INFINITY;
+    let mut prev_ref: Option<&Option<String>> = None;
+    for &i in &order {
+        let e = &entries[i];
+        let navigation = e.resource_type.as_deref() == Some("document") && !absorbed[i];
+        let unmarked = e.pageref.is_none() && e.resource_type.is_none();
+        let new_ref = prev_ref != Some(&e.pageref);
+        if new_ref || navigation || unmarked {
+            let title = e
+                .pageref
+                .as_deref()
+                .and_then(|r| titles.get(r))
+                .filter(|t| new_ref && !t.is_empty())
+                .map_or_else(
+                    || format!("{} {}", e.request.method, e.request.url),
+                    |t| t.to_string(),
+                );
+            pages.push((spans[i].0 - end, title));
+        }
+        prev_ref = Some(&e.pageref);
+        page_of[i] = pages.len() - 1;
+        end = end.max(spans[i].1);
+    }
 
     let mut left = LeftOut::default();
-    let mut absorbed = vec![false; entries.len()];
     let mut steps: Vec<Step> = Vec::new();
-    let mut last_group: Option<String> = None;
-    let mut last_end = f64::NEG_INFINITY;
+    let mut last_page: Option<usize> = None;
     let mut page_no = 0;
-    for (k, &i) in order.iter().enumerate() {
+    for &i in &order {
+        let e = &entries[i];
         if absorbed[i] {
+            if on_site(i) {
+                left.hops += 1;
+            }
             continue;
         }
-        let e = &entries[i];
-        let Some(url) = &urls[i] else {
+        let Some(url) = urls[i].as_ref().filter(|_| on_site(i)) else {
             left.other_hosts.push(e.request.url.clone());
             continue;
         };
-        if origin(url) != recorded {
-            left.other_hosts.push(e.request.url.clone());
-            continue;
-        }
         let method = e.request.method.to_ascii_uppercase();
         if e.response.status == 0 {
             left.no_response.push(format!("{method} {url}"));
@@ -178,44 +223,15 @@ pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected,
             left.assets.push(url.path().to_owned());
             continue;
         }
-        // Follow the chain as the browser did, while it stays on the site.
-        let (mut last, mut follow) = (i, false);
-        while let Some(next) = location(&entries[last], urls[last].as_ref().expect("kept"))
-            .filter(|n| origin(n) == recorded)
-            .and_then(|n| {
-                order[k + 1..].iter().copied().find(|&j| {
-                    !absorbed[j] && urls[j].as_ref().is_some_and(|u| u.as_str() == n.as_str())
-                })
-            })
-        {
-            absorbed[next] = true;
-            left.hops += 1;
-            last = next;
-            follow = true;
-        }
-
-        let g = group(i);
         let (mut think_ms, mut page) = (None, None);
-        if last_group.as_deref() != Some(g.as_str()) {
-            let (first, _) = pages[&g];
-            let gap = first
-                - last_end.max(
-                    last_group
-                        .as_ref()
-                        .map_or(f64::NEG_INFINITY, |p| pages[p].1),
-                );
-            think_ms = (gap.is_finite() && gap >= 1.0).then(|| gap.round() as u64);
+        let p = page_of[i];
+        if last_page != Some(p) {
+            let (gap, title) = &pages[p];
+            think_ms = (gap.is_finite() && *gap >= 1.0).then(|| gap.round() as u64);
             page_no += 1;
-            let title = e
-                .pageref
-                .as_deref()
-                .and_then(|p| titles.get(p))
-                .copied()
-                .unwrap_or("");
-            page = Some((page_no, title.to_owned()));
-            last_group = Some(g);
+            page = Some((page_no, title.clone()));
+            last_page = Some(p);
         }
-        last_end = last_end.max(spans[last].1);
         let path = match url.query() {
             Some(q) => format!("{}?{q}", url.path()),
             None => url.path().to_owned(),
@@ -223,13 +239,13 @@ pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected,
         let (headers, body) = request_parts(e);
         steps.push(Step {
             entry: i,
-            last,
+            last: last[i],
             method,
             path: Text::lit(path),
             headers,
             body,
-            status: entries[last].response.status,
-            follow,
+            status: entries[last[i]].response.status,
+            follow: last[i] != i,
             think_ms,
             page,
             extracts: Vec::new(),

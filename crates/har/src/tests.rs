@@ -93,6 +93,7 @@ fn session() -> Vec<u8> {
             |e| {
                 e["request"]["headers"].as_array_mut().unwrap().extend([
                     json!({"name": "Cookie", "value": "sid=s3ss10n; pre=b3f0re"}),
+                    json!({"name": "Origin", "value": "http://127.0.0.1:8080"}),
                     json!({"name": "Content-Type", "value": "application/x-www-form-urlencoded"}),
                 ]);
                 e["request"]["postData"] = json!({"mimeType": "application/x-www-form-urlencoded",
@@ -202,6 +203,81 @@ fn a_session_becomes_steps_with_extractions_think_times_and_no_secrets() {
 }
 
 #[test]
+fn a_token_no_response_showed_is_flagged() {
+    let y = model(
+        &har(vec![with(
+            entry(
+                "p1",
+                "2026-11-25T10:00:00Z",
+                1.0,
+                "POST",
+                "http://127.0.0.1:8080/f",
+                200,
+            ),
+            |e| {
+                e["request"]["postData"] = json!({"mimeType": "application/x-www-form-urlencoded",
+                    "text": "csrfmiddlewaretoken=abc123def456&q=1"});
+            },
+        )]),
+        &Options::default(),
+    )
+    .unwrap()
+    .yaml;
+    assert!(
+        y.contains("'csrfmiddlewaretoken': 'abc123def456'   # as recorded: no response showed"),
+        "{y}"
+    );
+}
+
+#[test]
+fn a_key_a_page_script_holds_is_taken_from_the_page() {
+    let base = "http://127.0.0.1:8080";
+    let y = model(
+        &har(vec![
+            with(
+                entry(
+                    "p1",
+                    "2026-11-25T10:00:00Z",
+                    1.0,
+                    "GET",
+                    &format!("{base}/app"),
+                    200,
+                ),
+                |e| {
+                    e["response"]["content"]["text"] =
+                        json!("<script>\n  var apiKey = \"k3y0123456789\";\n</script>");
+                },
+            ),
+            with(
+                entry(
+                    "p1",
+                    "2026-11-25T10:00:01Z",
+                    1.0,
+                    "GET",
+                    &format!("{base}/api/me"),
+                    200,
+                ),
+                |e| {
+                    e["request"]["headers"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push(json!({"name": "X-Api-Key", "value": "k3y0123456789"}));
+                },
+            ),
+        ]),
+        &Options::default(),
+    )
+    .unwrap()
+    .yaml;
+    assert!(
+        y.contains(r#"apikey: { regex: 'var apiKey = "([A-Za-z0-9]+)' }"#),
+        "{y}"
+    );
+    assert!(y.contains("'X-Api-Key': '{{apikey}}'"), "{y}");
+    compiles(&y, &[]);
+}
+
+#[test]
 fn static_files_are_steps_when_asked() {
     let o = Options {
         assets: true,
@@ -223,6 +299,54 @@ fn another_target_keeps_the_recorded_paths() {
         "{y}"
     );
     assert!(y.contains("- get: '/login'"), "{y}");
+    // what the site compares with itself names the target
+    assert!(y.contains("'Origin': 'https://staging.test'"), "{y}");
+    let y = model(&session(), &Options::default()).unwrap().yaml;
+    assert!(y.contains("'Origin': 'http://127.0.0.1:8080'"), "{y}");
+}
+
+/// chrome-har keeps a tab's navigations in one page: each navigation still starts a page, and
+/// the pause before it is a think time.
+#[test]
+fn navigations_start_pages_within_one_recorded_page() {
+    let base = "http://127.0.0.1:8080";
+    let nav = |at: &str, path: &str| {
+        with(
+            entry("tab", at, 100.0, "GET", &format!("{base}{path}"), 200),
+            |e| {
+                e["_resourceType"] = json!("document");
+            },
+        )
+    };
+    let xhr = with(
+        entry(
+            "tab",
+            "2026-11-25T10:00:00.200Z",
+            50.0,
+            "GET",
+            &format!("{base}/api"),
+            200,
+        ),
+        |e| {
+            e["_resourceType"] = json!("xhr");
+        },
+    );
+    let m = model(
+        &har(vec![
+            nav("2026-11-25T10:00:00Z", "/a"),
+            xhr,
+            nav("2026-11-25T10:00:01.750Z", "/b"),
+        ]),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!((m.steps, m.pages), (3, 2), "{}", m.yaml);
+    assert!(m.yaml.contains("- think: 1500ms"), "{}", m.yaml);
+    assert!(
+        m.yaml.contains("# page 2: GET http://127.0.0.1:8080/b"),
+        "{}",
+        m.yaml
+    );
 }
 
 #[test]

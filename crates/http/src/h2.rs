@@ -452,6 +452,7 @@ impl Session<Wire> for H2 {
                 tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
                 protocol: if self.tls { "h2" } else { "h2c" },
                 resumption: None,
+                negotiated: herd_engine::Transport::negotiated(t, conn),
             }));
         }
         if let Err(f) = self.write_out(t, conn) {

@@ -25,6 +25,8 @@ struct Seen {
     bytes: Vec<u8>,
     head_request: bool,
     head: Option<Head>,
+    /// The head has no `Set-Cookie`: a parser that keeps only those keeps nothing of it.
+    cookie_free: bool,
 }
 
 thread_local! {
@@ -39,6 +41,8 @@ pub struct ResponseParser {
     head_request: bool,
     /// Copy headers and body into the [`Response`]; otherwise only count the body.
     keep: bool,
+    /// Without `keep`: copy only the `Set-Cookie` headers (a cookie jar's need), no body.
+    cookies: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -59,7 +63,9 @@ impl ResponseParser {
     pub fn for_request(req: &Request) -> Self {
         // Requests built from raw bytes may not set `head`: their method line says it.
         let head_request = req.head || req.bytes.starts_with(b"HEAD ");
-        ResponseParser::new(head_request, req.keep_response)
+        let mut p = ResponseParser::new(head_request, req.keep_response && !req.keep_only_cookies);
+        p.cookies = req.keep_response && req.keep_only_cookies;
+        p
     }
 
     /// A parser for the response to a HEAD request (`head_request`) or not, copying headers and
@@ -70,6 +76,7 @@ impl ResponseParser {
             state: State::Head,
             head_request,
             keep,
+            cookies: false,
         }
     }
 
@@ -82,7 +89,9 @@ impl ResponseParser {
         if !self.keep {
             let seen = SEEN.with_borrow(|seen| match seen.head {
                 Some(head)
-                    if seen.head_request == self.head_request && bytes.starts_with(&seen.bytes) =>
+                    if seen.head_request == self.head_request
+                        && (seen.cookie_free || !self.cookies)
+                        && bytes.starts_with(&seen.bytes) =>
                 {
                     Some((head, seen.bytes.len()))
                 }
@@ -121,21 +130,31 @@ impl ResponseParser {
         if head.is_interim() {
             return Ok(Some(len));
         }
-        if self.keep {
-            resp.headers.extend(parsed.headers.iter().map(|h| {
-                (
-                    h.name.to_owned(),
-                    String::from_utf8_lossy(h.value).into_owned(),
-                )
-            }));
+        let is_cookie = |h: &&httparse::Header<'_>| h.name.eq_ignore_ascii_case("set-cookie");
+        if self.keep || self.cookies {
+            let keep = self.keep;
+            resp.headers.extend(
+                parsed
+                    .headers
+                    .iter()
+                    .filter(|h| keep || is_cookie(h))
+                    .map(|h| {
+                        (
+                            h.name.to_owned(),
+                            String::from_utf8_lossy(h.value).into_owned(),
+                        )
+                    }),
+            );
         }
         self.start_body(head, resp);
         if len <= SEEN_MAX {
+            let cookie_free = !parsed.headers.iter().any(|h| is_cookie(&h));
             SEEN.with_borrow_mut(|seen| {
                 seen.bytes.clear();
                 seen.bytes.extend_from_slice(&bytes[..len]);
                 seen.head_request = self.head_request;
                 seen.head = Some(head);
+                seen.cookie_free = cookie_free;
             });
         }
         Ok(Some(len))
@@ -566,5 +585,33 @@ mod tests {
         assert_eq!(body_len(&get), (40, 2));
         assert_eq!(body_len(&head), (38, 0));
         assert_eq!(body_len(&flagged), (38, 0));
+    }
+
+    #[test]
+    fn a_cookie_jar_alone_keeps_only_set_cookie_and_no_body() {
+        let mut req = Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]);
+        req.keep_response = true;
+        req.keep_only_cookies = true;
+        let with = b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=1\r\nContent-Length: 2\r\nX-A: b\r\n\r\nhi";
+        let without = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-A: b\r\n\r\nhi";
+        let cookie = vec![("Set-Cookie".to_owned(), "sid=1".to_owned())];
+        // Twice each: the second of a head seen before takes the short way, and still keeps
+        // the cookie it carries.
+        for (wire, headers) in [(&with[..], &cookie), (&with[..], &cookie)]
+            .into_iter()
+            .chain([(&without[..], &vec![]), (&without[..], &vec![])])
+        {
+            let mut resp = Response::default();
+            let (used, done) = ResponseParser::for_request(&req)
+                .feed(wire, &mut resp)
+                .unwrap();
+            assert_eq!((used, done), (wire.len(), true));
+            assert_eq!(&resp.headers, headers);
+            assert_eq!(
+                (resp.body_len, resp.body.len()),
+                (2, 0),
+                "counted, not kept"
+            );
+        }
     }
 }

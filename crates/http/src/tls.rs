@@ -226,3 +226,28 @@ impl ServerCertVerifier for AcceptAnyCertificate {
             .supported_schemes()
     }
 }
+
+/// What `conn`'s handshake settled on, once it is done.
+pub(crate) fn negotiated(conn: &rustls::ClientConnection) -> Option<herd_engine::Negotiated> {
+    let version = match conn.protocol_version()? {
+        rustls::ProtocolVersion::TLSv1_3 => "TLSv1.3",
+        rustls::ProtocolVersion::TLSv1_2 => "TLSv1.2",
+        other => other.as_str().unwrap_or("unknown"),
+    };
+    let cipher = conn
+        .negotiated_cipher_suite()?
+        .suite()
+        .as_str()
+        .unwrap_or("unknown");
+    // The names herd offers; a server can only choose among them.
+    let alpn = conn.alpn_protocol().map(|p| match p {
+        b"h2" => "h2",
+        b"http/1.1" => "http/1.1",
+        _ => "other",
+    });
+    Some(herd_engine::Negotiated {
+        version,
+        cipher,
+        alpn,
+    })
+}

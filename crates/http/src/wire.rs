@@ -320,6 +320,10 @@ impl Transport for Wire {
         conn.tcp_up && conn.tls.is_some()
     }
 
+    fn negotiated(&self, conn: &Conn) -> Option<herd_engine::Negotiated> {
+        conn.tls.as_deref().and_then(crate::tls::negotiated)
+    }
+
     #[inline]
     fn clock(&self) -> &dyn Clock {
         &self.clock

@@ -158,6 +158,7 @@ pub struct Wrk {
     output: Output,
     threads: Vec<(mlua::Lua, Thread)>,
     tally: Arc<Tally>,
+    depth: usize,
 }
 
 impl Wrk {
@@ -172,7 +173,14 @@ impl Wrk {
             output,
             threads: Vec::new(),
             tally: Arc::default(),
+            depth: 1,
         })
+    }
+
+    /// How many requests the first `request()` returned (known after [`Wrk::start`]): wrk
+    /// pipelines them on a connection, so the run gives each connection that window.
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// Makes the states of `n` worker threads: `setup(thread)` in the main state for each, then
@@ -219,14 +227,18 @@ impl Wrk {
             };
             let fixed = match &hooks.request {
                 Some(f) if k == 0 => {
-                    check(f.call(()))?;
+                    self.depth = check(f.call(()))?.len();
                     Vec::new()
                 }
                 Some(_) => Vec::new(),
-                None => check(
-                    wrk.get::<mlua::Function>("request")
-                        .and_then(|f| f.call(())),
-                )?,
+                None => {
+                    let fixed = check(
+                        wrk.get::<mlua::Function>("request")
+                            .and_then(|f| f.call(())),
+                    )?;
+                    self.depth = fixed.len();
+                    fixed
+                }
             };
             scripts.push(WrkScript {
                 lua: lua.clone(),
@@ -235,6 +247,8 @@ impl Wrk {
                 fixed: fixed.into(),
                 last: RefCell::new(None),
                 tally: Arc::clone(&self.tally),
+                spread: false,
+                users: std::cell::Cell::new(0),
             });
             self.threads.push((lua, thread));
         }

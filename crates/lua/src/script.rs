@@ -68,6 +68,11 @@ pub struct WrkScript {
     /// that its address cannot be reused by another string.
     pub(crate) last: RefCell<Option<(mlua::LuaString, Arc<[Request]>)>>,
     pub(crate) tally: Arc<Tally>,
+    /// The engine pipelines a script's several requests ([`WrkScript::spread`]): each user
+    /// sends one of them per iteration, user `j` of this thread the `j`th (mod their number).
+    pub(crate) spread: bool,
+    /// Users made on this thread so far.
+    pub(crate) users: std::cell::Cell<usize>,
 }
 
 /// A user's place in the requests of its iteration: several when `request()` returns a
@@ -76,9 +81,19 @@ pub struct WrkScript {
 pub struct WrkUser {
     requests: Option<Arc<[Request]>>,
     next: usize,
+    /// With [`WrkScript::spread`]: which of the requests this user sends.
+    slot: usize,
 }
 
 impl WrkScript {
+    /// The run pipelines the several requests a `request()` returns with the engine's window
+    /// (`Plan::pipeline`, users sharing a connection) rather than one after the other: each
+    /// user sends one of them per iteration, so a connection carries them all at once, as
+    /// wrk's pipeline.lua has it.
+    pub fn spread(&mut self) {
+        self.spread = true;
+    }
+
     /// The requests of the next iteration, from `request()` when the script has one.
     fn requests(&self) -> Result<Arc<[Request]>, String> {
         let Some(f) = &self.hooks.request else {
@@ -100,6 +115,12 @@ impl WrkScript {
 
     fn begin(&self, user: &mut WrkUser) -> Action {
         match self.requests() {
+            Ok(reqs) if self.spread => {
+                let mine = reqs[user.slot % reqs.len()].clone();
+                user.next = reqs.len();
+                user.requests = Some(reqs);
+                Action::Send(mine)
+            }
             Ok(reqs) => {
                 let first = reqs[0].clone();
                 user.requests = Some(reqs);
@@ -155,7 +176,12 @@ impl Script for WrkScript {
     type Report = ();
 
     fn new_user(&self, _id: u64) -> WrkUser {
-        WrkUser::default()
+        let slot = self.users.get();
+        self.users.set(slot + 1);
+        WrkUser {
+            slot,
+            ..WrkUser::default()
+        }
     }
 
     fn next(&self, user: &mut WrkUser, last: Last<'_>, _ctx: Ctx) -> Action {

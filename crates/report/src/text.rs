@@ -119,7 +119,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     line(out, "throughput", &body)?;
     latency(&r.latency_ms, out)?;
     service(&r.service_time_ms, out)?;
-    connect(&r.connect_ms, out)?;
+    connect(&r.connect_ms, &r.generator.tls, out)?;
     protocols(&r.generator.protocols, out)?;
     phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
@@ -294,38 +294,60 @@ fn handshakes(h: &herd_result::Handshakes) -> String {
     format!(" (handshakes: {})", kinds.join(", "))
 }
 
-fn connect(s: &Summary, out: &mut impl Write) -> fmt::Result {
+/// The connect times, and what the TLS handshakes settled on (one group per version, cipher
+/// suite and ALPN protocol, with its connections when they differ).
+fn connect(s: &Summary, tls: &[herd_result::TlsUse], out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
         return Ok(());
     }
-    let body = format!(
+    let mut body = format!(
         "p50 {}  p99 {}  max {}   ({})",
         duration_ms(s.p50),
         duration_ms(s.p99),
         duration_ms(s.max),
         plural(s.count, "connection")
     );
+    let groups: Vec<String> = tls
+        .iter()
+        .map(|t| {
+            let alpn = t.alpn.as_deref().unwrap_or("no ALPN");
+            let mut g = format!("{} {} {alpn}", t.version, t.cipher);
+            if tls.len() > 1 {
+                write!(g, " x{}", t.connections)?;
+            }
+            Ok(g)
+        })
+        .collect::<Result<_, fmt::Error>>()?;
+    if !groups.is_empty() {
+        write!(body, "  {}", groups.join("; "))?;
+    }
     line(out, "connect", &body)
 }
 
-/// Where a request's time went, at the median, one phase after the other (k6's
-/// `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
+/// Where a request's time went, one line per phase that happened, in the order a request meets
+/// them (k6's `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
 fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let Some(p) = &r.phases else { return Ok(()) };
-    let parts: Vec<String> = [
-        ("tls", &p.tls_ms),
-        ("blocked", &p.blocked_ms),
-        ("waiting", &p.waiting_ms),
-        ("receiving", &p.receiving_ms),
-    ]
-    .iter()
-    .filter(|(_, s)| s.count > 0)
-    .map(|(name, s)| format!("{name} {}", duration_ms(s.p50)))
-    .collect();
-    if parts.is_empty() {
-        return Ok(());
+    let mut label = "phases";
+    for (name, s, of) in [
+        ("tls", &p.tls_ms, "connection"),
+        ("blocked", &p.blocked_ms, "request"),
+        ("waiting", &p.waiting_ms, "request"),
+        ("receiving", &p.receiving_ms, "request"),
+    ] {
+        if s.count == 0 {
+            continue;
+        }
+        let body = format!(
+            "{name:<10} p50 {:<9}  p99 {:<9}  ({})",
+            duration_ms(s.p50),
+            duration_ms(s.p99),
+            plural(s.count, of)
+        );
+        line(out, label, &body)?;
+        label = "";
     }
-    line(out, "phases", &format!("p50  {}", parts.join("  ")))
+    Ok(())
 }
 
 fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {

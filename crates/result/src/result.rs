@@ -256,6 +256,10 @@ pub struct Generator {
     /// each, in name order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protocols: Vec<ProtocolUse>,
+    /// What the TLS handshakes settled on: connections per version, cipher suite and ALPN
+    /// protocol, most connections first; empty for plain http.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tls: Vec<TlsUse>,
     /// The most file descriptors open at once, and the process's limit.
     #[serde(default)]
     pub fds_peak: Option<u64>,
@@ -306,6 +310,29 @@ pub struct HandshakeTimes {
     pub max_ms: f64,
     /// Their sum, in whole microseconds, so that shards merge exactly in any order.
     pub total_ms: f64,
+}
+
+/// The connections whose TLS handshakes settled on one version, cipher suite and ALPN protocol.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TlsUse {
+    /// `TLSv1.2`, `TLSv1.3`.
+    pub version: String,
+    /// The IANA name, e.g. `TLS13_AES_256_GCM_SHA384`.
+    pub cipher: String,
+    /// The protocol ALPN agreed on (`h2`, `http/1.1`); `None` when the server chose none.
+    pub alpn: Option<String>,
+    pub connections: u64,
+}
+
+impl TlsUse {
+    /// Orders rows most connections first, then by name: one order whoever wrote them.
+    pub fn sort(rows: &mut [TlsUse]) {
+        rows.sort_by(|a, b| {
+            b.connections.cmp(&a.connections).then_with(|| {
+                (&a.version, &a.cipher, &a.alpn).cmp(&(&b.version, &b.cipher, &b.alpn))
+            })
+        });
+    }
 }
 
 /// One second of the generator's own health.

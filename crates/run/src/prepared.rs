@@ -174,7 +174,7 @@ impl Prepared {
         let clock = Arc::new(SystemClock);
         // A script's threads are set up (setup, init, a first request()) before any load, and
         // before the server is watched: an error there stops the run with nothing sent.
-        let scripted = match &self.what {
+        let mut scripted = match &self.what {
             What::Script { request, wrk, .. } => Some(crate::script::start(
                 &plan,
                 request,
@@ -184,6 +184,7 @@ impl Prepared {
             )?),
             _ => None,
         };
+        let pipelined = scripted.as_mut().and_then(|t| t.pipeline(&mut plan));
         let watcher = match &self.watch {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
@@ -253,6 +254,9 @@ impl Prepared {
         let (out, tally) = out?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
+        if let Some(depth) = pipelined {
+            result.config.pipeline = Some(depth as u64);
+        }
         result.server = server;
         if let Some(header) = shard {
             crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);

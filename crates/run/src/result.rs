@@ -48,6 +48,20 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
             rows.sort_by(|a, b| a.protocol.cmp(&b.protocol));
             rows
         },
+        tls: {
+            let mut rows: Vec<_> = g
+                .tls
+                .iter()
+                .map(|u| herd_result::TlsUse {
+                    version: u.negotiated.version.to_owned(),
+                    cipher: u.negotiated.cipher.to_owned(),
+                    alpn: u.negotiated.alpn.map(str::to_owned),
+                    connections: u.connections,
+                })
+                .collect();
+            herd_result::TlsUse::sort(&mut rows);
+            rows
+        },
         fds_peak: g.fds_peak,
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,

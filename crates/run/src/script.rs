@@ -56,6 +56,39 @@ pub(crate) fn load(
 pub(crate) struct Threads {
     transports: Vec<HttpTransport>,
     scripts: Vec<Mutex<Option<WrkScript>>>,
+    /// How many requests the script's `request()` returns at once.
+    depth: usize,
+}
+
+impl Threads {
+    /// A `request()` that returns several requests is pipelined, as wrk does: a closed run
+    /// without `--pipeline` gives each connection a window of that many (its users share it,
+    /// each sending one of the requests per iteration). Returns the window when it applied.
+    pub(crate) fn pipeline(&mut self, plan: &mut Plan) -> Option<usize> {
+        let herd_engine::Load::Closed { users } = plan.load else {
+            return None;
+        };
+        if self.depth < 2
+            || plan.pipeline > 1
+            || plan.connections.is_some()
+            || !plan.stages.is_empty()
+        {
+            return None;
+        }
+        plan.connections = Some(users);
+        plan.load = herd_engine::Load::Closed {
+            users: users.saturating_mul(self.depth as u64),
+        };
+        plan.pipeline = self.depth;
+        // `-n` counts request() calls, each of which is now `depth` iterations.
+        plan.requests = plan.requests.map(|n| n.saturating_mul(self.depth as u64));
+        for s in &mut self.scripts {
+            if let Some(s) = s.get_mut().expect("script lock").as_mut() {
+                s.spread();
+            }
+        }
+        Some(self.depth)
+    }
 }
 
 /// Sets up one Lua state per worker thread of `plan` (wrk's `setup`, `init`, a first
@@ -89,6 +122,7 @@ pub(crate) fn start(
     Ok(Threads {
         transports,
         scripts,
+        depth: wrk.depth(),
     })
 }
 
@@ -102,6 +136,7 @@ pub(crate) fn play(
     let Threads {
         transports,
         scripts,
+        ..
     } = threads;
     herd_engine::run(
         plan,

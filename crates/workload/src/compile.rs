@@ -33,7 +33,10 @@ const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
 /// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths.
 pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
     let root = crate::yaml::parse(src).map_err(|d| Diagnostics::new(file, vec![d]))?;
-    let mut r = Reader::default();
+    let mut r = Reader {
+        base: base.to_path_buf(),
+        ..Reader::default()
+    };
     let Some(top) = r.fields(&root, "the workload", &TOP) else {
         return Err(Diagnostics::new(file, r.diags));
     };
@@ -384,7 +387,10 @@ fn compile_request(
             ctx.known.push(var);
         }
     }
-    let keep = cookies || follows || !extract.is_empty() || q.body_contains.is_some();
+    let reads = follows || !extract.is_empty() || q.body_contains.is_some();
+    let keep = cookies || reads;
+    // The cookie jar alone reads only `Set-Cookie`: the rest of the response is not copied.
+    let only_cookies = !reads;
     let is_static =
         q.path.is_static() && q.body.is_static() && headers.iter().all(|(_, t)| t.is_static());
     let mut send = Send {
@@ -394,6 +400,7 @@ fn compile_request(
         headers,
         body: q.body,
         keep,
+        only_cookies,
         status: q.status.unwrap_or_default(),
         status_check,
         body_contains: q.body_contains.map(|s| (s, contains_check.unwrap_or(0))),
@@ -409,6 +416,7 @@ fn compile_request(
             Ok(mut req) => {
                 req.name = send.name;
                 req.keep_response = keep;
+                req.keep_only_cookies = only_cookies;
                 send.prebuilt = Some((spec, req));
             }
             Err(e) => {

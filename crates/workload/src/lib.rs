@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod func;
 mod load;
+mod multipart;
 pub mod needs;
 mod program;
 mod read;
@@ -137,8 +138,8 @@ impl Workload {
             late: std::time::Duration::ZERO,
             arrivals: None,
             arrivals_period: None,
-            process: herd_engine::Process::Constant,
-            seed: herd_engine::process::DEFAULT_SEED,
+            process: l.process,
+            seed: self.program.seed,
         }
     }
 

@@ -14,7 +14,7 @@
 use crate::diag::{did_you_mean, Diag};
 use crate::read::Reader;
 use crate::yaml::Node;
-use herd_engine::{Load, Stage};
+use herd_engine::{Load, Process, Stage};
 use std::time::Duration;
 
 /// Default connection cap of the open model, as `herd run --rate`.
@@ -29,9 +29,11 @@ pub struct LoadPlan {
     pub warmup: Duration,
     pub stages: Vec<Stage>,
     pub threads: Option<usize>,
+    /// Open model: how arrivals are spaced (`arrivals: poisson`), drawn from the file's `seed`.
+    pub process: Process,
 }
 
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 14] = [
     "model",
     "stages",
     "warmup",
@@ -45,6 +47,7 @@ const KEYS: [&str; 13] = [
     "hold",
     "ramp_down",
     "max_connections",
+    "arrivals",
 ];
 const PROFILES: [&str; 4] = ["peak", "stress", "soak", "flood"];
 
@@ -77,6 +80,31 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
     let cap = f
         .get("max_connections")
         .and_then(|c| r.count(c, "max_connections"));
+    let process = match f.get("arrivals") {
+        None => Process::Constant,
+        Some(a) => {
+            let name = a.scalar().unwrap_or_default();
+            let names = ["constant", "poisson", "uniform"];
+            match Process::parse(name) {
+                Some(_) if !open => {
+                    r.report(
+                        Diag::new(a.at, "`arrivals` spaces the open model's arrivals")
+                            .hint("give `model: open` and a `rate`, or drop `arrivals`"),
+                    );
+                    Process::Constant
+                }
+                Some(p) => p,
+                None => {
+                    let hint = did_you_mean(name, names)
+                        .unwrap_or_else(|| "constant, poisson or uniform".into());
+                    r.report(
+                        Diag::new(a.at, format!("`{name}` is not an arrival process")).hint(hint),
+                    );
+                    Process::Constant
+                }
+            }
+        }
+    };
     let how = ["stages", "profile", "users", "rate"]
         .into_iter()
         .filter(|k| f.has(k))
@@ -229,6 +257,7 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
         warmup,
         stages,
         threads,
+        process,
     })
 }
 

@@ -111,6 +111,8 @@ pub struct Send {
     pub body: Template,
     /// Keep the response (cookies, extraction, body checks, redirects).
     pub keep: bool,
+    /// Of what is kept only `Set-Cookie` is read (the cookie jar, nothing else).
+    pub only_cookies: bool,
     /// Accepted statuses; empty means "below 400".
     pub status: Vec<u16>,
     pub status_check: Option<usize>,
@@ -193,6 +195,7 @@ impl Send {
         let mut req = prepare(target, &spec).map_err(|e| NotSent::Invalid(e.to_string()))?;
         req.name = self.name;
         req.keep_response = self.keep;
+        req.keep_only_cookies = self.only_cookies;
         Ok(req)
     }
 }

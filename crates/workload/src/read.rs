@@ -8,6 +8,8 @@ use std::time::Duration;
 #[derive(Default)]
 pub struct Reader {
     pub diags: Vec<Diag>,
+    /// The workload file's folder: files it names (data, uploads) are relative to it.
+    pub base: std::path::PathBuf,
 }
 
 /// The entries of a mapping whose keys were checked against the known ones.

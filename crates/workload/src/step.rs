@@ -10,7 +10,7 @@ use crate::yaml::{Node, Value};
 use std::time::Duration;
 
 pub const METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "get",
     "post",
     "put",
@@ -22,6 +22,7 @@ const KEYS: [&str; 17] = [
     "headers",
     "query",
     "form",
+    "multipart",
     "json",
     "body",
     "extract",
@@ -98,7 +99,7 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             headers.push((k, template(r, v, Escape::None, &mut diags)));
         }
     }
-    let bodies: Vec<&str> = ["form", "json", "body"]
+    let bodies: Vec<&str> = ["form", "multipart", "json", "body"]
         .into_iter()
         .filter(|k| f.has(k))
         .collect();
@@ -110,7 +111,10 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
     }
     let mut body = Template::default();
     let mut content_type = None;
-    if let Some(form) = f.get("form") {
+    let mut multipart_type = None;
+    if let Some(parts) = f.get("multipart") {
+        multipart_type = crate::multipart::read(r, parts, &mut body, &mut diags);
+    } else if let Some(form) = f.get("form") {
         for (i, (k, v)) in pairs(r, form, "form").into_iter().enumerate() {
             body.push_lit(&format!("{}{}=", if i > 0 { "&" } else { "" }, encode(&k)));
             body.append(template(r, v, Escape::Url, &mut diags));
@@ -124,12 +128,12 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             body = Template::parse(raw, &text, Escape::None, &mut diags);
         }
     }
-    if let Some(ct) = content_type {
+    if let Some(ct) = content_type.map(str::to_owned).or(multipart_type) {
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
         {
-            headers.push(("Content-Type".to_owned(), Template::literal(ct)));
+            headers.push(("Content-Type".to_owned(), Template::literal(&ct)));
         }
     }
     let mut extract = Vec::new();

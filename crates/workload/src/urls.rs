@@ -144,6 +144,7 @@ pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics>
                 .collect(),
             body: Template::literal(&String::from_utf8_lossy(&spec.body)),
             keep: true,
+            only_cookies: false,
             status: Vec::new(),
             status_check: None,
             body_contains: None,

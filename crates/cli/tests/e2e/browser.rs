@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn chromium() -> PathBuf {
+pub fn chromium() -> PathBuf {
     if let Some(p) = std::env::var_os("HERD_CHROMIUM") {
         return PathBuf::from(p);
     }

@@ -238,3 +238,28 @@ fn a_control_beyond_loopback_needs_the_printed_token() {
     let (code, summary, said) = finish(child, reader);
     assert_eq!(code, 130, "{summary}\n{said}");
 }
+
+#[test]
+fn a_dashboard_port_taken_stops_the_run_before_anything_is_sent() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = format!("--dashboard={}", taken.local_addr().unwrap());
+    let out = crate::common::refused(
+        &["run", "http://127.0.0.1:9/", "-d", "1s", &at],
+        "cannot listen there",
+    );
+    assert!(
+        stderr(&out).contains("nothing was sent"),
+        "{}",
+        stderr(&out)
+    );
+    crate::common::refused(
+        &[
+            "run",
+            "http://127.0.0.1:9/",
+            "-d",
+            "1s",
+            "--dashboard-control",
+        ],
+        "--dashboard",
+    );
+}

@@ -131,7 +131,15 @@ fn wrk_pipeline_sends_its_three_requests_each_time() {
         .collect();
     assert_eq!(uris.len(), 30, "{uris:?}");
     assert_eq!(&uris[..3], ["/?foo", "/?bar", "/?baz"]);
+    for uri in ["/?foo", "/?bar", "/?baz"] {
+        assert_eq!(uris.iter().filter(|u| *u == uri).count(), 10, "{uris:?}");
+    }
+    // Every response counted, and the three went on the one connection as a pipeline (the
+    // engine's window of 3), as under wrk.
     assert_eq!(r["totals"]["completed"], 30);
+    assert_eq!(r["totals"]["ok"], 30);
+    assert_eq!(r["config"]["pipeline"], 3);
+    assert_eq!(r["generator"]["connections_opened"], 1);
 }
 
 #[test]

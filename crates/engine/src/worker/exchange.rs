@@ -64,6 +64,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         self.tally.connection_opened();
                         count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
                         count_handshake(&mut self.tally.protocols, &o);
+                        if let Some(n) = o.negotiated {
+                            crate::session::count_tls(&mut self.tally.tls, n, 1);
+                        }
                     }
                 }
                 Note::FirstByte(_) => {}

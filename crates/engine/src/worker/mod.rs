@@ -86,6 +86,7 @@ pub(crate) struct WorkerOutput {
     pub server_closed: u64,
     pub peak_connections: u64,
     pub protocols: Vec<crate::ProtocolUse>,
+    pub tls: Vec<crate::TlsUse>,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
 }
@@ -401,6 +402,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         server_closed: w.tally.server_closed,
         peak_connections: w.tally.peak_conns,
         protocols: std::mem::take(&mut w.tally.protocols),
+        tls: std::mem::take(&mut w.tally.tls),
         cancelled_at: w.cancelled_at,
     })
 }

@@ -75,6 +75,8 @@ pub(crate) struct Tally {
     pub opened: u64,
     /// Connections and requests per protocol.
     pub protocols: Vec<crate::ProtocolUse>,
+    /// Connections per TLS version, cipher suite and ALPN protocol.
+    pub tls: Vec<crate::TlsUse>,
     /// Connections the server closed first: their TIME_WAIT is on the server's side.
     pub server_closed: u64,
 }

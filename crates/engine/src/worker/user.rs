@@ -49,12 +49,14 @@ pub(super) struct User<U> {
     /// The connection it used last (its slot and generation), tried first for the next
     /// request.
     pub link: Option<(u32, u32)>,
-    /// Closed model: measured iterations it has begun (its share of `-n`).
+    /// Closed model: measured iterations it has begun, and how many it may (its share of
+    /// `-n`; `None` when the users share one count, under stages, or there is no `-n`).
     pub counted: u64,
+    pub quota: Option<u64>,
 }
 
 impl<U> User<U> {
-    pub fn new(script: U, now: Instant) -> Self {
+    pub fn new(script: U, now: Instant, quota: Option<u64>) -> Self {
         User {
             script,
             state: State::Free,
@@ -66,6 +68,7 @@ impl<U> User<U> {
             arrival: None,
             link: None,
             counted: 0,
+            quota,
         }
     }
 }

@@ -23,7 +23,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     pub(super) fn add_user(&mut self, now: Instant) -> usize {
         let id = self.user_id(self.users.len());
         let state = self.script.new_user(id);
-        self.users.push(User::new(state, now));
+        let quota = self.quota(self.users.len());
+        self.users.push(User::new(state, now, quota));
         self.active += 1;
         self.users.len() - 1
     }
@@ -76,24 +77,35 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     }
 
     /// Closed model with `-n n`: whether user `i` may start one more measured iteration.
-    /// h2load's rule: this shard's `n` is handed out evenly, n/C to each of its C users and one
-    /// more to the first n%C, so every user walks a URL list or a scenario as often as its
-    /// neighbours however fast its own responses come. Under stages users come and go: the
-    /// iterations go to whoever asks first.
+    /// Under stages users come and go: the iterations go to whoever asks first; otherwise
+    /// each user has its share, [`Loop::quota`].
     fn take_counted(&mut self, i: usize, n: u64) -> bool {
-        let plan = &self.shared.plan;
-        let n = plan.share(n);
-        match plan.load {
-            Load::Closed { users } if plan.stages.is_empty() => {
-                let users = plan.share(users).max(1);
-                let local = i * self.threads + self.k;
-                let quota = n / users + u64::from((local as u64) < n % users);
+        match self.users[i].quota {
+            Some(quota) => {
                 let u = &mut self.users[i];
                 u.counted += 1;
                 u.counted <= quota
             }
-            _ => self.shared.issued.fetch_add(1, Ordering::Relaxed) < n,
+            None => {
+                let n = self.shared.plan.share(n);
+                self.shared.issued.fetch_add(1, Ordering::Relaxed) < n
+            }
         }
+    }
+
+    /// Closed model with `-n` and a fixed number of users: the measured iterations of this
+    /// thread's user `i`. h2load's rule: this shard's `n` is handed out evenly, n/C to each of
+    /// its C users and one more to the first n%C, so every user walks a URL list or a scenario
+    /// as often as its neighbours however fast its own responses come.
+    fn quota(&self, i: usize) -> Option<u64> {
+        let plan = &self.shared.plan;
+        let Load::Closed { users } = plan.load else {
+            return None;
+        };
+        let n = plan.requests.filter(|_| plan.stages.is_empty())?;
+        let (n, users) = (plan.share(n), plan.share(users).max(1));
+        let local = (i * self.threads + self.k) as u64;
+        Some(n / users + u64::from(local < n % users))
     }
 
     /// Open model: user `i` is free; it takes the oldest waiting arrival, waits for one, or

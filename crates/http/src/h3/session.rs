@@ -154,6 +154,7 @@ impl Session<H3Wire> for H3Session {
                                 EarlyData::Rejected => Some(false),
                             },
                         }),
+                        negotiated: None,
                     }));
                 }
                 H3Event::Done { token, response } => {

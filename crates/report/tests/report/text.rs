@@ -140,3 +140,35 @@ fn long_error_samples_are_shortened() {
     assert!(text.contains(&format!("{}…", "x".repeat(80))), "{text}");
     assert!(!text.contains(&"x".repeat(81)));
 }
+
+#[test]
+fn phases_are_one_line_each_with_p50_and_p99_and_http2_says_streams() {
+    let mut r = fixture::result();
+    let ms = |count, p50, p99| herd_result::Summary {
+        count,
+        p50,
+        p99,
+        ..Default::default()
+    };
+    r.phases = Some(herd_result::Phases {
+        tls_ms: ms(4, 8.0, 9.5),
+        blocked_ms: ms(0, 0.0, 0.0),
+        waiting_ms: ms(90, 1.5, 4.0),
+        receiving_ms: ms(90, 0.02, 0.1),
+    });
+    r.config.streams = Some(10);
+    let text = render(&r);
+    assert_has(
+        &text,
+        &[
+            "4 connections x 10 streams, 1 thread",
+            "phases     tls        p50 8.00 ms    p99 9.50 ms    (4 connections)",
+            "           waiting    p50 1.50 ms    p99 4.00 ms    (90 requests)",
+            "           receiving  p50 20.0 us    p99 100 us     (90 requests)",
+        ],
+    );
+    assert!(
+        !text.contains("blocked"),
+        "a phase that never happened is left out:\n{text}"
+    );
+}

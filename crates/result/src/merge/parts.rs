@@ -232,6 +232,8 @@ pub(super) struct GeneratorSum {
     peak_connections: u64,
     /// Per protocol: connections, requests and handshakes.
     protocols: BTreeMap<String, (u64, u64, Option<HandshakeSum>)>,
+    /// Per (version, cipher, ALPN): connections.
+    tls: BTreeMap<(String, String, Option<String>), u64>,
     fds_peak: Option<u64>,
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
@@ -320,6 +322,10 @@ impl GeneratorSum {
                 e.2.get_or_insert_with(HandshakeSum::default).add(h);
             }
         }
+        for t in &g.tls {
+            let key = (t.version.clone(), t.cipher.clone(), t.alpn.clone());
+            *self.tls.entry(key).or_default() += t.connections;
+        }
         self.fds_peak = max_opt(self.fds_peak, g.fds_peak);
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
@@ -367,6 +373,19 @@ impl GeneratorSum {
                     },
                 )
                 .collect(),
+            tls: {
+                let mut rows: Vec<_> = std::mem::take(&mut self.tls)
+                    .into_iter()
+                    .map(|((version, cipher, alpn), connections)| crate::TlsUse {
+                        version,
+                        cipher,
+                        alpn,
+                        connections,
+                    })
+                    .collect();
+                crate::TlsUse::sort(&mut rows);
+                rows
+            },
             fds_peak: self.fds_peak,
             fd_limit: self.fd_limit,
             ephemeral_ports_peak: self.ports_peak,

@@ -347,3 +347,31 @@ scenarios: [ { name: s, steps: [ { get: '/search/{{term}}' } ] } ]
         "2 users, one iteration per 10 ms: {n}"
     );
 }
+
+#[test]
+fn an_open_load_spaces_its_arrivals_as_the_file_says_from_its_seed() {
+    let plan = |arrivals: &str, seed: &str| {
+        compile(&format!(
+            "target: http://127.0.0.1:1
+seed: {seed}
+load: {{ model: open, rate: 50, duration: 2s, arrivals: {arrivals} }}
+scenarios: [ {{ name: s, steps: [ {{ get: /a }} ] }} ]
+"
+        ))
+        .plan(1)
+    };
+    let p = plan("poisson", "7");
+    assert_eq!((p.process, p.seed), (herd_engine::Process::Poisson, 7));
+    assert_eq!(plan("uniform", "1").process, herd_engine::Process::Uniform);
+    // A Poisson count: about 100 arrivals in 2 s, not exactly 100 as an even schedule sends.
+    let fake = Fake::new(|_, _| ok(""));
+    let w = compile(
+        "target: http://127.0.0.1:1
+seed: 3
+load: { model: open, rate: 50, duration: 2s, arrivals: poisson }
+scenarios: [ { name: s, steps: [ { get: /a } ] } ]
+",
+    );
+    let n = run_on(&w, fake.clone()).script.scenarios[0].iterations;
+    assert!((70..=130).contains(&n) && n != 100, "{n}");
+}

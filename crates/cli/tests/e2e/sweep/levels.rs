@@ -182,3 +182,38 @@ fn a_workload_file_is_swept_with_users_and_refused_when_broken() {
         .stderr()
         .contains("cannot be combined with a workload file"));
 }
+
+#[test]
+fn an_http2_sweep_steps_through_connections_of_streams() {
+    let _turn = one_at_a_time();
+    let nginx = Nginx::start_with("", "http2");
+    let dir = TempDir::new("sweep-h2");
+    let json = dir.path("s.json");
+    let ran = Herd::new(&[
+        "sweep",
+        "--http2",
+        "--streams",
+        "4",
+        "--connections",
+        "1,2",
+        &nginx.url("/"),
+    ])
+    .steps("500ms")
+    .json(&json)
+    .run();
+    let text = ran.code(0).stdout();
+    assert!(
+        text.contains("conns x4"),
+        "a level is connections of 4 streams, not users:\n{text}"
+    );
+    let r = ran.json_of("sweep.schema.json");
+    for (step, conns) in steps(&r).iter().zip([1, 2]) {
+        let run = &step["runs"][0];
+        assert_eq!(run["config"]["connections"], conns, "{}", run["config"]);
+        assert_eq!(run["config"]["streams"], 4);
+        assert_eq!(run["generator"]["protocols"][0]["protocol"], "h2c");
+        assert_eq!(run["totals"]["errors"], 0, "{}", run["errors"]);
+        assert!(run["totals"]["ok"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(steps(&r).len(), 2);
+}

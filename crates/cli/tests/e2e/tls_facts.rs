@@ -1,0 +1,83 @@
+//! What each TLS handshake settled on (version, cipher suite, ALPN protocol), counted by value
+//! in the result and shown on the summary's connect line, against nginx pinned to each.
+
+use crate::common::*;
+
+/// nginx's `ssl_*` lines for a self-signed ECDSA certificate written into `dir`, and `extra`.
+fn tls(dir: &TempDir, extra: &str) -> String {
+    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    std::fs::write(&cert, ck.cert.pem()).unwrap();
+    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+    format!(
+        "ssl_certificate {}; ssl_certificate_key {}; {extra}",
+        cert.display(),
+        key.display()
+    )
+}
+
+#[test]
+fn the_result_says_which_tls_version_cipher_and_alpn_each_connection_negotiated() {
+    let dir = TempDir::new("tls-facts");
+    // TLS 1.2 with one cipher suite nginx may choose; herd offers http/1.1 by ALPN.
+    let old = Nginx::start_with(
+        &tls(
+            &dir,
+            "ssl_protocols TLSv1.2; ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384;",
+        ),
+        "ssl",
+    );
+    let url = format!("https://{}/", old.addr);
+    let ran = Herd::new(&["run", "-k", "-c", "3", "-n", "300", "-t", "1", &url])
+        .json(&dir.path("tls12.json"))
+        .run();
+    let r = ran.code(0).json();
+    assert_eq!(
+        r["generator"]["tls"],
+        serde_json::json!([{
+            "version": "TLSv1.2",
+            "cipher": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "alpn": "http/1.1",
+            "connections": 3
+        }]),
+        "{}",
+        r["generator"]
+    );
+    let connect = ran
+        .stdout()
+        .lines()
+        .find(|l| l.trim_start().starts_with("connect"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no connect line:\n{}", ran.stdout()));
+    assert!(
+        connect.contains("TLSv1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 http/1.1"),
+        "{connect}"
+    );
+
+    // TLS 1.3 and HTTP/2 by ALPN.
+    let new = Nginx::start_with(&tls(&dir, "ssl_protocols TLSv1.3;"), "ssl http2");
+    let url = format!("https://{}/", new.addr);
+    let r = Herd::new(&[
+        "run", "-k", "--http2", "-c", "2", "-n", "200", "-t", "1", &url,
+    ])
+    .json(&dir.path("tls13.json"))
+    .run()
+    .code(0)
+    .json();
+    let rows = r["generator"]["tls"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["version"], "TLSv1.3");
+    assert_eq!(rows[0]["alpn"], "h2");
+    assert_eq!(rows[0]["connections"], 2);
+    assert!(rows[0]["cipher"].as_str().unwrap().starts_with("TLS13_"));
+
+    // Plain http has no TLS to tell of.
+    let plain = Nginx::start("");
+    let r = Herd::new(&["run", "-c", "1", "-n", "10", "-t", "1", &plain.url("/")])
+        .json(&dir.path("plain.json"))
+        .run()
+        .code(0)
+        .json();
+    assert!(r["generator"].get("tls").is_none(), "{}", r["generator"]);
+}
