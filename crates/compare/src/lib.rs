@@ -41,6 +41,35 @@ pub struct RunLabel {
     pub target: String,
     pub started_at: String,
     pub duration_s: f64,
+    /// A run killed before it finished its file: how much of it the comparison has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
+}
+
+/// The seconds a partial result holds, of those its plan asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Partial {
+    pub seconds: u64,
+    /// The measurement's planned length in seconds; `None` for a run bounded by a count.
+    pub of: Option<u64>,
+}
+
+impl Partial {
+    fn of(r: &RunResult) -> Option<Partial> {
+        r.is_partial().then(|| Partial {
+            seconds: r.timeline.len() as u64,
+            of: r.config.duration_s.map(|d| d.ceil() as u64),
+        })
+    }
+}
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.of {
+            Some(of) => write!(f, "partial ({} of {of} seconds)", self.seconds),
+            None => write!(f, "partial ({} seconds)", self.seconds),
+        }
+    }
 }
 
 /// What a metric measures and which way is worse.
@@ -233,6 +262,7 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
             target: r.target.clone(),
             started_at: r.started_at.clone(),
             duration_s: r.duration_s,
+            partial: Partial::of(r),
         })
         .collect();
     let metrics = METRICS

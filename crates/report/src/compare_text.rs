@@ -17,12 +17,13 @@ pub fn render_compare_text(c: &Comparison, out: &mut impl Write) -> fmt::Result 
     for (i, r) in c.runs.iter().enumerate() {
         writeln!(
             out,
-            "  {:<5}{}  {}  {} from {}",
+            "  {:<5}{}  {}  {} from {}{}",
             if i == 0 { "base" } else { "run" },
             r.label,
             r.target,
             duration_s(r.duration_s),
-            r.started_at
+            r.started_at,
+            r.partial.map(|p| format!("  {p}")).unwrap_or_default()
         )?;
     }
     for w in &c.warnings {

@@ -20,18 +20,20 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
     for t in 0..n {
         let mut second = r.timeline[0].clone();
         second.t = t;
+        let mut line = StreamLine {
+            second,
+            generator: None,
+            scheduled: 0,
+            dropped: 1,
+            in_flight: 2,
+            service_histogram: None,
+            by_name: Vec::new(),
+            scenarios: Vec::new(),
+            checks: Vec::new(),
+        };
+        line.scheduled = line.second.requests + line.dropped;
         all.push(Event::Second(SecondEvent {
-            line: StreamLine {
-                second,
-                generator: None,
-                scheduled: 0,
-                dropped: 1,
-                in_flight: 2,
-                service_histogram: None,
-                by_name: vec![],
-                scenarios: vec![],
-                checks: vec![],
-            },
+            line,
             target: Some(300.0),
         }));
     }

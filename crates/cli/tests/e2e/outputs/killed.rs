@@ -54,6 +54,14 @@ fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
         "{}",
         compare.stdout()
     );
+    // Beside each run: how much of it the comparison has.
+    assert!(
+        compare
+            .stdout()
+            .contains(&format!("partial ({seconds} of 60 seconds)")),
+        "{}",
+        compare.stdout()
+    );
 }
 
 #[test]
@@ -162,7 +170,13 @@ scenarios:
     }
     // 50 iterations a second of two requests each, for three seconds or more.
     assert!(home >= 100 && iterations >= 100, "{home} {iterations}");
-    assert_eq!(checks, home, "one check per home request");
+    // One check per home request; a worker hands its checks over at the tick that closes a
+    // second, up to 10 ms after the responses' own second ended, so the last second written
+    // may hold a check or two whose response falls in the next.
+    assert!(
+        checks.abs_diff(home) <= 2,
+        "{checks} checks, {home} home requests"
+    );
     assert!(
         ended >= 2 * home - 2,
         "{ended} requests, {home} of them home"
