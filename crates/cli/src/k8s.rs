@@ -55,7 +55,7 @@ pub struct RenderArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Every pod pushes its series to this remote-write URL as the run goes (each labelled with
-    /// its shard), e.g. http://prometheus.monitoring:9090/api/v1/write
+    /// its shard): the receiver's `/api/v1/write` address, one the pods can reach
     #[arg(long = "prometheus-remote-write", value_name = "URL")]
     pub prometheus_remote_write: Option<String>,
 }
