@@ -64,6 +64,10 @@ pub enum H3Event {
         received: u64,
         unseen: bool,
     },
+    /// The server granted more request streams (a MAX_STREAMS frame): requests that found the
+    /// limit reached can be sent now. Nothing else may come to say so: the responses that
+    /// freed the streams may have been told long before.
+    StreamsAvailable,
     /// The connection is over. Every request in flight got its `Failed` first, so a caller that
     /// counts failures per request counts each one once; the failure is `None` when herd
     /// closed it itself, and is a request's failure only if no request was in flight (as when
@@ -381,6 +385,9 @@ impl H3Connection {
                     });
                     self.read(id, now);
                 }
+            }
+            Event::Stream(StreamEvent::Available { dir: Dir::Bi }) => {
+                self.events.push_back(H3Event::StreamsAvailable);
             }
             Event::Stream(StreamEvent::Opened { dir: Dir::Bi }) => {
                 // Servers open no bidirectional streams in HTTP/3 (RFC 9114 §6.1).

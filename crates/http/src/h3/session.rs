@@ -121,8 +121,10 @@ impl Session<H3Wire> for H3Session {
                     self.sent.push(ticket);
                 }
                 Ok(false) => {
+                    // Credit runs out below the limit while the server has yet to grant the
+                    // streams that answered requests freed: the largest count seen is the limit.
                     if self.opened && !self.sent.is_empty() {
-                        self.limit = Some(self.sent.len());
+                        self.limit = self.limit.max(Some(self.sent.len()));
                     }
                     break;
                 }
@@ -139,7 +141,7 @@ impl Session<H3Wire> for H3Session {
             match ev {
                 H3Event::Connected(handshake) => {
                     self.opened = true;
-                    again = !self.queued.is_empty();
+                    again |= !self.queued.is_empty();
                     // QUIC's handshake is TLS's: one round trip (none before the first
                     // request in 0-RTT), reported as the TLS handshake phase.
                     out.push(Note::Open(Opened {
@@ -185,6 +187,9 @@ impl Session<H3Wire> for H3Session {
                         unseen,
                     }));
                 }
+                // New credit: what waits in the queue goes at the next pump, which this event
+                // causes (the queue was tried at the top of this one, after the credit came).
+                H3Event::StreamsAvailable => again |= !self.queued.is_empty(),
                 H3Event::Closed(failure) => {
                     let failure = failure.unwrap_or_else(|| {
                         Failure::new(

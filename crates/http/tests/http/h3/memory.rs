@@ -43,15 +43,20 @@ const SERVER: &str = "127.0.0.1:4433";
 
 impl Server {
     fn new(serve: Serve) -> Server {
-        Server::build(serve, false)
+        Server::build(serve, false, None)
+    }
+
+    /// A server that lets the client open `streams` request streams at once.
+    fn allowing(serve: Serve, streams: u32) -> Server {
+        Server::build(serve, false, Some(streams))
     }
 
     /// A server whose session tickets let a client send early data (0-RTT).
     fn taking_early_data(serve: Serve) -> Server {
-        Server::build(serve, true)
+        Server::build(serve, true, None)
     }
 
-    fn build(serve: Serve, early_data: bool) -> Server {
+    fn build(serve: Serve, early_data: bool, streams: Option<u32>) -> Server {
         let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()));
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -66,7 +71,12 @@ impl Server {
             tls.max_early_data_size = u32::MAX;
         }
         let crypto = Arc::new(QuicServerConfig::try_from(tls).unwrap());
-        let config = quic::ServerConfig::with_crypto(crypto);
+        let mut config = quic::ServerConfig::with_crypto(crypto);
+        if let Some(n) = streams {
+            let mut transport = quic::TransportConfig::default();
+            transport.max_concurrent_bidi_streams(n.into());
+            config.transport_config(Arc::new(transport));
+        }
         let endpoint = quic::Endpoint::new(
             Arc::new(quic::EndpointConfig::default()),
             Some(Arc::new(config)),
@@ -129,6 +139,9 @@ impl Server {
                     if s.write(&frames).is_ok() {
                         let _ = s.finish();
                     }
+                    // Answered without reading the rest (RFC 9114 §4.1: H3_NO_ERROR): the
+                    // stream is done on both sides, and counts toward new credit.
+                    let _ = c.recv_stream(id).stop(quic::VarInt::from_u32(0x100));
                 }
                 Serve::Reset => {
                     let _ = c.send_stream(id).reset(quic::VarInt::from_u32(0x102));
@@ -422,4 +435,24 @@ fn early_data_the_server_refuses_is_sent_again_and_answered_once() {
     assert!(!handshake.resumed, "{handshake:?}");
     assert_eq!(second.outcomes(), [(1, None)], "{:?}", second.events);
     assert_eq!(second.server.requests, 1, "the request was processed once");
+}
+
+#[test]
+fn requests_past_the_servers_stream_limit_are_told_when_streams_free_up() {
+    let mut p = Pair::on(&config(), Server::allowing(Serve::Answer, 2));
+    p.connect();
+    p.send(0);
+    p.send(1);
+    let req = H3Request::from_http1(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", "https").unwrap();
+    assert!(
+        !p.client.send(2, &req, p.now).unwrap(),
+        "a third stream is past the server's limit"
+    );
+    p.run_until(finished(2));
+    // The server grants new streams once its side of the answered ones is closed: the client
+    // says so, or a caller holding the third request would wait for an event that never comes.
+    p.run_until(|evs| evs.iter().any(|e| matches!(e, H3Event::StreamsAvailable)));
+    assert!(p.client.send(2, &req, p.now).unwrap());
+    p.run_until(finished(3));
+    assert_eq!(p.outcomes(), [(0, None), (1, None), (2, None)]);
 }
