@@ -159,7 +159,7 @@ pub fn loopback_host(target: &str) -> Option<&str> {
 /// A remote-write URL the pods can push to, and no password in it: the Job's arguments are
 /// readable by anyone who can read the Job.
 pub fn remote_write(url: &str) -> Result<(), String> {
-    herd_live::metrics::Endpoint::parse(url)?;
+    herd_live::metrics::remote_write::endpoint(url)?;
     let authority = url
         .trim_start_matches("http://")
         .split('/')

@@ -5,11 +5,15 @@
 
 mod exposition;
 mod named;
-mod remote_write;
+pub mod otlp;
+mod push;
+pub mod remote_write;
 mod server;
 
 pub use exposition::{buckets_for, Exposition};
-pub use remote_write::{Endpoint, RemoteWrite};
+pub use otlp::Otlp;
+pub use push::Endpoint;
+pub use remote_write::RemoteWrite;
 pub use server::MetricsServer;
 
 use crate::{Sink, SinkError, Start};
