@@ -2,6 +2,8 @@
 //! and a latency histogram are cumulative over the closed seconds, so a scrape at any moment
 //! reads what happened, not an average; the endpoint stays up after the run until one last
 //! scrape (or a short grace), so the final seconds are not lost (vegeta's exporter loses them).
+//! The same series are pushed where nobody can scrape: Prometheus remote write and OTLP, each
+//! from one pusher thread that makes its last push with the final counts.
 
 mod exposition;
 mod named;
