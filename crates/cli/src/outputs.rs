@@ -34,8 +34,15 @@ pub struct OutputArgs {
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Push the same series to a Prometheus remote-write receiver every 5 s and at the end
     /// (remote write 1.0), e.g. http://127.0.0.1:9090/api/v1/write
-    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::Endpoint::parse, help_heading = "Outputs")]
+    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::remote_write::endpoint, help_heading = "Outputs")]
     pub remote_write: Option<herd_live::metrics::Endpoint>,
+    /// Push the same series as OpenTelemetry metrics (OTLP/HTTP protobuf, cumulative; latency as
+    /// a histogram in seconds) to a collector every 5 s and at the end, e.g.
+    /// http://127.0.0.1:4318 (/v1/metrics is added when the URL has no path). Without the flag,
+    /// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT turns it on;
+    /// OTEL_EXPORTER_OTLP_HEADERS adds headers
+    #[arg(long = "otlp", value_name = "URL", help_heading = "Outputs")]
+    pub otlp: Option<String>,
     /// Serve a live dashboard of the run: one page updated every second, at http://ADDR/
     /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; write --dashboard=ADDR]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = herd_live::dashboard::DEFAULT_ADDR, value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
@@ -67,6 +74,7 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
     ]
     .into_iter()
     .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
+    .chain(otlp(o).err())
     .collect();
     if problems.is_empty() {
         Ok(())
@@ -76,6 +84,11 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
             problems.join("\n")
         )))
     }
+}
+
+/// Where `--otlp` or the OpenTelemetry variables send the run's metrics, if anywhere.
+fn otlp(o: &OutputArgs) -> Result<Option<herd_live::metrics::otlp::Target>, String> {
+    herd_live::metrics::otlp::target(o.otlp.as_deref(), |name| std::env::var(name).ok())
 }
 
 /// The sinks `a` asks for: the live line always (quiet off a terminal), then each file;
@@ -116,6 +129,13 @@ pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, 
     }
     if let Some(to) = &o.remote_write {
         sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
+    }
+    if let Some(t) = otlp(o).map_err(|e| Exit::bad_input(format!("{e}\nnothing was sent")))? {
+        if t.from != herd_live::metrics::otlp::FLAG {
+            // Not asked for on the command line: say where the numbers go, and why.
+            eprintln!("herd: OTLP metrics to {} ({})", t.endpoint.url, t.from);
+        }
+        sinks.add(herd_live::metrics::Otlp::new(t.endpoint));
     }
     if let Some(p) = &o.record {
         sinks.add(herd_live::dashboard::record::Recording::create(p));
