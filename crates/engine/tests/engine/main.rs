@@ -9,6 +9,7 @@ mod closed;
 mod failures;
 mod open;
 mod pipeline;
+mod requests_log;
 mod segment;
 mod stream;
 mod window;
