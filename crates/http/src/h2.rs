@@ -39,7 +39,6 @@ pub struct H2 {
     /// connection's.
     unclaimed: u64,
     started: Instant,
-    tcp_at: Option<Instant>,
     /// Over TLS, or h2c with prior knowledge.
     tls: bool,
     open: bool,
@@ -72,7 +71,6 @@ impl H2 {
             at: 0,
             unclaimed: 0,
             started,
-            tcp_at: None,
             tls,
             open: false,
             closing: false,
@@ -419,12 +417,7 @@ impl Session<Wire> for H2 {
             }
             match herd_engine::Transport::establish(t, conn) {
                 Ok(true) => {}
-                Ok(false) => {
-                    if self.tcp_at.is_none() && herd_engine::Transport::handshaking(t, conn) {
-                        self.tcp_at = Some(now);
-                    }
-                    return;
-                }
+                Ok(false) => return,
                 Err(f) => {
                     // A connection that never opened is the failure itself, not a reason to
                     // send its requests elsewhere.
@@ -446,10 +439,10 @@ impl Session<Wire> for H2 {
                 return self.finish(out);
             }
             self.open = true;
-            let tcp = self.tcp_at.unwrap_or(now);
+            let (connect, tls) = Opened::times(t, conn, self.started);
             out.push(Note::Open(Opened {
-                connect: tcp.saturating_duration_since(self.started),
-                tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
+                connect,
+                tls,
                 protocol: if self.tls { "h2" } else { "h2c" },
                 resumption: None,
                 negotiated: herd_engine::Transport::negotiated(t, conn),

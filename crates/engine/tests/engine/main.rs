@@ -8,6 +8,7 @@ mod arrivals;
 mod closed;
 mod failures;
 mod open;
+mod phases;
 mod pipeline;
 mod requests_log;
 mod segment;
