@@ -187,6 +187,7 @@ impl<P: Parse> Ordered<P> {
                 failure: why.clone(),
                 received: e.resp.bytes_received,
                 unseen: announced || k >= self.sent,
+                sent: None,
             }));
         }
         self.sent = 0;
@@ -207,6 +208,7 @@ impl<P: Parse> Ordered<P> {
                 failure: f.clone(),
                 received: e.resp.bytes_received,
                 unseen,
+                sent: None,
             }));
         }
         let rest = Failure::new(
@@ -237,6 +239,7 @@ impl<P: Parse> Ordered<P> {
                         received: e.resp.bytes_received,
                         failure,
                         unseen: false,
+                        sent: None,
                     })),
                 }
             }
@@ -374,6 +377,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                             failure: f.clone(),
                             received: 0,
                             unseen: false,
+                            sent: None,
                         }));
                     }
                     self.sent = 0;

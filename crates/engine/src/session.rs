@@ -276,6 +276,9 @@ pub struct Failed {
     /// last stream, or after a response that announced the close): safe to send again on
     /// another connection, where it is counted once.
     pub unseen: bool,
+    /// Bytes written for it where the protocol frames it its own way (HTTP/2's frames);
+    /// `None`: its own bytes, as HTTP/1.1 writes them.
+    pub sent: Option<u64>,
 }
 
 /// One connection's protocol, driven by the loop (see the module's text for the order of calls).

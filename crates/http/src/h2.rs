@@ -112,6 +112,7 @@ impl H2 {
                 failure,
                 received: s.resp.bytes_received,
                 unseen,
+                sent: Some(self.h2.sent(s.stream_id)),
             }));
         }
     }
@@ -237,6 +238,7 @@ fn ended(mut s: Stream, end: StreamEnd, over: bool, last: bool) -> Note {
             failure: Failure::new(kind, message),
             received: s.resp.bytes_received,
             unseen,
+            sent: s.resp.bytes_sent,
         })
     };
     match end {
@@ -408,6 +410,7 @@ impl Session<Wire> for H2 {
                     failure: f,
                     received: 0,
                     unseen: false,
+                    sent: Some(0),
                 }));
             }
         }

@@ -88,7 +88,7 @@ fn every_tls_connection_has_a_connect_and_a_tls_phase() {
     let nginx = Nginx::start_with(&tls(&dir, "ssl_protocols TLSv1.2 TLSv1.3;"), "ssl http2");
     let url = format!("https://{}/", nginx.addr);
     // A new connection every 5 requests: 40 handshakes, some of them resumed.
-    for (proto, extra) in [("http/1.1", None), ("h2", Some("--http2"))] {
+    for (proto, extra) in [("h1", None), ("h2", Some("--http2"))] {
         let mut args = vec![
             "run",
             "-k",

@@ -219,7 +219,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                     bound + 1,
                     f.failure.message
                 );
-                return self.fail(f.ticket, f.failure, f.received, now);
+                return self.fail(f.ticket, f.failure, (f.received, f.sent), now);
             }
             if closed_under {
                 ex.retried = true;
@@ -229,7 +229,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ex.stale_candidate = false;
             ex.reused = false;
             ex.fresh = closed_under;
-            ex.link = None;
+            // One request, counted on the connection that carries it to its end: the one it
+            // leaves does not count it (h2's streams above a GOAWAY made `-n` + a few).
+            let left = ex.link.take();
+            if let Some(link) = left.and_then(|(l, g)| self.links.get(l, g)) {
+                link.uses = link.uses.saturating_sub(1);
+            }
             ex.sent = None;
             ex.on_new = false;
             // It is older than anything waiting: it goes first.
@@ -238,11 +243,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             }
             return;
         }
-        self.fail(f.ticket, f.failure, f.received, now);
+        self.fail(f.ticket, f.failure, (f.received, f.sent), now);
     }
 
     /// Records exchange `x` as failed with `f`; its user resumes from the loop.
-    pub(super) fn fail(&mut self, x: Ticket, f: Failure, received: u64, now: Instant) {
+    /// `bytes`: received of its response, and sent where the session counted them itself.
+    pub(super) fn fail(&mut self, x: Ticket, f: Failure, bytes: (u64, Option<u64>), now: Instant) {
         let Some(ex) = self.exchanges.get(x) else {
             return;
         };
@@ -253,7 +259,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let resp = Response {
-            bytes_received: received,
+            bytes_received: bytes.0,
+            bytes_sent: bytes.1,
             ..Response::default()
         };
         let connection = opening.connection;
@@ -310,16 +317,16 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         ex.ended = true;
         ex.stale_candidate = false;
         let Some((l, g)) = ex.link else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         let Some(link) = self.links.get(l, g) else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         let Some(session) = link.session.as_mut() else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         if session.cancel(x) {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         }
         let mut notes = std::mem::take(&mut self.notes);
         session.abandon(&why, &mut notes);

@@ -51,7 +51,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             None if self.links.live < self.cap => match self.open(now) {
                 Ok(l) => l,
                 Err(f) => {
-                    self.fail(x, f, 0, now);
+                    self.fail(x, f, (0, None), now);
                     return true;
                 }
             },
