@@ -132,7 +132,7 @@ fn an_otlp_receiver_gets_the_runs_counts_and_latency_histogram() {
         .env("OTEL_EXPORTER_OTLP_HEADERS", "x-team=load%20test")
         .json(&json)
         .run();
-    ran.code(0);
+    ran.measured();
     assert!(!ran.stderr().contains("push failed"), "{}", ran.stderr());
     let result = ran.json();
     let pushes = receiver.stop();
@@ -220,7 +220,7 @@ fn the_otel_variable_sends_a_workloads_named_series_and_keeps_its_password() {
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &with_password)
         .json(&json)
         .run();
-    ran.code(0);
+    ran.measured();
     let shown = format!(
         "OTLP metrics to http://***@127.0.0.1:{}/v1/metrics (OTEL_EXPORTER_OTLP_ENDPOINT)",
         receiver.port
@@ -269,7 +269,7 @@ fn a_receiver_that_is_down_is_warned_about_once_and_the_run_goes_on() {
     let ran = Herd::new(&["run", &url, "-d", "1s", "-c", "1", "-t", "1", "-q"])
         .args(&["--otlp", &down])
         .run();
-    ran.code(0);
+    ran.measured();
     let err = ran.stderr();
     assert_eq!(err.matches("a push failed").count(), 1, "{err}");
     assert!(
