@@ -189,6 +189,8 @@ struct Tally {
     pushes: u32,
     failed: u32,
     last_error: Option<String>,
+    /// The warning about the first failure, until the sink hands it on.
+    note: Option<String>,
 }
 
 /// Pushes `body()` to an endpoint every `every` on a thread of its own, so a slow receiver
@@ -217,7 +219,7 @@ impl Pusher {
         let tally = Arc::new(Mutex::new(Tally::default()));
         let (t_to, t_stop, t_tally) = (to.clone(), Arc::clone(&stop), Arc::clone(&tally));
         let thread = std::thread::Builder::new()
-            .name(format!("herd{}", flag.trim_start_matches('-')))
+            .name("herd-push".into())
             .spawn(move || {
                 let tick = Duration::from_millis(100);
                 let mut gap = every;
@@ -262,7 +264,11 @@ impl Pusher {
             std::thread::sleep(pause);
             pause *= 2;
         };
-        let t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        // The panel is gone by now: straight to standard error.
+        if let Some(note) = t.note.take() {
+            eprintln!("{note}");
+        }
         if t.failed > 0 {
             eprintln!(
                 "herd: {} {}: {} of {} pushes failed (last: {}); {}",
@@ -281,7 +287,18 @@ impl Pusher {
     }
 }
 
-/// One push, tallied; the first failure is warned about at once.
+impl Pusher {
+    /// The warning about the first failed push, once.
+    pub fn note(&self) -> Option<String> {
+        self.tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .note
+            .take()
+    }
+}
+
+/// One push, tallied; the first failure becomes a note for the user.
 fn attempt(
     flag: &str,
     to: &Endpoint,
@@ -296,11 +313,11 @@ fn attempt(
         Ok(()) => true,
         Err(e) => {
             if t.failed == 0 {
-                eprintln!(
+                t.note = Some(format!(
                     "herd: {flag} {}: a push failed: {e}; the run goes on, and the next pushes \
                      carry everything so far",
                     to.url
-                );
+                ));
             }
             t.failed += 1;
             t.last_error = Some(e.to_string());

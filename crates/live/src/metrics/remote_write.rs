@@ -132,6 +132,14 @@ impl Sink for RemoteWrite {
         Ok(())
     }
 
+    fn notes(&mut self) -> Vec<String> {
+        self.pusher
+            .as_ref()
+            .and_then(Pusher::note)
+            .into_iter()
+            .collect()
+    }
+
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
         let body = {
             let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
