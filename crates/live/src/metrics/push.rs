@@ -55,7 +55,10 @@ impl Endpoint {
             Ok(u) => redact(u),
             // Unparsed: whatever sits before an `@` may be a password.
             Err(_) => match url.rsplit_once('@') {
-                Some((_, host)) => format!("***@{host}"),
+                Some((before, host)) => match before.split_once("://") {
+                    Some((scheme, _)) => format!("{scheme}://***@{host}"),
+                    None => format!("***@{host}"),
+                },
                 None => url.to_owned(),
             },
         };
@@ -399,6 +402,6 @@ mod tests {
             .unwrap();
         assert_eq!(pair, b"ann:s:cret");
         let err = Endpoint::parse("--otlp", "http://ann:secret@c:bad/", "/", EX).unwrap_err();
-        assert!(!err.contains("secret"), "{err}");
+        assert!(err.starts_with("--otlp http://***@c:bad/: "), "{err}");
     }
 }
