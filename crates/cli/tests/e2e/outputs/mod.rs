@@ -5,3 +5,4 @@
 mod files;
 mod killed;
 mod prometheus;
+mod requests_log;
