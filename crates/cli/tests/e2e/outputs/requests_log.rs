@@ -1,7 +1,9 @@
 //! `--requests-log`: a line per request the result counts, read by Python's own `gzip` and
 //! `csv` modules; a `kill -9` mid-run leaves a file whose every readable line is whole.
 
-use crate::common::{mock, one_at_a_time, refused, Herd, TempDir};
+use crate::common::{kill, mock, one_at_a_time, read_json, refused, Herd, TempDir};
+
+const SIGTERM: i32 = 15;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -188,20 +190,12 @@ for l in lines[1:-1]:
 print(whole, len(lines) - 2)
 "#;
 
-#[test]
-fn a_requests_log_killed_mid_run_leaves_whole_lines_to_read() {
-    let _turn = one_at_a_time();
-    let server = mock(&[]);
-    let dir = TempDir::new("reqlog-killed");
-    let log = dir.path("r.csv.gz");
-    let url = format!("http://{}/", server.local_addr());
-    let mut child = Herd::new(&["run", &url, "-d", "60s", "--rate", "500", "-t", "1", "-q"])
-        .file("--requests-log", &log)
-        .spawn();
-    // The header's member, then two seconds' lines or more.
+/// Waits (bounded) until the gzip log at `log` holds the header's member and two seconds of
+/// lines or more, as read by `MEMBERS`.
+fn wait_for_members(log: &Path, child: &mut std::process::Child) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let members = python(MEMBERS, &[&log]);
+        let members = python(MEMBERS, &[log]);
         let (whole, n) = members.trim().split_once(' ').unwrap();
         if whole.parse::<u32>().unwrap() >= 3 && n.parse::<u32>().unwrap() >= 500 {
             break;
@@ -212,9 +206,51 @@ fn a_requests_log_killed_mid_run_leaves_whole_lines_to_read() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+#[test]
+fn a_requests_log_killed_mid_run_leaves_whole_lines_to_read() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("reqlog-killed");
+    let log = dir.path("r.csv.gz");
+    let url = format!("http://{}/", server.local_addr());
+    let mut child = Herd::new(&["run", &url, "-d", "60s", "--rate", "500", "-t", "1", "-q"])
+        .file("--requests-log", &log)
+        .spawn();
+    wait_for_members(&log, &mut child);
     child.kill().unwrap(); // SIGKILL: nothing of herd runs after it
     child.wait().unwrap();
     let after = python(MEMBERS, &[&log]);
     let n: u32 = after.trim().split_once(' ').unwrap().1.parse().unwrap();
     assert!(n >= 500, "{after}");
+}
+
+#[test]
+fn a_requests_log_stopped_by_sigterm_is_finished_with_every_request_the_result_counts() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("reqlog-term");
+    let (json, log) = (dir.path("r.json"), dir.path("r.csv.gz"));
+    let url = format!("http://{}/", server.local_addr());
+    let mut child = Herd::new(&["run", &url, "-d", "60s", "--rate", "500", "-t", "2", "-q"])
+        .json(&json)
+        .file("--requests-log", &log)
+        .spawn();
+    wait_for_members(&log, &mut child);
+    kill(child.id(), SIGTERM);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = read_json(&json);
+    assert_eq!(r["interrupted"], true);
+    let t = &r["totals"];
+    let counted = t["completed"].as_u64().unwrap() + t["errors"].as_u64().unwrap();
+    // Python's gzip reads it to its end: the last member is whole.
+    assert_eq!(lines(&log).len() as u64, counted);
+    assert_eq!(r["requests_log"]["lines"], counted);
 }
