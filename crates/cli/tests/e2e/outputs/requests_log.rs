@@ -254,3 +254,37 @@ fn a_requests_log_stopped_by_sigterm_is_finished_with_every_request_the_result_c
     assert_eq!(lines(&log).len() as u64, counted);
     assert_eq!(r["requests_log"]["lines"], counted);
 }
+
+#[test]
+fn a_sweep_writes_a_requests_log_per_step_each_named_in_its_run() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let dir = TempDir::new("reqlog-sweep");
+    let (json, log) = (dir.path("s.json"), dir.path("s.csv.gz"));
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&[
+        "sweep",
+        &url,
+        "--rates",
+        "50,100",
+        "--step-duration",
+        "1s",
+        "-q",
+    ])
+    .args(&["--no-stop", "-t", "1"])
+    .json(&json)
+    .file("--requests-log", &log)
+    .run();
+    let r = ran.json_of("sweep.schema.json");
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for (i, step) in steps.iter().enumerate() {
+        let run = &step["runs"][0];
+        let file = dir.path(&format!("s-{}.csv.gz", i + 1));
+        assert_eq!(run["requests_log"]["path"], file.display().to_string());
+        let t = &run["totals"];
+        let counted = t["completed"].as_u64().unwrap() + t["errors"].as_u64().unwrap();
+        assert!(counted >= 40, "{t}");
+        assert_eq!(lines(&file).len() as u64, counted);
+    }
+}
