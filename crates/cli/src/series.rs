@@ -277,6 +277,16 @@ fn authority(url: &str) -> &str {
     &rest[..end]
 }
 
+/// `--requests-log`'s problems: its first run's file, and the compression its name asks for.
+pub fn check_requests_log(r: &RequestArgs) -> Vec<String> {
+    let Some(base) = &r.requests_log else {
+        return Vec::new();
+    };
+    let mut problems = check_outputs([crate::series_log::path_of(base, 1).as_path()]);
+    problems.extend(herd_live::requests_log::compression(base).err());
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,14 +350,4 @@ mod tests {
         assert_eq!(name_targets(&given)[0].url, "http://10.0.0.1/");
         assert_eq!(name_targets(&given)[2].url, "http://127.0.0.1:8080/b?x=1");
     }
-}
-
-/// `--requests-log`'s problems: its first run's file, and the compression its name asks for.
-pub fn check_requests_log(r: &RequestArgs) -> Vec<String> {
-    let Some(base) = &r.requests_log else {
-        return Vec::new();
-    };
-    let mut problems = check_outputs([crate::series_log::path_of(base, 1).as_path()]);
-    problems.extend(herd_live::requests_log::compression(base).err());
-    problems
 }
