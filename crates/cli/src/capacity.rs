@@ -64,6 +64,9 @@ pub struct CapacityArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 }
 
@@ -156,6 +159,8 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     }
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
+    let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
+    let board = (a.board).listen(what, false, unit, &control, a.json.as_deref())?;
     println!(
         "herd capacity {}  SLO: {}  ({} model)",
         a.url,
@@ -170,9 +175,13 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         users: a.users,
         unit,
         quiet: a.request.quiet,
+        board,
     };
     let (result, failure) = capacity(spec, &*runs, &control, &mut table);
     let interrupted = result.interrupted;
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_capacity(&result), interrupted);
+    }
     println!();
     let answers =
         herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
@@ -194,6 +203,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         let mut buf = Vec::new();
         write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
         write_file(p, &buf)?;
+    }
+    if let Some(b) = &table.board {
+        b.linger();
     }
     if let Some(e) = failure {
         return Err(Exit::from(e));
@@ -219,11 +231,17 @@ struct ProbeTable {
     unit: &'static str,
     /// No live progress line during each probe.
     quiet: bool,
+    /// `--dashboard`: each probe live, and the probes as they are judged.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        Box::new(Live::new(self.quiet))
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
@@ -255,6 +273,17 @@ impl herd_series::Observer for ProbeTable {
             duration_ms(m.latency_ms.p99),
         );
         let _ = std::io::stdout().flush();
+        if let Some(b) = &self.board {
+            b.level(herd_live::dashboard::LevelRow {
+                asked: format!("{level} ({})", purpose_name(p.purpose)),
+                target: String::new(),
+                achieved: format!("{} good/s", rate(m.goodput)),
+                p50_ms: m.latency_ms.p50,
+                p99_ms: m.latency_ms.p99,
+                errors_percent: m.error_percent,
+                verdict,
+            });
+        }
     }
 }
 

@@ -83,6 +83,9 @@ pub struct SweepArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 }
 
@@ -184,17 +187,33 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let http = a.request.http.flags();
+    let what = format!(
+        "herd sweep {} at {}",
+        given.join(" "),
+        a.rates
+            .as_deref()
+            .or(a.connections.as_deref())
+            .unwrap_or_default()
+    );
+    let board = (a.board).listen(what, targets.len() > 1, unit, &control, a.json.as_deref())?;
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
         unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
         quiet: a.request.quiet,
+        board,
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_sweep(&result), result.interrupted);
+    }
     let answered = summary(&result);
     write_outputs(&result, a)?;
+    if let Some(b) = &table.board {
+        b.linger();
+    }
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
@@ -258,15 +277,47 @@ struct LiveTable {
     streams: Option<usize>,
     /// No live progress line during each run.
     quiet: bool,
+    /// `--dashboard`: each run live, and the levels as they end.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for LiveTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        Box::new(Live::new(self.quiet))
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        self.line(level, &target.name, &row_of(run), too_short(run));
+        let row = row_of(run);
+        self.line(level, &target.name, &row, too_short(run));
+        if let Some(b) = &self.board {
+            let x = row.extra.as_ref();
+            let asked = match self.model {
+                Model::Open => format!("{} {}", level_text(level), self.unit),
+                Model::Closed => format!("{} users", level_text(level)),
+            };
+            b.level(herd_live::dashboard::LevelRow {
+                asked,
+                target: target.name.clone(),
+                achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
+                p50_ms: x.map_or(0.0, |x| x.p50),
+                p99_ms: x.map_or(0.0, |x| x.p99),
+                errors_percent: row.errors,
+                verdict: verdict(&row, too_short(run)).to_owned(),
+            });
+        }
+    }
+}
+
+/// The table's last column: whether the step measured the server.
+fn verdict(r: &Row, short: bool) -> &'static str {
+    match r.extra.as_ref().map(|x| x.generator) {
+        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+        _ if short => "ok; too short to judge (under 0.25 s)",
+        _ => "ok",
     }
 }
 
@@ -293,11 +344,7 @@ impl LiveTable {
         } else {
             String::new()
         };
-        let verdict = match x.map(|x| x.generator) {
-            Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
-            _ if short => "ok; too short to judge (under 0.25 s)",
-            _ => "ok",
-        };
+        let verdict = verdict(r, short);
         let reply = format!(
             "{}/{}/{}",
             rate(r.min_rep_rate),
