@@ -40,8 +40,13 @@ scenarios:
     let json = dir.path("r.json");
     // The test process serves the mock: the server watched is this process.
     let me = std::process::id().to_string();
+    let metrics = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let h = Herd::new(&["run", file.to_str().unwrap(), "-t", "1"])
         .args(&["--watch-pid", &me])
+        .args(&["--metrics-listen", &metrics.to_string()])
         .args(&["--dashboard=127.0.0.1:0", "--dashboard-control"])
         .json(&json);
     let (child, url, reader) = start(h);
@@ -63,6 +68,18 @@ scenarios:
         assert!(s["rss_bytes"].as_u64().unwrap() > 0, "{l}");
         assert!(s["cpu_percent"].as_f64().is_some(), "{l}");
     }
+
+    // The metrics endpoint has the server too, as gauges.
+    let scraped = ask(metrics, "GET", "/metrics", "");
+    assert!(
+        scraped.contains("herd_server_cpu_percent{run_id=")
+            && scraped.contains(&format!("process=\"{me}\"}}")),
+        "{scraped}"
+    );
+    assert!(
+        scraped.contains("herd_server_resident_memory_bytes{"),
+        "{scraped}"
+    );
 
     // Opened hovering the server's CPU chart near its right end: the value at that second.
     let hovered = format!("{url}#hover=chart-server-cpu:0.9");
@@ -93,6 +110,12 @@ scenarios:
 
     let stop = ask(addr, "POST", "/stop", "X-Herd-Control: stop\r\n");
     assert!(stop.starts_with("HTTP/1.1 202"), "{stop}");
+    // herd waits for one scrape of the final counts before it exits.
+    wait_for("the final counts scraped", || {
+        let m = ask(metrics, "GET", "/metrics", "");
+        m.lines()
+            .any(|l| l.starts_with("herd_run_finished{") && l.ends_with(" 1"))
+    });
     let (code, summary, said) = finish(child, reader);
     assert_eq!(code, 130, "{summary}\n{said}");
     let result = crate::common::read_json(&json);
