@@ -65,6 +65,9 @@ pub struct CapacityArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 }
 
@@ -158,6 +161,8 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     }
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
+    let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
+    let board = (a.board).listen(what, false, unit, &control, a.json.as_deref())?;
     println!(
         "herd capacity {}  SLO: {}  ({} model)",
         a.url,
@@ -177,6 +182,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             .requests_log
             .as_deref()
             .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
+        board,
     };
     let (mut result, failure) = capacity(spec, &*runs, &control, &mut table);
     let log_failed = table
@@ -184,6 +190,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         .take()
         .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
     let interrupted = result.interrupted;
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_capacity(&result), interrupted);
+    }
     println!();
     let answers =
         herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
@@ -205,6 +214,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         let mut buf = Vec::new();
         write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
         write_file(p, &buf)?;
+    }
+    if let Some(b) = &table.board {
+        b.linger();
     }
     if let Some(e) = failure {
         return Err(Exit::from(e));
@@ -235,6 +247,8 @@ struct ProbeTable {
     quiet: bool,
     /// `--requests-log`: a file per probe.
     log: Option<SeriesLog>,
+    /// `--dashboard`: each probe live, and the probes as they are judged.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for ProbeTable {
@@ -242,7 +256,11 @@ impl herd_series::Observer for ProbeTable {
         if let Some(log) = self.log.as_mut() {
             log.begin();
         }
-        Box::new(Live::new(self.quiet))
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
@@ -277,6 +295,17 @@ impl herd_series::Observer for ProbeTable {
             duration_ms(m.latency_ms.p99),
         );
         let _ = std::io::stdout().flush();
+        if let Some(b) = &self.board {
+            b.level(herd_live::dashboard::LevelRow {
+                asked: format!("{level} ({})", purpose_name(p.purpose)),
+                target: String::new(),
+                achieved: format!("{} good/s", rate(m.goodput)),
+                p50_ms: m.latency_ms.p50,
+                p99_ms: m.latency_ms.p99,
+                errors_percent: m.error_percent,
+                verdict,
+            });
+        }
     }
 }
 

@@ -138,6 +138,10 @@ impl herd_run::Observer for Starting {
         });
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        herd_run::Observer::watched(&mut self.sinks, fresh);
+    }
+
     fn finished(&mut self) {
         herd_run::Observer::finished(&mut self.sinks);
     }

@@ -84,6 +84,9 @@ pub struct SweepArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 }
 
@@ -186,6 +189,15 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let http = a.request.http.flags();
+    let what = format!(
+        "herd sweep {} at {}",
+        given.join(" "),
+        a.rates
+            .as_deref()
+            .or(a.connections.as_deref())
+            .unwrap_or_default()
+    );
+    let board = (a.board).listen(what, targets.len() > 1, unit, &control, a.json.as_deref())?;
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
@@ -196,6 +208,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             let names = runs.iter().map(|r| r.labels().names).collect();
             SeriesLog::new(p, names, &control)
         }),
+        board,
     };
     table.header();
     let (mut result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
@@ -203,8 +216,14 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         .log
         .take()
         .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_sweep(&result), result.interrupted);
+    }
     let answered = summary(&result);
     write_outputs(&result, a)?;
+    if let Some(b) = &table.board {
+        b.linger();
+    }
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
@@ -273,6 +292,8 @@ struct LiveTable {
     quiet: bool,
     /// `--requests-log`: a file per run.
     log: Option<SeriesLog>,
+    /// `--dashboard`: each run live, and the levels as they end.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for LiveTable {
@@ -280,14 +301,44 @@ impl herd_series::Observer for LiveTable {
         if let Some(log) = self.log.as_mut() {
             log.begin();
         }
-        Box::new(Live::new(self.quiet))
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
         if let Some(log) = self.log.as_mut() {
             log.end();
         }
-        self.line(level, &target.name, &row_of(run), too_short(run));
+        let row = row_of(run);
+        self.line(level, &target.name, &row, too_short(run));
+        if let Some(b) = &self.board {
+            let x = row.extra.as_ref();
+            let asked = match self.model {
+                Model::Open => format!("{} {}", level_text(level), self.unit),
+                Model::Closed => format!("{} users", level_text(level)),
+            };
+            b.level(herd_live::dashboard::LevelRow {
+                asked,
+                target: target.name.clone(),
+                achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
+                p50_ms: x.map_or(0.0, |x| x.p50),
+                p99_ms: x.map_or(0.0, |x| x.p99),
+                errors_percent: row.errors,
+                verdict: verdict(&row, too_short(run)).to_owned(),
+            });
+        }
+    }
+}
+
+/// The table's last column: whether the step measured the server.
+fn verdict(r: &Row, short: bool) -> &'static str {
+    match r.extra.as_ref().map(|x| x.generator) {
+        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+        _ if short => "ok; too short to judge (under 0.25 s)",
+        _ => "ok",
     }
 }
 
@@ -314,11 +365,7 @@ impl LiveTable {
         } else {
             String::new()
         };
-        let verdict = match x.map(|x| x.generator) {
-            Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
-            _ if short => "ok; too short to judge (under 0.25 s)",
-            _ => "ok",
-        };
+        let verdict = verdict(r, short);
         let reply = format!(
             "{}/{}/{}",
             rate(r.min_rep_rate),

@@ -114,6 +114,8 @@ pub trait Sink {
     fn note(&mut self, _text: &str) -> bool {
         false
     }
+    /// The watched server's readings since the last call, told before the seconds they go with.
+    fn watched(&mut self, _fresh: &herd_result::Server) {}
     /// The engine is done; the result is being built.
     fn finished(&mut self) {}
     /// The run's full result.
@@ -197,10 +199,34 @@ impl herd_run::Observer for Sinks {
         }
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        for (sink, _) in &mut self.sinks {
+            sink.watched(fresh);
+        }
+    }
+
     fn finished(&mut self) {
         for (sink, _) in &mut self.sinks {
             sink.finished();
         }
+    }
+}
+
+/// The watched server's readings a stream sink has been told and not yet written: they go with
+/// the next second it writes.
+#[derive(Default)]
+pub(crate) struct Watched(Option<herd_result::Server>);
+
+impl Watched {
+    pub(crate) fn add(&mut self, fresh: &herd_result::Server) {
+        match &mut self.0 {
+            Some(s) => s.append(fresh.clone()),
+            None => self.0 = Some(fresh.clone()),
+        }
+    }
+
+    pub(crate) fn take(&mut self) -> Option<herd_result::Server> {
+        self.0.take()
     }
 }
 

@@ -11,6 +11,7 @@ mod capacity;
 mod cli;
 mod connect;
 mod dashboard;
+mod dashboard_live;
 mod doctor;
 mod environment;
 mod faults;

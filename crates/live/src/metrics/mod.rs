@@ -71,6 +71,10 @@ impl Sink for Metrics {
         Ok(())
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        self.with(|e| e.watched(fresh));
+    }
+
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
         self.with(|e| e.finished = true);
         Ok(())

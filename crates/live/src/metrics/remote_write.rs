@@ -140,6 +140,11 @@ impl Sink for RemoteWrite {
             .collect()
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        e.watched(fresh);
+    }
+
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
         let body = {
             let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
