@@ -44,3 +44,4 @@ mod token;
 mod url_file_flags;
 mod watch;
 mod workload;
+mod workload_lua;
