@@ -428,6 +428,40 @@ def bench_rate(nginx, rounds):
     return {"delivered": results, "worst_deviation": worst}
 
 
+def outputs_flags(d):
+    """Every live output of issue 19 that a run can have on at once, written under `d`."""
+    return ["--dashboard=127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--hlog", f"{d}/r.hlog",
+            "--csv", f"{d}/r.csv", "--record", f"{d}/rec.ndjson"]
+
+
+def bench_outputs(nginx, rounds, seconds):
+    """Issue 19's bars: with the dashboard, the metrics endpoint, the hlog and the JSON all on,
+    CPU per request within 3% of a plain run (50 connections), and --rate 20000 kept."""
+    d = tempfile.mkdtemp(prefix="herd-outputs-")
+
+    def argv(tool, j):
+        a = argv_for("herd", nginx.url, 50, seconds, j)
+        return (a + outputs_flags(d) if tool == "herd+outputs" else a), "herd"
+
+    med, paired = paired_cpu(["herd", "herd+outputs"], argv, rounds,
+                             "CPU per request, 50 connections: plain vs every output on")
+    ratio = paired["herd+outputs"]
+    print(f"  every output on / plain = {ratio:.3f}  (bar: <= 1.03) -> {'PASS' if ratio <= 1.03 else 'FAIL'}")
+    delivered = []
+    for r in range(max(1, rounds // 2)):
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            run_measured([str(HERD), "run", "-t", "1", "--rate", "20000", "-d", "5s", "-q", "-c", "200",
+                          "--json", j.name, *outputs_flags(d), nginx.url], timeout=60)
+            t = json.loads(Path(j.name).read_text())["totals"]
+        delivered.append(t["ok"])
+        log(f"  round {r + 1} --rate 20000, every output on: ok {t['ok']} dropped {t['dropped']}")
+    worst = max(abs(n - 100_000) / 100_000 for n in delivered)
+    print(f"  --rate 20000 for 5 s with every output on: delivered {delivered} (want 100,000 +-1%)"
+          f" -> {'PASS' if worst <= 0.01 else 'FAIL'}")
+    subprocess.run(["rm", "-rf", d])
+    return {"cpu_us_per_req": med, "outputs_vs_plain": ratio, "rate20000_delivered": delivered}
+
+
 def bench_replay(nginx, rounds, seconds):
     rate = 20_000
     log = nginx.dir / "replay.log"
@@ -748,7 +782,7 @@ def bench_proxy(nginx, rounds, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                                               "h3", "lua", "proxy", "pipeline",
+                                               "h3", "lua", "proxy", "pipeline", "outputs",
                                                  "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
@@ -759,7 +793,7 @@ def main():
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                          "h3", "lua", "proxy", "pipeline",
+                          "h3", "lua", "proxy", "pipeline", "outputs",
                           "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
@@ -793,6 +827,8 @@ def main():
             figures["lua"] = bench_lua(nginx, a.rounds, a.seconds)
         if "proxy" in a.which:
             figures["proxy"] = bench_proxy(nginx, a.rounds, a.seconds)
+        if "outputs" in a.which:
+            figures["outputs"] = bench_outputs(nginx, a.rounds, a.seconds)
         import bench_h2  # HTTP/2's bars, beside this file
         this = sys.modules[__name__]
         if "h2cpu" in a.which:

@@ -48,7 +48,8 @@ pub fn runs_for(
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
-            ..LoadFlags::default()
+            arrivals: r.arrivals,
+            seed: r.seed,
         },
         level: Some(level),
         length: Some(length),
@@ -101,6 +102,15 @@ pub struct RequestArgs {
     /// Worker threads, each with its own event loop [default: one per core]
     #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
+
+    /// Open model: how each step's arrivals are spaced around its rate: constant, poisson or
+    /// uniform, as `herd run --arrivals` [default: constant]
+    #[arg(long, value_name = "PROCESS", value_parser = crate::values::arrivals)]
+    pub arrivals: Option<herd_engine::Process>,
+
+    /// What poisson or uniform arrivals are drawn from, as `herd run --seed` [default: 1]
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub seed: Option<u64>,
 
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]

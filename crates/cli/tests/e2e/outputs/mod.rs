@@ -4,4 +4,5 @@
 
 mod files;
 mod killed;
+mod otlp;
 mod prometheus;
