@@ -401,7 +401,7 @@ pub fn summary(r: &SweepResult) -> bool {
             continue;
         }
         answered = true;
-        println!("{}", k.sentence_in(r.level_unit()));
+        println!("{}", k.sentence_in(&r.level_unit()));
         if k.limited_steps > 0 {
             println!(
                 "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",
