@@ -90,7 +90,7 @@ fn a_long_run_draws_its_last_half_hour_and_counts_all_of_it() {
 }
 
 #[test]
-fn a_day_long_run_keeps_no_more_than_two_windows_of_seconds() {
+fn a_day_long_run_keeps_no_more_than_its_window_and_five_minutes_of_seconds() {
     let r = run();
     let mut view = View::default();
     let n = 5 * WINDOW as u64 + 100;

@@ -124,14 +124,15 @@ impl View {
         }
     }
 
-    /// Keeps no more than two windows of seconds (dropped a window at a time): a 24-hour run's
-    /// dashboard holds what it draws, not the whole day (the totals add up as they go; the
-    /// final result comes whole at the end).
+    /// Keeps no more than the window and five minutes of seconds (dropped five minutes at a
+    /// time): a 24-hour run's dashboard holds what it draws, not the whole day (the totals add
+    /// up as they go; the final result comes whole at the end).
     fn forget_past_the_window(&mut self) {
-        if self.timeline.len() < 2 * WINDOW {
+        const SLACK: usize = 300;
+        if self.timeline.len() < WINDOW + SLACK {
             return;
         }
-        self.timeline.drain(..WINDOW);
+        self.timeline.drain(..SLACK);
         let first = self.timeline[0].t;
         self.health.retain(|g| g.t >= first);
         self.targets.retain(|(t, _)| *t >= first as f64);

@@ -4,6 +4,17 @@
 use super::spawn_shard;
 use crate::common::*;
 
+/// A shard that ran to its end: exit 0, or 4 when it judged itself the bottleneck (several
+/// shards and nginx on two busy cores may be); what these tests count is exact either way.
+fn measured(o: &std::process::Output) {
+    assert!(
+        matches!(o.status.code(), Some(0 | 4)),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
 #[test]
 fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
     let nginx = crate::common::Nginx::start("");
@@ -14,7 +25,7 @@ fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
     let o = spawn_shard(&url, &load, None, &single)
         .wait_with_output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    measured(&o);
     let jsons: Vec<_> = (0..4)
         .map(|i| dir.path(&format!("shard-{i}.json")))
         .collect();
@@ -23,7 +34,7 @@ fn four_shards_on_one_machine_send_exactly_the_single_runs_schedule() {
         .collect();
     for c in children {
         let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        measured(&o);
     }
     let one = read_json(&single);
     let parts: Vec<_> = jsons.iter().map(|j| read_json(j)).collect();
@@ -178,7 +189,7 @@ scenarios:
         .collect();
     for c in children {
         let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        measured(&o);
     }
     let l = logins.lock().unwrap();
     assert_eq!(l.refused, 0, "two shards logged in as the same user");
@@ -264,7 +275,7 @@ fn a_poisson_plan_split_into_shards_sends_exactly_the_single_plans_arrivals() {
     let o = spawn_shard(&url, &load, None, &single)
         .wait_with_output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    measured(&o);
     let one = read_json(&single);
     assert_eq!(
         one["config"]["arrivals"],
@@ -279,7 +290,7 @@ fn a_poisson_plan_split_into_shards_sends_exactly_the_single_plans_arrivals() {
         .collect();
     for c in children {
         let o = c.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        measured(&o);
     }
     let total = dir.path("total.json");
     let mut args = vec!["merge"];
