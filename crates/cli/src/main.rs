@@ -26,6 +26,7 @@ mod report_cmd;
 mod run;
 mod secret_args;
 mod series;
+mod series_log;
 mod serve;
 mod shard_args;
 mod shard_run;

@@ -7,7 +7,7 @@ use herd_engine::{Control, Plan};
 use herd_live::dashboard::Dashboard;
 use herd_live::line::{Live, Planned};
 use herd_live::Sinks;
-use herd_result::RunResult;
+use herd_result::{RequestsLogged, RunResult};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,6 +21,11 @@ pub struct OutputArgs {
     /// FILE, for HdrHistogram's log tools and the Python hdrhistogram package
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub hlog: Option<PathBuf>,
+    /// Write one CSV line per measured request to FILE (intended and send times, latency,
+    /// service time, status, bytes, error class, name, connection); FILE.csv.gz is gzip
+    /// (readable up to a kill -9), FILE.csv plain. Off by default: it costs CPU per request
+    #[arg(long = "requests-log", value_name = "FILE", help_heading = "Outputs")]
+    pub requests_log: Option<PathBuf>,
     /// Write the thresholds and checks as JUnit XML test cases to FILE at the end (a failed
     /// threshold is a failed case), for CI test reports
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
@@ -68,6 +73,7 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
         ("--json", a.json.as_deref()),
         ("--csv", o.csv.as_deref()),
         ("--hlog", o.hlog.as_deref()),
+        ("--requests-log", o.requests_log.as_deref()),
         ("--junit", o.junit.as_deref()),
         ("--summary-md", o.summary_md.as_deref()),
         ("--record", o.record.as_deref()),
@@ -75,6 +81,11 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
     .into_iter()
     .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
     .chain(otlp(o).err())
+    .chain(
+        o.requests_log
+            .as_deref()
+            .and_then(|p| herd_live::requests_log::compression(p).err()),
+    )
     .collect();
     if problems.is_empty() {
         Ok(())
@@ -168,6 +179,59 @@ fn dashboard(a: &RunArgs, addr: SocketAddr, control: &Arc<Control>) -> Result<Da
     })?;
     eprintln!("herd: dashboard at {}", d.url());
     Ok(d)
+}
+
+/// The requests log's writer, started: the runs `control` starts send it their lines.
+pub fn requests_log(
+    a: &OutputArgs,
+    labels: &herd_run::Labels,
+    control: &Control,
+) -> Result<Option<herd_live::requests_log::Writer>, Exit> {
+    let Some(path) = &a.requests_log else {
+        return Ok(None);
+    };
+    herd_live::requests_log::Writer::start(path, labels.names.clone(), control)
+        .map(Some)
+        .map_err(|e| Exit::bad_input(format!("cannot write {e}\nnothing was sent")))
+}
+
+/// Finishes the requests log after the run: what it holds, or why it could not be written.
+pub fn finish_requests_log(
+    writer: Option<herd_live::requests_log::Writer>,
+    control: &Control,
+) -> Option<Result<RequestsLogged, String>> {
+    Some(
+        writer?
+            .finish(control)
+            .map_err(|e| format!("cannot write {e}")),
+    )
+}
+
+/// Says in `result` what the requests log holds; lines the writer could not keep up with are
+/// a warning, never a silent loss. The error of a log that could not be written, for the end.
+pub fn note_requests_log(
+    logged: Option<Result<RequestsLogged, String>>,
+    result: &mut RunResult,
+) -> Option<Exit> {
+    match logged? {
+        Ok(logged) => {
+            if logged.lost > 0 {
+                result.warnings.push(format!(
+                    "--requests-log {}: {} of {} requests have no line: the writer fell behind \
+                     the load (the totals count them all)",
+                    logged.path,
+                    logged.lost,
+                    logged.lost + logged.lines
+                ));
+            }
+            result.requests_log = Some(logged);
+            None
+        }
+        Err(e) => {
+            result.warnings.push(e.clone());
+            Some(Exit::bad_input(e))
+        }
+    }
 }
 
 /// Hands the result to every sink (the JSON first of all), prints the summary, and picks the

@@ -78,6 +78,8 @@ pub struct FakeServer {
     pub refuse: bool,
     /// Time to open a connection.
     pub connect_time: Duration,
+    /// A TLS handshake of this long after the connection is up (`None`: plain connections).
+    pub tls_time: Option<Duration>,
     pub connects: Arc<AtomicU64>,
     /// Requests received, acted on or not (after a close it announced, the server acts on none).
     pub exchanges: Arc<AtomicU64>,
@@ -101,6 +103,7 @@ impl FakeServer {
             stopped: None,
             refuse: false,
             connect_time: Duration::ZERO,
+            tls_time: None,
             connects: Arc::default(),
             exchanges: Arc::default(),
             keep_requests: false,
@@ -125,6 +128,7 @@ impl FakeServer {
 #[derive(Debug)]
 enum Delivery {
     Connected,
+    Handshaken,
     Bytes(Vec<u8>),
     Fail(ErrorKind),
 }
@@ -141,6 +145,8 @@ pub struct FakeTransport {
 struct FakeState {
     token: usize,
     up: bool,
+    /// When TCP came up, for a connection that then shakes hands.
+    tcp_at: Option<Instant>,
     uses: u64,
     inbox: Vec<u8>,
     failed: Option<ErrorKind>,
@@ -243,6 +249,7 @@ impl Transport for FakeTransport {
             FakeState {
                 token,
                 up: false,
+                tcp_at: None,
                 uses: 0,
                 inbox: Vec::new(),
                 failed: None,
@@ -338,9 +345,21 @@ impl Transport for FakeTransport {
                 ..Event::default()
             };
             match what {
-                Delivery::Connected => {
+                Delivery::Connected => match self.server.tls_time {
+                    None => {
+                        c.up = true;
+                        ev.writable = true;
+                    }
+                    Some(d) => {
+                        c.tcp_at = Some(first);
+                        self.schedule(id, first + d, Delivery::Handshaken);
+                        // The handshake's first flight goes out: nothing to tell the loop yet.
+                        continue;
+                    }
+                },
+                Delivery::Handshaken => {
                     c.up = true;
-                    ev.writable = true;
+                    ev.readable = true;
                 }
                 Delivery::Bytes(b) => {
                     c.inbox.extend_from_slice(&b);
@@ -359,6 +378,10 @@ impl Transport for FakeTransport {
 
     fn session(&self, _conn: &FakeConn, window: usize, started: Instant) -> Self::Session {
         Ordered::new(window, started)
+    }
+
+    fn connected_at(&self, conn: &FakeConn) -> Option<Instant> {
+        self.conns.get(&conn.0).and_then(|c| c.tcp_at)
     }
 
     fn clock(&self) -> &dyn Clock {

@@ -37,8 +37,6 @@ pub struct Ordered<P> {
     /// Received and not yet consumed: a partial head, or what a server sent ahead.
     pending: Vec<u8>,
     started: Instant,
-    /// TCP came up while TLS went on.
-    tcp_at: Option<Instant>,
     open: bool,
     /// The server said it closes (or the last call went out): no more requests.
     closing: bool,
@@ -63,7 +61,6 @@ impl<P: Parse> Ordered<P> {
             partial: 0,
             pending: Vec::new(),
             started,
-            tcp_at: None,
             open: false,
             closing: false,
             hup: false,
@@ -190,6 +187,7 @@ impl<P: Parse> Ordered<P> {
                 failure: why.clone(),
                 received: e.resp.bytes_received,
                 unseen: announced || k >= self.sent,
+                sent: None,
             }));
         }
         self.sent = 0;
@@ -210,6 +208,7 @@ impl<P: Parse> Ordered<P> {
                 failure: f.clone(),
                 received: e.resp.bytes_received,
                 unseen,
+                sent: None,
             }));
         }
         let rest = Failure::new(
@@ -240,6 +239,7 @@ impl<P: Parse> Ordered<P> {
                         received: e.resp.bytes_received,
                         failure,
                         unseen: false,
+                        sent: None,
                     })),
                 }
             }
@@ -356,22 +356,17 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
             match t.establish(conn) {
                 Ok(true) => {
                     self.open = true;
-                    let tcp = self.tcp_at.unwrap_or(now);
+                    let (connect, tls) = Opened::times(t, conn, self.started);
                     out.push(Note::Open(Opened {
-                        connect: tcp.saturating_duration_since(self.started),
-                        tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
+                        connect,
+                        tls,
                         protocol: "http/1.1",
                         resumption: None,
                         negotiated: t.negotiated(conn),
                     }));
                     writable = true;
                 }
-                Ok(false) => {
-                    if self.tcp_at.is_none() && t.handshaking(conn) {
-                        self.tcp_at = Some(now);
-                    }
-                    return;
-                }
+                Ok(false) => return,
                 Err(f) => {
                     let f = Failure::new(f.kind, f.message);
                     // Nothing was written: every request is unseen, but a connection that
@@ -382,6 +377,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                             failure: f.clone(),
                             received: 0,
                             unseen: false,
+                            sent: None,
                         }));
                     }
                     self.sent = 0;

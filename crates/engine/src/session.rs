@@ -81,6 +81,25 @@ pub struct Opened {
     pub negotiated: Option<Negotiated>,
 }
 
+impl Opened {
+    /// The connect and TLS phases of `conn`, which began opening at `started` and is open now:
+    /// split where the transport says the way to the server came up.
+    pub fn times<T: Transport + ?Sized>(
+        t: &T,
+        conn: &T::Conn,
+        started: Instant,
+    ) -> (Duration, Option<Duration>) {
+        let now = t.clock().now();
+        match t.connected_at(conn) {
+            Some(up) => (
+                up.saturating_duration_since(started),
+                Some(now.saturating_duration_since(up)),
+            ),
+            None => (now.saturating_duration_since(started), None),
+        }
+    }
+}
+
 /// How a connection's handshake used an earlier connection's TLS session.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Resumption {
@@ -257,6 +276,9 @@ pub struct Failed {
     /// last stream, or after a response that announced the close): safe to send again on
     /// another connection, where it is counted once.
     pub unseen: bool,
+    /// Bytes written for it where the protocol frames it its own way (HTTP/2's frames);
+    /// `None`: its own bytes, as HTTP/1.1 writes them.
+    pub sent: Option<u64>,
 }
 
 /// One connection's protocol, driven by the loop (see the module's text for the order of calls).

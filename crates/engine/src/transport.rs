@@ -214,11 +214,12 @@ pub trait Transport: 'static {
     /// once where the protocol leaves the number to the client (HTTP/1.1's pipeline).
     fn session(&self, conn: &Self::Conn, window: usize, started: Instant) -> Self::Session;
 
-    /// `conn` is connected and still in its TLS handshake (the connect and TLS phases are
-    /// timed apart).
-    fn handshaking(&self, conn: &Self::Conn) -> bool {
+    /// When `conn`'s way to the server came up (TCP established, and a proxy's tunnel open),
+    /// for a connection whose TLS handshake follows: the connect phase ends and the TLS phase
+    /// begins there, however few `establish` calls the two took. `None` for plain connections.
+    fn connected_at(&self, conn: &Self::Conn) -> Option<Instant> {
         let _ = conn;
-        false
+        None
     }
 
     /// What `conn`'s TLS handshake settled on, once it is done; `None` for plain connections.

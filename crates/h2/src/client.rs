@@ -154,6 +154,16 @@ impl ClientSession {
         self.raw.state_ref().streams.live()
     }
 
+    /// Bytes of frames written for an open stream so far (headers and data, frame headers
+    /// included); 0 for a stream it does not know.
+    pub fn sent(&self, stream_id: i32) -> u64 {
+        self.raw
+            .state_ref()
+            .streams
+            .peek(stream_id)
+            .map_or(0, |s| s.wire_out)
+    }
+
     /// The server's GOAWAY, if one came: (last stream id, error code).
     pub fn goaway(&self) -> Option<(i32, u32)> {
         self.raw.state_ref().goaway

@@ -66,6 +66,11 @@ impl Streams {
         Some(stream)
     }
 
+    pub(crate) fn peek(&self, stream_id: i32) -> Option<&Stream> {
+        let pos = index(stream_id).checked_sub(self.base)?;
+        self.ring.get(pos).filter(|s| s.live)
+    }
+
     pub(crate) fn get(&mut self, stream_id: i32) -> Option<&mut Stream> {
         let pos = index(stream_id).checked_sub(self.base)?;
         self.ring.get_mut(pos).filter(|s| s.live)

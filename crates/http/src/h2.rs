@@ -39,7 +39,6 @@ pub struct H2 {
     /// connection's.
     unclaimed: u64,
     started: Instant,
-    tcp_at: Option<Instant>,
     /// Over TLS, or h2c with prior knowledge.
     tls: bool,
     open: bool,
@@ -72,7 +71,6 @@ impl H2 {
             at: 0,
             unclaimed: 0,
             started,
-            tcp_at: None,
             tls,
             open: false,
             closing: false,
@@ -114,6 +112,7 @@ impl H2 {
                 failure,
                 received: s.resp.bytes_received,
                 unseen,
+                sent: Some(self.h2.sent(s.stream_id)),
             }));
         }
     }
@@ -239,6 +238,7 @@ fn ended(mut s: Stream, end: StreamEnd, over: bool, last: bool) -> Note {
             failure: Failure::new(kind, message),
             received: s.resp.bytes_received,
             unseen,
+            sent: s.resp.bytes_sent,
         })
     };
     match end {
@@ -410,6 +410,7 @@ impl Session<Wire> for H2 {
                     failure: f,
                     received: 0,
                     unseen: false,
+                    sent: Some(0),
                 }));
             }
         }
@@ -419,12 +420,7 @@ impl Session<Wire> for H2 {
             }
             match herd_engine::Transport::establish(t, conn) {
                 Ok(true) => {}
-                Ok(false) => {
-                    if self.tcp_at.is_none() && herd_engine::Transport::handshaking(t, conn) {
-                        self.tcp_at = Some(now);
-                    }
-                    return;
-                }
+                Ok(false) => return,
                 Err(f) => {
                     // A connection that never opened is the failure itself, not a reason to
                     // send its requests elsewhere.
@@ -446,10 +442,10 @@ impl Session<Wire> for H2 {
                 return self.finish(out);
             }
             self.open = true;
-            let tcp = self.tcp_at.unwrap_or(now);
+            let (connect, tls) = Opened::times(t, conn, self.started);
             out.push(Note::Open(Opened {
-                connect: tcp.saturating_duration_since(self.started),
-                tls: self.tcp_at.map(|at| now.saturating_duration_since(at)),
+                connect,
+                tls,
                 protocol: if self.tls { "h2" } else { "h2c" },
                 resumption: None,
                 negotiated: herd_engine::Transport::negotiated(t, conn),

@@ -5,6 +5,7 @@ use crate::HttpError;
 use std::borrow::Cow;
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheme {
@@ -35,6 +36,9 @@ pub struct Target {
     host: String,
     port: u16,
     addr: SocketAddr,
+    /// How long resolving the host took; `None` when nothing was looked up (an IP address, or
+    /// a route of `--resolve` or `--connect-to`).
+    lookup: Option<Duration>,
     authority: String,
     path_and_query: String,
 }
@@ -52,11 +56,14 @@ impl Target {
     pub fn parse_routed(url: &str, routes: &[crate::Route]) -> Result<Target, HttpError> {
         let parts = UrlParts::split(url)?;
         let routed = routes.iter().find_map(|r| r.apply(parts.host, parts.port));
-        let addr = match routed {
-            Some(a) => a.map_err(|source| HttpError::Resolve {
-                host: parts.host.to_owned(),
-                source,
-            })?,
+        let (addr, lookup) = match routed {
+            Some(a) => (
+                a.map_err(|source| HttpError::Resolve {
+                    host: parts.host.to_owned(),
+                    source,
+                })?,
+                None,
+            ),
             None => resolve(parts.host, parts.port)?,
         };
         Ok(Target {
@@ -64,6 +71,7 @@ impl Target {
             host: parts.host.to_owned(),
             port: parts.port,
             addr,
+            lookup,
             authority: parts.authority(),
             path_and_query: parts.path_and_query().into_owned(),
         })
@@ -85,6 +93,12 @@ impl Target {
     /// The address every connection goes to.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// How long looking up the host's name took, before the run; `None` when no lookup was
+    /// made (an IP address, or a route of `--resolve` or `--connect-to`).
+    pub fn lookup(&self) -> Option<Duration> {
+        self.lookup
     }
 
     /// The `Host` header value: the host, with the port when it is not the scheme's default.
@@ -291,19 +305,24 @@ fn split_host_port<'a>(
     Ok((host, port))
 }
 
-fn resolve(host: &str, port: u16) -> Result<SocketAddr, HttpError> {
+/// The first address of `host` and how long the lookup took (the system's resolver:
+/// /etc/hosts, then DNS, as every other program on the machine).
+fn resolve(host: &str, port: u16) -> Result<(SocketAddr, Option<Duration>), HttpError> {
     if let Ok(ip) = host.parse::<IpAddr>() {
-        return Ok(SocketAddr::new(ip, port));
+        return Ok((SocketAddr::new(ip, port), None));
     }
+    let began = Instant::now();
     let mut addrs = (host, port)
         .to_socket_addrs()
         .map_err(|source| HttpError::Resolve {
             host: host.to_owned(),
             source,
         })?;
-    addrs.next().ok_or_else(|| HttpError::NoAddress {
+    let took = began.elapsed();
+    let addr = addrs.next().ok_or_else(|| HttpError::NoAddress {
         host: host.to_owned(),
-    })
+    })?;
+    Ok((addr, Some(took)))
 }
 
 #[cfg(test)]
@@ -410,6 +429,16 @@ mod tests {
         let t = Target::parse("https://[::1]/").unwrap();
         assert_eq!(t.addr(), "[::1]:443".parse().unwrap());
         assert_eq!(t.to_string(), "https://[::1]/");
+        assert_eq!(t.lookup(), None, "no lookup to time");
+    }
+
+    #[test]
+    fn a_names_lookup_is_timed_and_a_route_makes_none() {
+        let t = Target::parse("http://localhost:8080/").unwrap();
+        assert!(t.lookup().is_some(), "localhost is looked up (/etc/hosts)");
+        let routes = [crate::Route::resolve("shop.example:80:127.0.0.1").unwrap()];
+        let t = Target::parse_routed("http://shop.example/", &routes).unwrap();
+        assert_eq!(t.lookup(), None, "--resolve looks nothing up");
     }
 
     #[test]

@@ -123,8 +123,11 @@ impl Conn {
 pub struct Conn {
     sock: TcpStream,
     tls: Option<Box<ClientConnection>>,
-    /// The TCP connection is established (the TLS handshake may still be going on).
+    /// The TCP connection is established (a tunnel or the TLS handshake may still be going on).
     tcp_up: bool,
+    /// When the way to the server came up (TCP, and the tunnel through a proxy): the connect
+    /// phase ends there and the TLS handshake's begins.
+    up_at: Option<Instant>,
     /// A proxy tunnel still being opened (before the TLS handshake).
     tunnel: Option<Box<Tunnel>>,
 }
@@ -159,6 +162,7 @@ impl Transport for Wire {
             sock,
             tls,
             tcp_up: false,
+            up_at: None,
             tunnel: self.tunnel.clone().map(|r| Box::new(Tunnel::new(r))),
         })
     }
@@ -194,6 +198,7 @@ impl Transport for Wire {
         let Some(tls) = c.tls.as_mut() else {
             return Ok(true);
         };
+        c.up_at.get_or_insert_with(|| self.clock.now());
         loop {
             if send_tls(tls, &mut c.sock).map_err(|e| tls_io_failure(addr, &e))? {
                 return Ok(false);
@@ -316,8 +321,8 @@ impl Transport for Wire {
         HttpSession::new(self.protocol, conn.tls.is_some(), window, started)
     }
 
-    fn handshaking(&self, conn: &Conn) -> bool {
-        conn.tcp_up && conn.tls.is_some()
+    fn connected_at(&self, conn: &Conn) -> Option<Instant> {
+        conn.up_at
     }
 
     fn negotiated(&self, conn: &Conn) -> Option<herd_engine::Negotiated> {

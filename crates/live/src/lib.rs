@@ -24,6 +24,7 @@ pub mod junit;
 pub mod line;
 pub mod markdown;
 pub mod metrics;
+pub mod requests_log;
 
 use herd_engine::{Progress, Record};
 use herd_result::{RunConfig, RunResult, ShardHeader};

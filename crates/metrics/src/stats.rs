@@ -35,6 +35,9 @@ pub struct Stats {
     pub service: CompactHistogram,
     /// Connection set-up time, in microseconds, for each connection opened.
     pub connect: CompactHistogram,
+    /// The lookup of the target's name, in microseconds: herd resolves it once, before the
+    /// first request, so no request carries it (the caller records it; the engine never does).
+    pub dns: CompactHistogram,
     /// The phases of [`crate::Phases`], in microseconds, for the requests that had them.
     pub tls: CompactHistogram,
     pub blocked: CompactHistogram,
@@ -80,6 +83,7 @@ impl Default for Stats {
             latency: CompactHistogram::new(),
             service: CompactHistogram::new(),
             connect: CompactHistogram::new(),
+            dns: CompactHistogram::new(),
             tls: CompactHistogram::new(),
             blocked: CompactHistogram::new(),
             waiting: CompactHistogram::new(),
@@ -142,6 +146,7 @@ impl Stats {
         self.latency.heap_bytes()
             + self.service.heap_bytes()
             + self.connect.heap_bytes()
+            + self.dns.heap_bytes()
             + self.tls.heap_bytes()
             + self.blocked.heap_bytes()
             + self.waiting.heap_bytes()
@@ -149,6 +154,11 @@ impl Stats {
             + self.time_to_error.heap_bytes()
             + self.status.heap_bytes()
             + self.errors.heap_bytes()
+    }
+
+    /// Records the lookup of the target's name, made before the run.
+    pub fn record_lookup(&mut self, d: Duration) {
+        self.dns.saturating_record(micros(d));
     }
 
     /// Requests that ended one way or another: completed plus errors.
@@ -172,6 +182,7 @@ impl Stats {
         self.latency.add(&other.latency);
         self.service.add(&other.service);
         self.connect.add(&other.connect);
+        self.dns.add(&other.dns);
         self.tls.add(&other.tls);
         self.blocked.add(&other.blocked);
         self.waiting.add(&other.waiting);

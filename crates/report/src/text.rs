@@ -325,10 +325,30 @@ fn connect(s: &Summary, tls: &[herd_result::TlsUse], out: &mut impl Write) -> fm
 }
 
 /// Where a request's time went, one line per phase that happened, in the order a request meets
-/// them (k6's `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`).
+/// them (k6's `http_req_tls_handshaking`, `_blocked`, `_waiting`, `_receiving`). The name's
+/// lookup comes first, said to be once: no request waited for it.
 fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let Some(p) = &r.phases else { return Ok(()) };
     let mut label = "phases";
+    if let Some(dns) = p.dns_ms.as_ref().filter(|s| s.count > 0) {
+        let body = if dns.count == 1 {
+            format!(
+                "{:<10} {:<28}  (the name looked up once, before the first request)",
+                "dns",
+                duration_ms(dns.max)
+            )
+        } else {
+            format!(
+                "{:<10} p50 {:<9}  p99 {:<9}  ({}, one per shard before its first request)",
+                "dns",
+                duration_ms(dns.p50),
+                duration_ms(dns.p99),
+                plural(dns.count, "lookup")
+            )
+        };
+        line(out, label, &body)?;
+        label = "";
+    }
     for (name, s, of) in [
         ("tls", &p.tls_ms, "connection"),
         ("blocked", &p.blocked_ms, "request"),

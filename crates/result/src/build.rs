@@ -48,7 +48,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     let whole = Whole::of(&input);
-    let (phases, phase_histograms) = crate::phases::of(s);
+    let (phases, phase_histograms) = crate::phases::of(s, true);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
@@ -104,6 +104,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .ok()
             .map(|d| d.as_secs()),
         shard: None,
+        requests_log: None,
     }
 }
 

@@ -231,6 +231,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         thresholds: Vec::new(),
         timeline_start_unix_s: header.timeline_start_unix_s,
         shard: header.shard,
+        requests_log: None,
     })
 }
 

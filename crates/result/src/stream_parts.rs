@@ -138,6 +138,8 @@ impl Sections {
                     service_time_ms: Default::default(),
                     time_to_error_ms: Default::default(),
                     response_bytes: Default::default(),
+                    connect_ms: None,
+                    phases: None,
                     histograms: None,
                 }
             })

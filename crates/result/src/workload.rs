@@ -25,7 +25,15 @@ pub struct NameResult {
     #[serde(default)]
     pub time_to_error_ms: Summary,
     pub response_bytes: SizeSummary,
-    /// The full histograms, as at the top level (`connect` is empty): for `herd merge`.
+    /// The set-up of the connections this name's requests opened (TLS included); absent in
+    /// results written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<Summary>,
+    /// Where this name's requests spent their time, phase by phase (no `dns_ms`: the name is
+    /// looked up once for the run); absent in results written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<crate::Phases>,
+    /// The full histograms, as at the top level: for `herd merge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<crate::Histograms>,
 }
@@ -70,6 +78,7 @@ pub struct ThresholdResult {
 
 /// Stats of one request name over the measured `duration`.
 pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
+    let (phases, phase_histograms) = crate::phases::of(s, false);
     NameResult {
         name: name.to_owned(),
         // Drops happen before a request has a name: they are counted at the top level only.
@@ -81,12 +90,14 @@ pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
         service_time_ms: summarize_compact(&s.service),
         time_to_error_ms: summarize_compact(&s.time_to_error),
         response_bytes: response_bytes(s),
+        connect_ms: Some(summarize_compact(&s.connect)),
+        phases: Some(phases),
         histograms: Some(crate::Histograms {
             latency: encode_histogram(&s.latency.to_histogram()),
             service_time: encode_histogram(&s.service.to_histogram()),
-            connect: String::new(),
+            connect: encode_histogram(&s.connect.to_histogram()),
             time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
-            phases: None,
+            phases: Some(phase_histograms),
         }),
     }
 }

@@ -79,6 +79,19 @@ pub(crate) enum What {
     },
 }
 
+impl What {
+    /// The one site the run loads.
+    fn target(&self) -> &Target {
+        match self {
+            What::Url(r) | What::UrlFile { request: r, .. } | What::Script { request: r, .. } => {
+                &r.target
+            }
+            What::Workload { workload, .. } => workload.target(),
+            What::Replay { target, .. } => target,
+        }
+    }
+}
+
 impl Prepared {
     /// The plan the run plays at its own level, its shard's stripe included.
     pub fn plan(&self) -> Plan {
@@ -251,7 +264,11 @@ impl Prepared {
         }
         .map_err(|e| start(e.to_string()));
         let server = watcher.map(crate::watch::stop);
-        let (out, tally) = out?;
+        let (mut out, tally) = out?;
+        // The name was looked up once, before any run; each run's result says how long it took.
+        if let Some(d) = self.what.target().lookup() {
+            out.total.record_lookup(d);
+        }
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         if let Some(depth) = pipelined {
@@ -470,5 +487,9 @@ impl Runs for Prepared {
 
     fn timeout(&self) -> Duration {
         self.plan_at(self.level, self.length).timeout
+    }
+
+    fn labels(&self) -> crate::Labels {
+        Prepared::labels(self)
     }
 }

@@ -26,6 +26,7 @@ mod k8s_secrets;
 mod logs;
 mod outputs;
 mod panel;
+mod phases;
 mod pipeline;
 mod plot;
 mod ports;

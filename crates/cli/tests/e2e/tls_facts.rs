@@ -81,3 +81,53 @@ fn the_result_says_which_tls_version_cipher_and_alpn_each_connection_negotiated(
         .json();
     assert!(r["generator"].get("tls").is_none(), "{}", r["generator"]);
 }
+
+#[test]
+fn every_tls_connection_has_a_connect_and_a_tls_phase() {
+    let dir = TempDir::new("tls-phases");
+    let nginx = Nginx::start_with(&tls(&dir, "ssl_protocols TLSv1.2 TLSv1.3;"), "ssl http2");
+    let url = format!("https://{}/", nginx.addr);
+    // A new connection every 5 requests: 40 handshakes, some of them resumed.
+    for (proto, extra) in [("h1", None), ("h2", Some("--http2"))] {
+        let mut args = vec![
+            "run",
+            "-k",
+            "-c",
+            "4",
+            "-n",
+            "200",
+            "--calls-per-conn",
+            "5",
+            "-t",
+            "1",
+            &url,
+        ];
+        args.extend(extra);
+        let r = Herd::new(&args)
+            .json(&dir.path(&format!("{proto}.json")))
+            .run()
+            .code(0)
+            .json();
+        let opened = r["generator"]["connections_opened"].as_u64().unwrap();
+        assert_eq!(opened, 40, "{proto}: {}", r["generator"]);
+        assert_eq!(
+            r["connect_ms"]["count"], opened,
+            "{proto}: {}",
+            r["connect_ms"]
+        );
+        assert_eq!(
+            r["phases"]["tls_ms"]["count"], opened,
+            "{proto}: every connection's handshake is timed apart from its TCP connect: {}",
+            r["phases"]
+        );
+        // The TLS handshake is part of the connection's set-up, never longer than it.
+        let (connect, tls) = (
+            r["connect_ms"]["max"].as_f64().unwrap(),
+            r["phases"]["tls_ms"]["max"].as_f64().unwrap(),
+        );
+        assert!(
+            tls <= connect,
+            "{proto}: tls {tls} ms > connect {connect} ms"
+        );
+    }
+}

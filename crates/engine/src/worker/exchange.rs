@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Default)]
 struct Opening {
     sent: Option<Instant>,
+    /// The connection's number in the requests log.
+    connection: Option<u64>,
     connect: Option<Duration>,
     tls: Option<Duration>,
     blocked: Option<Duration>,
@@ -147,9 +149,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let verdict = self
             .script
             .judge(&mut self.users[i].script, &req, &resp, ctx);
+        let connection = opening.connection;
         let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Ok(verdict));
-        self.finish(i, now, &outcome);
+        self.finish(i, now, &outcome, connection);
         let u = &mut self.users[i];
         u.state = State::Free;
         // A think, or the next iteration, is measured from now on.
@@ -171,6 +174,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link);
+        o.connection = ex.carrier;
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
                 if !k.opening_told {
@@ -215,7 +219,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                     bound + 1,
                     f.failure.message
                 );
-                return self.fail(f.ticket, f.failure, f.received, now);
+                return self.fail(f.ticket, f.failure, (f.received, f.sent), now);
             }
             if closed_under {
                 ex.retried = true;
@@ -225,7 +229,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ex.stale_candidate = false;
             ex.reused = false;
             ex.fresh = closed_under;
-            ex.link = None;
+            // One request, counted on the connection that carries it to its end: the one it
+            // leaves does not count it (h2's streams above a GOAWAY made `-n` + a few).
+            let left = ex.link.take();
+            if let Some(link) = left.and_then(|(l, g)| self.links.get(l, g)) {
+                link.uses = link.uses.saturating_sub(1);
+            }
             ex.sent = None;
             ex.on_new = false;
             // It is older than anything waiting: it goes first.
@@ -234,11 +243,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             }
             return;
         }
-        self.fail(f.ticket, f.failure, f.received, now);
+        self.fail(f.ticket, f.failure, (f.received, f.sent), now);
     }
 
     /// Records exchange `x` as failed with `f`; its user resumes from the loop.
-    pub(super) fn fail(&mut self, x: Ticket, f: Failure, received: u64, now: Instant) {
+    /// `bytes`: received of its response, and sent where the session counted them itself.
+    pub(super) fn fail(&mut self, x: Ticket, f: Failure, bytes: (u64, Option<u64>), now: Instant) {
         let Some(ex) = self.exchanges.get(x) else {
             return;
         };
@@ -249,12 +259,14 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let resp = Response {
-            bytes_received: received,
+            bytes_received: bytes.0,
+            bytes_sent: bytes.1,
             ..Response::default()
         };
+        let connection = opening.connection;
         let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Err(f.clone()));
-        self.finish(i, now, &outcome);
+        self.finish(i, now, &outcome, connection);
         let u = &mut self.users[i];
         u.intended = now;
         u.state = State::Free;
@@ -275,15 +287,25 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
-    /// Counts user `i`'s outcome, ended at `done`, unless its iteration began in the warm-up.
-    pub(super) fn finish(&mut self, i: usize, done: Instant, outcome: &herd_metrics::Outcome) {
-        self.tally.finish(
+    /// Counts user `i`'s outcome, ended at `done` on `connection`, unless its iteration began
+    /// in the warm-up.
+    pub(super) fn finish(
+        &mut self,
+        i: usize,
+        done: Instant,
+        outcome: &herd_metrics::Outcome,
+        connection: Option<u64>,
+    ) {
+        let measured = self.tally.finish(
             self.measure_start,
             self.users[i].iteration,
             done,
             outcome,
             &mut self.recorder,
         );
+        if let (true, Some(log)) = (measured, self.requests_log.as_mut()) {
+            log.push(crate::requests_log::Line::of(outcome, connection));
+        }
     }
 
     /// Ends exchange `x` with `why` (its deadline, or the end of the run): alone when its
@@ -295,16 +317,16 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         ex.ended = true;
         ex.stale_candidate = false;
         let Some((l, g)) = ex.link else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         let Some(link) = self.links.get(l, g) else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         let Some(session) = link.session.as_mut() else {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         };
         if session.cancel(x) {
-            return self.fail(x, why, 0, now);
+            return self.fail(x, why, (0, None), now);
         }
         let mut notes = std::mem::take(&mut self.notes);
         session.abandon(&why, &mut notes);

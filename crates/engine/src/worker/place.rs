@@ -51,7 +51,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             None if self.links.live < self.cap => match self.open(now) {
                 Ok(l) => l,
                 Err(f) => {
-                    self.fail(x, f, 0, now);
+                    self.fail(x, f, (0, None), now);
                     return true;
                 }
             },
@@ -122,6 +122,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         link.uses += 1;
         link.last_used = now;
         ex.link = Some((l, link.generation));
+        ex.carrier = Some(link.serial * self.threads as u64 + self.k as u64);
         ex.placed = now;
         ex.on_new = link.opened.is_none();
         ex.sent = link.opened.map(|_| now);

@@ -66,6 +66,11 @@ fn a_server_closing_after_keepalive_requests_loses_nothing() {
         20,
         "ten answers per connection"
     );
+    let carried: u64 = out.generator.protocols.iter().map(|p| p.requests).sum();
+    assert_eq!(
+        carried, 200,
+        "the tails that went again count on the connection that answered them, once"
+    );
     assert_accounted(&out);
 }
 

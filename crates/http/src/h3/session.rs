@@ -61,6 +61,7 @@ impl H3Session {
             failure,
             received: 0,
             unseen,
+            sent: None,
         }));
     }
 
@@ -185,6 +186,7 @@ impl Session<H3Wire> for H3Session {
                         failure,
                         received,
                         unseen,
+                        sent: None,
                     }));
                 }
                 // New credit: what waits in the queue goes at the next pump, which this event

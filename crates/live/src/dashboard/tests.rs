@@ -89,6 +89,28 @@ fn a_long_run_draws_its_last_half_hour_and_counts_all_of_it() {
 }
 
 #[test]
+fn a_day_long_run_keeps_no_more_than_two_windows_of_seconds() {
+    let r = run();
+    let mut view = View::default();
+    let n = 5 * WINDOW as u64 + 100;
+    for e in events(&r, n) {
+        view.apply(&e);
+    }
+    let d = view.drawn().unwrap();
+    assert_eq!(d.timeline.len(), WINDOW);
+    assert_eq!(d.timeline[0].t, n - WINDOW as u64);
+    assert_eq!(d.totals.completed, n * r.timeline[0].ok);
+    // The plan's line too: memory that grew with the run's length would not stay flat for a
+    // 24-hour soak.
+    assert!(
+        view.targets().len() < 2 * WINDOW,
+        "{}",
+        view.targets().len()
+    );
+    assert_eq!(view.targets().last().unwrap().0, n as f64 - 0.5);
+}
+
+#[test]
 fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
     let r = run();
     let mut all = events(&r, 4);

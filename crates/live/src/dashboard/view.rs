@@ -87,6 +87,7 @@ impl View {
                     latency_histogram: None,
                     ..e.clone()
                 });
+                self.forget_past_the_window();
                 self.seconds += 1;
             }
             Event::End(result) => {
@@ -94,6 +95,19 @@ impl View {
                 self.seconds += 1;
             }
         }
+    }
+
+    /// Keeps no more than two windows of seconds (dropped a window at a time): a 24-hour run's
+    /// dashboard holds what it draws, not the whole day (the totals add up as they go; the
+    /// final result comes whole at the end).
+    fn forget_past_the_window(&mut self) {
+        if self.timeline.len() < 2 * WINDOW {
+            return;
+        }
+        self.timeline.drain(..WINDOW);
+        let first = self.timeline[0].t;
+        self.health.retain(|g| g.t >= first);
+        self.targets.retain(|(t, _)| *t >= first as f64);
     }
 
     pub fn started(&self) -> bool {

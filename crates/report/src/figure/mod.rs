@@ -17,6 +17,7 @@ mod distribution;
 mod generator;
 pub mod palette;
 mod panel;
+mod phases;
 mod reading;
 mod run;
 mod scale;
@@ -30,6 +31,7 @@ pub use compare::compare_figure;
 pub use distribution::{distribution_panel, percentiles, reach, PERCENTILE_AXIS};
 pub use generator::generator_figure;
 pub use panel::TIME_AXIS;
+pub use phases::phases_figure;
 pub(crate) use reading::trim;
 pub use reading::{short_duration, time_unit};
 pub use run::{mid, run_end, run_figure};
@@ -91,6 +93,9 @@ pub enum Kind {
     /// Stacked bars: bar `i` spans `starts[i] .. starts[i] + width`; each series is a layer,
     /// its point at `starts[i]` the layer's height in that bar (status classes per second).
     StackedBars { starts: Vec<f64>, width: f64 },
+    /// Horizontal stacked bars, one per name, top to bottom: each series is a layer, its
+    /// point `(i, v)` the layer's length in bar `i` along the x axis (phases by request name).
+    Breakdown { names: Vec<String> },
 }
 
 /// How the values of an axis read, in the hover box and on a unit-bearing axis.

@@ -261,3 +261,57 @@ fn the_search_is_probes_in_order_with_verdicts_as_points() {
     );
     assert!(curves.panels.iter().all(|p| p.x_reads == Reading::Users));
 }
+
+#[test]
+fn phases_are_a_bar_per_request_name_stacked_by_phase_and_plain_runs_have_none() {
+    use crate::figure::phases_figure;
+    let mut r = run(OPEN);
+    r.by_name.clear();
+    assert!(phases_figure(&r).is_none(), "no names, no breakdown");
+    let ms = |count, mean| crate::Summary {
+        count,
+        mean,
+        ..Default::default()
+    };
+    for (name, waiting) in [("login", 4.0), ("cart", 2.0)] {
+        let mut n = crate::name_result(
+            name,
+            &herd_metrics::Stats::default(),
+            std::time::Duration::from_secs(1),
+        );
+        n.totals.completed = 10;
+        n.connect_ms = Some(ms(2, 5.0));
+        n.phases = Some(crate::Phases {
+            dns_ms: None,
+            tls_ms: ms(2, 3.0),
+            blocked_ms: ms(0, 0.0),
+            waiting_ms: ms(10, waiting),
+            receiving_ms: ms(10, 0.5),
+        });
+        r.by_name.push(n);
+    }
+    let fig = phases_figure(&r).unwrap();
+    let p = &fig.panels[0];
+    assert_eq!(
+        p.kind,
+        Kind::Breakdown {
+            names: vec!["login".into(), "cart".into()]
+        }
+    );
+    let layers: Vec<&str> = p.series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        layers,
+        ["connect", "TLS", "waiting", "receiving"],
+        "no one was blocked"
+    );
+    // Per request: 2 connections of 5 ms (3 of them TLS) over 10 requests.
+    let at = |layer: usize, bar: usize| p.series[layer].points[bar].1;
+    assert!((at(0, 0) - 0.4).abs() < 1e-9, "{}", at(0, 0));
+    assert!((at(1, 0) - 0.6).abs() < 1e-9, "{}", at(1, 0));
+    assert_eq!((at(2, 0), at(2, 1)), (4.0, 2.0));
+    let html = crate::html::figure_svg(&fig);
+    assert!(
+        html.contains(">login</text>") && html.contains(">cart</text>"),
+        "{html}"
+    );
+}

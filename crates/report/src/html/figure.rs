@@ -4,7 +4,7 @@
 //! chart.
 
 use super::axis::Axis;
-use super::bars::{stacked_bars, Stack};
+use super::bars::{breakdown, stacked_bars, Stack};
 use super::chart::{lines_with, Frame, Series};
 use super::marks::Rule;
 use super::page::esc;
@@ -28,11 +28,21 @@ pub fn charts(fig: &Figure) -> String {
 pub fn chart(p: &Panel) -> String {
     let x_text = |v: f64| p.x_reads.text(v);
     let y_text = |v: f64| p.y_reads.text(v);
+    let y = match &p.kind {
+        // The names are written on their bars: the axis carries neither ticks nor numbers.
+        Kind::Breakdown { names } => {
+            let mut y = Axis::linear("", names.len() as f64);
+            y.hi = names.len() as f64;
+            y.ticks.clear();
+            y
+        }
+        _ => axis(&p.y_label, p.y_axis, &p.y_reads, p.y_range),
+    };
     let frame = Frame {
         id: &p.id,
         title: &p.caption,
         x: axis(&p.x_label, p.x_axis, &p.x_reads, p.x_range),
-        y: axis(&p.y_label, p.y_axis, &p.y_reads, p.y_range),
+        y,
         height: p.height,
         x_label: &x_text,
         y_label: &y_text,
@@ -41,6 +51,10 @@ pub fn chart(p: &Panel) -> String {
         Kind::Lines => lines_with(&frame, &series(p), &rules(p)),
         Kind::StackedBars { starts, width } => {
             stacked_bars(&frame, starts, *width, &stacks(p, starts))
+        }
+        Kind::Breakdown { names } => {
+            let bars: Vec<f64> = (0..names.len()).map(|i| i as f64).collect();
+            breakdown(&frame, names, &stacks(p, &bars))
         }
     }
 }

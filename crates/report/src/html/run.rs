@@ -5,7 +5,7 @@
 use super::page::{esc, facts, footer, table, Page};
 use super::{figure, generator, optional, server};
 use crate::compare::error_rate;
-use crate::figure::{run_figure, statuses_figure};
+use crate::figure::{phases_figure, run_figure, statuses_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::sections::{self, ThresholdOutcome};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
@@ -31,6 +31,13 @@ pub fn render(r: &RunResult) -> String {
         "Status codes and errors over time",
         &figure::charts(&statuses_figure(r)),
     );
+    if let Some(phases) = phases_figure(r) {
+        page.section(
+            "phases",
+            "Where each request's time went",
+            &figure::charts(&phases),
+        );
+    }
     if let Some(s) = server::section(r) {
         page.section("server", "Server resources", &s);
     }

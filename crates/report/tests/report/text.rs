@@ -151,6 +151,10 @@ fn phases_are_one_line_each_with_p50_and_p99_and_http2_says_streams() {
         ..Default::default()
     };
     r.phases = Some(herd_result::Phases {
+        dns_ms: Some(herd_result::Summary {
+            max: 1.25,
+            ..ms(1, 1.25, 1.25)
+        }),
         tls_ms: ms(4, 8.0, 9.5),
         blocked_ms: ms(0, 0.0, 0.0),
         waiting_ms: ms(90, 1.5, 4.0),
@@ -162,7 +166,8 @@ fn phases_are_one_line_each_with_p50_and_p99_and_http2_says_streams() {
         &text,
         &[
             "4 connections x 10 streams, 1 thread",
-            "phases     tls        p50 8.00 ms    p99 9.50 ms    (4 connections)",
+            "phases     dns        1.25 ms                       (the name looked up once, before the first request)",
+            "           tls        p50 8.00 ms    p99 9.50 ms    (4 connections)",
             "           waiting    p50 1.50 ms    p99 4.00 ms    (90 requests)",
             "           receiving  p50 20.0 us    p99 100 us     (90 requests)",
         ],

@@ -181,6 +181,8 @@ fn per_name_criteria_and_nothing_measured() {
         service_time_ms: Summary::default(),
         time_to_error_ms: Summary::default(),
         response_bytes: Default::default(),
+        connect_ms: None,
+        phases: None,
         histograms: None,
     });
     let eval = |s: &str| Criterion::parse(s).unwrap().evaluate(&r);

@@ -91,6 +91,9 @@ pub(super) struct NameSum {
     latency: Option<Histogram<u64>>,
     service: Option<Histogram<u64>>,
     time_to_error: Option<Histogram<u64>>,
+    /// Connections opened for this name, and its phases: kept when every shard had them.
+    connect: Option<Histogram<u64>>,
+    phases: crate::phases::PhaseSum,
     bodies: Bodies,
 }
 
@@ -104,6 +107,8 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
             latency: None,
             service: None,
             time_to_error: None,
+            connect: None,
+            phases: Default::default(),
             bodies: Bodies::default(),
         }));
     }
@@ -122,6 +127,12 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
             add_decoded(&mut a.time_to_error, &h.time_to_error, "time to error")?;
         }
         add_decoded(&mut a.service, &h.service_time, "service time")?;
+        if !h.connect.is_empty() {
+            add_decoded(&mut a.connect, &h.connect, "connect")?;
+        }
+        a.phases
+            .add(h.phases.as_ref())
+            .map_err(|e| format!("the request name `{}`: {e}", n.name))?;
         a.bodies.add(&n.response_bytes, n.totals.completed);
     }
     Ok(())
@@ -130,8 +141,14 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
 impl NameSum {
     pub(super) fn finish(self, duration_s: f64) -> NameResult {
         let h = |x: Option<Histogram<u64>>| x.unwrap_or_else(herd_metrics::new_histogram);
-        let (latency, service, time_to_error) =
-            (h(self.latency), h(self.service), h(self.time_to_error));
+        let (latency, service, time_to_error, connect) = (
+            h(self.latency),
+            h(self.service),
+            h(self.time_to_error),
+            h(self.connect),
+        );
+        // Shards written before per-name phases have none: the merge then has none either.
+        let phases = self.phases.finish();
         NameResult {
             name: self.name,
             throughput_rps: crate::build::per_second(self.totals.completed, duration_s),
@@ -142,13 +159,19 @@ impl NameSum {
             service_time_ms: summarize_us(&service),
             time_to_error_ms: summarize_us(&time_to_error),
             response_bytes: self.bodies.summary(),
+            connect_ms: phases.is_some().then(|| summarize_us(&connect)),
             histograms: Some(Histograms {
                 latency: encode_histogram(&latency),
                 service_time: encode_histogram(&service),
-                connect: String::new(),
+                connect: if phases.is_some() {
+                    encode_histogram(&connect)
+                } else {
+                    String::new()
+                },
                 time_to_error: encode_histogram(&time_to_error),
-                phases: None,
+                phases: phases.as_ref().map(|p| p.1.clone()),
             }),
+            phases: phases.map(|p| p.0),
         }
     }
 }

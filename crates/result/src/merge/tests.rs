@@ -8,6 +8,7 @@ const START: u64 = 1_800_000_000;
 /// A shard's result from real metrics: a request of `ms` ends in second `ms % 3`.
 fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
     let mut stats = Stats::default();
+    stats.record_lookup(Duration::from_micros(400 + 100 * index));
     let mut seconds: Vec<Second> = (0..3).map(Second::new).collect();
     for (k, &ms) in latencies_ms.iter().enumerate() {
         let _ = k;
@@ -316,9 +317,17 @@ fn shard_and_merged_results_satisfy_the_schema() {
 fn workload_shard(index: u64, cart_ms: &[u64]) -> RunResult {
     let mut r = shard(index, 2, cart_ms);
     let mut cart = Stats::default();
-    for &ms in cart_ms {
+    for (k, &ms) in cart_ms.iter().enumerate() {
         let d = Duration::from_millis(ms);
-        cart.record(&Outcome::completed(0, d, d, 200, Verdict::Ok));
+        let mut o = Outcome::completed(0, d, d, 200, Verdict::Ok);
+        // Every third request opens a connection (5 ms, 3 of them TLS).
+        if k % 3 == 0 {
+            o.connect = Some(Duration::from_millis(5 + ms % 7));
+            o.phases.tls = Some(Duration::from_millis(3 + ms % 5));
+        }
+        o.phases.waiting = Some(d / 2);
+        o.phases.receiving = Some(Duration::from_micros(100 + ms));
+        cart.record(&o);
     }
     let mut home = Stats::default();
     home.record(&Outcome::completed(
@@ -358,6 +367,19 @@ fn names_scenarios_and_checks_merge_exactly() {
     assert_eq!(
         cart.latency_ms, all.by_name[1].latency_ms,
         "percentiles from the added histograms"
+    );
+    assert_eq!(
+        (&cart.connect_ms, &cart.phases),
+        (&all.by_name[1].connect_ms, &all.by_name[1].phases),
+        "each name's connect and phases merge as if recorded in one run"
+    );
+    let phases = cart.phases.as_ref().unwrap();
+    assert_eq!((phases.tls_ms.count, phases.waiting_ms.count), (2, 6));
+    assert_eq!(phases.dns_ms, None, "a name has no lookup of its own");
+    assert_eq!(
+        m.phases.as_ref().unwrap().dns_ms.as_ref().map(|s| s.count),
+        Some(2),
+        "one lookup per shard"
     );
     assert_eq!(cart.totals.completed, 6);
     assert_eq!(m.by_name[0].totals.completed, 2);
