@@ -2,7 +2,10 @@
 //! second to the caller as a [`Record`]; each output is a [`Sink`] of that one stream (ripgrep's
 //! printer implementing the searcher's `Sink`): the live panel on a terminal, the web
 //! dashboard and its recording, the JSON written as the run goes, the per-second CSV, the
-//! HdrHistogram interval log, and at the end JUnit and Markdown summaries. Sinks run on the collector's thread, never on a worker's.
+//! HdrHistogram interval log, the metrics endpoint and its pushes (Prometheus remote write,
+//! OTLP), and at the end JUnit and Markdown summaries. Sinks run on the collector's thread, never
+//! on a worker's; one with its own thread (a pusher) tells the user things through
+//! [`Sink::notes`], shown above the live panel.
 //!
 //! ```no_run
 //! use herd_live::{Sinks, Start, json::JsonStream};

@@ -286,6 +286,26 @@ fn a_receiver_that_is_down_is_warned_about_once_and_the_run_goes_on() {
     assert!(ran.stdout().contains("requests"), "the summary is there");
 }
 
+/// A shard's pushes say which shard they are, so a collector keeps the shards of a run apart.
+#[test]
+fn a_shards_pushes_carry_its_shard_on_the_resource() {
+    let server = mock(&[]);
+    let receiver = Receiver::start();
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&["run", &url, "-d", "1s", "-c", "1", "-t", "1", "-q"])
+        .args(&["--shard", "1/2", "--otlp", &receiver.url()])
+        .run();
+    ran.measured();
+    let pushes = receiver.stop();
+    let last = pushes.last().expect("a push");
+    assert_eq!(resource(last, "herd.shard").as_deref(), Some("1/2"));
+    let run_id = resource(last, "herd.run_id").expect("a run id");
+    assert_eq!(
+        resource(last, "service.instance.id"),
+        Some(format!("{run_id}/1/2"))
+    );
+}
+
 /// A collector that takes a push but rejects points in it (OTLP's partial success) is a failed
 /// push, told with the collector's reason, and not sent again: it would be rejected again.
 #[test]
