@@ -367,7 +367,7 @@ fn compile_request(
     headers.append(&mut q.headers);
     let mut uses_vars = ctx.template(&mut q.path);
     for (_, t) in headers.iter_mut() {
-        uses_vars |= ctx.template(t);
+        uses_vars |= ctx.header(t);
     }
     // A body's values need not fit a path or header, but a Lua call in it can still fail.
     let body_calls_lua = !q.body.lua_mut().is_empty();

@@ -91,7 +91,8 @@ impl Lookup for Vars<'_> {
                 self.program.sources[source].text(&u.drawn[source], 0, &u.texts[source])
             }
             Slot::Extracted(i) => u.extracted[i].as_deref(),
-            Slot::Unresolved => None,
+            // Known only while a step's headers render (program::Send::build).
+            Slot::Unresolved | Slot::RequestBody => None,
         }
     }
 
