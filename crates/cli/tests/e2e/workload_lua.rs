@@ -76,8 +76,8 @@ fn lua_errors_during_the_run_are_the_lua_error_class() {
     // The template's function fails: nothing is sent, each step counted as not sent.
     let file = card(&dir, &url, |c| {
         c.replace(
-            "  assert(digits:match",
-            "  error('no digits today')\n  assert(digits:match",
+            "  if not digits:match",
+            "  error('no digits today')\n  if not digits:match",
         )
     });
     let out = run(&file, &json);
