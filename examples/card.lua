@@ -18,7 +18,7 @@ end
 
 -- `{{ lua.with_check_digit('400000123456789') }}`: the digits with their check digit appended.
 function with_check_digit(digits)
-  assert(digits:match("^%d+$"), "with_check_digit: not digits: " .. digits)
+  if not digits:match("^%d+$") then error("not digits: " .. digits) end
   return digits .. tostring((10 - luhn_sum(digits, true) % 10) % 10)
 end
 

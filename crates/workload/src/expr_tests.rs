@@ -127,3 +127,39 @@ fn bad_calls_are_reported_at_their_column_with_a_hint() {
         assert_eq!(d[0].at, Pos { line: 5, col }, "{text}");
     }
 }
+
+#[test]
+fn lua_calls_are_never_folded_and_take_env_values_as_arguments() {
+    std::env::set_var("HERD_EXPR_TEST_KEY", "k1");
+    let (mut t, d) = parse("{{ lua.sign(env.HERD_EXPR_TEST_KEY, 'x', sha256(users.name)) }}");
+    assert!(d.is_empty(), "{d:?}");
+    assert!(
+        !t.is_static(),
+        "a Lua function may keep state: called per request"
+    );
+    let calls: Vec<(String, Pos)> = t.lua_mut().iter().map(|c| (c.name.clone(), c.at)).collect();
+    assert_eq!(calls, [("sign".to_owned(), Pos { line: 5, col: 23 })]);
+    struct Echo;
+    impl Lookup for Echo {
+        fn value(&self, _: Slot) -> Option<&str> {
+            Some("alice")
+        }
+        fn random(&self) -> u64 {
+            0
+        }
+        fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
+            Ok(format!("{index}:{}", args[..2].join(",")))
+        }
+    }
+    let mut out = String::new();
+    t.render(&Echo, &mut out).unwrap();
+    assert_eq!(
+        out, "18446744073709551615:k1,x",
+        "unbound until names resolve"
+    );
+    let (_, d) = parse("{{ lua.sign(env.HERD_EXPR_TEST_UNSET) }}");
+    assert_eq!(
+        d[0].message,
+        "`env.HERD_EXPR_TEST_UNSET`: HERD_EXPR_TEST_UNSET is not set"
+    );
+}

@@ -25,6 +25,7 @@ mod expr;
 mod expr_tests;
 mod extract;
 mod func;
+mod judge;
 mod load;
 mod lua;
 mod multipart;

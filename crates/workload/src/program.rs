@@ -6,7 +6,7 @@ use crate::cookie::Jar;
 use crate::data::Source;
 use crate::extract::Extract;
 use crate::redirect::Redirect;
-use crate::template::{Lookup, Template};
+use crate::template::{Lookup, Slot, Template};
 use crate::think::Think;
 use herd_engine::Request;
 use herd_http::{prepare, RequestSpec, Target};
@@ -133,6 +133,29 @@ pub struct Send {
     pub cache_slot: Option<usize>,
 }
 
+/// A step's values with its rendered body, for `{{request.body}}` in its headers.
+struct WithBody<'a, L> {
+    vars: &'a L,
+    body: &'a str,
+}
+
+impl<L: Lookup> Lookup for WithBody<'_, L> {
+    fn value(&self, slot: Slot) -> Option<&str> {
+        match slot {
+            Slot::RequestBody => Some(self.body),
+            other => self.vars.value(other),
+        }
+    }
+
+    fn random(&self) -> u64 {
+        self.vars.random()
+    }
+
+    fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
+        self.vars.lua(index, args)
+    }
+}
+
 /// Why a step was not sent.
 #[derive(Debug, PartialEq, Eq)]
 pub enum NotSent {
@@ -175,15 +198,19 @@ impl Send {
                     let mut s = String::new();
                     t.render(vars, &mut s).map(|()| s)
                 };
+                let body = render(&self.body)?;
+                let vars = WithBody { vars, body: &body };
+                let mut headers = Vec::with_capacity(self.headers.len());
+                for (n, v) in &self.headers {
+                    let mut s = String::new();
+                    v.render(&vars, &mut s)?;
+                    headers.push((n.clone(), s));
+                }
                 RequestSpec {
                     method: self.method.clone(),
                     path: render(&self.path)?,
-                    headers: self
-                        .headers
-                        .iter()
-                        .map(|(n, v)| Ok((n.clone(), render(v)?)))
-                        .collect::<Result<_, NotSent>>()?,
-                    body: render(&self.body)?.into_bytes(),
+                    headers,
+                    body: body.into_bytes(),
                 }
             }
         };

@@ -25,6 +25,15 @@ impl Resolve<'_> {
     /// an extracted variable (maybe unset), text from a file or list (maybe not valid in a path
     /// or header) or a Lua call (maybe failing). Zipf ids always fit.
     pub fn template(&mut self, t: &mut Template) -> bool {
+        self.template_in(t, false)
+    }
+
+    /// A header's template: `{{request.body}}` is the step's rendered body there.
+    pub fn header(&mut self, t: &mut Template) -> bool {
+        self.template_in(t, true)
+    }
+
+    fn template_in(&mut self, t: &mut Template, header: bool) -> bool {
         let mut extracted = false;
         for c in t.lua_mut() {
             extracted = true;
@@ -36,6 +45,20 @@ impl Resolve<'_> {
         }
         for h in t.holes_mut() {
             if self.broken.contains(&h.name) {
+                continue;
+            }
+            let is_request_body = h.name == "request"
+                && h.field.as_deref() == Some("body")
+                && !self.sources.iter().any(|s| s.name == "request");
+            if is_request_body {
+                if header {
+                    h.slot = Slot::RequestBody;
+                } else {
+                    self.diags.push(
+                        Diag::new(h.at, "`{{request.body}}` is known only in a step's headers")
+                            .hint("e.g. headers: { X-Signature: \"{{ hmac_sha256(env.KEY, request.body) }}\" }"),
+                    );
+                }
                 continue;
             }
             if let Some((i, s)) = self

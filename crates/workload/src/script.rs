@@ -14,7 +14,7 @@ use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
 use herd_engine::segment::Shard;
 use herd_engine::{Action, Ctx, Last, Request, Response, Script};
-use herd_lua::{Functions, Judged};
+use herd_lua::Functions;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
@@ -31,10 +31,10 @@ pub struct WorkloadScript {
     program: Arc<Program>,
     /// The shard of the run this process plays: sequential data rows follow its stripe.
     shard: Option<Shard>,
-    tally: RefCell<Tally>,
+    pub(crate) tally: RefCell<Tally>,
     /// This thread's own Lua state for the `script:` (or why it did not load), only when the
     /// workload has one.
-    lua: Option<Result<Functions, String>>,
+    pub(crate) lua: Option<Result<Functions, String>>,
 }
 
 impl WorkloadScript {
@@ -91,7 +91,8 @@ impl Lookup for Vars<'_> {
                 self.program.sources[source].text(&u.drawn[source], 0, &u.texts[source])
             }
             Slot::Extracted(i) => u.extracted[i].as_deref(),
-            Slot::Unresolved => None,
+            // Known only while a step's headers render (program::Send::build).
+            Slot::Unresolved | Slot::RequestBody => None,
         }
     }
 
@@ -318,77 +319,6 @@ impl WorkloadScript {
             self.tally.borrow_mut().lua_error(e);
         }
     }
-
-    fn judge_checks(
-        &self,
-        s: &Send,
-        r: &Response,
-        extracted: &mut [Option<String>],
-        measured: bool,
-    ) -> (Verdict, Option<String>) {
-        let mut tally = self.tally.borrow_mut();
-        let mut failed: Option<String> = None;
-        // Recorded once `check` lets go of the tally.
-        let mut lua_error = None;
-        let mut check = |id: Option<usize>, ok: bool, why: &dyn Fn() -> String| {
-            if let (Some(id), true) = (id, measured) {
-                tally.check(id, ok, why);
-            }
-            if !ok && failed.is_none() {
-                failed = Some(why());
-            }
-        };
-        if s.status.is_empty() {
-            if r.status >= 400 {
-                check(None, false, &|| format!("status {}", r.status));
-            }
-        } else {
-            let ok = s.status.contains(&r.status);
-            check(s.status_check, ok, &|| {
-                format!("status {}, expected {:?}", r.status, s.status)
-            });
-        }
-        if let Some((needle, id)) = &s.body_contains {
-            let ok = contains(&r.body, needle.as_bytes());
-            check(Some(*id), ok, &|| {
-                format!("the body does not contain {needle:?}")
-            });
-        }
-        if let Some((f, id)) = s.lua_check {
-            let judged = match &self.lua {
-                Some(Ok(lua)) => lua.judge(f, r.status, &r.headers, &r.body),
-                Some(Err(e)) => Err(e.clone()),
-                None => Err("the workload has no script".to_owned()),
-            };
-            match judged {
-                Ok(Judged::Pass) => check(Some(id), true, &String::new),
-                Ok(Judged::Fail(why)) => check(Some(id), false, &|| why.clone()),
-                Err(e) => {
-                    check(Some(id), false, &|| format!("lua error: {e}"));
-                    lua_error = Some(e);
-                }
-            }
-        }
-        for (slot, how, id) in &s.extract {
-            let v = how.apply(r);
-            check(Some(*id), v.is_some(), &|| {
-                format!("extraction found nothing in a {} response", r.status)
-            });
-            extracted[*slot] = v;
-        }
-        drop(tally);
-        if let (Some(e), true) = (lua_error, measured) {
-            self.tally.borrow_mut().lua_error(&e);
-        }
-        match failed {
-            None => (Verdict::Ok, None),
-            Some(m) => (Verdict::Failed, Some(m)),
-        }
-    }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The `Location` of a redirect: an absolute URL (the request builder checks it is on the

@@ -34,6 +34,8 @@ pub enum Slot {
     },
     /// A variable extracted earlier in the iteration.
     Extracted(usize),
+    /// `{{request.body}}` in a header: the step's body as rendered (to sign it).
+    RequestBody,
 }
 
 #[derive(Clone, Debug, PartialEq)]

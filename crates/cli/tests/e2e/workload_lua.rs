@@ -76,8 +76,8 @@ fn lua_errors_during_the_run_are_the_lua_error_class() {
     // The template's function fails: nothing is sent, each step counted as not sent.
     let file = card(&dir, &url, |c| {
         c.replace(
-            "  assert(digits:match",
-            "  error('no digits today')\n  assert(digits:match",
+            "  if not digits:match",
+            "  error('no digits today')\n  if not digits:match",
         )
     });
     let out = run(&file, &json);
@@ -158,4 +158,73 @@ fn validate_refuses_a_missing_script_a_syntax_error_and_an_unknown_function() {
         &["validate", f],
         "check `lua: accepted`: the script card.lua defines no function `accepted`",
     );
+}
+
+/// `{{request.body}}` in a header is the body as this request rendered it, so a signature over
+/// the body can be computed by a template function or by Lua; the echo route shows what was sent.
+#[test]
+fn a_header_signs_the_rendered_body_with_a_builtin_and_with_lua() {
+    let server = mock(&["/order echo", "/*"]);
+    let dir = TempDir::new("lua-body");
+    std::fs::write(
+        dir.path("sign.lua"),
+        "function byte_sum(s)\n  local n = 0\n  for i = 1, #s do n = n + s:byte(i) end\n  return n\nend\n",
+    )
+    .unwrap();
+    let yaml = format!(
+        r#"target: http://{}
+script: sign.lua
+load: {{ model: closed, users: 1, iterations: 3 }}
+data:
+  item: {{ values: [shoes] }}
+scenarios:
+  - name: order
+    steps:
+      - post: /order
+        body: "order={{{{item}}}}&qty=2"
+        headers:
+          X-Body-SHA: "{{{{ sha256(request.body) }}}}"
+          X-Body-Sum: "{{{{ lua.byte_sum(request.body) }}}}"
+        check: {{ body_contains: "X-Body-SHA: 9c76130bfcbb58dfa01324a46c550d03c8bb3189ed4b92541c99426368eb11be" }}
+      - post: /order
+        name: sum
+        body: "order={{{{item}}}}&qty=2"
+        headers: {{ X-Body-Sum: "{{{{ lua.byte_sum(request.body) }}}}" }}
+        check: {{ body_contains: "X-Body-Sum: 1646" }}
+"#,
+        server.local_addr()
+    );
+    let file = dir.path("order.yaml");
+    std::fs::write(&file, &yaml).unwrap();
+    let json = dir.path("r.json");
+    let out = run(&file, &json);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let r = read_json(&json);
+    let sha = "POST /order: body contains \"X-Body-SHA: 9c76130bfcbb58dfa01324a46c550d03c8bb3189ed4b92541c99426368eb11be\"";
+    assert_eq!(passes_fails(check(&r, sha)), (3, 0));
+    assert_eq!(
+        passes_fails(check(&r, "sum: body contains \"X-Body-Sum: 1646\"")),
+        (3, 0)
+    );
+
+    // Elsewhere than a header the body is not known yet: refused at its place.
+    std::fs::write(
+        &file,
+        yaml.replace(
+            "order={{item}}&qty=2\"\n        headers:",
+            "{{request.body}}\"\n        headers:",
+        ),
+    )
+    .unwrap();
+    refused(
+        &["validate", file.to_str().unwrap()],
+        "order.yaml:10:16: `{{request.body}}` is known only in a step's headers",
+    );
+    assert_eq!(server.shutdown().requests, 6);
 }

@@ -1,0 +1,82 @@
+//! Judging a step's response: its status, `body_contains`, a `script:` function's verdict and
+//! the extractions, each counted as a check of the user's thread; the first failure is the
+//! response's message.
+
+use crate::program::Send;
+use crate::script::WorkloadScript;
+use herd_engine::metrics::Verdict;
+use herd_engine::Response;
+use herd_lua::Judged;
+
+impl WorkloadScript {
+    pub(crate) fn judge_checks(
+        &self,
+        s: &Send,
+        r: &Response,
+        extracted: &mut [Option<String>],
+        measured: bool,
+    ) -> (Verdict, Option<String>) {
+        let mut tally = self.tally.borrow_mut();
+        let mut failed: Option<String> = None;
+        // Recorded once `check` lets go of the tally.
+        let mut lua_error = None;
+        let mut check = |id: Option<usize>, ok: bool, why: &dyn Fn() -> String| {
+            if let (Some(id), true) = (id, measured) {
+                tally.check(id, ok, why);
+            }
+            if !ok && failed.is_none() {
+                failed = Some(why());
+            }
+        };
+        if s.status.is_empty() {
+            if r.status >= 400 {
+                check(None, false, &|| format!("status {}", r.status));
+            }
+        } else {
+            let ok = s.status.contains(&r.status);
+            check(s.status_check, ok, &|| {
+                format!("status {}, expected {:?}", r.status, s.status)
+            });
+        }
+        if let Some((needle, id)) = &s.body_contains {
+            let ok = contains(&r.body, needle.as_bytes());
+            check(Some(*id), ok, &|| {
+                format!("the body does not contain {needle:?}")
+            });
+        }
+        if let Some((f, id)) = s.lua_check {
+            let judged = match &self.lua {
+                Some(Ok(lua)) => lua.judge(f, r.status, &r.headers, &r.body),
+                Some(Err(e)) => Err(e.clone()),
+                None => Err("the workload has no script".to_owned()),
+            };
+            match judged {
+                Ok(Judged::Pass) => check(Some(id), true, &String::new),
+                Ok(Judged::Fail(why)) => check(Some(id), false, &|| why.clone()),
+                Err(e) => {
+                    check(Some(id), false, &|| format!("lua error: {e}"));
+                    lua_error = Some(e);
+                }
+            }
+        }
+        for (slot, how, id) in &s.extract {
+            let v = how.apply(r);
+            check(Some(*id), v.is_some(), &|| {
+                format!("extraction found nothing in a {} response", r.status)
+            });
+            extracted[*slot] = v;
+        }
+        drop(tally);
+        if let (Some(e), true) = (lua_error, measured) {
+            self.tally.borrow_mut().lua_error(&e);
+        }
+        match failed {
+            None => (Verdict::Ok, None),
+            Some(m) => (Verdict::Failed, Some(m)),
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
+}
