@@ -36,6 +36,9 @@ Benchmarks:
   proxy     CPU per request direct and through tinyproxy: https through a CONNECT tunnel
             (keep-alive; a tunnel costs nothing per request once open: bar <= 1.05 x direct),
             and http in absolute form (one request per connection: tinyproxy closes each)
+  reqlog    what --requests-log costs: CPU per request (worker and writer thread together) of
+            herd plain, with a gzip log (FILE.csv.gz) and with a plain CSV log, 50 connections,
+            1 thread; the ratios are the cost docs/outputs.md states (no bar), lost lines flagged
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -279,9 +282,9 @@ def bench_cpu(nginx, rounds, seconds):
     return figures
 
 
-def paired_cpu(tools, argv, rounds, label):
+def paired_cpu(tools, argv, rounds, label, after=None):
     """CPU per request of each tool, rounds alternating who goes first; medians and paired ratios
-    against the first tool."""
+    against the first tool. `after(tool, json_path)` looks at each run's result, when given."""
     samples = {t: [] for t in tools}
     for r in range(rounds):
         for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
@@ -289,6 +292,8 @@ def paired_cpu(tools, argv, rounds, label):
                 a, kind = argv(tool, j.name)
                 out, cpu, _ = run_measured(a, timeout=300)
                 n, errors = requests_of(kind, out, j.name)
+                if after:
+                    after(tool, j.name)
             if errors:
                 log(f"bench: warning: {tool} saw {errors} errors")
             samples[tool].append(cpu / max(n, 1) * 1e6)
@@ -426,6 +431,40 @@ def bench_rate(nginx, rounds):
     print(f"\nOpen model --rate 5000 for 5 s: delivered {results} (want 25,000 +-1%)")
     print(f"  worst deviation {worst * 100:.2f}% -> {'PASS' if worst <= 0.01 else 'FAIL'}")
     return {"delivered": results, "worst_deviation": worst}
+
+
+def outputs_flags(d):
+    """Every live output of issue 19 that a run can have on at once, written under `d`."""
+    return ["--dashboard=127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--hlog", f"{d}/r.hlog",
+            "--csv", f"{d}/r.csv", "--record", f"{d}/rec.ndjson"]
+
+
+def bench_outputs(nginx, rounds, seconds):
+    """Issue 19's bars: with the dashboard, the metrics endpoint, the hlog and the JSON all on,
+    CPU per request within 3% of a plain run (50 connections), and --rate 20000 kept."""
+    d = tempfile.mkdtemp(prefix="herd-outputs-")
+
+    def argv(tool, j):
+        a = argv_for("herd", nginx.url, 50, seconds, j)
+        return (a + outputs_flags(d) if tool == "herd+outputs" else a), "herd"
+
+    med, paired = paired_cpu(["herd", "herd+outputs"], argv, rounds,
+                             "CPU per request, 50 connections: plain vs every output on")
+    ratio = paired["herd+outputs"]
+    print(f"  every output on / plain = {ratio:.3f}  (bar: <= 1.03) -> {'PASS' if ratio <= 1.03 else 'FAIL'}")
+    delivered = []
+    for r in range(max(1, rounds // 2)):
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            run_measured([str(HERD), "run", "-t", "1", "--rate", "20000", "-d", "5s", "-q", "-c", "200",
+                          "--json", j.name, *outputs_flags(d), nginx.url], timeout=60)
+            t = json.loads(Path(j.name).read_text())["totals"]
+        delivered.append(t["ok"])
+        log(f"  round {r + 1} --rate 20000, every output on: ok {t['ok']} dropped {t['dropped']}")
+    worst = max(abs(n - 100_000) / 100_000 for n in delivered)
+    print(f"  --rate 20000 for 5 s with every output on: delivered {delivered} (want 100,000 +-1%)"
+          f" -> {'PASS' if worst <= 0.01 else 'FAIL'}")
+    subprocess.run(["rm", "-rf", d])
+    return {"cpu_us_per_req": med, "outputs_vs_plain": ratio, "rate20000_delivered": delivered}
 
 
 def bench_replay(nginx, rounds, seconds):
@@ -687,6 +726,35 @@ def bench_pipeline(nginx, rounds, seconds):
     return {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
 
 
+def bench_reqlog(nginx, rounds, seconds):
+    logs = Path(tempfile.mkdtemp(prefix="herd-bench-reqlog-"))
+    files = {"herd-log-gz": logs / "r.csv.gz", "herd-log-csv": logs / "r.csv"}
+    lost = []
+
+    def argv(tool, j):
+        a = argv_for("herd", nginx.url, 50, seconds, j)
+        if tool in files:
+            a = [*a[:-1], "--requests-log", str(files[tool]), a[-1]]
+        return a, "herd"
+
+    def counted(tool, j):
+        # The result says what the log holds: a writer that fell behind shows as lost lines.
+        r = json.loads(Path(j).read_text()).get("requests_log")
+        if r and r["lost"]:
+            lost.append(f"{tool}: {r['lost']} of {r['lost'] + r['lines']} lines lost")
+    try:
+        med, paired = paired_cpu(["herd", "herd-log-gz", "herd-log-csv"], argv, rounds,
+                                 "--requests-log, 50 connections, 1 thread", after=counted)
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    for l in lost:
+        log(f"bench: warning: {l}")
+    gz, csv = paired["herd-log-gz"], paired["herd-log-csv"]
+    print(f"  with a gzip log / plain = {gz:.2f}, with a plain CSV log / plain = {csv:.2f}"
+          f"  (the stated cost; {'no line lost' if not lost else 'LINES LOST'})")
+    return {"cpu_us_per_req": med, "gzip_vs_plain": gz, "csv_vs_plain": csv, "lost": lost}
+
+
 class Tinyproxy:
     """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
 
@@ -748,7 +816,7 @@ def bench_proxy(nginx, rounds, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                                               "h3", "lua", "proxy", "pipeline",
+                                               "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
                                                  "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
@@ -759,7 +827,7 @@ def main():
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                          "h3", "lua", "proxy", "pipeline",
+                          "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
                           "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
@@ -793,6 +861,10 @@ def main():
             figures["lua"] = bench_lua(nginx, a.rounds, a.seconds)
         if "proxy" in a.which:
             figures["proxy"] = bench_proxy(nginx, a.rounds, a.seconds)
+        if "outputs" in a.which:
+            figures["outputs"] = bench_outputs(nginx, a.rounds, a.seconds)
+        if "reqlog" in a.which:
+            figures["reqlog"] = bench_reqlog(nginx, a.rounds, a.seconds)
         import bench_h2  # HTTP/2's bars, beside this file
         this = sys.modules[__name__]
         if "h2cpu" in a.which:

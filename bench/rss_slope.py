@@ -7,6 +7,7 @@ the first minute (issue 13, item 6: it was +1.55 MB/min at --rate 3000).
     python3 bench/rss_slope.py --seconds 90 --herd target/debug/herd
     python3 bench/rss_slope.py --workload            # a two-step workload at 1,500 iterations/s
     python3 bench/rss_slope.py --urls 3000           # -f with 3,000 distinct URLs
+    python3 bench/rss_slope.py --seconds 3600 --all-outputs   # issue 19: every live output on
 
 The slope is a least-squares fit over the samples after the first minute (after the first third
 when the run is shorter than 90 s). Needs nginx and taskset; see bench.py.
@@ -73,6 +74,8 @@ def main():
     ap.add_argument("--herd", default=str(bench.HERD), help="herd binary (default: release build)")
     ap.add_argument("--workload", action="store_true", help="a two-step workload file at --rate/2 iterations/s")
     ap.add_argument("--urls", type=int, default=0, help="-f with this many distinct URLs, -c 50")
+    ap.add_argument("--all-outputs", action="store_true",
+                    help="--json, --csv, --hlog, --record, --dashboard and --metrics-listen all on")
     a = ap.parse_args()
     herd = Path(a.herd)
     if herd == bench.HERD and not herd.exists():
@@ -89,6 +92,11 @@ def main():
         else:
             what = f"--rate {a.rate:g}"
             argv = [str(herd), "run", "-q", "--rate", f"{a.rate:g}", "-d", f"{a.seconds}s", nginx.url]
+        if a.all_outputs:
+            what += ", every output on"
+            argv += ["--json", f"{tmp}/r.json", "--csv", f"{tmp}/r.csv", "--hlog", f"{tmp}/r.hlog",
+                     "--record", f"{tmp}/rec.ndjson", "--dashboard=127.0.0.1:0",
+                     "--metrics-listen", "127.0.0.1:0"]
         bench.log(f"rss_slope: {what} for {a.seconds} s: {' '.join(argv)}")
         # Output to files, not pipes: a summary with thousands of names would fill a pipe and
         # stall herd while this loop is still sampling.

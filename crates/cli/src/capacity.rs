@@ -5,6 +5,7 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
+use crate::series_log::SeriesLog;
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
@@ -62,6 +63,9 @@ pub struct CapacityArgs {
     /// Write the answer, the SLO and every probe's full result as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -122,6 +126,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         }
     };
     problems.extend(check_outputs(a.json.as_deref()));
+    problems.extend(crate::series::check_requests_log(&a.request));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
@@ -156,6 +161,8 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     }
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
+    let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
+    let board = (a.board).listen(what, false, unit, &control, a.json.as_deref())?;
     println!(
         "herd capacity {}  SLO: {}  ({} model)",
         a.url,
@@ -170,9 +177,22 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         users: a.users,
         unit,
         quiet: a.request.quiet,
+        log: a
+            .request
+            .requests_log
+            .as_deref()
+            .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
+        board,
     };
-    let (result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let (mut result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let log_failed = table
+        .log
+        .take()
+        .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
     let interrupted = result.interrupted;
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_capacity(&result), interrupted);
+    }
     println!();
     let answers =
         herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
@@ -195,8 +215,14 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
         write_file(p, &buf)?;
     }
+    if let Some(b) = &table.board {
+        b.linger();
+    }
     if let Some(e) = failure {
         return Err(Exit::from(e));
+    }
+    if let Some(e) = log_failed {
+        return Err(e);
     }
     Ok(if interrupted {
         exit::INTERRUPTED
@@ -219,14 +245,28 @@ struct ProbeTable {
     unit: &'static str,
     /// No live progress line during each probe.
     quiet: bool,
+    /// `--requests-log`: a file per probe.
+    log: Option<SeriesLog>,
+    /// `--dashboard`: each probe live, and the probes as they are judged.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        Box::new(Live::new(self.quiet))
+        if let Some(log) = self.log.as_mut() {
+            log.begin();
+        }
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
+        if let Some(log) = self.log.as_mut() {
+            log.end();
+        }
         let p = &j.probe;
         let verdict = if !j.generator_limited.is_empty() {
             "LIMITED: herd, not the target".to_owned()
@@ -255,6 +295,17 @@ impl herd_series::Observer for ProbeTable {
             duration_ms(m.latency_ms.p99),
         );
         let _ = std::io::stdout().flush();
+        if let Some(b) = &self.board {
+            b.level(herd_live::dashboard::LevelRow {
+                asked: format!("{level} ({})", purpose_name(p.purpose)),
+                target: String::new(),
+                achieved: format!("{} good/s", rate(m.goodput)),
+                p50_ms: m.latency_ms.p50,
+                p99_ms: m.latency_ms.p99,
+                errors_percent: m.error_percent,
+                verdict,
+            });
+        }
     }
 }
 

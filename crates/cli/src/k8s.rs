@@ -58,6 +58,11 @@ pub struct RenderArgs {
     /// its shard): the receiver's `/api/v1/write` address, one the pods can reach
     #[arg(long = "prometheus-remote-write", value_name = "URL")]
     pub prometheus_remote_write: Option<String>,
+    /// Every pod pushes its series to this OTLP/HTTP receiver as the run goes (the resource
+    /// names its shard): the collector's address the pods reach, e.g.
+    /// http://otel-collector.monitoring:4318
+    #[arg(long = "otlp", value_name = "URL")]
+    pub otlp: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -143,6 +148,9 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
     problems.extend(crate::k8s_check::image(&a.image).err());
     if let Some(url) = &a.prometheus_remote_write {
         problems.extend(crate::k8s_check::remote_write(url).err());
+    }
+    if let Some(url) = &a.otlp {
+        problems.extend(crate::k8s_check::otlp(url).err());
     }
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
@@ -236,6 +244,7 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
         secret_files,
         env,
         remote_write: a.prometheus_remote_write.clone(),
+        otlp: a.otlp.clone(),
     };
     std::fs::create_dir_all(&a.output)
         .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", a.output.display())))?;

@@ -156,10 +156,39 @@ pub fn loopback_host(target: &str) -> Option<&str> {
     loopback.then_some(&authority[authority.len() - host_port.len()..])
 }
 
-/// A remote-write URL the pods can push to, and no password in it: the Job's arguments are
-/// readable by anyone who can read the Job.
+/// A remote-write URL the pods can push to, and no password in it.
 pub fn remote_write(url: &str) -> Result<(), String> {
-    herd_live::metrics::Endpoint::parse(url)?;
+    let e = herd_live::metrics::remote_write::endpoint(url)?;
+    pods_can_push(
+        "--prometheus-remote-write",
+        url,
+        &e.url,
+        "push to an agent in the cluster that adds them",
+        "http://prometheus.monitoring:9090/api/v1/write",
+    )
+}
+
+/// An OTLP URL the pods can push to, and no password in it.
+pub fn otlp(url: &str) -> Result<(), String> {
+    let t = herd_live::metrics::otlp::target(Some(url), |_| None)?.expect("a flag is a target");
+    pods_can_push(
+        "--otlp",
+        url,
+        &t.endpoint.url,
+        "push to a collector in the cluster that adds them",
+        "http://otel-collector.monitoring:4318",
+    )
+}
+
+/// The Job's arguments are readable by anyone who can read the Job: no credentials in `url`
+/// (shown as `shown`), and not this machine's loopback, where each pod would push to itself.
+fn pods_can_push(
+    flag: &str,
+    url: &str,
+    shown: &str,
+    instead: &str,
+    example: &str,
+) -> Result<(), String> {
     let authority = url
         .trim_start_matches("http://")
         .split('/')
@@ -167,15 +196,15 @@ pub fn remote_write(url: &str) -> Result<(), String> {
         .unwrap_or("");
     if authority.contains('@') {
         return Err(format!(
-            "--prometheus-remote-write {url}: credentials in the URL would be written into the \
-             Job for anyone who reads it; push to an agent in the cluster that adds them"
+            "{flag} {shown}: credentials in the URL would be written into the Job for anyone \
+             who reads it; {instead}"
         ));
     }
     let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
     if host == "localhost" || host.starts_with("127.") || host == "[::1]" {
         return Err(format!(
-            "--prometheus-remote-write {url}: each pod would push to itself; give the address \
-             the pods reach, e.g. http://prometheus.monitoring:9090/api/v1/write"
+            "{flag} {shown}: each pod would push to itself; give the address the pods reach, \
+             e.g. {example}"
         ));
     }
     Ok(())

@@ -27,6 +27,8 @@ pub struct Spec {
     pub env: Vec<(String, String)>,
     /// Where every pod pushes its series (`--prometheus-remote-write`).
     pub remote_write: Option<String>,
+    /// Where every pod pushes its metrics over OTLP (`--otlp`).
+    pub otlp: Option<String>,
 }
 
 /// The Secret's key of an environment value: the prefix keeps it apart from a data file's key.
@@ -152,7 +154,8 @@ pub fn job(s: &Spec) -> String {
     let push = s
         .remote_write
         .iter()
-        .flat_map(|u| ["--prometheus-remote-write".to_owned(), u.clone()]);
+        .flat_map(|u| ["--prometheus-remote-write".to_owned(), u.clone()])
+        .chain(s.otlp.iter().flat_map(|u| ["--otlp".to_owned(), u.clone()]));
     let args = [
         "run".to_owned(),
         format!("/plan/{}", s.workload),

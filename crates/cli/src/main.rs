@@ -26,6 +26,8 @@ mod report_cmd;
 mod run;
 mod secret_args;
 mod series;
+mod series_board;
+mod series_log;
 mod serve;
 mod shard_args;
 mod shard_run;

@@ -7,7 +7,7 @@ use herd_engine::{Control, Plan};
 use herd_live::dashboard::Dashboard;
 use herd_live::line::{Live, Planned};
 use herd_live::Sinks;
-use herd_result::RunResult;
+use herd_result::{RequestsLogged, RunResult};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,6 +21,11 @@ pub struct OutputArgs {
     /// FILE, for HdrHistogram's log tools and the Python hdrhistogram package
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub hlog: Option<PathBuf>,
+    /// Write one CSV line per measured request to FILE (intended and send times, latency,
+    /// service time, status, bytes, error class, name, connection); FILE.csv.gz is gzip
+    /// (readable up to a kill -9), FILE.csv plain. Off by default: it costs CPU per request
+    #[arg(long = "requests-log", value_name = "FILE", help_heading = "Outputs")]
+    pub requests_log: Option<PathBuf>,
     /// Write the thresholds and checks as JUnit XML test cases to FILE at the end (a failed
     /// threshold is a failed case), for CI test reports
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
@@ -34,8 +39,15 @@ pub struct OutputArgs {
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Push the same series to a Prometheus remote-write receiver every 5 s and at the end
     /// (remote write 1.0), e.g. http://127.0.0.1:9090/api/v1/write
-    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::Endpoint::parse, help_heading = "Outputs")]
+    #[arg(long = "prometheus-remote-write", value_name = "URL", value_parser = herd_live::metrics::remote_write::endpoint, help_heading = "Outputs")]
     pub remote_write: Option<herd_live::metrics::Endpoint>,
+    /// Push the same series as OpenTelemetry metrics (OTLP/HTTP protobuf, cumulative; latency as
+    /// a histogram in seconds) to a collector every 5 s and at the end, e.g.
+    /// http://127.0.0.1:4318 (/v1/metrics is added when the URL has no path). Without the flag,
+    /// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT turns it on;
+    /// OTEL_EXPORTER_OTLP_HEADERS adds headers
+    #[arg(long = "otlp", value_name = "URL", help_heading = "Outputs")]
+    pub otlp: Option<String>,
     /// Serve a live dashboard of the run: one page updated every second, at http://ADDR/
     /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; write --dashboard=ADDR]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = herd_live::dashboard::DEFAULT_ADDR, value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
@@ -61,12 +73,19 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
         ("--json", a.json.as_deref()),
         ("--csv", o.csv.as_deref()),
         ("--hlog", o.hlog.as_deref()),
+        ("--requests-log", o.requests_log.as_deref()),
         ("--junit", o.junit.as_deref()),
         ("--summary-md", o.summary_md.as_deref()),
         ("--record", o.record.as_deref()),
     ]
     .into_iter()
     .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
+    .chain(otlp(o).err())
+    .chain(
+        o.requests_log
+            .as_deref()
+            .and_then(|p| herd_live::requests_log::compression(p).err()),
+    )
     .collect();
     if problems.is_empty() {
         Ok(())
@@ -76,6 +95,11 @@ pub fn check(a: &RunArgs) -> Result<(), Exit> {
             problems.join("\n")
         )))
     }
+}
+
+/// Where `--otlp` or the OpenTelemetry variables send the run's metrics, if anywhere.
+fn otlp(o: &OutputArgs) -> Result<Option<herd_live::metrics::otlp::Target>, String> {
+    herd_live::metrics::otlp::target(o.otlp.as_deref(), |name| std::env::var(name).ok())
 }
 
 /// The sinks `a` asks for: the live line always (quiet off a terminal), then each file;
@@ -117,6 +141,13 @@ pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, 
     if let Some(to) = &o.remote_write {
         sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
     }
+    if let Some(t) = otlp(o).map_err(|e| Exit::bad_input(format!("{e}\nnothing was sent")))? {
+        if t.from != herd_live::metrics::otlp::FLAG {
+            // Not asked for on the command line: say where the numbers go, and why.
+            eprintln!("herd: OTLP metrics to {} ({})", t.endpoint.url, t.from);
+        }
+        sinks.add(herd_live::metrics::Otlp::new(t.endpoint));
+    }
     if let Some(p) = &o.record {
         sinks.add(herd_live::dashboard::record::Recording::create(p));
     }
@@ -148,6 +179,59 @@ fn dashboard(a: &RunArgs, addr: SocketAddr, control: &Arc<Control>) -> Result<Da
     })?;
     eprintln!("herd: dashboard at {}", d.url());
     Ok(d)
+}
+
+/// The requests log's writer, started: the runs `control` starts send it their lines.
+pub fn requests_log(
+    a: &OutputArgs,
+    labels: &herd_run::Labels,
+    control: &Control,
+) -> Result<Option<herd_live::requests_log::Writer>, Exit> {
+    let Some(path) = &a.requests_log else {
+        return Ok(None);
+    };
+    herd_live::requests_log::Writer::start(path, labels.names.clone(), control)
+        .map(Some)
+        .map_err(|e| Exit::bad_input(format!("cannot write {e}\nnothing was sent")))
+}
+
+/// Finishes the requests log after the run: what it holds, or why it could not be written.
+pub fn finish_requests_log(
+    writer: Option<herd_live::requests_log::Writer>,
+    control: &Control,
+) -> Option<Result<RequestsLogged, String>> {
+    Some(
+        writer?
+            .finish(control)
+            .map_err(|e| format!("cannot write {e}")),
+    )
+}
+
+/// Says in `result` what the requests log holds; lines the writer could not keep up with are
+/// a warning, never a silent loss. The error of a log that could not be written, for the end.
+pub fn note_requests_log(
+    logged: Option<Result<RequestsLogged, String>>,
+    result: &mut RunResult,
+) -> Option<Exit> {
+    match logged? {
+        Ok(logged) => {
+            if logged.lost > 0 {
+                result.warnings.push(format!(
+                    "--requests-log {}: {} of {} requests have no line: the writer fell behind \
+                     the load (the totals count them all)",
+                    logged.path,
+                    logged.lost,
+                    logged.lost + logged.lines
+                ));
+            }
+            result.requests_log = Some(logged);
+            None
+        }
+        Err(e) => {
+            result.warnings.push(e.clone());
+            Some(Exit::bad_input(e))
+        }
+    }
 }
 
 /// Hands the result to every sink (the JSON first of all), prints the summary, and picks the

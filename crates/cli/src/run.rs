@@ -98,10 +98,18 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         warmup: plan.warmup,
         labels: prepared.labels(),
     };
-    let result = prepared.run(None, &control, &mut observer)?;
+    let log = crate::outputs::requests_log(&a.outputs, &observer.labels, &control)?;
+    let run = prepared.run(None, &control, &mut observer);
+    // The lines written so far are kept even when the run failed.
+    let logged = crate::outputs::finish_requests_log(log, &control);
+    let mut result = run?;
+    let log_failed = crate::outputs::note_requests_log(logged, &mut result);
     let code = crate::outputs::finish(&result, &mut observer.sinks)?;
     crate::shard_run::conclude(&result)?;
-    Ok(code)
+    match log_failed {
+        Some(e) => Err(e),
+        None => Ok(code),
+    }
 }
 
 /// The run's outputs, told how it starts when the engine does (a shard's after its wait for
@@ -128,6 +136,10 @@ impl herd_run::Observer for Starting {
             shard: shard.cloned(),
             labels: self.labels.clone(),
         });
+    }
+
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        herd_run::Observer::watched(&mut self.sinks, fresh);
     }
 
     fn finished(&mut self) {

@@ -48,7 +48,8 @@ pub fn runs_for(
             timeout: r.timeout,
             warmup: r.warmup,
             threads: r.threads,
-            ..LoadFlags::default()
+            arrivals: r.arrivals,
+            seed: r.seed,
         },
         level: Some(level),
         length: Some(length),
@@ -102,6 +103,15 @@ pub struct RequestArgs {
     #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
+    /// Open model: how each step's arrivals are spaced around its rate: constant, poisson or
+    /// uniform, as `herd run --arrivals` [default: constant]
+    #[arg(long, value_name = "PROCESS", value_parser = crate::values::arrivals)]
+    pub arrivals: Option<herd_engine::Process>,
+
+    /// What poisson or uniform arrivals are drawn from, as `herd run --seed` [default: 1]
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub seed: Option<u64>,
+
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]
     pub insecure: bool,
@@ -120,6 +130,11 @@ pub struct RequestArgs {
     /// No live progress line during each run
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// Write one CSV line per measured request, a file per run numbered in the order they
+    /// ran: FILE r.csv.gz writes r-1.csv.gz, r-2.csv.gz... (.gz is gzip, else plain CSV)
+    #[arg(long = "requests-log", value_name = "FILE")]
+    pub requests_log: Option<PathBuf>,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
@@ -270,6 +285,16 @@ fn authority(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     &rest[..end]
+}
+
+/// `--requests-log`'s problems: its first run's file, and the compression its name asks for.
+pub fn check_requests_log(r: &RequestArgs) -> Vec<String> {
+    let Some(base) = &r.requests_log else {
+        return Vec::new();
+    };
+    let mut problems = check_outputs([crate::series_log::path_of(base, 1).as_path()]);
+    problems.extend(herd_live::requests_log::compression(base).err());
+    problems
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use crate::interrupt;
 use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
+use crate::series_log::SeriesLog;
 use clap::Args;
 use herd_engine::Control;
 use herd_live::line::Live;
@@ -83,6 +84,9 @@ pub struct SweepArgs {
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
+    pub board: crate::series_board::BoardArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 }
 
@@ -145,6 +149,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     }
     let outputs = [&a.tsv, &a.csv, &a.json];
     problems.extend(check_outputs(outputs.iter().filter_map(|p| p.as_deref())));
+    problems.extend(crate::series::check_requests_log(&a.request));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
@@ -184,20 +189,47 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let http = a.request.http.flags();
+    let what = format!(
+        "herd sweep {} at {}",
+        given.join(" "),
+        a.rates
+            .as_deref()
+            .or(a.connections.as_deref())
+            .unwrap_or_default()
+    );
+    let board = (a.board).listen(what, targets.len() > 1, unit, &control, a.json.as_deref())?;
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
         unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
         quiet: a.request.quiet,
+        log: a.request.requests_log.as_deref().map(|p| {
+            let names = runs.iter().map(|r| r.labels().names).collect();
+            SeriesLog::new(p, names, &control)
+        }),
+        board,
     };
     table.header();
-    let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
+    let (mut result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
+    let log_failed = table
+        .log
+        .take()
+        .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
+    if let Some(b) = &table.board {
+        b.finish(herd_report::html::render_sweep(&result), result.interrupted);
+    }
     let answered = summary(&result);
     write_outputs(&result, a)?;
+    if let Some(b) = &table.board {
+        b.linger();
+    }
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
+    }
+    if let Some(e) = log_failed {
+        return Err(e);
     }
     Ok(if result.interrupted {
         exit::INTERRUPTED
@@ -258,15 +290,55 @@ struct LiveTable {
     streams: Option<usize>,
     /// No live progress line during each run.
     quiet: bool,
+    /// `--requests-log`: a file per run.
+    log: Option<SeriesLog>,
+    /// `--dashboard`: each run live, and the levels as they end.
+    board: Option<herd_live::dashboard::SeriesDashboard>,
 }
 
 impl herd_series::Observer for LiveTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        Box::new(Live::new(self.quiet))
+        if let Some(log) = self.log.as_mut() {
+            log.begin();
+        }
+        let line = Box::new(Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        self.line(level, &target.name, &row_of(run), too_short(run));
+        if let Some(log) = self.log.as_mut() {
+            log.end();
+        }
+        let row = row_of(run);
+        self.line(level, &target.name, &row, too_short(run));
+        if let Some(b) = &self.board {
+            let x = row.extra.as_ref();
+            let asked = match self.model {
+                Model::Open => format!("{} {}", level_text(level), self.unit),
+                Model::Closed => format!("{} users", level_text(level)),
+            };
+            b.level(herd_live::dashboard::LevelRow {
+                asked,
+                target: target.name.clone(),
+                achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
+                p50_ms: x.map_or(0.0, |x| x.p50),
+                p99_ms: x.map_or(0.0, |x| x.p99),
+                errors_percent: row.errors,
+                verdict: verdict(&row, too_short(run)).to_owned(),
+            });
+        }
+    }
+}
+
+/// The table's last column: whether the step measured the server.
+fn verdict(r: &Row, short: bool) -> &'static str {
+    match r.extra.as_ref().map(|x| x.generator) {
+        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+        _ if short => "ok; too short to judge (under 0.25 s)",
+        _ => "ok",
     }
 }
 
@@ -293,11 +365,7 @@ impl LiveTable {
         } else {
             String::new()
         };
-        let verdict = match x.map(|x| x.generator) {
-            Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
-            _ if short => "ok; too short to judge (under 0.25 s)",
-            _ => "ok",
-        };
+        let verdict = verdict(r, short);
         let reply = format!(
             "{}/{}/{}",
             rate(r.min_rep_rate),

@@ -66,17 +66,7 @@ fn candidates(step: &mut Step) -> Vec<String> {
 }
 
 fn var_name(hint: &str) -> String {
-    let mut s: String = hint
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    s = s.trim_matches('_').to_owned();
+    let mut s = herd_logs::model::word_of(hint).trim_matches('_').to_owned();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) || s == "env" {
         s = format!("v_{s}");
     }

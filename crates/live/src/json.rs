@@ -17,6 +17,7 @@ pub struct JsonStream {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     labels: herd_run::Labels,
+    watched: crate::Watched,
 }
 
 impl JsonStream {
@@ -27,6 +28,7 @@ impl JsonStream {
             path: path.to_owned(),
             out: None,
             labels: herd_run::Labels::default(),
+            watched: crate::Watched::default(),
         })
     }
 
@@ -51,8 +53,13 @@ impl Sink for JsonStream {
         self.line(&start.header())
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        self.watched.add(fresh);
+    }
+
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        let line = stream_line(r, &self.labels);
+        let mut line = stream_line(r, &self.labels);
+        line.server = self.watched.take();
         self.line(&line)
     }
 

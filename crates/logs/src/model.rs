@@ -62,27 +62,12 @@ fn source_name(t: &TypeSummary, suffix: &str, used: &mut Vec<String>) -> String 
         .filter(|s| !s.is_empty())
         .last()
         .unwrap_or("item");
-    let mut base: String = word
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut base = word_of(word);
     if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
         base = format!("id_{base}");
     }
     base.push('_');
-    base.extend(suffix.chars().map(|c| {
-        if c.is_ascii_alphanumeric() {
-            c.to_ascii_lowercase()
-        } else {
-            '_'
-        }
-    }));
+    base.push_str(&word_of(suffix));
     let mut name = base.clone();
     let mut k = 2;
     while used.contains(&name) {
@@ -91,6 +76,20 @@ fn source_name(t: &TypeSummary, suffix: &str, used: &mut Vec<String>) -> String 
     }
     used.push(name.clone());
     name
+}
+
+/// `s` as a workload variable's word: ASCII letters and digits lowercased, anything else `_`
+/// (the caller makes it start with a letter).
+pub fn word_of(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn yaml_str(s: &str) -> String {

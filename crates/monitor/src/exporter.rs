@@ -36,7 +36,12 @@ pub struct Series {
 }
 
 impl Series {
-    fn new(name: &str, labels: &BTreeMap<String, String>, kind: MetricKind, rate: bool) -> Self {
+    pub(crate) fn new(
+        name: &str,
+        labels: &BTreeMap<String, String>,
+        kind: MetricKind,
+        rate: bool,
+    ) -> Self {
         Series {
             name: name.to_owned(),
             labels: labels.clone(),

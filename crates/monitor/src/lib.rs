@@ -48,6 +48,7 @@
 mod error;
 mod exporter;
 pub mod exposition;
+mod fresh;
 mod process;
 pub mod procfs;
 mod scrape;

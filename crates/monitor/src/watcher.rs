@@ -7,6 +7,7 @@
 //! nothing else.
 
 use crate::exporter::{ExporterSampler, Gap, Series};
+use crate::fresh::{add_scrape, scraped_since, Reading};
 use crate::process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
 use crate::{HttpUrl, MonitorError, Selector};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -166,6 +167,8 @@ pub fn seconds_since(origin: Instant, at: Instant) -> f64 {
 pub struct Watcher {
     origin: Instant,
     stop: Vec<Sender<()>>,
+    /// Each reading as it is taken, for [`Watcher::fresh`].
+    fresh: Receiver<Reading>,
     processes: Option<(Vec<ProcessSeries>, JoinHandle<Vec<ProcessSeries>>)>,
     exporters: Vec<(ExporterSeries, JoinHandle<ExporterSeries>)>,
 }
@@ -176,6 +179,7 @@ impl Ready {
     pub fn start(self, origin: Instant) -> Result<Watcher, MonitorError> {
         let interval = self.interval;
         let mut stop = Vec::new();
+        let (told, fresh) = mpsc::channel();
         let processes = if self.processes.is_empty() {
             None
         } else {
@@ -190,6 +194,7 @@ impl Ready {
                     (s, series)
                 })
                 .collect();
+            let told = told.clone();
             let handle = std::thread::Builder::new()
                 .name("herd-watch-proc".into())
                 .spawn(move || {
@@ -197,8 +202,10 @@ impl Ready {
                         series.start = s.start(Instant::now());
                     }
                     pace(origin, interval, &rx, || {
-                        for (s, series) in samplers.iter_mut() {
+                        for (k, (s, series)) in samplers.iter_mut().enumerate() {
                             if let Some(x) = s.sample(Instant::now()) {
+                                // Nobody may be asking (a watch without live outputs).
+                                let _ = told.send(Reading::Process(k, x));
                                 series.samples.push(x);
                             }
                         }
@@ -217,15 +224,21 @@ impl Ready {
             Some((empty, handle))
         };
         let mut exporters = Vec::new();
-        for mut sampler in self.exporters {
+        for (k, mut sampler) in self.exporters.into_iter().enumerate() {
             let (tx, rx) = mpsc::channel();
             stop.push(tx);
             let empty = exporter_series_of(&sampler);
+            let told = told.clone();
+            let scrape = move |sampler: &mut ExporterSampler| {
+                let before = Instant::now();
+                sampler.scrape();
+                let _ = told.send(Reading::Exporter(k, scraped_since(sampler, before)));
+            };
             let handle = std::thread::Builder::new()
                 .name("herd-watch-prom".into())
                 .spawn(move || {
-                    sampler.scrape();
-                    pace(origin, interval, &rx, || sampler.scrape());
+                    scrape(&mut sampler);
+                    pace(origin, interval, &rx, || scrape(&mut sampler));
                     exporter_series_of(&sampler)
                 })
                 .map_err(MonitorError::Thread)?;
@@ -234,6 +247,7 @@ impl Ready {
         Ok(Watcher {
             origin,
             stop,
+            fresh,
             processes,
             exporters,
         })
@@ -241,6 +255,36 @@ impl Ready {
 }
 
 impl Watcher {
+    /// The readings taken since the last call, as observations of their own: what the live
+    /// outputs add to the second they close. The final [`Watcher::stop`] still returns all.
+    pub fn fresh(&self) -> Observations {
+        let mut processes: Vec<ProcessSeries> = match &self.processes {
+            Some((empty, _)) => empty.clone(),
+            None => Vec::new(),
+        };
+        let mut exporters: Vec<ExporterSeries> =
+            self.exporters.iter().map(|(e, _)| e.clone()).collect();
+        for reading in self.fresh.try_iter() {
+            match reading {
+                Reading::Process(k, x) => {
+                    if let Some(p) = processes.get_mut(k) {
+                        p.samples.push(x);
+                    }
+                }
+                Reading::Exporter(k, seen) => {
+                    if let Some(e) = exporters.get_mut(k) {
+                        add_scrape(e, seen);
+                    }
+                }
+            }
+        }
+        Observations {
+            origin: self.origin,
+            processes,
+            exporters,
+        }
+    }
+
     /// Stops the threads (each takes a last reading unless it just took one) and returns what
     /// they saw. Waits at most for a scrape in progress to end or time out.
     pub fn stop(mut self) -> Observations {

@@ -104,6 +104,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .ok()
             .map(|d| d.as_secs()),
         shard: None,
+        requests_log: None,
     }
 }
 

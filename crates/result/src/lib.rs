@@ -97,8 +97,8 @@ pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use phases::{PhaseHistograms, Phases};
 pub use result::{
     Arrivals, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes, Histograms,
-    Kind, Model, ProtocolUse, RunConfig, RunResult, SizeSummary, Summary, TimelineEntry, TlsUse,
-    Totals, Warmup,
+    Kind, Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, SizeSummary, Summary,
+    TimelineEntry, TlsUse, Totals, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

@@ -322,6 +322,7 @@ impl Merge {
             thresholds: Vec::new(),
             timeline_start_unix_s: Some(start),
             shard: Some(header),
+            requests_log: None,
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.
         merged.thresholds = first

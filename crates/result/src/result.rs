@@ -90,6 +90,20 @@ pub struct RunResult {
     /// A run played as shards (`--shard I/N`), or merged from them (`herd merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::ShardHeader>,
+    /// `--requests-log`: the file of one line per request, and what it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_log: Option<RequestsLogged>,
+}
+
+/// What `--requests-log` wrote: a line for each measured request, unless the writer fell
+/// behind the load (then `lost` says how many lines are missing; the totals above count them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestsLogged {
+    pub path: String,
+    /// Lines written, the header not counted.
+    pub lines: u64,
+    /// Requests measured but not written.
+    pub lost: u64,
 }
 
 /// What a result file describes.

@@ -125,6 +125,51 @@ pub enum SeriesKind {
     Untyped,
 }
 
+impl Server {
+    /// Adds what was watched in a later stretch of the same run (a stream's line): samples,
+    /// notes and gaps are appended to the target they belong to, in the order watched.
+    pub fn append(&mut self, later: Server) {
+        for p in later.processes {
+            match self.processes.iter_mut().find(|x| same_process(x, &p)) {
+                Some(x) => {
+                    x.samples.extend(p.samples);
+                    x.notes.extend(p.notes);
+                    for pid in p.pids {
+                        if !x.pids.contains(&pid) {
+                            x.pids.push(pid);
+                        }
+                    }
+                    x.start = x.start.take().or(p.start);
+                }
+                None => self.processes.push(p),
+            }
+        }
+        for e in later.prometheus {
+            let Some(x) = self.prometheus.iter_mut().find(|x| x.url == e.url) else {
+                self.prometheus.push(e);
+                continue;
+            };
+            x.scrapes = x.scrapes.max(e.scrapes);
+            x.series_dropped = x.series_dropped.max(e.series_dropped);
+            x.gaps.extend(e.gaps);
+            for s in e.series {
+                match (x.series.iter_mut()).find(|y| y.name == s.name && y.labels == s.labels) {
+                    Some(y) => y.samples.extend(s.samples),
+                    None => x.series.push(s),
+                }
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.processes.is_empty() && self.prometheus.is_empty()
+    }
+}
+
+fn same_process(a: &WatchedProcess, b: &WatchedProcess) -> bool {
+    a.pid == b.pid && a.name == b.name
+}
+
 impl WatchedProcess {
     /// The samples of the measurement (after any warm-up).
     fn measured(&self) -> impl Iterator<Item = &ProcessSample> {

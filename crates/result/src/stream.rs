@@ -7,10 +7,10 @@
 use crate::build::{per_second, timeline_entry};
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
 use crate::result::{Histograms, Kind, Totals};
-use crate::stream_parts::Sections;
-pub use crate::stream_parts::{name_lines, CheckLine, NameLine, ScenarioLine};
+pub use crate::stream_parts::{name_lines, CheckLine, NameLine, ScenarioLine, Sections};
 use crate::{
-    Generator, GeneratorSample, ReportError, RunConfig, RunResult, ShardHeader, TimelineEntry,
+    Generator, GeneratorSample, ReportError, RunConfig, RunResult, Server, ShardHeader,
+    TimelineEntry,
 };
 use herd_metrics::{new_histogram, Second};
 use serde::{Deserialize, Serialize};
@@ -86,6 +86,10 @@ pub struct StreamLine {
     pub scenarios: Vec<ScenarioLine>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckLine>,
+    /// The watched server's readings taken since the previous line (`--watch-*`), each at its
+    /// own `t`: a reading at t covers the second before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Server>,
 }
 
 impl StreamLine {
@@ -103,6 +107,7 @@ impl StreamLine {
             by_name: Vec::new(),
             scenarios: Vec::new(),
             checks: Vec::new(),
+            server: None,
         }
     }
 }
@@ -154,7 +159,11 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut health = Vec::new();
     let mut timeline = Vec::with_capacity(lines.len());
+    let mut server: Option<Server> = None;
     for l in lines {
+        if let Some(s) = l.server {
+            server.get_or_insert_with(Server::default).append(s);
+        }
         let s = &l.second;
         if let Some(h) = &s.latency_histogram {
             let _ = latency.add(decode_histogram(h)?);
@@ -223,7 +232,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         },
         totals,
         extra,
-        server: None,
+        server,
         workload: None,
         by_name: sections.by_name(duration_s),
         by_scenario: sections.by_scenario(),
@@ -231,6 +240,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         thresholds: Vec::new(),
         timeline_start_unix_s: header.timeline_start_unix_s,
         shard: header.shard,
+        requests_log: None,
     })
 }
 
@@ -302,7 +312,7 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_result_keeps_names_scenarios_checks_drops_and_service_times() {
+    fn a_partial_result_keeps_names_scenarios_checks_drops_service_times_and_the_server() {
         let header = StreamHeader::new("t".into(), config(), SystemTime::now());
         let mut text = serde_json::to_string(&header).unwrap() + "\n";
         for i in 0..2 {
@@ -332,6 +342,19 @@ mod tests {
                 passes: 2,
                 fails: 1,
             }];
+            line.server = Some(Server {
+                processes: vec![crate::WatchedProcess {
+                    pid: 42,
+                    samples: vec![crate::ProcessSample {
+                        t: i as f64 + 1.0,
+                        cpu_percent: 50.0,
+                        rss_bytes: 1 << 20,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                prometheus: Vec::new(),
+            });
             text += &serde_json::to_string(&line).unwrap();
             text += "\n";
         }
@@ -348,6 +371,9 @@ mod tests {
         );
         assert_eq!(r.by_scenario[0].iterations, 2);
         assert_eq!((r.checks[0].passes, r.checks[0].fails), (4, 2));
+        let server = r.server.expect("the watched server's readings");
+        let ts: Vec<f64> = server.processes[0].samples.iter().map(|s| s.t).collect();
+        assert_eq!((server.processes.len(), ts), (1, vec![1.0, 2.0]));
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn name_lines(by_name: &ByName, name: impl Fn(u32) -> String) -> Vec<NameLin
 /// The per-name, per-scenario and per-check sections of a partial result, added up line by
 /// line in the order names first appear.
 #[derive(Default)]
-pub(crate) struct Sections {
+pub struct Sections {
     names: Vec<(String, Totals, Histogram<u64>)>,
     scenarios: Vec<(String, u64)>,
     checks: Vec<(String, u64, u64)>,

@@ -72,6 +72,9 @@ pub enum Length {
 pub trait Observer {
     /// About every 10 ms while the run goes on.
     fn progress(&mut self, _progress: &Progress) {}
+    /// What is about to run, as its result will describe it: told before [`Observer::starting`]
+    /// to an observer of a series' runs, which learns each run's level only from it.
+    fn begins(&mut self, _config: &herd_result::RunConfig, _labels: &Labels) {}
     /// The engine is about to start: a shard's header and the absolute second its timeline
     /// starts in (both `None` for a run that is not sharded).
     fn starting(
@@ -80,6 +83,9 @@ pub trait Observer {
         _timeline_start: Option<u64>,
     ) {
     }
+    /// The watched server's readings taken since the last call (`--watch-*`), told just before
+    /// the seconds they belong with are handed to [`Observer::progress`].
+    fn watched(&mut self, _fresh: &herd_result::Server) {}
     /// The engine has finished; the result is being built.
     fn finished(&mut self) {}
     /// A line for the person running herd (a shard's wait, a clock warning): on standard error
@@ -126,5 +132,9 @@ pub trait Runs {
     /// The per-request deadline of every run: the flag's, else the file's, else the default.
     fn timeout(&self) -> Duration {
         DEFAULT_TIMEOUT
+    }
+    /// What the indices in its outcomes name (request names, scenarios, checks).
+    fn labels(&self) -> Labels {
+        Labels::default()
     }
 }

@@ -173,6 +173,7 @@ impl Prepared {
             }
             None => None,
         };
+        observer.begins(&config, &self.labels());
         observer.starting(
             shard.as_ref().map(|h| &h.0),
             shard.as_ref().and_then(|h| h.1),
@@ -183,7 +184,6 @@ impl Prepared {
             files: self.tls_files.clone(),
         };
         let start = |e: String| RunError::Start(e);
-        let progress = |p: &herd_engine::Progress| observer.progress(p);
         let clock = Arc::new(SystemClock);
         // A script's threads are set up (setup, init, a first request()) before any load, and
         // before the server is watched: an error there stops the run with nothing sent.
@@ -201,6 +201,15 @@ impl Prepared {
         let watcher = match &self.watch {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
+        };
+        let progress = |p: &herd_engine::Progress| {
+            if let (Some(w), false) = (&watcher, p.closed.is_empty()) {
+                let fresh = crate::watch::fresh(w);
+                if !fresh.is_empty() {
+                    observer.watched(&fresh);
+                }
+            }
+            observer.progress(p)
         };
         let out = match &self.what {
             What::Url(r) => {
@@ -487,5 +496,9 @@ impl Runs for Prepared {
 
     fn timeout(&self) -> Duration {
         self.plan_at(self.level, self.length).timeout
+    }
+
+    fn labels(&self) -> crate::Labels {
+        Prepared::labels(self)
     }
 }

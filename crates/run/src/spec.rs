@@ -202,9 +202,14 @@ impl LoadFlags {
         };
         let random = self.arrivals.is_some_and(|p| p != Process::Constant);
         if self.arrivals.is_some() && !open {
-            problems.push(
-                "--arrivals spaces the open model's arrivals: give --rate R as well".to_owned(),
-            );
+            problems.push(match level {
+                None => "--arrivals spaces the open model's arrivals: give --rate R as well",
+                Some(_) => {
+                    "--arrivals spaces the open model's arrivals: sweep with --rates, or search \
+                     a rate (capacity without --users)"
+                }
+            }
+            .to_owned());
         } else if self.seed.is_some() && !random {
             problems.push(
                 "--seed draws random arrivals: give --arrivals poisson or --arrivals uniform"

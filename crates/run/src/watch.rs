@@ -56,6 +56,17 @@ pub(crate) fn stop(watcher: Watcher) -> Server {
     to_server(&watcher.stop())
 }
 
+/// The readings taken since the last call, as a `server` of their own.
+pub(crate) fn fresh(watcher: &Watcher) -> Server {
+    let mut server = to_server(&watcher.fresh());
+    // Only targets with something new: a line says nothing of the others.
+    server.processes.retain(|p| !p.samples.is_empty());
+    server
+        .prometheus
+        .retain(|e| !e.series.is_empty() || !e.gaps.is_empty());
+    server
+}
+
 fn to_server(o: &Observations) -> Server {
     Server {
         processes: o.processes.iter().map(|p| process(o, p)).collect(),

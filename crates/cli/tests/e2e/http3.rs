@@ -4,7 +4,7 @@ use crate::common::*;
 
 #[test]
 fn http3_run_counts_what_caddy_logs() {
-    let caddy = Caddy::start();
+    let caddy = Caddy::start(&[]);
     let dir = TempDir::new("h3");
     let json = dir.path("r.json");
     let (hello, missing) = (caddy.url("/hello"), caddy.url("/missing"));
@@ -44,7 +44,7 @@ fn http3_refuses_a_cleartext_url() {
 
 #[test]
 fn http3_server_killed_mid_run_counts_each_request_once() {
-    let mut caddy = Caddy::start();
+    let mut caddy = Caddy::start(&[]);
     let dir = TempDir::new("h3-kill");
     let json = dir.path("r.json");
     let herd = Herd::new(&[
@@ -99,7 +99,7 @@ fn http3_server_killed_mid_run_counts_each_request_once() {
 
 #[test]
 fn http3_reconnects_resume_their_session_and_send_the_first_get_in_0rtt() {
-    let caddy = Caddy::start();
+    let caddy = Caddy::start(&[]);
     let dir = TempDir::new("h3-0rtt");
     // Two requests a connection: the second comes back after the session ticket, which the
     // next connection resumes.
@@ -163,7 +163,7 @@ fn http3_reconnects_resume_their_session_and_send_the_first_get_in_0rtt() {
 
 #[test]
 fn http3_streams_multiplex_requests_up_to_the_servers_limit() {
-    let caddy = Caddy::start();
+    let caddy = Caddy::start(&[]);
     let dir = TempDir::new("h3-streams");
     let url = caddy.url("/hello");
     // quic-go, Caddy's QUIC, lets a client open 100 streams at once: 300 asked for are capped

@@ -65,6 +65,8 @@ fn rendered_manifests_are_valid_kubernetes_for_two_releases() {
         "2",
         "--prometheus-remote-write",
         "http://prometheus.monitoring:9090/api/v1/write",
+        "--otlp",
+        "http://otel-collector.monitoring:4318",
         "-o",
         out.to_str().unwrap(),
     ]);
@@ -101,6 +103,7 @@ fn rendered_manifests_are_valid_kubernetes_for_two_releases() {
         "path: \"data/users.csv\"",
         // Every pod pushes its series, labelled with its own shard.
         "\"--prometheus-remote-write\"\n            - \"http://prometheus.monitoring:9090/api/v1/write\"",
+        "\"--otlp\"\n            - \"http://otel-collector.monitoring:4318\"",
     ] {
         assert!(job.contains(want), "{want} not in\n{job}");
     }
@@ -180,6 +183,19 @@ fn render_refuses_what_cannot_run_on_a_cluster() {
                 "-o",
             ],
             "each pod would push to itself",
+        ),
+        (
+            vec![
+                "k8s",
+                "render",
+                f,
+                "--shards",
+                "2",
+                "--otlp",
+                "http://u:secret@otel:4318",
+                "-o",
+            ],
+            "--otlp http://***@otel:4318/v1/metrics: credentials in the URL",
         ),
         (
             vec![

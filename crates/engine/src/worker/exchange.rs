@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Default)]
 struct Opening {
     sent: Option<Instant>,
+    /// The connection's number in the requests log.
+    connection: Option<u64>,
     connect: Option<Duration>,
     tls: Option<Duration>,
     blocked: Option<Duration>,
@@ -153,9 +155,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let verdict = self
             .script
             .judge(&mut self.users[i].script, &req, &resp, ctx);
+        let connection = opening.connection;
         let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Ok(verdict));
-        self.finish(i, now, &outcome);
+        self.finish(i, now, &outcome, connection);
         let u = &mut self.users[i];
         u.state = State::Free;
         // A think, or the next iteration, is measured from now on.
@@ -177,6 +180,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link);
+        o.connection = ex.carrier;
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
                 if !k.opening_told {
@@ -265,9 +269,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             bytes_sent: bytes.1,
             ..Response::default()
         };
+        let connection = opening.connection;
         let span = self.span(i, opening, now);
         let outcome = outcome(&req, &resp, span, Err(f.clone()));
-        self.finish(i, now, &outcome);
+        self.finish(i, now, &outcome, connection);
         let u = &mut self.users[i];
         u.intended = now;
         u.state = State::Free;
@@ -288,15 +293,25 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
-    /// Counts user `i`'s outcome, ended at `done`, unless its iteration began in the warm-up.
-    pub(super) fn finish(&mut self, i: usize, done: Instant, outcome: &herd_metrics::Outcome) {
-        self.tally.finish(
+    /// Counts user `i`'s outcome, ended at `done` on `connection`, unless its iteration began
+    /// in the warm-up.
+    pub(super) fn finish(
+        &mut self,
+        i: usize,
+        done: Instant,
+        outcome: &herd_metrics::Outcome,
+        connection: Option<u64>,
+    ) {
+        let measured = self.tally.finish(
             self.measure_start,
             self.users[i].iteration,
             done,
             outcome,
             &mut self.recorder,
         );
+        if let (true, Some(log)) = (measured, self.requests_log.as_mut()) {
+            log.push(crate::requests_log::Line::of(outcome, connection));
+        }
     }
 
     /// Ends exchange `x` with `why` (its deadline, or the end of the run): alone when its

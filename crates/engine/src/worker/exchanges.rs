@@ -13,6 +13,9 @@ pub(super) struct Exchange {
     pub req: Option<Request>,
     /// The connection carrying it; `None` while it waits for one.
     pub link: Option<(u32, u32)>,
+    /// The last connection it was handed to, by its number in the run (the requests log's
+    /// `connection`): kept when that connection fails under it.
+    pub carrier: Option<u64>,
     /// This request is its connection's last (`--calls-per-conn`).
     pub last_call: bool,
     /// When it started (its deadline counts from here).
@@ -58,6 +61,7 @@ impl Exchanges {
                     user: 0,
                     req: None,
                     link: None,
+                    carrier: None,
                     last_call: false,
                     start: now,
                     sent: None,
@@ -79,6 +83,7 @@ impl Exchanges {
         x.user = user as u32;
         x.req = Some(req);
         x.link = None;
+        x.carrier = None;
         x.last_call = false;
         x.start = now;
         x.sent = None;

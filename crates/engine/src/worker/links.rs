@@ -29,6 +29,8 @@ pub(super) struct Link<C, S> {
     pub server_closes: bool,
     /// Waiting for the server's close until then; it no longer counts against the cap.
     pub linger: Option<Instant>,
+    /// Connections this worker had filled before this one: its number in the requests log.
+    pub serial: u64,
 }
 
 pub(super) struct Links<C, S> {
@@ -36,6 +38,8 @@ pub(super) struct Links<C, S> {
     free: Vec<u32>,
     /// Connections carrying or able to carry exchanges (opening, open, not lingering).
     pub live: usize,
+    /// Connections filled so far.
+    filled: u64,
 }
 
 impl<C, S> Default for Links<C, S> {
@@ -44,6 +48,7 @@ impl<C, S> Default for Links<C, S> {
             slots: Vec::new(),
             free: Vec::new(),
             live: 0,
+            filled: 0,
         }
     }
 }
@@ -77,6 +82,7 @@ impl<C, S> Links<C, S> {
                     retiring: false,
                     server_closes: false,
                     linger: None,
+                    serial: 0,
                 });
                 self.slots.len() as u32 - 1
             }
@@ -105,6 +111,8 @@ impl<C, S> Links<C, S> {
         l.retiring = false;
         l.server_closes = false;
         l.linger = None;
+        l.serial = self.filled;
+        self.filled += 1;
         self.live += 1;
     }
 

@@ -170,6 +170,8 @@ struct Loop<'a, T: Transport, S: Script> {
     second_lag: Histogram<u64>,
     /// When the last wait returned.
     woke: Instant,
+    /// Lines for `--requests-log`, when the run keeps one.
+    requests_log: Option<crate::requests_log::Batch>,
 }
 
 /// Runs worker `k` of `threads` to the end of the plan.
@@ -255,6 +257,10 @@ pub(crate) fn work<T: Transport, S: Script>(
         open,
         second_lag: new_histogram(),
         woke: now,
+        requests_log: shared
+            .control
+            .requests_log()
+            .map(|log| crate::requests_log::Batch::new(log, now)),
     };
     for _ in 0..n {
         w.add_user(now);
@@ -320,6 +326,11 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.cut_off(why);
         }
         if now >= ticks.due() {
+            // A second's lines reach the file about when the second closes, so a crash loses
+            // little of them.
+            if let Some(log) = w.requests_log.as_mut() {
+                log.tick(now);
+            }
             let script = w.script;
             ticks.tick(
                 now,
@@ -384,6 +395,9 @@ pub(crate) fn work<T: Transport, S: Script>(
         },
     );
     let cpu = ThreadCpu::now().since(&cpu0);
+    if let Some(log) = w.requests_log.take() {
+        log.finish();
+    }
     let (dropped, send_lag) = match w.open {
         Some(o) => (o.dropped, o.send_lag),
         // The closed model has no schedule to lag behind.

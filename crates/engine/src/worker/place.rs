@@ -122,6 +122,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         link.uses += 1;
         link.last_used = now;
         ex.link = Some((l, link.generation));
+        ex.carrier = Some(link.serial * self.threads as u64 + self.k as u64);
         ex.placed = now;
         ex.on_new = link.opened.is_none();
         ex.sent = link.opened.map(|_| now);

@@ -84,7 +84,7 @@ pub(crate) struct Tally {
 impl Tally {
     /// Records `outcome` of an iteration intended at `iteration`, unless the warm-up was still
     /// on then: whether outcomes count is decided once per iteration, never split across the
-    /// line.
+    /// line. Whether it counted.
     pub fn finish(
         &mut self,
         measure_start: Instant,
@@ -92,10 +92,10 @@ impl Tally {
         done: Instant,
         outcome: &Outcome,
         recorder: &mut Recorder,
-    ) {
+    ) -> bool {
         if iteration < measure_start {
             self.warmup += 1;
-            return;
+            return false;
         }
         self.scheduled += 1;
         // Answers, and failures the server caused, stretch the measured window; requests the
@@ -104,6 +104,7 @@ impl Tally {
             self.last_done = Some(done);
         }
         recorder.record(outcome);
+        true
     }
 
     pub fn connection_opened(&mut self) {

@@ -10,6 +10,7 @@ mod failures;
 mod open;
 mod phases;
 mod pipeline;
+mod requests_log;
 mod segment;
 mod stream;
 mod window;

@@ -4,9 +4,11 @@
   "use strict";
   var view = document.getElementById("view");
   var updates = 0;
+  herdHover();
   var events = new EventSource("/events");
   events.addEventListener("view", function (e) {
     view.innerHTML = e.data;
+    herdHover();
     updates += 1;
     document.body.setAttribute("data-updates", String(updates));
   });

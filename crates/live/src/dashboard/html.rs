@@ -2,35 +2,35 @@
 //! one chart model, drawn by the report's SVG back end) and tables of statuses, errors and
 //! request names. The page swaps this fragment in whole at each event.
 
-use super::view::View;
+use super::view::Frame;
 use herd_report::figure::{
     generator_figure, palette, run_figure, server_figure, statuses_figure, Figure, Series,
 };
 use herd_report::html::{esc, figure_svg};
-use herd_result::format::{count, duration_ms, percent, rate};
+use herd_result::format::{bytes, count, duration_ms, percent, rate};
 use herd_result::{Model, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The fragment for `view`; `report` says where the final report is (or how to make one).
-pub fn fragment(view: &View, report: &str) -> String {
-    let Some(d) = view.drawn() else {
+pub fn fragment(view: &Frame, report: &str) -> String {
+    let Some(d) = &view.drawn else {
         return "<p id=\"status\" data-state=\"waiting\">Waiting for the run to start…</p>\n"
             .to_owned();
     };
     let mut out = String::new();
-    status(&mut out, view, &d, report);
-    tiles(&mut out, view, &d);
-    for fig in figures(view, &d) {
+    status(&mut out, view, d, report);
+    tiles(&mut out, view, d);
+    for fig in figures(view, d) {
         out.push_str(&figure_svg(&fig));
     }
-    tables(&mut out, &d);
+    tables(&mut out, view, d);
     out
 }
 
-fn status(out: &mut String, view: &View, d: &RunResult, report: &str) {
+fn status(out: &mut String, view: &Frame, d: &RunResult, report: &str) {
     let elapsed = duration_ms(d.duration_s * 1e3);
-    let (state, text) = match view.end() {
+    let (state, text) = match view.ended.then_some(d) {
         Some(r) if r.interrupted => (
             "finished",
             format!("Finished: the run was stopped after {elapsed}; the numbers cover the part that ran. {report}"),
@@ -65,9 +65,9 @@ fn status(out: &mut String, view: &View, d: &RunResult, report: &str) {
 }
 
 /// The numbers now: the whole run's totals, and the last whole second's rate and percentiles.
-fn tiles(out: &mut String, view: &View, d: &RunResult) {
+fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
     let last = d.timeline.iter().rev().find(|e| !e.partial);
-    let target = view.targets().last().map(|t| t.1);
+    let target = view.targets.last().map(|t| t.1);
     let unit = match d.config.model {
         Model::Open => " req/s",
         Model::Closed => " users",
@@ -105,7 +105,7 @@ fn tiles(out: &mut String, view: &View, d: &RunResult) {
             },
         ),
     ];
-    if view.end().is_none() {
+    if !view.ended {
         tiles.push(("in flight", count(view.in_flight)));
     }
     if d.totals.dropped > 0 {
@@ -114,6 +114,16 @@ fn tiles(out: &mut String, view: &View, d: &RunResult) {
     if let Some(g) = d.generator.timeline.last() {
         tiles.push(("connections", count(g.connections)));
         tiles.push(("herd's CPU", percent(g.cpu_percent.iter().sum())));
+    }
+    // Every watched process's last reading, added up: the server as a whole.
+    let now: Vec<_> = (d.server.iter().flat_map(|s| &s.processes))
+        .filter_map(|p| p.samples.last())
+        .collect();
+    if !now.is_empty() {
+        let cpu = now.iter().map(|s| s.cpu_percent).sum();
+        let rss: u64 = now.iter().map(|s| s.rss_bytes).sum();
+        tiles.push(("server CPU", percent(cpu)));
+        tiles.push(("server memory", bytes(rss as f64)));
     }
     out.push_str("<dl class=\"tiles\">");
     for (name, value) in tiles {
@@ -130,8 +140,8 @@ fn tiles(out: &mut String, view: &View, d: &RunResult) {
 /// The report's figures of a run, with the plan's target second by second drawn against what
 /// happened: the rate asked for over the throughput (open model), the users asked for over the
 /// connections (closed model).
-fn figures(view: &View, d: &RunResult) -> Vec<Figure> {
-    let targets = view.targets().to_vec();
+fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
+    let targets = view.targets.clone();
     let mut run = run_figure(d);
     run.title = "Throughput and latency".into();
     let mut generator = generator_figure(d);
@@ -170,7 +180,7 @@ fn figures(view: &View, d: &RunResult) -> Vec<Figure> {
 }
 
 /// Status codes (classes while the run goes on), errors by class, and each request name.
-fn tables(out: &mut String, d: &RunResult) {
+fn tables(out: &mut String, view: &Frame, d: &RunResult) {
     let mut statuses: BTreeMap<String, u64> = d.status.clone();
     if statuses.is_empty() {
         for e in &d.timeline {
@@ -183,22 +193,33 @@ fn tables(out: &mut String, d: &RunResult) {
     table(out, "statuses", "Status", &statuses);
     table(out, "errors", "Error", &d.errors);
     if !d.by_name.is_empty() {
-        out.push_str(
-            "<table id=\"names\"><thead><tr><th>Request</th><th>requests</th><th>req/s</th>\
-             <th>p50</th><th>p99</th><th>not ok</th></tr></thead><tbody>",
+        // While the run goes on, the rate is the last whole second's; at the end, the run's.
+        let per_second = if view.ended { "req/s" } else { "req/s now" };
+        let _ = write!(
+            out,
+            "<table id=\"names\"><thead><tr><th>Request</th><th>requests</th>\
+             <th>{per_second}</th><th>ok</th><th>not ok</th><th>p50</th><th>p99</th></tr>\
+             </thead><tbody>"
         );
         for n in &d.by_name {
             let ended = n.totals.completed + n.totals.errors;
             let not_ok = n.totals.failed + n.totals.errors;
+            let rps = match view.ended {
+                true => n.throughput_rps,
+                false => view.names_now.get(&n.name).copied().unwrap_or(0) as f64,
+            };
             let _ = write!(
                 out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr data-name=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td></tr>",
+                esc(&n.name),
                 esc(&n.name),
                 count(ended),
-                rate(n.throughput_rps),
+                rate(rps),
+                count(n.totals.ok),
+                count(not_ok),
                 duration_ms(n.latency_ms.p50),
                 duration_ms(n.latency_ms.p99),
-                count(not_ok),
             );
         }
         out.push_str("</tbody></table>");

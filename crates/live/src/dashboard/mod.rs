@@ -11,11 +11,13 @@ mod event;
 mod html;
 mod page;
 pub mod record;
+mod series;
 mod server;
 mod view;
 
 pub use control::new_token;
 pub use event::{Event, SecondEvent};
+pub use series::{LevelRow, Levels, SeriesDashboard};
 pub use view::{View, WINDOW};
 
 use crate::{Sink, SinkError, Start};
@@ -47,6 +49,7 @@ pub struct Dashboard {
     token: Option<String>,
     /// The run's request names, scenarios and checks, told at its start.
     labels: herd_run::Labels,
+    watched: crate::Watched,
 }
 
 impl Dashboard {
@@ -71,6 +74,7 @@ impl Dashboard {
             server,
             token,
             labels: herd_run::Labels::default(),
+            watched: crate::Watched::default(),
         })
     }
 
@@ -89,8 +93,7 @@ impl Dashboard {
     }
 
     fn apply(&mut self, e: &Event) {
-        self.shared.lock().view.apply(e);
-        self.shared.notify();
+        self.shared.change(|s| s.view.apply(e));
     }
 }
 
@@ -101,19 +104,23 @@ impl Sink for Dashboard {
         Ok(())
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        self.watched.add(fresh);
+    }
+
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.apply(&Event::Second(SecondEvent::new(r, &self.labels)));
+        let mut second = SecondEvent::new(r, &self.labels);
+        second.line.server = self.watched.take();
+        self.apply(&Event::Second(second));
         Ok(())
     }
 
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {
         let report: Arc<str> = herd_report::html::render_run(result).into();
-        {
-            let mut s = self.shared.lock();
+        self.shared.change(|s| {
             s.view.apply(&Event::End(Box::new(result.clone())));
             s.report = Some(report);
-        }
-        self.shared.notify();
+        });
         Ok(())
     }
 
@@ -125,7 +132,7 @@ impl Sink for Dashboard {
 /// The page of a finished (or cut short) run, without the script: what `herd report` makes of
 /// a recording.
 pub fn static_page(view: &View, report_hint: &str) -> String {
-    page::page(&html::fragment(view, report_hint), false, false)
+    page::page(&html::fragment(&view.frame(), report_hint), false, false)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The page around the view: the report's stylesheet and the dashboard's own, and, while a run
-//! is live, a script that swaps the view in at each event. Nothing is fetched from elsewhere.
+//! The page around the view: the report's stylesheet and the dashboard's own, the report's
+//! hover script (each chart's value at the hovered second), and, while a run is live, a script
+//! that swaps the view in at each event. Nothing is fetched from elsewhere.
 
 const STYLE: &str = include_str!("dashboard.css");
 const SCRIPT: &str = include_str!("dashboard.js");
@@ -12,11 +13,10 @@ pub fn page(fragment: &str, live: bool, control: bool) -> String {
     } else {
         ""
     };
-    let script = if live {
-        format!("<script>\n{SCRIPT}</script>\n")
-    } else {
-        String::new()
-    };
+    // The report's hover script, run again whenever the live script swaps the charts in.
+    let hover = herd_report::html::hover_script();
+    let follow = if live { SCRIPT } else { "herdHover();\n" };
+    let script = format!("<script>\nfunction herdHover() {{\n{hover}}}\n{follow}</script>\n");
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\

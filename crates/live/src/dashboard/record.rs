@@ -17,6 +17,7 @@ pub struct Recording {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     labels: herd_run::Labels,
+    watched: crate::Watched,
 }
 
 impl Recording {
@@ -26,6 +27,7 @@ impl Recording {
             path: path.to_owned(),
             out: None,
             labels: herd_run::Labels::default(),
+            watched: crate::Watched::default(),
         }
     }
 
@@ -48,8 +50,14 @@ impl Sink for Recording {
         self.write(&Event::Start(start.header()))
     }
 
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        self.watched.add(fresh);
+    }
+
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.write(&Event::Second(SecondEvent::new(r, &self.labels)))
+        let mut second = SecondEvent::new(r, &self.labels);
+        second.line.server = self.watched.take();
+        self.write(&Event::Second(second))
     }
 
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {

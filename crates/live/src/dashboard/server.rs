@@ -32,6 +32,10 @@ pub struct State {
     pub report_hint: String,
     /// The final report's page, once the run ended.
     pub report: Option<Arc<str>>,
+    /// A sweep's or capacity search's levels, when the page follows a series of runs.
+    pub series: Option<super::series::Levels>,
+    /// Bumped at each change: what the browsers have been sent is compared with it.
+    version: u64,
     /// The view as HTML and the version it was made at: made once per second however many
     /// browsers watch, and never when none does.
     cache: Option<(u64, Arc<str>)>,
@@ -41,14 +45,24 @@ pub struct State {
 }
 
 impl State {
-    fn fragment(&mut self) -> Arc<str> {
+    /// The view changed: the browsers are sent it again.
+    pub fn changed(&mut self) {
+        self.version += 1;
+    }
+
+    /// The run, or the series, is over: its report is the last thing sent.
+    fn ended(&self) -> bool {
+        match &self.series {
+            Some(levels) => levels.done,
+            None => self.view.end().is_some(),
+        }
+    }
+
+    /// The view as HTML, when the cache has the current version.
+    fn cached(&self) -> Option<Arc<str>> {
         match &self.cache {
-            Some((v, html)) if *v == self.view.seconds => Arc::clone(html),
-            _ => {
-                let html: Arc<str> = super::html::fragment(&self.view, &self.report_hint).into();
-                self.cache = Some((self.view.seconds, Arc::clone(&html)));
-                html
-            }
+            Some((v, html)) if *v == self.version => Some(Arc::clone(html)),
+            _ => None,
         }
     }
 }
@@ -56,6 +70,37 @@ impl State {
 impl Shared {
     pub fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The view as HTML at version `seconds`, made once per version. The sink adds seconds
+    /// while the page is drawn: only a copy is taken under the lock, and drawn outside it.
+    fn fragment(&self, s: MutexGuard<'_, State>) -> (u64, Arc<str>) {
+        let version = s.version;
+        if let Some(html) = s.cached() {
+            return (version, html);
+        }
+        let (frame, hint, series) = (s.view.frame(), s.report_hint.clone(), s.series.clone());
+        drop(s);
+        let html: Arc<str> = match series {
+            Some(levels) => super::series::fragment(&levels, &frame, &hint),
+            None => super::html::fragment(&frame, &hint),
+        }
+        .into();
+        let mut s = self.lock();
+        if s.cache.as_ref().is_none_or(|(v, _)| *v < version) {
+            s.cache = Some((version, Arc::clone(&html)));
+        }
+        (version, html)
+    }
+
+    /// Changes the state under the lock, then tells the browsers.
+    pub fn change(&self, f: impl FnOnce(&mut State)) {
+        {
+            let mut s = self.lock();
+            f(&mut s);
+            s.changed();
+        }
+        self.notify();
     }
 
     /// Wakes every browser's stream: the view changed.
@@ -194,10 +239,9 @@ fn serve(mut conn: TcpStream, shared: &Shared, stopper: Option<&Stopper>) {
     };
     match (head.method.as_str(), head.path.as_str()) {
         ("GET", "/") => {
-            let (body, watching) = {
-                let mut s = shared.lock();
-                (page(&s.fragment(), true, stopper.is_some()), s.watching)
-            };
+            let watching = shared.lock().watching;
+            let (_, fragment) = shared.fragment(shared.lock());
+            let body = page(&fragment, true, stopper.is_some());
             // How many browsers follow the run: a script (or a test) can wait for one.
             let extra = format!("X-Herd-Watching: {watching}\r\n");
             respond_with(
@@ -256,7 +300,7 @@ fn events(mut conn: TcpStream, shared: &Shared) {
         let (message, report) = {
             let mut s = shared.lock();
             let mut idle = false;
-            while !s.closing && sent == Some(s.view.seconds) && !idle {
+            while !s.closing && sent == Some(s.version) && !idle {
                 let (g, t) = shared
                     .changed
                     .wait_timeout(s, KEEPALIVE)
@@ -264,14 +308,17 @@ fn events(mut conn: TcpStream, shared: &Shared) {
                 s = g;
                 idle = t.timed_out();
             }
-            if sent == Some(s.view.seconds) {
+            if sent == Some(s.version) {
                 if s.closing {
                     break;
                 }
                 (": still running\n\n".to_owned(), None)
             } else {
-                sent = Some(s.view.seconds);
-                (event("view", &s.fragment()), s.report.clone())
+                // The report is taken with the view it goes with: the end's.
+                let report = s.report.clone().filter(|_| s.ended());
+                let (version, html) = shared.fragment(s);
+                sent = Some(version);
+                (event("view", &html), report)
             }
         };
         if conn.write_all(message.as_bytes()).is_err() {

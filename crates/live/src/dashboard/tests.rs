@@ -30,6 +30,7 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
             by_name: Vec::new(),
             scenarios: Vec::new(),
             checks: Vec::new(),
+            server: None,
         };
         line.scheduled = line.second.requests + line.dropped;
         all.push(Event::Second(SecondEvent {
@@ -44,12 +45,12 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
 fn the_view_adds_up_the_seconds_draws_the_plan_and_says_when_the_run_ended() {
     let r = run();
     let mut view = View::default();
-    assert!(fragment(&view, "").contains("data-state=\"waiting\""));
+    assert!(fragment(&view.frame(), "").contains("data-state=\"waiting\""));
     for e in events(&r, 3) {
         view.apply(&e);
     }
     let per_second = r.timeline[0].requests;
-    let live = fragment(&view, "");
+    let live = fragment(&view.frame(), "");
     assert!(live.contains("data-state=\"running\""), "{live}");
     assert!(
         live.contains(&format!("data-requests=\"{}\"", 3 * per_second)),
@@ -65,7 +66,7 @@ fn the_view_adds_up_the_seconds_draws_the_plan_and_says_when_the_run_ended() {
     );
 
     view.apply(&Event::End(Box::new(r.clone())));
-    let end = fragment(&view, "The report: here.");
+    let end = fragment(&view.frame(), "The report: here.");
     assert!(end.contains("data-state=\"finished\""), "{end}");
     assert!(
         end.contains("Finished after") && end.contains("The report: here."),
@@ -89,6 +90,28 @@ fn a_long_run_draws_its_last_half_hour_and_counts_all_of_it() {
 }
 
 #[test]
+fn a_day_long_run_keeps_no_more_than_two_windows_of_seconds() {
+    let r = run();
+    let mut view = View::default();
+    let n = 5 * WINDOW as u64 + 100;
+    for e in events(&r, n) {
+        view.apply(&e);
+    }
+    let d = view.drawn().unwrap();
+    assert_eq!(d.timeline.len(), WINDOW);
+    assert_eq!(d.timeline[0].t, n - WINDOW as u64);
+    assert_eq!(d.totals.completed, n * r.timeline[0].ok);
+    // The plan's line too: memory that grew with the run's length would not stay flat for a
+    // 24-hour soak.
+    assert!(
+        view.targets().len() < 2 * WINDOW,
+        "{}",
+        view.targets().len()
+    );
+    assert_eq!(view.targets().last().unwrap().0, n as f64 - 0.5);
+}
+
+#[test]
 fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
     let r = run();
     let mut all = events(&r, 4);
@@ -105,7 +128,7 @@ fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
     let path = dir.join("rec.ndjson");
     std::fs::write(&path, &text).unwrap();
     let read = super::record::read(&path).unwrap().expect("a recording");
-    assert_eq!(fragment(&read, "x"), fragment(&live, "x"));
+    assert_eq!(fragment(&read.frame(), "x"), fragment(&live.frame(), "x"));
     // Killed mid-line: the seconds before stand, the run is not finished.
     let cut = &text[..text.rfind("{\"event\":\"end\"").unwrap() + 30];
     std::fs::write(&path, cut).unwrap();
@@ -114,4 +137,113 @@ fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
     std::fs::write(&path, "{\"kind\":\"run\"}\n").unwrap();
     assert!(super::record::read(&path).unwrap().is_none());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `n` seconds whose lines carry two request names and the watched server's reading.
+fn named_events_with_the_server(r: &RunResult, n: u64) -> Vec<Event> {
+    let mut all = events(r, n);
+    for (t, e) in all.iter_mut().skip(1).enumerate() {
+        let Event::Second(s) = e else { continue };
+        s.line.by_name = ["home", "item"]
+            .iter()
+            .map(|name| herd_result::stream::NameLine {
+                name: (*name).to_owned(),
+                ok: 7,
+                failed: 0,
+                errors: 1,
+                latency_histogram: None,
+            })
+            .collect();
+        s.line.server = Some(herd_result::Server {
+            processes: vec![herd_result::WatchedProcess {
+                pid: 42,
+                samples: vec![herd_result::ProcessSample {
+                    t: t as f64 + 1.0,
+                    cpu_percent: 12.5,
+                    rss_bytes: 3 << 20,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            prometheus: Vec::new(),
+        });
+    }
+    all
+}
+
+#[test]
+fn the_live_page_shows_the_watched_server_and_a_row_per_request_name() {
+    let r = run();
+    let mut view = View::default();
+    for e in named_events_with_the_server(&r, 3) {
+        view.apply(&e);
+    }
+    let live = fragment(&view.frame(), "");
+    assert!(live.contains("<dt>server CPU</dt><dd>12.5%</dd>"), "{live}");
+    assert!(
+        live.contains("<dt>server memory</dt><dd>3.15 MB</dd>"),
+        "{live}"
+    );
+    assert!(live.contains("id=\"chart-server-cpu\""), "{live}");
+    assert!(live.contains("id=\"chart-server-memory\""), "{live}");
+    for name in ["home", "item"] {
+        let row = format!(
+            "<tr data-name=\"{name}\"><td>{name}</td><td>24</td><td>8.00</td><td>21</td><td>3</td>"
+        );
+        assert!(live.contains(&row), "{row}: {live}");
+    }
+    // Only the last half hour of the server's readings is drawn, as of the rest.
+    let mut long = View::default();
+    for e in named_events_with_the_server(&r, WINDOW as u64 + 100) {
+        long.apply(&e);
+    }
+    let d = long.drawn().unwrap();
+    let server = d.server.unwrap();
+    assert_eq!(server.processes[0].samples.len(), WINDOW);
+    assert_eq!(server.processes[0].samples[0].t, 101.0);
+}
+
+#[test]
+fn a_series_page_lists_the_levels_done_above_the_step_going_on() {
+    use super::series::{fragment as series_fragment, LevelRow, Levels};
+    let r = run();
+    let mut view = View::default();
+    for e in events(&r, 2) {
+        view.apply(&e);
+    }
+    let row = |asked: &str| LevelRow {
+        asked: asked.to_owned(),
+        achieved: "19.8 replies/s".to_owned(),
+        p99_ms: 4.0,
+        verdict: "ok".to_owned(),
+        ..LevelRow::default()
+    };
+    let mut levels = Levels {
+        what: "herd sweep http://x/ at 20,40".to_owned(),
+        step: Some("40 req/s".to_owned()),
+        rows: vec![row("20 req/s")],
+        ..Levels::default()
+    };
+    let going = series_fragment(&levels, &view.frame(), "");
+    assert!(
+        going.contains("data-state=\"running\" data-levels=\"1\""),
+        "{going}"
+    );
+    assert!(going.contains("<h2>Now: 40 req/s</h2>"), "{going}");
+    assert!(
+        going.contains("<tr class=\"level\"><td>20 req/s</td><td>19.8 replies/s</td>"),
+        "{going}"
+    );
+    levels.rows.push(row("40 req/s"));
+    (levels.done, levels.step) = (true, None);
+    let done = series_fragment(&levels, &view.frame(), "The report: here.");
+    assert!(
+        done.contains("data-state=\"finished\" data-levels=\"2\""),
+        "{done}"
+    );
+    assert!(
+        done.contains("Finished: 2 level(s). The report: here."),
+        "{done}"
+    );
+    assert!(!done.contains("id=\"step\""), "{done}");
 }

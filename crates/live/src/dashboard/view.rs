@@ -4,7 +4,11 @@
 
 use super::event::Event;
 use hdrhistogram::Histogram;
-use herd_result::{decode_histogram, encode_histogram, GeneratorSample, RunResult, TimelineEntry};
+use herd_result::stream::Sections;
+use herd_result::{
+    decode_histogram, encode_histogram, GeneratorSample, RunResult, Server, TimelineEntry,
+};
+use std::collections::BTreeMap;
 
 /// Seconds drawn on the live charts: the last half hour (k6's dashboard keeps 2,880 points).
 /// The numbers and the final page cover the whole run.
@@ -22,6 +26,12 @@ pub struct View {
     latency: Histogram<u64>,
     /// The plan's target at the middle of each second.
     targets: Vec<(f64, f64)>,
+    /// Per request name, scenario and check, added up from the seconds.
+    sections: Sections,
+    /// Each request name's requests in the last whole second.
+    names_now: BTreeMap<String, u64>,
+    /// The watched server's readings so far (`--watch-*`).
+    server: Option<Server>,
     end: Option<Box<RunResult>>,
     /// Arrivals dropped so far, and exchanges in flight at the end of the last second.
     pub dropped: u64,
@@ -38,6 +48,9 @@ impl Default for View {
             health: Vec::new(),
             latency: herd_metrics::new_histogram(),
             targets: Vec::new(),
+            sections: Sections::default(),
+            names_now: BTreeMap::new(),
+            server: None,
             end: None,
             dropped: 0,
             in_flight: 0,
@@ -75,6 +88,20 @@ impl View {
                     *run.errors.entry(k.clone()).or_default() += n;
                 }
                 self.health.extend(s.line.generator.clone());
+                let l = &s.line;
+                // A line whose histogram does not decode still counts; its latency is lost.
+                let _ = self.sections.add(&l.by_name, &l.scenarios, &l.checks);
+                if !e.partial {
+                    self.names_now = (l.by_name.iter())
+                        .map(|n| (n.name.clone(), n.ok + n.failed + n.errors))
+                        .collect();
+                }
+                if let Some(fresh) = &l.server {
+                    match &mut self.server {
+                        Some(server) => server.append(fresh.clone()),
+                        None => self.server = Some(fresh.clone()),
+                    }
+                }
                 run.duration_s = run.duration_s.max(e.t as f64 + 1.0);
                 self.dropped += s.line.dropped;
                 self.in_flight = s.line.in_flight;
@@ -87,6 +114,7 @@ impl View {
                     latency_histogram: None,
                     ..e.clone()
                 });
+                self.forget_past_the_window();
                 self.seconds += 1;
             }
             Event::End(result) => {
@@ -94,6 +122,19 @@ impl View {
                 self.seconds += 1;
             }
         }
+    }
+
+    /// Keeps no more than two windows of seconds (dropped a window at a time): a 24-hour run's
+    /// dashboard holds what it draws, not the whole day (the totals add up as they go; the
+    /// final result comes whole at the end).
+    fn forget_past_the_window(&mut self) {
+        if self.timeline.len() < 2 * WINDOW {
+            return;
+        }
+        self.timeline.drain(..WINDOW);
+        let first = self.timeline[0].t;
+        self.health.retain(|g| g.t >= first);
+        self.targets.retain(|(t, _)| *t >= first as f64);
     }
 
     pub fn started(&self) -> bool {
@@ -108,6 +149,17 @@ impl View {
     /// The plan's target at the middle of each second so far.
     pub fn targets(&self) -> &[(f64, f64)] {
         &self.targets
+    }
+
+    /// What the page is drawn from, copied so that the drawing holds no lock on the view.
+    pub fn frame(&self) -> Frame {
+        Frame {
+            drawn: self.drawn(),
+            targets: self.targets.clone(),
+            names_now: self.names_now.clone(),
+            in_flight: self.in_flight,
+            ended: self.end.is_some(),
+        }
     }
 
     /// The result to draw: the full one at the end; while the run goes on, the run so far with
@@ -127,6 +179,10 @@ impl View {
             .filter(|g| g.t >= first)
             .cloned()
             .collect();
+        d.server = self.server.as_ref().map(|s| since(s, first as f64));
+        d.by_name = self.sections.by_name(d.duration_s);
+        d.by_scenario = self.sections.by_scenario();
+        d.checks = self.sections.checks();
         d.histograms.latency = encode_histogram(&self.latency);
         d.latency_ms = herd_result::summarize_us(&self.latency);
         d.throughput_rps = if d.duration_s > 0.0 {
@@ -136,4 +192,62 @@ impl View {
         };
         Some(d)
     }
+}
+
+/// A copy of what the page shows at one moment.
+pub struct Frame {
+    /// `None` before the run starts.
+    pub drawn: Option<RunResult>,
+    pub targets: Vec<(f64, f64)>,
+    /// Each request name's requests in the last whole second.
+    pub names_now: BTreeMap<String, u64>,
+    pub in_flight: u64,
+    pub ended: bool,
+}
+
+/// The readings of `server` from second `first` on: the live charts' window. Only the
+/// window's readings are copied, never a day's.
+fn since(server: &Server, first: f64) -> Server {
+    use herd_result::{Exporter, PromSeries, WatchedProcess};
+    let after = |t: f64| t > first;
+    let processes = (server.processes.iter())
+        .map(|p| WatchedProcess {
+            pid: p.pid,
+            name: p.name.clone(),
+            pids: p.pids.clone(),
+            trees: p.trees.clone(),
+            parent: p.parent,
+            start: p.start.clone().filter(|s| after(s.t)),
+            samples: tail(&p.samples, |x| after(x.t)),
+            notes: tail(&p.notes, |x| after(x.t)),
+        })
+        .collect();
+    let prometheus = (server.prometheus.iter())
+        .map(|e| Exporter {
+            url: e.url.clone(),
+            metrics: e.metrics.clone(),
+            scrapes: e.scrapes,
+            gaps: tail(&e.gaps, |g| after(g.t)),
+            series: (e.series.iter())
+                .map(|x| PromSeries {
+                    name: x.name.clone(),
+                    labels: x.labels.clone(),
+                    kind: x.kind,
+                    rate: x.rate,
+                    samples: tail(&x.samples, |v| after(v.0)),
+                })
+                .collect(),
+            series_dropped: e.series_dropped,
+        })
+        .collect();
+    Server {
+        processes,
+        prometheus,
+    }
+}
+
+/// The last items of `v` that are `new`, in order (`v` is in time order).
+fn tail<T: Clone>(v: &[T], new: impl Fn(&T) -> bool) -> Vec<T> {
+    let old = v.iter().rposition(|x| !new(x)).map_or(0, |i| i + 1);
+    v[old..].to_vec()
 }

@@ -47,6 +47,9 @@ pub struct Exposition {
     send_lag_s: Option<f64>,
     loop_delay_s: Option<f64>,
     connections: Option<u64>,
+    /// The watched server's processes (`--watch-pid`, `--watch-name`) at their last reading:
+    /// who, CPU % and resident bytes.
+    server: Vec<(String, f64, u64)>,
     named: super::named::Named,
     pub finished: bool,
 }
@@ -98,6 +101,18 @@ impl Exposition {
             self.connections = Some(h.open_connections);
         }
         self.named.add(r, &self.bounds);
+    }
+
+    /// The watched server's readings since the last call: each process's last one stands.
+    pub fn watched(&mut self, fresh: &herd_result::Server) {
+        for p in &fresh.processes {
+            let Some(s) = p.samples.last() else { continue };
+            let who = p.name.clone().unwrap_or_else(|| p.pid.to_string());
+            match self.server.iter_mut().find(|x| x.0 == who) {
+                Some(x) => (x.1, x.2) = (s.cpu_percent, s.rss_bytes),
+                None => self.server.push((who, s.cpu_percent, s.rss_bytes)),
+            }
+        }
     }
 
     /// Every series, by family, as of the last closed second.
@@ -217,6 +232,28 @@ impl Exposition {
                 f.points.push(point(name, None, v));
             }
         }
+        if !self.server.is_empty() {
+            let f = family(
+                &mut out,
+                "herd_server_cpu_percent",
+                "gauge",
+                "CPU of the watched server's processes (--watch-pid: the pid, --watch-name: the name) at their last reading, percent of one core.",
+            );
+            for (who, cpu, _) in &self.server {
+                f.points
+                    .push(point(f.name, Some(("process", who.clone())), *cpu));
+            }
+            let f = family(
+                &mut out,
+                "herd_server_resident_memory_bytes",
+                "gauge",
+                "Resident memory of the watched server's processes at their last reading.",
+            );
+            for (who, _, rss) in &self.server {
+                f.points
+                    .push(point(f.name, Some(("process", who.clone())), *rss as f64));
+            }
+        }
         self.named.families(&self.bounds, &mut out);
         let f = family(
             &mut out,
@@ -307,5 +344,43 @@ mod tests {
         assert_eq!(b.last(), Some(&10.0));
         assert!(b.windows(2).all(|w| w[0] < w[1]), "{b:?}");
         assert_eq!(buckets_for(0.3).last(), Some(&0.3));
+    }
+
+    #[test]
+    fn the_watched_server_is_a_gauge_per_process_at_its_last_reading() {
+        let reading = |name: Option<&str>, pid, cpu, rss| herd_result::WatchedProcess {
+            pid,
+            name: name.map(str::to_owned),
+            samples: vec![herd_result::ProcessSample {
+                cpu_percent: cpu,
+                rss_bytes: rss,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut e = Exposition::default();
+        assert!(!e.render().contains("herd_server"));
+        let fresh = |ps| herd_result::Server {
+            processes: ps,
+            prometheus: Vec::new(),
+        };
+        e.watched(&fresh(vec![
+            reading(Some("nginx"), 7, 40.0, 1000),
+            reading(None, 9, 1.5, 20),
+        ]));
+        e.watched(&fresh(vec![reading(Some("nginx"), 7, 55.5, 2048)]));
+        let text = e.render();
+        assert!(
+            text.contains("herd_server_cpu_percent{process=\"nginx\"} 55.5"),
+            "{text}"
+        );
+        assert!(
+            text.contains("herd_server_cpu_percent{process=\"9\"} 1.5"),
+            "{text}"
+        );
+        assert!(
+            text.contains("herd_server_resident_memory_bytes{process=\"nginx\"} 2048"),
+            "{text}"
+        );
     }
 }

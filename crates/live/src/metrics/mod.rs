@@ -2,14 +2,20 @@
 //! and a latency histogram are cumulative over the closed seconds, so a scrape at any moment
 //! reads what happened, not an average; the endpoint stays up after the run until one last
 //! scrape (or a short grace), so the final seconds are not lost (vegeta's exporter loses them).
+//! The same series are pushed where nobody can scrape: Prometheus remote write and OTLP, each
+//! from one pusher thread that makes its last push with the final counts.
 
 mod exposition;
 mod named;
-mod remote_write;
+pub mod otlp;
+mod push;
+pub mod remote_write;
 mod server;
 
 pub use exposition::{buckets_for, Exposition};
-pub use remote_write::{Endpoint, RemoteWrite};
+pub use otlp::Otlp;
+pub use push::Endpoint;
+pub use remote_write::RemoteWrite;
 pub use server::MetricsServer;
 
 use crate::{Sink, SinkError, Start};
@@ -63,6 +69,10 @@ impl Sink for Metrics {
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
         self.with(|e| e.add(r));
         Ok(())
+    }
+
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        self.with(|e| e.watched(fresh));
     }
 
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {

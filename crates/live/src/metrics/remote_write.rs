@@ -5,17 +5,14 @@
 //! p99 gauge. A background thread pushes, so a slow receiver never holds up the run; the last
 //! push, with the final counts, is made at the end.
 
+use super::push::{Endpoint, Format, Pusher};
 use super::Exposition;
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
 use herd_result::RunResult;
 use prost::Message;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const FLAG: &str = "--prometheus-remote-write";
@@ -53,54 +50,15 @@ pub struct Sample {
     pub timestamp: i64,
 }
 
-/// Where to push: a plain-HTTP URL, parsed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Endpoint {
-    pub url: String,
-    host: String,
-    port: u16,
-    path: String,
+/// Where to push: `http://HOST[:PORT]/PATH` (`/api/v1/write` when it names none); anything else
+/// says why.
+pub fn endpoint(url: &str) -> Result<Endpoint, String> {
+    Ok(Endpoint::parse(FLAG, url, "/api/v1/write", EXAMPLE)?
+        .header("Content-Encoding", "snappy")
+        .header("X-Prometheus-Remote-Write-Version", "0.1.0"))
 }
 
-impl Endpoint {
-    /// `http://HOST[:PORT]/PATH`; anything else says why.
-    pub fn parse(url: &str) -> Result<Endpoint, String> {
-        let rest = match url.strip_prefix("http://") {
-            Some(r) => r,
-            None if url.starts_with("https://") => {
-                return Err(format!(
-                    "{FLAG} {url}: https is not supported yet; push to a local Prometheus or \
-                     agent over http (e.g. http://127.0.0.1:9090/api/v1/write)"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "{FLAG} {url}: give an http URL, e.g. http://127.0.0.1:9090/api/v1/write"
-                ))
-            }
-        };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/api/v1/write"),
-        };
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => match p.parse() {
-                Ok(p) => (h, p),
-                Err(_) => return Err(format!("{FLAG} {url}: `{p}` is not a port")),
-            },
-            _ => (authority, 80),
-        };
-        if host.is_empty() {
-            return Err(format!("{FLAG} {url}: the URL names no host"));
-        }
-        Ok(Endpoint {
-            url: url.to_owned(),
-            host: host.trim_matches(['[', ']']).to_owned(),
-            port,
-            path: path.to_owned(),
-        })
-    }
-}
+const EXAMPLE: &str = "http://127.0.0.1:9090/api/v1/write";
 
 /// The series of `e` as one remote-write request body (protobuf, then snappy).
 pub fn body(e: &Exposition, at: SystemTime) -> Vec<u8> {
@@ -135,49 +93,10 @@ pub fn body(e: &Exposition, at: SystemTime) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// One POST of `body`; the receiver's status line when it is not 2xx.
-fn push(to: &Endpoint, body: &[u8]) -> std::io::Result<()> {
-    let addr = (to.host.as_str(), to.port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::other("the host resolved to no address"))?;
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    s.set_write_timeout(Some(Duration::from_secs(10)))?;
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}:{}\r\nUser-Agent: herd/{}\r\nContent-Type: application/x-protobuf\r\n\
-         Content-Encoding: snappy\r\nX-Prometheus-Remote-Write-Version: 0.1.0\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
-        to.path,
-        to.host,
-        to.port,
-        herd_result::HERD_VERSION,
-        body.len()
-    );
-    s.write_all(head.as_bytes())?;
-    s.write_all(body)?;
-    let mut resp = Vec::new();
-    let _ = s.take(64 * 1024).read_to_end(&mut resp);
-    let text = String::from_utf8_lossy(&resp);
-    let status = text.lines().next().unwrap_or("");
-    match status.split_whitespace().nth(1) {
-        Some(code) if code.starts_with('2') => Ok(()),
-        _ => Err(std::io::Error::other(format!(
-            "the receiver answered `{status}`{}",
-            text.split_once("\r\n\r\n")
-                .map(|(_, b)| format!(": {}", b.trim()))
-                .unwrap_or_default()
-        ))),
-    }
-}
-
 pub struct RemoteWrite {
     to: Endpoint,
     state: Arc<Mutex<Exposition>>,
-    stop: Arc<AtomicBool>,
-    /// The last error of a push in the background.
-    failed: Arc<Mutex<Option<String>>>,
-    pusher: Option<JoinHandle<()>>,
+    pusher: Option<Pusher>,
 }
 
 impl RemoteWrite {
@@ -185,14 +104,8 @@ impl RemoteWrite {
         RemoteWrite {
             to,
             state: Arc::new(Mutex::new(Exposition::default())),
-            stop: Arc::new(AtomicBool::new(false)),
-            failed: Arc::new(Mutex::new(None)),
             pusher: None,
         }
-    }
-
-    fn err(&self, e: std::io::Error) -> SinkError {
-        SinkError::new(FLAG, Path::new(&self.to.url), e)
     }
 }
 
@@ -202,33 +115,14 @@ impl Sink for RemoteWrite {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .start(start);
-        let (to, state, stop, failed) = (
-            self.to.clone(),
-            Arc::clone(&self.state),
-            Arc::clone(&self.stop),
-            Arc::clone(&self.failed),
-        );
-        let pusher = std::thread::Builder::new()
-            .name("herd-remote-write".into())
-            .spawn(move || {
-                let tick = Duration::from_millis(100);
-                let mut next = std::time::Instant::now() + EVERY;
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(tick);
-                    if std::time::Instant::now() < next {
-                        continue;
-                    }
-                    next += EVERY;
-                    let body = body(
-                        &state.lock().unwrap_or_else(|e| e.into_inner()),
-                        SystemTime::now(),
-                    );
-                    let result = push(&to, &body);
-                    *failed.lock().unwrap_or_else(|e| e.into_inner()) =
-                        result.err().map(|e| e.to_string());
-                }
-            })
-            .map_err(|e| self.err(e))?;
+        let state = Arc::clone(&self.state);
+        let pusher = Pusher::start(FLAG, self.to.clone(), FORMAT, EVERY, move || {
+            body(
+                &state.lock().unwrap_or_else(|e| e.into_inner()),
+                SystemTime::now(),
+            )
+        })
+        .map_err(|e| SinkError::new(FLAG, Path::new(&self.to.url), e))?;
         self.pusher = Some(pusher);
         Ok(())
     }
@@ -238,39 +132,46 @@ impl Sink for RemoteWrite {
         Ok(())
     }
 
+    fn notes(&mut self) -> Vec<String> {
+        self.pusher
+            .as_ref()
+            .and_then(Pusher::note)
+            .into_iter()
+            .collect()
+    }
+
+    fn watched(&mut self, fresh: &herd_result::Server) {
+        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        e.watched(fresh);
+    }
+
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(p) = self.pusher.take() {
-            let _ = p.join();
-        }
         let body = {
             let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
             e.finished = true;
             body(&e, SystemTime::now())
         };
-        push(&self.to, &body).map_err(|e| self.err(e))
+        if let Some(p) = &mut self.pusher {
+            p.finish(body);
+        }
+        Ok(())
     }
 }
+
+const FORMAT: Format = Format {
+    content_type: "application/x-protobuf",
+    complaint: |_| None,
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn urls_are_read_or_refused_with_the_fix() {
-        let e = Endpoint::parse("http://127.0.0.1:9090/api/v1/write").unwrap();
-        assert_eq!(
-            (e.host.as_str(), e.port, e.path.as_str()),
-            ("127.0.0.1", 9090, "/api/v1/write")
-        );
-        let e = Endpoint::parse("http://prom").unwrap();
-        assert_eq!((e.port, e.path.as_str()), (80, "/api/v1/write"));
-        let e = Endpoint::parse("http://[::1]:9090/w").unwrap();
-        assert_eq!((e.host.as_str(), e.port), ("::1", 9090));
-        assert!(Endpoint::parse("https://x/").unwrap_err().contains("https"));
-        assert!(Endpoint::parse("prom:9090")
-            .unwrap_err()
-            .contains("http URL"));
+    fn urls_default_to_the_write_path_and_say_snappy() {
+        let e = endpoint("http://prom").unwrap();
+        assert!(e.has_header("Content-Encoding"));
+        assert!(endpoint("prom:9090").unwrap_err().contains(EXAMPLE));
     }
 
     #[test]

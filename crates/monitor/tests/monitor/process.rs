@@ -334,3 +334,39 @@ fn a_process_that_exits_mid_watch_ends_its_series_with_a_note() {
     assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
     assert!(ts[0] > 0.0);
 }
+
+#[test]
+fn fresh_readings_are_handed_once_each_while_the_watch_goes_on() {
+    let sleepers = Sleepers::start(1);
+    let pid = sleepers.children[0].id();
+    let plan = WatchPlan {
+        processes: vec![ProcessTarget::Pid(pid)],
+        interval: Duration::from_millis(20),
+        ..WatchPlan::default()
+    };
+    let watcher = prepare(&plan).unwrap().start(Instant::now()).unwrap();
+    let mut handed = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while handed.len() < 3 && Instant::now() < deadline {
+        let fresh = watcher.fresh();
+        assert_eq!(fresh.processes.len(), 1);
+        assert_eq!(fresh.processes[0].pid, pid);
+        handed.extend(fresh.processes[0].samples.iter().map(|s| s.gauges.at));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let seen = watcher.stop();
+    let all: Vec<Instant> = seen.processes[0]
+        .samples
+        .iter()
+        .map(|s| s.gauges.at)
+        .collect();
+    assert!(
+        handed.len() >= 3,
+        "readings reach the live outputs as taken"
+    );
+    assert_eq!(
+        all[..handed.len()],
+        handed[..],
+        "each reading once, in order"
+    );
+}

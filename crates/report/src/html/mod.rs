@@ -64,6 +64,13 @@ pub fn stylesheet() -> &'static str {
     page::STYLE
 }
 
+/// The reports' hover script (each chart's value at the hovered position), for pages that draw
+/// the same charts. It wires the charts on the page when it runs: a page that swaps its charts
+/// runs it again.
+pub fn hover_script() -> &'static str {
+    page::SCRIPT
+}
+
 /// The report of any result `herd report` reads.
 pub fn render_document(d: &Document) -> String {
     match d {

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 pub(crate) const STYLE: &str = include_str!("report.css");
-const SCRIPT: &str = include_str!("hover.js");
+pub(crate) const SCRIPT: &str = include_str!("hover.js");
 
 /// A report page being written: sections in order, then [`Page::finish`].
 pub struct Page {

@@ -3,12 +3,11 @@
 //! their schemas, temporary directories.
 #![allow(dead_code)]
 
-mod caddy;
 mod herd;
 mod nginx;
 
-pub use caddy::*;
 pub use herd::*;
+pub use herd_testkit::Caddy;
 pub use nginx::*;
 
 use std::io::{Read, Write};

@@ -4,4 +4,6 @@
 
 mod files;
 mod killed;
+mod otlp;
 mod prometheus;
+mod requests_log;

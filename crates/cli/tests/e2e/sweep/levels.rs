@@ -221,3 +221,46 @@ fn an_http2_sweep_steps_through_connections_of_streams() {
     }
     assert_eq!(steps(&r).len(), 2);
 }
+
+#[test]
+fn an_open_sweep_spaces_each_steps_arrivals_as_asked_and_a_closed_one_refuses_it() {
+    let _turn = one_at_a_time();
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("sweep-poisson");
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&["sweep", &url, "--rates", "200,400"])
+        .args(&["--arrivals", "poisson", "--seed", "7", "--no-stop"])
+        .steps("1s")
+        .json(&dir.path("s.json"))
+        .run();
+    ran.code(0);
+    let r = ran.json_of("sweep.schema.json");
+    for (step, rate) in steps(&r).iter().zip([200u64, 400]) {
+        let run = &step["runs"][0];
+        assert_eq!(
+            run["config"]["arrivals"],
+            serde_json::json!({"process": "poisson", "seed": 7}),
+            "{}",
+            run["config"]
+        );
+        // A Poisson count over one second: the even plan's exactly `rate`, this one not
+        // (within 5 standard deviations of it).
+        let n = run["totals"]["scheduled"].as_u64().unwrap();
+        let sd = (rate as f64).sqrt();
+        assert!(
+            n != rate && (n as f64 - rate as f64).abs() < 5.0 * sd,
+            "{n} of {rate}"
+        );
+    }
+    refused(
+        &[
+            "sweep",
+            &url,
+            "--connections",
+            "1,2",
+            "--arrivals",
+            "poisson",
+        ],
+        "--arrivals spaces the open model's arrivals: sweep with --rates",
+    );
+}

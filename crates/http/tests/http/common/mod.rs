@@ -1,7 +1,6 @@
 //! Tiny scripted servers on 127.0.0.1 port 0, exact about what they send and when, and a client
 //! wrapper that bounds every test in time; `loop_server` for the engine loop's runs.
 
-pub mod caddy;
 pub mod loop_server;
 
 use herd_engine::{Failure, Request, Response};

@@ -1,7 +1,7 @@
-use crate::common::caddy::Caddy;
 use herd_http::h3::{EarlyData, H3Client, H3Config, H3Request, IDLE_TIMEOUT};
 use herd_http::{serialize, RequestSpec, Target, TlsOptions};
 use herd_metrics::ErrorKind;
+use herd_testkit::Caddy;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(10);

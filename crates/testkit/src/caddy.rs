@@ -1,8 +1,8 @@
-//! A real Caddy (Debian's package) serving HTTP/3 on a free loopback port with its internal CA,
-//! its access log in JSON; stopped on drop.
+//! A real Caddy (Debian's package) serving HTTP/1.1, 2 and 3 on a free loopback port with its
+//! internal CA and a JSON access log; stopped on drop.
 
-use super::Client;
-use herd_http::TlsOptions;
+use herd_http::h3::{H3Client, H3Config, IDLE_TIMEOUT};
+use herd_http::{Target, TlsOptions};
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -14,8 +14,8 @@ pub struct Caddy {
     dir: PathBuf,
 }
 
-/// A port free on 127.0.0.1 for both TCP and UDP (Caddy serves HTTP/1.1 and 2 on one, HTTP/3
-/// on the other).
+/// A port free on 127.0.0.1 for both TCP and UDP: Caddy serves HTTP/1.1 and 2 on one, HTTP/3
+/// on the other.
 fn free_port() -> u16 {
     loop {
         let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -27,8 +27,8 @@ fn free_port() -> u16 {
 }
 
 impl Caddy {
-    /// `/hello` answers "hello", `/missing` a 404 "nope", anything else a file under `www/`
-    /// (`files` are written there first).
+    /// `/hello` answers "hello" (200), `/missing` a 404 "nope", anything else a file under
+    /// `www/` (`files` are written there first; a 404 when there is none).
     pub fn start(files: &[(&str, &[u8])]) -> Caddy {
         let caddy = Path::new("/usr/bin/caddy");
         assert!(
@@ -88,20 +88,22 @@ https://127.0.0.1:{port} {{
         caddy
     }
 
-    /// Waits until Caddy serves: its HTTP/3 listener is enabled and a TLS handshake succeeds
-    /// (the internal CA issues the certificate a moment after the listeners open). The probe
-    /// sends no request, so the access log holds only the test's.
+    /// Waits until an HTTP/3 handshake succeeds (Caddy's CA issues the certificate a moment
+    /// after its listeners open); the probe sends no request, so the log holds only the test's.
     fn wait_serving(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let target = Target::parse(&self.url("/")).unwrap();
         let insecure = TlsOptions {
             insecure: true,
             ..TlsOptions::default()
         };
+        let config = H3Config::new(&target, insecure, IDLE_TIMEOUT).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let log = std::fs::read_to_string(self.dir.join("caddy.log")).unwrap_or_default();
-            if log.contains("HTTP/3") && Client::connect(&self.url("/"), insecure.clone()).is_ok() {
+            if let Ok((client, _)) = H3Client::connect(&config, Duration::from_millis(500)) {
+                client.close();
                 return;
             }
+            let log = self.log();
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("caddy exited ({status}):\n{log}");
             }
@@ -114,8 +116,13 @@ https://127.0.0.1:{port} {{
         format!("https://{}{path}", self.addr)
     }
 
+    /// Caddy's own log (its stderr).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("caddy.log")).unwrap_or_default()
+    }
+
     /// The access log's entries (one JSON object a line), once it holds at least `n`: Caddy
-    /// writes an entry after the response is out, so it may trail the client a little.
+    /// writes an entry after the response is out, so it may trail the client a little; bounded.
     pub fn access_log(&self, n: usize) -> Vec<serde_json::Value> {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
@@ -142,8 +149,7 @@ impl Drop for Caddy {
     fn drop(&mut self) {
         self.kill();
         if std::thread::panicking() {
-            let log = std::fs::read_to_string(self.dir.join("caddy.log")).unwrap_or_default();
-            eprintln!("caddy's log:\n{log}");
+            eprintln!("caddy's log:\n{}", self.log());
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }

@@ -1,0 +1,292 @@
+//! `--requests-log FILE`: one CSV line per measured request (k6's `--out csv`, Gatling's
+//! simulation.log, vegeta's results), written by a thread of its own from the batches the
+//! workers hand off (`herd_engine::requests_log`), so the loop only copies integers. `.gz` makes
+//! it gzip: one gzip member about each second, written whole, so `zcat` reads everything up
+//! to a `kill -9` and no line is ever cut in two.
+
+use crate::SinkError;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use herd_engine::metrics::Verdict;
+use herd_engine::requests_log::Line;
+use herd_engine::{Control, RequestsLog};
+use herd_result::RequestsLogged;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const FLAG: &str = "--requests-log";
+
+/// The columns, in order.
+pub const HEADER: &str =
+    "intended_us,sent_us,latency_us,service_us,status,bytes_in,bytes_out,error,name,connection";
+
+/// Lines reach the file at least this often (a gzip member each time).
+const EVERY: Duration = Duration::from_secs(1);
+/// ... or whenever this much text is waiting.
+const CHUNK: usize = 1 << 20;
+
+/// How the file is written, from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Plain,
+    Gzip,
+}
+
+/// The compression `path`'s name asks for; a name herd cannot write is refused with what to
+/// write instead.
+pub fn compression(path: &Path) -> Result<Encoding, String> {
+    let name = path.to_string_lossy();
+    if name.ends_with(".gz") {
+        Ok(Encoding::Gzip)
+    } else if name.ends_with(".zst") || name.ends_with(".bz2") || name.ends_with(".xz") {
+        Err(format!(
+            "{FLAG} {name}: herd writes the log as gzip (name it .csv.gz) or plain CSV (.csv), \
+             not {}",
+            path.extension()
+                .map_or(String::new(), |e| e.to_string_lossy().into_owned())
+        ))
+    } else {
+        Ok(Encoding::Plain)
+    }
+}
+
+/// The writer of one run's log: its thread, and the log the workers send into.
+pub struct Writer {
+    path: PathBuf,
+    log: Arc<RequestsLog>,
+    thread: JoinHandle<std::io::Result<u64>>,
+}
+
+impl Writer {
+    /// Creates `path` with its header and starts the writer; the runs `control` starts from
+    /// now on send their lines to it. `names` are the request names, by index.
+    pub fn start(path: &Path, names: Vec<String>, control: &Control) -> Result<Writer, SinkError> {
+        let err = |e| SinkError::new(FLAG, path, e);
+        let how = compression(path)
+            .map_err(|m| err(std::io::Error::new(std::io::ErrorKind::InvalidInput, m)))?;
+        let mut out = Out {
+            file: File::create(path).map_err(err)?,
+            how,
+            text: Vec::with_capacity(CHUNK + 64 * 1024),
+        };
+        out.text.extend_from_slice(HEADER.as_bytes());
+        out.text.push(b'\n');
+        out.write().map_err(err)?;
+        let (log, rx) = RequestsLog::new();
+        let thread = std::thread::Builder::new()
+            .name("herd-requests-log".into())
+            .spawn(move || write(out, rx, &names))
+            .map_err(err)?;
+        control.log_requests(Some(Arc::clone(&log)));
+        Ok(Writer {
+            path: path.to_owned(),
+            log,
+            thread,
+        })
+    }
+
+    /// After the run: no more lines from `control`'s runs; the last lines written and the file
+    /// finished. What it holds, or why it could not be written.
+    pub fn finish(self, control: &Control) -> Result<RequestsLogged, SinkError> {
+        control.log_requests(None);
+        let lost = self.log.lost();
+        // The thread ends when the last sender is gone: the workers' are, the run being over.
+        drop(self.log);
+        let written = match self.thread.join() {
+            Ok(r) => r,
+            Err(_) => Err(std::io::Error::other("the writer thread panicked")),
+        };
+        let lines = written.map_err(|e| SinkError::new(FLAG, &self.path, e))?;
+        Ok(RequestsLogged {
+            path: self.path.display().to_string(),
+            lines,
+            lost,
+        })
+    }
+}
+
+/// The file and the text not yet in it.
+struct Out {
+    file: File,
+    how: Encoding,
+    text: Vec<u8>,
+}
+
+impl Out {
+    /// The text waiting, in one write: a gzip member, or the plain lines.
+    fn write(&mut self) -> std::io::Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        match self.how {
+            Encoding::Plain => self.file.write_all(&self.text)?,
+            Encoding::Gzip => {
+                let mut gz =
+                    GzEncoder::new(Vec::with_capacity(self.text.len() / 4), Compression::fast());
+                gz.write_all(&self.text)?;
+                self.file.write_all(&gz.finish()?)?;
+            }
+        }
+        self.text.clear();
+        Ok(())
+    }
+}
+
+/// The writer thread: batches in, lines out, until every sender is gone. The lines written.
+fn write(mut out: Out, rx: Receiver<Vec<Line>>, names: &[String]) -> std::io::Result<u64> {
+    let mut lines = 0u64;
+    let mut due = Instant::now() + EVERY;
+    loop {
+        let gone = match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            Ok(batch) => {
+                for l in &batch {
+                    line(&mut out.text, l, names);
+                }
+                lines += batch.len() as u64;
+                false
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+            Err(RecvTimeoutError::Disconnected) => true,
+        };
+        let now = Instant::now();
+        if gone || now >= due || out.text.len() >= CHUNK {
+            // A failed write ends the thread: the workers then count what follows as lost.
+            out.write()?;
+            due = now + EVERY;
+        }
+        if gone {
+            return Ok(lines);
+        }
+    }
+}
+
+/// One line of the log, appended to `text`. `names` is empty for a run of one URL (its
+/// lines name nothing); a workload's names past herd's cap count as `other`, as in the result.
+pub fn line(text: &mut Vec<u8>, l: &Line, names: &[String]) {
+    let error = match l.result {
+        Ok(Verdict::Ok) => "",
+        // A response, judged failed: a status of 400 or more, or a failed check.
+        Ok(Verdict::Failed) => "failed",
+        Err(kind) => kind.key(),
+    };
+    let name = match names.get(l.name as usize) {
+        Some(n) => n.as_str(),
+        None if names.is_empty() => "",
+        None => "other",
+    };
+    // Writing into a Vec cannot fail.
+    let _ = write!(text, "{},", l.intended_us);
+    field(text, l.sent_us);
+    let _ = write!(text, "{},", l.latency_us);
+    field(text, l.service_us);
+    let _ = write!(
+        text,
+        "{},{},{},{error},{},",
+        l.status,
+        l.bytes_in,
+        l.bytes_out,
+        quoted(name)
+    );
+    if let Some(c) = l.connection {
+        let _ = write!(text, "{c}");
+    }
+    text.push(b'\n');
+}
+
+/// A number that may be missing, and its comma.
+fn field(text: &mut Vec<u8>, v: Option<u64>) {
+    if let Some(v) = v {
+        let _ = write!(text, "{v}");
+    }
+    text.push(b',');
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
+fn quoted(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\"")).into()
+    } else {
+        field.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herd_engine::metrics::ErrorKind;
+    use std::io::Read;
+
+    fn sample(result: Result<Verdict, ErrorKind>, name: u32) -> Line {
+        Line {
+            intended_us: 1_000,
+            sent_us: Some(1_250),
+            latency_us: 900,
+            service_us: Some(650),
+            status: 200,
+            bytes_in: 612,
+            bytes_out: 40,
+            result,
+            name,
+            connection: Some(3),
+        }
+    }
+
+    fn text(l: &Line, names: &[String]) -> String {
+        let mut t = Vec::new();
+        line(&mut t, l, names);
+        String::from_utf8(t).unwrap()
+    }
+
+    #[test]
+    fn a_line_has_every_column_of_the_header() {
+        let ok = text(&sample(Ok(Verdict::Ok), 0), &[]);
+        assert_eq!(ok, "1000,1250,900,650,200,612,40,,,3\n");
+        assert_eq!(ok.split(',').count(), HEADER.split(',').count());
+        let names = vec!["cart, add".to_owned(), "say \"hi\"".to_owned()];
+        let never_sent = Line {
+            sent_us: None,
+            service_us: None,
+            status: 0,
+            connection: None,
+            ..sample(Err(ErrorKind::ConnectRefused), 0)
+        };
+        assert_eq!(
+            text(&never_sent, &names),
+            "1000,,900,,0,612,40,connect_refused,\"cart, add\",\n"
+        );
+        assert!(
+            text(&sample(Ok(Verdict::Failed), 1), &names).contains(",failed,\"say \"\"hi\"\"\",")
+        );
+        assert!(text(&sample(Ok(Verdict::Ok), 7), &names).contains(",other,"));
+    }
+
+    #[test]
+    fn the_name_picks_the_compression_and_refuses_what_herd_cannot_write() {
+        assert_eq!(compression("r.csv.gz".as_ref()), Ok(Encoding::Gzip));
+        assert_eq!(compression("r.csv".as_ref()), Ok(Encoding::Plain));
+        let e = compression("r.csv.zst".as_ref()).unwrap_err();
+        assert!(e.contains(".csv.gz"), "{e}");
+    }
+
+    #[test]
+    fn a_gzip_log_of_no_request_still_reads_as_its_header() {
+        let dir = std::env::temp_dir().join(format!("herd-reqlog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.csv.gz");
+        let control = Control::new();
+        let w = Writer::start(&path, Vec::new(), &control).unwrap();
+        let logged = w.finish(&control).unwrap();
+        assert_eq!(logged.lines, 0);
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(File::open(&path).unwrap())
+            .read_to_string(&mut s)
+            .unwrap();
+        assert_eq!(s, format!("{HEADER}\n"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
