@@ -111,7 +111,9 @@ pub(crate) fn client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, H
 /// `h3`. Its session cache resumes reconnects, and early data is on: a resumed connection sends
 /// its first replayable requests in 0-RTT. Its certificate checks are counted on each thread,
 /// which tells a full handshake from a resumed one (`h3::resumption`).
-pub(crate) fn quic_client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+pub(crate) fn quic_client_config(
+    options: &TlsOptions,
+) -> Result<(Arc<ClientConfig>, Arc<crate::h3::Tickets>), HttpError> {
     let mut config = build(
         options,
         |b| b.with_protocol_versions(&[&rustls::version::TLS13]),
@@ -119,8 +121,9 @@ pub(crate) fn quic_client_config(options: &TlsOptions) -> Result<Arc<ClientConfi
     )?;
     config.alpn_protocols = vec![b"h3".to_vec()];
     config.enable_early_data = true;
-    config.resumption = rustls::client::Resumption::store(crate::h3::ticket_store());
-    Ok(Arc::new(config))
+    let tickets = crate::h3::ticket_store();
+    config.resumption = rustls::client::Resumption::store(tickets.clone());
+    Ok((Arc::new(config), tickets))
 }
 
 type Wrap = fn(Arc<dyn ServerCertVerifier>) -> Arc<dyn ServerCertVerifier>;

@@ -124,6 +124,24 @@ fn http3_reconnects_resume_their_session_and_send_the_first_get_in_0rtt() {
     assert_eq!(h["early_data_rejected"], 0, "{h}");
     assert!(h["resumed"]["mean_ms"].as_f64().unwrap() > 0.0, "{h}");
     assert!(ran.stdout().contains("in 0-RTT"), "{}", ran.stdout());
+    // What QUIC's TLS settled on, as for TCP's: TLS 1.3, its cipher suite, ALPN h3.
+    let rows = r["generator"]["tls"]
+        .as_array()
+        .expect("generator.tls rows for h3");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (
+            &rows[0]["version"],
+            &rows[0]["alpn"],
+            &rows[0]["connections"]
+        ),
+        (&"TLSv1.3".into(), &"h3".into(), &10.into()),
+        "{rows:?}"
+    );
+    assert!(
+        rows[0]["cipher"].as_str().unwrap().starts_with("TLS13_"),
+        "{rows:?}"
+    );
     // Sent early or not, each request reached Caddy once.
     assert_eq!(caddy.access_log(20).len(), 20);
 

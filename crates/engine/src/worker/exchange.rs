@@ -126,7 +126,13 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if let Some(o) = link.opened {
             count_protocol(&mut self.tally.protocols, o.protocol, 0, link.uses);
         }
+        // A handshake that said nothing when it ended may tell now (QUIC's cipher suite comes
+        // with the server's session ticket, after the handshake).
+        let untold = link.opened.is_some_and(|o| o.negotiated.is_none());
         if let Some((conn, opened)) = self.links.take(l) {
+            if let Some(n) = untold.then(|| self.t.negotiated(&conn)).flatten() {
+                crate::session::count_tls(&mut self.tally.tls, n, 1);
+            }
             if opened {
                 self.tally.connection_closed();
             }

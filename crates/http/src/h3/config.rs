@@ -22,6 +22,8 @@ pub struct H3Config {
     pub(crate) remote: SocketAddr,
     pub(crate) server_name: String,
     pub(crate) source: Option<std::net::IpAddr>,
+    /// The run's session tickets, which tell the cipher suite the handshakes settled on.
+    pub(crate) tickets: Arc<super::Tickets>,
 }
 
 impl std::fmt::Debug for H3Config {
@@ -46,7 +48,7 @@ impl H3Config {
             });
         }
         server_name(target.host())?; // the same check, and message, as https
-        let tls = quic_client_config(&options)?;
+        let (tls, tickets) = quic_client_config(&options)?;
         let crypto = QuicClientConfig::try_from(tls).map_err(|e| HttpError::Quic(e.to_string()))?;
         let mut client = quic::ClientConfig::new(Arc::new(crypto));
         let mut transport = quic::TransportConfig::default();
@@ -64,6 +66,7 @@ impl H3Config {
             remote: target.addr(),
             server_name: target.host().trim_matches(['[', ']']).to_owned(),
             source: options.source,
+            tickets,
         })
     }
 

@@ -155,6 +155,16 @@ impl H3Connection {
     }
 
     /// Takes one datagram received from the server.
+    /// The protocol ALPN settled on, once the handshake is done: `h3` (herd offers no other).
+    pub(crate) fn alpn(&self) -> Option<&'static str> {
+        let data = self.conn.crypto_session().handshake_data()?;
+        let data = data
+            .downcast::<quinn_proto::crypto::rustls::HandshakeData>()
+            .ok()?;
+        data.protocol
+            .map(|p| if p == b"h3" { "h3" } else { "other" })
+    }
+
     pub fn handle_datagram(&mut self, now: Instant, data: &[u8]) {
         let checks = resumption::checks();
         let datagram = BytesMut::from(data);

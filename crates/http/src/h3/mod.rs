@@ -33,4 +33,4 @@ pub use session::H3Session;
 pub use wire::{H3Conn, H3Transport, H3Wire};
 
 pub(crate) use resumption::counting_checks;
-pub(crate) use tickets::store as ticket_store;
+pub(crate) use tickets::{store as ticket_store, Tickets};

@@ -20,14 +20,26 @@ pub(crate) struct Tickets {
     /// Key exchange hints (and TLS 1.2 sessions, which QUIC never makes).
     other: ClientSessionMemoryCache,
     tls13: Mutex<HashMap<ServerName<'static>, VecDeque<Tls13ClientSessionValue>>>,
+    /// The cipher suite of the last ticket: quinn does not tell a connection's suite, and a
+    /// ticket carries the one its connection negotiated (a server picks the same one from the
+    /// same offer every time).
+    suite: Mutex<Option<&'static str>>,
 }
 
 /// A store shared by every QUIC connection of a run.
-pub(crate) fn store() -> Arc<dyn ClientSessionStore> {
+pub(crate) fn store() -> Arc<Tickets> {
     Arc::new(Tickets {
         other: ClientSessionMemoryCache::new(16),
         tls13: Mutex::new(HashMap::new()),
+        suite: Mutex::new(None),
     })
+}
+
+impl Tickets {
+    /// The TLS 1.3 cipher suite the server's tickets were made under, once one came.
+    pub(crate) fn suite(&self) -> Option<&'static str> {
+        *self.suite.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl ClientSessionStore for Tickets {
@@ -56,6 +68,7 @@ impl ClientSessionStore for Tickets {
         server_name: ServerName<'static>,
         value: Tls13ClientSessionValue,
     ) {
+        *self.suite.lock().unwrap_or_else(|e| e.into_inner()) = value.suite().common.suite.as_str();
         let mut tls13 = self.tls13.lock().unwrap_or_else(|e| e.into_inner());
         let tickets = tls13.entry(server_name).or_default();
         if tickets.len() >= TICKETS {

@@ -390,6 +390,17 @@ impl Transport for H3Wire {
         Ok(())
     }
 
+    /// QUIC's TLS is 1.3 and its ALPN `h3`; the cipher suite comes with the server's session
+    /// tickets, after the handshake: the loop asks when the connection closes.
+    fn negotiated(&self, conn: &H3Conn) -> Option<herd_engine::Negotiated> {
+        let slot = self.slots.get(conn.slot)?.as_ref()?;
+        Some(herd_engine::Negotiated {
+            version: "TLSv1.3",
+            cipher: self.config.tickets.suite()?,
+            alpn: slot.h3.alpn(),
+        })
+    }
+
     fn session(&self, _: &H3Conn, window: usize, _started: Instant) -> H3Session {
         H3Session::new(window)
     }

@@ -206,6 +206,10 @@ fn an_http2_sweep_steps_through_connections_of_streams() {
         text.contains("conns x4"),
         "a level is connections of 4 streams, not users:\n{text}"
     );
+    assert!(
+        text.contains(" x 4 streams"),
+        "the conclusion counts connections x streams too:\n{text}"
+    );
     let r = ran.json_of("sweep.schema.json");
     for (step, conns) in steps(&r).iter().zip([1, 2]) {
         let run = &step["runs"][0];
