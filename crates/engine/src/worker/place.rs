@@ -70,7 +70,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         })
     }
 
-    /// The open connection with room and the fewest exchanges in flight.
+    /// The open connection with room and the fewest exchanges in flight (the first idle one).
     fn least_busy(&self) -> Option<u32> {
         let mut best: Option<(usize, u32)> = None;
         for (l, k) in self.links.slots.iter().enumerate() {
@@ -81,6 +81,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 continue;
             }
             let busy = s.in_flight();
+            if busy == 0 {
+                // None is less busy than idle: the scan of a thousand connections stops here.
+                return Some(l as u32);
+            }
             if best.is_none_or(|(b, _)| busy < b) {
                 best = Some((busy, l as u32));
             }
