@@ -162,12 +162,12 @@ impl H2 {
         let kept = events.kept;
         for event in events.events.by_ref() {
             // The stream heard from the server: its first byte, and the connection's bytes
-            // read so far.
+            // read so far. The response carries the instant: no `Note::FirstByte` per stream,
+            // which the loop has no use for (as HTTP/1.1).
             if let Some(Some(s)) = about(&event).and_then(|x| self.streams.get_mut(x)) {
                 s.resp.bytes_received += std::mem::take(&mut self.unclaimed);
                 if s.resp.first_byte.is_none() {
                     s.resp.first_byte = Some(now);
-                    out.push(Note::FirstByte(s.ticket));
                 }
             }
             let text = |r: std::ops::Range<usize>| String::from_utf8_lossy(&kept[r]).into_owned();

@@ -6,6 +6,7 @@
 
 use cookie_store::{CookieExpiration, CookieStore};
 use herd_http::Target;
+use std::cell::RefCell;
 use time::OffsetDateTime;
 use url::Url;
 
@@ -28,6 +29,43 @@ struct Stored {
     version: u64,
     /// The earliest time a stored cookie expires: past it, [`Jar::version`] looks again.
     next_expiry: Option<OffsetDateTime>,
+    base: Base,
+}
+
+/// The target's `scheme://authority` parsed once, the base of its requests' URLs: parsing
+/// the host (IDNA and all) again for every request was most of what a cookie cost.
+#[derive(Clone, Debug, Default)]
+struct Base(RefCell<Option<(String, Url)>>);
+
+impl Base {
+    /// The URL a request to `path` goes to, for matching cookies.
+    fn url_of(&self, target: &Target, path: &str) -> Option<Url> {
+        // A URL of its own, or a scheme-relative path (`//host/x`, which `join` would read
+        // as another host): parsed whole, as before.
+        if path.contains("://") || path.starts_with("//") {
+            return url_of(target, path);
+        }
+        let path = match path {
+            "" => target.path_and_query(),
+            p if p.starts_with('/') => p,
+            _ => "/",
+        };
+        let (scheme, authority) = (target.scheme().as_str(), target.authority());
+        let mut cached = self.0.borrow_mut();
+        let hit = cached.as_ref().is_some_and(|(k, _)| {
+            k.len() == scheme.len() + 3 + authority.len()
+                && k.starts_with(scheme)
+                && k[scheme.len()..].starts_with("://")
+                && k.ends_with(authority)
+        });
+        if !hit {
+            let key = format!("{scheme}://{authority}");
+            let url = Url::parse(&key).ok()?;
+            *cached = Some((key, url));
+        }
+        // A path-absolute reference against the base is the URL parsed whole (WHATWG URL).
+        cached.as_ref()?.1.join(path).ok()
+    }
 }
 
 impl Jar {
@@ -47,10 +85,10 @@ impl Jar {
         if set.peek().is_none() {
             return;
         }
-        let Some(url) = url_of(target, request_path(request)) else {
+        let s = self.store.get_or_insert_with(Box::default);
+        let Some(url) = s.base.url_of(target, request_path(request)) else {
             return;
         };
-        let s = self.store.get_or_insert_with(Box::default);
         for (_, v) in set {
             let Ok(c) = cookie_store::Cookie::parse(v.as_str(), &url) else {
                 continue;
@@ -94,7 +132,7 @@ impl Jar {
     /// when no cookie goes there.
     pub fn header(&self, target: &Target, path: &str) -> Option<String> {
         let s = self.store.as_ref()?;
-        let url = url_of(target, path)?;
+        let url = s.base.url_of(target, path)?;
         let mut out = String::new();
         for (n, v) in s.cookies.get_request_values(&url) {
             if !out.is_empty() {
@@ -262,6 +300,33 @@ mod tests {
             sub, "wide=1",
             "Domain= reaches subdomains, host-only does not"
         );
+    }
+
+    #[test]
+    fn the_parsed_base_gives_the_url_a_whole_parse_gives() {
+        // The base is parsed once per target; every request's URL must be the one parsing
+        // the whole string gave, whatever the path, and a new target must not reuse the old.
+        let base = Base::default();
+        for url in [
+            "http://127.0.0.1:8080/",
+            "https://LocalHost/shop/",
+            "http://[::1]:9000",
+            "http://localhost:8080/",
+        ] {
+            let t = target(url);
+            for path in [
+                "",
+                "/",
+                "/items/42?page=2",
+                "/a/./b/../c",
+                "/caf%C3%A9/ü?q=a b#frag",
+                "relative",
+                "//other.example/x",
+                "http://api.localhost:8080/y",
+            ] {
+                assert_eq!(base.url_of(&t, path), url_of(&t, path), "{url} + {path}");
+            }
+        }
     }
 
     #[test]

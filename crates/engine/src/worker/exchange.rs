@@ -3,6 +3,7 @@
 //! keep-alive one, and requests the server never saw), the server's close awaited (`linger`),
 //! exact deadlines, and cutting off what is still in flight at the end.
 
+use super::links::Up;
 use super::record::{outcome, Span};
 use super::user::{Resume, State};
 use super::{Loop, LINGER, UNSEEN_TRIES};
@@ -27,21 +28,20 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Pumps connection `l` (of generation `g`) as `ready` allows, then every connection given
     /// a request meanwhile.
     pub(super) fn pump(&mut self, l: u32, g: u32, ready: Ready) {
-        self.pump_once(l, g, ready);
-        while let Some((l, g)) = self.kicks.pop() {
-            self.pump_once(l, g, Ready::WRITE);
-        }
-    }
-
-    /// Writes what was just submitted.
-    pub(super) fn flush_kicks(&mut self) {
-        while let Some((l, g)) = self.kicks.pop() {
-            self.pump_once(l, g, Ready::WRITE);
-        }
-    }
-
-    fn pump_once(&mut self, l: u32, g: u32, ready: Ready) {
         let now = self.now();
+        self.pump_once(l, g, ready, now);
+        self.flush_kicks(now);
+    }
+
+    /// Writes what was just submitted at `now`: the requests handed out in the same step
+    /// share its instant (their `sent`), so the writes need no clock read of their own.
+    pub(super) fn flush_kicks(&mut self, now: Instant) {
+        while let Some((l, g)) = self.kicks.pop() {
+            self.pump_once(l, g, Ready::WRITE, now);
+        }
+    }
+
+    fn pump_once(&mut self, l: u32, g: u32, ready: Ready, now: Instant) {
         let Some(link) = self.links.get(l, g) else {
             return;
         };
@@ -61,8 +61,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             match note {
                 Note::Open(o) => {
                     if let Some(link) = self.links.get(l, g) {
-                        link.opened = Some(o);
-                        link.ready_at = Some(now);
+                        link.opened = Some(Up::new(&o, now));
                         self.tally.connection_opened();
                         count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
                         count_handshake(&mut self.tally.protocols, &o);
@@ -173,10 +172,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(ex) = self.exchanges.get(x) else {
             return Opening::default();
         };
-        let waited = ex.placed.saturating_duration_since(ex.start);
+        // Placed at once (the usual case): no wait, and no clock subtraction to say so.
+        let blocked = (ex.placed > ex.start).then(|| ex.placed.duration_since(ex.start));
         let mut o = Opening {
             sent: ex.sent,
-            blocked: (!waited.is_zero()).then_some(waited),
+            blocked,
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link);
@@ -188,7 +188,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                     o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
                     o.tls = k.opened.and_then(|p| p.tls);
                 }
-                o.sent = k.ready_at;
+                o.sent = k.opened.map(|p| p.at);
             }
         }
         o

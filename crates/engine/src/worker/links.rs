@@ -4,18 +4,37 @@
 //! hold none of it.
 
 use crate::session::Opened;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// What the loop keeps of an open connection's opening: the parts of [`Opened`] its
+/// exchanges and counts read later, so ten thousand connections do not each hold the rest.
+#[derive(Clone, Copy)]
+pub(super) struct Up {
+    /// When it opened: the send instant of the exchanges that waited for it.
+    pub at: Instant,
+    pub connect: Duration,
+    pub tls: Option<Duration>,
+    pub protocol: &'static str,
+}
+
+impl Up {
+    pub fn new(o: &Opened, at: Instant) -> Self {
+        Up {
+            at,
+            connect: o.connect,
+            tls: o.tls,
+            protocol: o.protocol,
+        }
+    }
+}
 
 pub(super) struct Link<C, S> {
     pub conn: Option<C>,
     pub session: Option<S>,
     /// Bumped each time the slot takes a new connection: part of its token.
     pub generation: u32,
-    /// When `connect` was called.
-    pub started: Instant,
     /// How it opened, once it has (it then counts as open).
-    pub opened: Option<Opened>,
-    pub ready_at: Option<Instant>,
+    pub opened: Option<Up>,
     /// An exchange carried its opening (connect, TLS) into the measurements: the others that
     /// waited for it (HTTP/2's first streams) do not count the connection again.
     pub opening_told: bool,
@@ -73,9 +92,7 @@ impl<C, S> Links<C, S> {
                     conn: None,
                     session: None,
                     generation: 0,
-                    started: now,
                     opened: None,
-                    ready_at: None,
                     opening_told: false,
                     uses: 0,
                     last_used: now,
@@ -102,9 +119,7 @@ impl<C, S> Links<C, S> {
         let l = &mut self.slots[slot as usize];
         l.conn = Some(conn);
         l.session = Some(session);
-        l.started = now;
         l.opened = None;
-        l.ready_at = None;
         l.opening_told = false;
         l.uses = 0;
         l.last_used = now;

@@ -33,21 +33,29 @@ pub(crate) fn outcome(
         Err(f) => (0, Err(f.kind), Some(f.message), 0),
     };
     let first = resp.first_byte.filter(|_| result.is_ok());
+    let service = span.sent.map(|s| span.done.saturating_duration_since(s));
+    // A response read whole in one pass (most of them) has its first byte at its end: no
+    // time receiving, all of its service time waiting; two clock subtractions fewer.
+    let (waiting, receiving) = match first {
+        Some(f) if f == span.done => (service, Some(Duration::ZERO)),
+        Some(f) => (
+            span.sent.map(|s| f.saturating_duration_since(s)),
+            Some(span.done.saturating_duration_since(f)),
+        ),
+        None => (None, None),
+    };
     let phases = Phases {
         tls: span.tls,
         blocked: span.blocked,
-        waiting: span
-            .sent
-            .zip(first)
-            .map(|(s, f)| f.saturating_duration_since(s)),
-        receiving: first.map(|f| span.done.saturating_duration_since(f)),
+        waiting,
+        receiving,
     };
     Outcome {
         phases,
         name: req.name,
         at: span.done.saturating_duration_since(span.measure_start),
         latency: span.done.saturating_duration_since(span.intended),
-        service: span.sent.map(|s| span.done.saturating_duration_since(s)),
+        service,
         connect: span.connect,
         status,
         result,

@@ -39,7 +39,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             Resume::Woke => self.step(i, Last::Woke, now),
             Resume::Failed(f) => self.step(i, Last::Failed(&f), now),
         }
-        self.flush_kicks();
+        self.flush_kicks(now);
     }
 
     /// Starts user `i`'s next iteration at `now` (closed model), parks it until a stage has
@@ -272,7 +272,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             self.users[i].state = State::Free;
             self.users[i].arrival = Some(g);
             self.iterate(i, at, now);
-            self.flush_kicks();
+            self.flush_kicks(now);
         }
     }
 
