@@ -195,7 +195,13 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .or(a.connections.as_deref())
             .unwrap_or_default()
     );
-    let board = (a.board).listen(what, targets.len() > 1, unit, &control, a.json.as_deref())?;
+    let levels = herd_live::dashboard::Levels {
+        what,
+        unit: unit.to_owned(),
+        named: targets.len() > 1,
+        ..Default::default()
+    };
+    let board = (a.board).start(levels, &control, a.json.as_deref())?;
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
@@ -206,9 +212,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
-    if let Some(b) = &table.board {
-        b.finish(herd_report::html::render_sweep(&result), result.interrupted);
-    }
+    let report = || herd_report::html::render_sweep(&result);
+    crate::series_board::finish(table.board.as_ref(), report, result.interrupted);
     let answered = summary(&result);
     write_outputs(&result, a)?;
     if let Some(b) = &table.board {
@@ -278,7 +283,7 @@ struct LiveTable {
     /// No live progress line during each run.
     quiet: bool,
     /// `--dashboard`: each run live, and the levels as they end.
-    board: Option<herd_live::dashboard::SeriesDashboard>,
+    board: Option<herd_live::dashboard::SeriesLive>,
 }
 
 impl herd_series::Observer for LiveTable {
