@@ -36,6 +36,9 @@ Benchmarks:
   proxy     CPU per request direct and through tinyproxy: https through a CONNECT tunnel
             (keep-alive; a tunnel costs nothing per request once open: bar <= 1.05 x direct),
             and http in absolute form (one request per connection: tinyproxy closes each)
+  reqlog    what --requests-log costs: CPU per request (worker and writer thread together) of
+            herd plain, with a gzip log (FILE.csv.gz) and with a plain CSV log, 50 connections,
+            1 thread; the ratios are the cost docs/outputs.md states (no bar), lost lines flagged
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -279,9 +282,9 @@ def bench_cpu(nginx, rounds, seconds):
     return figures
 
 
-def paired_cpu(tools, argv, rounds, label):
+def paired_cpu(tools, argv, rounds, label, after=None):
     """CPU per request of each tool, rounds alternating who goes first; medians and paired ratios
-    against the first tool."""
+    against the first tool. `after(tool, json_path)` looks at each run's result, when given."""
     samples = {t: [] for t in tools}
     for r in range(rounds):
         for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
@@ -289,6 +292,8 @@ def paired_cpu(tools, argv, rounds, label):
                 a, kind = argv(tool, j.name)
                 out, cpu, _ = run_measured(a, timeout=300)
                 n, errors = requests_of(kind, out, j.name)
+                if after:
+                    after(tool, j.name)
             if errors:
                 log(f"bench: warning: {tool} saw {errors} errors")
             samples[tool].append(cpu / max(n, 1) * 1e6)
@@ -721,6 +726,35 @@ def bench_pipeline(nginx, rounds, seconds):
     return {"cpu_us_per_req": med, "herd_vs_wrk": ratio}
 
 
+def bench_reqlog(nginx, rounds, seconds):
+    logs = Path(tempfile.mkdtemp(prefix="herd-bench-reqlog-"))
+    files = {"herd-log-gz": logs / "r.csv.gz", "herd-log-csv": logs / "r.csv"}
+    lost = []
+
+    def argv(tool, j):
+        a = argv_for("herd", nginx.url, 50, seconds, j)
+        if tool in files:
+            a = [*a[:-1], "--requests-log", str(files[tool]), a[-1]]
+        return a, "herd"
+
+    def counted(tool, j):
+        # The result says what the log holds: a writer that fell behind shows as lost lines.
+        r = json.loads(Path(j).read_text()).get("requests_log")
+        if r and r["lost"]:
+            lost.append(f"{tool}: {r['lost']} of {r['lost'] + r['lines']} lines lost")
+    try:
+        med, paired = paired_cpu(["herd", "herd-log-gz", "herd-log-csv"], argv, rounds,
+                                 "--requests-log, 50 connections, 1 thread", after=counted)
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    for l in lost:
+        log(f"bench: warning: {l}")
+    gz, csv = paired["herd-log-gz"], paired["herd-log-csv"]
+    print(f"  with a gzip log / plain = {gz:.2f}, with a plain CSV log / plain = {csv:.2f}"
+          f"  (the stated cost; {'no line lost' if not lost else 'LINES LOST'})")
+    return {"cpu_us_per_req": med, "gzip_vs_plain": gz, "csv_vs_plain": csv, "lost": lost}
+
+
 class Tinyproxy:
     """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
 
@@ -782,7 +816,7 @@ def bench_proxy(nginx, rounds, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                                               "h3", "lua", "proxy", "pipeline", "outputs",
+                                               "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
                                                  "h2cpu", "h2rate", "h2rss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
@@ -793,7 +827,7 @@ def main():
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
     a.which = a.which or ["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
-                          "h3", "lua", "proxy", "pipeline", "outputs",
+                          "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
                           "h2cpu", "h2rate", "h2rss"]
     ensure_tools()
     build_herd()
@@ -829,6 +863,8 @@ def main():
             figures["proxy"] = bench_proxy(nginx, a.rounds, a.seconds)
         if "outputs" in a.which:
             figures["outputs"] = bench_outputs(nginx, a.rounds, a.seconds)
+        if "reqlog" in a.which:
+            figures["reqlog"] = bench_reqlog(nginx, a.rounds, a.seconds)
         import bench_h2  # HTTP/2's bars, beside this file
         this = sys.modules[__name__]
         if "h2cpu" in a.which:

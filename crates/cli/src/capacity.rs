@@ -5,6 +5,7 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
+use crate::series_log::SeriesLog;
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
@@ -125,6 +126,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         }
     };
     problems.extend(check_outputs(a.json.as_deref()));
+    problems.extend(crate::series::check_requests_log(&a.request));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
@@ -180,9 +182,18 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         users: a.users,
         unit,
         quiet: a.request.quiet,
+        log: a
+            .request
+            .requests_log
+            .as_deref()
+            .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
         board,
     };
-    let (result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let (mut result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let log_failed = table
+        .log
+        .take()
+        .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
     crate::series_board::finish(table.board.as_ref(), report, interrupted);
@@ -214,6 +225,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     if let Some(e) = failure {
         return Err(Exit::from(e));
     }
+    if let Some(e) = log_failed {
+        return Err(e);
+    }
     Ok(if interrupted {
         exit::INTERRUPTED
     } else if !answered {
@@ -235,12 +249,17 @@ struct ProbeTable {
     unit: &'static str,
     /// No live progress line during each probe.
     quiet: bool,
+    /// `--requests-log`: a file per probe.
+    log: Option<SeriesLog>,
     /// `--dashboard`: each probe live, and the probes as they are judged.
     board: Option<herd_live::dashboard::SeriesLive>,
 }
 
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
+        if let Some(log) = self.log.as_mut() {
+            log.begin();
+        }
         let line = Box::new(Live::new(self.quiet));
         match &self.board {
             Some(b) => Box::new(b.step(line)),
@@ -249,6 +268,9 @@ impl herd_series::Observer for ProbeTable {
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
+        if let Some(log) = self.log.as_mut() {
+            log.end();
+        }
         let p = &j.probe;
         let verdict = if !j.generator_limited.is_empty() {
             "LIMITED: herd, not the target".to_owned()

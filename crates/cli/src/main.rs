@@ -27,6 +27,7 @@ mod run;
 mod secret_args;
 mod series;
 mod series_board;
+mod series_log;
 mod serve;
 mod shard_args;
 mod shard_run;

@@ -131,6 +131,11 @@ pub struct RequestArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
+    /// Write one CSV line per measured request, a file per run numbered in the order they
+    /// ran: FILE r.csv.gz writes r-1.csv.gz, r-2.csv.gz... (.gz is gzip, else plain CSV)
+    #[arg(long = "requests-log", value_name = "FILE")]
+    pub requests_log: Option<PathBuf>,
+
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
@@ -280,6 +285,16 @@ fn authority(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     &rest[..end]
+}
+
+/// `--requests-log`'s problems: its first run's file, and the compression its name asks for.
+pub fn check_requests_log(r: &RequestArgs) -> Vec<String> {
+    let Some(base) = &r.requests_log else {
+        return Vec::new();
+    };
+    let mut problems = check_outputs([crate::series_log::path_of(base, 1).as_path()]);
+    problems.extend(herd_live::requests_log::compression(base).err());
+    problems
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use crate::interrupt;
 use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
+use crate::series_log::SeriesLog;
 use clap::Args;
 use herd_engine::Control;
 use herd_live::line::Live;
@@ -148,6 +149,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     }
     let outputs = [&a.tsv, &a.csv, &a.json];
     problems.extend(check_outputs(outputs.iter().filter_map(|p| p.as_deref())));
+    problems.extend(crate::series::check_requests_log(&a.request));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
@@ -208,10 +210,18 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
         quiet: a.request.quiet,
+        log: a.request.requests_log.as_deref().map(|p| {
+            let names = runs.iter().map(|r| r.labels().names).collect();
+            SeriesLog::new(p, names, &control)
+        }),
         board,
     };
     table.header();
-    let (result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
+    let (mut result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
+    let log_failed = table
+        .log
+        .take()
+        .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
     let report = || herd_report::html::render_sweep(&result);
     crate::series_board::finish(table.board.as_ref(), report, result.interrupted);
     let answered = summary(&result);
@@ -222,6 +232,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
+    }
+    if let Some(e) = log_failed {
+        return Err(e);
     }
     Ok(if result.interrupted {
         exit::INTERRUPTED
@@ -282,12 +295,17 @@ struct LiveTable {
     streams: Option<usize>,
     /// No live progress line during each run.
     quiet: bool,
+    /// `--requests-log`: a file per run.
+    log: Option<SeriesLog>,
     /// `--dashboard`: each run live, and the levels as they end.
     board: Option<herd_live::dashboard::SeriesLive>,
 }
 
 impl herd_series::Observer for LiveTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
+        if let Some(log) = self.log.as_mut() {
+            log.begin();
+        }
         let line = Box::new(Live::new(self.quiet));
         match &self.board {
             Some(b) => Box::new(b.step(line)),
@@ -296,6 +314,9 @@ impl herd_series::Observer for LiveTable {
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
+        if let Some(log) = self.log.as_mut() {
+            log.end();
+        }
         let row = row_of(run);
         self.line(level, &target.name, &row, too_short(run));
         if let Some(b) = &self.board {
@@ -385,7 +406,7 @@ pub fn summary(r: &SweepResult) -> bool {
             continue;
         }
         answered = true;
-        println!("{}", k.sentence_in(r.level_unit()));
+        println!("{}", k.sentence_in(&r.level_unit()));
         if k.limited_steps > 0 {
             println!(
                 "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",

@@ -105,6 +105,15 @@ pub trait Sink {
     fn record(&mut self, _record: &Record) -> Result<(), SinkError> {
         Ok(())
     }
+    /// What this sink has to tell the user now (a push that failed), taken once: shown above
+    /// the live panel, or on standard error.
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Shows `text` to the user; false when this sink has nowhere to show it.
+    fn note(&mut self, _text: &str) -> bool {
+        false
+    }
     /// The watched server's readings since the last call, told before the seconds they go with.
     fn watched(&mut self, _fresh: &herd_result::Server) {}
     /// The engine is done; the result is being built.
@@ -174,6 +183,14 @@ impl Sinks {
 
 impl herd_run::Observer for Sinks {
     fn progress(&mut self, p: &Progress) {
+        // A note from a sink's own thread printed straight to the terminal would be drawn over
+        // by the live panel a second later: it goes through the panel instead.
+        let notes: Vec<String> = self.sinks.iter_mut().flat_map(|(s, _)| s.notes()).collect();
+        for text in notes {
+            if !self.sinks.iter_mut().any(|(s, _)| s.note(&text)) {
+                eprintln!("{text}");
+            }
+        }
         for (sink, _) in &mut self.sinks {
             sink.progress(p);
         }
@@ -210,5 +227,57 @@ impl Watched {
 
     pub(crate) fn take(&mut self) -> Option<herd_result::Server> {
         self.0.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herd_run::Observer;
+    use std::sync::{Arc, Mutex};
+
+    /// A pusher with one warning, or a panel that shows what it is handed.
+    struct Noting {
+        pending: Vec<String>,
+        shown: Option<Arc<Mutex<Vec<String>>>>,
+    }
+
+    impl Sink for Noting {
+        fn notes(&mut self) -> Vec<String> {
+            std::mem::take(&mut self.pending)
+        }
+        fn note(&mut self, text: &str) -> bool {
+            match &self.shown {
+                Some(s) => {
+                    s.lock().unwrap().push(text.to_owned());
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
+    #[test]
+    fn a_sinks_note_is_shown_once_through_the_panel() {
+        let shown = Arc::new(Mutex::new(Vec::new()));
+        let mut sinks = Sinks::new();
+        sinks.add(Noting {
+            pending: Vec::new(),
+            shown: Some(Arc::clone(&shown)),
+        });
+        sinks.add(Noting {
+            pending: vec!["a push failed".to_owned()],
+            shown: None,
+        });
+        let progress = Progress {
+            elapsed: std::time::Duration::from_secs(1),
+            requests: 0,
+            errors: 0,
+            last: None,
+            closed: Vec::new(),
+        };
+        sinks.progress(&progress);
+        sinks.progress(&progress);
+        assert_eq!(*shown.lock().unwrap(), ["a push failed"]);
     }
 }

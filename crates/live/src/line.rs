@@ -160,6 +160,17 @@ impl crate::Sink for Live {
         self.update(p);
     }
 
+    /// Above the panel: cleared, the note written, the panel drawn again at the next update.
+    fn note(&mut self, text: &str) -> bool {
+        if !self.on {
+            return false;
+        }
+        self.clear();
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{text}");
+        true
+    }
+
     fn finished(&mut self) {
         self.clear();
     }

@@ -21,12 +21,14 @@
 
 mod addr;
 mod done;
+mod functions;
 mod script;
 mod split;
 mod state;
 mod thread;
 
 pub use done::{Summary, WrkErrors};
+pub use functions::{Functions, Judged};
 pub use script::{WrkScript, WrkUser};
 
 use script::Hooks;

@@ -133,4 +133,8 @@ pub trait Runs {
     fn timeout(&self) -> Duration {
         DEFAULT_TIMEOUT
     }
+    /// What the indices in its outcomes name (request names, scenarios, checks).
+    fn labels(&self) -> Labels {
+        Labels::default()
+    }
 }

@@ -497,4 +497,8 @@ impl Runs for Prepared {
     fn timeout(&self) -> Duration {
         self.plan_at(self.level, self.length).timeout
     }
+
+    fn labels(&self) -> crate::Labels {
+        Prepared::labels(self)
+    }
 }

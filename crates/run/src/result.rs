@@ -255,6 +255,14 @@ pub(crate) fn add_workload(
             sample: c.sample.clone(),
         })
         .collect();
+    // The `script:`'s errors are the `lua` class, as `-s` counts them.
+    if tally.lua_errors > 0 {
+        let class = crate::script::LUA_ERRORS.to_owned();
+        result.errors.insert(class.clone(), tally.lua_errors);
+        if let Some(s) = &tally.lua_sample {
+            result.error_samples.insert(class, s.clone());
+        }
+    }
 }
 
 /// One second of the generator's health as results carry it.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// The error class Lua errors during a run are counted under, in `errors` and `error_samples`.
-const LUA_ERRORS: &str = "lua";
+pub(crate) const LUA_ERRORS: &str = "lua";
 
 /// Reads and loads the script for `r`: a missing file, a syntax error or a failing top level
 /// is a problem reported before anything is sent.

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-const TOP: [&str; 8] = [
+const TOP: [&str; 9] = [
     "target",
+    "script",
     "protocol",
     "defaults",
     "load",
@@ -122,6 +123,9 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             None => false,
         },
     };
+    let mut script = top
+        .get("script")
+        .map(|s| crate::lua::LuaScript::read(&mut r, s, base));
     let mut drafts = Vec::new();
     match top.get("scenarios") {
         None => r.report(
@@ -159,6 +163,7 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             known: Vec::new(),
             used: Vec::new(),
             diags: &mut r.diags,
+            lua: script.as_mut(),
         };
         let mut steps = Vec::new();
         for step in d.steps {
@@ -243,6 +248,8 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
                 false,
                 seed,
             );
+            let mut program = program;
+            program.lua = script;
             let mut workload = Workload::new(program, Some(load), timeout, thresholds, file);
             workload.http2 = http2;
             return Ok(workload);
@@ -362,7 +369,10 @@ fn compile_request(
     for (_, t) in headers.iter_mut() {
         uses_vars |= ctx.template(t);
     }
+    // A body's values need not fit a path or header, but a Lua call in it can still fail.
+    let body_calls_lua = !q.body.lua_mut().is_empty();
     ctx.template(&mut q.body);
+    uses_vars |= body_calls_lua;
     let mut check = |label: String| {
         checks.push(format!("{name}: {label}"));
         checks.len() - 1
@@ -379,6 +389,11 @@ fn compile_request(
         .body_contains
         .as_ref()
         .map(|s| check(format!("body contains {s:?}")));
+    let lua_check = q.lua_check.as_ref().and_then(|(f, at)| {
+        let what = format!("check `lua: {f}`");
+        let index = crate::lua::bind(ctx.lua.as_deref_mut(), f, *at, &what, ctx.diags)?;
+        Some((index, check(format!("lua {f}"))))
+    });
     let mut extract = Vec::new();
     for (var, _, how) in q.extract {
         let c = check(format!("extract {var}"));
@@ -387,7 +402,7 @@ fn compile_request(
             ctx.known.push(var);
         }
     }
-    let reads = follows || !extract.is_empty() || q.body_contains.is_some();
+    let reads = follows || !extract.is_empty() || q.body_contains.is_some() || lua_check.is_some();
     let keep = cookies || reads;
     // The cookie jar alone reads only `Set-Cookie`: the rest of the response is not copied.
     let only_cookies = !reads;
@@ -404,6 +419,7 @@ fn compile_request(
         status: q.status.unwrap_or_default(),
         status_check,
         body_contains: q.body_contains.map(|s| (s, contains_check.unwrap_or(0))),
+        lua_check,
         extract,
         follow: follows,
         sent_check,

@@ -1,29 +1,49 @@
 //! Function calls inside a template hole: `{{ hmac_sha256('key', users.name) }}`.
 //!
 //! ```text
-//! call  = NAME "(" [ arg *( "," arg ) ] ")"
-//! arg   = call | STRING | INTEGER | source | source.column | variable
+//! call  = NAME "(" [ arg *( "," arg ) ] ")" | "lua." NAME "(" [ arg *( "," arg ) ] ")"
+//! arg   = call | STRING | INTEGER | source | source.column | variable | env.NAME
 //! STRING = '...' or "..." with \' \" \\ escapes
 //! ```
 //!
 //! Calls are checked when the file is compiled (the function exists, its number of arguments,
 //! literal arguments where a number is needed, a literal JWT's claims are JSON) and reported at
 //! their own column; a call whose arguments are all literal and whose result cannot change is
-//! computed then, so its request can stay static.
+//! computed then, so its request can stay static. `lua.NAME(...)` calls a function of the
+//! workload's `script:` (crate::lua); its name is checked once the script is read, and it is
+//! never computed early (a Lua function may keep state or read the clock).
 
+use crate::diag::Pos;
 use crate::diag::{did_you_mean, Diag};
 use crate::func::Func;
+use crate::program::NotSent;
 use crate::template::{Escape, Hole, Lookup, Slot};
 use crate::yaml::Node;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
-    pub func: Func,
+    pub func: Callee,
     pub args: Vec<Arg>,
     /// How the result is escaped where it lands (arguments are used as they are).
     pub escape: Escape,
     /// The call as written, for messages and default request names.
     pub written: String,
+}
+
+/// What a call calls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    Builtin(Func),
+    /// `lua.NAME(...)`: a function of the `script:` file, bound by index once names resolve.
+    Lua(LuaCall),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LuaCall {
+    pub name: String,
+    pub at: Pos,
+    /// Its index among the script's bound functions (`usize::MAX` until resolved).
+    pub index: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -34,17 +54,38 @@ pub enum Arg {
 }
 
 impl Call {
-    /// The result; on an unset variable, its name.
-    pub fn eval(&self, vars: &impl Lookup) -> Result<String, String> {
+    /// The result, or why there is none: an unset variable or the script's error.
+    pub fn eval(&self, vars: &impl Lookup) -> Result<String, NotSent> {
         let mut args = Vec::with_capacity(self.args.len());
         for a in &self.args {
             args.push(match a {
                 Arg::Text(t) => t.clone(),
-                Arg::Hole(h) => vars.value(h.slot).ok_or_else(|| h.written())?.to_owned(),
+                Arg::Hole(h) => vars
+                    .value(h.slot)
+                    .ok_or_else(|| NotSent::Unset(h.written()))?
+                    .to_owned(),
                 Arg::Call(c) => c.eval(vars)?,
             });
         }
-        Ok(self.func.call(&args, &|| vars.random()))
+        match &self.func {
+            Callee::Builtin(f) => Ok(f.call(&args, &|| vars.random())),
+            Callee::Lua(l) => vars
+                .lua(l.index, &args)
+                .map_err(|e| NotSent::Script(format!("lua.{}: {e}", l.name))),
+        }
+    }
+
+    /// Every `lua.NAME(...)` in this call, itself and its arguments.
+    pub fn lua_mut<'a>(&'a mut self, out: &mut Vec<&'a mut LuaCall>) {
+        let Call { func, args, .. } = self;
+        if let Callee::Lua(l) = func {
+            out.push(l);
+        }
+        for a in args {
+            if let Arg::Call(c) = a {
+                c.lua_mut(out);
+            }
+        }
     }
 
     /// Every variable reference in the arguments, nested calls included.
@@ -195,6 +236,12 @@ impl Parser<'_, '_> {
                     );
                     return None;
                 }
+                if name == "lua" && self.text.as_bytes()[..self.end].get(self.i) == Some(&b'(') {
+                    return self.lua_call(&field, at, escape);
+                }
+                if name == "env" {
+                    return self.env(&field, at).map(Arg::Text);
+                }
                 Some(Arg::Hole(hole(self, name, Some(field), at)))
             }
             _ => Some(Arg::Hole(hole(self, name, None, at))),
@@ -235,7 +282,39 @@ impl Parser<'_, '_> {
         None
     }
 
-    fn call(&mut self, name: &str, at: usize, escape: Escape) -> Option<Arg> {
+    /// `lua.NAME(args)`: the name is checked against the script when names resolve.
+    fn lua_call(&mut self, name: &str, at: usize, escape: Escape) -> Option<Arg> {
+        let args = self.args(&format!("lua.{name}"))?;
+        Some(Arg::Call(Call {
+            func: Callee::Lua(LuaCall {
+                name: name.to_owned(),
+                at: self.node.pos_in_scalar(at, self.text),
+                index: usize::MAX,
+            }),
+            args: args.into_iter().map(|(a, _)| a).collect(),
+            escape,
+            written: self.text[at..self.i].to_owned(),
+        }))
+    }
+
+    /// `env.NAME` as an argument: the environment's value when the file is compiled, as
+    /// `{{env.NAME}}` is.
+    fn env(&mut self, var: &str, at: usize) -> Option<String> {
+        match std::env::var(var) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                self.error(
+                    at,
+                    format!("`env.{var}`: {var} is not set"),
+                    &format!("export {var}=... or give it with -e {var}=VALUE"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The arguments after `name(`, each with where it ends.
+    fn args(&mut self, name: &str) -> Option<Vec<(Arg, usize)>> {
         self.i += 1; // (
         let mut args = Vec::new();
         self.space();
@@ -263,6 +342,11 @@ impl Parser<'_, '_> {
                 }
             }
         }
+        Some(args)
+    }
+
+    fn call(&mut self, name: &str, at: usize, escape: Escape) -> Option<Arg> {
+        let args = self.args(name)?;
         let written = self.text[at..self.i].to_owned();
         let Some(func) = Func::by_name(name) else {
             let hint = did_you_mean(name, Func::names()).unwrap_or_else(|| {
@@ -303,7 +387,7 @@ impl Parser<'_, '_> {
             return Some(Arg::Text(func.call(&texts, &|| 0)));
         }
         Some(Arg::Call(Call {
-            func,
+            func: Callee::Builtin(func),
             args,
             escape,
             written,

@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod func;
 mod load;
+mod lua;
 mod multipart;
 pub mod needs;
 mod program;

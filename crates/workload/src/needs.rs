@@ -1,6 +1,6 @@
 //! What of a workload must travel to the pods besides the file itself: the CSV files it names
-//! (those marked `secret: true` go into a Secret) and the environment variables its templates
-//! read with `env('NAME')`. Read from the YAML tree, so flow and block style, quoting and
+//! (those marked `secret: true` go into a Secret), its `script:` and the environment variables
+//! its templates read with `env('NAME')` or `env.NAME`. Read from the YAML tree, so flow and block style, quoting and
 //! comments are all understood as the workload compiler understands them. `herd k8s` ships them
 //! and a shard's plan hash covers them.
 
@@ -11,8 +11,9 @@ pub struct DataFile {
     pub secret: bool,
 }
 
-/// The CSV files a workload names (`csv: users.csv`) and the environment variables its
-/// templates read (`env('API_TOKEN')`): what must travel to the pods besides the file itself.
+/// The CSV files a workload names (`csv: users.csv`), its `script:`, and the environment
+/// variables its templates read (`env('API_TOKEN')`, `{{env.API_TOKEN}}`): what must travel to
+/// the pods besides the file itself.
 pub fn needs(workload: &str) -> (Vec<DataFile>, Vec<String>) {
     use crate::yaml::{parse, to_json, Value};
     let Ok(tree) = parse(workload) else {
@@ -22,13 +23,20 @@ pub fn needs(workload: &str) -> (Vec<DataFile>, Vec<String>) {
         Value::Map(e) => e.clone(),
         _ => Vec::new(),
     };
-    let data = entries(&tree.value)
-        .into_iter()
+    let top = entries(&tree.value);
+    let data = top
+        .iter()
         .find(|(k, _)| k.scalar() == Some("data"))
         .map(|(_, v)| entries(&v.value))
         .unwrap_or_default();
     let root = to_json(&tree);
     let mut files: Vec<DataFile> = Vec::new();
+    if let Some(script) = root["script"].as_str() {
+        files.push(DataFile {
+            path: script.to_owned(),
+            secret: false,
+        });
+    }
     // In the file's order (a JSON object would sort them), so the pods' paths read as written.
     for source in data.iter().map(|(_, v)| to_json(v)) {
         if let Some(path) = source["csv"].as_str() {
@@ -44,12 +52,19 @@ pub fn needs(workload: &str) -> (Vec<DataFile>, Vec<String>) {
     }
     let call = regex::Regex::new(r#"\benv\(\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\)"#)
         .expect("a valid pattern");
+    // `env.NAME` only inside a hole: a path such as /env.json reads nothing.
+    let hole = regex::Regex::new(r"\{\{(.*?)\}\}").expect("a valid pattern");
+    let dotted = regex::Regex::new(r"\benv\.([A-Za-z_][A-Za-z0-9_]*)").expect("a valid pattern");
     let mut env: Vec<String> = Vec::new();
     let mut strings = vec![&root];
     while let Some(v) = strings.pop() {
         match v {
             serde_json::Value::String(s) => {
-                for c in call.captures_iter(s) {
+                let holes = hole.captures_iter(s).map(|h| h.get(1).expect("a group"));
+                let names = call
+                    .captures_iter(s)
+                    .chain(holes.flat_map(|h| dotted.captures_iter(h.as_str())));
+                for c in names {
                     if !env.iter().any(|e| e == &c[1]) {
                         env.push(c[1].to_owned());
                     }
@@ -70,13 +85,20 @@ mod tests {
 
     #[test]
     fn data_files_and_env_reads_are_found() {
-        let w = "headers: { X-Key: \"{{ env('API_KEY') }}\" }\ndata:\n  user: { csv: users.csv, pick: per-user, secret: true }\n  sku:\n    csv: \"data/skus.csv\"   # sku list\n  # csv: old.csv\n  n: { zipf: { n: 10 } }\nscenarios:\n  - steps:\n      - get: \"/?t={{ hmac_sha256(env(\\\"SIGNING_KEY\\\"), 'x') }}\"\n";
+        let w = "headers: { X-Key: \"{{ env('API_KEY') }}\" }\ndata:\n  user: { csv: users.csv, pick: per-user, secret: true }\n  sku:\n    csv: \"data/skus.csv\"   # sku list\n  # csv: old.csv\n  n: { zipf: { n: 10 } }\nscript: sign.lua\nscenarios:\n  - steps:\n      - get: \"/env.json?t={{ hmac_sha256(env(\\\"SIGNING_KEY\\\"), 'x') }}&u={{env.USER_ID}}&s={{ lua.sign(env.LUA_KEY) }}\"\n";
         let (files, env) = needs(w);
         let f = |p: &str, secret| DataFile {
             path: p.to_owned(),
             secret,
         };
-        assert_eq!(files, vec![f("users.csv", true), f("data/skus.csv", false)]);
-        assert_eq!(env, vec!["API_KEY", "SIGNING_KEY"]);
+        assert_eq!(
+            files,
+            vec![
+                f("sign.lua", false),
+                f("users.csv", true),
+                f("data/skus.csv", false)
+            ]
+        );
+        assert_eq!(env, vec!["API_KEY", "LUA_KEY", "SIGNING_KEY", "USER_ID"]);
     }
 }

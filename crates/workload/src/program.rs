@@ -29,6 +29,8 @@ pub struct Program {
     pub seed: u64,
     /// Steps without holes: each user caches them serialized with its cookies.
     pub static_steps: usize,
+    /// `script:`: the Lua functions templates and checks call.
+    pub lua: Option<crate::lua::LuaScript>,
 }
 
 impl Program {
@@ -73,6 +75,7 @@ impl Program {
             walk,
             seed,
             static_steps,
+            lua: None,
         }
     }
 
@@ -117,6 +120,8 @@ pub struct Send {
     pub status: Vec<u16>,
     pub status_check: Option<usize>,
     pub body_contains: Option<(String, usize)>,
+    /// `check: { lua: NAME }`: (the script's function, the check).
+    pub lua_check: Option<(usize, usize)>,
     /// (variable slot, how, check).
     pub extract: Vec<(usize, Extract, usize)>,
     pub follow: bool,
@@ -135,6 +140,8 @@ pub enum NotSent {
     Unset(String),
     /// The rendered request is invalid (e.g. an extracted URL on another host).
     Invalid(String),
+    /// A `lua.NAME(...)` call failed: the script's message, with its file and line.
+    Script(String),
 }
 
 impl Send {
@@ -166,7 +173,7 @@ impl Send {
             None => {
                 let render = |t: &Template| {
                     let mut s = String::new();
-                    t.render(vars, &mut s).map(|()| s).map_err(NotSent::Unset)
+                    t.render(vars, &mut s).map(|()| s)
                 };
                 RequestSpec {
                     method: self.method.clone(),

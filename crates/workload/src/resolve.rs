@@ -3,6 +3,7 @@
 
 use crate::data::Source;
 use crate::diag::{did_you_mean, Diag};
+use crate::lua::LuaScript;
 use crate::template::{Slot, Template};
 
 pub struct Resolve<'a> {
@@ -15,14 +16,24 @@ pub struct Resolve<'a> {
     pub known: Vec<String>,
     pub used: Vec<usize>,
     pub diags: &'a mut Vec<Diag>,
+    /// The workload's `script:`, whose functions `lua.NAME(...)` calls bind to.
+    pub lua: Option<&'a mut LuaScript>,
 }
 
 impl Resolve<'_> {
-    /// Resolves every hole; returns whether one can make the request unsendable: an extracted
-    /// variable (maybe unset) or text from a file or list (maybe not valid in a path or header).
-    /// Zipf ids always fit.
+    /// Resolves every hole and Lua call; returns whether one can make the request unsendable:
+    /// an extracted variable (maybe unset), text from a file or list (maybe not valid in a path
+    /// or header) or a Lua call (maybe failing). Zipf ids always fit.
     pub fn template(&mut self, t: &mut Template) -> bool {
         let mut extracted = false;
+        for c in t.lua_mut() {
+            extracted = true;
+            let what = format!("`lua.{}(...)`", c.name);
+            let script = self.lua.as_deref_mut();
+            if let Some(i) = crate::lua::bind(script, &c.name, c.at, &what, self.diags) {
+                c.index = i;
+            }
+        }
         for h in t.holes_mut() {
             if self.broken.contains(&h.name) {
                 continue;

@@ -14,6 +14,7 @@ use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
 use herd_engine::segment::Shard;
 use herd_engine::{Action, Ctx, Last, Request, Response, Script};
+use herd_lua::{Functions, Judged};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
@@ -31,15 +32,20 @@ pub struct WorkloadScript {
     /// The shard of the run this process plays: sequential data rows follow its stripe.
     shard: Option<Shard>,
     tally: RefCell<Tally>,
+    /// This thread's own Lua state for the `script:` (or why it did not load), only when the
+    /// workload has one.
+    lua: Option<Result<Functions, String>>,
 }
 
 impl WorkloadScript {
     pub(crate) fn new(program: Arc<Program>, shard: Option<Shard>) -> Self {
         let tally = Tally::new(program.scenarios.len(), program.checks.len());
+        let lua = program.lua.as_ref().map(|s| s.functions());
         WorkloadScript {
             program,
             shard,
             tally: RefCell::new(tally),
+            lua,
         }
     }
 }
@@ -71,6 +77,7 @@ pub struct User {
 struct Vars<'a> {
     program: &'a Program,
     user: &'a User,
+    lua: Option<&'a Result<Functions, String>>,
 }
 
 impl Lookup for Vars<'_> {
@@ -90,6 +97,14 @@ impl Lookup for Vars<'_> {
 
     fn random(&self) -> u64 {
         self.user.entropy.next()
+    }
+
+    fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
+        match self.lua {
+            Some(Ok(f)) => f.call(index, args),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err("the workload has no script".to_owned()),
+        }
     }
 }
 
@@ -242,14 +257,27 @@ impl WorkloadScript {
                         return Ok(r.clone());
                     }
                 }
-                let vars = Vars { program: p, user };
+                let vars = Vars {
+                    program: p,
+                    user,
+                    lua: self.lua.as_ref(),
+                };
                 let r = s.build(&p.target, &vars, Some(&user.jar), None)?;
                 user.cache[slot] = Some((version, r.clone()));
                 Ok(r)
             }
             _ => {
                 let cookie = has_cookies.then_some(&user.jar);
-                s.build(&p.target, &Vars { program: p, user }, cookie, None)
+                s.build(
+                    &p.target,
+                    &Vars {
+                        program: p,
+                        user,
+                        lua: self.lua.as_ref(),
+                    },
+                    cookie,
+                    None,
+                )
             }
         }
     }
@@ -261,7 +289,11 @@ impl WorkloadScript {
             return None;
         };
         let cookie = (p.cookies && !user.jar.is_empty()).then_some(&user.jar);
-        let vars = Vars { program: p, user };
+        let vars = Vars {
+            program: p,
+            user,
+            lua: self.lua.as_ref(),
+        };
         match s.build(&p.target, &vars, cookie, Some(to)) {
             Ok(r) => Some(Action::Send(r)),
             Err(why) => {
@@ -274,12 +306,16 @@ impl WorkloadScript {
     /// Counts a step that could not be sent.
     fn not_sent(&self, s: &Send, why: NotSent, measured: bool) {
         if let (Some(c), true) = (s.sent_check, measured) {
-            self.tally.borrow_mut().check(c, false, || match why {
+            self.tally.borrow_mut().check(c, false, || match &why {
                 NotSent::Unset(v) => {
                     format!("not sent: {{{{{v}}}}} is unset (its extraction found nothing)")
                 }
                 NotSent::Invalid(e) => format!("not sent: {e}"),
+                NotSent::Script(e) => format!("not sent: {e}"),
             });
+        }
+        if let (NotSent::Script(e), true) = (&why, measured) {
+            self.tally.borrow_mut().lua_error(e);
         }
     }
 
@@ -292,6 +328,8 @@ impl WorkloadScript {
     ) -> (Verdict, Option<String>) {
         let mut tally = self.tally.borrow_mut();
         let mut failed: Option<String> = None;
+        // Recorded once `check` lets go of the tally.
+        let mut lua_error = None;
         let mut check = |id: Option<usize>, ok: bool, why: &dyn Fn() -> String| {
             if let (Some(id), true) = (id, measured) {
                 tally.check(id, ok, why);
@@ -316,12 +354,31 @@ impl WorkloadScript {
                 format!("the body does not contain {needle:?}")
             });
         }
+        if let Some((f, id)) = s.lua_check {
+            let judged = match &self.lua {
+                Some(Ok(lua)) => lua.judge(f, r.status, &r.headers, &r.body),
+                Some(Err(e)) => Err(e.clone()),
+                None => Err("the workload has no script".to_owned()),
+            };
+            match judged {
+                Ok(Judged::Pass) => check(Some(id), true, &String::new),
+                Ok(Judged::Fail(why)) => check(Some(id), false, &|| why.clone()),
+                Err(e) => {
+                    check(Some(id), false, &|| format!("lua error: {e}"));
+                    lua_error = Some(e);
+                }
+            }
+        }
         for (slot, how, id) in &s.extract {
             let v = how.apply(r);
             check(Some(*id), v.is_some(), &|| {
                 format!("extraction found nothing in a {} response", r.status)
             });
             extracted[*slot] = v;
+        }
+        drop(tally);
+        if let (Some(e), true) = (lua_error, measured) {
+            self.tally.borrow_mut().lua_error(&e);
         }
         match failed {
             None => (Verdict::Ok, None),

@@ -46,6 +46,8 @@ pub struct RequestDraft {
     pub extract: Vec<(String, Pos, Extract)>,
     pub status: Option<Vec<u16>>,
     pub body_contains: Option<String>,
+    /// `check: { lua: NAME }`: a function of the script judges the response.
+    pub lua_check: Option<(String, Pos)>,
     pub follow_redirects: Option<bool>,
 }
 
@@ -147,9 +149,9 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             }
         }
     }
-    let (mut status, mut body_contains) = (None, None);
+    let (mut status, mut body_contains, mut lua_check) = (None, None, None);
     if let Some(c) = f.get("check") {
-        if let Some(cf) = r.fields(c, "check", &["status", "body_contains"]) {
+        if let Some(cf) = r.fields(c, "check", &["status", "body_contains", "lua"]) {
             if let Some(s) = cf.get("status") {
                 let codes: Vec<&Node> = match &s.value {
                     Value::Seq(items) => items.iter().collect(),
@@ -168,6 +170,9 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             body_contains = cf
                 .get("body_contains")
                 .and_then(|b| r.string(b, "body_contains"));
+            lua_check = cf
+                .get("lua")
+                .and_then(|l| Some((r.string(l, "lua")?, l.at)));
         }
     }
     let name = f.get("name").and_then(|n| r.string(n, "name"));
@@ -186,6 +191,7 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         extract,
         status,
         body_contains,
+        lua_check,
         follow_redirects,
     })))
 }

@@ -30,6 +30,9 @@ pub struct Tally {
     pub checks: Vec<CheckTally>,
     /// The same counts since the worker last closed a second (`Script::take_second`).
     pub second: ScriptSecond,
+    /// Errors of the `script:`'s functions (the run's `lua` error class) and the first message.
+    pub lua_errors: u64,
+    pub lua_sample: Option<String>,
 }
 
 impl Tally {
@@ -43,6 +46,15 @@ impl Tally {
                 .collect(),
             checks: vec![CheckTally::default(); checks],
             second: ScriptSecond::default(),
+            lua_errors: 0,
+            lua_sample: None,
+        }
+    }
+
+    pub fn lua_error(&mut self, message: &str) {
+        self.lua_errors += 1;
+        if self.lua_sample.is_none() {
+            self.lua_sample = Some(message.to_owned());
         }
     }
 
@@ -88,6 +100,10 @@ impl Tally {
             if a.sample.is_none() {
                 a.sample.clone_from(&b.sample);
             }
+        }
+        self.lua_errors += other.lua_errors;
+        if self.lua_sample.is_none() {
+            self.lua_sample.clone_from(&other.lua_sample);
         }
     }
 }

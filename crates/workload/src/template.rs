@@ -3,7 +3,8 @@
 //! holes is known to be static (its request is serialized once, before the run).
 
 use crate::diag::{Diag, Pos};
-use crate::expr::{Call, Parsed};
+use crate::expr::{Call, LuaCall, Parsed};
+use crate::program::NotSent;
 use crate::yaml::Node;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -73,6 +74,11 @@ pub trait Lookup {
     fn value(&self, slot: Slot) -> Option<&str>;
     /// The next number of the user's seeded stream, for `uuid()` and `random_int()`.
     fn random(&self) -> u64;
+    /// Function `index` of the workload's `script:` on `args`, or the script's error.
+    fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
+        let _ = (index, args);
+        Err("the workload has no script".to_owned())
+    }
 }
 
 impl Template {
@@ -206,6 +212,17 @@ impl Template {
         out.into_iter()
     }
 
+    /// Every `lua.NAME(...)` call, nested ones too.
+    pub fn lua_mut(&mut self) -> Vec<&mut LuaCall> {
+        let mut out = Vec::new();
+        for p in &mut self.pieces {
+            if let Piece::Call(c) = p {
+                c.lua_mut(&mut out);
+            }
+        }
+        out
+    }
+
     /// The text as written, holes included (for default request names).
     pub fn source(&self) -> String {
         let mut s = String::new();
@@ -227,13 +244,16 @@ impl Template {
         s
     }
 
-    /// Appends the rendered text to `out`; on an unset variable returns its name.
-    pub fn render(&self, vars: &impl Lookup, out: &mut String) -> Result<(), String> {
+    /// Appends the rendered text to `out`, or says why it cannot be: an unset variable or a
+    /// script's error.
+    pub fn render(&self, vars: &impl Lookup, out: &mut String) -> Result<(), NotSent> {
         for p in &self.pieces {
             match p {
                 Piece::Lit(s) => out.push_str(s),
                 Piece::Hole(h) => {
-                    let v = vars.value(h.slot).ok_or_else(|| h.written())?;
+                    let v = vars
+                        .value(h.slot)
+                        .ok_or_else(|| NotSent::Unset(h.written()))?;
                     escape_into(v, h.escape, out);
                 }
                 Piece::Call(c) => escape_into(&c.eval(vars)?, c.escape, out),
@@ -343,7 +363,10 @@ mod tests {
             .unwrap();
         assert_eq!(out, r#"say \"hi\"\n"#);
         let mut out = String::new();
-        assert_eq!(t.render(&Vars(vec![None]), &mut out), Err("x".into()));
+        assert_eq!(
+            t.render(&Vars(vec![None]), &mut out),
+            Err(NotSent::Unset("x".into()))
+        );
     }
 
     #[test]

@@ -134,6 +134,7 @@ pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics>
         req.name = index as u32;
         req.keep_response = true;
         let send = Send {
+            lua_check: None,
             name: index as u32,
             method,
             path: Template::literal(&url),

@@ -46,3 +46,4 @@ mod token;
 mod url_file_flags;
 mod watch;
 mod workload;
+mod workload_lua;

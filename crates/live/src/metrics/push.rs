@@ -55,7 +55,10 @@ impl Endpoint {
             Ok(u) => redact(u),
             // Unparsed: whatever sits before an `@` may be a password.
             Err(_) => match url.rsplit_once('@') {
-                Some((_, host)) => format!("***@{host}"),
+                Some((before, host)) => match before.split_once("://") {
+                    Some((scheme, _)) => format!("{scheme}://***@{host}"),
+                    None => format!("***@{host}"),
+                },
                 None => url.to_owned(),
             },
         };
@@ -125,8 +128,9 @@ impl Endpoint {
         (&self.host, self.port, &self.path)
     }
 
-    /// One POST of `body`; the receiver's status line when it is not 2xx.
-    pub fn post(&self, content_type: &str, body: &[u8]) -> std::io::Result<()> {
+    /// One POST of `body`: the answer's body when the receiver took it (2xx), else its status
+    /// line.
+    pub fn post(&self, content_type: &str, body: &[u8]) -> std::io::Result<Vec<u8>> {
         let addr = (self.host.as_str(), self.port)
             .to_socket_addrs()?
             .next()
@@ -159,7 +163,18 @@ impl Endpoint {
         let text = String::from_utf8_lossy(&resp);
         let status = text.lines().next().unwrap_or("");
         match status.split_whitespace().nth(1) {
-            Some(code) if code.starts_with('2') => Ok(()),
+            Some(code) if code.starts_with('2') => Ok(resp
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map_or(Vec::new(), |i| resp[i + 4..].to_vec())),
+            // A 4xx other than 408 and 429 says the same body will never be taken: the OTLP
+            // spec's list of what not to retry.
+            Some(code) if code.starts_with('4') && code != "408" && code != "429" => {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the receiver answered `{status}`"),
+                ))
+            }
             _ => Err(std::io::Error::other(format!(
                 "the receiver answered `{status}`{}",
                 text.split_once("\r\n\r\n")
@@ -183,12 +198,22 @@ fn redact(u: &url::Url) -> String {
     shown.to_string()
 }
 
+/// What a receiver takes, and what its 2xx answer may still complain about (OTLP's partial
+/// success: points it rejected).
+#[derive(Clone, Copy)]
+pub struct Format {
+    pub content_type: &'static str,
+    pub complaint: fn(&[u8]) -> Option<String>,
+}
+
 /// How pushes went: the first failure is warned about as it happens, the count at the end.
 #[derive(Debug, Default)]
 struct Tally {
     pushes: u32,
     failed: u32,
     last_error: Option<String>,
+    /// The warning about the first failure, until the sink hands it on.
+    note: Option<String>,
 }
 
 /// Pushes `body()` to an endpoint every `every` on a thread of its own, so a slow receiver
@@ -196,7 +221,7 @@ struct Tally {
 pub struct Pusher {
     flag: &'static str,
     to: Endpoint,
-    content_type: &'static str,
+    format: Format,
     stop: Arc<AtomicBool>,
     tally: Arc<Mutex<Tally>>,
     thread: Option<JoinHandle<()>>,
@@ -209,7 +234,7 @@ impl Pusher {
     pub fn start(
         flag: &'static str,
         to: Endpoint,
-        content_type: &'static str,
+        format: Format,
         every: Duration,
         body: impl Fn() -> Vec<u8> + Send + 'static,
     ) -> std::io::Result<Pusher> {
@@ -217,7 +242,7 @@ impl Pusher {
         let tally = Arc::new(Mutex::new(Tally::default()));
         let (t_to, t_stop, t_tally) = (to.clone(), Arc::clone(&stop), Arc::clone(&tally));
         let thread = std::thread::Builder::new()
-            .name(format!("herd{}", flag.trim_start_matches('-')))
+            .name("herd-push".into())
             .spawn(move || {
                 let tick = Duration::from_millis(100);
                 let mut gap = every;
@@ -227,7 +252,10 @@ impl Pusher {
                     if Instant::now() < next {
                         continue;
                     }
-                    let ok = attempt(flag, &t_to, content_type, &body(), &t_tally);
+                    let ok = matches!(
+                        attempt(flag, &t_to, format, &body(), &t_tally),
+                        Attempt::Delivered
+                    );
                     // A receiver that is down is not asked again every few seconds all run.
                     gap = if ok { every } else { (gap * 2).min(MAX_GAP) };
                     next = Instant::now() + gap;
@@ -236,7 +264,7 @@ impl Pusher {
         Ok(Pusher {
             flag,
             to,
-            content_type,
+            format,
             stop,
             tally,
             thread: Some(thread),
@@ -253,16 +281,21 @@ impl Pusher {
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut pause = Duration::from_millis(500);
         let delivered = loop {
-            if attempt(self.flag, &self.to, self.content_type, &body, &self.tally) {
-                break true;
-            }
-            if Instant::now() + pause > deadline {
+            let retry = match attempt(self.flag, &self.to, self.format, &body, &self.tally) {
+                Attempt::Delivered => break true,
+                Attempt::Failed { retry } => retry,
+            };
+            if !retry || Instant::now() + pause > deadline {
                 break false;
             }
             std::thread::sleep(pause);
             pause *= 2;
         };
-        let t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = self.tally.lock().unwrap_or_else(|e| e.into_inner());
+        // The panel is gone by now: straight to standard error.
+        if let Some(note) = t.note.take() {
+            eprintln!("{note}");
+        }
         if t.failed > 0 {
             eprintln!(
                 "herd: {} {}: {} of {} pushes failed (last: {}); {}",
@@ -281,30 +314,56 @@ impl Pusher {
     }
 }
 
-/// One push, tallied; the first failure is warned about at once.
+impl Pusher {
+    /// The warning about the first failed push, once.
+    pub fn note(&self) -> Option<String> {
+        self.tally
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .note
+            .take()
+    }
+}
+
+enum Attempt {
+    Delivered,
+    /// `retry`: the same body might be taken if sent again.
+    Failed {
+        retry: bool,
+    },
+}
+
+/// One push, tallied; the first failure becomes a note for the user.
 fn attempt(
     flag: &str,
     to: &Endpoint,
-    content_type: &str,
+    format: Format,
     body: &[u8],
     tally: &Mutex<Tally>,
-) -> bool {
-    let result = to.post(content_type, body);
+) -> Attempt {
+    let result =
+        to.post(format.content_type, body)
+            .and_then(|answer| match (format.complaint)(&answer) {
+                None => Ok(()),
+                Some(c) => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, c)),
+            });
     let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
     t.pushes += 1;
     match result {
-        Ok(()) => true,
+        Ok(()) => Attempt::Delivered,
         Err(e) => {
             if t.failed == 0 {
-                eprintln!(
+                t.note = Some(format!(
                     "herd: {flag} {}: a push failed: {e}; the run goes on, and the next pushes \
                      carry everything so far",
                     to.url
-                );
+                ));
             }
             t.failed += 1;
             t.last_error = Some(e.to_string());
-            false
+            Attempt::Failed {
+                retry: e.kind() != std::io::ErrorKind::InvalidData,
+            }
         }
     }
 }
@@ -343,6 +402,6 @@ mod tests {
             .unwrap();
         assert_eq!(pair, b"ann:s:cret");
         let err = Endpoint::parse("--otlp", "http://ann:secret@c:bad/", "/", EX).unwrap_err();
-        assert!(!err.contains("secret"), "{err}");
+        assert!(err.starts_with("--otlp http://***@c:bad/: "), "{err}");
     }
 }

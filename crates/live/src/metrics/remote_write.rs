@@ -5,7 +5,7 @@
 //! p99 gauge. A background thread pushes, so a slow receiver never holds up the run; the last
 //! push, with the final counts, is made at the end.
 
-use super::push::{Endpoint, Pusher};
+use super::push::{Endpoint, Format, Pusher};
 use super::Exposition;
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
@@ -116,7 +116,7 @@ impl Sink for RemoteWrite {
             .unwrap_or_else(|e| e.into_inner())
             .start(start);
         let state = Arc::clone(&self.state);
-        let pusher = Pusher::start(FLAG, self.to.clone(), CONTENT_TYPE, EVERY, move || {
+        let pusher = Pusher::start(FLAG, self.to.clone(), FORMAT, EVERY, move || {
             body(
                 &state.lock().unwrap_or_else(|e| e.into_inner()),
                 SystemTime::now(),
@@ -130,6 +130,14 @@ impl Sink for RemoteWrite {
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).add(r);
         Ok(())
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.pusher
+            .as_ref()
+            .and_then(Pusher::note)
+            .into_iter()
+            .collect()
     }
 
     fn watched(&mut self, fresh: &herd_result::Server) {
@@ -150,7 +158,10 @@ impl Sink for RemoteWrite {
     }
 }
 
-const CONTENT_TYPE: &str = "application/x-protobuf";
+const FORMAT: Format = Format {
+    content_type: "application/x-protobuf",
+    complaint: |_| None,
+};
 
 #[cfg(test)]
 mod tests {

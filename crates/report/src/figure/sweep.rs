@@ -192,7 +192,7 @@ pub fn sweep_result_figure(s: &SweepResult, name: &str) -> Figure {
         panel.marks = limits;
         panel.marks.extend(knees.iter().cloned());
         // The axes reach the stop rule's limits, and heads name the sweep's own unit.
-        panel.x_reads = Reading::Level(s.level_unit().to_owned());
+        panel.x_reads = Reading::Level(s.level_unit());
         fig.panels.push(match i {
             1 => panel.y_latency(&stop_p99),
             2 => panel.y_not_ok(&stop_errors),

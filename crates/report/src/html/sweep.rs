@@ -72,7 +72,7 @@ fn verdict(s: &SweepResult) -> String {
     };
     let answer: Vec<String> = knees
         .iter()
-        .map(|k| k.sentence_in(s.level_unit()))
+        .map(|k| k.sentence_in(&s.level_unit()))
         .collect();
     let runs = s.steps.iter().map(|st| st.runs.len()).sum::<usize>();
     let mut chips = vec![chip(

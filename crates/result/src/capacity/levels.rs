@@ -7,13 +7,18 @@ use crate::sweep::{row_of, Table, TableStep};
 use crate::Model;
 
 impl CapacityResult {
-    /// A level as read: `400 req/s`, `8 concurrent users`.
+    /// A level as read: `400 req/s`, `8 users`; over HTTP/2 and HTTP/3 a closed level is
+    /// connections each carrying `--streams` requests at once: `8 connections x 10 streams`.
     pub fn level_text(&self, x: f64) -> String {
+        let s = |n: u64| if n == 1 { "" } else { "s" };
         match self.model {
             Model::Open => format!("{} {}", rate(x), self.open_unit()),
             Model::Closed => {
                 let n = x.round() as u64;
-                format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
+                match self.probes.iter().find_map(|p| p.result.config.streams) {
+                    Some(m) => format!("{} connection{} x {m} stream{}", count(n), s(n), s(m)),
+                    None => format!("{} user{}", count(n), s(n)),
+                }
             }
         }
     }

@@ -85,6 +85,10 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
     let slo = r.slo.phrase();
     let level = |x: f64| match r.model {
         Model::Open => format!("{} {unit}", rate(x)),
+        // Over HTTP/2 and HTTP/3 a level is connections, each with its streams.
+        Model::Closed if r.probes.iter().any(|p| p.result.config.streams.is_some()) => {
+            r.level_text(x)
+        }
         Model::Closed => {
             let n = x.round() as u64;
             format!(
@@ -169,6 +173,9 @@ pub fn sentence_in(r: &CapacityResult, unit: &str) -> String {
 fn unmet(r: &CapacityResult, level: &dyn Fn(f64) -> String) -> String {
     let what = match r.model {
         Model::Open => "rate",
+        Model::Closed if r.probes.iter().any(|p| p.result.config.streams.is_some()) => {
+            "number of connections"
+        }
         Model::Closed => "number of users",
     };
     let lowest = r
@@ -204,7 +211,7 @@ pub fn backlog_note(r: &CapacityResult, unit: &str) -> Option<String> {
         .min_by(|a, b| a.0.total_cmp(&b.0))?;
     let at = match r.model {
         Model::Open => format!("{} {unit}", rate(level)),
-        Model::Closed => format!("{} users", count(level.round() as u64)),
+        Model::Closed => r.level_text(level),
     };
     Some(format!("from {at}: {}", b.sentence()))
 }

@@ -21,12 +21,12 @@ pub struct Point {
     pub errored: u64,
 }
 
-/// "1 user", "5 users", "300 req/s asked".
+/// "1 user", "5 users", "300 req/s asked", "1 connection x 10 streams".
 fn at_level(level: f64, unit: &str) -> String {
-    if unit == "users" && level == 1.0 {
-        "1 user".to_owned()
-    } else {
-        format!("{} {unit}", level_text(level))
+    match unit.strip_prefix("connections") {
+        _ if unit == "users" && level == 1.0 => "1 user".to_owned(),
+        Some(streams) if level == 1.0 => format!("1 connection{streams}"),
+        _ => format!("{} {unit}", level_text(level)),
     }
 }
 

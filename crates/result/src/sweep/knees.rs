@@ -62,16 +62,19 @@ pub fn level_unit(model: Model) -> &'static str {
 
 impl SweepResult {
     /// What this sweep's levels count: `req/s asked`, `users`, or `iterations/s asked` when the
-    /// targets are workload files (a workload's rate is scenario iterations per second).
-    pub fn level_unit(&self) -> &'static str {
-        let workload = self
-            .steps
-            .iter()
-            .flat_map(|s| &s.runs)
-            .any(|r| r.workload.is_some());
-        match self.model {
-            Model::Open if workload => "iterations/s asked",
-            m => level_unit(m),
+    /// targets are workload files (a workload's rate is scenario iterations per second). Over
+    /// HTTP/2 and HTTP/3 a closed level is connections, each carrying `--streams` requests at
+    /// once (h2load's `-c` and `-m`): `connections x 10 streams`, not users.
+    pub fn level_unit(&self) -> String {
+        let runs = || self.steps.iter().flat_map(|s| &s.runs);
+        let workload = runs().any(|r| r.workload.is_some());
+        let streams = runs().find_map(|r| r.config.streams);
+        match (self.model, streams) {
+            (Model::Open, _) if workload => "iterations/s asked".to_owned(),
+            (Model::Closed, Some(m)) => {
+                format!("connections x {m} stream{}", if m == 1 { "" } else { "s" })
+            }
+            (m, _) => level_unit(m).to_owned(),
         }
     }
 
@@ -134,7 +137,7 @@ impl TargetKnee {
 
     /// [`TargetKnee::sentence`] with the levels in `unit` ([`SweepResult::level_unit`]).
     pub fn sentence_in(&self, unit: &str) -> String {
-        let open = unit != "users";
+        let open = unit.ends_with("asked");
         let short = unit.trim_end_matches(" asked");
         if self.points.is_empty() && !self.short_steps.is_empty() {
             return format!(

@@ -12,4 +12,5 @@ mod schema;
 mod schemas;
 mod server;
 mod short_steps;
+mod streams;
 mod table;

@@ -12,7 +12,7 @@ fn a_sweep_of_steps_too_short_to_judge_says_so_instead_of_a_knee() {
         step.runs[0].duration_s = 0.04 + 0.09 * i as f64 / (n - 1) as f64;
     }
     let k = &s.knees()[0];
-    let said = k.sentence_in(s.level_unit());
+    let said = k.sentence_in(&s.level_unit());
     assert!(
         said.contains("no conclusion: every step was too short to judge (40-130 ms)"),
         "{said}"
@@ -22,7 +22,7 @@ fn a_sweep_of_steps_too_short_to_judge_says_so_instead_of_a_knee() {
     // Only the first step short: it is left out, and the conclusion says so.
     let mut s = sweep(SWEEP_CLOSED);
     s.steps[0].runs[0].duration_s = 0.05;
-    let said = s.knees()[0].sentence_in(s.level_unit());
+    let said = s.knees()[0].sentence_in(&s.level_unit());
     assert!(
         said.contains("1 step too short to judge (50 ms) left out"),
         "{said}"

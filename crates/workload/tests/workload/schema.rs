@@ -25,7 +25,11 @@ fn as_json(src: &str) -> Value {
 
 #[test]
 fn the_example_matches_the_schema() {
-    for example in ["examples/shop.yaml", "examples/token.yaml"] {
+    for example in [
+        "examples/shop.yaml",
+        "examples/token.yaml",
+        "examples/card.yaml",
+    ] {
         let src = std::fs::read_to_string(root(example)).unwrap();
         let errs = errors(&as_json(&src));
         assert!(errs.is_empty(), "{example}: {}", errs.join("\n"));

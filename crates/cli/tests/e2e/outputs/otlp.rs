@@ -15,12 +15,19 @@ struct Receiver {
 
 impl Receiver {
     fn start() -> Receiver {
+        Receiver::answering(false)
+    }
+
+    /// `reject`: every answer is a partial success that rejected a point.
+    fn answering(reject: bool) -> Receiver {
         let script = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/e2e/outputs/otlp_receiver.py"
         );
         let mut child = Command::new("python3")
             .arg(script)
+            .env_remove("OTLP_RECEIVER_REJECT")
+            .envs(reject.then_some(("OTLP_RECEIVER_REJECT", "1")))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -132,7 +139,7 @@ fn an_otlp_receiver_gets_the_runs_counts_and_latency_histogram() {
         .env("OTEL_EXPORTER_OTLP_HEADERS", "x-team=load%20test")
         .json(&json)
         .run();
-    ran.code(0);
+    ran.measured();
     assert!(!ran.stderr().contains("push failed"), "{}", ran.stderr());
     let result = ran.json();
     let pushes = receiver.stop();
@@ -220,7 +227,7 @@ fn the_otel_variable_sends_a_workloads_named_series_and_keeps_its_password() {
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &with_password)
         .json(&json)
         .run();
-    ran.code(0);
+    ran.measured();
     let shown = format!(
         "OTLP metrics to http://***@127.0.0.1:{}/v1/metrics (OTEL_EXPORTER_OTLP_ENDPOINT)",
         receiver.port
@@ -269,7 +276,7 @@ fn a_receiver_that_is_down_is_warned_about_once_and_the_run_goes_on() {
     let ran = Herd::new(&["run", &url, "-d", "1s", "-c", "1", "-t", "1", "-q"])
         .args(&["--otlp", &down])
         .run();
-    ran.code(0);
+    ran.measured();
     let err = ran.stderr();
     assert_eq!(err.matches("a push failed").count(), 1, "{err}");
     assert!(
@@ -277,6 +284,26 @@ fn a_receiver_that_is_down_is_warned_about_once_and_the_run_goes_on() {
         "{err}"
     );
     assert!(ran.stdout().contains("requests"), "the summary is there");
+}
+
+/// A collector that takes a push but rejects points in it (OTLP's partial success) is a failed
+/// push, told with the collector's reason, and not sent again: it would be rejected again.
+#[test]
+fn a_partial_success_is_told_with_the_receivers_reason() {
+    let server = mock(&[]);
+    let receiver = Receiver::answering(true);
+    let url = format!("http://{}/", server.local_addr());
+    let ran = Herd::new(&["run", &url, "-d", "1s", "-c", "1", "-t", "1", "-q"])
+        .args(&["--otlp", &receiver.url()])
+        .run();
+    ran.measured();
+    let err = ran.stderr();
+    assert!(
+        err.contains("the receiver rejected 1 data points: the test receiver rejects a point"),
+        "{err}"
+    );
+    assert!(err.contains("1 of 1 pushes failed"), "{err}");
+    assert_eq!(receiver.stop().len(), 1);
 }
 
 #[test]

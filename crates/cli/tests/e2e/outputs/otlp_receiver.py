@@ -2,10 +2,12 @@
 (PyPI's opentelemetry-proto). It listens on a free loopback port, prints `listening PORT`, then
 one JSON line per request: the path, the headers, and the decoded ExportMetricsServiceRequest
 (or why it could not be decoded). It answers as a collector does: 200 and an
-ExportMetricsServiceResponse, 404 off /v1/metrics, 400 for a body that does not decode."""
+ExportMetricsServiceResponse, 404 off /v1/metrics, 400 for a body that does not decode. With
+OTLP_RECEIVER_REJECT set, every answer is a partial success that rejected one point."""
 
 import http.server
 import json
+import os
 import sys
 
 from google.protobuf.json_format import MessageToDict
@@ -35,7 +37,11 @@ class Receiver(http.server.BaseHTTPRequestHandler):
                 status = 400
         # Printed before the answer: once herd has its answer, the line is out.
         print(json.dumps(seen), flush=True)
-        reply = ExportMetricsServiceResponse().SerializeToString()
+        answer = ExportMetricsServiceResponse()
+        if os.environ.get("OTLP_RECEIVER_REJECT"):
+            answer.partial_success.rejected_data_points = 1
+            answer.partial_success.error_message = "the test receiver rejects a point"
+        reply = answer.SerializeToString()
         self.send_response(status)
         self.send_header("Content-Type", "application/x-protobuf")
         self.send_header("Content-Length", str(len(reply)))

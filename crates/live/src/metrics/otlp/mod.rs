@@ -11,7 +11,7 @@ pub mod proto;
 
 pub use convert::{name_of, request, Times};
 
-use super::push::{Endpoint, Pusher};
+use super::push::{Endpoint, Format, Pusher};
 use super::Exposition;
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
@@ -142,7 +142,24 @@ pub struct Otlp {
     pusher: Option<Pusher>,
 }
 
-const CONTENT_TYPE: &str = "application/x-protobuf";
+const FORMAT: Format = Format {
+    content_type: "application/x-protobuf",
+    complaint: rejected,
+};
+
+/// A collector may take a push yet reject some of its points (a partial success): that push
+/// did not arrive whole.
+fn rejected(answer: &[u8]) -> Option<String> {
+    let r = proto::ExportMetricsServiceResponse::decode(answer).ok()?;
+    let p = r.partial_success?;
+    (p.rejected_data_points > 0 || !p.error_message.is_empty()).then(|| {
+        format!(
+            "the receiver rejected {} data points: {}",
+            p.rejected_data_points,
+            p.error_message.chars().take(200).collect::<String>()
+        )
+    })
+}
 
 impl Otlp {
     pub fn new(to: Endpoint) -> Self {
@@ -168,7 +185,7 @@ impl Sink for Otlp {
             .start(start);
         self.start_ns = unix_nanos(start.measure_start);
         let (state, from) = (Arc::clone(&self.state), self.start_ns);
-        let pusher = Pusher::start(FLAG, self.to.clone(), CONTENT_TYPE, EVERY, move || {
+        let pusher = Pusher::start(FLAG, self.to.clone(), FORMAT, EVERY, move || {
             body(&state.lock().unwrap_or_else(|e| e.into_inner()), from)
         })
         .map_err(|e| SinkError::new(FLAG, Path::new(&self.to.url), e))?;
@@ -179,6 +196,14 @@ impl Sink for Otlp {
     fn record(&mut self, r: &Record) -> Result<(), SinkError> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).add(r);
         Ok(())
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.pusher
+            .as_ref()
+            .and_then(Pusher::note)
+            .into_iter()
+            .collect()
     }
 
     fn watched(&mut self, fresh: &herd_result::Server) {
@@ -248,6 +273,29 @@ mod tests {
             assert!(target(None, env(&vars)).unwrap().is_none(), "{off:?}");
             assert!(target(Some("http://f/"), env(&vars)).unwrap().is_some());
         }
+    }
+
+    #[test]
+    fn a_partial_success_is_a_failed_push() {
+        let answer = |rejected: i64| {
+            proto::ExportMetricsServiceResponse {
+                partial_success: Some(proto::ExportMetricsPartialSuccess {
+                    rejected_data_points: rejected,
+                    error_message: if rejected > 0 {
+                        "bad unit".into()
+                    } else {
+                        String::new()
+                    },
+                }),
+            }
+            .encode_to_vec()
+        };
+        assert_eq!(
+            rejected(&answer(3)).as_deref(),
+            Some("the receiver rejected 3 data points: bad unit")
+        );
+        assert_eq!(rejected(&answer(0)), None);
+        assert_eq!(rejected(b""), None);
     }
 
     #[test]

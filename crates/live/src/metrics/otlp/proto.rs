@@ -1,7 +1,7 @@
 //! The few OTLP messages herd sends, written with prost's derive from the official definitions
 //! (opentelemetry-proto: collector/metrics/v1, metrics/v1, common/v1, resource/v1; tags as
 //! there). The `opentelemetry-proto` crate would bring a metrics SDK along with its messages;
-//! these ten are all a push needs, and the e2e test decodes them with the official Python ones.
+//! these fifteen are all a push needs, and the e2e test decodes them with the official Python ones.
 
 use prost::{Message, Oneof};
 
@@ -9,6 +9,21 @@ use prost::{Message, Oneof};
 pub struct ExportMetricsServiceRequest {
     #[prost(message, repeated, tag = "1")]
     pub resource_metrics: Vec<ResourceMetrics>,
+}
+
+/// The collector's answer: empty when it took everything.
+#[derive(Clone, PartialEq, Message)]
+pub struct ExportMetricsServiceResponse {
+    #[prost(message, optional, tag = "1")]
+    pub partial_success: Option<ExportMetricsPartialSuccess>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ExportMetricsPartialSuccess {
+    #[prost(int64, tag = "1")]
+    pub rejected_data_points: i64,
+    #[prost(string, tag = "2")]
+    pub error_message: String,
 }
 
 #[derive(Clone, PartialEq, Message)]
