@@ -162,7 +162,12 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
-    let board = (a.board).listen(what, false, unit, &control, a.json.as_deref())?;
+    let levels = herd_live::dashboard::Levels {
+        what,
+        unit: unit.to_owned(),
+        ..Default::default()
+    };
+    let board = (a.board).start(levels, &control, a.json.as_deref())?;
     println!(
         "herd capacity {}  SLO: {}  ({} model)",
         a.url,
@@ -190,9 +195,8 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         .take()
         .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
     let interrupted = result.interrupted;
-    if let Some(b) = &table.board {
-        b.finish(herd_report::html::render_capacity(&result), interrupted);
-    }
+    let report = || herd_report::html::render_capacity(&result);
+    crate::series_board::finish(table.board.as_ref(), report, interrupted);
     println!();
     let answers =
         herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
@@ -248,7 +252,7 @@ struct ProbeTable {
     /// `--requests-log`: a file per probe.
     log: Option<SeriesLog>,
     /// `--dashboard`: each probe live, and the probes as they are judged.
-    board: Option<herd_live::dashboard::SeriesDashboard>,
+    board: Option<herd_live::dashboard::SeriesLive>,
 }
 
 impl herd_series::Observer for ProbeTable {

@@ -75,6 +75,12 @@ fn recording(
             let _ = render_text(r, &mut text);
             text
         }
+        (Format::Text, None) if view.series().is_some() => {
+            return Err(Exit::bad_input(format!(
+                "{} is a recording of a series of runs: its report is the dashboard's page, write it with -o dashboard.html (the series' own report: herd report on its --json)",
+                a.file.display()
+            )))
+        }
         (Format::Text, None) => {
             return Err(Exit::bad_input(format!(
                 "{} is a recording cut short before its run ended: its report is the dashboard's page, write it with -o dashboard.html",

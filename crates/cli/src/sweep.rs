@@ -197,7 +197,13 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .or(a.connections.as_deref())
             .unwrap_or_default()
     );
-    let board = (a.board).listen(what, targets.len() > 1, unit, &control, a.json.as_deref())?;
+    let levels = herd_live::dashboard::Levels {
+        what,
+        unit: unit.to_owned(),
+        named: targets.len() > 1,
+        ..Default::default()
+    };
+    let board = (a.board).start(levels, &control, a.json.as_deref())?;
     let mut table = LiveTable {
         model,
         named: targets.len() > 1,
@@ -216,9 +222,8 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         .log
         .take()
         .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
-    if let Some(b) = &table.board {
-        b.finish(herd_report::html::render_sweep(&result), result.interrupted);
-    }
+    let report = || herd_report::html::render_sweep(&result);
+    crate::series_board::finish(table.board.as_ref(), report, result.interrupted);
     let answered = summary(&result);
     write_outputs(&result, a)?;
     if let Some(b) = &table.board {
@@ -293,7 +298,7 @@ struct LiveTable {
     /// `--requests-log`: a file per run.
     log: Option<SeriesLog>,
     /// `--dashboard`: each run live, and the levels as they end.
-    board: Option<herd_live::dashboard::SeriesDashboard>,
+    board: Option<herd_live::dashboard::SeriesLive>,
 }
 
 impl herd_series::Observer for LiveTable {

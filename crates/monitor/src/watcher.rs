@@ -7,7 +7,7 @@
 //! nothing else.
 
 use crate::exporter::{ExporterSampler, Gap, Series};
-use crate::fresh::{add_scrape, scraped_since, Reading};
+use crate::fresh::{scraped_since, Reading};
 use crate::process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
 use crate::{HttpUrl, MonitorError, Selector};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -165,12 +165,13 @@ pub fn seconds_since(origin: Instant, at: Instant) -> f64 {
 /// A running watch.
 #[derive(Debug)]
 pub struct Watcher {
-    origin: Instant,
+    pub(crate) origin: Instant,
     stop: Vec<Sender<()>>,
     /// Each reading as it is taken, for [`Watcher::fresh`].
-    fresh: Receiver<Reading>,
-    processes: Option<(Vec<ProcessSeries>, JoinHandle<Vec<ProcessSeries>>)>,
-    exporters: Vec<(ExporterSeries, JoinHandle<ExporterSeries>)>,
+    pub(crate) fresh: Receiver<Reading>,
+    /// Each target's series as it began (empty), and the thread that fills it.
+    pub(crate) processes: Option<(Vec<ProcessSeries>, JoinHandle<Vec<ProcessSeries>>)>,
+    pub(crate) exporters: Vec<(ExporterSeries, JoinHandle<ExporterSeries>)>,
 }
 
 impl Ready {
@@ -255,36 +256,6 @@ impl Ready {
 }
 
 impl Watcher {
-    /// The readings taken since the last call, as observations of their own: what the live
-    /// outputs add to the second they close. The final [`Watcher::stop`] still returns all.
-    pub fn fresh(&self) -> Observations {
-        let mut processes: Vec<ProcessSeries> = match &self.processes {
-            Some((empty, _)) => empty.clone(),
-            None => Vec::new(),
-        };
-        let mut exporters: Vec<ExporterSeries> =
-            self.exporters.iter().map(|(e, _)| e.clone()).collect();
-        for reading in self.fresh.try_iter() {
-            match reading {
-                Reading::Process(k, x) => {
-                    if let Some(p) = processes.get_mut(k) {
-                        p.samples.push(x);
-                    }
-                }
-                Reading::Exporter(k, seen) => {
-                    if let Some(e) = exporters.get_mut(k) {
-                        add_scrape(e, seen);
-                    }
-                }
-            }
-        }
-        Observations {
-            origin: self.origin,
-            processes,
-            exporters,
-        }
-    }
-
     /// Stops the threads (each takes a last reading unless it just took one) and returns what
     /// they saw. Waits at most for a scrape in progress to end or time out.
     pub fn stop(mut self) -> Observations {

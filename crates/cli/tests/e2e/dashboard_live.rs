@@ -130,12 +130,13 @@ fn a_sweeps_page_grows_its_table_level_by_level_and_says_finished_with_the_repor
     let _turn = one_at_a_time();
     let server = mock(&[]);
     let dir = TempDir::new("dashboard-sweep");
-    let json = dir.path("sweep.json");
+    let (json, rec) = (dir.path("sweep.json"), dir.path("rec.ndjson"));
     let target = format!("http://{}/", server.local_addr());
     // Steps long enough for Chromium to join during the first one, whatever the machine's load.
     let h = Herd::new(&["sweep", &target, "--rates", "20,40", "-t", "1"])
         .args(&["--step-duration", "5s", "--cooldown", "0s", "--no-stop"])
         .args(&["--dashboard=127.0.0.1:0"])
+        .file("--record", &rec)
         .json(&json);
     let (child, url, reader) = start(h);
     let addr = loopback(&url);
@@ -182,4 +183,25 @@ fn a_sweeps_page_grows_its_table_level_by_level_and_says_finished_with_the_repor
     assert_eq!(code, 0, "{table}\n{said}");
     let result = crate::common::read_json(&json);
     assert_eq!(result["steps"].as_array().unwrap().len(), 2, "{result}");
+
+    // The recording makes the same page afterwards: finished, both levels.
+    let page = dir.path("page.html");
+    let out = crate::common::run_herd(&[
+        "report",
+        rec.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("data-state=\"finished\" data-levels=\"2\""),
+        "{html}"
+    );
+    assert_eq!(html.matches("<tr class=\"level\">").count(), 2, "{html}");
 }

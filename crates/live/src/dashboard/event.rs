@@ -17,6 +17,13 @@ pub enum Event {
     Second(SecondEvent),
     /// The run's full result.
     End(Box<RunResult>),
+    /// A series of runs begins (a sweep, a capacity search): each of its runs then starts
+    /// with [`Event::Start`] and goes on as a run does, without an end of its own.
+    Series(super::series::Levels),
+    /// A level of the series finished.
+    Level(super::series::LevelRow),
+    /// The series ended; `interrupted`: before its last level.
+    SeriesEnd { interrupted: bool },
 }
 
 /// A closed second: the line a `--json` stream writes for it (its load, names, checks), and

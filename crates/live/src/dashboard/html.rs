@@ -14,6 +14,14 @@ use std::fmt::Write;
 
 /// The fragment for `view`; `report` says where the final report is (or how to make one).
 pub fn fragment(view: &Frame, report: &str) -> String {
+    if let Some(levels) = &view.series {
+        return super::series::fragment(levels, view, report);
+    }
+    run_fragment(view, report)
+}
+
+/// The fragment of the run alone.
+pub fn run_fragment(view: &Frame, report: &str) -> String {
     let Some(d) = &view.drawn else {
         return "<p id=\"status\" data-state=\"waiting\">Waiting for the run to start…</p>\n"
             .to_owned();

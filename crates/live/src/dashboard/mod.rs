@@ -17,7 +17,7 @@ mod view;
 
 pub use control::new_token;
 pub use event::{Event, SecondEvent};
-pub use series::{LevelRow, Levels, SeriesDashboard};
+pub use series::{LevelRow, Levels, SeriesLive, StepFeed};
 pub use view::{View, WINDOW};
 
 use crate::{Sink, SinkError, Start};

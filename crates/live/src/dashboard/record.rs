@@ -31,7 +31,19 @@ impl Recording {
         }
     }
 
-    fn write(&mut self, e: &Event) -> Result<(), SinkError> {
+    /// Creates the file: a series' recording opens before its first run starts.
+    pub(crate) fn open(&mut self) -> Result<(), SinkError> {
+        let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
+        self.out = Some(BufWriter::new(file));
+        Ok(())
+    }
+
+    /// Ends the file: nothing more is written.
+    pub(crate) fn close(&mut self) {
+        self.out = None;
+    }
+
+    pub(crate) fn write(&mut self, e: &Event) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let Some(out) = self.out.as_mut() else {
             return Ok(());
@@ -44,8 +56,7 @@ impl Recording {
 
 impl Sink for Recording {
     fn start(&mut self, start: &Start) -> Result<(), SinkError> {
-        let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
-        self.out = Some(BufWriter::new(file));
+        self.open()?;
         self.labels = start.labels.clone();
         self.write(&Event::Start(start.header()))
     }
@@ -86,7 +97,7 @@ pub enum ReadError {
 /// Whether `text` starts as a recording does.
 pub fn is_recording(text: &str) -> bool {
     let first = text.lines().next().unwrap_or("");
-    first.starts_with("{\"event\":\"start\"")
+    first.starts_with("{\"event\":\"start\"") || first.starts_with("{\"event\":\"series\"")
 }
 
 /// The view a recording describes, or `None` when `path` is not a recording. A line cut short

@@ -1,43 +1,68 @@
-//! The dashboard of a series of runs (`herd sweep --dashboard`, `herd capacity --dashboard`):
-//! the run going on now, live as `herd run`'s, under a table of the levels finished so far that
-//! grows level by level; at the end the page says so and offers the series' report.
+//! A series of runs (`herd sweep`, `herd capacity`) on the dashboard and in a recording: the
+//! run going on now, live as `herd run`'s, under a table of the levels finished so far that grows
+//! level by level; at the end the page says so and offers the series' report.
 
 use super::event::{Event, SecondEvent};
-use super::server::Shared;
-use super::view::{Frame, View};
-use super::{Dashboard, Options};
+use super::record::Recording;
+use super::view::Frame;
+use super::Dashboard;
 use crate::{SinkError, Watched};
 use herd_engine::Progress;
 use herd_report::html::esc;
 use herd_result::format::{count, duration_ms, percent};
 use herd_result::stream::StreamHeader;
 use herd_result::sweep::level_text;
-use herd_result::{RunConfig, Server};
+use herd_result::{Model, RunConfig, Server};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What the page says of the series.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Levels {
-    /// The command, e.g. `herd sweep http://127.0.0.1:8080/ at 100, 200 req/s`.
+    /// The command, e.g. `herd sweep http://127.0.0.1:8080/ at 100,200`.
     pub what: String,
-    /// The step running now, e.g. `200 req/s`.
-    pub step: Option<String>,
-    pub rows: Vec<LevelRow>,
+    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
+    pub unit: String,
     /// Several targets side by side: the table has a column naming them.
+    #[serde(default)]
     pub named: bool,
+    /// The step running now, e.g. `200 req/s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<LevelRow>,
+    #[serde(default)]
     pub done: bool,
     /// Ctrl-C (or the page's stop) ended the series before its last level.
+    #[serde(default)]
     pub interrupted: bool,
 }
 
+impl Levels {
+    /// The step a run of the series plays, from its config: where a series' observer learns
+    /// the level of each run.
+    pub fn step_of(&self, config: &RunConfig) -> String {
+        let level = match (config.model, config.rate) {
+            (Model::Open, Some(r)) => format!("{} {}", level_text(r), self.unit),
+            _ => format!("{} users", count(config.connections)),
+        };
+        if self.named {
+            format!("{level}, {}", config.url)
+        } else {
+            level
+        }
+    }
+}
+
 /// One finished level (one target's run at it, for a sweep of several).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct LevelRow {
     /// The level asked for, with its unit: `200 req/s`, `50 users`.
     pub asked: String,
+    #[serde(default)]
     pub target: String,
-    /// What it achieved, with its unit: `198 req/s`.
+    /// What it achieved, with its unit: `198 replies/s`.
     pub achieved: String,
     pub p50_ms: f64,
     pub p99_ms: f64,
@@ -46,41 +71,74 @@ pub struct LevelRow {
     pub verdict: String,
 }
 
-/// The dashboard of a series: one page for every run of it.
-pub struct SeriesDashboard {
-    board: Dashboard,
-    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
-    unit: &'static str,
+/// A series' live outputs: the page (`--dashboard`) and the recording (`--record`), each told
+/// every event.
+#[derive(Clone)]
+pub struct SeriesLive {
+    outputs: Arc<Outputs>,
 }
 
-impl SeriesDashboard {
-    /// Listens now, so a taken port stops the series before anything is sent.
-    pub fn listen(
-        o: Options,
-        what: String,
-        named: bool,
-        unit: &'static str,
+struct Outputs {
+    board: Option<Dashboard>,
+    record: Option<Mutex<Recording>>,
+    /// The first write the recording could not make; the rest of it is left out.
+    failed: Mutex<Option<SinkError>>,
+}
+
+impl Outputs {
+    fn tell(&self, e: &Event) {
+        if let Some(b) = &self.board {
+            b.shared.change(|s| s.view.apply(e));
+        }
+        if let Some(r) = &self.record {
+            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+            if failed.is_none() {
+                let mut r = r.lock().unwrap_or_else(|e| e.into_inner());
+                if let Err(e) = r.write(e) {
+                    r.close();
+                    *failed = Some(e);
+                }
+            }
+        }
+    }
+}
+
+impl SeriesLive {
+    /// The outputs of a series described by `levels` (its `what`, `unit` and `named`): the
+    /// recording is created now, so a path that cannot be written stops the series before
+    /// anything is sent.
+    pub fn start(
+        board: Option<Dashboard>,
+        record: Option<Recording>,
+        levels: Levels,
     ) -> Result<Self, SinkError> {
-        let board = Dashboard::listen(o)?;
-        board.shared.change(|s| {
-            s.series = Some(Levels {
-                what,
-                named,
-                ..Levels::default()
-            })
-        });
-        Ok(SeriesDashboard { board, unit })
+        let record = match record {
+            Some(mut r) => {
+                r.open()?;
+                Some(Mutex::new(r))
+            }
+            None => None,
+        };
+        let outputs = Outputs {
+            board,
+            record,
+            failed: Mutex::new(None),
+        };
+        outputs.tell(&Event::Series(levels));
+        Ok(SeriesLive {
+            outputs: Arc::new(outputs),
+        })
     }
 
-    pub fn url(&self) -> String {
-        self.board.url()
+    /// The page's address, when there is one.
+    pub fn url(&self) -> Option<String> {
+        self.outputs.board.as_ref().map(Dashboard::url)
     }
 
-    /// What follows the next run: the page, then `inner` (the progress line).
+    /// What follows the next run: the outputs, then `inner` (the progress line).
     pub fn step(&self, inner: Box<dyn herd_run::Observer>) -> StepFeed {
         StepFeed {
-            shared: Arc::clone(&self.board.shared),
-            unit: self.unit,
+            series: self.clone(),
             inner,
             labels: herd_run::Labels::default(),
             watched: Watched::default(),
@@ -89,35 +147,38 @@ impl SeriesDashboard {
 
     /// A level finished: a row of the table.
     pub fn level(&self, row: LevelRow) {
-        self.board.shared.change(|s| {
-            if let Some(levels) = &mut s.series {
-                levels.rows.push(row);
-            }
-        });
+        self.outputs.tell(&Event::Level(row));
     }
 
-    /// The series ended: the page says so and offers `report` (the series' HTML report).
-    pub fn finish(&self, report: String, interrupted: bool) {
-        self.board.shared.change(|s| {
-            if let Some(levels) = &mut s.series {
-                levels.done = true;
-                levels.interrupted = interrupted;
-                levels.step = None;
-            }
-            s.report = Some(report.into());
-        });
+    /// The series ended: the page says so and offers `report` (the series' HTML report). The
+    /// recording's error, if it could not be written.
+    pub fn finish(&self, report: String, interrupted: bool) -> Option<SinkError> {
+        if let Some(b) = &self.outputs.board {
+            b.shared.change(|s| s.report = Some(report.into()));
+        }
+        self.outputs.tell(&Event::SeriesEnd { interrupted });
+        if let Some(r) = &self.outputs.record {
+            r.lock().unwrap_or_else(|e| e.into_inner()).close();
+        }
+        let mut failed = self
+            .outputs
+            .failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        failed.take()
     }
 
     /// Gives the browsers watching a moment to be told the series ended.
     pub fn linger(&self) {
-        self.board.shared.await_told(super::GRACE);
+        if let Some(b) = &self.outputs.board {
+            b.shared.await_told(super::GRACE);
+        }
     }
 }
 
-/// Feeds one run of a series to the page, and to the observer it wraps.
+/// Feeds one run of a series to its outputs, and to the observer it wraps.
 pub struct StepFeed {
-    shared: Arc<Shared>,
-    unit: &'static str,
+    series: SeriesLive,
     inner: Box<dyn herd_run::Observer>,
     labels: herd_run::Labels,
     watched: Watched,
@@ -126,27 +187,9 @@ pub struct StepFeed {
 impl herd_run::Observer for StepFeed {
     fn begins(&mut self, config: &RunConfig, labels: &herd_run::Labels) {
         self.labels = labels.clone();
-        let header = StreamHeader::new(
-            config.url.clone(),
-            config.clone(),
-            std::time::SystemTime::now(),
-        );
-        // The run's config is where a series' observer learns the level of the run.
-        let level = match (config.model, config.rate) {
-            (herd_result::Model::Open, Some(r)) => format!("{} {}", level_text(r), self.unit),
-            _ => format!("{} users", count(config.connections)),
-        };
-        let step = match &self.shared.lock().series {
-            Some(l) if l.named => format!("{level}, {}", config.url),
-            _ => level,
-        };
-        self.shared.change(|s| {
-            s.view = View::default();
-            s.view.apply(&Event::Start(header));
-            if let Some(levels) = &mut s.series {
-                levels.step = Some(step);
-            }
-        });
+        let now = std::time::SystemTime::now();
+        let header = StreamHeader::new(config.url.clone(), config.clone(), now);
+        self.series.outputs.tell(&Event::Start(header));
         self.inner.begins(config, labels);
     }
 
@@ -163,7 +206,7 @@ impl herd_run::Observer for StepFeed {
         for r in &p.closed {
             let mut second = SecondEvent::new(r, &self.labels);
             second.line.server = self.watched.take();
-            self.shared.change(|s| s.view.apply(&Event::Second(second)));
+            self.series.outputs.tell(&Event::Second(second));
         }
         self.inner.progress(p);
     }
@@ -228,7 +271,7 @@ pub fn fragment(levels: &Levels, run: &Frame, report: &str) -> String {
     out.push_str("</tbody></table>\n");
     if let (false, Some(step)) = (levels.done, &levels.step) {
         let _ = writeln!(out, "<section id=\"step\"><h2>Now: {}</h2>", esc(step));
-        out.push_str(&super::html::fragment(run, ""));
+        out.push_str(&super::html::run_fragment(run, ""));
         out.push_str("</section>\n");
     }
     out

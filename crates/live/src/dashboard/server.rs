@@ -32,8 +32,6 @@ pub struct State {
     pub report_hint: String,
     /// The final report's page, once the run ended.
     pub report: Option<Arc<str>>,
-    /// A sweep's or capacity search's levels, when the page follows a series of runs.
-    pub series: Option<super::series::Levels>,
     /// Bumped at each change: what the browsers have been sent is compared with it.
     version: u64,
     /// The view as HTML and the version it was made at: made once per second however many
@@ -48,14 +46,6 @@ impl State {
     /// The view changed: the browsers are sent it again.
     pub fn changed(&mut self) {
         self.version += 1;
-    }
-
-    /// The run, or the series, is over: its report is the last thing sent.
-    fn ended(&self) -> bool {
-        match &self.series {
-            Some(levels) => levels.done,
-            None => self.view.end().is_some(),
-        }
     }
 
     /// The view as HTML, when the cache has the current version.
@@ -79,13 +69,9 @@ impl Shared {
         if let Some(html) = s.cached() {
             return (version, html);
         }
-        let (frame, hint, series) = (s.view.frame(), s.report_hint.clone(), s.series.clone());
+        let (frame, hint) = (s.view.frame(), s.report_hint.clone());
         drop(s);
-        let html: Arc<str> = match series {
-            Some(levels) => super::series::fragment(&levels, &frame, &hint),
-            None => super::html::fragment(&frame, &hint),
-        }
-        .into();
+        let html: Arc<str> = super::html::fragment(&frame, &hint).into();
         let mut s = self.lock();
         if s.cache.as_ref().is_none_or(|(v, _)| *v < version) {
             s.cache = Some((version, Arc::clone(&html)));
@@ -315,7 +301,7 @@ fn events(mut conn: TcpStream, shared: &Shared) {
                 (": still running\n\n".to_owned(), None)
             } else {
                 // The report is taken with the view it goes with: the end's.
-                let report = s.report.clone().filter(|_| s.ended());
+                let report = s.report.clone().filter(|_| s.view.ended());
                 let (version, html) = shared.fragment(s);
                 sent = Some(version);
                 (event("view", &html), report)

@@ -247,3 +247,54 @@ fn a_series_page_lists_the_levels_done_above_the_step_going_on() {
     );
     assert!(!done.contains("id=\"step\""), "{done}");
 }
+
+#[test]
+fn a_series_recording_read_back_makes_the_same_page_as_it_had_live() {
+    use super::series::{LevelRow, Levels};
+    let r = run();
+    let levels = Levels {
+        what: "herd sweep http://x/ at 20,40".to_owned(),
+        unit: "req/s".to_owned(),
+        ..Levels::default()
+    };
+    let row = |asked: &str| {
+        Event::Level(LevelRow {
+            asked: asked.to_owned(),
+            verdict: "ok".to_owned(),
+            ..LevelRow::default()
+        })
+    };
+    let mut all = vec![Event::Series(levels)];
+    all.extend(events(&r, 2));
+    all.push(row("20 req/s"));
+    let mut live = View::default();
+    for e in &all {
+        live.apply(e);
+    }
+    let going = fragment(&live.frame(), "");
+    assert!(going.contains("data-levels=\"1\""), "{going}");
+    assert!(going.contains("<h2>Now: 300 req/s</h2>"), "{going}");
+    all.extend(events(&r, 2));
+    all.push(row("40 req/s"));
+    all.push(Event::SeriesEnd { interrupted: false });
+    let mut live = View::default();
+    let mut text = String::new();
+    for e in &all {
+        live.apply(e);
+        text.push_str(&serde_json::to_string(e).unwrap());
+        text.push('\n');
+    }
+    assert!(live.ended());
+    let dir = std::env::temp_dir().join(format!("herd-live-series-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rec.ndjson");
+    std::fs::write(&path, &text).unwrap();
+    let read = super::record::read(&path).unwrap().expect("a recording");
+    let page = fragment(&read.frame(), "x");
+    assert_eq!(page, fragment(&live.frame(), "x"));
+    assert!(
+        page.contains("data-state=\"finished\" data-levels=\"2\""),
+        "{page}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

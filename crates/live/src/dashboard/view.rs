@@ -3,6 +3,7 @@
 //! view at once; a recording replayed through [`View::apply`] gives the same view afterwards.
 
 use super::event::Event;
+use super::series::Levels;
 use hdrhistogram::Histogram;
 use herd_result::stream::Sections;
 use herd_result::{
@@ -32,6 +33,9 @@ pub struct View {
     names_now: BTreeMap<String, u64>,
     /// The watched server's readings so far (`--watch-*`).
     server: Option<Server>,
+    /// A sweep's or capacity search's levels, when the view follows a series of runs (the
+    /// rest of the view is then its run going on).
+    series: Option<Levels>,
     end: Option<Box<RunResult>>,
     /// Arrivals dropped so far, and exchanges in flight at the end of the last second.
     pub dropped: u64,
@@ -51,6 +55,7 @@ impl Default for View {
             sections: Sections::default(),
             names_now: BTreeMap::new(),
             server: None,
+            series: None,
             end: None,
             dropped: 0,
             in_flight: 0,
@@ -62,14 +67,38 @@ impl Default for View {
 impl View {
     pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::Start(header) => {
-                // With no lines there is nothing to decode: the empty result always builds.
-                if let Ok(mut run) = herd_result::stream::partial(header.clone(), Vec::new()) {
-                    run.warnings.clear();
-                    run.extra.clear();
-                    run.interrupted = false;
-                    self.run = Some(run);
+            Event::Start(header) if self.series.is_some() => {
+                // The next run of the series: the view starts again under the same levels.
+                let mut series = self.series.take();
+                if let Some(levels) = &mut series {
+                    levels.step = Some(levels.step_of(&header.config));
                 }
+                let seconds = self.seconds;
+                *self = View {
+                    series,
+                    seconds: seconds + 1,
+                    ..View::default()
+                };
+                self.start(header);
+            }
+            Event::Start(header) => self.start(header),
+            Event::Series(levels) => {
+                self.series = Some(levels.clone());
+                self.seconds += 1;
+            }
+            Event::Level(row) => {
+                if let Some(levels) = &mut self.series {
+                    levels.rows.push(row.clone());
+                }
+                self.seconds += 1;
+            }
+            Event::SeriesEnd { interrupted } => {
+                if let Some(levels) = &mut self.series {
+                    levels.done = true;
+                    levels.interrupted = *interrupted;
+                    levels.step = None;
+                }
+                self.seconds += 1;
             }
             Event::Second(s) => {
                 let Some(run) = self.run.as_mut() else { return };
@@ -138,6 +167,29 @@ impl View {
         self.targets.retain(|(t, _)| *t >= first as f64);
     }
 
+    fn start(&mut self, header: &herd_result::stream::StreamHeader) {
+        // With no lines there is nothing to decode: the empty result always builds.
+        if let Ok(mut run) = herd_result::stream::partial(header.clone(), Vec::new()) {
+            run.warnings.clear();
+            run.extra.clear();
+            run.interrupted = false;
+            self.run = Some(run);
+        }
+    }
+
+    /// The run ended, or the series of runs did: nothing more will change.
+    pub fn ended(&self) -> bool {
+        match &self.series {
+            Some(levels) => levels.done,
+            None => self.end.is_some(),
+        }
+    }
+
+    /// The levels, when the view follows a series of runs.
+    pub fn series(&self) -> Option<&Levels> {
+        self.series.as_ref()
+    }
+
     pub fn started(&self) -> bool {
         self.run.is_some()
     }
@@ -160,6 +212,7 @@ impl View {
             names_now: self.names_now.clone(),
             in_flight: self.in_flight,
             ended: self.end.is_some(),
+            series: self.series.clone(),
         }
     }
 
@@ -204,6 +257,8 @@ pub struct Frame {
     pub names_now: BTreeMap<String, u64>,
     pub in_flight: u64,
     pub ended: bool,
+    /// The levels of the series the run belongs to.
+    pub series: Option<Levels>,
 }
 
 /// The readings of `server` from second `first` on: the live charts' window. Only the
