@@ -201,6 +201,14 @@ fn the_live_page_shows_the_watched_server_and_a_row_per_request_name() {
     let server = d.server.unwrap();
     assert_eq!(server.processes[0].samples.len(), WINDOW);
     assert_eq!(server.processes[0].samples[0].t, 101.0);
+    // Past two windows the view forgets the oldest, the server's readings with the rest.
+    let mut day = View::default();
+    for e in named_events_with_the_server(&r, 2 * WINDOW as u64 + 100) {
+        day.apply(&e);
+    }
+    let server = day.drawn().unwrap().server.unwrap();
+    assert_eq!(server.processes[0].samples.len(), WINDOW);
+    assert_eq!(server.processes[0].samples[0].t, (WINDOW + 101) as f64);
 }
 
 #[test]

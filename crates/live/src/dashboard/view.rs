@@ -165,6 +165,9 @@ impl View {
         let first = self.timeline[0].t;
         self.health.retain(|g| g.t >= first);
         self.targets.retain(|(t, _)| *t >= first as f64);
+        if let Some(server) = &mut self.server {
+            *server = since(server, first as f64);
+        }
     }
 
     fn start(&mut self, header: &herd_result::stream::StreamHeader) {
