@@ -60,7 +60,7 @@ pub struct RenderArgs {
     pub prometheus_remote_write: Option<String>,
     /// Every pod pushes its series to this OTLP/HTTP receiver as the run goes (the resource
     /// names its shard): the collector's address the pods reach, e.g.
-    /// http://otel-collector.monitoring:4318
+    /// `http://otel-collector.monitoring:4318`
     #[arg(long = "otlp", value_name = "URL")]
     pub otlp: Option<String>,
 }

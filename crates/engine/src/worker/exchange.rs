@@ -127,7 +127,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
         // A handshake that said nothing when it ended may tell now (QUIC's cipher suite comes
         // with the server's session ticket, after the handshake).
-        let untold = link.opened.is_some_and(|o| o.negotiated.is_none());
+        let untold = link.opened.is_some_and(|o| !o.told);
         if let Some((conn, opened)) = self.links.take(l) {
             if let Some(n) = untold.then(|| self.t.negotiated(&conn)).flatten() {
                 crate::session::count_tls(&mut self.tally.tls, n, 1);

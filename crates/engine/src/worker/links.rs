@@ -15,6 +15,8 @@ pub(super) struct Up {
     pub connect: Duration,
     pub tls: Option<Duration>,
     pub protocol: &'static str,
+    /// Its TLS facts were told when it opened (QUIC's come later, with a session ticket).
+    pub told: bool,
 }
 
 impl Up {
@@ -24,6 +26,7 @@ impl Up {
             connect: o.connect,
             tls: o.tls,
             protocol: o.protocol,
+            told: o.negotiated.is_some(),
         }
     }
 }
