@@ -728,7 +728,7 @@ def bench_pipeline(nginx, rounds, seconds):
 
 def bench_reqlog(nginx, rounds, seconds):
     logs = Path(tempfile.mkdtemp(prefix="herd-bench-reqlog-"))
-    files = {"herd-log-gz": logs / "r.csv.gz", "herd-log-csv": logs / "r.csv"}
+    files = {"herd+gz": logs / "r.csv.gz", "herd+csv": logs / "r.csv"}
     lost = []
 
     def argv(tool, j):
@@ -743,13 +743,13 @@ def bench_reqlog(nginx, rounds, seconds):
         if r and r["lost"]:
             lost.append(f"{tool}: {r['lost']} of {r['lost'] + r['lines']} lines lost")
     try:
-        med, paired = paired_cpu(["herd", "herd-log-gz", "herd-log-csv"], argv, rounds,
+        med, paired = paired_cpu(["herd", "herd+gz", "herd+csv"], argv, rounds,
                                  "--requests-log, 50 connections, 1 thread", after=counted)
     finally:
         shutil.rmtree(logs, ignore_errors=True)
     for l in lost:
         log(f"bench: warning: {l}")
-    gz, csv = paired["herd-log-gz"], paired["herd-log-csv"]
+    gz, csv = paired["herd+gz"], paired["herd+csv"]
     print(f"  with a gzip log / plain = {gz:.2f}, with a plain CSV log / plain = {csv:.2f}"
           f"  (the stated cost; {'no line lost' if not lost else 'LINES LOST'})")
     return {"cpu_us_per_req": med, "gzip_vs_plain": gz, "csv_vs_plain": csv, "lost": lost}
