@@ -32,6 +32,7 @@ mod serve;
 mod shard_args;
 mod shard_run;
 mod sweep;
+mod sweep_table;
 mod values;
 mod watch;
 mod workload_cmd;

@@ -8,16 +8,12 @@ use crate::series::{
     check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
 };
 use crate::series_log::SeriesLog;
+use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
-use herd_live::line::Live;
-use herd_result::format::{duration_ms, rate};
-use herd_result::sweep::{
-    level_text, row_of, too_short, write_table, Row, Separator, StopRule, SweepResult, SweepTarget,
-};
-use herd_result::{write_json, GeneratorVerdict, Model, RunResult};
+use herd_result::sweep::{write_table, Separator, StopRule, SweepResult, SweepTarget};
+use herd_result::{write_json, Model};
 use herd_series::sweep::SweepSpec;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -283,111 +279,6 @@ fn step_instants(
     shard.start_at = shard.start_at.map(|at| at + slot * target as u32);
     shard.stride = slot * targets as u32;
     shard
-}
-
-/// The table on stdout, one line per target per step, flushed as each run ends.
-struct LiveTable {
-    model: Model,
-    named: bool,
-    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
-    unit: &'static str,
-    /// HTTP/2's streams per connection: a closed level is then connections of that many.
-    streams: Option<usize>,
-    /// No live progress line during each run.
-    quiet: bool,
-    /// `--requests-log`: a file per run.
-    log: Option<SeriesLog>,
-    /// `--dashboard`: each run live, and the levels as they end.
-    board: Option<herd_live::dashboard::SeriesLive>,
-}
-
-impl herd_series::Observer for LiveTable {
-    fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        if let Some(log) = self.log.as_mut() {
-            log.begin();
-        }
-        let line = Box::new(Live::new(self.quiet));
-        match &self.board {
-            Some(b) => Box::new(b.step(line)),
-            None => line,
-        }
-    }
-
-    fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        if let Some(log) = self.log.as_mut() {
-            log.end();
-        }
-        let row = row_of(run);
-        self.line(level, &target.name, &row, too_short(run));
-        if let Some(b) = &self.board {
-            let x = row.extra.as_ref();
-            let asked = match self.model {
-                Model::Open => format!("{} {}", level_text(level), self.unit),
-                Model::Closed => format!("{} users", level_text(level)),
-            };
-            b.level(herd_live::dashboard::LevelRow {
-                asked,
-                target: target.name.clone(),
-                achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
-                p50_ms: x.map_or(0.0, |x| x.p50),
-                p99_ms: x.map_or(0.0, |x| x.p99),
-                errors_percent: row.errors,
-                verdict: verdict(&row, too_short(run)).to_owned(),
-            });
-        }
-    }
-}
-
-/// The table's last column: whether the step measured the server.
-fn verdict(r: &Row, short: bool) -> &'static str {
-    match r.extra.as_ref().map(|x| x.generator) {
-        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
-        _ if short => "ok; too short to judge (under 0.25 s)",
-        _ => "ok",
-    }
-}
-
-impl LiveTable {
-    fn header(&self) {
-        let level = match (self.model, self.unit, self.streams) {
-            (Model::Closed, _, Some(m)) => format!("conns x{m}"),
-            (Model::Closed, _, None) => "users".into(),
-            (Model::Open, "req/s", _) => "req/s asked".into(),
-            (Model::Open, _, _) => "iter/s asked".into(),
-        };
-        let target = if self.named { "  target          " } else { "" };
-        println!(
-            "{level:>11}{target}  {:>9}  {:>22}  {:>9}  {:>9}  {:>9}  {:>7}  generator",
-            "sent/s", "replies/s min/avg/max", "mean", "p50", "p99", "errors"
-        );
-        let _ = std::io::stdout().flush();
-    }
-
-    fn line(&self, level: f64, name: &str, r: &Row, short: bool) {
-        let x = r.extra.as_ref();
-        let target = if self.named {
-            format!("  {name:<16}")
-        } else {
-            String::new()
-        };
-        let verdict = verdict(r, short);
-        let reply = format!(
-            "{}/{}/{}",
-            rate(r.min_rep_rate),
-            rate(r.avg_rep_rate),
-            rate(r.max_rep_rate)
-        );
-        println!(
-            "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
-            level_text(level),
-            rate(r.req_rate),
-            duration_ms(r.resp_time),
-            duration_ms(x.map_or(0.0, |x| x.p50)),
-            duration_ms(x.map_or(0.0, |x| x.p99)),
-            format!("{:.2}%", r.errors),
-        );
-        let _ = std::io::stdout().flush();
-    }
 }
 
 /// After the table: where each target saturated, and why the sweep ended. Returns whether any
