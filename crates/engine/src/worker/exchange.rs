@@ -102,16 +102,25 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let idle = link.session.as_ref().is_none_or(|s| s.in_flight() == 0);
-        if !idle || link.linger.is_some() {
+        if idle && (link.server_closes || link.retiring) {
+            self.let_go(l, g, now);
+        }
+    }
+
+    /// Closes connection `l` (of generation `g`), or, when its server said it closes it,
+    /// waits (briefly) for that close before closing ours, so the TIME_WAIT lands on the
+    /// server's side and the generator's ports stay free at high connection rates, as with ab.
+    pub(super) fn let_go(&mut self, l: u32, g: u32, now: Instant) {
+        let Some(link) = self.links.get(l, g) else {
+            return;
+        };
+        if link.linger.is_some() {
             return;
         }
         if link.server_closes {
-            // Wait (briefly) for the server's close before closing ours, so the TIME_WAIT
-            // lands on the server's side and the generator's ports stay free at high
-            // connection rates, as with ab.
             self.links.linger(l, now + LINGER);
             self.lingering.push_back((l, g, now + LINGER));
-        } else if link.retiring {
+        } else {
             self.drop_link(l, g);
         }
     }

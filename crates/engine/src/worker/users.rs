@@ -212,14 +212,17 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     /// User `i` takes no more iterations.
     pub(super) fn retire(&mut self, i: usize) {
-        // A user that owned its connection closes it as it leaves; shared ones stay.
+        // A user that owned its connection closes it as it leaves (after the server's close,
+        // when its last response announced one: the user may leave in the very note that
+        // brought it, before the close is read); shared ones stay.
         if !self.sharing {
             if let Some((l, g)) = self.users[i].link.take() {
                 let idle = self.links.get(l, g).is_some_and(|k| {
                     k.linger.is_none() && k.session.as_ref().is_some_and(|s| s.in_flight() == 0)
                 });
                 if idle {
-                    self.drop_link(l, g);
+                    let now = self.now();
+                    self.let_go(l, g, now);
                 }
             }
         }

@@ -143,3 +143,25 @@ fn throughput_is_never_divided_by_less_time_than_it_took() {
     let rate = out.total.ok as f64 / out.duration.as_secs_f64();
     assert!((499.0..=500.5).contains(&rate), "{rate} req/s");
 }
+
+#[test]
+fn a_user_leaving_on_a_response_that_announces_a_close_leaves_the_close_to_the_server() {
+    // Every answer says `Connection: close`, its close read in a later event. The user's last
+    // response ends its iterations in the note that brought it: herd must still wait for the
+    // server's close, or the TIME_WAIT lands on the generator's port.
+    let fake = FakeServer::new(|_, _| Reply::Closing(ms(5), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: None,
+        requests: Some(6),
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.ok, 6);
+    assert_eq!(fake.connects.load(Relaxed), 6);
+    assert_eq!(
+        out.generator.server_closed, 6,
+        "the server hung up first on every connection, the users' last ones included"
+    );
+    assert_accounted(&out);
+}
