@@ -210,6 +210,10 @@ def run_measured(argv, timeout):
 
 
 def requests_of(tool, out, json_path=None):
+    if tool == "herd-text":
+        # herd without --json: its summary's counts.
+        n = int(re.search(r"([\d,]+) completed", out).group(1).replace(",", ""))
+        return n, int(re.search(r"([\d,]+) errors", out).group(1).replace(",", ""))
     if tool.startswith("herd") or tool == "baseline":
         r = json.loads(Path(json_path).read_text())
         return r["totals"]["completed"], r["totals"]["errors"]
@@ -446,12 +450,18 @@ def bench_outputs(nginx, rounds, seconds):
 
     def argv(tool, j):
         a = argv_for("herd", nginx.url, 50, seconds, j)
+        if tool == "no-json":
+            i = a.index("--json")
+            return a[:i] + a[i + 2:], "herd-text"
         return (a + outputs_flags(d) if tool == "herd+outputs" else a), "herd"
 
-    med, paired = paired_cpu(["herd", "herd+outputs"], argv, rounds,
-                             "CPU per request, 50 connections: plain vs every output on")
+    med, paired = paired_cpu(["herd", "herd+outputs", "no-json"], argv, rounds,
+                             "CPU per request, 50 connections: plain (--json) vs every output on, and no --json")
     ratio = paired["herd+outputs"]
     print(f"  every output on / plain = {ratio:.3f}  (bar: <= 1.03) -> {'PASS' if ratio <= 1.03 else 'FAIL'}")
+    json_cost = 1 / paired["no-json"]
+    print(f"  --json written as it goes / no --json = {json_cost:.3f}  (bar: <= 1.01) -> "
+          f"{'PASS' if json_cost <= 1.01 else 'FAIL'}")
     delivered = []
     for r in range(max(1, rounds // 2)):
         with tempfile.NamedTemporaryFile(suffix=".json") as j:
@@ -464,7 +474,8 @@ def bench_outputs(nginx, rounds, seconds):
     print(f"  --rate 20000 for 5 s with every output on: delivered {delivered} (want 100,000 +-1%)"
           f" -> {'PASS' if worst <= 0.01 else 'FAIL'}")
     subprocess.run(["rm", "-rf", d])
-    return {"cpu_us_per_req": med, "outputs_vs_plain": ratio, "rate20000_delivered": delivered}
+    return {"cpu_us_per_req": med, "outputs_vs_plain": ratio, "json_vs_none": json_cost,
+            "rate20000_delivered": delivered}
 
 
 def bench_replay(nginx, rounds, seconds):
