@@ -139,14 +139,14 @@ pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, 
         sinks.add(m);
     }
     if let Some(to) = &o.remote_write {
-        sinks.add(herd_live::metrics::RemoteWrite::new(to.clone()));
+        sinks.add(herd_live::metrics::remote_write(to.clone()));
     }
     if let Some(t) = otlp(o).map_err(|e| Exit::bad_input(format!("{e}\nnothing was sent")))? {
         if t.from != herd_live::metrics::otlp::FLAG {
             // Not asked for on the command line: say where the numbers go, and why.
             eprintln!("herd: OTLP metrics to {} ({})", t.endpoint.url, t.from);
         }
-        sinks.add(herd_live::metrics::Otlp::new(t.endpoint));
+        sinks.add(herd_live::metrics::otlp(t.endpoint));
     }
     if let Some(p) = &o.record {
         sinks.add(herd_live::dashboard::record::Recording::create(p));

@@ -9,13 +9,15 @@ mod exposition;
 mod named;
 pub mod otlp;
 mod push;
+mod pushed;
 pub mod remote_write;
 mod server;
 
 pub use exposition::{buckets_for, Exposition};
-pub use otlp::Otlp;
+pub use otlp::otlp;
 pub use push::Endpoint;
-pub use remote_write::RemoteWrite;
+pub use pushed::Pushed;
+pub use remote_write::remote_write;
 pub use server::MetricsServer;
 
 use crate::{Sink, SinkError, Start};

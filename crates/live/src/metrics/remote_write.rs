@@ -5,14 +5,10 @@
 //! p99 gauge. A background thread pushes, so a slow receiver never holds up the run; the last
 //! push, with the final counts, is made at the end.
 
-use super::push::{Endpoint, Format, Pusher};
+use super::push::{Endpoint, Format};
+use super::pushed::Pushed;
 use super::Exposition;
-use crate::{Sink, SinkError, Start};
-use herd_engine::Record;
-use herd_result::RunResult;
 use prost::Message;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const FLAG: &str = "--prometheus-remote-write";
@@ -93,69 +89,12 @@ pub fn body(e: &Exposition, at: SystemTime) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-pub struct RemoteWrite {
-    to: Endpoint,
-    state: Arc<Mutex<Exposition>>,
-    pusher: Option<Pusher>,
-}
-
-impl RemoteWrite {
-    pub fn new(to: Endpoint) -> Self {
-        RemoteWrite {
-            to,
-            state: Arc::new(Mutex::new(Exposition::default())),
-            pusher: None,
-        }
-    }
-}
-
-impl Sink for RemoteWrite {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .start(start);
-        let state = Arc::clone(&self.state);
-        let pusher = Pusher::start(FLAG, self.to.clone(), FORMAT, EVERY, move || {
-            body(
-                &state.lock().unwrap_or_else(|e| e.into_inner()),
-                SystemTime::now(),
-            )
-        })
-        .map_err(|e| SinkError::new(FLAG, Path::new(&self.to.url), e))?;
-        self.pusher = Some(pusher);
-        Ok(())
-    }
-
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).add(r);
-        Ok(())
-    }
-
-    fn notes(&mut self) -> Vec<String> {
-        self.pusher
-            .as_ref()
-            .and_then(Pusher::note)
-            .into_iter()
-            .collect()
-    }
-
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        e.watched(fresh);
-    }
-
-    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
-        let body = {
-            let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            e.finished = true;
-            body(&e, SystemTime::now())
-        };
-        if let Some(p) = &mut self.pusher {
-            p.finish(body);
-        }
-        Ok(())
-    }
+/// The remote-write output: the endpoint's series pushed as a snappy-compressed `WriteRequest`,
+/// each sample stamped with the push's instant.
+pub fn remote_write(to: Endpoint) -> Pushed {
+    Pushed::new(FLAG, to, FORMAT, EVERY, |e, _start| {
+        body(e, SystemTime::now())
+    })
 }
 
 const FORMAT: Format = Format {

@@ -11,14 +11,10 @@ pub mod proto;
 
 pub use convert::{name_of, request, Times};
 
-use super::push::{Endpoint, Format, Pusher};
+use super::push::{Endpoint, Format};
+use super::pushed::Pushed;
 use super::Exposition;
-use crate::{Sink, SinkError, Start};
-use herd_engine::Record;
-use herd_result::RunResult;
 use prost::Message;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub const FLAG: &str = "--otlp";
@@ -134,14 +130,6 @@ fn unix_nanos(t: SystemTime) -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// The OTLP output: a [`Sink`] that keeps the endpoint's series and pushes them.
-pub struct Otlp {
-    to: Endpoint,
-    state: Arc<Mutex<Exposition>>,
-    start_ns: u64,
-    pusher: Option<Pusher>,
-}
-
 const FORMAT: Format = Format {
     content_type: "application/x-protobuf",
     complaint: rejected,
@@ -161,67 +149,17 @@ fn rejected(answer: &[u8]) -> Option<String> {
     })
 }
 
-impl Otlp {
-    pub fn new(to: Endpoint) -> Self {
-        Otlp {
-            to,
-            state: Arc::new(Mutex::new(Exposition::default())),
-            start_ns: 0,
-            pusher: None,
-        }
-    }
+/// The OTLP output: the endpoint's series pushed as OTLP/HTTP protobuf.
+pub fn otlp(to: Endpoint) -> Pushed {
+    Pushed::new(FLAG, to, FORMAT, EVERY, body)
 }
 
-fn body(e: &Exposition, start: u64) -> Vec<u8> {
-    let now = unix_nanos(SystemTime::now());
-    request(e, Times { start, now }).encode_to_vec()
-}
-
-impl Sink for Otlp {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .start(start);
-        self.start_ns = unix_nanos(start.measure_start);
-        let (state, from) = (Arc::clone(&self.state), self.start_ns);
-        let pusher = Pusher::start(FLAG, self.to.clone(), FORMAT, EVERY, move || {
-            body(&state.lock().unwrap_or_else(|e| e.into_inner()), from)
-        })
-        .map_err(|e| SinkError::new(FLAG, Path::new(&self.to.url), e))?;
-        self.pusher = Some(pusher);
-        Ok(())
-    }
-
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).add(r);
-        Ok(())
-    }
-
-    fn notes(&mut self) -> Vec<String> {
-        self.pusher
-            .as_ref()
-            .and_then(Pusher::note)
-            .into_iter()
-            .collect()
-    }
-
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        e.watched(fresh);
-    }
-
-    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
-        let body = {
-            let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            e.finished = true;
-            body(&e, self.start_ns)
-        };
-        if let Some(p) = &mut self.pusher {
-            p.finish(body);
-        }
-        Ok(())
-    }
+fn body(e: &Exposition, start: SystemTime) -> Vec<u8> {
+    let times = Times {
+        start: unix_nanos(start),
+        now: unix_nanos(SystemTime::now()),
+    };
+    request(e, times).encode_to_vec()
 }
 
 #[cfg(test)]
