@@ -9,7 +9,6 @@ use crate::series_log::SeriesLog;
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
-use herd_live::line::Live;
 use herd_result::capacity::{
     backlog_note, measured, CapacityResult, Measured, Outcome, Purpose, Slo, Undecided,
 };
@@ -257,14 +256,7 @@ struct ProbeTable {
 
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        if let Some(log) = self.log.as_mut() {
-            log.begin();
-        }
-        let line = Box::new(Live::new(self.quiet));
-        match &self.board {
-            Some(b) => Box::new(b.step(line)),
-            None => line,
-        }
+        crate::series::each_run(self.quiet, self.log.as_mut(), self.board.as_ref())
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {

@@ -63,6 +63,23 @@ pub fn runs_for(
     Ok(Box::new(spec.prepare()?))
 }
 
+/// What follows each run of a series: the progress line, inside the dashboard's live step when
+/// there is a dashboard; the requests log's next file begun first.
+pub fn each_run(
+    quiet: bool,
+    log: Option<&mut crate::series_log::SeriesLog>,
+    board: Option<&herd_live::dashboard::SeriesLive>,
+) -> Box<dyn herd_run::Observer> {
+    if let Some(log) = log {
+        log.begin();
+    }
+    let line = Box::new(herd_live::line::Live::new(quiet));
+    match board {
+        Some(b) => Box::new(b.step(line)),
+        None => line,
+    }
+}
+
 /// The request and connection flags of `herd run` that a series keeps the same at every level.
 #[derive(Args, Debug, Clone)]
 pub struct RequestArgs {

@@ -2,7 +2,6 @@
 //! run hands the live dashboard and the requests log.
 
 use crate::series_log::SeriesLog;
-use herd_live::line::Live;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{level_text, row_of, too_short, Row, SweepTarget};
 use herd_result::{GeneratorVerdict, Model, RunResult};
@@ -26,14 +25,7 @@ pub(crate) struct LiveTable {
 
 impl herd_series::Observer for LiveTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        if let Some(log) = self.log.as_mut() {
-            log.begin();
-        }
-        let line = Box::new(Live::new(self.quiet));
-        match &self.board {
-            Some(b) => Box::new(b.step(line)),
-            None => line,
-        }
+        crate::series::each_run(self.quiet, self.log.as_mut(), self.board.as_ref())
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
