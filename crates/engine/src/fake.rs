@@ -83,6 +83,8 @@ pub struct FakeServer {
     pub connects: Arc<AtomicU64>,
     /// Requests received, acted on or not (after a close it announced, the server acts on none).
     pub exchanges: Arc<AtomicU64>,
+    /// Writes the generator made (each a system call and a TCP segment on a real socket).
+    pub writes: Arc<AtomicU64>,
     /// Requests received, as text, when `keep_requests` is set.
     pub keep_requests: bool,
     pub requests: Arc<Mutex<Vec<String>>>,
@@ -106,6 +108,7 @@ impl FakeServer {
             tls_time: None,
             connects: Arc::default(),
             exchanges: Arc::default(),
+            writes: Arc::default(),
             keep_requests: false,
             requests: Arc::default(),
             cancel_at: None,
@@ -274,6 +277,7 @@ impl Transport for FakeTransport {
         if c.failed.is_some() {
             return Err(Failure::new(ErrorKind::Reset, "reset by the fake server"));
         }
+        self.server.writes.fetch_add(1, Ordering::Relaxed);
         // Each head ends with a blank line; bytes without one are one request.
         let mut rest = bytes;
         while !rest.is_empty() {

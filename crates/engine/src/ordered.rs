@@ -1,9 +1,12 @@
 //! [`Ordered`]: the session of a protocol whose responses come back in the order of their
 //! requests over one byte stream (HTTP/1.1), one at a time or pipelined. A window of K is
 //! h2load's `--h1 -m K`, a sliding window: a new request goes out as soon as one completes,
-//! and the requests waiting to be written leave together in one write, not wrk's fixed
-//! batches. Responses are matched in order against the queue, each read by its own parser (so
-//! HEAD, 1xx, 204 and 304 never desynchronise it), each timed against its own request.
+//! and the requests waiting to be written leave together in one write. In the closed model
+//! the window refills in batches ([`Session::refill_in_batches`]): new requests wait until
+//! half the window is free, as wrk's pipelining script refills its 16 at once, since a
+//! generator faster than the server would otherwise write one request per response.
+//! Responses are matched in order against the queue, each read by its own parser (so HEAD,
+//! 1xx, 204 and 304 never desynchronise it), each timed against its own request.
 //!
 //! The protocol is the [`Parse`] given: the real one in `herd-http`, a one-line one for the
 //! engine's fake transport.
@@ -45,6 +48,8 @@ pub struct Ordered<P> {
     /// A read may find bytes no event will announce (the buffer filled, or a write blocked).
     unread: bool,
     finished: bool,
+    /// While requests are in flight, new ones are written once this many wait (1: at once).
+    batch: usize,
 }
 
 impl<P: Parse> Ordered<P> {
@@ -66,7 +71,36 @@ impl<P: Parse> Ordered<P> {
             hup: false,
             unread: false,
             finished: false,
+            batch: 1,
         }
+    }
+
+    /// Whether the requests not yet written go now: nothing is in flight, enough of them
+    /// wait, the last call is among them, or a write is half done.
+    fn due(&self) -> bool {
+        self.sent == 0
+            || self.queue.len() - self.sent >= self.batch
+            || self.closing
+            || self.outpos < self.outbuf.len()
+            || self.partial > 0
+    }
+
+    /// Writes what is due, then hands bytes a server sent ahead to the requests just written.
+    fn send<T: Transport + ?Sized>(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+        now: Instant,
+        out: &mut Vec<Note>,
+    ) -> Result<(), Failure> {
+        let before = self.sent;
+        self.write_out(t, conn, now)?;
+        if self.sent > before && !self.pending.is_empty() {
+            let held = std::mem::take(&mut self.pending);
+            let used = self.absorb(&held, now, out)?;
+            self.pending.extend_from_slice(&held[used..]);
+        }
+        Ok(())
     }
 
     /// Writes what is queued: `Ok(true)` when the socket took all of it.
@@ -74,7 +108,11 @@ impl<P: Parse> Ordered<P> {
         &mut self,
         t: &mut T,
         conn: &mut T::Conn,
+        now: Instant,
     ) -> Result<bool, Failure> {
+        // A batch may have waited since the loop handed its requests over: their service
+        // time starts now.
+        let held = self.batch > 1;
         loop {
             let io = if self.outpos < self.outbuf.len() {
                 t.write(conn, &self.outbuf[self.outpos..])?
@@ -87,14 +125,20 @@ impl<P: Parse> Ordered<P> {
                     // Several requests leave together, in one system call.
                     self.outbuf.clear();
                     self.outpos = 0;
-                    for e in self.queue.range(self.sent..) {
+                    for e in self.queue.range_mut(self.sent..) {
                         self.outbuf.extend_from_slice(&e.bytes);
+                        if held {
+                            e.resp.sent = Some(now);
+                        }
                     }
                     self.staged = self.queue.len();
                     continue;
                 }
-                let bytes = &self.queue[self.sent].bytes;
-                t.write(conn, &bytes[self.partial..])?
+                let e = &mut self.queue[self.sent];
+                if held && self.partial == 0 {
+                    e.resp.sent = Some(now);
+                }
+                t.write(conn, &e.bytes[self.partial..])?
             };
             match io {
                 Io::Done(n) if self.outpos < self.outbuf.len() => {
@@ -385,9 +429,8 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                 }
             }
         }
-        let before = self.sent;
-        if writable && self.sent < self.queue.len() {
-            if let Err(f) = self.write_out(t, conn) {
+        if writable && self.sent < self.queue.len() && self.due() {
+            if let Err(f) = self.send(t, conn, now, out) {
                 return self.broke(f, out);
             }
         } else if writable && !ready.readable {
@@ -395,18 +438,21 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                 return self.broke(f, out);
             }
         }
-        // Bytes a server sent ahead belong to the requests just written.
-        if self.sent > before && !self.pending.is_empty() {
-            let held = std::mem::take(&mut self.pending);
-            match self.absorb(&held, now, out) {
-                Ok(used) => self.pending.extend_from_slice(&held[used..]),
-                Err(f) => return self.broke(f, out),
-            }
-        }
         let outstanding = self.sent > 0 || self.closing;
         if (ready.readable || self.unread || self.hup) && (outstanding || self.hup) {
             self.read_in(t, conn, now, scratch, out);
+            // The last answer of a batch came: what waited for it goes now (the loop's next
+            // write may never come, its users thinking).
+            if self.batch > 1 && !self.finished && self.sent == 0 && !self.queue.is_empty() {
+                if let Err(f) = self.send(t, conn, now, out) {
+                    self.broke(f, out);
+                }
+            }
         }
+    }
+
+    fn refill_in_batches(&mut self) {
+        self.batch = self.window.div_ceil(2);
     }
 
     fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {

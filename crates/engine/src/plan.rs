@@ -47,8 +47,9 @@ pub struct Plan {
     /// least busy one; `None`: as many as the users need (one each without pipelining). The
     /// open model's cap is `Load::Open::max_connections`.
     pub connections: Option<u64>,
-    /// Requests in flight on one HTTP/1.1 connection (`--pipeline`, h2load's `--h1 -m`): a
-    /// sliding window; 1 sends one at a time.
+    /// Requests in flight on one HTTP/1.1 connection (`--pipeline`, h2load's `--h1 -m`):
+    /// refilled half at a time in the closed model, sliding in the open model; 1 sends one at
+    /// a time.
     pub pipeline: usize,
     /// Number of distinct request names (1 for a plain run).
     pub names: usize,

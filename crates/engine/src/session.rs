@@ -306,8 +306,9 @@ pub trait Session<T: Transport + ?Sized> {
         out: &mut Vec<Note>,
     );
 
-    /// When the loop must pump this session even without an event (QUIC's loss and idle
-    /// timers); `None` when only events matter.
+    /// When the loop must pump this session even without an event (the longest an exchange
+    /// held for a batch may wait); `None` when only events matter. Read after each pump: a
+    /// session names each instant once, and a pump at a stale one does no harm.
     fn wake_at(&self) -> Option<Instant> {
         None
     }
@@ -326,4 +327,13 @@ pub trait Session<T: Transport + ?Sized> {
 
     /// Exchanges submitted and not yet reported.
     fn in_flight(&self) -> usize;
+
+    /// From now on, new exchanges wait to be written until half the window is free or
+    /// nothing is in flight, and then leave together (wrk's pipelining batches), instead of
+    /// each as soon as a place frees. A generator faster than its server otherwise answers
+    /// every response with a write of one request: a system call and a TCP segment per
+    /// request, most of its CPU on loopback. The closed model asks for it on a window above
+    /// 1; the open model never (an arrival goes when due). A session that holds an exchange
+    /// back says when it wrote it in [`Response::sent`]. Protocols without the choice ignore it.
+    fn refill_in_batches(&mut self) {}
 }

@@ -84,6 +84,9 @@ pub struct Response {
     pub status: u16,
     /// When the first byte of the response arrived.
     pub first_byte: Option<Instant>,
+    /// When the request was written, where its session held it back after the loop handed
+    /// it over ([`crate::Session::refill_in_batches`]); `None`: written when handed over.
+    pub sent: Option<Instant>,
     /// Bytes read from the connection for this response: head and body.
     pub bytes_received: u64,
     /// Bytes written for this exchange when its session encodes requests its own way (HTTP/2's
@@ -104,6 +107,7 @@ impl Response {
     pub fn reset(&mut self) {
         self.status = 0;
         self.first_byte = None;
+        self.sent = None;
         self.bytes_received = 0;
         self.bytes_sent = None;
         self.body_len = 0;

@@ -87,4 +87,19 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http2(s) => s.in_flight(),
         }
     }
+
+    #[inline]
+    fn wake_at(&self) -> Option<Instant> {
+        match self {
+            HttpSession::Http1(_) => None,
+            HttpSession::Http2(s) => s.wake_at(),
+        }
+    }
+
+    fn refill_in_batches(&mut self) {
+        match self {
+            HttpSession::Http1(s) => Session::<Wire>::refill_in_batches(s),
+            HttpSession::Http2(s) => s.refill_in_batches(),
+        }
+    }
 }

@@ -182,7 +182,7 @@ pub struct LoadFlags {
     pub seed: Option<u64>,
 }
 
-/// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a sliding window of K
+/// `--pipeline K` (h2load's `--h1 -m K`): each connection carries a window of K
 /// requests; `-c` connections then carry `-c` x K users (closed model).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pipeline {

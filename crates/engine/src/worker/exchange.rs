@@ -50,8 +50,26 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         };
         let mut notes = std::mem::take(&mut self.notes);
         session.pump(&mut self.t, conn, ready, now, &mut self.scratch, &mut notes);
+        if let Some(at) = session.wake_at() {
+            self.wakes.push(std::cmp::Reverse((at, l, g)));
+        }
         self.settle(l, g, &mut notes, now);
         self.notes = notes;
+    }
+
+    /// Pumps the sessions whose [`Session::wake_at`] has come.
+    pub(super) fn fire_wakes(&mut self, now: Instant) {
+        while let Some(&std::cmp::Reverse((at, l, g))) = self.wakes.peek() {
+            if at > now {
+                break;
+            }
+            self.wakes.pop();
+            let ready = Ready {
+                timer: true,
+                ..Ready::default()
+            };
+            self.pump(l, g, ready);
+        }
     }
 
     /// Acts on what connection `l`'s session reported, in order.
@@ -154,7 +172,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return;
         };
         let i = ex.user as usize;
-        let opening = self.opening(x);
+        let mut opening = self.opening(x);
+        if resp.sent.is_some() {
+            // Its session held it back for a batch: the server's time starts at the write.
+            opening.sent = resp.sent;
+        }
         self.deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
@@ -341,6 +363,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             return self.fail(x, why, (0, None), now);
         };
         if session.cancel(x) {
+            // What the session held back for a batch may wait on this exchange: it goes now.
+            self.kicks.push((l, g));
             return self.fail(x, why, (0, None), now);
         }
         let mut notes = std::mem::take(&mut self.notes);
@@ -389,6 +413,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             };
             self.end_exchange(x, f, now);
         }
+        self.flush_kicks(now);
     }
 
     /// Ends every exchange still in flight (the drain after the run, or Ctrl-C's grace, is

@@ -152,6 +152,9 @@ struct Loop<'a, T: Transport, S: Script> {
     deadlines: Deadlines,
     /// Think times and stage waits: (when, user, the user's timer generation).
     timers: BinaryHeap<Reverse<(Instant, u32, u32)>>,
+    /// Sessions to pump without an event ([`crate::Session::wake_at`]): (when, slot,
+    /// generation).
+    wakes: BinaryHeap<Reverse<(Instant, u32, u32)>>,
     recorder: Recorder,
     start: Instant,
     measure_start: Instant,
@@ -245,6 +248,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         resume: (0..n).collect(),
         deadlines: Deadlines::default(),
         timers: BinaryHeap::new(),
+        wakes: BinaryHeap::new(),
         recorder: Recorder::new(plan.names),
         start: shared.start,
         measure_start: shared.start + plan.warmup,
@@ -307,6 +311,7 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.stop();
         }
         w.fire_timers(now);
+        w.fire_wakes(now);
         w.fire_deadlines(now);
         w.expire_lingering(now);
         w.close_queue(now);
@@ -452,6 +457,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             at = at.min(d);
         }
         if let Some(Reverse((t, _, _))) = self.timers.peek() {
+            at = at.min(*t);
+        }
+        if let Some(Reverse((t, _, _))) = self.wakes.peek() {
             at = at.min(*t);
         }
         if let Some(c) = self.cancelled_at {

@@ -97,7 +97,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let (slot, generation) = self.links.reserve(now);
         match self.t.connect(token(slot, generation)) {
             Ok(conn) => {
-                let session = self.t.session(&conn, self.window, now);
+                let mut session = self.t.session(&conn, self.window, now);
+                if self.open.is_none() && self.window > 1 {
+                    session.refill_in_batches();
+                }
                 self.links.fill(slot, conn, session, now);
                 Ok(slot)
             }

@@ -8,10 +8,19 @@
 //! counted once.
 
 use crate::wire::{Conn, Wire};
-use herd_engine::{Failed, Failure, Io, Note, Opened, Ready, Request, Response, Session, Ticket};
+use herd_engine::{
+    Failed, Failure, Io, Note, Opened, Parts, Ready, Request, Response, Session, Ticket,
+};
 use herd_h2::{code_name, ClientSession, Event, Settings, StreamEnd};
 use herd_metrics::ErrorKind;
+use std::sync::Arc;
 use std::time::Instant;
+
+mod batch;
+#[cfg(test)]
+mod tests;
+
+use batch::HELD;
 
 struct Stream {
     ticket: Ticket,
@@ -48,7 +57,17 @@ pub struct H2 {
     /// A session that could not even be made: every exchange fails with it.
     broken: Option<Failure>,
     /// Requests nghttp2 would not take, reported by the next pump.
-    rejected: Vec<(usize, Failure)>,
+    /// `unseen`: held for a batch, never sent.
+    rejected: Vec<(usize, Failure, bool)>,
+    /// Exchanges waiting for their batch ([`Session::refill_in_batches`]): (exchange, what it
+    /// asks, whether its response is kept). Their streams open together.
+    held: Vec<(usize, Arc<Parts>, bool)>,
+    /// When the first of them was held.
+    held_since: Option<Instant>,
+    /// The end of a hold that began in this pump, for the loop ([`Session::wake_at`]).
+    wake: Option<Instant>,
+    /// While streams are open, new ones start once this many wait (1: at once).
+    batch: usize,
 }
 
 impl H2 {
@@ -77,6 +96,10 @@ impl H2 {
             finished: false,
             broken,
             rejected: Vec::new(),
+            held: Vec::new(),
+            held_since: None,
+            wake: None,
+            batch: 1,
         }
     }
 
@@ -95,7 +118,8 @@ impl H2 {
             let Some(s) = self.take(exchange) else {
                 continue;
             };
-            let unseen = goaway.is_some_and(|(last, _)| s.stream_id > last);
+            // A held exchange never left: the server cannot have seen it.
+            let unseen = s.stream_id == HELD || goaway.is_some_and(|(last, _)| s.stream_id > last);
             let failure = match goaway {
                 Some((last, code)) if s.stream_id <= last => Failure::new(
                     ErrorKind::H2Goaway,
@@ -112,9 +136,15 @@ impl H2 {
                 failure,
                 received: s.resp.bytes_received,
                 unseen,
-                sent: Some(self.h2.sent(s.stream_id)),
+                sent: Some(if s.stream_id == HELD {
+                    0
+                } else {
+                    self.h2.sent(s.stream_id)
+                }),
             }));
         }
+        self.held.clear();
+        self.held_since = None;
     }
 
     fn finish(&mut self, out: &mut Vec<Note>) {
@@ -326,7 +356,7 @@ impl Session<Wire> for H2 {
         // Until the server's SETTINGS say its limit, nghttp2 assumes 100 (h2load and browsers
         // start the same way): a server whose limit is lower refuses the rest, sent again.
         let ours = self.window.saturating_sub(self.in_flight);
-        ours.min(self.h2.capacity())
+        ours.min(self.h2.capacity().saturating_sub(self.held.len()))
     }
 
     fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
@@ -338,53 +368,33 @@ impl Session<Wire> for H2 {
             self.streams.push(None);
             self.streams.len() - 1
         });
-        let mut resp = Response::default();
-        let stream_id = match &req.parts {
-            Some(p) => {
-                let headers: Vec<(&[u8], &[u8])> = p
-                    .headers
-                    .iter()
-                    .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
-                    .collect();
-                let request = herd_h2::Request {
-                    method: p.method.as_bytes(),
-                    scheme: p.scheme.as_bytes(),
-                    authority: p.authority.as_bytes(),
-                    path: p.path.as_bytes(),
-                    headers: &headers,
-                    body: &p.body,
-                };
-                self.h2
-                    .submit(&request, exchange, req.keep_response)
-                    .map_err(|e| Failure::new(ErrorKind::H2Protocol, e.to_string()))
-            }
-            None => Err(Failure::new(
+        let resp = Response {
+            keep_alive: true,
+            ..Response::default()
+        };
+        self.in_flight += 1;
+        let stream = |stream_id| Stream {
+            ticket,
+            stream_id,
+            resp,
+            early: None,
+        };
+        let Some(parts) = &req.parts else {
+            self.streams[exchange] = Some(stream(0));
+            let f = Failure::new(
                 ErrorKind::Other,
                 "this request has no HTTP/2 form (method, path, headers): a bug in herd",
-            )),
+            );
+            // Reported by the next pump, which the loop does at once.
+            self.rejected.push((exchange, f, false));
+            return;
         };
-        resp.keep_alive = true;
-        self.in_flight += 1;
-        match stream_id {
-            Ok(stream_id) => {
-                self.streams[exchange] = Some(Stream {
-                    ticket,
-                    stream_id,
-                    resp,
-                    // `in_flight` counts this stream already.
-                    early: (!self.h2.settled()).then_some(self.in_flight),
-                })
-            }
-            Err(f) => {
-                // Reported by the next pump, which the loop does at once.
-                self.streams[exchange] = Some(Stream {
-                    ticket,
-                    stream_id: 0,
-                    resp,
-                    early: None,
-                });
-                self.rejected.push((exchange, f));
-            }
+        self.streams[exchange] = Some(stream(HELD));
+        if self.batch > 1 {
+            self.held
+                .push((exchange, Arc::clone(parts), req.keep_response));
+        } else {
+            self.start(exchange, parts, req.keep_response, false);
         }
     }
 
@@ -397,23 +407,14 @@ impl Session<Wire> for H2 {
         scratch: &mut [u8],
         out: &mut Vec<Note>,
     ) {
+        self.wake = None;
         if self.finished {
             return;
         }
         if let Some(f) = self.broken.take() {
             return self.broke(f, out);
         }
-        for (exchange, f) in std::mem::take(&mut self.rejected) {
-            if let Some(s) = self.take(exchange) {
-                out.push(Note::Failed(Failed {
-                    ticket: s.ticket,
-                    failure: f,
-                    received: 0,
-                    unseen: false,
-                    sent: Some(0),
-                }));
-            }
-        }
+        self.report_rejected(out);
         if !self.open {
             if !(ready.readable || ready.writable) {
                 return;
@@ -451,6 +452,10 @@ impl Session<Wire> for H2 {
                 negotiated: herd_engine::Transport::negotiated(t, conn),
             }));
         }
+        if !self.held.is_empty() && self.due(now) {
+            self.release(now);
+            self.report_rejected(out);
+        }
         if let Err(f) = self.write_out(t, conn) {
             return self.broke(f, out);
         }
@@ -458,6 +463,12 @@ impl Session<Wire> for H2 {
             self.read_in(t, conn, now, scratch, out);
             if self.finished {
                 return;
+            }
+            // The last answers of a batch came: what waited for them goes now (the loop's
+            // next write may never come, its users thinking).
+            if !self.held.is_empty() && self.due(now) {
+                self.release(now);
+                self.report_rejected(out);
             }
         }
         // Acknowledgements and window updates for what was just read.
@@ -479,10 +490,25 @@ impl Session<Wire> for H2 {
             return true;
         };
         if let Some(s) = self.take(exchange) {
-            // RST_STREAM(CANCEL) goes out with the connection's next write.
-            let _ = self.h2.cancel(s.stream_id);
+            if s.stream_id == HELD {
+                self.held.retain(|(x, _, _)| *x != exchange);
+                if self.held.is_empty() {
+                    self.held_since = None;
+                }
+            } else {
+                // RST_STREAM(CANCEL) goes out with the connection's next write.
+                let _ = self.h2.cancel(s.stream_id);
+            }
         }
         true
+    }
+
+    fn refill_in_batches(&mut self) {
+        self.batch = self.window.div_ceil(2);
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.wake
     }
 
     fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {

@@ -1,0 +1,111 @@
+//! New streams in batches ([`Session::refill_in_batches`], the closed model): an exchange
+//! handed over while the connection's other streams are open waits, its stream not yet opened
+//! in nghttp2, until half the window waits or no stream is open, and then they all leave in
+//! one write. A generator faster than nginx otherwise opens one or two streams per response it
+//! reads, nginx answers them in groups as small, and each group costs both sides a write, a
+//! read and a wake-up (h2load's write on the next turn of its loop keeps its groups near 3;
+//! these keep them near half the window). Control frames (acknowledgements, window updates)
+//! never wait: only the opening of streams does.
+
+use super::H2;
+use herd_engine::{Failed, Failure, Note, Parts};
+use herd_metrics::ErrorKind;
+use std::time::{Duration, Instant};
+
+/// The stream id of an exchange held for its batch: not yet handed to nghttp2.
+pub(super) const HELD: i32 = -1;
+
+/// A batch waits at most this long. Against a fast server it fills in a fraction of this; a
+/// slow one (or streams that stall) is not kept from what it would have had: the hold is a
+/// saving of the generator's CPU, which only a fast server makes matter.
+const HOLD: Duration = Duration::from_millis(1);
+
+impl H2 {
+    /// Whether the held exchanges start at `now`: no stream of the connection is open, enough
+    /// of them wait, the first has waited long enough, or the connection's last call (or the
+    /// server's GOAWAY) came.
+    pub(super) fn due(&mut self, now: Instant) -> bool {
+        let since = match self.held_since {
+            Some(since) => since,
+            None => {
+                // The loop comes back when the hold is over, events or not.
+                self.held_since = Some(now);
+                self.wake = Some(now + HOLD);
+                now
+            }
+        };
+        self.held.len() >= self.batch
+            || self.in_flight == self.held.len()
+            || self.closing
+            || now.saturating_duration_since(since) >= HOLD
+    }
+
+    /// Opens the stream of `exchange` for `parts` in nghttp2; its frames go with the next
+    /// write. `held`: it waited for its batch, so if nghttp2 refuses it now (the server's
+    /// GOAWAY came meanwhile) the server never saw it, and it goes again elsewhere.
+    pub(super) fn start(&mut self, exchange: usize, parts: &Parts, keep: bool, held: bool) {
+        let headers: Vec<(&[u8], &[u8])> = parts
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
+            .collect();
+        let request = herd_h2::Request {
+            method: parts.method.as_bytes(),
+            scheme: parts.scheme.as_bytes(),
+            authority: parts.authority.as_bytes(),
+            path: parts.path.as_bytes(),
+            headers: &headers,
+            body: &parts.body,
+        };
+        let early = (!self.h2.settled()).then_some(self.in_flight);
+        match self.h2.submit(&request, exchange, keep) {
+            Ok(stream_id) => {
+                if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                    s.stream_id = stream_id;
+                    // `in_flight` counts this stream already.
+                    s.early = early;
+                }
+            }
+            Err(e) => {
+                // Reported by the next pump, which the loop does at once.
+                if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                    s.stream_id = 0;
+                }
+                let f = match self.h2.goaway() {
+                    Some(_) if held => Failure::new(
+                        ErrorKind::H2Goaway,
+                        "the server's GOAWAY came before this stream opened",
+                    ),
+                    _ => Failure::new(ErrorKind::H2Protocol, e.to_string()),
+                };
+                self.rejected.push((exchange, f, held));
+            }
+        }
+    }
+
+    /// Opens the streams of the held exchanges, which leave now.
+    pub(super) fn release(&mut self, now: Instant) {
+        self.held_since = None;
+        for (exchange, parts, keep) in std::mem::take(&mut self.held) {
+            if let Some(Some(s)) = self.streams.get_mut(exchange) {
+                s.resp.sent = Some(now);
+            }
+            self.start(exchange, &parts, keep, true);
+        }
+    }
+
+    /// Reports the requests nghttp2 would not take.
+    pub(super) fn report_rejected(&mut self, out: &mut Vec<Note>) {
+        for (exchange, f, unseen) in std::mem::take(&mut self.rejected) {
+            if let Some(s) = self.take(exchange) {
+                out.push(Note::Failed(Failed {
+                    ticket: s.ticket,
+                    failure: f,
+                    received: 0,
+                    unseen,
+                    sent: Some(0),
+                }));
+            }
+        }
+    }
+}
