@@ -3,7 +3,7 @@
 //! (their own CPU and lateness); the collector adds what belongs to the process or the machine.
 
 use crate::generator::ThreadCpu;
-use herd_metrics::{get_varint, put_varint, Spill, SpillError, Spilled};
+use herd_spill::{get_varint, put_varint, Spill, SpillError, Spilled};
 use std::time::Duration;
 
 /// What one worker saw of itself during one second of the measurement.

@@ -21,7 +21,6 @@ mod error_kind;
 mod outcome;
 mod recorder;
 mod second_latency;
-mod spill;
 mod stats;
 mod timeline;
 
@@ -31,6 +30,5 @@ pub use error_kind::{ErrorKind, ErrorTable};
 pub use outcome::{Outcome, Phases, Verdict};
 pub use recorder::Recorder;
 pub use second_latency::{SecondLatency, SEALED_QUANTILES};
-pub use spill::{get_varint, put_varint, Spill, SpillError, Spilled};
 pub use stats::{new_histogram, Stats, StatusCounts, HISTOGRAM_MAX_US};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

@@ -10,9 +10,9 @@
 //! allocator reuses: histograms that grew to whatever each second needed left holes new seconds
 //! did not fit, and resident memory crept up by a megabyte a minute while the live data did not.
 
-use crate::spill::{get_varint, put_varint};
 use crate::HISTOGRAM_MAX_US;
 use hdrhistogram::Histogram;
+use herd_spill::{get_varint, put_varint, Spilled};
 
 /// The quantiles a sealed second answers; a quantile between two of them is answered with the
 /// next one up (as a histogram would answer with the top of the next bucket).
@@ -161,7 +161,7 @@ impl SecondLatency {
 
 /// A second's latency on disk (the spill's): its summary, as a sealed second answers; a live one
 /// is summarized as sealing it would.
-impl crate::Spilled for SecondLatency {
+impl Spilled for SecondLatency {
     fn encode(&self, out: &mut Vec<u8>) {
         let summary = match (&self.sealed, &self.live) {
             (Some(s), _) => Some(**s),

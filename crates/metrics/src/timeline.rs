@@ -1,6 +1,7 @@
-use crate::spill::{get_varint, put_varint};
 use crate::stats::micros;
-use crate::{ByName, ErrorKind, Outcome, SecondLatency, Spill, SpillError, Spilled, Verdict};
+use crate::{ByName, ErrorKind, Outcome, SecondLatency, Verdict};
+use herd_spill::{get_varint, put_varint, Spilled};
+use herd_spill::{Spill, SpillError};
 use std::collections::BTreeMap;
 
 /// Seconds older than this (behind the newest second reported) are sealed: their latency

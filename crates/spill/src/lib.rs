@@ -1,22 +1,32 @@
 //! What a long run measured long ago, kept out of memory until the result is built.
 //!
-//! A sealed second is a few hundred bytes in memory; a day of them is 75 MB that nothing reads
-//! before the end (the live outputs show the last minutes). A [`Spill`] takes such items in order,
-//! encodes them compactly (varints: most counters of a second are zero or small), and writes them
-//! in chunks to an unnamed temporary file, which the system removes when the spill is dropped, on
-//! an error, or when the process is killed. [`Spill::read_back`] gives them back in order.
+//! A sealed second of the timeline is a few hundred bytes in memory, a watched process's reading
+//! a hundred; a day of them is tens of megabytes that nothing reads before the end (the live
+//! outputs show the last minutes). A [`Spill`] takes such items in order, encodes them compactly
+//! (varints: most counters are zero or small), and writes them in chunks to an unnamed temporary
+//! file, which the system removes when the spill is dropped, on an error, or when the process is
+//! killed. [`Spill::read_back`] gives them back in order.
 //!
 //! Nothing measured is lost to the disk: an item leaves memory only as encoded bytes, and a chunk
 //! the file would not take (no temporary directory, a full disk) stays in memory, encoded.
 //!
 //! ```
-//! use herd_metrics::{Second, Spill};
+//! use herd_spill::{get_varint, put_varint, Spill, Spilled};
+//! struct Count(u64);
+//! impl Spilled for Count {
+//!     fn encode(&self, out: &mut Vec<u8>) {
+//!         put_varint(out, self.0);
+//!     }
+//!     fn decode(input: &mut &[u8]) -> Option<Self> {
+//!         get_varint(input).map(Count)
+//!     }
+//! }
 //! let mut spill = Spill::default();
 //! for i in 0..3 {
-//!     spill.push(&Second::new(i));
+//!     spill.push(&Count(i));
 //! }
-//! let back: Vec<Second> = spill.read_back().unwrap();
-//! assert_eq!(back.iter().map(|s| s.index).collect::<Vec<_>>(), [0, 1, 2]);
+//! let back: Vec<u64> = spill.read_back().unwrap().into_iter().map(|c| c.0).collect();
+//! assert_eq!(back, [0, 1, 2]);
 //! ```
 
 use std::fs::File;
