@@ -42,7 +42,7 @@ Benchmarks:
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
-Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), tinyproxy (proxy), taskset; installs them with
+Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), tinyproxy (proxy), taskset, GNU time (peak RSS); installs them with
 apt-get when missing and running as root. Builds herd in release mode.
 """
 
@@ -52,6 +52,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -62,7 +63,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HERD = ROOT / "target" / "release" / "herd"
-PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client",
+PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client", "time": "time",
             "caddy": "caddy",
             "tinyproxy": "tinyproxy", "squid": "squid"}
 SERVER_CPU, CLIENT_CPU = "0", "1"
@@ -184,18 +185,27 @@ http {{
 
 
 def run_measured(argv, timeout):
-    """Runs argv pinned to the client CPU; returns (stdout, cpu seconds, peak RSS in bytes)."""
-    proc = subprocess.Popen(["taskset", "-c", CLIENT_CPU, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True)
+    """Runs argv pinned to the client CPU; returns (stdout, cpu seconds, peak RSS in bytes).
+
+    The peak comes from GNU time, not from this process's wait4: a child's ru_maxrss counts the
+    memory it had before exec, and a child of Python starts as a copy of Python (~18 MB), so
+    wait4 read 18 MB for /bin/true and no tool could be seen below that. GNU time forks its
+    child from its own small image. CPU time still comes from wait4 (time's children included).
+    """
+    peak_file = tempfile.NamedTemporaryFile(suffix=".maxrss")
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_file.name, "taskset", "-c", CLIENT_CPU, *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
     deadline = time.time() + timeout
     out_chunks = []
-    # wait4 gives the child's own rusage (taskset execs the tool, so it is the tool's).
+    # wait4 gives the child's own rusage and its reaped children's (GNU time's child, which
+    # taskset execs into the tool).
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         if time.time() > deadline:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # time and the tool it forked
             pid, status, ru = os.wait4(proc.pid, 0)
             raise RuntimeError(f"timed out: {' '.join(argv)}")
         time.sleep(0.02)
@@ -206,7 +216,9 @@ def run_measured(argv, timeout):
     # figures are still written.
     if proc.returncode not in (0, 4):
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err.strip()[:400]}")
-    return out + err, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+    with peak_file:
+        peak_kb = int(Path(peak_file.name).read_text().split()[-1])
+    return out + err, ru.ru_utime + ru.ru_stime, peak_kb * 1024
 
 
 def requests_of(tool, out, json_path=None):
