@@ -778,70 +778,62 @@ def bench_reqlog(nginx, rounds, seconds):
     return {"cpu_us_per_req": med, "gzip_vs_plain": gz, "csv_vs_plain": csv, "lost": lost}
 
 
-class Tinyproxy:
-    """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
+class Proxy:
+    """A forward proxy of Debian's on a free loopback port, unpinned (it is the network, not a
+    tool): `conf(port, dir)` is its config file's text, `argv(path)` its foreground command;
+    `tries` waits of 50 ms for it to listen."""
 
-    def __init__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-proxy-"))
+    def __init__(self, name, conf, argv, tries, kill=False):
+        self.dir = Path(tempfile.mkdtemp(prefix=f"herd-bench-{name}-"))
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         self.port = s.getsockname()[1]
         s.close()
-        conf = self.dir / "tinyproxy.conf"
-        conf.write_text(f"Port {self.port}\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\n"
-                        "MaxClients 1000\nLogLevel Critical\n")
-        self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        for _ in range(100):
+        path = self.dir / f"{name}.conf"
+        path.write_text(conf(self.port, self.dir))
+        self.proc = subprocess.Popen(argv(path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(tries):
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
                 break
             except OSError:
                 time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.kill = kill
 
     def stop(self):
-        self.proc.terminate()
+        if self.kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
         self.proc.wait(timeout=10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-class Squid:
-    """Debian's squid on a free loopback port (`apt-get install -y squid`): one event-driven
-    process, beside tinyproxy's thread per connection, so a tunnel's cost to herd can be told
-    apart from the way a proxy relays."""
+def start_tinyproxy():
+    """Debian's tinyproxy: a thread per connection."""
+    return Proxy("tinyproxy",
+                 lambda port, _: f"Port {port}\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\n"
+                                 "MaxClients 1000\nLogLevel Critical\n",
+                 lambda conf: ["tinyproxy", "-d", "-c", str(conf)], 100)
 
-    def __init__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-squid-"))
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        conf = self.dir / "squid.conf"
-        conf.write_text(f"http_port 127.0.0.1:{self.port}\nhttp_access allow all\ncache deny all\n"
-                        f"access_log none\ncache_log {self.dir}/cache.log\n"
-                        f"pid_filename {self.dir}/squid.pid\ncoredump_dir {self.dir}\n")
-        self.proc = subprocess.Popen(["squid", "-N", "-f", str(conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}"
 
-    def stop(self):
-        # squid's own shutdown waits out `shutdown_lifetime` (30 s): nothing here to save.
-        self.proc.kill()
-        self.proc.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
+def start_squid():
+    """Debian's squid (`apt-get install -y squid`): one event-driven process, beside tinyproxy's
+    thread per connection, so a tunnel's cost to herd can be told apart from the way a proxy
+    relays. Killed at the end: its own shutdown waits out `shutdown_lifetime` (30 s), and there
+    is nothing in it to save."""
+    return Proxy("squid",
+                 lambda port, d: f"http_port 127.0.0.1:{port}\nhttp_access allow all\ncache deny all\n"
+                                 f"access_log none\ncache_log {d}/cache.log\n"
+                                 f"pid_filename {d}/squid.pid\ncoredump_dir {d}\n",
+                 lambda conf: ["squid", "-N", "-f", str(conf)], 200, kill=True)
 
 
 def bench_proxy(nginx, rounds, seconds):
     if not shutil.which("tinyproxy"):
         sys.exit("bench: proxy needs tinyproxy: apt-get install -y tinyproxy")
-    proxy = Tinyproxy()
+    proxy = start_tinyproxy()
     # The proxy must not catch the direct runs: the flag is given only to the proxied ones.
     try:
         def https(tool, j):
@@ -868,7 +860,7 @@ def bench_proxy(nginx, rounds, seconds):
     if shutil.which("squid"):
         # The same tunnel through a proxy that relays from one event loop: what is left of
         # tinyproxy's ratio there is the way it relays, not the tunnel.
-        squid = Squid()
+        squid = start_squid()
         try:
             def through_squid(tool, j):
                 a = argv_for("herd", nginx.tls_url, 50, seconds, j)
