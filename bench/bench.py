@@ -42,7 +42,7 @@ Benchmarks:
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
-Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), tinyproxy (proxy), taskset; installs them with
+Needs: nginx, wrk, ab (apache2-utils), h2load (nghttp2-client), caddy (h3), tinyproxy (proxy), taskset, GNU time (peak RSS); installs them with
 apt-get when missing and running as root. Builds herd in release mode.
 """
 
@@ -52,6 +52,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -62,7 +63,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HERD = ROOT / "target" / "release" / "herd"
-PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client",
+PACKAGES = {"nginx": "nginx-light", "wrk": "wrk", "ab": "apache2-utils", "h2load": "nghttp2-client", "time": "time",
             "caddy": "caddy",
             "tinyproxy": "tinyproxy", "squid": "squid"}
 SERVER_CPU, CLIENT_CPU = "0", "1"
@@ -184,18 +185,27 @@ http {{
 
 
 def run_measured(argv, timeout):
-    """Runs argv pinned to the client CPU; returns (stdout, cpu seconds, peak RSS in bytes)."""
-    proc = subprocess.Popen(["taskset", "-c", CLIENT_CPU, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True)
+    """Runs argv pinned to the client CPU; returns (stdout, cpu seconds, peak RSS in bytes).
+
+    The peak comes from GNU time, not from this process's wait4: a child's ru_maxrss counts the
+    memory it had before exec, and a child of Python starts as a copy of Python (~18 MB), so
+    wait4 read 18 MB for /bin/true and no tool could be seen below that. GNU time forks its
+    child from its own small image. CPU time still comes from wait4 (time's children included).
+    """
+    peak_file = tempfile.NamedTemporaryFile(suffix=".maxrss")
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_file.name, "taskset", "-c", CLIENT_CPU, *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
     deadline = time.time() + timeout
     out_chunks = []
-    # wait4 gives the child's own rusage (taskset execs the tool, so it is the tool's).
+    # wait4 gives the child's own rusage and its reaped children's (GNU time's child, which
+    # taskset execs into the tool).
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         if time.time() > deadline:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # time and the tool it forked
             pid, status, ru = os.wait4(proc.pid, 0)
             raise RuntimeError(f"timed out: {' '.join(argv)}")
         time.sleep(0.02)
@@ -206,7 +216,9 @@ def run_measured(argv, timeout):
     # figures are still written.
     if proc.returncode not in (0, 4):
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err.strip()[:400]}")
-    return out + err, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
+    with peak_file:
+        peak_kb = int(Path(peak_file.name).read_text().split()[-1])
+    return out + err, ru.ru_utime + ru.ru_stime, peak_kb * 1024
 
 
 def requests_of(tool, out, json_path=None):
@@ -766,70 +778,62 @@ def bench_reqlog(nginx, rounds, seconds):
     return {"cpu_us_per_req": med, "gzip_vs_plain": gz, "csv_vs_plain": csv, "lost": lost}
 
 
-class Tinyproxy:
-    """Debian's tinyproxy on a free loopback port, unpinned (it is the network, not a tool)."""
+class Proxy:
+    """A forward proxy of Debian's on a free loopback port, unpinned (it is the network, not a
+    tool): `conf(port, dir)` is its config file's text, `argv(path)` its foreground command;
+    `tries` waits of 50 ms for it to listen."""
 
-    def __init__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-proxy-"))
+    def __init__(self, name, conf, argv, tries, kill=False):
+        self.dir = Path(tempfile.mkdtemp(prefix=f"herd-bench-{name}-"))
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         self.port = s.getsockname()[1]
         s.close()
-        conf = self.dir / "tinyproxy.conf"
-        conf.write_text(f"Port {self.port}\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\n"
-                        "MaxClients 1000\nLogLevel Critical\n")
-        self.proc = subprocess.Popen(["tinyproxy", "-d", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        for _ in range(100):
+        path = self.dir / f"{name}.conf"
+        path.write_text(conf(self.port, self.dir))
+        self.proc = subprocess.Popen(argv(path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(tries):
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
                 break
             except OSError:
                 time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.kill = kill
 
     def stop(self):
-        self.proc.terminate()
+        if self.kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
         self.proc.wait(timeout=10)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-class Squid:
-    """Debian's squid on a free loopback port (`apt-get install -y squid`): one event-driven
-    process, beside tinyproxy's thread per connection, so a tunnel's cost to herd can be told
-    apart from the way a proxy relays."""
+def start_tinyproxy():
+    """Debian's tinyproxy: a thread per connection."""
+    return Proxy("tinyproxy",
+                 lambda port, _: f"Port {port}\nListen 127.0.0.1\nTimeout 60\nAllow 127.0.0.1\n"
+                                 "MaxClients 1000\nLogLevel Critical\n",
+                 lambda conf: ["tinyproxy", "-d", "-c", str(conf)], 100)
 
-    def __init__(self):
-        self.dir = Path(tempfile.mkdtemp(prefix="herd-bench-squid-"))
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        conf = self.dir / "squid.conf"
-        conf.write_text(f"http_port 127.0.0.1:{self.port}\nhttp_access allow all\ncache deny all\n"
-                        f"access_log none\ncache_log {self.dir}/cache.log\n"
-                        f"pid_filename {self.dir}/squid.pid\ncoredump_dir {self.dir}\n")
-        self.proc = subprocess.Popen(["squid", "-N", "-f", str(conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}"
 
-    def stop(self):
-        # squid's own shutdown waits out `shutdown_lifetime` (30 s): nothing here to save.
-        self.proc.kill()
-        self.proc.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
+def start_squid():
+    """Debian's squid (`apt-get install -y squid`): one event-driven process, beside tinyproxy's
+    thread per connection, so a tunnel's cost to herd can be told apart from the way a proxy
+    relays. Killed at the end: its own shutdown waits out `shutdown_lifetime` (30 s), and there
+    is nothing in it to save."""
+    return Proxy("squid",
+                 lambda port, d: f"http_port 127.0.0.1:{port}\nhttp_access allow all\ncache deny all\n"
+                                 f"access_log none\ncache_log {d}/cache.log\n"
+                                 f"pid_filename {d}/squid.pid\ncoredump_dir {d}\n",
+                 lambda conf: ["squid", "-N", "-f", str(conf)], 200, kill=True)
 
 
 def bench_proxy(nginx, rounds, seconds):
     if not shutil.which("tinyproxy"):
         sys.exit("bench: proxy needs tinyproxy: apt-get install -y tinyproxy")
-    proxy = Tinyproxy()
+    proxy = start_tinyproxy()
     # The proxy must not catch the direct runs: the flag is given only to the proxied ones.
     try:
         def https(tool, j):
@@ -856,7 +860,7 @@ def bench_proxy(nginx, rounds, seconds):
     if shutil.which("squid"):
         # The same tunnel through a proxy that relays from one event loop: what is left of
         # tinyproxy's ratio there is the way it relays, not the tunnel.
-        squid = Squid()
+        squid = start_squid()
         try:
             def through_squid(tool, j):
                 a = argv_for("herd", nginx.tls_url, 50, seconds, j)

@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs};
+use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs, RunOutputs};
 use crate::series_log::SeriesLog;
 use crate::sweep::write_file;
 use clap::Args;
@@ -180,22 +180,25 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let mut table = ProbeTable {
         users: a.users,
         unit,
-        quiet: a.request.quiet,
-        log: a
-            .request
-            .requests_log
-            .as_deref()
-            .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
-        board,
+        outputs: RunOutputs {
+            quiet: a.request.quiet,
+            log: a
+                .request
+                .requests_log
+                .as_deref()
+                .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
+            board,
+        },
     };
     let (mut result, failure) = capacity(spec, &*runs, &control, &mut table);
     let log_failed = table
+        .outputs
         .log
         .take()
         .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
-    crate::series_board::finish(table.board.as_ref(), report, interrupted);
+    crate::series_board::finish(table.outputs.board.as_ref(), report, interrupted);
     println!();
     let answers =
         herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
@@ -218,7 +221,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
         write_file(p, &buf)?;
     }
-    if let Some(b) = &table.board {
+    if let Some(b) = &table.outputs.board {
         b.linger();
     }
     if let Some(e) = failure {
@@ -246,23 +249,17 @@ struct ProbeTable {
     users: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
     unit: &'static str,
-    /// No live progress line during each probe.
-    quiet: bool,
-    /// `--requests-log`: a file per probe.
-    log: Option<SeriesLog>,
-    /// `--dashboard`: each probe live, and the probes as they are judged.
-    board: Option<herd_live::dashboard::SeriesLive>,
+    /// The progress line, the requests log (a file per probe) and the dashboard (each probe
+    /// live, and the probes as they are judged).
+    outputs: RunOutputs,
 }
 
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        crate::series::each_run(self.quiet, self.log.as_mut(), self.board.as_ref())
+        self.outputs.begin()
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
-        if let Some(log) = self.log.as_mut() {
-            log.end();
-        }
         let p = &j.probe;
         let verdict = if !j.generator_limited.is_empty() {
             "LIMITED: herd, not the target".to_owned()
@@ -291,17 +288,15 @@ impl herd_series::Observer for ProbeTable {
             duration_ms(m.latency_ms.p99),
         );
         let _ = std::io::stdout().flush();
-        if let Some(b) = &self.board {
-            b.level(herd_live::dashboard::LevelRow {
-                asked: format!("{level} ({})", purpose_name(p.purpose)),
-                target: String::new(),
-                achieved: format!("{} good/s", rate(m.goodput)),
-                p50_ms: m.latency_ms.p50,
-                p99_ms: m.latency_ms.p99,
-                errors_percent: m.error_percent,
-                verdict,
-            });
-        }
+        self.outputs.ended(|| herd_live::dashboard::LevelRow {
+            asked: format!("{level} ({})", purpose_name(p.purpose)),
+            target: String::new(),
+            achieved: format!("{} good/s", rate(m.goodput)),
+            p50_ms: m.latency_ms.p50,
+            p99_ms: m.latency_ms.p99,
+            errors_percent: m.error_percent,
+            verdict,
+        });
     }
 }
 

@@ -63,20 +63,39 @@ pub fn runs_for(
     Ok(Box::new(spec.prepare()?))
 }
 
-/// What follows each run of a series: the progress line, inside the dashboard's live step when
-/// there is a dashboard; the requests log's next file begun first.
-pub fn each_run(
-    quiet: bool,
-    log: Option<&mut crate::series_log::SeriesLog>,
-    board: Option<&herd_live::dashboard::SeriesLive>,
-) -> Box<dyn herd_run::Observer> {
-    if let Some(log) = log {
-        log.begin();
+/// What a series feeds beside its table as each run goes and ends: the progress line (inside
+/// the dashboard's live step when there is a dashboard), the requests log's file per run, and
+/// the dashboard's row per level. The sweep's table and the capacity search's have one each.
+pub struct RunOutputs {
+    pub quiet: bool,
+    /// `--requests-log`: a file per run.
+    pub log: Option<crate::series_log::SeriesLog>,
+    /// `--dashboard`: each run live, and the levels as they end.
+    pub board: Option<herd_live::dashboard::SeriesLive>,
+}
+
+impl RunOutputs {
+    /// A run begins: the requests log's next file first, then what shows the run's progress.
+    pub fn begin(&mut self) -> Box<dyn herd_run::Observer> {
+        if let Some(log) = self.log.as_mut() {
+            log.begin();
+        }
+        let line = Box::new(herd_live::line::Live::new(self.quiet));
+        match &self.board {
+            Some(b) => Box::new(b.step(line)),
+            None => line,
+        }
     }
-    let line = Box::new(herd_live::line::Live::new(quiet));
-    match board {
-        Some(b) => Box::new(b.step(line)),
-        None => line,
+
+    /// A run ended: its requests log's file is closed, and the dashboard shows its `row`
+    /// (made only when there is a dashboard).
+    pub fn ended(&mut self, row: impl FnOnce() -> herd_live::dashboard::LevelRow) {
+        if let Some(log) = self.log.as_mut() {
+            log.end();
+        }
+        if let Some(b) = &self.board {
+            b.level(row());
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{
-    check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs,
+    check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, RunOutputs,
+    Runs,
 };
 use crate::series_log::SeriesLog;
 use crate::sweep_table::LiveTable;
@@ -205,24 +206,27 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         named: targets.len() > 1,
         unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        quiet: a.request.quiet,
-        log: a.request.requests_log.as_deref().map(|p| {
-            let names = runs.iter().map(|r| r.labels().names).collect();
-            SeriesLog::new(p, names, &control)
-        }),
-        board,
+        outputs: RunOutputs {
+            quiet: a.request.quiet,
+            log: a.request.requests_log.as_deref().map(|p| {
+                let names = runs.iter().map(|r| r.labels().names).collect();
+                SeriesLog::new(p, names, &control)
+            }),
+            board,
+        },
     };
     table.header();
     let (mut result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
     let log_failed = table
+        .outputs
         .log
         .take()
         .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
     let report = || herd_report::html::render_sweep(&result);
-    crate::series_board::finish(table.board.as_ref(), report, result.interrupted);
+    crate::series_board::finish(table.outputs.board.as_ref(), report, result.interrupted);
     let answered = summary(&result);
     write_outputs(&result, a)?;
-    if let Some(b) = &table.board {
+    if let Some(b) = &table.outputs.board {
         b.linger();
     }
     if let Some(e) = failure {

@@ -1,7 +1,7 @@
 //! `herd sweep`'s table on stdout, a line per target per step as each run ends, and what each
 //! run hands the live dashboard and the requests log.
 
-use crate::series_log::SeriesLog;
+use crate::series::RunOutputs;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{level_text, row_of, too_short, Row, SweepTarget};
 use herd_result::{GeneratorVerdict, Model, RunResult};
@@ -15,35 +15,29 @@ pub(crate) struct LiveTable {
     pub unit: &'static str,
     /// HTTP/2's streams per connection: a closed level is then connections of that many.
     pub streams: Option<usize>,
-    /// No live progress line during each run.
-    pub quiet: bool,
-    /// `--requests-log`: a file per run.
-    pub log: Option<SeriesLog>,
-    /// `--dashboard`: each run live, and the levels as they end.
-    pub board: Option<herd_live::dashboard::SeriesLive>,
+    /// The progress line, the requests log and the dashboard.
+    pub outputs: RunOutputs,
 }
 
 impl herd_series::Observer for LiveTable {
     fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        crate::series::each_run(self.quiet, self.log.as_mut(), self.board.as_ref())
+        self.outputs.begin()
     }
 
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
-        if let Some(log) = self.log.as_mut() {
-            log.end();
-        }
         let row = row_of(run);
         self.line(level, &target.name, &row, too_short(run));
-        if let Some(b) = &self.board {
+        let (model, streams, unit) = (self.model, self.streams, self.unit);
+        self.outputs.ended(|| {
             let x = row.extra.as_ref();
-            let asked = match (self.model, self.streams) {
-                (Model::Open, _) => format!("{} {}", level_text(level), self.unit),
+            let asked = match (model, streams) {
+                (Model::Open, _) => format!("{} {unit}", level_text(level)),
                 (Model::Closed, Some(m)) => {
                     format!("{} connections x {m} streams", level_text(level))
                 }
                 (Model::Closed, None) => format!("{} users", level_text(level)),
             };
-            b.level(herd_live::dashboard::LevelRow {
+            herd_live::dashboard::LevelRow {
                 asked,
                 target: target.name.clone(),
                 achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
@@ -51,8 +45,8 @@ impl herd_series::Observer for LiveTable {
                 p99_ms: x.map_or(0.0, |x| x.p99),
                 errors_percent: row.errors,
                 verdict: verdict(&row, too_short(run)).to_owned(),
-            });
-        }
+            }
+        });
     }
 }
 

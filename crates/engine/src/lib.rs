@@ -56,7 +56,7 @@ pub use ordered::Ordered;
 pub use plan::{Load, Plan, PlanError};
 pub use process::Process;
 pub use requests_log::RequestsLog;
-pub use run::{run, GeneratorReport, Progress, RunError, RunOutput};
+pub use run::{run, GeneratorReport, Progress, RunError, RunOutput, KEPT_S};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{

@@ -109,4 +109,7 @@ pub struct Progress {
     pub last: Option<Second>,
     /// The seconds closed since the last report, in order: the run's one stream of records.
     pub closed: Vec<Record>,
+    /// Seconds the collector holds in memory: the last minutes ([`crate::KEPT_S`]); older ones
+    /// wait on disk for the end of the run.
+    pub held: usize,
 }

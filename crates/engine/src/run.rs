@@ -10,6 +10,7 @@ use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
 use crate::{Clock, Control, Load, Plan, PlanError, Script, ScriptReport, Transport};
 use herd_metrics::{new_histogram, ErrorKind, Stats, Timeline};
+use herd_spill::SpillError;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -25,7 +26,14 @@ pub enum RunError {
     Thread(#[source] std::io::Error),
     #[error("a worker thread failed: {0}")]
     Worker(String),
+    #[error(transparent)]
+    Spill(#[from] SpillError),
 }
+
+/// Seconds the collector keeps in memory after handing them out; older ones (their totals, their
+/// sealed percentiles, the generator's health) wait on disk for the end of the run, so a day-long
+/// run holds what a five-minute one does. The live outputs keep their own copies of what they show.
+pub const KEPT_S: u64 = 300;
 
 /// Runs `plan` on `plan.effective_threads()` threads, each with its own transport and script
 /// made by the factories (called on the worker's own thread), on one worker loop. `clock` is the
@@ -147,12 +155,15 @@ where
                         })
                         .collect();
                     unsent = unsent.max(closed_below);
+                    timeline.spill_below(unsent.saturating_sub(KEPT_S));
+                    watch.spill_below(unsent.saturating_sub(KEPT_S));
                     progress(&Progress {
                         elapsed,
                         requests: ended,
                         errors,
                         last: closed.last().map(|r| r.second.clone()),
                         closed,
+                        held: timeline.held().max(watch.held()),
                     });
                 }
             }
@@ -174,7 +185,7 @@ where
         outputs,
         timeline,
         watch,
-    );
+    )?;
     progress(&stream::rest(plan, &out, &mut shares, unsent));
     Ok(out)
 }
@@ -204,8 +215,8 @@ fn merge<R: ScriptReport>(
     threads: usize,
     outputs: Vec<(WorkerOutput, R)>,
     mut timeline: Timeline,
-    watch: Watch,
-) -> RunOutput<R> {
+    mut watch: Watch,
+) -> Result<RunOutput<R>, RunError> {
     let measure_start = shared.start + plan.warmup;
     let mut cancelled_at: Option<Instant> = None;
     let mut total = Stats::default();
@@ -220,10 +231,16 @@ fn merge<R: ScriptReport>(
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
-    for (o, report) in outputs {
+    for (i, (o, report)) in outputs.into_iter().enumerate() {
         script.merge(report);
         let (t, names, seconds) = o.recorder.finish();
-        total.merge(&t);
+        // The first worker's totals are taken whole: merged into empty ones, each of their
+        // dense histograms (~190 KB) would be copied, every page written, at the run's end.
+        if i == 0 {
+            total = t;
+        } else {
+            total.merge(&t);
+        }
         if by_name.is_empty() {
             by_name = names;
         } else {
@@ -318,11 +335,12 @@ fn merge<R: ScriptReport>(
     };
     let verdict = generator::verdict(&health, &Bounds::default());
     let seconds = duration.as_secs_f64().ceil() as u64;
-    RunOutput {
+    let health_timeline = watch.finish()?;
+    Ok(RunOutput {
         started_at,
         total,
         by_name,
-        timeline: timeline.finish(seconds),
+        timeline: timeline.finish(seconds)?,
         scheduled,
         dropped,
         warmup_requests: warmup,
@@ -342,7 +360,7 @@ fn merge<R: ScriptReport>(
             peak_connections: peak,
             protocols,
             tls,
-            timeline: watch.samples.into_values().collect(),
+            timeline: health_timeline,
             fds_peak,
             fd_limit,
             ports_peak: watch.ports_peak,
@@ -350,7 +368,7 @@ fn merge<R: ScriptReport>(
             verdict,
         },
         script,
-    }
+    })
 }
 
 fn fd_soft_limit() -> Option<u64> {

@@ -98,6 +98,8 @@ pub(crate) fn rest<R>(
         errors: out.total.errors.total(),
         last: closed.last().map(|r| r.second.clone()),
         closed,
+        // Every second is back in memory now, for the result.
+        held: out.timeline.len(),
     }
 }
 

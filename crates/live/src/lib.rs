@@ -278,6 +278,7 @@ mod tests {
             errors: 0,
             last: None,
             closed: Vec::new(),
+            held: 0,
         };
         sinks.progress(&progress);
         sinks.progress(&progress);

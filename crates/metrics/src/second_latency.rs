@@ -12,12 +12,13 @@
 
 use crate::HISTOGRAM_MAX_US;
 use hdrhistogram::Histogram;
+use herd_spill::{get_varint, put_varint, Spilled};
 
 /// The quantiles a sealed second answers; a quantile between two of them is answered with the
 /// next one up (as a histogram would answer with the top of the next bucket).
 pub const SEALED_QUANTILES: [f64; 7] = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1.0];
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Sealed {
     len: u64,
     min: u64,
@@ -155,6 +156,43 @@ impl SecondLatency {
             .sealed
             .as_ref()
             .map_or(0, |_| std::mem::size_of::<Sealed>())
+    }
+}
+
+/// A second's latency on disk (the spill's): its summary, as a sealed second answers; a live one
+/// is summarized as sealing it would.
+impl Spilled for SecondLatency {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let summary = match (&self.sealed, &self.live) {
+            (Some(s), _) => Some(**s),
+            (None, Some(h)) => Some(summarize(h)),
+            (None, None) => None,
+        };
+        let Some(s) = summary else {
+            out.push(0);
+            return;
+        };
+        out.push(1);
+        for v in [s.len, s.min, s.max].iter().chain(s.at.iter()) {
+            put_varint(out, *v);
+        }
+    }
+
+    fn decode(input: &mut &[u8]) -> Option<Self> {
+        let (&tag, rest) = input.split_first()?;
+        *input = rest;
+        if tag == 0 {
+            return Some(SecondLatency::default());
+        }
+        let (len, min, max) = (get_varint(input)?, get_varint(input)?, get_varint(input)?);
+        let mut at = [0; SEALED_QUANTILES.len()];
+        for v in &mut at {
+            *v = get_varint(input)?;
+        }
+        Some(SecondLatency {
+            live: None,
+            sealed: Some(Box::new(Sealed { len, min, max, at })),
+        })
     }
 }
 

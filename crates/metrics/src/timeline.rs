@@ -1,5 +1,7 @@
 use crate::stats::micros;
 use crate::{ByName, ErrorKind, Outcome, SecondLatency, Verdict};
+use herd_spill::{get_varint, put_varint, Spilled};
+use herd_spill::{Spill, SpillError};
 use std::collections::BTreeMap;
 
 /// Seconds older than this (behind the newest second reported) are sealed: their latency
@@ -102,17 +104,58 @@ impl Second {
     }
 }
 
+/// A sealed second on disk (the timeline's spill); its per-name entries are gone once sealed.
+impl Spilled for Second {
+    fn encode(&self, out: &mut Vec<u8>) {
+        debug_assert!(self.by_name.is_empty(), "only sealed seconds are spilled");
+        let counts = [self.index, self.ok, self.failed, self.bytes_received];
+        for v in counts.iter().chain(&self.errors).chain(&self.status_class) {
+            put_varint(out, *v);
+        }
+        self.latency.encode(out);
+        self.service.encode(out);
+    }
+
+    fn decode(input: &mut &[u8]) -> Option<Self> {
+        let mut s = Second::new(get_varint(input)?);
+        s.ok = get_varint(input)?;
+        s.failed = get_varint(input)?;
+        s.bytes_received = get_varint(input)?;
+        for v in s.errors.iter_mut().chain(s.status_class.iter_mut()) {
+            *v = get_varint(input)?;
+        }
+        s.latency = SecondLatency::decode(input)?;
+        s.service = SecondLatency::decode(input)?;
+        Some(s)
+    }
+}
+
 /// Collects the seconds every worker reports and merges those of the same index.
 #[derive(Debug, Default)]
 pub struct Timeline {
     seconds: BTreeMap<u64, Second>,
     /// Every second below this one is sealed.
     sealed_below: u64,
+    /// Every second below this one is in `spill`, out of memory until the end.
+    spilled_below: u64,
+    spill: Spill<Second>,
+    /// Parts of spilled seconds that came after them (a worker stalled for minutes), added to
+    /// them at the end.
+    late: BTreeMap<u64, Second>,
 }
 
 impl Timeline {
     pub fn add(&mut self, s: Second) {
         let index = s.index;
+        if index < self.spilled_below {
+            match self.late.get_mut(&index) {
+                Some(have) => have.merge(&s),
+                None => {
+                    self.late.insert(index, s);
+                }
+            }
+            return;
+        }
         match self.seconds.get_mut(&index) {
             Some(have) => have.merge(&s),
             None => {
@@ -130,7 +173,28 @@ impl Timeline {
 
     /// Bytes the timeline holds (seconds and their latency summaries; map overhead aside).
     pub fn held_bytes(&self) -> usize {
-        self.seconds.values().map(Second::held_bytes).sum()
+        let held = self.seconds.values().chain(self.late.values());
+        held.map(Second::held_bytes).sum::<usize>() + self.spill.held_bytes()
+    }
+
+    /// Seconds held in memory, not spilled.
+    pub fn held(&self) -> usize {
+        self.seconds.len() + self.late.len()
+    }
+
+    /// Moves the sealed seconds below `index` out of memory, to be read back by
+    /// [`Timeline::finish`]. [`Timeline::get`] no longer answers for them.
+    pub fn spill_below(&mut self, index: u64) {
+        let index = index.min(self.sealed_below);
+        if index <= self.spilled_below {
+            return;
+        }
+        let keep = self.seconds.split_off(&index);
+        for (_, mut s) in std::mem::replace(&mut self.seconds, keep) {
+            s.seal();
+            self.spill.push(&s);
+        }
+        self.spilled_below = index;
     }
 
     /// The most recent second with data, if any.
@@ -145,18 +209,35 @@ impl Timeline {
     /// Every second from 0 to `len - 1`, empty ones included, so a stall shows as zeros rather
     /// than as a gap that plots would bridge. Responses that arrived after the window (requests
     /// in flight at its end) fold into the last second rather than make a stub second of their own.
-    pub fn finish(mut self, len: u64) -> Vec<Second> {
+    ///
+    /// Spilled seconds are read back first; only an error reading the spill file fails.
+    pub fn finish(mut self, len: u64) -> Result<Vec<Second>, SpillError> {
+        let mut seconds: BTreeMap<u64, Second> = self
+            .spill
+            .read_back()?
+            .into_iter()
+            .map(|s| (s.index, s))
+            .collect();
+        for (index, part) in self.late {
+            match seconds.get_mut(&index) {
+                Some(have) => have.merge(&part),
+                None => {
+                    seconds.insert(index, part);
+                }
+            }
+        }
+        seconds.append(&mut self.seconds);
         if len == 0 {
-            return self.seconds.into_values().collect();
+            return Ok(seconds.into_values().collect());
         }
         let mut out: Vec<Second> = (0..len)
-            .map(|i| self.seconds.remove(&i).unwrap_or_else(|| Second::new(i)))
+            .map(|i| seconds.remove(&i).unwrap_or_else(|| Second::new(i)))
             .collect();
         let last = out.last_mut().expect("len > 0");
-        for late in self.seconds.values() {
+        for late in seconds.values() {
             last.merge(late);
         }
-        out
+        Ok(out)
     }
 }
 
@@ -193,7 +274,7 @@ mod tests {
             ErrorKind::Timeout,
         ));
         t.add(late);
-        let v = t.finish(4);
+        let v = t.finish(4).unwrap();
         assert_eq!(v.len(), 4);
         assert_eq!(
             v.iter().map(Second::requests).collect::<Vec<_>>(),
@@ -236,10 +317,40 @@ mod tests {
         assert_eq!(at[599] - at[499], at[499] - at[399]);
         // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
         assert!(at[119] < 60 * 65_536, "{}", at[119]);
-        let v = t.finish(600);
+        let v = t.finish(600).unwrap();
         assert_eq!(v[10].requests(), 6_000);
         let p99 = v[10].latency.value_at_quantile(0.99);
         assert!(v[10].latency.is_sealed() && p99 > 19_000, "{p99}");
+    }
+
+    #[test]
+    fn a_spilled_timeline_holds_the_window_and_finishes_as_a_kept_one() {
+        let (mut kept, mut spilled) = (Timeline::default(), Timeline::default());
+        let mut most_held = 0;
+        for sec in 0..900 {
+            // A quiet stretch: seconds with nothing in them.
+            let n = if (400..420).contains(&sec) { 0 } else { 50 };
+            busy_second(&mut kept, sec, n);
+            busy_second(&mut spilled, sec, n);
+            spilled.spill_below(sec.saturating_sub(300));
+            most_held = most_held.max(spilled.held());
+        }
+        assert!(most_held <= 301, "{most_held} seconds held");
+        assert_eq!(spilled.spill.len(), 599, "seconds 0 to 598 on disk");
+        // A stalled worker's part of a second already on disk still counts.
+        for t in [&mut kept, &mut spilled] {
+            let mut late = Second::new(5);
+            late.record(&Outcome::error(
+                0,
+                Duration::from_millis(1),
+                ErrorKind::Timeout,
+            ));
+            t.add(late);
+        }
+        let (a, b) = (kept.finish(900).unwrap(), spilled.finish(900).unwrap());
+        assert_eq!(b.len(), 900);
+        assert_eq!(b[5].errors[ErrorKind::Timeout.index()], 1);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! per-second rates, gauges as values. A failed scrape is a gap with its error, never a stop.
 
 use crate::exposition::{self, Exposition, MetricKind};
+use crate::kept::{Point, KEPT};
 use crate::scrape::{self, HttpUrl};
 use crate::{MonitorError, Selector};
+use herd_spill::Spill;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
@@ -88,6 +90,8 @@ pub struct ExporterSampler {
     series_dropped: usize,
     scrapes: u64,
     gaps: Vec<Gap>,
+    /// Each series' older points, out of memory until the watch stops ([`crate::kept`]).
+    spilled: BTreeMap<(String, BTreeMap<String, String>), Spill<Point>>,
 }
 
 impl ExporterSampler {
@@ -140,6 +144,7 @@ impl ExporterSampler {
             series_dropped: 0,
             scrapes: 0,
             gaps: Vec::new(),
+            spilled: BTreeMap::new(),
         })
     }
 
@@ -183,6 +188,34 @@ impl ExporterSampler {
             }
             if let Some(series) = self.series.get_mut(&key) {
                 series.observe(at, sample.value);
+                if series.samples.len() >= 2 * KEPT {
+                    let spill = self.spilled.entry(key).or_default();
+                    let old = series.samples.len() - KEPT;
+                    for (at, v) in series.samples.drain(..old) {
+                        spill.push(&Point(at, v));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts each series' spilled points back in front of those in memory: [`Self::series`]
+    /// then holds every point of the watch.
+    pub(crate) fn read_back(&mut self) {
+        for (key, spill) in std::mem::take(&mut self.spilled) {
+            let Some(series) = self.series.get_mut(&key) else {
+                continue;
+            };
+            match spill.read_back() {
+                Ok(old) => {
+                    let new = std::mem::take(&mut series.samples);
+                    series.samples = old.into_iter().map(|p| (p.0, p.1)).collect();
+                    series.samples.extend(new);
+                }
+                Err(e) => self.gaps.push(Gap {
+                    at: Instant::now(),
+                    error: format!("the first points of {} are missing: {e}", key.0),
+                }),
             }
         }
     }
@@ -260,6 +293,35 @@ mod tests {
     }
 
     #[test]
+    fn a_day_long_watch_keeps_its_last_points_in_memory_and_every_point_at_the_end() {
+        let mut s = ExporterSampler {
+            url: HttpUrl::parse("http://127.0.0.1:9100/metrics").unwrap(),
+            selectors: vec![Selector::parse("node_load1").unwrap()],
+            timeout: Duration::from_secs(1),
+            series: BTreeMap::new(),
+            series_dropped: 0,
+            scrapes: 0,
+            gaps: Vec::new(),
+            spilled: BTreeMap::new(),
+        };
+        let t0 = Instant::now();
+        for i in 0..2_000u64 {
+            let page = format!("# TYPE node_load1 gauge\nnode_load1 {}\n", i as f64 / 4.0);
+            s.keep(at(t0, i * 1000), &exposition::parse(&page).unwrap());
+            let held = s.series().map(|x| x.samples.len()).sum::<usize>();
+            assert!(held < 2 * KEPT, "{held} points in memory");
+        }
+        s.read_back();
+        let series: Vec<&Series> = s.series().collect();
+        assert_eq!(series.len(), 1);
+        let want: Vec<(Instant, f64)> = (0..2_000u64)
+            .map(|i| (at(t0, i * 1000), i as f64 / 4.0))
+            .collect();
+        assert_eq!(series[0].samples, want);
+        assert!(s.gaps.is_empty());
+    }
+
+    #[test]
     fn selected_series_are_kept_with_their_kind() {
         let page = "# TYPE node_cpu_seconds_total counter\n\
             node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 100\n\
@@ -278,6 +340,7 @@ mod tests {
             series_dropped: 0,
             scrapes: 0,
             gaps: Vec::new(),
+            spilled: BTreeMap::new(),
         };
         let t0 = Instant::now();
         s.keep(t0, &expo);

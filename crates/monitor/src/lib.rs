@@ -14,7 +14,8 @@
 //! local ports, TIME_WAIT reuse) with the one rule `herd doctor` and the generator's verdict
 //! share, and [`tree`] groups the processes of a name into trees.
 //!
-//! Depends on none of herd's crates: the CLI turns [`Observations`] into the report's types.
+//! Depends on none of herd's crates but herd-spill (where a long watch's old readings wait): the CLI
+//! turns [`Observations`] into the report's types.
 //!
 //! ```no_run
 //! use herd_monitor::{prepare, ProcessTarget, WatchPlan};
@@ -49,6 +50,7 @@ mod error;
 mod exporter;
 pub mod exposition;
 mod fresh;
+mod kept;
 mod process;
 pub mod procfs;
 mod scrape;

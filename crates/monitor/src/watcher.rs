@@ -8,8 +8,10 @@
 
 use crate::exporter::{ExporterSampler, Gap, Series};
 use crate::fresh::{scraped_since, Reading};
+use crate::kept;
 use crate::process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
 use crate::{HttpUrl, MonitorError, Selector};
+use herd_spill::Spill;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -202,21 +204,31 @@ impl Ready {
                     for (s, series) in samplers.iter_mut() {
                         series.start = s.start(Instant::now());
                     }
+                    let mut spills: Vec<Spill<ProcessSample>> =
+                        samplers.iter().map(|_| Spill::default()).collect();
                     pace(origin, interval, &rx, || {
                         for (k, (s, series)) in samplers.iter_mut().enumerate() {
                             if let Some(x) = s.sample(Instant::now()) {
                                 // Nobody may be asking (a watch without live outputs).
                                 let _ = told.send(Reading::Process(k, x));
                                 series.samples.push(x);
+                                kept::spill_old(&mut series.samples, &mut spills[k]);
                             }
                         }
                     });
                     samplers
                         .into_iter()
-                        .map(|(s, mut series)| {
+                        .zip(spills)
+                        .map(|((s, mut series), spill)| {
                             series.pids = s.pids().to_vec();
                             series.notes = s.notes().to_vec();
                             series.notes_dropped = s.notes_dropped();
+                            if let Err(e) = kept::read_back(&mut series.samples, spill) {
+                                series.notes.push(Note {
+                                    at: Instant::now(),
+                                    text: format!("the first readings are missing: {e}"),
+                                });
+                            }
                             series
                         })
                         .collect()
@@ -240,6 +252,7 @@ impl Ready {
                 .spawn(move || {
                     scrape(&mut sampler);
                     pace(origin, interval, &rx, || scrape(&mut sampler));
+                    sampler.read_back();
                     exporter_series_of(&sampler)
                 })
                 .map_err(MonitorError::Thread)?;

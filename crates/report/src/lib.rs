@@ -56,6 +56,7 @@
 //! ```
 
 mod compare_text;
+mod connection_text;
 pub mod figure;
 pub mod html;
 #[cfg(feature = "png")]

@@ -19,6 +19,7 @@ mod conclusion;
 pub mod flags;
 mod http;
 mod labels;
+mod level_plan;
 mod limits;
 mod prepare;
 mod prepared;

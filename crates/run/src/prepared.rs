@@ -1,11 +1,10 @@
 //! A prepared run: plays on the engine at its own load or at a level, and is the one
 //! implementation of the `Runs` seam that series drive.
 
-use crate::prepare::{threads_default, url_plan};
-use crate::result::{add_workload, to_result, url_config, workload_config};
+use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
-use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs, DEFAULT_OPEN_CAP};
-use herd_engine::{Control, Load, Plan, Request, Shard, Single, SystemClock};
+use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
+use herd_engine::{Control, Plan, Request, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
 use herd_http::{HttpTransport, RequestSpec, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
@@ -319,156 +318,6 @@ impl Prepared {
             Some(p) => t.through(p, target),
             None => t,
         })
-    }
-
-    /// Every problem with the plan at this level and length.
-    pub(crate) fn check_at(
-        &self,
-        level: Option<Level>,
-        length: Option<Length>,
-    ) -> Result<(), RunError> {
-        let plan = self.plan_at(level, length);
-        plan.validate().map_err(|e| match &self.what {
-            What::Workload { file, .. } => {
-                RunError::Invalid(vec![format!("{}: {e}", file.display())])
-            }
-            _ => RunError::Invalid(e.0),
-        })?;
-        self.check_rows(&plan)
-    }
-
-    /// docs/distributed.md promises that two shards never log in as the same user: user `u`
-    /// keeps row `u mod rows`, so that holds only while every user has a row of its own.
-    fn check_rows(&self, plan: &Plan) -> Result<(), RunError> {
-        let (
-            Some(ShardRun { shard, .. }),
-            What::Workload { workload, file } | What::UrlFile { workload, file, .. },
-        ) = (&self.shard, &self.what)
-        else {
-            return Ok(());
-        };
-        let users = plan.max_connections();
-        let problems: Vec<String> = workload
-            .per_user_rows()
-            .into_iter()
-            .filter(|&(_, rows)| shard.count > 1 && rows < users)
-            .map(|(name, rows)| {
-                format!(
-                    "{}: data `{name}` has {rows} rows for {users} users over {} shards: users would share rows, and two shards would log in as the same user; add rows (one per user) or run fewer users",
-                    file.display(),
-                    shard.count
-                )
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(RunError::Invalid(problems))
-        }
-    }
-
-    /// The plan at a level and length, without shard or late start.
-    fn plan_at(&self, level: Option<Level>, length: Option<Length>) -> Plan {
-        let mut plan = self.plan_of(level, length);
-        self.http().apply(&mut plan);
-        plan
-    }
-
-    /// The protocol flags, with a workload file's `protocol: h2` as if `--http2` were given.
-    fn http(&self) -> crate::HttpFlags {
-        let file = matches!(&self.what, What::Workload { workload, .. } if workload.http2);
-        crate::HttpFlags {
-            http2: self.http.http2 || file,
-            ..self.http
-        }
-    }
-
-    fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
-        let w = match &self.what {
-            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
-            What::UrlFile { workload, .. } => {
-                return url_plan(&self.load.at(level, length), workload.names().len())
-            }
-            What::Workload { workload, .. } => workload,
-            // A log sets its own arrivals: a level does not apply.
-            What::Replay { replay, .. } => return replay.plan(&self.load.at(None, length)),
-        };
-        let f = &self.load;
-        let Some(level) = level else {
-            // The file's own load; its thread count wins over the default, the flag over both.
-            let mut plan = w.plan(threads_default());
-            if let Some(t) = f.threads {
-                plan.threads = t;
-            }
-            if let Some(warmup) = f.warmup {
-                plan.warmup = warmup;
-            }
-            if let Some(timeout) = f.timeout {
-                plan.timeout = timeout;
-            }
-            set_length(&mut plan, length);
-            return plan;
-        };
-        // A level replaces the file's load: no stages, the flags' threads and warm-up.
-        let mut plan = w.plan(threads_default());
-        if let Some(t) = f.threads {
-            plan.threads = t;
-        }
-        plan.load = match level {
-            Level::Rate(rate) => Load::Open {
-                rate,
-                max_connections: f.connections.unwrap_or(DEFAULT_OPEN_CAP),
-            },
-            Level::Users(users) => Load::Closed { users },
-        };
-        plan.process = f.arrivals.unwrap_or_default();
-        plan.seed = f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED);
-        set_length(&mut plan, length);
-        plan.stages = Vec::new();
-        plan.warmup = f.warmup.unwrap_or_default();
-        if let Some(timeout) = f.timeout {
-            plan.timeout = timeout;
-        }
-        plan
-    }
-
-    fn config_of(&self, plan: &Plan, level: Option<Level>, length: Option<Length>) -> RunConfig {
-        let mut c = self.config_as_planned(plan, level, length);
-        // Over HTTP/2 and HTTP/3 the plan's window is streams per connection, not HTTP/1.1's
-        // pipeline.
-        if self.http().http2 || self.http().http3 {
-            c.pipeline = None;
-            c.streams = Some(plan.pipeline.max(1) as u64);
-        }
-        c
-    }
-
-    fn config_as_planned(
-        &self,
-        plan: &Plan,
-        level: Option<Level>,
-        length: Option<Length>,
-    ) -> RunConfig {
-        match &self.what {
-            What::Url(r) | What::Script { request: r, .. } => {
-                url_config(r, &self.load.at(level, length), plan)
-            }
-            What::UrlFile { request, .. } => {
-                let mut c = url_config(request, &self.load.at(level, length), plan);
-                c.method = "url file".to_owned();
-                c
-            }
-            What::Workload { workload, .. } => workload_config(workload, plan),
-            What::Replay { url, .. } => crate::result::replay_config(url, plan),
-        }
-    }
-}
-
-fn set_length(plan: &mut Plan, length: Option<Length>) {
-    match length {
-        Some(Length::Time(d)) => (plan.duration, plan.requests) = (Some(d), None),
-        Some(Length::Requests(n)) => (plan.duration, plan.requests) = (None, Some(n)),
-        None => {}
     }
 }
 

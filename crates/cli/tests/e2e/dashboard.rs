@@ -7,7 +7,7 @@ use crate::browser::{browse_url, console};
 use crate::common::{mock, one_at_a_time, stderr, stdout, Herd, TempDir};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::Child;
+use std::process::{Child, Output};
 use std::time::{Duration, Instant};
 
 /// Starts `herd` (with `--dashboard`) and returns it with the address it printed.
@@ -64,6 +64,25 @@ pub(crate) fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "{what} within 30 s");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A Chromium that opens the dashboard at `url` and follows its events until the stream closes
+/// (its virtual time waits for that), returned once the dashboard counts it as watching; joined,
+/// it gives the page as it ended.
+pub(crate) fn follow(dir: &TempDir, url: &str) -> std::thread::JoinHandle<Output> {
+    let watcher = {
+        let (dir, url) = (dir.path("watcher"), url.to_owned());
+        std::thread::spawn(move || {
+            let d = TempDir(dir);
+            std::fs::create_dir_all(&d.0).unwrap();
+            browse_url(&d, &url, &["--virtual-time-budget=3000", "--dump-dom"])
+        })
+    };
+    let addr = loopback(url);
+    wait_for("Chromium following the events", || {
+        ask(addr, "GET", "/", "").contains("X-Herd-Watching: 1")
+    });
+    watcher
 }
 
 pub(crate) fn finish(
@@ -135,17 +154,7 @@ fn the_dashboard_follows_the_run_in_chromium_and_its_button_stops_it_as_ctrl_c()
 
     // A browser that stays: it follows the events until the end (Chromium's virtual time
     // waits for the stream to close), while the test stops the run as the page's button does.
-    let watcher = {
-        let (dir, url) = (dir.path("watcher"), url.clone());
-        std::thread::spawn(move || {
-            let d = TempDir(dir);
-            std::fs::create_dir_all(&d.0).unwrap();
-            browse_url(&d, &url, &["--virtual-time-budget=3000", "--dump-dom"])
-        })
-    };
-    wait_for("Chromium following the events", || {
-        ask(addr, "GET", "/", "").contains("X-Herd-Watching: 1")
-    });
+    let watcher = follow(&dir, &url);
     let before = seconds();
     wait_for("a live update", || seconds() >= before + 2);
     let refused = ask(addr, "POST", "/stop", "");

@@ -3,8 +3,8 @@
 //! goes), a live table per request name, and a series' levels growing step by step.
 
 use crate::browser::{browse_url, console};
-use crate::common::{mock, one_at_a_time, Herd, TempDir};
-use crate::dashboard::{ask, finish, loopback, start, wait_for};
+use crate::common::{mock, one_at_a_time, shop_workload, Herd, TempDir};
+use crate::dashboard::{ask, finish, follow, loopback, start, wait_for};
 
 /// The lines of a `--json` stream written so far that carry the watched server's readings.
 fn lines_with_server(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -21,22 +21,11 @@ fn the_page_shows_the_watched_server_and_each_request_name_while_the_run_goes_on
     let _turn = one_at_a_time();
     let server = mock(&[]);
     let dir = TempDir::new("dashboard-live");
-    let file = dir.path("shop.yaml");
-    let yaml = format!(
-        r#"
-target: http://{}
-load: {{ model: open, rate: 40, max_connections: 4, duration: 60s }}
-scenarios:
-  - name: browse
-    steps:
-      - get: /index
-        name: home
-      - get: /items/1
-        name: item
-"#,
-        server.local_addr()
+    let file = shop_workload(
+        &dir,
+        server.local_addr(),
+        "model: open, rate: 40, max_connections: 4, duration: 60s",
     );
-    std::fs::write(&file, yaml).unwrap();
     let json = dir.path("r.json");
     // The test process serves the mock: the server watched is this process.
     let me = std::process::id().to_string();
@@ -140,23 +129,13 @@ fn a_sweeps_page_grows_its_table_level_by_level_and_says_finished_with_the_repor
         .json(&json);
     let (child, url, reader) = start(h);
     let addr = loopback(&url);
-    let watcher = {
-        let (dir, url) = (dir.path("watcher"), url.clone());
-        std::thread::spawn(move || {
-            let d = TempDir(dir);
-            std::fs::create_dir_all(&d.0).unwrap();
-            browse_url(&d, &url, &["--virtual-time-budget=3000", "--dump-dom"])
-        })
-    };
     // The step going on is live on the page, above the table of levels done.
     wait_for("the first step live", || {
         let page = ask(addr, "GET", "/", "");
         page.contains("<section id=\"step\"><h2>Now: 20 req/s</h2>")
             && page.contains("data-state=\"running\" data-levels=\"0\"")
     });
-    wait_for("Chromium following the events", || {
-        ask(addr, "GET", "/", "").contains("X-Herd-Watching: 1")
-    });
+    let watcher = follow(&dir, &url);
 
     let out = watcher.join().unwrap();
     let log = String::from_utf8_lossy(&out.stderr);

@@ -40,24 +40,11 @@ fn h2load(url: &str, n: &str, c: &str, m: &str) -> (u64, u64, u64) {
     )
 }
 
-fn tls_files(dir: &TempDir) -> String {
-    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
-    let ck =
-        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
-    std::fs::write(&cert, ck.cert.pem()).unwrap();
-    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
-    format!(
-        "ssl_certificate {}; ssl_certificate_key {};",
-        cert.display(),
-        key.display()
-    )
-}
-
 #[test]
 fn http2_against_nginx_on_h2c_and_tls_agrees_with_h2load() {
     let _turn = one_at_a_time();
     let dir = TempDir::new("h2-nginx");
-    let tls = tls_files(&dir);
+    let tls = nginx_tls(&dir, "");
     // `listen ... http2` is what nginx 1.22 (Debian 12) knows; later ones accept it too.
     let plain = Nginx::start_with("", "http2");
     let secure = Nginx::start_with(&tls, "ssl http2");
@@ -304,7 +291,7 @@ fn http2_flags_without_http2_or_out_of_range_are_refused() {
 #[test]
 fn a_tls_server_without_http2_fails_with_what_alpn_chose() {
     let dir = TempDir::new("h2-alpn");
-    let tls = tls_files(&dir);
+    let tls = nginx_tls(&dir, "");
     let nginx = Nginx::start_with(&tls, "ssl");
     let url = format!("https://{}/", nginx.addr);
     let r = Herd::new(&["run", "--http2", "-k", "-c", "1", "-n", "3", &url])

@@ -7,9 +7,26 @@ use std::process::Command;
 
 /// Kubernetes releases the manifests must be valid for: the first with per-index backoff on by
 /// default (1.29) and the newest the validator knows.
-pub const VERSIONS: [&str; 2] = ["1.29.0", "1.37.0"];
+const VERSIONS: [&str; 2] = ["1.29.0", "1.37.0"];
 
-pub fn validator() -> Command {
+/// Asserts that the manifests `files` are valid, strictly, for each of [`VERSIONS`].
+pub fn assert_valid(files: &[std::path::PathBuf]) {
+    for v in VERSIONS {
+        let o = validator()
+            .args(["--strict", "-k", v])
+            .args(files)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "Kubernetes {v}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+fn validator() -> Command {
     let ok = |c: &mut Command| c.output().is_ok_and(|o| o.status.success());
     if !ok(Command::new("kubernetes-validate").arg("--version")) {
         let pip = |extra: &[&str]| {
@@ -73,19 +90,7 @@ fn rendered_manifests_are_valid_kubernetes_for_two_releases() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("kubectl apply -f"), "{}", stdout(&o));
     let files = [out.join("00-configmap.yaml"), out.join("01-job.yaml")];
-    for v in VERSIONS {
-        let o = validator()
-            .args(["--strict", "-k", v])
-            .args(&files)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "Kubernetes {v}: {}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    assert_valid(&files);
     let job = std::fs::read_to_string(&files[1]).unwrap();
     for want in [
         "completionMode: Indexed",

@@ -3,26 +3,12 @@
 
 use crate::common::*;
 
-/// nginx's `ssl_*` lines for a self-signed ECDSA certificate written into `dir`, and `extra`.
-fn tls(dir: &TempDir, extra: &str) -> String {
-    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
-    let ck =
-        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
-    std::fs::write(&cert, ck.cert.pem()).unwrap();
-    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
-    format!(
-        "ssl_certificate {}; ssl_certificate_key {}; {extra}",
-        cert.display(),
-        key.display()
-    )
-}
-
 #[test]
 fn the_result_says_which_tls_version_cipher_and_alpn_each_connection_negotiated() {
     let dir = TempDir::new("tls-facts");
     // TLS 1.2 with one cipher suite nginx may choose; herd offers http/1.1 by ALPN.
     let old = Nginx::start_with(
-        &tls(
+        &nginx_tls(
             &dir,
             "ssl_protocols TLSv1.2; ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384;",
         ),
@@ -56,7 +42,7 @@ fn the_result_says_which_tls_version_cipher_and_alpn_each_connection_negotiated(
     );
 
     // TLS 1.3 and HTTP/2 by ALPN.
-    let new = Nginx::start_with(&tls(&dir, "ssl_protocols TLSv1.3;"), "ssl http2");
+    let new = Nginx::start_with(&nginx_tls(&dir, "ssl_protocols TLSv1.3;"), "ssl http2");
     let url = format!("https://{}/", new.addr);
     let r = Herd::new(&[
         "run", "-k", "--http2", "-c", "2", "-n", "200", "-t", "1", &url,
@@ -85,7 +71,10 @@ fn the_result_says_which_tls_version_cipher_and_alpn_each_connection_negotiated(
 #[test]
 fn every_tls_connection_has_a_connect_and_a_tls_phase() {
     let dir = TempDir::new("tls-phases");
-    let nginx = Nginx::start_with(&tls(&dir, "ssl_protocols TLSv1.2 TLSv1.3;"), "ssl http2");
+    let nginx = Nginx::start_with(
+        &nginx_tls(&dir, "ssl_protocols TLSv1.2 TLSv1.3;"),
+        "ssl http2",
+    );
     let url = format!("https://{}/", nginx.addr);
     // A new connection every 5 requests: 40 handshakes, some of them resumed.
     for (proto, extra) in [("h1", None), ("h2", Some("--http2"))] {

@@ -59,7 +59,7 @@ pub fn run_at(rate: u64) -> RunResult {
         offered: Some(Duration::from_secs(4)),
         interrupted: false,
         stats: &stats,
-        timeline: &timeline.finish(5),
+        timeline: &timeline.finish(5).unwrap(),
         dropped: 0,
         warmup_requests: 0,
         warmup_duration: Duration::ZERO,

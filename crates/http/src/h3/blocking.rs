@@ -2,7 +2,8 @@
 //! and for tests. Runs go through the engine's loop instead.
 
 use super::config::H3Config;
-use super::connection::{H3Connection, H3Event, Handshake};
+use super::connection::H3Connection;
+use super::event::{H3Event, Handshake};
 use super::request::H3Request;
 use herd_engine::{Failure, Response};
 use herd_metrics::ErrorKind;

@@ -5,8 +5,11 @@
 //! per loop turn, so quinn can fill GSO batches), and reads what happened from
 //! [`H3Connection::poll_event`].
 
+mod streams;
+
 use super::config::H3Config;
-use super::frame::{control_stream_opening, get_frame_header, get_varint, CONTROL_STREAM, GOAWAY};
+use super::event::{EarlyData, H3Event, Handshake, Outgoing};
+use super::frame::control_stream_opening;
 use super::loss;
 use super::request::H3Request;
 use super::response::ResponseReader;
@@ -15,73 +18,16 @@ use bytes::BytesMut;
 use herd_engine::{Failure, Response};
 use herd_metrics::ErrorKind;
 use quinn_proto as quic;
-use quinn_proto::{Dir, Event, ReadError, StreamEvent, StreamId, VarInt};
+use quinn_proto::{Dir, Event, StreamEvent, StreamId, VarInt};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// At most this many datagrams in one GSO send.
 pub const MAX_GSO_SEGMENTS: usize = 10;
 const H3_NO_ERROR: u32 = 0x100;
 const H3_REQUEST_CANCELLED: u32 = 0x10c;
-
-/// How the connection was set up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Handshake {
-    /// From the first packet sent to the handshake's end.
-    pub time: Duration,
-    /// The TLS session of an earlier connection was resumed: the server sent no certificate.
-    pub resumed: bool,
-    pub early_data: EarlyData,
-}
-
-/// What became of the requests sent in 0-RTT, before the handshake's end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EarlyData {
-    /// None were sent: no session to resume, one whose server takes no early data, or no
-    /// replayable request waiting.
-    #[default]
-    NotSent,
-    /// The server took them: their responses may come before the handshake would have ended.
-    Accepted,
-    /// The server refused them: they were sent again on 1-RTT streams, counted once.
-    Rejected,
-}
-
-/// What happened on the connection, in order.
-#[derive(Debug)]
-pub enum H3Event {
-    /// The handshake finished.
-    Connected(Handshake),
-    /// The response to the request sent with `token` is complete.
-    Done { token: usize, response: Response },
-    /// The request sent with `token` got no valid response, after `received` bytes of it;
-    /// `unseen` when the server cannot have acted on it (refused by GOAWAY).
-    Failed {
-        token: usize,
-        failure: Failure,
-        received: u64,
-        unseen: bool,
-    },
-    /// The server granted more request streams (a MAX_STREAMS frame): requests that found the
-    /// limit reached can be sent now. Nothing else may come to say so: the responses that
-    /// freed the streams may have been told long before.
-    StreamsAvailable,
-    /// The connection is over. Every request in flight got its `Failed` first, so a caller that
-    /// counts failures per request counts each one once; the failure is `None` when herd
-    /// closed it itself, and is a request's failure only if no request was in flight (as when
-    /// the handshake fails).
-    Closed(Option<Failure>),
-}
-
-/// Bytes going out: one datagram, or `len / segment` datagrams of `segment` bytes (the last
-/// may be shorter) for one GSO send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outgoing {
-    pub len: usize,
-    pub segment: Option<usize>,
-}
 
 struct Exchange {
     token: usize,
@@ -460,114 +406,5 @@ impl H3Connection {
         }
         self.events
             .push_back(H3Event::Closed(if in_flight { None } else { failure }));
-    }
-
-    fn read(&mut self, id: StreamId, now: Instant) {
-        if let Some(i) = self.exchanges.iter().position(|e| e.stream == id) {
-            self.read_response(i, now);
-        } else if let Some(i) = self.peer.iter().position(|p| p.id == id) {
-            self.read_peer(i);
-        }
-    }
-
-    fn read_response(&mut self, i: usize, now: Instant) {
-        let ex = &mut self.exchanges[i];
-        let mut recv = self.conn.recv_stream(ex.stream);
-        let Ok(mut chunks) = recv.read(true) else {
-            return;
-        };
-        let outcome = loop {
-            match chunks.next(usize::MAX) {
-                Ok(Some(chunk)) => {
-                    ex.response.first_byte.get_or_insert(now);
-                    if let Err(f) = ex.reader.feed(&chunk.bytes, &mut ex.response) {
-                        break Some(Err(f));
-                    }
-                }
-                Ok(None) => break Some(ex.reader.finish()),
-                Err(ReadError::Blocked) => break None,
-                Err(ReadError::Reset(code)) => break Some(Err(loss::stream_reset(code.into()))),
-            }
-        };
-        let _ = chunks.finalize();
-        let Some(outcome) = outcome else { return };
-        let ex = self.exchanges.swap_remove(i);
-        match outcome {
-            Ok(()) => self.events.push_back(H3Event::Done {
-                token: ex.token,
-                response: ex.response,
-            }),
-            Err(failure) => {
-                // The rest of a broken response is of no use: tell the server to stop.
-                let _ = self
-                    .conn
-                    .recv_stream(ex.stream)
-                    .stop(VarInt::from_u32(H3_REQUEST_CANCELLED));
-                self.events.push_back(H3Event::Failed {
-                    token: ex.token,
-                    failure,
-                    received: ex.response.bytes_received,
-                    unseen: false,
-                });
-            }
-        }
-    }
-
-    /// Reads a server-opened stream: the control stream's frames (GOAWAY matters; SETTINGS
-    /// ask nothing of a client that sends no dynamic-table updates), the rest discarded.
-    fn read_peer(&mut self, i: usize) {
-        let p = &mut self.peer[i];
-        let mut recv = self.conn.recv_stream(p.id);
-        let Ok(mut chunks) = recv.read(true) else {
-            return;
-        };
-        while let Ok(Some(chunk)) = chunks.next(usize::MAX) {
-            if p.kind != Some(CONTROL_STREAM) && p.kind.is_some() {
-                continue;
-            }
-            p.buf.extend_from_slice(&chunk.bytes);
-            if p.kind.is_none() {
-                if let Some((kind, n)) = get_varint(&p.buf) {
-                    p.kind = Some(kind);
-                    p.buf.drain(..n);
-                }
-            }
-        }
-        let _ = chunks.finalize();
-        if p.kind != Some(CONTROL_STREAM) {
-            p.buf.clear();
-            return;
-        }
-        let mut at = 0;
-        let mut goaway = None;
-        while let Some(h) = get_frame_header(&p.buf[at..]) {
-            let end = at + h.header_len + h.len as usize;
-            if p.buf.len() < end {
-                break;
-            }
-            if h.kind == GOAWAY {
-                goaway = get_varint(&p.buf[at + h.header_len..end]).map(|(id, _)| id);
-            }
-            at = end;
-        }
-        p.buf.drain(..at);
-        if let Some(id) = goaway {
-            self.goaway = Some(id);
-            // Requests on streams from `id` on will never be processed (RFC 9114 §5.2).
-            let mut k = 0;
-            while k < self.exchanges.len() {
-                if self.exchanges[k].stream.index() * 4 >= id {
-                    let ex = self.exchanges.swap_remove(k);
-                    self.events.push_back(H3Event::Failed {
-                        token: ex.token,
-                        failure: loss::refused_by_goaway(),
-                        received: ex.response.bytes_received,
-                        unseen: true,
-                    });
-                } else {
-                    k += 1;
-                }
-            }
-        }
     }
 }

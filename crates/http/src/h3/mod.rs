@@ -12,6 +12,7 @@
 mod blocking;
 mod config;
 mod connection;
+mod event;
 mod frame;
 mod huffman;
 mod loss;
@@ -26,7 +27,8 @@ mod wire;
 
 pub use blocking::H3Client;
 pub use config::{H3Config, IDLE_TIMEOUT};
-pub use connection::{EarlyData, H3Connection, H3Event, Handshake, Outgoing, MAX_GSO_SEGMENTS};
+pub use connection::{H3Connection, MAX_GSO_SEGMENTS};
+pub use event::{EarlyData, H3Event, Handshake, Outgoing};
 pub use qpack::QpackError;
 pub use request::H3Request;
 pub use session::H3Session;

@@ -3,7 +3,7 @@
 //! events into notes. Requests are multiplexed, so one exchange can be given up alone (its
 //! stream reset) and the connection goes on.
 
-use super::connection::{EarlyData, H3Event};
+use super::event::{EarlyData, H3Event};
 use super::wire::{H3Conn, H3Wire};
 use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Resumption, Session, Ticket};
 use std::collections::VecDeque;

@@ -63,7 +63,12 @@ pub fn recorded() -> (Stats, Vec<Second>) {
     for s in seconds {
         timeline.add(s);
     }
-    (stats, timeline.finish(DURATION.as_secs_f64().ceil() as u64))
+    (
+        stats,
+        timeline
+            .finish(DURATION.as_secs_f64().ceil() as u64)
+            .unwrap(),
+    )
 }
 
 pub fn config(model: Model) -> RunConfig {

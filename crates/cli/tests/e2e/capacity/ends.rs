@@ -133,16 +133,11 @@ fn capacity_refuses_a_mistyped_output_directory_before_the_first_request() {
     let url = format!("http://{}/", server.local_addr());
     let dir = TempDir::new("capacity-outputs");
     let json = dir.path("no-such-dir/c.json");
-    let ran = Herd::new(&["capacity", &url, "--slo", "errors<1%"])
+    Herd::new(&["capacity", &url, "--slo", "errors<1%"])
         .args(&["--probe-duration", "10m"])
         .json(&json)
-        .run();
-    let err = ran.stderr();
-    assert_eq!(ran.out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains(json.to_str().unwrap()) && err.contains("mkdir -p"),
-        "{err}"
-    );
+        .run()
+        .refused_path(&json);
     assert_eq!(server.stats().requests, 0, "nothing was sent");
     server.shutdown();
 }

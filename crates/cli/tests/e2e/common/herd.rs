@@ -169,6 +169,19 @@ impl Ran {
         self
     }
 
+    /// Asserts herd refused an output `path` in a directory that does not exist, as bad input
+    /// (exit 2) whose message names the path and the fix (`mkdir -p`).
+    pub fn refused_path(&self, path: &Path) -> &Ran {
+        let err = self.stderr();
+        assert_eq!(self.out.status.code(), Some(2), "{}: {err}", path.display());
+        assert!(
+            err.contains(path.to_str().unwrap()) && err.contains("mkdir -p"),
+            "{}: {err}",
+            path.display()
+        );
+        self
+    }
+
     /// Asserts the run measured (exit 0), or measured and judged itself generator-limited
     /// (exit 4): a loaded test machine, not what a test of an output is about.
     pub fn measured(&self) -> &Ran {

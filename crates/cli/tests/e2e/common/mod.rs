@@ -59,6 +59,58 @@ pub fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value 
         .unwrap_or_else(|| panic!("no check {name}: {}", r["checks"]))
 }
 
+/// A workload of two request names against `addr`, written as `dir/shop.yaml`: each iteration
+/// of `browse` asks `home` (`/index`, checked for a 200) then `item` (`/items/1`). `load` is
+/// the file's `load:` mapping, without its braces.
+pub fn shop_workload(dir: &TempDir, addr: SocketAddr, load: &str) -> PathBuf {
+    let file = dir.path("shop.yaml");
+    let yaml = format!(
+        r#"
+target: http://{addr}
+load: {{ {load} }}
+scenarios:
+  - name: browse
+    steps:
+      - get: /index
+        name: home
+        check: {{ status: 200 }}
+      - get: /items/1
+        name: item
+"#
+    );
+    std::fs::write(&file, yaml).unwrap();
+    file
+}
+
+/// How many requests named `name` the result `r` counts as ok.
+pub fn name_ok(r: &serde_json::Value, name: &str) -> u64 {
+    r["by_name"]
+        .as_array()
+        .expect("by_name")
+        .iter()
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("no request named {name}: {}", r["by_name"]))["totals"]["ok"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Runs a Python snippet with `args` (Python reads herd's files with its own modules); its
+/// stdout, or a panic with what it said.
+pub fn python(code: &str, args: &[&Path]) -> String {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(code)
+        .args(args)
+        .output()
+        .expect("python3 runs (scripts/check installs it)");
+    assert!(
+        out.status.success(),
+        "python: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The mock server, in-process on a free port, with `routes` (none: its defaults).
 pub fn mock(routes: &[&str]) -> herd_mock::Server {
     herd_mock::Server::start(herd_mock::Config {

@@ -18,6 +18,21 @@ fn nginx_binary() -> PathBuf {
     panic!("nginx is not installed: run `scripts/check` (it installs it) or `apt-get install -y nginx-light`");
 }
 
+/// nginx's `ssl_*` lines for a self-signed ECDSA certificate (localhost, 127.0.0.1) written into `dir`,
+/// then `extra`.
+pub fn nginx_tls(dir: &TempDir, extra: &str) -> String {
+    let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
+    let ck =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    std::fs::write(&cert, ck.cert.pem()).unwrap();
+    std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+    format!(
+        "ssl_certificate {}; ssl_certificate_key {}; {extra}",
+        cert.display(),
+        key.display()
+    )
+}
+
 /// A real nginx, one worker, on a free loopback port; stopped on drop.
 pub struct Nginx {
     pub child: Child,

@@ -1,23 +1,6 @@
 //! The files for CI and the HdrHistogram tools, read by those tools.
 
-use crate::common::{mock, one_at_a_time, Herd, TempDir};
-use std::process::Command;
-
-/// Runs a Python snippet with `args`; its stdout, or a panic with what it said.
-fn python(code: &str, args: &[&std::path::Path]) -> String {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(code)
-        .args(args)
-        .output()
-        .expect("python3 runs (scripts/check installs it)");
-    assert!(
-        out.status.success(),
-        "python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use crate::common::{mock, one_at_a_time, python, Herd, TempDir};
 
 #[test]
 fn hlog_junit_csv_and_markdown_are_read_by_their_own_tools() {

@@ -1,6 +1,6 @@
 //! A run killed with SIGKILL mid-way leaves every second it closed, read as a partial result.
 
-use crate::common::{mock, one_at_a_time, Herd, TempDir};
+use crate::common::{mock, one_at_a_time, shop_workload, Herd, TempDir};
 use std::time::{Duration, Instant};
 
 /// Waits (bounded) until `path` holds `lines` lines: the header and the seconds after it.
@@ -119,23 +119,11 @@ fn a_killed_workload_run_keeps_its_seconds_per_name_scenario_and_check() {
     let server = mock(&[]);
     let dir = TempDir::new("killed-workload");
     let json = dir.path("shop.json");
-    let file = dir.path("shop.yaml");
-    let yaml = format!(
-        r#"
-target: http://{}
-load: {{ model: open, rate: 50, max_connections: 4, duration: 60s }}
-scenarios:
-  - name: browse
-    steps:
-      - get: /index
-        name: home
-        check: {{ status: 200 }}
-      - get: /items/1
-        name: item
-"#,
-        server.local_addr()
+    let file = shop_workload(
+        &dir,
+        server.local_addr(),
+        "model: open, rate: 50, max_connections: 4, duration: 60s",
     );
-    std::fs::write(&file, yaml).unwrap();
     let mut child = Herd::new(&["run", file.to_str().unwrap(), "-t", "1", "-q"])
         .json(&json)
         .spawn();

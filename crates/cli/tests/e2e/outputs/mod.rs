@@ -6,4 +6,4 @@ mod files;
 mod killed;
 mod otlp;
 mod prometheus;
-mod requests_log;
+pub(crate) mod requests_log;

@@ -2,7 +2,9 @@
 //! opentelemetry-proto; Debian packages no OpenTelemetry Collector) decodes what herd pushes,
 //! and the numbers are the run's own.
 
-use crate::common::{free_port, mock, one_at_a_time, refused, Herd, TempDir};
+use crate::common::{
+    free_port, mock, name_ok, one_at_a_time, refused, shop_workload, Herd, TempDir,
+};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
@@ -213,14 +215,11 @@ fn the_otel_variable_sends_a_workloads_named_series_and_keeps_its_password() {
     let server = mock(&[]);
     let receiver = Receiver::start();
     let dir = TempDir::new("otlp-env");
-    let file = dir.path("shop.yaml");
-    let yaml = format!(
-        "target: http://{}\nload: {{ model: open, rate: 20, max_connections: 2, duration: 2s }}\n\
-         scenarios:\n  - name: browse\n    steps:\n      - get: /index\n        name: home\n      \
-         - get: /items/1\n        name: item\n",
-        server.local_addr()
+    let file = shop_workload(
+        &dir,
+        server.local_addr(),
+        "model: open, rate: 20, max_connections: 2, duration: 2s",
     );
-    std::fs::write(&file, yaml).unwrap();
     let json = dir.path("r.json");
     let with_password = format!("http://ann:s3cret@127.0.0.1:{}", receiver.port);
     let ran = Herd::new(&["run", file.to_str().unwrap(), "-t", "1", "-q"])
@@ -240,14 +239,7 @@ fn the_otel_variable_sends_a_workloads_named_series_and_keeps_its_password() {
     let last = pushes.last().expect("a push");
     // "ann:s3cret" in base64.
     assert_eq!(last["headers"]["authorization"], "Basic YW5uOnMzY3JldA==");
-    let home = result["by_name"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "home")
-        .expect("a home step")["totals"]["ok"]
-        .as_u64()
-        .unwrap();
+    let home = name_ok(&result, "home");
     assert!(home > 0);
     let named = metric(last, "herd.name.requests");
     assert_eq!(

@@ -1,7 +1,9 @@
 //! A real Prometheus (Debian's) scrapes `herd run --metrics-listen` during a run; the run's
 //! request rate and final counts are then read through Prometheus's own query API.
 
-use crate::common::{free_port, get, mock, one_at_a_time, wait_listening, Herd, TempDir};
+use crate::common::{
+    free_port, get, mock, name_ok, one_at_a_time, shop_workload, wait_listening, Herd, TempDir,
+};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -178,23 +180,11 @@ fn a_real_prometheus_receives_series_per_request_name_scenario_and_check() {
     let server = mock(&[]);
     let dir = TempDir::new("prometheus-named");
     let prometheus = Prometheus::start(&dir, None);
-    let file = dir.path("shop.yaml");
-    let yaml = format!(
-        r#"
-target: http://{}
-load: {{ model: open, rate: 40, max_connections: 4, duration: 3s }}
-scenarios:
-  - name: browse
-    steps:
-      - get: /index
-        name: home
-        check: {{ status: 200 }}
-      - get: /items/1
-        name: item
-"#,
-        server.local_addr()
+    let file = shop_workload(
+        &dir,
+        server.local_addr(),
+        "model: open, rate: 40, max_connections: 4, duration: 3s",
     );
-    std::fs::write(&file, yaml).unwrap();
     let write = format!("http://{}/api/v1/write", prometheus.addr);
     let json = dir.path("r.json");
     let ran = Herd::new(&["run", file.to_str().unwrap(), "-t", "1", "-q"])
@@ -203,14 +193,7 @@ scenarios:
         .run();
     ran.code(0);
     let result = ran.json();
-    let home = result["by_name"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "home")
-        .expect("a home step")["totals"]["ok"]
-        .as_u64()
-        .unwrap();
+    let home = name_ok(&result, "home");
     assert!(home > 0);
     let last = |q: &str| {
         prometheus

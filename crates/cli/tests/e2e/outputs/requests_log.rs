@@ -1,28 +1,11 @@
 //! `--requests-log`: a line per request the result counts, read by Python's own `gzip` and
 //! `csv` modules; a `kill -9` mid-run leaves a file whose every readable line is whole.
 
-use crate::common::{kill, mock, one_at_a_time, read_json, refused, Herd, TempDir};
+use crate::common::{kill, mock, one_at_a_time, python, read_json, refused, Herd, TempDir};
 
 const SIGTERM: i32 = 15;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Runs a Python snippet with `args`; its stdout, or a panic with what it said.
-fn python(code: &str, args: &[&Path]) -> String {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(code)
-        .args(args)
-        .output()
-        .expect("python3 runs (scripts/check installs it)");
-    assert!(
-        out.status.success(),
-        "python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// What Python's `csv` reads in the log: its lines as JSON, after checking the header.
 const READ: &str = r#"
@@ -35,7 +18,8 @@ assert r.fieldnames == ["intended_us", "sent_us", "latency_us", "service_us", "s
 print(json.dumps(list(r)))
 "#;
 
-fn lines(path: &Path) -> Vec<serde_json::Value> {
+/// The log's lines, as Python's `csv` reads them.
+pub(crate) fn lines(path: &Path) -> Vec<serde_json::Value> {
     serde_json::from_str::<Vec<serde_json::Value>>(&python(READ, &[path])).unwrap()
 }
 

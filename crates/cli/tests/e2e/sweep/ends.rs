@@ -146,15 +146,10 @@ fn a_mistyped_output_directory_is_refused_before_the_first_request() {
         ("--json", "no-such-dir/s.json"),
     ] {
         let path = dir.path(file);
-        let out = Herd::new(&["sweep", &url, "--rates", "50", "--step-duration", "10m"])
+        Herd::new(&["sweep", &url, "--rates", "50", "--step-duration", "10m"])
             .file(flag, &path)
-            .run();
-        let err = out.stderr();
-        assert_eq!(out.out.status.code(), Some(2), "{flag}: {err}");
-        assert!(
-            err.contains(path.to_str().unwrap()) && err.contains("mkdir -p"),
-            "{flag}: {err}"
-        );
+            .run()
+            .refused_path(&path);
     }
     assert_eq!(server.stats().requests, 0, "nothing was sent");
 }

@@ -37,23 +37,11 @@ fn a_closed_series_runs_one_step_per_connection_count() {
     assert!(page.contains("<th>users</th>"));
 }
 
-/// A workload of two requests per iteration, against `addr`.
+/// A workload of two requests per iteration, against `addr`, asking for a closed load of its own
+/// that each step replaces.
 fn two_step_workload(dir: &TempDir, addr: std::net::SocketAddr) -> String {
-    let path = dir.path("shop.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            "target: http://{addr}\n\
-             load: {{ model: closed, users: 50, duration: 1h }}\n\
-             scenarios:\n  \
-               - name: browse\n    \
-                 steps:\n      \
-                   - get: /index\n        name: index\n      \
-                   - get: /items/1\n        name: item page\n"
-        ),
-    )
-    .unwrap();
-    path.to_str().unwrap().to_owned()
+    let file = shop_workload(dir, addr, "model: closed, users: 50, duration: 1h");
+    file.to_str().unwrap().to_owned()
 }
 
 pub(super) fn steps(r: &serde_json::Value) -> &Vec<serde_json::Value> {
@@ -103,7 +91,7 @@ fn a_workload_file_is_swept_at_iterations_per_second_with_its_names_per_step() {
             .iter()
             .map(|n| n["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["index", "item page"]);
+        assert_eq!(names, ["home", "item"]);
         let iterations = run["by_scenario"][0]["iterations"].as_u64().unwrap();
         let expected = rate as u64;
         assert!(

@@ -5,9 +5,8 @@
 
 use crate::common::{free_port, herd, wait_listening};
 use serde_json::Value;
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 
 mod flags;
 mod process;
@@ -67,11 +66,7 @@ impl NodeExporter {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-            assert!(Instant::now() < deadline, "node_exporter did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_listening(addr, "node_exporter");
         NodeExporter {
             child,
             url: format!("http://{addr}/metrics"),
