@@ -50,7 +50,8 @@ pub struct Ready {
     /// The peer closed its side or the socket failed: read on to the end, since no further
     /// event will come.
     pub closed: bool,
-    /// The instant from [`Session::wake_at`] has come (QUIC's timers).
+    /// The instant from [`Session::wake_at`] has come (QUIC's timers, the end of an HTTP/2
+    /// batch's hold).
     pub timer: bool,
 }
 
