@@ -292,18 +292,26 @@ mod tests {
         assert!(g.samples[1].1.is_nan());
     }
 
-    #[test]
-    fn a_day_long_watch_keeps_its_last_points_in_memory_and_every_point_at_the_end() {
-        let mut s = ExporterSampler {
+    /// A sampler of a node_exporter on loopback that has not scraped yet.
+    fn sampler(selectors: &[&str]) -> ExporterSampler {
+        ExporterSampler {
             url: HttpUrl::parse("http://127.0.0.1:9100/metrics").unwrap(),
-            selectors: vec![Selector::parse("node_load1").unwrap()],
+            selectors: selectors
+                .iter()
+                .map(|s| Selector::parse(s).unwrap())
+                .collect(),
             timeout: Duration::from_secs(1),
             series: BTreeMap::new(),
             series_dropped: 0,
             scrapes: 0,
             gaps: Vec::new(),
             spilled: BTreeMap::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_day_long_watch_keeps_its_last_points_in_memory_and_every_point_at_the_end() {
+        let mut s = sampler(&["node_load1"]);
         let t0 = Instant::now();
         for i in 0..2_000u64 {
             let page = format!("# TYPE node_load1 gauge\nnode_load1 {}\n", i as f64 / 4.0);
@@ -329,19 +337,7 @@ mod tests {
             node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 200\n\
             # TYPE node_load1 gauge\nnode_load1 0.5\n";
         let expo = exposition::parse(page).unwrap();
-        let mut s = ExporterSampler {
-            url: HttpUrl::parse("http://127.0.0.1:9100/metrics").unwrap(),
-            selectors: vec![
-                Selector::parse("node_cpu_seconds_total{mode=\"idle\"}").unwrap(),
-                Selector::parse("node_load1").unwrap(),
-            ],
-            timeout: Duration::from_secs(1),
-            series: BTreeMap::new(),
-            series_dropped: 0,
-            scrapes: 0,
-            gaps: Vec::new(),
-            spilled: BTreeMap::new(),
-        };
+        let mut s = sampler(&["node_cpu_seconds_total{mode=\"idle\"}", "node_load1"]);
         let t0 = Instant::now();
         s.keep(t0, &expo);
         let later = exposition::parse(&page.replace("} 100", "} 101")).unwrap();
