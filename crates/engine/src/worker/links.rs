@@ -21,6 +21,13 @@ pub(super) struct Up {
 
 impl Up {
     pub fn new(o: &Opened, at: Instant) -> Self {
+        // Requests the server took as early data (0-RTT) left with the handshake's first
+        // flight, not at its end: their service time starts there.
+        let early = o.resumption.is_some_and(|r| r.early_data == Some(true));
+        let at = match o.tls {
+            Some(tls) if early => at.checked_sub(tls).unwrap_or(at),
+            _ => at,
+        };
         Up {
             at,
             connect: o.connect,
@@ -161,5 +168,35 @@ impl<C, S> Links<C, S> {
             l.linger = Some(until);
             self.live -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Up;
+    use crate::session::{Opened, Resumption};
+    use std::time::{Duration, Instant};
+
+    fn opened(early_data: Option<bool>) -> Opened {
+        Opened {
+            connect: Duration::ZERO,
+            tls: Some(Duration::from_millis(5)),
+            protocol: "h3",
+            resumption: Some(Resumption {
+                resumed: true,
+                early_data,
+            }),
+            negotiated: None,
+        }
+    }
+
+    #[test]
+    fn requests_taken_in_0rtt_were_sent_when_the_handshake_began_others_at_its_end() {
+        let end = Instant::now() + Duration::from_secs(1);
+        let began = end - Duration::from_millis(5);
+        assert_eq!(Up::new(&opened(Some(true)), end).at, began);
+        // Refused early data went again after the handshake; without 0-RTT it waited for it.
+        assert_eq!(Up::new(&opened(Some(false)), end).at, end);
+        assert_eq!(Up::new(&opened(None), end).at, end);
     }
 }
