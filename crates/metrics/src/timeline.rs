@@ -2,6 +2,7 @@ use crate::stats::micros;
 use crate::{ByName, ErrorKind, Outcome, SecondLatency, Verdict};
 use herd_spill::{get_varint, put_varint, Spilled};
 use herd_spill::{Spill, SpillError};
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 /// Seconds older than this (behind the newest second reported) are sealed: their latency
@@ -130,6 +131,16 @@ impl Spilled for Second {
     }
 }
 
+/// Adds `s` to the second of its index in `seconds`, or makes it that second.
+fn fold(seconds: &mut BTreeMap<u64, Second>, s: Second) {
+    match seconds.entry(s.index) {
+        Entry::Occupied(mut have) => have.get_mut().merge(&s),
+        Entry::Vacant(slot) => {
+            slot.insert(s);
+        }
+    }
+}
+
 /// Collects the seconds every worker reports and merges those of the same index.
 #[derive(Debug, Default)]
 pub struct Timeline {
@@ -148,20 +159,10 @@ impl Timeline {
     pub fn add(&mut self, s: Second) {
         let index = s.index;
         if index < self.spilled_below {
-            match self.late.get_mut(&index) {
-                Some(have) => have.merge(&s),
-                None => {
-                    self.late.insert(index, s);
-                }
-            }
+            fold(&mut self.late, s);
             return;
         }
-        match self.seconds.get_mut(&index) {
-            Some(have) => have.merge(&s),
-            None => {
-                self.seconds.insert(index, s);
-            }
-        }
+        fold(&mut self.seconds, s);
         let seal_below = index.saturating_sub(SEAL_AFTER_S);
         if seal_below > self.sealed_below {
             for (_, sec) in self.seconds.range_mut(self.sealed_below..seal_below) {
@@ -218,13 +219,8 @@ impl Timeline {
             .into_iter()
             .map(|s| (s.index, s))
             .collect();
-        for (index, part) in self.late {
-            match seconds.get_mut(&index) {
-                Some(have) => have.merge(&part),
-                None => {
-                    seconds.insert(index, part);
-                }
-            }
+        for part in self.late.into_values() {
+            fold(&mut seconds, part);
         }
         seconds.append(&mut self.seconds);
         if len == 0 {
