@@ -830,26 +830,27 @@ def start_squid():
                  lambda conf: ["squid", "-N", "-f", str(conf)], 200, kill=True)
 
 
+def through(proxy, name, url, seconds, extra=()):
+    """herd's command line for paired_cpu: 50 connections to `url`, through `proxy` when the
+    tool is `name`, direct otherwise (the proxy must not catch the direct runs)."""
+    def argv(tool, j):
+        a = argv_for("herd", url, 50, seconds, j)
+        a = [*a[:-1], *extra, a[-1]]
+        if tool == name:
+            a = [*a[:-1], "--proxy", proxy.url, a[-1]]
+        return a, "herd"
+    return argv
+
+
 def bench_proxy(nginx, rounds, seconds):
     if not shutil.which("tinyproxy"):
         sys.exit("bench: proxy needs tinyproxy: apt-get install -y tinyproxy")
     proxy = start_tinyproxy()
-    # The proxy must not catch the direct runs: the flag is given only to the proxied ones.
     try:
-        def https(tool, j):
-            a = argv_for("herd", nginx.tls_url, 50, seconds, j)
-            if tool == "tunnel":
-                a = [*a[:-1], "--proxy", proxy.url, a[-1]]
-            return a, "herd"
+        https = through(proxy, "tunnel", nginx.tls_url, seconds)
         med_s, paired_s = paired_cpu(["direct", "tunnel"], https, rounds,
                                      "https keep-alive, direct and through a CONNECT tunnel")
-
-        def http(tool, j):
-            a = argv_for("herd", nginx.url, 50, seconds, j)
-            a = [*a[:-1], "--calls-per-conn", "1", a[-1]]
-            if tool == "proxied":
-                a = [*a[:-1], "--proxy", proxy.url, a[-1]]
-            return a, "herd"
+        http = through(proxy, "proxied", nginx.url, seconds, ["--calls-per-conn", "1"])
         med_p, paired_p = paired_cpu(["direct", "proxied"], http, rounds,
                                      "http, one request per connection, direct and through the proxy")
     finally:
@@ -862,11 +863,7 @@ def bench_proxy(nginx, rounds, seconds):
         # tinyproxy's ratio there is the way it relays, not the tunnel.
         squid = start_squid()
         try:
-            def through_squid(tool, j):
-                a = argv_for("herd", nginx.tls_url, 50, seconds, j)
-                if tool == "squid":
-                    a = [*a[:-1], "--proxy", squid.url, a[-1]]
-                return a, "herd"
+            through_squid = through(squid, "squid", nginx.tls_url, seconds)
             med_q, paired_q = paired_cpu(["direct", "squid"], through_squid, rounds,
                                          "https keep-alive, direct and through squid's CONNECT tunnel")
         finally:
