@@ -307,7 +307,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let u = &mut self.users[i];
         u.intended = now;
         u.state = State::Free;
-        u.resume = Resume::Failed(f);
+        u.resume = Resume::Failed(Box::new(f));
         self.resume.push(i);
     }
 
