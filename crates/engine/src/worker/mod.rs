@@ -356,7 +356,7 @@ pub(crate) fn work<T: Transport, S: Script>(
     // leave their TIME_WAIT on the server's side; the others close now.
     for l in 0..w.links.slots.len() {
         let k = &w.links.slots[l];
-        if k.conn.is_some() && k.linger.is_none() {
+        if k.conn.is_some() && !k.linger {
             let g = k.generation;
             w.drop_link(l as u32, g);
         }
