@@ -32,6 +32,7 @@ mod control;
 pub mod fake;
 pub mod generator;
 pub mod health;
+mod in_flight;
 mod ordered;
 mod output;
 pub mod plan;

@@ -12,10 +12,10 @@
 //! The protocol is the [`Parse`] given: the real one in `herd-http`, a one-line one for the
 //! engine's fake transport.
 
+use crate::in_flight::InFlight;
 use crate::session::{Failed, Note, Opened, Ready, Session, Ticket};
 use crate::{Failure, Io, Parse, Request, Response, Transport};
 use herd_metrics::ErrorKind;
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,7 +30,7 @@ struct Entry<P> {
 /// Requests written in order on a byte stream and their responses read in order.
 pub struct Ordered<P> {
     window: usize,
-    queue: VecDeque<Entry<P>>,
+    queue: InFlight<Entry<P>>,
     /// The first `sent` entries are written; `staged` of them are in `outbuf` (several leave
     /// in one write) or being written straight from their bytes (one, `partial` written).
     sent: usize,
@@ -59,7 +59,7 @@ impl<P: Parse> Ordered<P> {
     pub fn new(window: usize, started: Instant) -> Self {
         Ordered {
             window: window.max(1),
-            queue: VecDeque::with_capacity(window.max(1)),
+            queue: InFlight::with_capacity(window),
             sent: 0,
             staged: 0,
             outbuf: Vec::new(),

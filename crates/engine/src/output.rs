@@ -3,8 +3,7 @@
 
 use crate::health::HealthSample;
 use crate::stream::Record;
-use hdrhistogram::Histogram;
-use herd_metrics::{Second, Stats};
+use herd_metrics::{CompactHistogram, Second, Stats};
 use std::time::{Duration, SystemTime};
 
 use crate::generator::ThreadCpu;
@@ -17,9 +16,9 @@ pub struct GeneratorReport {
     /// CPU time over the worker threads' wall time, in percent of those threads.
     pub cpu_percent: f64,
     /// How late arrivals were handed out against the schedule (open model), in microseconds.
-    pub send_lag: Histogram<u64>,
+    pub send_lag: CompactHistogram,
     /// How late the event loops woke for their 10 ms ticks, in microseconds.
-    pub loop_delay: Histogram<u64>,
+    pub loop_delay: CompactHistogram,
     pub connections_opened: u64,
     /// Of them, closed by the server first: their TIME_WAIT is the server's, not herd's.
     pub server_closed: u64,

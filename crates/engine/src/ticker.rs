@@ -5,7 +5,7 @@ use crate::generator::ThreadCpu;
 use crate::health::ThreadSecond;
 use crate::share::ThreadShare;
 use crate::ScriptSecond;
-use hdrhistogram::Histogram;
+use herd_metrics::CompactHistogram;
 use herd_metrics::{Recorder, Second};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -37,9 +37,9 @@ pub(crate) struct Ticks {
 pub(crate) struct TickState<'a> {
     pub measure_start: Instant,
     pub recorder: &'a mut Recorder,
-    pub loop_delay: &'a mut Histogram<u64>,
+    pub loop_delay: &'a mut CompactHistogram,
     /// Send lag of the second in progress (open model); reset when the second is reported.
-    pub second_lag: &'a mut Histogram<u64>,
+    pub second_lag: &'a mut CompactHistogram,
     pub open_connections: u64,
     /// Arrivals this worker dropped so far (open model).
     pub dropped: u64,

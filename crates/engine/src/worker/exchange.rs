@@ -132,11 +132,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(link) = self.links.get(l, g) else {
             return;
         };
-        if link.linger.is_some() {
+        if link.linger {
             return;
         }
         if link.server_closes {
-            self.links.linger(l, now + LINGER);
+            self.links.linger(l);
             self.lingering.push_back((l, g, now + LINGER));
         } else {
             self.drop_link(l, g);
@@ -307,7 +307,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let u = &mut self.users[i];
         u.intended = now;
         u.state = State::Free;
-        u.resume = Resume::Failed(f);
+        u.resume = Resume::Failed(Box::new(f));
         self.resume.push(i);
     }
 

@@ -56,8 +56,9 @@ pub(super) struct Link<C, S> {
     pub retiring: bool,
     /// A response said the server closes it: once empty, it waits for the server's close.
     pub server_closes: bool,
-    /// Waiting for the server's close until then; it no longer counts against the cap.
-    pub linger: Option<Instant>,
+    /// Waiting for the server's close (until the time the loop's `lingering` queue holds); it
+    /// no longer counts against the cap.
+    pub linger: bool,
     /// Connections this worker had filled before this one: its number in the requests log.
     pub serial: u64,
 }
@@ -108,7 +109,7 @@ impl<C, S> Links<C, S> {
                     last_used: now,
                     retiring: false,
                     server_closes: false,
-                    linger: None,
+                    linger: false,
                     serial: 0,
                 });
                 self.slots.len() as u32 - 1
@@ -135,7 +136,7 @@ impl<C, S> Links<C, S> {
         l.last_used = now;
         l.retiring = false;
         l.server_closes = false;
-        l.linger = None;
+        l.linger = false;
         l.serial = self.filled;
         self.filled += 1;
         self.live += 1;
@@ -153,7 +154,7 @@ impl<C, S> Links<C, S> {
         let l = self.slots.get_mut(slot as usize)?;
         let conn = l.conn.take()?;
         l.session = None;
-        if l.linger.take().is_none() {
+        if !std::mem::take(&mut l.linger) {
             self.live -= 1;
         }
         l.generation = l.generation.wrapping_add(1);
@@ -161,11 +162,11 @@ impl<C, S> Links<C, S> {
         Some((conn, l.opened.take().is_some()))
     }
 
-    /// `slot` now waits for the server's close, until `until`.
-    pub fn linger(&mut self, slot: u32, until: Instant) {
+    /// `slot` now waits for the server's close.
+    pub fn linger(&mut self, slot: u32) {
         let l = &mut self.slots[slot as usize];
-        if l.linger.is_none() {
-            l.linger = Some(until);
+        if !l.linger {
+            l.linger = true;
             self.live -= 1;
         }
     }

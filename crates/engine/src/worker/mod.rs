@@ -28,8 +28,7 @@ use crate::ticker::{Report, TickState, Ticks};
 use crate::{Control, Load, Plan, RunError, Script, Transport};
 use deadlines::Deadlines;
 use exchanges::Exchanges;
-use hdrhistogram::Histogram;
-use herd_metrics::{new_histogram, Recorder};
+use herd_metrics::{CompactHistogram, Recorder};
 use links::Links;
 use open::Dispatch;
 use record::Tally;
@@ -77,8 +76,8 @@ pub(crate) struct WorkerOutput {
     pub scheduled: u64,
     pub dropped: u64,
     pub warmup: u64,
-    pub send_lag: Histogram<u64>,
-    pub loop_delay: Histogram<u64>,
+    pub send_lag: CompactHistogram,
+    pub loop_delay: CompactHistogram,
     pub cpu: ThreadCpu,
     pub last_done: Option<Instant>,
     pub connections_opened: u64,
@@ -170,7 +169,7 @@ struct Loop<'a, T: Transport, S: Script> {
     /// The open model's arrivals; `None` in the closed model.
     open: Option<Dispatch>,
     /// Send lag of the second in progress (open model).
-    second_lag: Histogram<u64>,
+    second_lag: CompactHistogram,
     /// When the last wait returned.
     woke: Instant,
     /// Lines for `--requests-log`, when the run keeps one.
@@ -259,7 +258,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         active: 0,
         tally: Tally::default(),
         open,
-        second_lag: new_histogram(),
+        second_lag: CompactHistogram::dense(),
         woke: now,
         requests_log: shared
             .control
@@ -270,7 +269,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         w.add_user(now);
     }
     let mut ticks = Ticks::new(k, now);
-    let mut loop_delay = new_histogram();
+    let mut loop_delay = CompactHistogram::dense();
     let drain = plan.drain();
     while w.running() {
         // Users to resume (at first, in the closed model, all of them) take their next step
@@ -357,7 +356,7 @@ pub(crate) fn work<T: Transport, S: Script>(
     // leave their TIME_WAIT on the server's side; the others close now.
     for l in 0..w.links.slots.len() {
         let k = &w.links.slots[l];
-        if k.conn.is_some() && k.linger.is_none() {
+        if k.conn.is_some() && !k.linger {
             let g = k.generation;
             w.drop_link(l as u32, g);
         }
@@ -406,7 +405,7 @@ pub(crate) fn work<T: Transport, S: Script>(
     let (dropped, send_lag) = match w.open {
         Some(o) => (o.dropped, o.send_lag),
         // The closed model has no schedule to lag behind.
-        None => (0, new_histogram()),
+        None => (0, CompactHistogram::dense()),
     };
     Ok(WorkerOutput {
         recorder: w.recorder,

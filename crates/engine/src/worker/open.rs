@@ -7,8 +7,7 @@
 
 use crate::schedule::Schedule;
 use crate::segment::Shard;
-use hdrhistogram::Histogram;
-use herd_metrics::new_histogram;
+use herd_metrics::CompactHistogram;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -49,7 +48,7 @@ pub(crate) struct Dispatch {
     pub dropped: u64,
     /// No arrival is taken any more; free users end.
     pub closed: bool,
-    pub send_lag: Histogram<u64>,
+    pub send_lag: CompactHistogram,
     last_wake: Instant,
 }
 
@@ -96,7 +95,7 @@ impl Dispatch {
             idle: Vec::new(),
             dropped: 0,
             closed: false,
-            send_lag: new_histogram(),
+            send_lag: CompactHistogram::dense(),
             last_wake: start,
         }
     }

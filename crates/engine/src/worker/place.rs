@@ -63,7 +63,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     fn has_room(&mut self, l: u32, g: u32) -> bool {
         self.links.get(l, g).is_some_and(|k| {
-            k.linger.is_none()
+            !k.linger
                 && !k.retiring
                 && !k.server_closes
                 && k.session.as_ref().is_some_and(|s| s.room() > 0)
@@ -77,7 +77,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             let Some(s) = k.session.as_ref() else {
                 continue;
             };
-            if k.linger.is_some() || k.retiring || k.server_closes || s.room() == 0 {
+            if k.linger || k.retiring || k.server_closes || s.room() == 0 {
                 continue;
             }
             let busy = s.in_flight();

@@ -25,8 +25,10 @@ pub(super) enum State {
 pub(super) enum Resume {
     /// A new iteration (closed model).
     Begin,
-    /// Its exchange failed: the script hears of it.
-    Failed(crate::Failure),
+    /// Its exchange failed: the script hears of it. Boxed: a user is held per connection (ten
+    /// thousand of them), and an inline failure (its message) would widen every one by 24 bytes
+    /// for the rare user that has one.
+    Failed(Box<crate::Failure>),
     /// Its think time is over.
     Woke,
 }
@@ -70,5 +72,25 @@ impl<U> User<U> {
             counted: 0,
             quota,
         }
+    }
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    /// A closed-model run holds a user, an exchange and a connection slot per connection, ten
+    /// thousand of each in `bench.py rss`: a field that widens one is memory per connection
+    /// (bench/RESULTS.md, session 10). The slot's session and connection come on top.
+    #[test]
+    fn the_per_connection_slots_stay_as_small_as_measured() {
+        use std::mem::size_of;
+        assert!(
+            size_of::<super::User<()>>() <= 112,
+            "{}",
+            size_of::<super::User<()>>()
+        );
+        let exchange = size_of::<super::super::exchanges::Exchange>();
+        assert!(exchange <= 144, "{exchange}");
+        let link = size_of::<super::super::links::Link<(), ()>>();
+        assert!(link <= 120, "{link}");
     }
 }

@@ -218,7 +218,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if !self.sharing {
             if let Some((l, g)) = self.users[i].link.take() {
                 let idle = self.links.get(l, g).is_some_and(|k| {
-                    k.linger.is_none() && k.session.as_ref().is_some_and(|s| s.in_flight() == 0)
+                    !k.linger && k.session.as_ref().is_some_and(|s| s.in_flight() == 0)
                 });
                 if idle {
                     let now = self.now();
