@@ -57,8 +57,8 @@ pub struct RunArgs {
     pub calls_per_conn: Option<u64>,
 
     /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, each response
-    /// timed against its own request; -c connections then carry -c x K requests, refilled half
-    /// a window at a time (wrk's batches; the open model sends each when due)
+    /// timed against its own request; -c connections then carry -c x K requests, refilled three
+    /// quarters of a window at a time (nearly wrk's batches; the open model sends each when due)
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub pipeline: Option<u16>,
 

@@ -3,8 +3,9 @@
 //! h2load's `--h1 -m K`, a sliding window: a new request goes out as soon as one completes,
 //! and the requests waiting to be written leave together in one write. In the closed model
 //! the window refills in batches ([`Session::refill_in_batches`]): new requests wait until
-//! half the window is free, as wrk's pipelining script refills its 16 at once, since a
-//! generator faster than the server would otherwise write one request per response.
+//! three quarters of the window are free (12 of 16), nearly as wrk's pipelining script
+//! refills its 16 at once, since a generator faster than the server would otherwise write one
+//! request per response.
 //! Responses are matched in order against the queue, each read by its own parser (so HEAD,
 //! 1xx, 204 and 304 never desynchronise it), each timed against its own request.
 //!
@@ -452,7 +453,11 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
     }
 
     fn refill_in_batches(&mut self) {
-        self.batch = self.window.div_ceil(2);
+        // Each write costs the generator more than its system call: the segment crosses
+        // loopback in the writer's context and wakes the server. Three quarters took `--pipeline
+        // 16` from 0.123 writes per request to 0.084 and its CPU per request down ~2.5% (half
+        // left it above wrk's); rounded down, a window of 2 or 3 still slides, never a fixed batch.
+        self.batch = (self.window * 3 / 4).max(1);
     }
 
     fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {

@@ -329,12 +329,13 @@ pub trait Session<T: Transport + ?Sized> {
     /// Exchanges submitted and not yet reported.
     fn in_flight(&self) -> usize;
 
-    /// From now on, new exchanges wait to be written until half the window is free or
-    /// nothing is in flight, and then leave together (wrk's pipelining batches), instead of
-    /// each as soon as a place frees. A generator faster than its server otherwise answers
-    /// every response with a write of one request: a system call and a TCP segment per
-    /// request, most of its CPU on loopback. The closed model asks for it on a window above
-    /// 1; the open model never (an arrival goes when due). A session that holds an exchange
-    /// back says when it wrote it in [`Response::sent`]. Protocols without the choice ignore it.
+    /// From now on, new exchanges wait to be written until a share of the window is free
+    /// (HTTP/1.1 pipelining three quarters, HTTP/2 half) or nothing is in flight, and then
+    /// leave together (nearly wrk's pipelining batches), instead of each as soon as a place
+    /// frees. A generator faster than its server otherwise answers every response with a
+    /// write of one request: a system call and a TCP segment per request, most of its CPU on
+    /// loopback. The closed model asks for it on a window above 1; the open model never (an
+    /// arrival goes when due). A session that holds an exchange back says when it wrote it in
+    /// [`Response::sent`]. Protocols without the choice ignore it.
     fn refill_in_batches(&mut self) {}
 }

@@ -409,3 +409,35 @@ impl Transport for H3Wire {
         &SystemClock
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the kernel cannot segment (no UDP GSO), a transmit quinn built as one buffer of
+    /// equal datagrams must still leave as those datagrams, the last one shorter, never as one
+    /// oversized datagram the server would drop.
+    #[test]
+    fn without_gso_a_segmented_transmit_leaves_datagram_by_datagram() {
+        let rx = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        tx.connect(rx.local_addr().unwrap()).unwrap();
+        let contents: Vec<u8> = (0..2_500u32).map(|i| (i % 251) as u8).collect();
+
+        send_each(&tx, &contents, Some(1_200)).unwrap();
+
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4_096];
+        while got.len() < 3 {
+            let n = rx.recv(&mut buf).unwrap();
+            got.push(buf[..n].to_vec());
+        }
+        assert_eq!(
+            got.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1_200, 1_200, 100]
+        );
+        assert_eq!(got.concat(), contents);
+    }
+}
