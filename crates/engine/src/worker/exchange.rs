@@ -216,8 +216,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             if on_new {
                 if !k.opening_told {
                     k.opening_told = k.opened.is_some();
-                    o.connect = k.opened.map(|p| p.connect + p.tls.unwrap_or_default());
-                    o.tls = k.opened.and_then(|p| p.tls);
+                    o.connect = k.opened.map(|p| p.connect() + p.tls().unwrap_or_default());
+                    o.tls = k.opened.and_then(|p| p.tls());
                 }
                 o.sent = k.opened.map(|p| p.at);
             }

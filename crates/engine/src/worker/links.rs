@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 
 /// What the loop keeps of an open connection's opening: the parts of [`Opened`] its
 /// exchanges and counts read later, so ten thousand connections do not each hold the rest.
+/// The durations are kept as nanoseconds (exactly: u64 holds 584 years), 8 bytes each where a
+/// `Duration` is 16 and an `Option<Duration>` 16 more.
 #[derive(Clone, Copy)]
 pub(super) struct Up {
     /// When it opened: the send instant of the exchanges that waited for it.
     pub at: Instant,
-    pub connect: Duration,
-    pub tls: Option<Duration>,
+    connect_ns: u64,
+    tls_ns: u64,
+    has_tls: bool,
     pub protocol: &'static str,
     /// Its TLS facts were told when it opened (QUIC's come later, with a session ticket).
     pub told: bool,
@@ -30,11 +33,22 @@ impl Up {
         };
         Up {
             at,
-            connect: o.connect,
-            tls: o.tls,
+            connect_ns: o.connect.as_nanos() as u64,
+            tls_ns: o.tls.map_or(0, |t| t.as_nanos() as u64),
+            has_tls: o.tls.is_some(),
             protocol: o.protocol,
             told: o.negotiated.is_some(),
         }
+    }
+
+    /// TCP set-up (and a proxy's tunnel), TLS apart.
+    pub fn connect(&self) -> Duration {
+        Duration::from_nanos(self.connect_ns)
+    }
+
+    /// The TLS handshake, for a connection that had one.
+    pub fn tls(&self) -> Option<Duration> {
+        self.has_tls.then(|| Duration::from_nanos(self.tls_ns))
     }
 }
 
@@ -189,6 +203,18 @@ mod tests {
             }),
             negotiated: None,
         }
+    }
+
+    #[test]
+    fn an_opening_keeps_its_connect_and_tls_times_to_the_nanosecond() {
+        let mut o = opened(None);
+        o.connect = Duration::new(3, 123_456_789);
+        let up = Up::new(&o, Instant::now());
+        assert_eq!((up.connect(), up.tls()), (o.connect, o.tls));
+        o.tls = None;
+        assert_eq!(Up::new(&o, Instant::now()).tls(), None);
+        o.tls = Some(Duration::ZERO);
+        assert_eq!(Up::new(&o, Instant::now()).tls(), Some(Duration::ZERO));
     }
 
     #[test]

@@ -91,6 +91,6 @@ mod tests {
         let exchange = size_of::<super::super::exchanges::Exchange>();
         assert!(exchange <= 144, "{exchange}");
         let link = size_of::<super::super::links::Link<(), ()>>();
-        assert!(link <= 120, "{link}");
+        assert!(link <= 104, "{link}");
     }
 }
