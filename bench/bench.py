@@ -340,7 +340,7 @@ def bench_https(nginx, rounds, seconds):
 
 
 def bench_rss_tls(nginx, rounds, seconds):
-    return peak_rss(nginx.tls_url, "https keep-alive", rounds, seconds, timeout=seconds + 180)
+    return peak_rss(nginx.tls_url, "https keep-alive", rounds, seconds, timeout=seconds + 180, bar=1.0)
 
 
 def workload_file(nginx, name, load, steps):
@@ -409,12 +409,26 @@ def bench_open(nginx, rounds):
 
 
 def bench_rss(nginx, rounds, seconds):
-    return peak_rss(nginx.url, "keep-alive", rounds, seconds, timeout=seconds + 120)
+    # Issue 17's bar: 10,000 keep-alive connections in a quarter of wrk's memory.
+    return peak_rss(nginx.url, "keep-alive", rounds, seconds, timeout=seconds + 120, bar=0.25)
 
 
-def peak_rss(url, kind, rounds, seconds, timeout):
+def text_order_found():
+    """How many of crates/cli/text-order.txt's functions the release binary has, and how many the
+    list names. herd's resident code depends on it (crates/cli/build.rs); names go stale as the
+    code changes, which costs memory silently, so the memory benches say how stale it is."""
+    listed = set((ROOT / "crates" / "cli" / "text-order.txt").read_text().split())
+    nm = subprocess.run(["nm", "--defined-only", str(HERD)], capture_output=True, text=True)
+    have = {line.split()[-1] for line in nm.stdout.splitlines() if line.strip()}
+    return len(listed & have), len(listed)
+
+
+def peak_rss(url, kind, rounds, seconds, timeout, bar):
     """Peak RSS of herd and wrk each holding 10,000 connections to `url`, alternating who goes first."""
     conns = 10_000
+    found, listed = text_order_found()
+    log(f"  text order: {found} of {listed} listed functions are in the binary"
+        + ("" if found >= 0.95 * listed else " (stale: rerun bench/text_order.py, see bench/README.md)"))
     raise_nofile(conns + 1000)
     tools = ["herd", "wrk"]
     rss = {t: [] for t in tools}
@@ -430,7 +444,7 @@ def peak_rss(url, kind, rounds, seconds, timeout):
     print(f"\nPeak RSS holding {conns:,} {kind} connections, 1 thread (median of {rounds})")
     for t in tools:
         print(f"  {t:8s} {med[t] / 1e6:8.1f} MB")
-    print(f"  herd / wrk = {ratio:.2f}  (bar: <= 1.00) -> {'PASS' if ratio <= 1.0 else 'FAIL'}")
+    print(f"  herd / wrk = {ratio:.2f}  (bar: <= {bar:.2f}) -> {'PASS' if ratio <= bar else 'FAIL'}")
     return {"peak_rss_mb": {t: v / 1e6 for t, v in med.items()}, "herd_vs_wrk": ratio}
 
 
