@@ -12,7 +12,7 @@ ratios against wrk, which hold where absolute numbers drift.
 
 Benchmarks:
   cpu       CPU time (user + sys) per request at 50 connections, 1 thread  (bar: herd <= 0.85 x wrk)
-  rss       peak RSS holding 10,000 keep-alive connections                 (bar: herd <= wrk)
+  rss       peak RSS holding 10,000 keep-alive connections                 (bar: herd <= 0.25 x wrk)
   rate      open-model accuracy: --rate 5000 for 5 s delivers 25,000 +-1%
   https     CPU per request over TLS (nginx TLS, keep-alive, 50 conns)  (bar: herd <= 0.9 x wrk),
             and handshakes per second with --calls-per-conn 1
