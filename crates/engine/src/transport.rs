@@ -7,6 +7,7 @@
 use herd_metrics::ErrorKind;
 use std::sync::Arc;
 use std::time::Instant;
+pub use thin_vec::ThinVec;
 
 /// One request: what it asks ([`Parts`], for protocols that encode it their own way: HTTP/2,
 /// HTTP/3) and its HTTP/1.1 bytes, serialized once and sent as is.
@@ -79,6 +80,9 @@ pub struct Parts {
 }
 
 /// What came back. Reused across exchanges on a connection to avoid allocating per request.
+///
+/// One is held per request in flight, ten thousand of them with as many connections, and most
+/// keep no headers or body: those two are [`ThinVec`]s, 8 bytes each where a `Vec` is 24.
 #[derive(Clone, Debug, Default)]
 pub struct Response {
     pub status: u16,
@@ -97,9 +101,9 @@ pub struct Response {
     /// Whether the connection may carry another request.
     pub keep_alive: bool,
     /// Response headers, only when the request asked to keep the response.
-    pub headers: Vec<(String, String)>,
+    pub headers: ThinVec<(String, String)>,
     /// Response body, only when the request asked to keep the response.
-    pub body: Vec<u8>,
+    pub body: ThinVec<u8>,
 }
 
 impl Response {

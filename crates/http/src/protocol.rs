@@ -107,3 +107,17 @@ impl Session<Wire> for HttpSession {
         }
     }
 }
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    /// An HTTP/1.1 session is held inline in each connection's slot, ten thousand of them in
+    /// `bench.py rss`: a field that widens it is memory per connection (bench/RESULTS.md,
+    /// session 11).
+    #[test]
+    fn an_http1_session_stays_as_small_as_measured() {
+        let session = std::mem::size_of::<super::HttpSession>();
+        assert!(session <= 216, "{session}");
+        let response = std::mem::size_of::<herd_engine::Response>();
+        assert!(response <= 88, "{response}");
+    }
+}

@@ -100,7 +100,7 @@ mod tests {
     fn response(body: &str, headers: &[(&str, &str)]) -> Response {
         Response {
             status: 200,
-            body: body.as_bytes().to_vec(),
+            body: body.as_bytes().into(),
             headers: headers
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))

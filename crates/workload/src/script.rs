@@ -348,7 +348,7 @@ mod tests {
     #[test]
     fn redirect_locations_resolve_against_the_request() {
         let r = |loc: &str| Response {
-            headers: vec![("Location".into(), loc.into())],
+            headers: vec![("Location".into(), loc.into())].into(),
             ..Response::default()
         };
         let req = b"GET /shop/cart?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";

@@ -206,12 +206,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         // Placed at once (the usual case): no wait, and no clock subtraction to say so.
         let blocked = (ex.placed > ex.start).then(|| ex.placed.duration_since(ex.start));
         let mut o = Opening {
-            sent: ex.sent,
+            sent: ex.sent(),
             blocked,
             ..Opening::default()
         };
-        let (on_new, link) = (ex.on_new, ex.link);
-        o.connection = ex.carrier;
+        let (on_new, link) = (ex.on_new, ex.link.get());
+        o.connection = (ex.carrier != super::exchanges::NO_CARRIER).then_some(ex.carrier);
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
                 if !k.opening_told {
@@ -272,7 +272,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             if let Some(link) = left.and_then(|(l, g)| self.links.get(l, g)) {
                 link.uses = link.uses.saturating_sub(1);
             }
-            ex.sent = None;
+            ex.written = false;
             ex.on_new = false;
             // It is older than anything waiting: it goes first.
             if !self.waiting.is_empty() || !self.place(f.ticket, now) {
@@ -353,7 +353,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         };
         ex.ended = true;
         ex.stale_candidate = false;
-        let Some((l, g)) = ex.link else {
+        let Some((l, g)) = ex.link.get() else {
             return self.fail(x, why, (0, None), now);
         };
         let Some(link) = self.links.get(l, g) else {
@@ -383,7 +383,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     /// Whether exchange `x` waits for its connection to open.
     fn connecting(&mut self, x: Ticket) -> bool {
-        let link = self.exchanges.get(x).and_then(|ex| ex.link);
+        let link = self.exchanges.get(x).and_then(|ex| ex.link.get());
         match link {
             Some((l, g)) => self.links.get(l, g).is_some_and(|k| k.opened.is_none()),
             None => false,

@@ -102,6 +102,28 @@ pub(super) fn token(slot: u32, generation: u32) -> usize {
     slot as usize | ((generation as usize) << 32)
 }
 
+/// A connection's slot and generation, or none, in 8 bytes (an `Option<(u32, u32)>` is 12):
+/// users and exchanges, ten thousand of each, hold one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct LinkRef(u64);
+
+impl LinkRef {
+    /// No connection (slot and generation `u32::MAX`, never a real slot).
+    pub const NONE: LinkRef = LinkRef(u64::MAX);
+
+    pub fn new(slot: u32, generation: u32) -> Self {
+        LinkRef(token(slot, generation) as u64)
+    }
+
+    pub fn get(self) -> Option<(u32, u32)> {
+        (self != Self::NONE).then(|| untoken(self.0 as usize))
+    }
+
+    pub fn take(&mut self) -> Option<(u32, u32)> {
+        std::mem::replace(self, Self::NONE).get()
+    }
+}
+
 /// The slot and generation a [`token`] names.
 pub(super) fn untoken(token: usize) -> (u32, u32) {
     ((token & 0xffff_ffff) as u32, (token >> 32) as u32)

@@ -3,7 +3,7 @@
 //! room when users share them, else a new connection up to the cap, else a first-come,
 //! first-served wait for a place.
 
-use super::links::token;
+use super::links::{token, LinkRef};
 use super::user::State;
 use super::{Loop, STALE_AFTER};
 use crate::session::{Session, Ticket};
@@ -37,7 +37,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let (user, fresh) = (ex.user as usize, ex.fresh);
         let mut pick = None;
         if !fresh {
-            if let Some((l, g)) = self.users[user].link {
+            if let Some((l, g)) = self.users[user].link.get() {
                 if self.has_room(l, g) {
                     pick = Some(l);
                 }
@@ -128,13 +128,13 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ex.reused && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
         link.uses += 1;
         link.last_used = now;
-        ex.link = Some((l, link.generation));
-        ex.carrier = Some(link.serial * self.threads as u64 + self.k as u64);
+        ex.link = LinkRef::new(l, link.generation);
+        ex.carrier = link.serial * self.threads as u64 + self.k as u64;
         ex.placed = now;
         ex.on_new = link.opened.is_none();
-        ex.sent = link.opened.map(|_| now);
+        ex.written = link.opened.is_some();
         session.submit(x, req, ex.last_call);
-        self.users[ex.user as usize].link = Some((l, link.generation));
+        self.users[ex.user as usize].link = LinkRef::new(l, link.generation);
         self.kicks.push((l, link.generation));
     }
 

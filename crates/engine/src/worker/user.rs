@@ -3,6 +3,7 @@
 //! (`links.rs`), the one it used last when that one has room (so one user to one connection
 //! behaves as it always did), else the least busy one, else a new one.
 
+use super::links::LinkRef;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,16 +47,20 @@ pub(super) struct User<U> {
     pub busy: bool,
     /// Generation of the user's pending timer: an entry of another generation is stale.
     pub timer: u32,
-    /// Open model: the schedule index of the arrival the current iteration answers.
-    pub arrival: Option<u64>,
-    /// The connection it used last (its slot and generation), tried first for the next
-    /// request.
-    pub link: Option<(u32, u32)>,
+    /// Open model: the schedule index of the arrival the current iteration answers
+    /// ([`User::arrival`]; [`NONE`] for none: a user is held per connection, and an
+    /// `Option<u64>` is 16 bytes).
+    arrival: u64,
+    /// The connection it used last, tried first for the next request.
+    pub link: LinkRef,
     /// Closed model: measured iterations it has begun, and how many it may (its share of
     /// `-n`; `None` when the users share one count, under stages, or there is no `-n`).
     pub counted: u64,
-    pub quota: Option<u64>,
+    quota: u64,
 }
+
+/// No arrival, no quota: the value the `Option<u64>`s of [`User`] are kept without.
+const NONE: u64 = u64::MAX;
 
 impl<U> User<U> {
     pub fn new(script: U, now: Instant, quota: Option<u64>) -> Self {
@@ -67,11 +72,26 @@ impl<U> User<U> {
             intended: now,
             busy: false,
             timer: 0,
-            arrival: None,
-            link: None,
+            arrival: NONE,
+            link: LinkRef::NONE,
             counted: 0,
-            quota,
+            quota: quota.unwrap_or(NONE),
         }
+    }
+
+    /// Open model: the schedule index of the arrival the current iteration answers.
+    pub fn arrival(&self) -> Option<u64> {
+        (self.arrival != NONE).then_some(self.arrival)
+    }
+
+    pub fn set_arrival(&mut self, g: u64) {
+        self.arrival = g;
+    }
+
+    /// Closed model: how many measured iterations it may begin (its share of `-n`); `None`
+    /// when the users share one count, under stages, or there is no `-n`.
+    pub fn quota(&self) -> Option<u64> {
+        (self.quota != NONE).then_some(self.quota)
     }
 }
 
@@ -84,12 +104,12 @@ mod tests {
     fn the_per_connection_slots_stay_as_small_as_measured() {
         use std::mem::size_of;
         assert!(
-            size_of::<super::User<()>>() <= 112,
+            size_of::<super::User<()>>() <= 88,
             "{}",
             size_of::<super::User<()>>()
         );
         let exchange = size_of::<super::super::exchanges::Exchange>();
-        assert!(exchange <= 144, "{exchange}");
+        assert!(exchange <= 120, "{exchange}");
         let link = size_of::<super::super::links::Link<(), ()>>();
         assert!(link <= 104, "{link}");
     }

@@ -115,7 +115,7 @@ impl ResponseReader {
         if status >= 200 {
             self.headed = true;
             resp.status = status;
-            resp.headers = headers;
+            resp.headers = headers.into();
         }
         Ok(())
     }

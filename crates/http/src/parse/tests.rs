@@ -49,8 +49,8 @@ fn parse_in_pieces(
         status: resp.status,
         body_len: resp.body_len,
         keep_alive: resp.keep_alive,
-        headers: resp.headers,
-        body: resp.body,
+        headers: resp.headers.into(),
+        body: resp.body.into(),
         by_close,
         left: pending,
     })
