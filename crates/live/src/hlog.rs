@@ -64,7 +64,7 @@ impl Sink for Hlog {
         let h = match r.second.latency.histogram() {
             Some(h) => h,
             None => {
-                empty = herd_engine::metrics::new_histogram();
+                empty = herd_engine::metrics::empty_second_histogram();
                 &empty
             }
         };

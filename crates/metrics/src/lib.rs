@@ -29,6 +29,6 @@ pub use compact::CompactHistogram;
 pub use error_kind::{ErrorKind, ErrorTable};
 pub use outcome::{Outcome, Phases, Verdict};
 pub use recorder::Recorder;
-pub use second_latency::{SecondLatency, SEALED_QUANTILES};
+pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
 pub use stats::{new_histogram, Stats, StatusCounts, HISTOGRAM_MAX_US};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

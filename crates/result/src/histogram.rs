@@ -5,17 +5,17 @@ use crate::{ReportError, Summary};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
-use hdrhistogram::Histogram;
+use hdrhistogram::{Counter, Histogram};
 use serde_json::Value;
 
 /// Encodes a histogram as HdrHistogram V2 + deflate, base64 with the standard alphabet: the
 /// format of HdrHistogram's own logs, readable by its Java, Go and Python ports.
-pub fn encode_histogram(h: &Histogram<u64>) -> String {
+pub fn encode_histogram<T: Counter>(h: &Histogram<T>) -> String {
     let mut buf = Vec::new();
     // Serialising into a Vec fails only for counts above i64::MAX, which no run reaches.
     V2DeflateSerializer::new()
         .serialize(h, &mut buf)
-        .expect("a u64 histogram serialises into memory");
+        .expect("a histogram serialises into memory");
     STANDARD.encode(buf)
 }
 
