@@ -4,6 +4,7 @@
 mod args;
 mod capacity;
 mod compare_cmd;
+mod deferred;
 mod demo;
 mod doctor;
 mod env_values;
@@ -38,6 +39,7 @@ mod watch;
 mod workload_cmd;
 
 use clap::{Parser, Subcommand};
+use deferred::Deferred;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -54,47 +56,48 @@ struct Cli {
     command: Command,
 }
 
+/// Each subcommand's arguments are [`Deferred`]: declared only for the subcommand given.
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Load a URL or run a workload file and print what the server did
     #[command(after_help = exit::HELP, allow_negative_numbers = true)]
-    Run(Box<args::RunArgs>),
+    Run(Deferred<Box<args::RunArgs>>),
     /// Check a workload file and report every problem with its line and column; sends nothing
-    Validate(workload_cmd::ValidateArgs),
+    Validate(Deferred<workload_cmd::ValidateArgs>),
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
-    Serve(serve::ServeArgs),
+    Serve(Deferred<serve::ServeArgs>),
     /// Start the mock server in-process and run a short load test against it
-    Demo(demo::DemoArgs),
+    Demo(Deferred<demo::DemoArgs>),
     /// Show a stored result: text, or a self-contained HTML page or PDF with charts (-o FILE)
-    Report(report_cmd::ReportArgs),
+    Report(Deferred<report_cmd::ReportArgs>),
     /// Compare runs with a base run; exit 3 when a key metric regressed beyond --threshold and noise
     #[command(after_help = exit::COMPARE_HELP)]
-    Compare(compare_cmd::CompareArgs),
+    Compare(Deferred<compare_cmd::CompareArgs>),
     /// Check this machine for load testing: open files, local ports, TIME_WAIT, listen queues,
     /// cores, clock scaling, and whether the target answers; each problem with its fix
-    Doctor(doctor::DoctorArgs),
+    Doctor(Deferred<doctor::DoctorArgs>),
     /// Load targets at rising rates or users, a table line per step (autobench, ab at 1..1000 users)
     #[command(after_help = exit::HELP, allow_negative_numbers = true)]
-    Sweep(Box<sweep::SweepArgs>),
+    Sweep(Deferred<Box<sweep::SweepArgs>>),
     /// Find the highest rate (or most users) a target sustains within an SLO
     #[command(after_help = exit::HELP, allow_negative_numbers = true)]
-    Capacity(Box<capacity::CapacityArgs>),
+    Capacity(Deferred<Box<capacity::CapacityArgs>>),
     /// Draw a sweep (herd's or autobench's TSV, or JSON) or a run's JSON as PNG or SVG
-    Plot(plot::PlotArgs),
+    Plot(Deferred<plot::PlotArgs>),
     /// Add up the results of a run's shards (--shard I/N) exactly into one result
     #[command(after_help = exit::HELP)]
-    Merge(merge_cmd::MergeArgs),
+    Merge(Deferred<merge_cmd::MergeArgs>),
     /// Run a workload as N shards on Kubernetes: render the manifests, collect the results
-    K8s(k8s::K8sArgs),
+    K8s(Deferred<k8s::K8sArgs>),
     /// What is in a web server's access log: rate, request types, sizes, time taken, sessions;
     /// or, with --against, whether the server logged what a run sent
-    Logs(Box<logs_cmd::LogsArgs>),
+    Logs(Deferred<Box<logs_cmd::LogsArgs>>),
     /// Write a workload file from access logs (top request types, weights, think times, ids, peak
     /// rate) or from a browser's HAR file (--har: the session's steps, think times, extractions)
-    Model(Box<model_cmd::ModelArgs>),
+    Model(Deferred<Box<model_cmd::ModelArgs>>),
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
-    Replay(Box<replay_cmd::ReplayArgs>),
+    Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
 }
 
 fn main() {
