@@ -1,5 +1,5 @@
 //! Two link-time choices that keep the pages herd touches few (bench/RESULTS.md, sessions 9
-//! and 10: herd holds 10,000 connections in ~14 MB, so each is a visible share of it).
+//! to 11: herd holds 10,000 connections in ~12 MB, so each is a visible share of it).
 //!
 //! Linked at a fixed address (not as a position-independent executable): a PIE's loader writes
 //! every relocated pointer of `.data.rel.ro` (vtables, tables of strings: ~450 KB in herd)
@@ -11,7 +11,8 @@
 //! The functions a run executes laid out together (`text-order.txt`, lld's
 //! `--symbol-ordering-file`): a run touches ~1.2 MB of code spread over 11.7 MB, and the kernel
 //! maps the 64 KB around each page touched, so 6.1 MB of text was resident; placed first, the
-//! same code is 1.8 MB. `bench/text_order.py` writes the list from a run under callgrind; a
+//! same code is 1.2 MB (HTTP/1.1's functions first, HTTP/2's after them, so a plain run maps
+//! none of HTTP/2's). `bench/text_order.py` writes the list from runs under callgrind; a
 //! name it has that the build no longer has (a function renamed, a dependency upgraded) is
 //! skipped, so a stale list costs memory, never correctness. Only for release builds on
 //! x86_64 Linux with Rust 1.90 or later, whose default linker is rust-lld (GNU ld has no such
