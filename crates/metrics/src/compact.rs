@@ -43,6 +43,7 @@ pub struct CompactHistogram {
 
 /// Records into an auto-resizing histogram: `saturating_record` would clamp to its current top
 /// instead of growing it. Values are at most one hour, so growing cannot fail.
+#[inline]
 fn record_dense(h: &mut Histogram<u64>, us: u64, n: u64) {
     let _ = h.record_n(us, n);
 }
@@ -79,9 +80,15 @@ impl CompactHistogram {
         }
     }
 
-    /// Records one value; out-of-range values are clamped, never lost.
+    /// Records one value; out-of-range values are clamped, never lost. Inlined with a path of
+    /// its own for a dense histogram: six of these run per response.
+    #[inline]
     pub fn saturating_record(&mut self, us: u64) {
-        self.record_n(us, 1);
+        if let Repr::Dense(h) = &mut self.repr {
+            record_dense(h, us.clamp(1, HISTOGRAM_MAX_US), 1);
+        } else {
+            self.record_n(us, 1);
+        }
     }
 
     fn record_n(&mut self, us: u64, n: u64) {

@@ -50,6 +50,7 @@ pub struct SecondLatency {
 }
 
 impl SecondLatency {
+    #[inline]
     pub fn saturating_record(&mut self, us: u64) {
         let us = us.clamp(1, HISTOGRAM_MAX_US);
         match &mut self.sealed {

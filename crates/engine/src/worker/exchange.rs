@@ -75,30 +75,33 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Acts on what connection `l`'s session reported, in order.
     fn settle(&mut self, l: u32, g: u32, notes: &mut Vec<Note>, now: Instant) {
         let mut closed = false;
-        for note in notes.drain(..) {
-            match note {
-                Note::Open(o) => {
-                    if let Some(link) = self.links.get(l, g) {
-                        link.opened = Some(Up::new(&o, now));
-                        self.tally.connection_opened();
-                        count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
-                        count_handshake(&mut self.tally.protocols, &o);
-                        if let Some(n) = o.negotiated {
-                            crate::session::count_tls(&mut self.tally.tls, n, 1);
-                        }
-                    }
-                }
-                Note::FirstByte(_) => {}
-                Note::Response(x, resp) => {
-                    if !resp.keep_alive {
+        // Most pumps that only wrote report nothing: no `Drain` made and dropped for them.
+        if !notes.is_empty() {
+            for note in notes.drain(..) {
+                match note {
+                    Note::Open(o) => {
                         if let Some(link) = self.links.get(l, g) {
-                            link.server_closes = true;
+                            link.opened = Some(Up::new(&o, now));
+                            self.tally.connection_opened();
+                            count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
+                            count_handshake(&mut self.tally.protocols, &o);
+                            if let Some(n) = o.negotiated {
+                                crate::session::count_tls(&mut self.tally.tls, n, 1);
+                            }
                         }
                     }
-                    self.complete(x, resp, now);
+                    Note::FirstByte(_) => {}
+                    Note::Response(x, resp) => {
+                        if !resp.keep_alive {
+                            if let Some(link) = self.links.get(l, g) {
+                                link.server_closes = true;
+                            }
+                        }
+                        self.complete(x, resp, now);
+                    }
+                    Note::Failed(f) => self.failed(f, now),
+                    Note::Closed => closed = true,
                 }
-                Note::Failed(f) => self.failed(f, now),
-                Note::Closed => closed = true,
             }
         }
         if closed {
