@@ -269,7 +269,14 @@ def bench_cpu(nginx, rounds, seconds):
     samples = {t: [] for t in tools}
     rps = {t: [] for t in tools}
     for r in range(rounds):
-        order = tools[r % len(tools):] + tools[:r % len(tools)]  # alternate who goes first
+        # herd goes first in even rounds and last in odd ones, the others rotating between: each
+        # ratio to herd is then paired herd-first in half the rounds. A rotation of all six
+        # kept neighbours in the same order (baseline ran just before herd in 13 of 16 rounds),
+        # and the second of two back-to-back runs reads higher: 16 paired rounds, herd-first and
+        # baseline-first, read herd / baseline 1.004 and 1.023 (bench/RESULTS.md, session 11).
+        others = tools[1:]
+        others = others[r % len(others):] + others[:r % len(others)]
+        order = ["herd", *others] if r % 2 == 0 else [*others, "herd"]
         for tool in order:
             with tempfile.NamedTemporaryFile(suffix=".json") as j:
                 out, cpu, _ = run_measured(argv_for(tool, nginx.url, 50, seconds, j.name), timeout=seconds + 60)
