@@ -214,7 +214,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link.get());
-        o.connection = (ex.carrier != super::exchanges::NO_CARRIER).then_some(ex.carrier);
+        o.connection = ex.carrier.get();
         if let Some(k) = link.and_then(|(l, g)| self.links.get(l, g)) {
             if on_new {
                 if !k.opening_told {

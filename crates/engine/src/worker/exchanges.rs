@@ -2,13 +2,10 @@
 //! already ended never reaches the one that took its slot. Each has its own deadline (kept in
 //! `deadlines.rs` by slot) and names its user and, once placed, its connection.
 
-use super::links::LinkRef;
+use super::links::{LinkRef, OptU64};
 use crate::session::Ticket;
 use crate::Request;
 use std::time::Instant;
-
-/// [`Exchange::carrier`] before the exchange was handed to a connection.
-pub(super) const NO_CARRIER: u64 = u64::MAX;
 
 pub(super) struct Exchange {
     pub generation: u32,
@@ -18,10 +15,8 @@ pub(super) struct Exchange {
     /// The connection carrying it; `None` while it waits for one.
     pub link: LinkRef,
     /// The last connection it was handed to, by its number in the run (the requests log's
-    /// `connection`): kept when that connection fails under it. [`NO_CARRIER`] before it
-    /// was handed to one (an `Option<u64>` would widen each of ten thousand exchanges by 8
-    /// bytes).
-    pub carrier: u64,
+    /// `connection`): kept when that connection fails under it.
+    pub carrier: OptU64,
     /// This request is its connection's last (`--calls-per-conn`).
     pub last_call: bool,
     /// When it started (its deadline counts from here).
@@ -77,7 +72,7 @@ impl Exchanges {
                     user: 0,
                     req: None,
                     link: LinkRef::NONE,
-                    carrier: NO_CARRIER,
+                    carrier: OptU64::NONE,
                     last_call: false,
                     start: now,
                     written: false,
@@ -99,7 +94,7 @@ impl Exchanges {
         x.user = user as u32;
         x.req = Some(req);
         x.link = LinkRef::NONE;
-        x.carrier = NO_CARRIER;
+        x.carrier = OptU64::NONE;
         x.last_call = false;
         x.start = now;
         x.written = false;

@@ -102,21 +102,39 @@ pub(super) fn token(slot: u32, generation: u32) -> usize {
     slot as usize | ((generation as usize) << 32)
 }
 
-/// A connection's slot and generation, or none, in 8 bytes (an `Option<(u32, u32)>` is 12):
-/// users and exchanges, ten thousand of each, hold one.
+/// An `Option<u64>` in 8 bytes (the option is 16), `u64::MAX` standing for `None`: users and
+/// exchanges, ten thousand of each, hold a few, and none of their values comes near it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) struct LinkRef(u64);
+pub(super) struct OptU64(u64);
+
+impl OptU64 {
+    pub const NONE: OptU64 = OptU64(u64::MAX);
+
+    pub fn get(self) -> Option<u64> {
+        (self != Self::NONE).then_some(self.0)
+    }
+}
+
+impl From<Option<u64>> for OptU64 {
+    fn from(v: Option<u64>) -> Self {
+        OptU64(v.unwrap_or(u64::MAX))
+    }
+}
+
+/// A connection's slot and generation, or none, in 8 bytes (an `Option<(u32, u32)>` is 12):
+/// its [`token`] in an [`OptU64`] (slot and generation `u32::MAX`, never a real slot, are none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct LinkRef(OptU64);
 
 impl LinkRef {
-    /// No connection (slot and generation `u32::MAX`, never a real slot).
-    pub const NONE: LinkRef = LinkRef(u64::MAX);
+    pub const NONE: LinkRef = LinkRef(OptU64::NONE);
 
     pub fn new(slot: u32, generation: u32) -> Self {
-        LinkRef(token(slot, generation) as u64)
+        LinkRef(Some(token(slot, generation) as u64).into())
     }
 
     pub fn get(self) -> Option<(u32, u32)> {
-        (self != Self::NONE).then(|| untoken(self.0 as usize))
+        self.0.get().map(|t| untoken(t as usize))
     }
 
     pub fn take(&mut self) -> Option<(u32, u32)> {

@@ -129,7 +129,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         link.uses += 1;
         link.last_used = now;
         ex.link = LinkRef::new(l, link.generation);
-        ex.carrier = link.serial * self.threads as u64 + self.k as u64;
+        ex.carrier = Some(link.serial * self.threads as u64 + self.k as u64).into();
         ex.placed = now;
         ex.on_new = link.opened.is_none();
         ex.written = link.opened.is_some();

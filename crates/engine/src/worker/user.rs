@@ -3,7 +3,7 @@
 //! (`links.rs`), the one it used last when that one has room (so one user to one connection
 //! behaves as it always did), else the least busy one, else a new one.
 
-use super::links::LinkRef;
+use super::links::{LinkRef, OptU64};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,20 +47,15 @@ pub(super) struct User<U> {
     pub busy: bool,
     /// Generation of the user's pending timer: an entry of another generation is stale.
     pub timer: u32,
-    /// Open model: the schedule index of the arrival the current iteration answers
-    /// ([`User::arrival`]; [`NONE`] for none: a user is held per connection, and an
-    /// `Option<u64>` is 16 bytes).
-    arrival: u64,
+    /// Open model: the schedule index of the arrival the current iteration answers.
+    pub arrival: OptU64,
     /// The connection it used last, tried first for the next request.
     pub link: LinkRef,
     /// Closed model: measured iterations it has begun, and how many it may (its share of
     /// `-n`; `None` when the users share one count, under stages, or there is no `-n`).
     pub counted: u64,
-    quota: u64,
+    pub quota: OptU64,
 }
-
-/// No arrival, no quota: the value the `Option<u64>`s of [`User`] are kept without.
-const NONE: u64 = u64::MAX;
 
 impl<U> User<U> {
     pub fn new(script: U, now: Instant, quota: Option<u64>) -> Self {
@@ -72,26 +67,11 @@ impl<U> User<U> {
             intended: now,
             busy: false,
             timer: 0,
-            arrival: NONE,
+            arrival: OptU64::NONE,
             link: LinkRef::NONE,
             counted: 0,
-            quota: quota.unwrap_or(NONE),
+            quota: quota.into(),
         }
-    }
-
-    /// Open model: the schedule index of the arrival the current iteration answers.
-    pub fn arrival(&self) -> Option<u64> {
-        (self.arrival != NONE).then_some(self.arrival)
-    }
-
-    pub fn set_arrival(&mut self, g: u64) {
-        self.arrival = g;
-    }
-
-    /// Closed model: how many measured iterations it may begin (its share of `-n`); `None`
-    /// when the users share one count, under stages, or there is no `-n`.
-    pub fn quota(&self) -> Option<u64> {
-        (self.quota != NONE).then_some(self.quota)
     }
 }
 

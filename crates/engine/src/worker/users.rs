@@ -80,7 +80,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Under stages users come and go: the iterations go to whoever asks first; otherwise
     /// each user has its share, [`Loop::quota`].
     fn take_counted(&mut self, i: usize, n: u64) -> bool {
-        match self.users[i].quota() {
+        match self.users[i].quota.get() {
             Some(quota) => {
                 let u = &mut self.users[i];
                 u.counted += 1;
@@ -113,7 +113,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     pub(super) fn next_arrival(&mut self, i: usize, now: Instant) {
         let Some(o) = self.open.as_mut() else { return };
         if let Some((g, at)) = o.waiting() {
-            self.users[i].set_arrival(g);
+            self.users[i].arrival = Some(g).into();
             return self.iterate(i, at, now);
         }
         if o.closed || self.stopping {
@@ -139,7 +139,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         Ctx {
             now,
             measured: self.users[i].iteration >= self.measure_start,
-            arrival: self.users[i].arrival(),
+            arrival: self.users[i].arrival.get(),
         }
     }
 
@@ -273,7 +273,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 Hand::New => self.add_user(now),
             };
             self.users[i].state = State::Free;
-            self.users[i].set_arrival(g);
+            self.users[i].arrival = Some(g).into();
             self.iterate(i, at, now);
             self.flush_kicks(now);
         }
