@@ -91,6 +91,7 @@ where
             start.checked_sub(late).unwrap_or(start)
         },
     };
+    let measure_wall = wall_of(&*clock, shared.start + plan.warmup);
     let (tx, rx) = mpsc::channel::<Report>();
     // The first second not yet handed out as a record.
     let mut unsent = 0u64;
@@ -158,6 +159,7 @@ where
                     timeline.spill_below(unsent.saturating_sub(KEPT_S));
                     watch.spill_below(unsent.saturating_sub(KEPT_S));
                     progress(&Progress {
+                        measure_start: measure_wall,
                         elapsed,
                         requests: ended,
                         errors,
@@ -186,8 +188,18 @@ where
         timeline,
         watch,
     )?;
-    progress(&stream::rest(plan, &out, &mut shares, unsent));
+    progress(&stream::rest(plan, &out, &mut shares, unsent, measure_wall));
     Ok(out)
+}
+
+/// `at` on the wall clock, through `clock`'s now (a virtual clock's instants map as well).
+fn wall_of(clock: &dyn Clock, at: Instant) -> SystemTime {
+    let (now, wall) = (clock.now(), SystemTime::now());
+    if at >= now {
+        wall + (at - now)
+    } else {
+        wall.checked_sub(now - at).unwrap_or(wall)
+    }
 }
 
 /// What the collector holds when the workers are done: each worker's output and script
