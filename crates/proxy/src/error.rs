@@ -44,7 +44,7 @@ impl ApiError {
         ApiError::new(
             format!(
                 "invalid toxic type: {given:?} (one of latency, bandwidth, slow_close, timeout, \
-                 reset_peer, slicer, limit_data, packet_loss)"
+                 reset_peer, slicer, limit_data, packet_loss, http)"
             ),
             400,
         )

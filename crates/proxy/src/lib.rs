@@ -42,6 +42,8 @@
 
 mod api;
 mod error;
+mod framing;
+mod http_fault;
 mod metrics;
 mod pipe;
 mod registry;
@@ -54,6 +56,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub use error::ApiError;
+pub use http_fault::HttpFault;
 pub use registry::{Entry, Registry, Shared};
 pub use stats::Stats;
 pub use toxic::{Kind, Stream, Toxic};

@@ -45,7 +45,12 @@ pub(crate) fn render(shared: &Shared) -> String {
             }
         }
     }
-    let counters: [Counter; 6] = [
+    let counters: [Counter; 7] = [
+        (
+            "herd_proxy_http_faults_total",
+            "Responses an http toxic hit",
+            |s| Stats::get(&s.http_faults),
+        ),
         (
             "herd_proxy_connections_total",
             "Connections accepted",

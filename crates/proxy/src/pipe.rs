@@ -8,8 +8,9 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use crate::http_fault::Req;
 use crate::stage::{Ask, CloseCause, Item, Stage, Tally};
-use crate::toxic::{Stream, Toxic};
+use crate::toxic::{Kind, Stream, Toxic};
 
 pub(crate) struct Pipe {
     pub stream: Stream,
@@ -32,6 +33,7 @@ pub(crate) struct Stepped {
     pub dropped_chunks: u64,
     /// Causes of closes a toxic made this step.
     pub closes: Vec<CloseCause>,
+    pub http_hits: u64,
 }
 
 impl Pipe {
@@ -63,6 +65,19 @@ impl Pipe {
         self.queues.last_mut().expect("at least one queue")
     }
 
+    /// A request went up: each `http` toxic of this (downstream) pipe matches its response.
+    pub fn note_request(&mut self, req: &Req) {
+        for s in &mut self.stages {
+            s.note_request(req);
+        }
+    }
+
+    pub fn has_http(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| matches!(s.toxic.kind, Kind::Http(_)))
+    }
+
     pub fn has_stages(&self) -> bool {
         !self.stages.is_empty()
     }
@@ -74,6 +89,7 @@ impl Pipe {
             reset: false,
             dropped_chunks: 0,
             closes: Vec::new(),
+            http_hits: 0,
         };
         let mut tally = Tally::default();
         for i in 0..self.stages.len() {
@@ -91,6 +107,7 @@ impl Pipe {
         }
         self.buffered = self.buffered.saturating_sub(tally.dropped_bytes);
         out.dropped_chunks = tally.dropped_chunks;
+        out.http_hits = tally.http_hits;
         out
     }
 

@@ -16,6 +16,7 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
+use crate::http_fault::RequestScan;
 use crate::pipe::Pipe;
 use crate::registry::Shared;
 use crate::stage::{CloseCause, Item};
@@ -55,10 +56,13 @@ struct Link {
     timer_at: Option<Instant>,
     /// The first instant a toxic holds something for, from the last pump.
     wake: Option<Instant>,
+    requests: RequestScan,
 }
 
 enum End {
     Open,
+    /// Open, and it could move more: its turn ended so that others get theirs.
+    More,
     Close,
     Reset,
 }
@@ -72,6 +76,8 @@ pub(crate) struct Relay {
     by_name: HashMap<String, usize>,
     links: Slab<Link>,
     timers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
+    /// Connections that had more to move when their turn ended: driven again next pass.
+    again: Vec<usize>,
     scratch: Vec<u8>,
 }
 
@@ -86,6 +92,7 @@ impl Relay {
             by_name: HashMap::new(),
             links: Slab::new(),
             timers: BinaryHeap::new(),
+            again: Vec::new(),
             scratch: vec![0; SCRATCH],
         }
     }
@@ -93,10 +100,13 @@ impl Relay {
     pub fn run(mut self) {
         let mut events = Events::with_capacity(1024);
         loop {
-            let timeout = self
-                .timers
-                .peek()
-                .map(|Reverse((at, _, _))| at.saturating_duration_since(Instant::now()));
+            let timeout = if self.again.is_empty() {
+                self.timers
+                    .peek()
+                    .map(|Reverse((at, _, _))| at.saturating_duration_since(Instant::now()))
+            } else {
+                Some(std::time::Duration::ZERO)
+            };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
                 if e.kind() != ErrorKind::Interrupted {
                     eprintln!("herd proxy: poll failed: {e}");
@@ -104,7 +114,7 @@ impl Relay {
                 }
             }
             self.apply_changes();
-            let mut touched = Vec::new();
+            let mut touched = std::mem::take(&mut self.again);
             for ev in events.iter() {
                 let t = ev.token();
                 if t == WAKER {
@@ -286,6 +296,7 @@ impl Relay {
                 pipes,
                 timer_at: None,
                 wake: None,
+                requests: RequestScan::default(),
             };
             let reg = self.poll.registry();
             let both = Interest::READABLE | Interest::WRITABLE;
@@ -335,6 +346,7 @@ impl Relay {
         };
         let end = link.pump(now, &mut self.scratch);
         match end {
+            End::More => self.again.push(key),
             End::Open => {
                 let wake = link.wake;
                 if let Some(w) = wake {
@@ -406,7 +418,7 @@ impl Link {
             }
         }
         self.wake = None;
-        for _ in 0..8 {
+        for _ in 0..16 {
             let mut moved = false;
             for dir in 0..2 {
                 match self.flow(dir, now, scratch) {
@@ -419,10 +431,20 @@ impl Link {
                 return End::Close;
             }
             if !moved {
-                break;
+                return End::Open;
             }
         }
-        End::Open
+        End::More
+    }
+
+    /// Requests going up, for the `http` toxics of the responses coming down.
+    fn follow_requests(&mut self, bytes: &[u8]) {
+        let mut found = Vec::new();
+        let keep = self.pipes[1].has_http();
+        self.requests.scan(bytes, keep, &mut found);
+        for r in &found {
+            self.pipes[1].note_request(r);
+        }
     }
 
     /// One direction: `dir` 0 reads the client and writes upstream, 1 the other way.
@@ -441,6 +463,9 @@ impl Link {
                 Ok(n) => {
                     moved = true;
                     Stats::add(&self.stats.received[stream.index()], n as u64);
+                    if dir == 0 {
+                        self.follow_requests(&scratch[..n]);
+                    }
                     let mut from = 0;
                     if self.pipes[dir].direct() && self.writable[dst] {
                         from = self.write_some(dst, &scratch[..n])?;
@@ -472,6 +497,7 @@ impl Link {
                 return Ok((moved, End::Reset));
             }
             Stats::add(&self.stats.dropped_chunks, s.dropped_chunks);
+            Stats::add(&self.stats.http_faults, s.http_hits);
             for c in s.closes {
                 match c {
                     CloseCause::Limit => Stats::add(&self.stats.limited, 1),
@@ -526,6 +552,7 @@ impl Link {
                     moved = true;
                 }
                 Some(Item::Close) => return Ok((true, End::Close)),
+                Some(Item::Reset) => return Ok((true, End::Reset)),
             }
         }
         Ok((moved, End::Open))

@@ -14,15 +14,21 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::http_fault::{Out, Req, ResponseTap};
 use crate::toxic::{Kind, Toxic};
 
 /// What travels through a direction: bytes stamped with when they arrived, the end of the
 /// source's stream (a half-close), or a toxic's close of the whole connection.
 #[derive(Debug)]
 pub(crate) enum Item {
-    Data { bytes: Vec<u8>, stamp: Instant },
+    Data {
+        bytes: Vec<u8>,
+        stamp: Instant,
+    },
     Eof,
     Close,
+    /// Reset both sides once what precedes is written (the `http` toxic's `reset`).
+    Reset,
 }
 
 /// What a stage asks of the connection beyond its items.
@@ -55,6 +61,8 @@ pub(crate) struct Stage {
     /// A close went out; what comes after is dropped.
     closed: bool,
     pub(crate) close_cause: Option<CloseCause>,
+    /// The `http` toxic's view of the connection's responses.
+    tap: Option<Box<ResponseTap>>,
 }
 
 /// Counts a stage hands back to the pipe.
@@ -62,6 +70,8 @@ pub(crate) struct Stage {
 pub(crate) struct Tally {
     pub dropped_bytes: u64,
     pub dropped_chunks: u64,
+    /// Responses an `http` toxic hit.
+    pub http_hits: u64,
 }
 
 impl Stage {
@@ -80,6 +90,7 @@ impl Stage {
             dropped_last: false,
             closed: false,
             close_cause: None,
+            tap: matches!(toxic.kind, Kind::Http(_)).then(|| Box::new(ResponseTap::new())),
         };
         s.arm(now);
         s
@@ -126,9 +137,7 @@ impl Stage {
                     tally.dropped_bytes += bytes.len() as u64;
                 }
             }
-            return (None, Ask::Nothing);
-        }
-        if !self.active {
+        } else if !self.active {
             output.extend(input.drain(..));
             return (None, Ask::Nothing);
         }
@@ -138,7 +147,7 @@ impl Stage {
                 return self.step(now, input, output, tally);
             }
         }
-        if let Some(d) = self.deadline {
+        if let (false, Some(d)) = (self.closed, self.deadline) {
             if d <= now {
                 self.deadline = None;
                 match self.toxic.kind {
@@ -171,6 +180,20 @@ impl Stage {
         self.close_cause = cause;
     }
 
+    /// Ends the stream with `item` after what is held (each at its instant); what comes
+    /// after is dropped.
+    fn end_with(&mut self, now: Instant, item: Item, output: &mut VecDeque<Item>) {
+        self.pass(now, item, output);
+        self.closed = true;
+    }
+
+    /// A request went up the connection: the `http` toxic matches its response with it.
+    pub fn note_request(&mut self, req: &Req) {
+        if let Some(tap) = &mut self.tap {
+            tap.requests.push_back(req.clone());
+        }
+    }
+
     /// Holds an item until `due`, after everything held before it.
     fn hold(&mut self, due: Instant, item: Item) {
         let due = self.next_due.map_or(due, |n| n.max(due));
@@ -190,7 +213,7 @@ impl Stage {
     fn take(&mut self, now: Instant, item: Item, output: &mut VecDeque<Item>, tally: &mut Tally) {
         let (bytes, stamp) = match item {
             Item::Data { bytes, stamp } => (bytes, stamp),
-            Item::Close => return self.close(output, None),
+            Item::Close | Item::Reset => return self.end_with(now, item, output),
             Item::Eof => return self.take_eof(now, output),
         };
         match self.toxic.kind.clone() {
@@ -268,6 +291,30 @@ impl Stage {
                     tally.dropped_chunks += 1;
                 } else {
                     self.pass(now, Item::Data { bytes, stamp }, output);
+                }
+            }
+            Kind::Http(fault) => {
+                let Some(tap) = self.tap.as_mut() else {
+                    return self.pass(now, Item::Data { bytes, stamp }, output);
+                };
+                let mut outs = Vec::new();
+                tap.take(
+                    &fault,
+                    &mut self.rng,
+                    now,
+                    &bytes,
+                    &mut outs,
+                    &mut tally.http_hits,
+                );
+                for o in outs {
+                    match o {
+                        Out::Bytes(bytes, Some(due)) => self.hold(due, Item::Data { bytes, stamp }),
+                        Out::Bytes(bytes, None) => {
+                            self.pass(now, Item::Data { bytes, stamp }, output)
+                        }
+                        Out::Close => return self.end_with(now, Item::Close, output),
+                        Out::Reset => return self.end_with(now, Item::Reset, output),
+                    }
                 }
             }
             Kind::Bandwidth { .. } | Kind::SlowClose { .. } => {
@@ -350,7 +397,7 @@ mod tests {
             .map(|i| match i {
                 Item::Data { bytes, .. } => bytes.len(),
                 Item::Eof => 0,
-                Item::Close => usize::MAX,
+                Item::Close | Item::Reset => usize::MAX,
             })
             .collect()
     }

@@ -21,6 +21,8 @@ pub struct Stats {
     pub timed_out: AtomicU64,
     /// Chunks dropped by `packet_loss`.
     pub dropped_chunks: AtomicU64,
+    /// Responses an `http` toxic hit.
+    pub http_faults: AtomicU64,
     /// Connections whose upstream could not be reached.
     pub upstream_failures: AtomicU64,
 }

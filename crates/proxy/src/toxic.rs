@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::ApiError;
+use crate::http_fault::HttpFault;
 
 /// Which way the bytes a toxic acts on travel: toxiproxy's `stream`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,6 +65,8 @@ pub enum Kind {
     LimitData { bytes: i64 },
     /// Each chunk is dropped with `loss_rate`, plus `correlation` after a dropped one.
     PacketLoss { loss_rate: f64, correlation: f64 },
+    /// herd's own: HTTP/1.1-aware faults on responses, by method and path (`http_fault`).
+    Http(Box<HttpFault>),
 }
 
 impl Kind {
@@ -88,6 +91,7 @@ impl Kind {
                 loss_rate: 0.1,
                 correlation: 0.0,
             },
+            "http" => Kind::Http(Box::default()),
             _ => return None,
         })
     }
@@ -102,6 +106,7 @@ impl Kind {
             Kind::Slicer { .. } => "slicer",
             Kind::LimitData { .. } => "limit_data",
             Kind::PacketLoss { .. } => "packet_loss",
+            Kind::Http(_) => "http",
         }
     }
 
@@ -160,6 +165,7 @@ impl Kind {
                 float("loss_rate", loss_rate)?;
                 float("correlation", correlation)
             }
+            Kind::Http(fault) => fault.apply(attrs),
         }
     }
 
@@ -185,6 +191,7 @@ impl Kind {
                 loss_rate,
                 correlation,
             } => json!({"loss_rate": loss_rate, "correlation": correlation}),
+            Kind::Http(fault) => fault.attributes(),
         }
     }
 }
@@ -232,6 +239,11 @@ impl Toxic {
         };
         if let Some(attrs) = attributes(obj)? {
             kind.apply(attrs)?;
+        }
+        if matches!(kind, Kind::Http(_)) && stream == Stream::Upstream {
+            return Err(ApiError::bad_body(
+                "an http toxic acts on responses: its stream is downstream".into(),
+            ));
         }
         Ok(Toxic {
             name,
