@@ -21,6 +21,7 @@ mod output;
 mod outputs;
 mod pdf;
 mod plot;
+mod proxy_cmd;
 mod replay_cmd;
 mod report_cmd;
 mod run;
@@ -94,6 +95,8 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
+    Proxy(Deferred<proxy_cmd::ProxyArgs>),
 }
 
 fn main() {
@@ -117,6 +120,9 @@ fn main() {
         Command::Logs(a) => logs_cmd::cmd(a),
         Command::Model(a) => model_cmd::cmd(a),
         Command::Replay(a) => replay_cmd::cmd(a),
+        Command::Proxy(a) => proxy_cmd::run(a)
+            .map(|()| exit::OK)
+            .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
     };
     match code {
         Ok(code) => std::process::exit(code),
