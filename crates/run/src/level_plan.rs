@@ -3,9 +3,10 @@
 //! anything is sent, and the config its result describes it with.
 
 use crate::prepare::{threads_default, url_plan};
-use crate::prepared::{Prepared, What};
+use crate::prepared::Prepared;
 use crate::result::{url_config, workload_config};
 use crate::shard::ShardRun;
+use crate::what::What;
 use crate::{Length, Level, RunError, DEFAULT_OPEN_CAP};
 use herd_engine::{Load, Plan};
 use herd_result::RunConfig;

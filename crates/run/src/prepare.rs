@@ -1,8 +1,9 @@
 //! `RunSpec::prepare`: every check made before anything is sent, all problems reported at once
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
-use crate::prepared::{Prepared, UrlRequest, What};
+use crate::prepared::Prepared;
 use crate::watch::Watch;
+use crate::what::{UrlRequest, What};
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::Request;
 use herd_engine::{Load, Plan};

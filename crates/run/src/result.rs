@@ -1,7 +1,7 @@
 //! The public result, built in one place from what the engine measured and, for files, what the
 //! scripts counted.
 
-use crate::prepared::UrlRequest;
+use crate::what::UrlRequest;
 use crate::LoadFlags;
 use herd_engine::{Load, Plan, RunOutput};
 use herd_result::{
