@@ -62,6 +62,7 @@ pub mod html;
 #[cfg(feature = "png")]
 pub mod plot;
 mod replay_text;
+pub mod series_text;
 mod server_text;
 mod text;
 mod workload_text;
