@@ -157,6 +157,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
+
+    #[command(flatten)]
+    pub keep: crate::store_cmd::StoreFlags,
 }
 
 /// curl's connection flags: where connections go, and the TLS identity they carry.

@@ -9,6 +9,9 @@ mod demo;
 mod doctor;
 mod env_values;
 mod exit;
+mod history_cmd;
+mod history_select;
+mod history_trend;
 mod http_args;
 mod interrupt;
 mod k8s;
@@ -32,6 +35,7 @@ mod series_log;
 mod serve;
 mod shard_args;
 mod shard_run;
+mod store_cmd;
 mod sweep;
 mod sweep_table;
 mod values;
@@ -98,6 +102,10 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// Keep results written earlier in a store of runs (SQLite or PostgreSQL)
+    Store(Deferred<store_cmd::StoreArgs>),
+    /// Questions about the stored runs: list, show, trend, change points, baselines
+    History(Deferred<history_cmd::HistoryArgs>),
 }
 
 fn main() {
@@ -121,6 +129,8 @@ fn main() {
         Command::Logs(a) => logs_cmd::cmd(a),
         Command::Model(a) => model_cmd::cmd(a),
         Command::Replay(a) => replay_cmd::cmd(a),
+        Command::Store(a) => store_cmd::cmd(a),
+        Command::History(a) => history_cmd::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -77,6 +77,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     }
     let mut spec = spec(a);
     spec.shard = a.shard.resolve()?;
+    crate::store_cmd::check(&a.keep, spec.shard.is_some())?;
     let prepared = match (spec.prepare(), crate::outputs::check(a)) {
         (Ok(p), Ok(())) => p,
         (p, o) => {
@@ -94,7 +95,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     let sinks = crate::outputs::sinks(a, &plan, &control)?;
     let mut observer = Starting {
         sinks,
-        config: prepared.config(),
+        config: crate::store_cmd::labelled(prepared.config(), &a.keep),
         warmup: plan.warmup,
         labels: prepared.labels(),
     };
@@ -103,9 +104,11 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     // The lines written so far are kept even when the run failed.
     let logged = crate::outputs::finish_requests_log(log, &control);
     let mut result = run?;
+    result.config = crate::store_cmd::labelled(result.config, &a.keep);
     let log_failed = crate::outputs::note_requests_log(logged, &mut result);
     let code = crate::outputs::finish(&result, &mut observer.sinks)?;
     crate::shard_run::conclude(&result)?;
+    crate::store_cmd::keep(&a.keep, &result)?;
     match log_failed {
         Some(e) => Err(e),
         None => Ok(code),
