@@ -245,3 +245,21 @@ fn an_http_toxic_delays_the_head_of_matching_responses_only() {
         1
     );
 }
+
+#[test]
+fn an_upstream_nobody_listens_on_closes_the_client_and_is_counted() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let listen = create(api, "gone", closed);
+    assert_eq!(read_all(listen).map(|b| b.len()).unwrap_or(0), 0);
+    let failures = "herd_proxy_upstream_failures_total{proxy=\"gone\"}";
+    assert_eq!(metric(api, failures), 1);
+    assert_eq!(
+        metric(api, "herd_proxy_connections_open{proxy=\"gone\"}"),
+        0
+    );
+}
