@@ -44,6 +44,7 @@ mod api;
 mod error;
 mod framing;
 mod http_fault;
+mod link;
 mod metrics;
 mod pipe;
 mod registry;
