@@ -40,6 +40,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod alarm;
 mod api;
 mod error;
 mod framing;

@@ -18,6 +18,7 @@ use crate::link::{End, Link};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
+use crate::alarm::{Wakeup, ALARM};
 use crate::http_fault::RequestScan;
 use crate::pipe::Pipe;
 use crate::registry::Shared;
@@ -51,11 +52,13 @@ pub(crate) struct Relay {
     timers: BinaryHeap<Reverse<(Instant, usize, u64)>>,
     /// Connections that had more to move when their turn ended: driven again next pass.
     again: Vec<usize>,
+    wakeup: Wakeup,
     scratch: Vec<u8>,
 }
 
 impl Relay {
     pub fn new(poll: Poll, shared: Arc<Shared>, seed: u64) -> Relay {
+        let wakeup = Wakeup::register(poll.registry());
         Relay {
             poll,
             shared,
@@ -66,6 +69,7 @@ impl Relay {
             links: Slab::new(),
             timers: BinaryHeap::new(),
             again: Vec::new(),
+            wakeup,
             scratch: vec![0; SCRATCH],
         }
     }
@@ -74,9 +78,8 @@ impl Relay {
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = if self.again.is_empty() {
-                self.timers
-                    .peek()
-                    .map(|Reverse((at, _, _))| at.saturating_duration_since(Instant::now()))
+                let next = self.timers.peek().map(|Reverse((at, _, _))| *at);
+                next.map(|at| self.wakeup.timeout(at, Instant::now()))
             } else {
                 Some(std::time::Duration::ZERO)
             };
@@ -91,6 +94,10 @@ impl Relay {
             for ev in events.iter() {
                 let t = ev.token();
                 if t == WAKER {
+                    continue;
+                }
+                if t == ALARM {
+                    self.wakeup.fired();
                     continue;
                 }
                 if t.0 & LISTENER_BIT != 0 {
