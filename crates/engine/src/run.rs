@@ -137,8 +137,19 @@ where
         timeline,
         watch,
     )?;
-    progress(&stream::rest(plan, &out, &mut shares, unsent));
+    let measure_wall = wall_of(&*clock, shared.start + plan.warmup);
+    progress(&stream::rest(plan, &out, &mut shares, unsent, measure_wall));
     Ok(out)
+}
+
+/// `at` on the wall clock, through `clock`'s now (a virtual clock's instants map as well).
+fn wall_of(clock: &dyn Clock, at: Instant) -> SystemTime {
+    let (now, wall) = (clock.now(), SystemTime::now());
+    if at >= now {
+        wall + (at - now)
+    } else {
+        wall.checked_sub(now - at).unwrap_or(wall)
+    }
 }
 
 /// The collector's side while the workers run: their seconds, health samples and shares
@@ -164,6 +175,7 @@ fn collect(
         .length()
         .map(|l| l.saturating_sub(plan.warmup).as_secs_f64().ceil() as u64)
         .map_or(u64::MAX, |n| n.saturating_sub(1));
+    let measure_wall = wall_of(clock, measure_start);
     let mut next_report = next_progress(clock.now(), measure_start);
     loop {
         match rx.recv_timeout(Duration::from_millis(100)) {
@@ -206,6 +218,7 @@ fn collect(
         timeline.spill_below(unsent.saturating_sub(KEPT_S));
         watch.spill_below(unsent.saturating_sub(KEPT_S));
         progress(&Progress {
+            measure_start: measure_wall,
             elapsed,
             requests: ended,
             errors,
