@@ -34,6 +34,7 @@
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,
+//!     labels: Default::default(),
 //!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {

@@ -156,6 +156,10 @@ pub struct RunConfig {
     /// the seed that gives the same instants again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
+    /// What the run is, in the user's words (`--label KEY=VALUE`: branch, commit,
+    /// environment): kept with the result so a store (`herd store add`) files it under them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
 }
 
 /// A random arrival process and its seed.

@@ -277,6 +277,7 @@ mod tests {
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,
+            labels: Default::default(),
             arrivals: None,
         }
     }

@@ -44,6 +44,8 @@ pub struct Prepared {
     /// How many runs this spec has begun: a series' `k`th run starts on the shard's `k`th
     /// instant.
     pub(crate) runs: AtomicU64,
+    /// What the run is in the user's words (`--label KEY=VALUE`), kept in its config.
+    pub(crate) labels: std::collections::BTreeMap<String, String>,
 }
 
 /// A URL with its request, resolved from the flags.
@@ -106,6 +108,12 @@ impl Prepared {
         let mut plan = self.plan_at(self.level, self.length);
         plan.shard = self.stripe();
         plan
+    }
+
+    /// Files the run under the user's labels (`--label KEY=VALUE`): its config, and so every
+    /// output and a store, carries them.
+    pub fn set_labels(&mut self, labels: std::collections::BTreeMap<String, String>) {
+        self.labels = labels;
     }
 
     /// The shard this run plays, when it is one.

@@ -146,6 +146,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         headers: r.headers.clone(),
         body_bytes: r.body_len,
         secrets_shown: r.secrets_shown,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -181,6 +182,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -210,6 +212,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }

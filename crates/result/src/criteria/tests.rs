@@ -101,6 +101,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     };
     let mut r = crate::build_run(crate::RunInput {
