@@ -28,6 +28,10 @@ pub enum RunError {
     Worker(String),
     #[error(transparent)]
     Spill(#[from] SpillError),
+    /// A connection proved the run cannot work as asked (the server speaks another protocol):
+    /// the run stopped at once; the message says what to change.
+    #[error("{0}")]
+    Mismatch(String),
 }
 
 /// Seconds the collector keeps in memory after handing them out; older ones (their totals, their
@@ -82,6 +86,7 @@ where
         plan: plan.clone(),
         control,
         issued: AtomicU64::new(0),
+        mismatch: Default::default(),
         // A late start (`Plan::late`) puts instant 0 in the past: the rest of the plan keeps
         // its own instants.
         start: {
@@ -176,6 +181,9 @@ where
             }
             Ok((outs, timeline, watch))
         })?;
+    if let Some(why) = shared.mismatch.take() {
+        return Err(RunError::Mismatch(why));
+    }
     let out = merge(
         plan,
         &shared,
@@ -231,7 +239,9 @@ fn merge<R: ScriptReport>(
     let mut busiest = Duration::ZERO;
     let mut last_done: Option<Instant> = None;
     let mut script = R::default();
+    let mut stream_limit = None;
     for (i, (o, report)) in outputs.into_iter().enumerate() {
+        stream_limit = stream_limit.max(o.stream_limit);
         script.merge(report);
         let (t, names, seconds) = o.recorder.finish();
         // The first worker's totals are taken whole: merged into empty ones, each of their
@@ -366,6 +376,7 @@ fn merge<R: ScriptReport>(
             ports_peak: watch.ports_peak,
             port_range,
             verdict,
+            stream_limit,
         },
         script,
     })

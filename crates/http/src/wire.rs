@@ -31,6 +31,8 @@ pub struct HttpTransport {
     source: Option<IpAddr>,
     /// Through a proxy, https: the `CONNECT` each new connection opens its tunnel with.
     tunnel: Option<Arc<[u8]>>,
+    /// What `addr` is, for messages: "" (the target), or "the proxy ".
+    via: &'static str,
 }
 
 #[derive(Clone)]
@@ -54,6 +56,7 @@ impl HttpTransport {
             tls: tls_setup,
             source: tls.source,
             tunnel: None,
+            via: "",
         })
     }
 
@@ -74,6 +77,7 @@ impl HttpTransport {
     /// ([`Proxy::absolute_form`]).
     pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
         self.addr = proxy.addr;
+        self.via = "the proxy ";
         if target.scheme() == Scheme::Https {
             self.tunnel = Some(proxy.connect_request(target));
         }
@@ -92,6 +96,7 @@ impl HttpTransport {
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),
+            via: self.via,
             wakeup,
             clock: SystemClock,
         })
@@ -107,6 +112,7 @@ pub struct Wire {
     tls: Option<Tls>,
     source: Option<IpAddr>,
     tunnel: Option<Arc<[u8]>>,
+    via: &'static str,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
     wakeup: Wakeup,
     clock: SystemClock,
@@ -142,7 +148,7 @@ impl Transport for Wire {
             None => TcpStream::connect(addr),
             Some(ip) => connect_from(ip, addr),
         }
-        .map_err(|e| connect_failure(addr, &e))?;
+        .map_err(|e| connect_failure(self.via, addr, &e))?;
         self.poll
             .registry()
             .register(
@@ -150,7 +156,7 @@ impl Transport for Wire {
                 Token(token),
                 Interest::READABLE | Interest::WRITABLE,
             )
-            .map_err(|e| connect_failure(addr, &e))?;
+            .map_err(|e| connect_failure(self.via, addr, &e))?;
         let tls = match &self.tls {
             None => None,
             Some(t) => Some(Box::new(
@@ -172,12 +178,12 @@ impl Transport for Wire {
         if !c.tcp_up {
             match c.sock.take_error() {
                 Ok(None) => {}
-                Ok(Some(e)) | Err(e) => return Err(connect_failure(addr, &e)),
+                Ok(Some(e)) | Err(e) => return Err(connect_failure(self.via, addr, &e)),
             }
             match c.sock.peer_addr() {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => return Ok(false),
-                Err(e) => return Err(connect_failure(addr, &e)),
+                Err(e) => return Err(connect_failure(self.via, addr, &e)),
             }
             // Requests go out in one write; Nagle would only hold them back.
             let _ = c.sock.set_nodelay(true);
@@ -215,7 +221,7 @@ impl Transport for Wire {
                 }
                 Ok(_) => {
                     tls.process_new_packets()
-                        .map_err(|e| tls_failure(addr, &e.to_string()))?;
+                        .map_err(|e| crate::handshake::failure(addr, &e))?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -285,7 +291,7 @@ impl Transport for Wire {
                 Err(e) => return Err(Failure::io(&e)),
             }
             tls.process_new_packets()
-                .map_err(|e| tls_failure(addr, &e.to_string()))?;
+                .map_err(|e| crate::handshake::failure(addr, &e))?;
         }
     }
 
@@ -363,8 +369,11 @@ fn connect_from(ip: IpAddr, addr: SocketAddr) -> io::Result<TcpStream> {
     Ok(TcpStream::from_std(s.into()))
 }
 
-fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {
-    Failure::new(ErrorKind::from_io(e), format!("connect to {addr}: {e}"))
+fn connect_failure(via: &str, addr: SocketAddr, e: &io::Error) -> Failure {
+    Failure::new(
+        ErrorKind::from_io(e),
+        format!("connect to {via}{addr}: {e}"),
+    )
 }
 
 fn tls_io_failure(addr: SocketAddr, e: &io::Error) -> Failure {

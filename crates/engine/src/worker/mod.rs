@@ -68,6 +68,37 @@ pub(crate) struct Shared {
     pub issued: AtomicU64,
     /// The run's first instant; the measurement starts after the warm-up.
     pub start: Instant,
+    /// What a connection proved the run cannot do ([`crate::Failure::mismatch`]): every worker
+    /// stops at once, and the run ends with it as its error.
+    pub mismatch: Mismatch,
+}
+
+/// The first mismatch a worker found, for every worker to see on its next pass.
+#[derive(Default)]
+pub(crate) struct Mismatch {
+    found: std::sync::atomic::AtomicBool,
+    message: std::sync::Mutex<Option<String>>,
+}
+
+impl Mismatch {
+    fn found(&self, message: &str) {
+        let mut m = self.message.lock().unwrap_or_else(|e| e.into_inner());
+        m.get_or_insert_with(|| message.to_owned());
+        self.found.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    #[inline]
+    fn is_found(&self) -> bool {
+        self.found.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// What the first mismatch said, once the workers are done.
+    pub(crate) fn take(&self) -> Option<String> {
+        self.message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
 }
 
 /// What one worker hands back.
@@ -88,6 +119,8 @@ pub(crate) struct WorkerOutput {
     pub tls: Vec<crate::TlsUse>,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
+    /// The servers' limit on a connection's streams, when it was below `--streams`.
+    pub stream_limit: Option<usize>,
 }
 
 /// Spreads `total` over `threads` as evenly as possible; thread `k`'s share.
@@ -174,7 +207,21 @@ struct Loop<'a, T: Transport, S: Script> {
     woke: Instant,
     /// Lines for `--requests-log`, when the run keeps one.
     requests_log: Option<crate::requests_log::Batch>,
+    /// The servers' limit on a connection's exchanges in flight, below the window
+    /// ([`crate::Session::limit`]): closed-model users beyond the places it leaves wait in
+    /// `sleepers` before their iteration begins.
+    limit: Option<usize>,
+    /// The last limit learnt, for the result.
+    limit_seen: Option<usize>,
+    sleepers: Vec<u32>,
+    /// Closed-model users not made yet: made as places free, so `--streams 1000000` holds
+    /// the users its server's limit lets run, not a million.
+    unborn: usize,
 }
+
+/// What a connection takes until its server says its limit: nghttp2 assumes 100 streams until
+/// the server's SETTINGS come, and QUIC servers commonly grant 100 at first (quic-go, Caddy).
+const FIRST_PLACES: usize = 100;
 
 /// Runs worker `k` of `threads` to the end of the plan.
 pub(crate) fn work<T: Transport, S: Script>(
@@ -227,6 +274,9 @@ pub(crate) fn work<T: Transport, S: Script>(
             (0, cap as usize, Some(d))
         }
     };
+    // Until a session says otherwise, a closed-model connection takes the first places a
+    // server gives.
+    let limit = (open.is_none() && window > FIRST_PLACES).then_some(FIRST_PLACES);
     let mut w = Loop {
         shared,
         t,
@@ -264,13 +314,23 @@ pub(crate) fn work<T: Transport, S: Script>(
             .control
             .requests_log()
             .map(|log| crate::requests_log::Batch::new(log, now)),
+        limit,
+        limit_seen: None,
+        sleepers: Vec::new(),
+        unborn: 0,
     };
-    for _ in 0..n {
+    let born = w.limit.map_or(n, |l| n.min(cap * l));
+    for _ in 0..born {
         w.add_user(now);
     }
+    w.unborn = n - born;
+    w.resume.truncate(born);
+    w.active += w.unborn;
     let mut ticks = Ticks::new(k, now);
     let mut loop_delay = CompactHistogram::dense();
     let drain = plan.drain();
+    // Another connection proved the run cannot work as asked.
+    let mut proven = false;
     while w.running() {
         // Users to resume (at first, in the closed model, all of them) take their next step
         // before the poll, each at its own instant: opening thousands of connections takes a
@@ -309,6 +369,12 @@ pub(crate) fn work<T: Transport, S: Script>(
             w.cancelled_at = Some(now);
             w.stop();
         }
+        if !proven && shared.mismatch.is_found() {
+            proven = true;
+            // Nothing more goes out: what is in flight would only prove it again.
+            w.stop();
+            w.cut_off("in flight when another connection proved the run cannot work as asked");
+        }
         w.fire_timers(now);
         w.fire_wakes(now);
         w.fire_deadlines(now);
@@ -329,7 +395,15 @@ pub(crate) fn work<T: Transport, S: Script>(
         if let Some(why) = cut {
             w.cut_off(why);
         }
+        if !w.sleepers.is_empty() || w.unborn > 0 {
+            w.wake_sleepers(now);
+        }
         if now >= ticks.due() {
+            if w.limit.is_some() {
+                // The servers' limit may have moved (their SETTINGS came after nghttp2's
+                // guess, a QUIC credit grew).
+                w.learn_limit();
+            }
             // A second's lines reach the file about when the second closes, so a crash loses
             // little of them.
             if let Some(log) = w.requests_log.as_mut() {
@@ -422,6 +496,7 @@ pub(crate) fn work<T: Transport, S: Script>(
         protocols: std::mem::take(&mut w.tally.protocols),
         tls: std::mem::take(&mut w.tally.tls),
         cancelled_at: w.cancelled_at,
+        stream_limit: w.limit_seen,
     })
 }
 
