@@ -161,6 +161,29 @@ impl RunSpec {
             .proxy(target)
             .map_err(|e| problems.push(e))
             .ok()??;
+        let named = match self.connect.proxy {
+            Some(_) => "drop --proxy",
+            None => {
+                "add the host to NO_PROXY (the environment's HTTP_PROXY / HTTPS_PROXY named it)"
+            }
+        };
+        if self.http.http3 {
+            problems.push(format!(
+                "--http3 cannot go through the proxy {}: QUIC runs over UDP, which an HTTP \
+                 forward proxy does not carry; {named}, or drop --http3",
+                proxy.shown
+            ));
+        }
+        let h2 =
+            self.http.http2 || matches!(what, What::Workload { workload, .. } if workload.http2);
+        if h2 && target.scheme() == herd_http::Scheme::Http {
+            problems.push(format!(
+                "--http2 to an http:// site through the proxy {}: HTTP/2 without TLS (h2c) \
+                 cannot go through a forward proxy, which takes HTTP/1.1 requests; use https:// \
+                 (HTTP/2 then runs end to end through the proxy's CONNECT tunnel), or {named}",
+                proxy.shown
+            ));
+        }
         let absolute = matches!(what, What::Url(_));
         if target.scheme() == herd_http::Scheme::Http && !absolute {
             problems.push(format!(

@@ -54,10 +54,16 @@ fn status(out: &mut String, view: &Frame, d: &RunResult, report: &str) {
             ("running", format!("Running: {elapsed}{planned} measured."))
         }
     };
-    let load = match (d.config.model, d.config.rate) {
+    let mut load = match (d.config.model, d.config.rate) {
         (Model::Open, Some(r)) => format!("at {} req/s", rate(r)),
         _ => format!("{} connections", count(d.config.connections)),
     };
+    // h2load's words: requests in flight are connections times streams.
+    if let Some(m) = d.config.streams {
+        let _ = write!(load, " x {} streams", count(m));
+    } else if let Some(k) = d.config.pipeline {
+        let _ = write!(load, ", pipelining {}", count(k));
+    }
     let _ = writeln!(
         out,
         "<p id=\"target\">herd run {} {}, {load}</p>",
@@ -91,7 +97,17 @@ fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
         ),
         (
             "plan asks",
-            target.map_or("-".into(), |t| format!("{}{unit}", rate(t))),
+            target.map_or("-".into(), |t| match (d.config.model, d.config.streams) {
+                // Over HTTP/2 and HTTP/3 the closed model's users are streams in flight.
+                (Model::Closed, Some(m)) => format!(
+                    "{} streams ({} connections x {})",
+                    count(t as u64),
+                    count((t as u64).div_ceil(m.max(1))),
+                    count(m)
+                ),
+                (Model::Closed, None) => format!("{}{unit}", count(t as u64)),
+                (Model::Open, _) => format!("{}{unit}", rate(t)),
+            }),
         ),
         (
             "p50, last second",
@@ -150,7 +166,19 @@ fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
 /// happened: the rate asked for over the throughput (open model), the users asked for over the
 /// connections (closed model).
 fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
-    let targets = view.targets.clone();
+    // The closed model's target is users; over HTTP/2 and HTTP/3 they are streams, drawn on
+    // the connections' chart as the connections they fill.
+    let per_connection = d.config.streams.filter(|_| d.config.model == Model::Closed);
+    let targets: Vec<(f64, f64)> = view
+        .targets
+        .iter()
+        .map(|&(t, v)| {
+            (
+                t,
+                per_connection.map_or(v, |m| (v / m.max(1) as f64).ceil()),
+            )
+        })
+        .collect();
     let mut run = run_figure(d);
     run.title = "Throughput and latency".into();
     let mut generator = generator_figure(d);
@@ -162,7 +190,11 @@ fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
             Model::Closed => (
                 &mut generator,
                 "chart-generator-connections",
-                "users the plan asks for",
+                if per_connection.is_some() {
+                    "connections the plan asks for"
+                } else {
+                    "users the plan asks for"
+                },
             ),
         };
         if let Some(p) = fig.panels.iter_mut().find(|p| p.id == id) {

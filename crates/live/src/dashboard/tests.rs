@@ -307,3 +307,28 @@ fn a_series_recording_read_back_makes_the_same_page_as_it_had_live() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_http2_run_says_connections_times_streams_and_asks_in_streams() {
+    let mut r = run();
+    r.config.model = herd_result::Model::Closed;
+    r.config.rate = None;
+    r.config.connections = 4;
+    r.config.streams = Some(8);
+    let header = StreamHeader::new(r.target.clone(), r.config.clone(), std::time::UNIX_EPOCH);
+    let mut view = View::default();
+    view.apply(&Event::Start(header));
+    for e in events(&r, 2).into_iter().skip(1) {
+        // The closed model's target: users, which over HTTP/2 are streams (4 x 8).
+        let Event::Second(mut s) = e else { continue };
+        s.target = Some(32.0);
+        view.apply(&Event::Second(s));
+    }
+    let live = fragment(&view.frame(), "");
+    assert!(live.contains("4 connections x 8 streams"), "{live}");
+    assert!(
+        live.contains("<dt>plan asks</dt><dd>32 streams (4 connections x 8)</dd>"),
+        "{live}"
+    );
+    assert!(!live.contains("32.0 users"), "{live}");
+}
