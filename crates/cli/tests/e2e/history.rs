@@ -199,7 +199,11 @@ fn history_names_the_run_that_raised_p99_and_compare_against_the_last_ten_gates(
         shown.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("Latency"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("latency    min"),
+        "as herd report shows it: {}",
+        stdout(&out)
+    );
     assert_eq!(read_run(&shown), base, "the run read back is its own JSON");
 
     // A new run from the same population passes against the last ten (runs 31-40)...
