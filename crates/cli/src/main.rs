@@ -24,17 +24,14 @@ mod output;
 mod outputs;
 mod pdf;
 mod plot;
+mod proxy_cmd;
 mod replay_cmd;
-mod replay_send;
 mod report_cmd;
 mod run;
 mod secret_args;
 mod series;
-mod series_board;
-mod series_log;
 mod serve;
 mod shard_args;
-mod shard_run;
 mod store_cmd;
 mod sweep;
 mod sweep_table;
@@ -102,6 +99,8 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
+    Proxy(Deferred<proxy_cmd::ProxyArgs>),
     /// Keep results written earlier in a store of runs (SQLite or PostgreSQL)
     Store(Deferred<store_cmd::StoreArgs>),
     /// Questions about the stored runs: list, show, trend, change points, baselines
@@ -129,6 +128,9 @@ fn main() {
         Command::Logs(a) => logs_cmd::cmd(a),
         Command::Model(a) => model_cmd::cmd(a),
         Command::Replay(a) => replay_cmd::cmd(a),
+        Command::Proxy(a) => proxy_cmd::run(a)
+            .map(|()| exit::OK)
+            .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Store(a) => store_cmd::cmd(a),
         Command::History(a) => history_cmd::cmd(a),
     };

@@ -61,14 +61,6 @@ pub fn check(f: &StoreFlags, sharded: bool) -> Result<(), Exit> {
     Ok(())
 }
 
-/// The run's config with its --label labels (checked by [`check`]).
-pub fn labelled(mut config: herd_result::RunConfig, f: &StoreFlags) -> herd_result::RunConfig {
-    if let Ok(l) = labels(f) {
-        config.labels.extend(l);
-    }
-    config
-}
-
 /// At the end of a run: keeps its result in the store, when one is given.
 pub fn keep(f: &StoreFlags, result: &RunResult) -> Result<(), Exit> {
     // A shard (only here with $HERD_STORE: --store was refused) is stored by its merge.

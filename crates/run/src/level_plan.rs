@@ -129,6 +129,7 @@ impl Prepared {
         length: Option<Length>,
     ) -> RunConfig {
         let mut c = self.config_as_planned(plan, level, length);
+        c.labels.extend(self.labels.clone());
         // Over HTTP/2 and HTTP/3 the plan's window is streams per connection, not HTTP/1.1's
         // pipeline.
         if self.http().http2 || self.http().http3 {

@@ -132,6 +132,7 @@ impl RunSpec {
             http: self.http,
             shard: self.shard.clone(),
             runs: Default::default(),
+            labels: Default::default(),
         };
         // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
         if let What::Workload { .. } | What::Replay { .. } = prepared.what {

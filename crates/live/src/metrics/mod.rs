@@ -57,8 +57,59 @@ impl Metrics {
     }
 
     fn with(&self, f: impl FnOnce(&mut Exposition)) {
-        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut e);
+        with(&self.state, f);
+    }
+
+    /// The endpoint's sink for one run of a series: the endpoint stays up for the whole series,
+    /// each run's series labelled with its step and counted from zero.
+    pub fn step(&self) -> StepMetrics {
+        StepMetrics {
+            state: Arc::clone(&self.state),
+        }
+    }
+
+    /// The series ended: the last step's counts are the final ones.
+    pub fn end(&self) {
+        self.with(|e| e.finished = true);
+    }
+
+    /// Waits up to the grace for one last scrape.
+    pub fn await_last_scrape(&self) {
+        self.server.await_last_scrape(self.grace);
+    }
+}
+
+fn with(state: &Mutex<Exposition>, f: impl FnOnce(&mut Exposition)) {
+    let mut e = state.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut e);
+}
+
+/// One run of a series on the series' endpoint ([`Metrics::step`]).
+pub struct StepMetrics {
+    state: Arc<Mutex<Exposition>>,
+}
+
+impl Sink for StepMetrics {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        with(&self.state, |e| {
+            *e = Exposition::default();
+            e.start(start);
+        });
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
+        with(&self.state, |e| {
+            if let Some(fresh) = server {
+                e.watched(fresh);
+            }
+            e.add(r)
+        });
+        Ok(())
     }
 }
 
@@ -68,13 +119,18 @@ impl Sink for Metrics {
         Ok(())
     }
 
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.with(|e| e.add(r));
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
+        self.with(|e| {
+            if let Some(fresh) = server {
+                e.watched(fresh);
+            }
+            e.add(r)
+        });
         Ok(())
-    }
-
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.with(|e| e.watched(fresh));
     }
 
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
