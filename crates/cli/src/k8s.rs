@@ -77,6 +77,10 @@ pub struct CollectArgs {
     /// Write the merged result as JSON
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also keep the merged run in a store of runs: a SQLite file or postgres://...
+    /// (default: $HERD_STORE; docs/history.md)
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<String>,
 }
 
 pub fn cmd(a: &K8sArgs) -> Result<i32, Exit> {
@@ -404,6 +408,7 @@ fn collect(a: &CollectArgs) -> Result<i32, Exit> {
         )));
     }
     let merged = merge.finish().map_err(|e| Exit::bad_input(e.to_string()))?;
+    crate::store_cmd::keep_at(a.store.as_deref(), &merged)?;
     crate::merge_cmd::conclude(&merged, a.output.as_deref())
 }
 

@@ -401,9 +401,10 @@ fn eight_processes_store_400_runs_in_sqlite_and_postgres_with_the_same_answers()
 }
 
 /// Shards are merged before they are stored: `herd store add` of a run's two shard files
-/// stores one run, the one `herd merge` writes; `--store` on a shard is refused.
+/// stores one run, the one `herd merge` writes; `herd k8s collect --store` stores the merged
+/// run; `--store` on a shard is refused.
 #[test]
-fn store_add_merges_a_runs_shards_into_one_run() {
+fn store_add_and_k8s_collect_store_a_runs_shards_merged_into_one_run() {
     let s = mock(&[]);
     let url = format!("http://{}/", s.local_addr());
     let dir = TempDir::new("history-shards");
@@ -416,10 +417,26 @@ fn store_add_merges_a_runs_shards_into_one_run() {
         .enumerate()
         .map(|(i, json)| crate::shard::spawn_shard(&url, &load, Some((i as u64, 2)), json))
         .collect();
-    for c in children {
+    let logs = dir.path("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    for (i, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::write(logs.join(format!("pod-{i}.log")), stderr(&o)).unwrap();
     }
+    // herd k8s collect --store keeps the merged run.
+    let collected = dir.path("collected.db");
+    let o = run_herd(&[
+        "k8s",
+        "collect",
+        "herd-test",
+        "--from-logs",
+        logs.to_str().unwrap(),
+        "--store",
+        collected.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stored as run #1"), "{}", stderr(&o));
     let db = dir.path("runs.db");
     let store = db.to_str().unwrap();
     let out = run_herd(&[
