@@ -20,6 +20,7 @@ mod chart;
 mod compare;
 mod curves;
 mod figure;
+mod frame;
 mod generator;
 mod marks;
 mod optional;

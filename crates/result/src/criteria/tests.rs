@@ -1,6 +1,6 @@
 use super::*;
 use crate::capacity::{measured, Slo};
-use crate::result::Totals;
+use crate::summary::Totals;
 use crate::sweep::StopRule;
 use crate::workload::NameResult;
 use crate::{RunResult, Summary};
