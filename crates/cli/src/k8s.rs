@@ -76,6 +76,10 @@ pub struct CollectArgs {
     /// Write the merged result as JSON
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also keep the merged run in a store of runs: a SQLite file or postgres://...
+    /// (default: $HERD_STORE; docs/history.md)
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<String>,
 }
 
 pub fn cmd(a: &K8sArgs) -> Result<i32, Exit> {
@@ -236,5 +240,6 @@ fn collect(a: &CollectArgs) -> Result<i32, Exit> {
     .map_err(Exit::bad_input)?;
     let merged =
         herd_k8s::merge_logs(&a.job, logs, |w| eprintln!("herd: {w}")).map_err(Exit::bad_input)?;
+    crate::store_cmd::keep_at(a.store.as_deref(), &merged)?;
     crate::merge_cmd::conclude(&merged, a.output.as_deref())
 }

@@ -64,10 +64,18 @@ pub fn check(f: &StoreFlags, sharded: bool) -> Result<(), Exit> {
 /// At the end of a run: keeps its result in the store, when one is given.
 pub fn keep(f: &StoreFlags, result: &RunResult) -> Result<(), Exit> {
     // A shard (only here with $HERD_STORE: --store was refused) is stored by its merge.
-    if location(f.store.as_deref()).is_none() || result.shard.is_some() {
+    if result.shard.is_some() {
         return Ok(());
     }
-    let (mut store, at) = open(f.store.as_deref())?;
+    keep_at(f.store.as_deref(), result)
+}
+
+/// Keeps a whole run (a merged one included) in the store given, or $HERD_STORE's; none: nothing.
+pub fn keep_at(given: Option<&str>, result: &RunResult) -> Result<(), Exit> {
+    if location(given).is_none() {
+        return Ok(());
+    }
+    let (mut store, at) = open(given)?;
     let added = store
         .add(result, &herd_store::machine())
         .map_err(|e| Exit::bad_input(format!("the result was not stored in {at}: {e}")))?;

@@ -3,7 +3,7 @@
 //! percentile is computed again from the sum; the per-second samples of all the runs are the
 //! merged run's, so a comparison against it judges noise on all of them.
 
-use crate::StoreError;
+use crate::error::StoreError;
 use herd_result::{RunResult, ShardHeader, ShardInstance};
 
 /// The runs (id, result) merged into one; a single run comes back as it is.

@@ -2,7 +2,7 @@
 //! written `$1, $2, ...` in the order they first appear (SQLite numbers `$NAME` parameters
 //! that way), values of five kinds, rows read back by position.
 
-use crate::StoreError;
+use crate::error::StoreError;
 use postgres::types::{ToSql, Type};
 use std::time::Duration;
 
@@ -66,7 +66,7 @@ impl Db {
             let client = postgres::Client::connect(location, postgres::NoTls).map_err(|e| {
                 StoreError::Open(format!(
                     "cannot connect to PostgreSQL at {}: {e}",
-                    crate::redact_url(location)
+                    crate::error::redact_url(location)
                 ))
             })?;
             return Ok(Db::Pg(Box::new(client)));
@@ -244,4 +244,11 @@ fn sql_err_in(statement: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
 
 fn pg_err(e: postgres::Error) -> StoreError {
     StoreError::Db(e.to_string())
+}
+
+/// Seconds since 1970, now.
+pub(crate) fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }

@@ -10,17 +10,9 @@
 //! `noise_z` times what the runs' own per-second noise (each run's standard error, from its
 //! timeline) lets it be.
 
-use crate::RunRow;
+pub use crate::query::Point;
+use crate::query::RunRow;
 use rand::{rngs::SmallRng, seq::SliceRandom, SeedableRng};
-
-/// One run's value of the metric.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Point {
-    pub run: RunRow,
-    pub value: f64,
-    /// The run's own standard error of `value`, from its per-second samples.
-    pub noise: Option<f64>,
-}
 
 /// Where the level changed.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

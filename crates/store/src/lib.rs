@@ -28,33 +28,21 @@
 mod baseline;
 mod db;
 pub mod detect;
+mod error;
 mod query;
 pub mod record;
 pub mod schema;
 mod shards;
 
 pub use baseline::merge_runs;
-pub use detect::{detect, Change, Detection, Point};
-pub use query::{canonical, parse_time, selector_labels, Filter, RunRow};
+pub use detect::{detect, Change, Detection};
+pub use error::{redact_url, StoreError};
+pub use query::{canonical, parse_labels, parse_time, selector_labels, Filter, Point, RunRow};
 pub use record::{figures, workload_hash, Figure, METRICS};
 pub use shards::whole_runs;
 
-use db::{Db, Val};
+use db::{now_unix, Db, Val};
 use herd_result::RunResult;
-use std::collections::BTreeMap;
-
-/// What went wrong with a store, said so a user can act on it.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{0}")]
-    Open(String),
-    #[error("the store failed: {0}")]
-    Db(String),
-    #[error("{0}")]
-    Bad(String),
-    #[error("{0}")]
-    NotFound(String),
-}
 
 /// A store of runs, open.
 pub struct Store {
@@ -283,12 +271,6 @@ fn finite(x: f64) -> f64 {
     }
 }
 
-pub(crate) fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// A short fingerprint of this machine: its id, CPU model and count, as Bencher's testbed.
 pub fn machine() -> String {
     use sha2::{Digest, Sha256};
@@ -303,41 +285,4 @@ pub fn machine() -> String {
     let id = read("/etc/machine-id");
     let hash = record::hex(&Sha256::digest(format!("{id}|{cpu}|{cores}").as_bytes()));
     format!("{host} {cores}x {cpu} #{}", &hash[..8])
-}
-
-/// A PostgreSQL URL with its password masked, for messages.
-pub fn redact_url(location: &str) -> String {
-    match (location.find("://"), location.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &location[s + 3..at];
-            match creds.find(':') {
-                Some(c) => format!(
-                    "{}{}:***{}",
-                    &location[..s + 3],
-                    &creds[..c],
-                    &location[at..]
-                ),
-                None => location.to_owned(),
-            }
-        }
-        _ => location.to_owned(),
-    }
-}
-
-/// Labels given as `KEY=VALUE` strings, checked.
-pub fn parse_labels(given: &[String]) -> Result<BTreeMap<String, String>, String> {
-    let mut out = BTreeMap::new();
-    for l in given {
-        match l.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                out.insert(k.trim().to_owned(), v.trim().to_owned());
-            }
-            _ => {
-                return Err(format!(
-                    "label `{l}` is not KEY=VALUE: write e.g. --label branch=main"
-                ))
-            }
-        }
-    }
-    Ok(out)
 }

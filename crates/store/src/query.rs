@@ -1,8 +1,7 @@
 //! Finding runs: by labels, target, workload and time, oldest first, in one indexed query.
 
 use crate::db::{Db, Row, Val};
-use crate::detect::Point;
-use crate::StoreError;
+use crate::error::StoreError;
 use std::collections::BTreeMap;
 
 /// Which runs a question is about. Empty: all of them.
@@ -13,7 +12,7 @@ pub struct Filter {
     pub target: Option<String>,
     /// The workload file (or URL) as stored.
     pub workload: Option<String>,
-    /// The workload's hash ([`crate::workload_hash`]): runs of the same load.
+    /// The workload's hash ([`crate::record::workload_hash`]): runs of the same load.
     pub workload_hash: Option<String>,
     /// Started at or after, seconds since 1970.
     pub since: Option<i64>,
@@ -21,6 +20,15 @@ pub struct Filter {
     pub until: Option<i64>,
     /// Only the last this many (by start time).
     pub last: Option<usize>,
+}
+
+/// One run's value of a metric.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Point {
+    pub run: RunRow,
+    pub value: f64,
+    /// The run's own standard error of `value`, from its per-second samples.
+    pub noise: Option<f64>,
 }
 
 /// A stored run as listed.
@@ -239,7 +247,7 @@ pub fn selector_labels(selector: &str) -> Result<Vec<(String, String)>, StoreErr
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect();
-    crate::parse_labels(&given)
+    parse_labels(&given)
         .map(|m| m.into_iter().collect())
         .map_err(StoreError::Bad)
 }
@@ -260,4 +268,22 @@ pub fn parse_time(given: &str, now: i64) -> Result<i64, StoreError> {
     Err(StoreError::Bad(format!(
         "`{given}` is not a time: write 2026-11-01, 2026-11-01T12:00:00Z or a time ago such as 7d or 12h"
     )))
+}
+
+/// Labels given as `KEY=VALUE` strings, checked.
+pub fn parse_labels(given: &[String]) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for l in given {
+        match l.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                out.insert(k.trim().to_owned(), v.trim().to_owned());
+            }
+            _ => {
+                return Err(format!(
+                    "label `{l}` is not KEY=VALUE: write e.g. --label branch=main"
+                ))
+            }
+        }
+    }
+    Ok(out)
 }

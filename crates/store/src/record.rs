@@ -3,7 +3,7 @@
 //! compact JSON compressed, histograms and timeline included, so any percentile of any set of
 //! runs is computed again exactly.
 
-use crate::StoreError;
+use crate::error::StoreError;
 use flate2::{read::GzDecoder, write::GzEncoder, Compression};
 use herd_result::{RunResult, Summary};
 use sha2::{Digest, Sha256};

@@ -6,7 +6,7 @@
 //! a byte string differs (`{id}`, `{bytes}` below).
 
 use crate::db::{Db, Val};
-use crate::StoreError;
+use crate::error::StoreError;
 
 /// Each migration's SQL; its version is its place in the list, from 1.
 pub(crate) const MIGRATIONS: &[&str] = &[
@@ -82,7 +82,7 @@ pub(crate) fn migrate(db: &mut Db, upto: Option<i64>) -> Result<i64, StoreError>
             db.script(&dialect(sql, db.is_pg()))?;
             db.exec(
                 "INSERT INTO herd_schema (version, applied_unix) VALUES ($1, $2)",
-                &[Val::Int(i as i64 + 1), Val::Int(crate::now_unix())],
+                &[Val::Int(i as i64 + 1), Val::Int(crate::db::now_unix())],
             )?;
         }
         current(db)

@@ -1,6 +1,6 @@
 //! Shards are merged before they are stored: a store keeps runs, not parts of them.
 
-use crate::StoreError;
+use crate::error::StoreError;
 use herd_result::RunResult;
 use std::collections::BTreeMap;
 

@@ -199,7 +199,11 @@ fn history_names_the_run_that_raised_p99_and_compare_against_the_last_ten_gates(
         shown.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("Latency"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("latency    min"),
+        "as herd report shows it: {}",
+        stdout(&out)
+    );
     assert_eq!(read_run(&shown), base, "the run read back is its own JSON");
 
     // A new run from the same population passes against the last ten (runs 31-40)...
@@ -394,4 +398,92 @@ fn eight_processes_store_400_runs_in_sqlite_and_postgres_with_the_same_answers()
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run_herd(&["history", "ls", "--store", at]);
     assert!(stdout(&out).contains("400 runs"), "{}", stdout(&out));
+}
+
+/// Shards are merged before they are stored: `herd store add` of a run's two shard files
+/// stores one run, the one `herd merge` writes; `herd k8s collect --store` stores the merged
+/// run; `--store` on a shard is refused.
+#[test]
+fn store_add_and_k8s_collect_store_a_runs_shards_merged_into_one_run() {
+    let s = mock(&[]);
+    let url = format!("http://{}/", s.local_addr());
+    let dir = TempDir::new("history-shards");
+    let load = ["--rate", "100", "-d", "1s", "--label", "branch=main"];
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|i| dir.path(&format!("shard-{i}.json")))
+        .collect();
+    let children: Vec<_> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, json)| crate::shard::spawn_shard(&url, &load, Some((i as u64, 2)), json))
+        .collect();
+    let logs = dir.path("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::write(logs.join(format!("pod-{i}.log")), stderr(&o)).unwrap();
+    }
+    // herd k8s collect --store keeps the merged run.
+    let collected = dir.path("collected.db");
+    let o = run_herd(&[
+        "k8s",
+        "collect",
+        "herd-test",
+        "--from-logs",
+        logs.to_str().unwrap(),
+        "--store",
+        collected.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("stored as run #1"), "{}", stderr(&o));
+    let db = dir.path("runs.db");
+    let store = db.to_str().unwrap();
+    let out = run_herd(&[
+        "store",
+        "add",
+        "--store",
+        store,
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).matches("stored as run #").count(),
+        1,
+        "{}",
+        stdout(&out)
+    );
+    let merged = dir.path("merged.json");
+    let o = run_herd(&[
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shown = dir.path("shown.json");
+    let o = run_herd(&[
+        "history",
+        "show",
+        "1",
+        "--store",
+        store,
+        "--json",
+        shown.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (a, b) = (read_run(&merged), read_run(&shown));
+    assert_eq!(a.latency_ms, b.latency_ms);
+    assert_eq!(a.histograms.latency, b.histograms.latency);
+    assert_eq!(b.config.labels["branch"], "main");
+
+    let refused = Herd::new(&["run", &url, "-d", "1s", "--shard", "0/2", "--store", store]).run();
+    refused.code(2);
+    assert!(
+        refused.stderr().contains("a shard is a part of"),
+        "{}",
+        refused.stderr()
+    );
 }
