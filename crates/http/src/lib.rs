@@ -50,7 +50,7 @@ pub use herd_h2::Settings as H2Settings;
 pub use parse::ResponseParser;
 pub use protocol::{HttpSession, Protocol};
 pub use proxy::Proxy;
-pub use request::{closing, parts, prepare, serialize, with_closing, RequestSpec};
+pub use request::{closing, parts, prepare, prepare_with, serialize, with_closing, RequestSpec};
 pub use route::{Route, RouteError};
 pub use target::{Scheme, Target};
 pub use tls::{TlsFiles, TlsOptions};

@@ -63,7 +63,12 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             duration_s: input.warmup_duration.as_secs_f64(),
         },
         throughput_rps: per_second(s.completed, duration_s),
-        warnings: crate::answers::answer_warnings(totals.completed, totals.errors, &status),
+        // A response a script could not judge (`lua`) is an error, but the server answered.
+        warnings: crate::answers::answer_warnings(
+            totals.completed + s.errors.counts[herd_metrics::ErrorKind::Lua.index()],
+            totals.errors,
+            &status,
+        ),
         status,
         errors: error_counts(s),
         error_samples: s

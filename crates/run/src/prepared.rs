@@ -40,7 +40,7 @@ pub struct Prepared {
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
     pub target: Target,
-    /// The request as the flags describe it; a URL run's body lives only in `request`.
+    /// The request as the flags describe it, but its body: that lives only in `request`.
     pub spec: RequestSpec,
     /// The bytes sent, built once and shared by every connection (`Arc`s inside).
     pub request: Request,
@@ -50,6 +50,13 @@ pub(crate) struct UrlRequest {
     pub headers: Vec<String>,
     /// `--show-secrets`: `shown_url` and `headers` are as given.
     pub secrets_shown: bool,
+}
+
+impl UrlRequest {
+    /// The request's body, held once in its bytes.
+    pub fn body(&self) -> &[u8] {
+        self.request.parts.as_ref().map_or(&[], |p| &p.body)
+    }
 }
 
 // One per run, never in a collection: the size difference costs nothing.
@@ -121,7 +128,7 @@ impl Prepared {
     pub fn body(&self) -> &[u8] {
         match &self.what {
             What::Url(r) => &r.request.bytes,
-            What::Script { request: r, .. } => &r.spec.body,
+            What::Script { request: r, .. } => r.body(),
             _ => &[],
         }
     }
@@ -293,6 +300,15 @@ impl Prepared {
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
                 add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
                 result.workload = Some(file.display().to_string());
+                if level.is_none() && workload.load.is_some() {
+                    let own = workload.plan(plan.threads);
+                    let target = workload
+                        .retargeted_from
+                        .as_deref()
+                        .map(|own| (result.target.as_str(), own));
+                    let said = crate::overrides::said(&own, &plan, &self.load, target);
+                    result.set_overrides(said);
+                }
                 result.thresholds = workload
                     .thresholds
                     .iter()

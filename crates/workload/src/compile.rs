@@ -36,6 +36,16 @@ const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
 
 /// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths.
 pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
+    compile_at(src, file, base, None)
+}
+
+/// [`compile`] with `target` (`--target`) in place of the file's own `target:`.
+pub fn compile_at(
+    src: &str,
+    file: &Path,
+    base: &Path,
+    retarget: Option<&str>,
+) -> Result<Workload, Diagnostics> {
     let root = crate::yaml::parse(src).map_err(|d| Diagnostics::new(file, vec![d]))?;
     let mut r = Reader {
         base: base.to_path_buf(),
@@ -44,15 +54,26 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
     let Some(top) = r.fields(&root, "the workload", &TOP) else {
         return Err(Diagnostics::new(file, r.diags));
     };
-    let target = match top.get("target") {
-        None => {
+    let own_target = top
+        .get("target")
+        .and_then(|t| t.scalar())
+        .map(str::to_owned);
+    let target = match (retarget, top.get("target")) {
+        (Some(url), _) => match Target::parse(url) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                r.report(Diag::new(root.at, format!("--target: {e}")));
+                None
+            }
+        },
+        (None, None) => {
             r.report(
                 Diag::new(root.at, "the workload needs a `target`")
                     .hint("e.g. target: http://127.0.0.1:8080"),
             );
             None
         }
-        Some(t) => r
+        (None, Some(t)) => r
             .string(t, "target")
             .and_then(|url| match Target::parse(&url) {
                 Ok(t) => Some(t),
@@ -136,7 +157,14 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
                 .hint("e.g. scenarios: [{ name: home, steps: [{ get: / }] }]"),
         ),
         Some(s) => {
-            for sc in r.seq(s, "scenarios").unwrap_or_default() {
+            let items = r.seq(s, "scenarios").unwrap_or_default();
+            // An empty list would leave nothing to pick from when the first user starts.
+            if items.is_empty() && matches!(s.value, crate::yaml::Value::Seq(_)) {
+                r.report(Diag::new(s.at, "`scenarios` is empty").hint(
+                    "give at least one, e.g. scenarios: [{ name: home, steps: [{ get: / }] }]",
+                ));
+            }
+            for sc in items {
                 if let Some(d) = read_scenario(&mut r, sc) {
                     drafts.push(d);
                 }
@@ -255,6 +283,7 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
             program.lua = script;
             let mut workload = Workload::new(program, Some(load), timeout, thresholds, file);
             workload.http2 = http2;
+            workload.retargeted_from = retarget.and(own_target);
             return Ok(workload);
         }
     }

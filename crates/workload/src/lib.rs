@@ -67,6 +67,8 @@ pub struct Workload {
     pub file: PathBuf,
     /// `protocol: h2`: the file asks for HTTP/2 (`--http2` does too).
     pub http2: bool,
+    /// The file's own `target:` when the command line gave another (`--target`).
+    pub retargeted_from: Option<String>,
 }
 
 impl Workload {
@@ -84,11 +86,18 @@ impl Workload {
             thresholds,
             file: file.to_owned(),
             http2: false,
+            retargeted_from: None,
         }
     }
 
     /// Reads and compiles a workload file; CSV paths are relative to its folder.
     pub fn load(path: &Path) -> Result<Workload, Diagnostics> {
+        Workload::load_at(path, None)
+    }
+
+    /// [`Workload::load`] with its requests sent to `target` instead of the file's `target:`
+    /// (Artillery's `--target`): the same scenarios against another host.
+    pub fn load_at(path: &Path, target: Option<&str>) -> Result<Workload, Diagnostics> {
         let src = std::fs::read_to_string(path).map_err(|e| {
             Diagnostics::new(
                 path,
@@ -99,7 +108,7 @@ impl Workload {
             )
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        compile::compile(&src, path, base)
+        compile::compile_at(&src, path, base, target)
     }
 
     /// Compiles workload text; `file` names it in messages, `base` resolves CSV paths.

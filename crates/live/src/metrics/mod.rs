@@ -36,6 +36,9 @@ pub struct Metrics {
     server: MetricsServer,
     state: Arc<Mutex<Exposition>>,
     grace: Duration,
+    /// How many Ctrl-Cs the process has had: one more during the wait for the last scrape
+    /// ends it.
+    interrupts: Option<fn() -> u64>,
 }
 
 impl Metrics {
@@ -48,7 +51,15 @@ impl Metrics {
             server,
             state,
             grace,
+            interrupts: None,
         })
+    }
+
+    /// Lets a Ctrl-C (one more than `count` had when the wait began) end the wait for the last
+    /// scrape.
+    pub fn skipped_by(mut self, count: fn() -> u64) -> Self {
+        self.interrupts = Some(count);
+        self
     }
 
     /// Where it listens (the port picked when asked for port 0).
@@ -83,6 +94,23 @@ impl Sink for Metrics {
     }
 
     fn linger(&mut self) {
-        self.server.await_last_scrape(self.grace);
+        if self.server.scraped() {
+            return;
+        }
+        // The summary is printed: without a word, the wait looks like a hang.
+        let skips = if self.interrupts.is_some() {
+            " (Ctrl-C skips it)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "herd: waiting up to {} s for a last scrape of http://{}/metrics{skips}",
+            self.grace.as_secs(),
+            self.server.local_addr()
+        );
+        let count = self.interrupts;
+        let base = count.map_or(0, |c| c());
+        self.server
+            .await_last_scrape(self.grace, &|| count.is_some_and(|c| c() > base));
     }
 }
