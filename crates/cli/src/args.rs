@@ -122,11 +122,6 @@ pub struct RunArgs {
     #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
     pub threads: Option<usize>,
 
-    /// Write the result as JSON to FILE: each second as it closes, the full result at the end
-    /// (also on Ctrl-C); a run killed mid-way leaves a partial result herd report reads
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
 
@@ -147,10 +142,6 @@ pub struct RunArgs {
     #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
 
-    /// No live panel on the terminal
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
 
@@ -162,6 +153,13 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
+}
+
+impl RunArgs {
+    /// The workload file the argument names, if it names one rather than a URL.
+    pub fn workload_file(&self) -> Option<PathBuf> {
+        herd_run::workload_path(self.url.as_deref()?)
+    }
 }
 
 /// curl's connection flags: where connections go, and the TLS identity they carry.

@@ -4,20 +4,16 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{check_outputs, runs_for, Length, Level, RequestArgs, RunOutputs};
-use crate::series_log::SeriesLog;
+use crate::series::{runs_for, Length, Level, RequestArgs, StepOutputs};
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::capacity::{
-    backlog_note, measured, CapacityResult, Measured, Outcome, Purpose, Slo, Undecided,
-};
+use herd_result::capacity::{backlog_note, measured, CapacityResult, Measured, Purpose, Slo};
 use herd_result::format::{count, duration_ms, duration_s, rate};
 use herd_result::knee::{shape, Shape};
 use herd_result::{write_json, Model};
 use herd_series::capacity::{capacity, CapacitySpec, Judged, SearchConfig};
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,12 +55,8 @@ pub struct CapacityArgs {
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::values::duration, allow_hyphen_values = true)]
     pub cooldown: Duration,
 
-    /// Write the answer, the SLO and every probe's full result as JSON to FILE
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
     #[command(flatten)]
-    pub board: crate::series_board::BoardArgs,
+    pub outputs: crate::outputs::OutputArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -77,7 +69,70 @@ const MIN_REQUESTS: u64 = 500;
 /// The longest a probe is made, in probe durations, to get the requests a verdict needs.
 const LONGEST_PROBE: u32 = 12;
 
+/// Searches for the highest level within the SLO, a probe table line as each probe is
+/// judged; then the answer, the files and the exit code.
 pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
+    let (spec, runs, slo) = check(a)?;
+    let unit = runs.rate_unit();
+    let model = spec.model;
+    if let Some(addr) = refused(&a.url) {
+        // A search would probe for tens of seconds to learn what one connection says.
+        println!(
+            "NOTHING LISTENS: the connection to {} ({addr}) was refused; is the server running, \
+             and are the host and port right?",
+            a.url
+        );
+        return Ok(exit::NO_RESPONSE);
+    }
+    let control = Arc::new(Control::new());
+    interrupt::cancel_on_signal(Arc::clone(&control));
+    let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
+    let levels = herd_live::dashboard::Levels {
+        what,
+        unit: unit.to_owned(),
+        ..Default::default()
+    };
+    let outputs = a.outputs.open(&control, Some(levels))?;
+    println!(
+        "herd capacity {}  SLO: {}  ({} model)",
+        a.url,
+        slo.phrase(),
+        model.name()
+    );
+    println!(
+        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
+        "probe", "purpose", "level", "length", "good/s", "errors", "p99"
+    );
+    let mut table = ProbeTable {
+        users: a.users,
+        unit,
+        outputs: StepOutputs::new(outputs),
+    };
+    let (result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let interrupted = result.interrupted;
+    let report = || herd_report::html::render_capacity(&result);
+    let unwritten = table.outputs.end(report, interrupted);
+    let answered = print_answer(&result, &a.url, unit);
+    if let Some(p) = &a.outputs.json {
+        let mut buf = Vec::new();
+        write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
+        write_file(p, &buf)?;
+    }
+    table.outputs.outputs.linger();
+    if let Some(e) = failure {
+        return Err(Exit::from(e));
+    }
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
+    Ok(exit::code(herd_series::capacity::conclude(
+        &result, answered,
+    )))
+}
+
+/// Every problem with the flags, the target and the outputs, before anything is sent: the
+/// search's spec, the run it probes and the SLO.
+fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo), Exit> {
     let mut problems = Vec::new();
     let slo = Slo::parse(&a.slo).map_err(|e| problems.push(format!("--slo: {e}")));
     let (start, max) = if a.users {
@@ -96,13 +151,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     if a.precision <= 0.0 {
         problems.push("--precision must be above 0%".to_owned());
     }
-    let level_of = |x: f64| {
-        if a.users {
-            Level::Users(x.round().max(1.0) as u64)
-        } else {
-            Level::Rate(x)
-        }
-    };
+    let model = if a.users { Model::Closed } else { Model::Open };
     if a.request.shard.given() {
         // Each probe's level follows from what the last measured: a shard measures only its
         // share, so the shards would choose different levels and no merge adds them up.
@@ -113,7 +162,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let runs = runs_for(
         &a.url,
         &a.request,
-        level_of(start),
+        Level::of(model, start),
         Length::Time(a.probe_duration),
         None,
     );
@@ -124,14 +173,11 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
             None
         }
     };
-    problems.extend(check_outputs(a.json.as_deref()));
-    problems.extend(crate::series::check_requests_log(&a.request));
+    problems.extend(a.outputs.check(true));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
     };
-    let unit = runs.rate_unit();
-    let model = if a.users { Model::Closed } else { Model::Open };
     let spec = CapacitySpec {
         target: a.url.clone(),
         model,
@@ -149,59 +195,15 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         },
         cooldown: a.cooldown,
     };
-    if let Some(addr) = refused(&a.url) {
-        // A search would probe for tens of seconds to learn what one connection says.
-        println!(
-            "NOTHING LISTENS: the connection to {} ({addr}) was refused; is the server running, \
-             and are the host and port right?",
-            a.url
-        );
-        return Ok(exit::NO_RESPONSE);
-    }
-    let control = Arc::new(Control::new());
-    interrupt::cancel_on_signal(Arc::clone(&control));
-    let what = format!("herd capacity {}  SLO: {}", a.url, slo.phrase());
-    let levels = herd_live::dashboard::Levels {
-        what,
-        unit: unit.to_owned(),
-        ..Default::default()
-    };
-    let board = (a.board).start(levels, &control, a.json.as_deref())?;
-    println!(
-        "herd capacity {}  SLO: {}  ({} model)",
-        a.url,
-        slo.phrase(),
-        model.name()
-    );
-    println!(
-        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
-        "probe", "purpose", "level", "length", "good/s", "errors", "p99"
-    );
-    let mut table = ProbeTable {
-        users: a.users,
-        unit,
-        outputs: RunOutputs {
-            quiet: a.request.quiet,
-            log: a
-                .request
-                .requests_log
-                .as_deref()
-                .map(|p| SeriesLog::new(p, vec![runs.labels().names], &control)),
-            board,
-        },
-    };
-    let (mut result, failure) = capacity(spec, &*runs, &control, &mut table);
-    let log_failed = table
-        .outputs
-        .log
-        .take()
-        .and_then(|log| log.finish(result.probes.iter_mut().map(|p| &mut p.result)));
-    let interrupted = result.interrupted;
-    let report = || herd_report::html::render_capacity(&result);
-    crate::series_board::finish(table.outputs.board.as_ref(), report, interrupted);
+    Ok((spec, runs, slo))
+}
+
+/// After the probe table: the warnings, the answer (unless nothing answered), the knee and the
+/// listen queue. Whether anything answered.
+fn print_answer(result: &CapacityResult, url: &str, unit: &str) -> bool {
     println!();
     let answers =
-        herd_result::answers::series_answers(&a.url, result.probes.iter().map(|p| &p.result));
+        herd_result::answers::series_answers(url, result.probes.iter().map(|p| &p.result));
     for w in &answers.warnings {
         println!("{w}");
     }
@@ -210,38 +212,13 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     if answered {
         println!("{}", result.sentence);
     }
-    if let Some(k) = knee_line(&result, unit) {
+    if let Some(k) = knee_line(result, unit) {
         println!("{k}");
     }
-    if let Some(b) = backlog_note(&result, unit) {
+    if let Some(b) = backlog_note(result, unit) {
         println!("LISTEN QUEUE FULL {b}");
     }
-    if let Some(p) = &a.json {
-        let mut buf = Vec::new();
-        write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        write_file(p, &buf)?;
-    }
-    if let Some(b) = &table.outputs.board {
-        b.linger();
-    }
-    if let Some(e) = failure {
-        return Err(Exit::from(e));
-    }
-    if let Some(e) = log_failed {
-        return Err(e);
-    }
-    Ok(if interrupted {
-        exit::INTERRUPTED
-    } else if !answered {
-        exit::NO_RESPONSE
-    } else {
-        match (result.outcome, &result.undecided) {
-            (Outcome::Unmet, _) => exit::SLO_UNMET,
-            (_, None) => exit::OK,
-            (_, Some(Undecided::GeneratorLimited { .. })) => exit::GENERATOR_LIMITED,
-            (_, Some(_)) => exit::UNDECIDED,
-        }
-    })
+    answered
 }
 
 /// The probe table on stdout, a line per probe as it is judged.
@@ -249,17 +226,17 @@ struct ProbeTable {
     users: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
     unit: &'static str,
-    /// The progress line, the requests log (a file per probe) and the dashboard (each probe
-    /// live, and the probes as they are judged).
-    outputs: RunOutputs,
+    /// Each probe's outputs (files numbered by probe), and the series' page (each probe live,
+    /// and the probes as they are judged).
+    outputs: StepOutputs,
 }
 
 impl herd_series::Observer for ProbeTable {
-    fn live(&mut self) -> Box<dyn herd_run::Observer> {
+    fn live(&mut self) -> &mut dyn herd_run::Observer {
         self.outputs.begin()
     }
 
-    fn probed(&mut self, n: usize, j: &Judged, m: &Measured) {
+    fn probed(&mut self, n: usize, j: &Judged, m: &Measured, run: &mut herd_result::RunResult) {
         let p = &j.probe;
         let verdict = if !j.generator_limited.is_empty() {
             "LIMITED: herd, not the target".to_owned()
@@ -288,7 +265,7 @@ impl herd_series::Observer for ProbeTable {
             duration_ms(m.latency_ms.p99),
         );
         let _ = std::io::stdout().flush();
-        self.outputs.ended(|| herd_live::dashboard::LevelRow {
+        self.outputs.ended(run, || herd_live::dashboard::LevelRow {
             asked: format!("{level} ({})", purpose_name(p.purpose)),
             target: String::new(),
             achieved: format!("{} good/s", rate(m.goodput)),

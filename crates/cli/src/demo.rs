@@ -2,14 +2,9 @@
 //! a short open-model test against it, so a new user sees a full summary with nothing installed.
 
 use crate::exit::Exit;
-use crate::interrupt;
-use crate::run::finish;
 use clap::Args;
-use herd_engine::Control;
-use herd_live::line::Live;
 use herd_mock::{Config, Route, Server};
 use herd_run::{LoadFlags, RunSpec, Source};
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -20,9 +15,8 @@ pub struct DemoArgs {
     /// Arrivals per second
     #[arg(long, default_value_t = 2000.0)]
     pub rate: f64,
-    /// Write the JSON result here too
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub outputs: crate::outputs::OutputArgs,
 }
 
 const ROUTE: &str = "/* latency=lognormal:2ms:0.5 size=2kb";
@@ -53,13 +47,10 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         },
         ..RunSpec::new(Source::url(url.clone()))
     };
-    let prepared = spec.prepare()?;
-    let control = Arc::new(Control::new());
-    interrupt::cancel_on_signal(Arc::clone(&control));
-    let result = prepared.run(None, &control, &mut Live::new(false));
+    let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
+    let code = crate::run::play(&prepared, &a.outputs)?;
     let served = server.stats();
     server.shutdown();
-    let code = finish(&result?, a.json.as_deref())?;
     eprintln!(
         "\nherd demo: the mock server answered {} requests. Next: `herd serve --route '/slow latency=normal:100ms:20ms'` \
          in one terminal, `herd run --rate 500 -d 30s http://127.0.0.1:8080/slow` in another.",

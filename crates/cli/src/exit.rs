@@ -91,7 +91,7 @@ impl From<herd_run::RunError> for Exit {
     }
 }
 
-/// The exit code of how a run ended.
+/// The exit code of how a command ended: the one place a conclusion becomes a code.
 pub fn code(c: herd_run::Conclusion) -> i32 {
     use herd_run::Conclusion;
     match c {
@@ -100,5 +100,8 @@ pub fn code(c: herd_run::Conclusion) -> i32 {
         Conclusion::GeneratorLimited => GENERATOR_LIMITED,
         Conclusion::NothingAnswered => NO_RESPONSE,
         Conclusion::Interrupted => INTERRUPTED,
+        Conclusion::Partial => PARTIAL,
+        Conclusion::Undecided => UNDECIDED,
+        Conclusion::SloUnmet => SLO_UNMET,
     }
 }

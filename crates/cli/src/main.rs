@@ -21,17 +21,14 @@ mod output;
 mod outputs;
 mod pdf;
 mod plot;
+mod proxy_cmd;
 mod replay_cmd;
-mod replay_send;
 mod report_cmd;
 mod run;
 mod secret_args;
 mod series;
-mod series_board;
-mod series_log;
 mod serve;
 mod shard_args;
-mod shard_run;
 mod sweep;
 mod sweep_table;
 mod values;
@@ -98,6 +95,8 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
+    Proxy(Deferred<proxy_cmd::ProxyArgs>),
 }
 
 fn main() {
@@ -121,6 +120,9 @@ fn main() {
         Command::Logs(a) => logs_cmd::cmd(a),
         Command::Model(a) => model_cmd::cmd(a),
         Command::Replay(a) => replay_cmd::cmd(a),
+        Command::Proxy(a) => proxy_cmd::run(a)
+            .map(|()| exit::OK)
+            .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -5,7 +5,7 @@ use crate::exit::{self, Exit};
 use clap::Args;
 use herd_report::render_text;
 use herd_result::sweep::SweepResult;
-use herd_result::{write_json, Document, GeneratorVerdict, RunResult};
+use herd_result::{write_json, Document, RunResult};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -88,32 +88,17 @@ fn conclude_sweep(merged: &SweepResult, output: Option<&Path>) -> Result<i32, Ex
     if let Some(p) = partial.first() {
         eprintln!("herd: partial result: only shards {p} of some steps (nothing was scaled up to stand for the rest)");
     }
-    Ok(if merged.interrupted {
-        exit::INTERRUPTED
-    } else if !partial.is_empty() {
-        exit::PARTIAL
-    } else if !answered {
-        exit::NO_RESPONSE
-    } else {
-        exit::OK
-    })
+    let ended = herd_series::sweep::conclude(merged, !partial.is_empty(), answered);
+    Ok(exit::code(ended))
 }
 
-/// Refuses an output path that cannot be written before any work is done.
+/// Refuses an output path that cannot be written before any work is done (the one check every
+/// command's outputs get).
 pub fn check_output(path: Option<&Path>) -> Result<(), Exit> {
-    if let Some(dir) = path
-        .and_then(Path::parent)
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        if !dir.is_dir() {
-            return Err(Exit::bad_input(format!(
-                "cannot write {}: the folder {} does not exist",
-                path.unwrap_or(dir).display(),
-                dir.display()
-            )));
-        }
+    match path {
+        Some(p) => herd_live::paths::check_writable("-o", p).map_err(Exit::bad_input),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Prints the merged summary, writes it, and picks the exit code: generator-limited (4, naming
@@ -139,21 +124,12 @@ pub fn conclude(merged: &RunResult, output: Option<&Path>) -> Result<i32, Exit> 
             missing.join(", ")
         );
     }
-    if merged.interrupted {
-        return Ok(exit::INTERRUPTED);
-    }
-    if merged.generator.verdict == GeneratorVerdict::GeneratorLimited {
+    let ended = herd_run::conclude_merged(merged);
+    if ended == herd_run::Conclusion::GeneratorLimited {
         eprintln!(
             "herd: the measurement is generator-limited: {}",
             merged.generator.reasons.join("; ")
         );
-        return Ok(exit::GENERATOR_LIMITED);
     }
-    if merged.shard.as_ref().is_some_and(|h| h.is_partial()) {
-        return Ok(exit::PARTIAL);
-    }
-    if merged.thresholds.iter().any(|t| !t.pass) {
-        return Ok(exit::THRESHOLDS_FAILED);
-    }
-    Ok(exit::OK)
+    Ok(exit::code(ended))
 }

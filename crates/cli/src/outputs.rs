@@ -1,29 +1,36 @@
-//! `herd run`'s outputs besides the summary: each flag becomes a sink of the run's stream of
-//! closed seconds (herd-live); every path is checked before the first request.
+//! The outputs every command that sends load shares (`run`, `replay`, `sweep`, `capacity`,
+//! `demo`, a shard): one set of flags turned into herd-live's plain-data `OutputSpec`, whose
+//! `Outputs` make each run's sinks; the end of a run, the summary and the exit code.
 
-use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use herd_engine::{Control, Plan};
-use herd_live::dashboard::Dashboard;
-use herd_live::line::{Live, Planned};
-use herd_live::Sinks;
-use herd_result::{RequestsLogged, RunResult};
-use std::net::SocketAddr;
+use herd_live::{OutputSpec, Outputs, Sinks};
+use herd_result::RunResult;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct OutputArgs {
-    /// Write the per-second timeline as CSV to FILE, a row as each second closes
+    /// Write the result as JSON to FILE: a run's each second as it closes, the full result at
+    /// the end (also on Ctrl-C; a run killed mid-way leaves a partial result herd report reads);
+    /// a sweep's or capacity search's every run at the end
+    #[arg(long, value_name = "FILE", help_heading = "Outputs")]
+    pub json: Option<PathBuf>,
+    /// No live panel on the terminal
+    #[arg(short = 'q', long, help_heading = "Outputs")]
+    pub quiet: bool,
+    /// Write the per-second timeline as CSV to FILE, a row as each second closes (sweep,
+    /// capacity: a file per run, x.csv -> x-1.csv, x-2.csv...; a sweep's table goes to FILE)
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub csv: Option<PathBuf>,
     /// Write an HdrHistogram interval log (one latency histogram per second, microseconds) to
-    /// FILE, for HdrHistogram's log tools and the Python hdrhistogram package
+    /// FILE, for HdrHistogram's log tools and the Python hdrhistogram package (sweep, capacity:
+    /// a file per run, x.hlog -> x-1.hlog, x-2.hlog...)
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub hlog: Option<PathBuf>,
     /// Write one CSV line per measured request to FILE (intended and send times, latency,
     /// service time, status, bytes, error class, name, connection); FILE.csv.gz is gzip
-    /// (readable up to a kill -9), FILE.csv plain. Off by default: it costs CPU per request
+    /// (readable up to a kill -9), FILE.csv plain; sweep, capacity: a file per run, r.csv.gz ->
+    /// r-1.csv.gz, r-2.csv.gz... Off by default: it costs CPU per request
     #[arg(long = "requests-log", value_name = "FILE", help_heading = "Outputs")]
     pub requests_log: Option<PathBuf>,
     /// Write the thresholds and checks as JUnit XML test cases to FILE at the end (a failed
@@ -49,8 +56,10 @@ pub struct OutputArgs {
     /// OTEL_EXPORTER_OTLP_HEADERS adds headers
     #[arg(long = "otlp", value_name = "URL", help_heading = "Outputs")]
     pub otlp: Option<String>,
-    /// Serve a live dashboard of the run: one page updated every second, at http://ADDR/
-    /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; --dashboard=ADDR or --dashboard ADDR]
+    /// Serve a live dashboard of the run (of a sweep or capacity search: the run going on, and a
+    /// table of the levels growing level by level): one page updated every second, at http://ADDR/
+    /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; --dashboard=ADDR or
+    /// --dashboard ADDR]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = herd_live::dashboard::DEFAULT_ADDR, value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
     pub dashboard: Option<std::net::SocketAddr>,
     /// Let the dashboard's page stop the run, as Ctrl-C does (summary and files kept); on an
@@ -67,180 +76,88 @@ pub struct OutputArgs {
     pub record: Option<PathBuf>,
 }
 
-/// Every output file of `herd run`, checked before anything is sent.
-pub fn check(a: &RunArgs) -> Result<(), Exit> {
-    let o = &a.outputs;
-    let problems: Vec<String> = [
-        ("--json", a.json.as_deref()),
-        ("--csv", o.csv.as_deref()),
-        ("--hlog", o.hlog.as_deref()),
-        ("--requests-log", o.requests_log.as_deref()),
-        ("--junit", o.junit.as_deref()),
-        ("--summary-md", o.summary_md.as_deref()),
-        ("--record", o.record.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, path)| crate::output::check_writable(flag, path?).err())
-    .chain(otlp(o).err())
-    .chain(
-        o.requests_log
-            .as_deref()
-            .and_then(|p| herd_live::requests_log::compression(p).err()),
-    )
-    .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Exit::bad_input(format!(
-            "{}\nnothing was sent",
-            problems.join("\n")
-        )))
+impl OutputArgs {
+    /// The outputs the flags ask for, as plain data; the OpenTelemetry variables turn OTLP on
+    /// without the flag.
+    pub fn spec(&self) -> Result<OutputSpec, String> {
+        let otlp = herd_live::metrics::otlp::target(self.otlp.as_deref(), |name| {
+            std::env::var(name).ok()
+        })?;
+        Ok(OutputSpec {
+            quiet: self.quiet,
+            json: self.json.clone(),
+            csv: self.csv.clone(),
+            hlog: self.hlog.clone(),
+            requests_log: self.requests_log.clone(),
+            junit: self.junit.clone(),
+            summary_md: self.summary_md.clone(),
+            metrics_listen: self.metrics_listen,
+            remote_write: self.remote_write.clone(),
+            otlp,
+            dashboard: self.dashboard,
+            dashboard_control: self.dashboard_control,
+            record: self.record.clone(),
+            interrupts: Some(crate::interrupt::signals),
+        })
+    }
+
+    /// Every problem with the outputs (paths, the OTLP target), before anything is sent.
+    pub fn check(&self, series: bool) -> Vec<String> {
+        match self.spec() {
+            Ok(spec) => spec.check(series),
+            Err(e) => vec![e],
+        }
+    }
+
+    /// The outputs, checked and listening: the run stops before anything is sent otherwise.
+    pub fn open(
+        &self,
+        control: &Arc<herd_engine::Control>,
+        series: Option<herd_live::dashboard::Levels>,
+    ) -> Result<Outputs, Exit> {
+        let spec = self
+            .spec()
+            .map_err(|e| Exit::bad_input(format!("{e}\nnothing was sent")))?;
+        Outputs::open(&spec, control, series).map_err(Exit::bad_input)
     }
 }
 
-/// Where `--otlp` or the OpenTelemetry variables send the run's metrics, if anywhere.
-fn otlp(o: &OutputArgs) -> Result<Option<herd_live::metrics::otlp::Target>, String> {
-    herd_live::metrics::otlp::target(o.otlp.as_deref(), |name| std::env::var(name).ok())
+/// A prepared run whose outputs can all be written; otherwise every problem of both at once.
+pub fn prepared(
+    prepared: Result<herd_run::Prepared, herd_run::RunError>,
+    outputs: &OutputArgs,
+) -> Result<herd_run::Prepared, Exit> {
+    let mut problems = outputs.check(false);
+    if !problems.is_empty() {
+        problems.push("nothing was sent".to_owned());
+    }
+    match prepared {
+        Ok(p) if problems.is_empty() => Ok(p),
+        Ok(_) => Err(Exit::bad_input(problems.join("\n"))),
+        Err(e) if problems.is_empty() => Err(Exit::from(e)),
+        Err(e) => {
+            let first = Exit::from(e).message;
+            Err(Exit::bad_input(format!("{first}\n{}", problems.join("\n"))))
+        }
+    }
 }
 
-/// The sinks `a` asks for: the live line always (quiet off a terminal), then each file;
-/// `control` stops the run (the dashboard's button, with `--dashboard-control`).
-pub fn sinks(a: &RunArgs, plan: &Plan, control: &Arc<Control>) -> Result<Sinks, Exit> {
-    let mut sinks = Sinks::new();
-    sinks.add(Live::new(a.quiet).planned(Planned {
+/// What the live panel shows of a run's plan: its length, and whether it counts users.
+pub fn planned(plan: &herd_engine::Plan) -> herd_live::line::Planned {
+    herd_live::line::Planned {
         duration: plan.duration.or(plan.length()),
         requests: plan.requests,
         users: matches!(plan.load, herd_engine::Load::Closed { .. }),
-    }));
-    let o = &a.outputs;
-    let bad = |e: herd_live::SinkError| Exit::bad_input(e.to_string());
-    if let Some(p) = &a.json {
-        sinks.add(herd_live::json::JsonStream::create(p).map_err(bad)?);
-    }
-    if let Some(p) = &o.csv {
-        sinks.add(herd_live::csv::Csv::create(p));
-    }
-    if let Some(p) = &o.hlog {
-        sinks.add(herd_live::hlog::Hlog::create(p));
-    }
-    if let Some(p) = &o.junit {
-        sinks.add(herd_live::junit::Junit::create(p));
-    }
-    if let Some(p) = &o.summary_md {
-        sinks.add(herd_live::markdown::Markdown::create(p));
-    }
-    if let Some(addr) = o.metrics_listen {
-        let m = herd_live::metrics::Metrics::listen(addr, herd_live::metrics::GRACE).map_err(|e| {
-            Exit::bad_input(format!(
-                "--metrics-listen {addr}: cannot listen there: {}; pick another address or port\nnothing was sent",
-                e.source
-            ))
-        })?;
-        eprintln!("herd: metrics at http://{}/metrics", m.local_addr());
-        sinks.add(m.skipped_by(crate::interrupt::signals));
-    }
-    if let Some(to) = &o.remote_write {
-        sinks.add(herd_live::metrics::remote_write(to.clone()));
-    }
-    if let Some(t) = otlp(o).map_err(|e| Exit::bad_input(format!("{e}\nnothing was sent")))? {
-        if t.from != herd_live::metrics::otlp::FLAG {
-            // Not asked for on the command line: say where the numbers go, and why.
-            eprintln!("herd: OTLP metrics to {} ({})", t.endpoint.url, t.from);
-        }
-        sinks.add(herd_live::metrics::otlp(t.endpoint));
-    }
-    if let Some(p) = &o.record {
-        sinks.add(herd_live::dashboard::record::Recording::create(p));
-    }
-    if let Some(addr) = o.dashboard {
-        sinks.add(dashboard(a, addr, control)?);
-    }
-    Ok(sinks)
-}
-
-/// The dashboard, listening already: a taken port stops the run before anything is sent.
-fn dashboard(a: &RunArgs, addr: SocketAddr, control: &Arc<Control>) -> Result<Dashboard, Exit> {
-    let report_hint = match &a.json {
-        Some(p) => format!(
-            "Save the final report with the link above, or make it later: herd report {} -o report.html",
-            p.display()
-        ),
-        None => "Save the final report with the link above (with --json FILE, herd report FILE makes it again later)".to_owned(),
-    };
-    let d = Dashboard::listen(herd_live::dashboard::Options {
-        addr,
-        control: a.outputs.dashboard_control.then(|| Arc::clone(control)),
-        report_hint,
-    })
-    .map_err(|e| {
-        Exit::bad_input(format!(
-            "--dashboard {addr}: cannot listen there: {}; pick another address or port (--dashboard=127.0.0.1:0 takes any free port)\nnothing was sent",
-            e.source
-        ))
-    })?;
-    eprintln!("herd: dashboard at {}", d.url());
-    Ok(d)
-}
-
-/// The requests log's writer, started: the runs `control` starts send it their lines.
-pub fn requests_log(
-    a: &OutputArgs,
-    labels: &herd_run::Labels,
-    control: &Control,
-) -> Result<Option<herd_live::requests_log::Writer>, Exit> {
-    let Some(path) = &a.requests_log else {
-        return Ok(None);
-    };
-    herd_live::requests_log::Writer::start(path, labels.names.clone(), control)
-        .map(Some)
-        .map_err(|e| Exit::bad_input(format!("cannot write {e}\nnothing was sent")))
-}
-
-/// Finishes the requests log after the run: what it holds, or why it could not be written.
-pub fn finish_requests_log(
-    writer: Option<herd_live::requests_log::Writer>,
-    control: &Control,
-) -> Option<Result<RequestsLogged, String>> {
-    Some(
-        writer?
-            .finish(control)
-            .map_err(|e| format!("cannot write {e}")),
-    )
-}
-
-/// Says in `result` what the requests log holds; lines the writer could not keep up with are
-/// a warning, never a silent loss. The error of a log that could not be written, for the end.
-pub fn note_requests_log(
-    logged: Option<Result<RequestsLogged, String>>,
-    result: &mut RunResult,
-) -> Option<Exit> {
-    match logged? {
-        Ok(logged) => {
-            if logged.lost > 0 {
-                result.warnings.push(format!(
-                    "--requests-log {}: {} of {} requests have no line: the writer fell behind \
-                     the load (the totals count them all)",
-                    logged.path,
-                    logged.lost,
-                    logged.lost + logged.lines
-                ));
-            }
-            result.requests_log = Some(logged);
-            None
-        }
-        Err(e) => {
-            result.warnings.push(e.clone());
-            Some(Exit::bad_input(e))
-        }
     }
 }
 
-/// Hands the result to every sink (the JSON first of all), prints the summary, and picks the
-/// exit code. The files first: a summary that cannot be printed (`| head` closed the pipe) must
-/// not cost the measurement.
-pub fn finish(result: &RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
+/// The one end of every run: hands the result to every sink (the JSON first of all), prints
+/// the summary, lets the listening outputs linger, and picks the exit code from how the run
+/// ended. The files first: a summary that cannot be printed (`| head` closed the pipe) must not
+/// cost the measurement.
+pub fn finish(result: &mut RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
     let problems = sinks.finish(result);
-    crate::run::print_summary(result);
+    print_summary(result);
     use std::io::Write;
     let _ = std::io::stdout().flush();
     sinks.linger();
@@ -252,4 +169,19 @@ pub fn finish(result: &RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
         return Err(Exit::bad_input(lines.join("\n")));
     }
     Ok(exit::code(herd_run::conclude(result)))
+}
+
+/// The text summary on stdout.
+pub fn print_summary(result: &RunResult) {
+    let mut text = String::new();
+    let _ = herd_report::render_text(result, &mut text);
+    print!("{text}");
+    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
+    if let Some(out) = result
+        .extra
+        .get("script")
+        .and_then(|s| s["output"].as_str())
+    {
+        print!("{out}");
+    }
 }

@@ -1,15 +1,12 @@
-//! `herd replay LOG... --target URL`: a log's requests sent with their recorded timing
-//! (`replay_send.rs`); `--dry-run` prints what would be sent and its per-second shape.
+//! `herd replay LOG... --target URL`: a log's requests sent with their recorded timing (herd-run
+//! reads the logs and plays them as any run, with every output of `herd run`); `--dry-run`
+//! prints what would be sent and its per-second shape.
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_engine::Control;
-use herd_live::line::Live;
 use herd_logs::replay::{arrivals, ReplayOptions};
 use herd_run::{LoadFlags, RunSpec, Source};
 use regex::Regex;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -48,14 +45,6 @@ pub struct ReplayArgs {
     /// Do not verify TLS certificates
     #[arg(short = 'k', long)]
     pub insecure: bool,
-
-    /// Write the result (a run, per request type in by_name) to FILE
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// No live progress line
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
 
     /// Play faster (2 = twice as fast) or slower (0.5)
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
@@ -108,14 +97,17 @@ pub struct ReplayArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
+
+    #[command(flatten)]
+    pub outputs: crate::outputs::OutputArgs,
 }
 
-/// Plays the replay through herd-run, as every other kind of run.
-fn play(
+/// The replay as herd-run prepares every other kind of run; with every problem of the outputs.
+fn prepare(
     a: &ReplayArgs,
     url: &str,
     replay: herd_run::Replay,
-) -> Result<herd_result::RunResult, Exit> {
+) -> Result<herd_run::Prepared, Exit> {
     let spec = RunSpec {
         load: LoadFlags {
             connections: Some(a.connections),
@@ -135,11 +127,7 @@ fn play(
             replay: Box::new(replay),
         })
     };
-    let prepared = spec.prepare()?;
-    let control = Arc::new(Control::new());
-    crate::interrupt::cancel_on_signal(Arc::clone(&control));
-    let mut live = Live::new(a.quiet);
-    Ok(prepared.run(None, &control, &mut live)?)
+    crate::outputs::prepared(spec.prepare(), &a.outputs)
 }
 
 fn time(s: &str, what: &str) -> Result<i64, Exit> {
@@ -186,16 +174,25 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         }
         let target = herd_http::Target::parse_routed(url, &routes)
             .map_err(|e| Exit::bad_input(e.to_string()))?;
-        if let Some(json) = &a.json {
-            crate::output::check_writable("--json", json).map_err(Exit::bad_input)?;
+        let problems = a.outputs.check(false);
+        if !problems.is_empty() {
+            return Err(Exit::bad_input(format!(
+                "{}\nnothing was sent",
+                problems.join("\n")
+            )));
         }
-        let read = crate::replay_send::load(a, &target, &spec, &opts)?;
+        let logs = herd_run::replay_load::Logs {
+            paths: &a.files.logs,
+            format: &spec,
+            fields: a.files.fields.as_deref(),
+            repeat: a.repeat,
+        };
+        let read = herd_run::replay_load::load(&logs, &target, &opts).map_err(Exit::bad_input)?;
         crate::logs_cmd::warn_bad(&read.stats);
         let (skipped, invalid) = (read.skipped, read.invalid);
-        let result = play(a, url, read.replay)?;
-        let code = crate::run::finish(&result, a.json.as_deref())?;
-        crate::shard_run::conclude(&result)?;
-        if let Some(table) = crate::replay_send::render_comparison(&result) {
+        let prepared = prepare(a, url, read.replay)?;
+        let (code, result) = crate::run::play_keeping(&prepared, &a.outputs)?;
+        if let Some(table) = herd_report::render_replay_comparison(&result) {
             print!("{table}");
         }
         let by_method: u64 = skipped.methods.values().sum();

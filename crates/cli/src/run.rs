@@ -1,17 +1,13 @@
 //! `herd run URL`, `herd run -f urls.txt` and `herd run FILE.yaml`: flags -> a `RunSpec`;
-//! herd-run checks and plays it; here the signals, the shard's wait, the server watch, the
-//! summary, the JSON file and the exit code.
+//! herd-run checks and plays it, herd-live's sinks take its stream; here the signals and the
+//! end through `outputs::finish`.
 
 use crate::args::RunArgs;
-use crate::exit::{self, Exit};
+use crate::exit::Exit;
 use crate::interrupt;
 use herd_engine::Control;
-use herd_report::render_text;
-use herd_result::RunResult;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
-use std::path::Path;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
@@ -23,7 +19,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         form: a.form.clone(),
         redact: a.secrets.redaction(),
     };
-    let file = crate::workload_cmd::workload_file(a);
+    let file = a.workload_file();
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload {
             path: path.clone(),
@@ -71,14 +67,14 @@ pub fn spec(a: &RunArgs) -> RunSpec {
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     crate::env_values::apply(&a.env)?;
-    if let (Some(file), true) = (crate::workload_cmd::workload_file(a), a.script.is_some()) {
+    if let (Some(file), true) = (a.workload_file(), a.script.is_some()) {
         return Err(Exit::bad_input(format!(
             "-s/--script drives a URL, not a workload file ({}): give the URL the script \
              loads",
             file.display()
         )));
     }
-    if let (None, Some(url)) = (crate::workload_cmd::workload_file(a), &a.target) {
+    if let (None, Some(url)) = (a.workload_file(), &a.target) {
         return Err(Exit::bad_input(format!(
             "--target {url} aims a workload file at another host: give the file (herd run \
              shop.yaml --target {url}), or give a URL alone"
@@ -86,103 +82,29 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     }
     let mut spec = spec(a);
     spec.shard = a.shard.resolve()?;
-    let prepared = match (spec.prepare(), crate::outputs::check(a)) {
-        (Ok(p), Ok(())) => p,
-        (p, o) => {
-            let problems: Vec<String> = [p.err().map(Exit::from), o.err()]
-                .into_iter()
-                .flatten()
-                .map(|e| e.message)
-                .collect();
-            return Err(Exit::bad_input(problems.join("\n")));
-        }
-    };
+    let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
+    play(&prepared, &a.outputs)
+}
+
+/// Plays a prepared run with every output `outputs` asks for, and ends it the one way.
+pub fn play(
+    prepared: &herd_run::Prepared,
+    outputs: &crate::outputs::OutputArgs,
+) -> Result<i32, Exit> {
+    play_keeping(prepared, outputs).map(|(code, _)| code)
+}
+
+/// [`play`], the result kept for what a command prints after the summary.
+pub fn play_keeping(
+    prepared: &herd_run::Prepared,
+    outputs: &crate::outputs::OutputArgs,
+) -> Result<(i32, herd_result::RunResult), Exit> {
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let plan = prepared.plan();
-    let sinks = crate::outputs::sinks(a, &plan, &control)?;
-    let mut observer = Starting {
-        sinks,
-        config: prepared.config(),
-        warmup: plan.warmup,
-        labels: prepared.labels(),
-    };
-    let log = crate::outputs::requests_log(&a.outputs, &observer.labels, &control)?;
-    let run = prepared.run(None, &control, &mut observer);
-    // The lines written so far are kept even when the run failed.
-    let logged = crate::outputs::finish_requests_log(log, &control);
-    let mut result = run?;
-    let log_failed = crate::outputs::note_requests_log(logged, &mut result);
-    let code = crate::outputs::finish(&result, &mut observer.sinks)?;
-    crate::shard_run::conclude(&result)?;
-    match log_failed {
-        Some(e) => Err(e),
-        None => Ok(code),
-    }
-}
-
-/// The run's outputs, told how it starts when the engine does (a shard's after its wait for
-/// the start instant, with its header).
-struct Starting {
-    sinks: herd_live::Sinks,
-    config: herd_result::RunConfig,
-    warmup: std::time::Duration,
-    labels: herd_run::Labels,
-}
-
-impl herd_run::Observer for Starting {
-    fn progress(&mut self, p: &herd_engine::Progress) {
-        herd_run::Observer::progress(&mut self.sinks, p);
-    }
-
-    fn starting(&mut self, shard: Option<&herd_result::ShardHeader>, timeline_start: Option<u64>) {
-        self.sinks.start(&herd_live::Start {
-            run_id: herd_live::Start::new_run_id(),
-            target: self.config.url.clone(),
-            config: self.config.clone(),
-            measure_start: SystemTime::now() + self.warmup,
-            timeline_start_unix_s: timeline_start,
-            shard: shard.cloned(),
-            labels: self.labels.clone(),
-        });
-    }
-
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        herd_run::Observer::watched(&mut self.sinks, fresh);
-    }
-
-    fn finished(&mut self) {
-        herd_run::Observer::finished(&mut self.sinks);
-    }
-}
-
-/// Writes the JSON, prints the summary, and picks the exit code. The file first: a summary
-/// that cannot be printed (`| head` closed the pipe) must not cost the measurement.
-pub fn finish(result: &RunResult, json: Option<&Path>) -> Result<i32, Exit> {
-    if let Some(path) = json {
-        let cannot = |e: std::io::Error| {
-            Exit::bad_input(format!(
-                "cannot write the JSON result to {}: {e}",
-                path.display()
-            ))
-        };
-        herd_live::json::write_final(path, result).map_err(cannot)?;
-    }
-    print_summary(result);
-    Ok(exit::code(herd_run::conclude(result)))
-}
-
-/// The text summary on stdout.
-pub fn print_summary(result: &RunResult) {
-    let mut text = String::new();
-    let _ = render_text(result, &mut text);
-    print!("{text}");
-    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
-    if let Some(out) = result
-        .extra
-        .get("script")
-        .and_then(|s| s["output"].as_str())
-    {
-        print!("{out}");
-    }
+    let mut sinks = outputs
+        .open(&control, None)?
+        .for_run(crate::outputs::planned(&prepared.plan()));
+    let mut result = prepared.run(None, &control, &mut sinks)?;
+    let code = crate::outputs::finish(&mut result, &mut sinks)?;
+    Ok((code, result))
 }

@@ -7,9 +7,10 @@
 
 use crate::exit::Exit;
 use clap::Args;
+use herd_result::RunResult;
 pub use herd_run::{Length, Level, Runs};
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A URL or a workload file, by the rule `herd run` uses, checked at `level` and `length`
@@ -63,39 +64,53 @@ pub fn runs_for(
     Ok(Box::new(spec.prepare()?))
 }
 
-/// What a series feeds beside its table as each run goes and ends: the progress line (inside
-/// the dashboard's live step when there is a dashboard), the requests log's file per run, and
-/// the dashboard's row per level. The sweep's table and the capacity search's have one each.
-pub struct RunOutputs {
-    pub quiet: bool,
-    /// `--requests-log`: a file per run.
-    pub log: Option<crate::series_log::SeriesLog>,
-    /// `--dashboard`: each run live, and the levels as they end.
-    pub board: Option<herd_live::dashboard::SeriesLive>,
+/// What a series feeds beside its table as each run goes and ends: each run's outputs (the
+/// progress line, files numbered by run, metrics labelled by step, the series' page), made as
+/// the run begins and finished as it ends. The sweep's table and the capacity search's have one
+/// each.
+pub struct StepOutputs {
+    pub outputs: herd_live::Outputs,
+    current: Option<herd_live::Sinks>,
+    runs: usize,
+    problems: Vec<String>,
 }
 
-impl RunOutputs {
-    /// A run begins: the requests log's next file first, then what shows the run's progress.
-    pub fn begin(&mut self) -> Box<dyn herd_run::Observer> {
-        if let Some(log) = self.log.as_mut() {
-            log.begin();
-        }
-        let line = Box::new(herd_live::line::Live::new(self.quiet));
-        match &self.board {
-            Some(b) => Box::new(b.step(line)),
-            None => line,
+impl StepOutputs {
+    pub fn new(outputs: herd_live::Outputs) -> StepOutputs {
+        StepOutputs {
+            outputs,
+            current: None,
+            runs: 0,
+            problems: Vec::new(),
         }
     }
 
-    /// A run ended: its requests log's file is closed, and the dashboard shows its `row`
-    /// (made only when there is a dashboard).
-    pub fn ended(&mut self, row: impl FnOnce() -> herd_live::dashboard::LevelRow) {
-        if let Some(log) = self.log.as_mut() {
-            log.end();
+    /// A run begins: its outputs take its stream.
+    pub fn begin(&mut self) -> &mut dyn herd_run::Observer {
+        self.runs += 1;
+        self.current.insert(self.outputs.for_step(self.runs))
+    }
+
+    /// A run ended: its outputs finish (adding to `run` what they wrote), and the page shows
+    /// its `row` (made only when there is a page).
+    pub fn ended(
+        &mut self,
+        run: &mut RunResult,
+        row: impl FnOnce() -> herd_live::dashboard::LevelRow,
+    ) {
+        if let Some(mut sinks) = self.current.take() {
+            let problems = sinks.finish(run);
+            self.problems
+                .extend(problems.iter().map(|e| format!("cannot write {e}")));
         }
-        if let Some(b) = &self.board {
-            b.level(row());
-        }
+        self.outputs.level(row);
+    }
+
+    /// The series ended: its page offers `report`; what could not be written, for the end.
+    pub fn end(&mut self, report: impl FnOnce() -> String, interrupted: bool) -> Option<Exit> {
+        self.outputs.end_series(report, interrupted);
+        let problems = std::mem::take(&mut self.problems);
+        (!problems.is_empty()).then(|| Exit::bad_input(problems.join("\n")))
     }
 }
 
@@ -163,15 +178,6 @@ pub struct RequestArgs {
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
 
-    /// No live progress line during each run
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-
-    /// Write one CSV line per measured request, a file per run numbered in the order they
-    /// ran: FILE r.csv.gz writes r-1.csv.gz, r-2.csv.gz... (.gz is gzip, else plain CSV)
-    #[arg(long = "requests-log", value_name = "FILE")]
-    pub requests_log: Option<PathBuf>,
-
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
@@ -180,53 +186,6 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub http: crate::http_args::HttpArgs,
-}
-
-/// Every output file that could not be written, as a message naming the path and the fix. A
-/// series can last an hour: a mistyped directory must show before the first request, not after
-/// the last. Opening for append creates nothing that was there and truncates nothing; a file
-/// this check created is removed again.
-pub fn check_outputs<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Vec<String> {
-    let mut problems = Vec::new();
-    for path in paths {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        if path.is_dir() {
-            problems.push(format!(
-                "cannot write {}: it is a directory; give a file name, e.g. {}",
-                path.display(),
-                path.join("out.json").display()
-            ));
-            continue;
-        }
-        if !dir.is_dir() {
-            problems.push(format!(
-                "cannot write {}: the directory {} does not exist; create it (mkdir -p {}) or fix the path",
-                path.display(),
-                dir.display(),
-                dir.display()
-            ));
-            continue;
-        }
-        let existed = path.exists();
-        match std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-        {
-            Ok(_) if !existed => {
-                let _ = std::fs::remove_file(path);
-            }
-            Ok(_) => {}
-            Err(e) => problems.push(format!(
-                "cannot write {}: {e}; choose a file in a directory you can write to",
-                path.display()
-            )),
-        }
-    }
-    problems
 }
 
 /// Parses levels: `20:600:20` (low:high:step, both ends included) or a list `1,5,10,100`.
@@ -323,16 +282,6 @@ fn authority(url: &str) -> &str {
     &rest[..end]
 }
 
-/// `--requests-log`'s problems: its first run's file, and the compression its name asks for.
-pub fn check_requests_log(r: &RequestArgs) -> Vec<String> {
-    let Some(base) = &r.requests_log else {
-        return Vec::new();
-    };
-    let mut problems = check_outputs([crate::series_log::path_of(base, 1).as_path()]);
-    problems.extend(herd_live::requests_log::compression(base).err());
-    problems
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,31 +302,6 @@ mod tests {
             let e = parse_levels(bad).unwrap_err();
             assert!(e.contains("low:high:step"), "{bad}: {e}");
         }
-    }
-
-    #[test]
-    fn output_paths_are_checked_without_leaving_anything_behind() {
-        let dir = std::env::temp_dir().join(format!("herd-outputs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let fresh = dir.join("new.json");
-        let kept = dir.join("kept.tsv");
-        std::fs::write(&kept, "old").unwrap();
-        let missing = dir.join("no-such-dir/out.json");
-        let problems = check_outputs([fresh.as_path(), kept.as_path(), missing.as_path()]);
-        assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(
-            problems[0].contains("no-such-dir") && problems[0].contains("mkdir -p"),
-            "{problems:?}"
-        );
-        assert!(!fresh.exists(), "the check leaves no file behind");
-        assert_eq!(
-            std::fs::read_to_string(&kept).unwrap(),
-            "old",
-            "nor truncates one"
-        );
-        let problems = check_outputs([dir.as_path()]);
-        assert!(problems[0].contains("is a directory"), "{problems:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -5,10 +5,8 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{
-    check_outputs, name_targets, parse_levels, runs_for, Length, Level, RequestArgs, RunOutputs,
-    Runs,
+    name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs, StepOutputs,
 };
-use crate::series_log::SeriesLog;
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
@@ -68,27 +66,101 @@ pub struct SweepArgs {
     #[arg(long = "no-stop")]
     pub no_stop: bool,
 
-    /// Write the table as autobench's TSV to FILE
+    /// Write the table as autobench's TSV to FILE (--csv writes it as CSV)
     #[arg(long, value_name = "FILE")]
     pub tsv: Option<PathBuf>,
 
-    /// Write the table as CSV to FILE
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Write every step's full result as JSON to FILE
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
     #[command(flatten)]
-    pub board: crate::series_board::BoardArgs,
+    pub outputs: crate::outputs::OutputArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
 }
 
-/// `10%`, `10` or `0.5%` -> percent: a PERCENT flag may leave out the `%` (docs/units.md).
+/// A sweep whose every flag and target was checked, nothing sent yet.
+struct Checked {
+    given: Vec<String>,
+    targets: Vec<crate::series::NamedTarget>,
+    model: Model,
+    levels: Vec<f64>,
+    length: Length,
+    runs: Vec<Box<dyn Runs>>,
+    unit: &'static str,
+    sharded: bool,
+}
+
+/// Sweeps the targets level by level: every problem before anything is sent, then the table
+/// line by line, each run's outputs, the summary, the files and the exit code.
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
+    let c = check(a)?;
+    let spec = SweepSpec {
+        model: c.model,
+        targets: c
+            .targets
+            .iter()
+            .map(|t| SweepTarget {
+                name: t.name.clone(),
+                url: t.url.clone(),
+                named: t.named,
+            })
+            .collect(),
+        levels: c.levels.clone(),
+        length: c.length,
+        calls_per_conn: a.request.calls_per_conn,
+        timeout: c
+            .runs
+            .first()
+            .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
+        cooldown: a.cooldown,
+        stop: stop_rule(a, c.sharded)?,
+    };
+    let control = Arc::new(Control::new());
+    interrupt::cancel_on_signal(Arc::clone(&control));
+    let http = a.request.http.flags();
+    let what = format!(
+        "herd sweep {} at {}",
+        c.given.join(" "),
+        a.rates
+            .as_deref()
+            .or(a.connections.as_deref())
+            .unwrap_or_default()
+    );
+    let levels = herd_live::dashboard::Levels {
+        what,
+        unit: c.unit.to_owned(),
+        named: c.targets.len() > 1,
+        ..Default::default()
+    };
+    let outputs = a.outputs.open(&control, Some(levels))?;
+    let mut table = LiveTable {
+        model: c.model,
+        named: c.targets.len() > 1,
+        unit: c.unit,
+        streams: http.http2.then(|| http.streams.unwrap_or(1)),
+        outputs: StepOutputs::new(outputs),
+    };
+    table.header();
+    let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut table);
+    let report = || herd_report::html::render_sweep(&result);
+    let unwritten = table.outputs.end(report, result.interrupted);
+    let answered = summary(&result);
+    write_outputs(&result, a)?;
+    table.outputs.outputs.linger();
+    if let Some(e) = failure {
+        // What ran is written above; the error says why the rest did not.
+        return Err(Exit::from(e));
+    }
+    if let Some(e) = unwritten {
+        return Err(e);
+    }
+    Ok(exit::code(herd_series::sweep::conclude(
+        &result, false, answered,
+    )))
+}
+
+/// Every problem with the flags, the targets and the outputs, before anything is sent: each
+/// target is prepared once at the highest level.
+fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     let mut given: Vec<String> = a.url.iter().cloned().collect();
     given.extend(a.targets.iter().cloned());
     if given.is_empty() {
@@ -110,12 +182,6 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         Some(n) => Length::Requests(n.saturating_mul(a.request.calls_per_conn.unwrap_or(1))),
         None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
     };
-    let level_of = |x: f64| match model {
-        Model::Open => Level::Rate(x),
-        Model::Closed => Level::Users(x as u64),
-    };
-    // Every problem with the flags shows before anything is sent: prepare each target once at
-    // the highest level.
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
     let shard = a.request.shard.resolve()?;
@@ -127,7 +193,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         let shard = shard
             .clone()
             .map(|s| step_instants(s, a, length, j, targets.len()));
-        match runs_for(&t.url, &a.request, level_of(top), length, shard) {
+        match runs_for(&t.url, &a.request, Level::of(model, top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
                 format!("{}: {}", t.name, e.message)
@@ -144,17 +210,35 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
                 .to_owned(),
         );
     }
-    let outputs = [&a.tsv, &a.csv, &a.json];
-    problems.extend(check_outputs(outputs.iter().filter_map(|p| p.as_deref())));
-    problems.extend(crate::series::check_requests_log(&a.request));
+    let tables = [("--tsv", &a.tsv), ("--csv", &a.outputs.csv)];
+    problems.extend(
+        tables
+            .iter()
+            .filter_map(|(flag, p)| herd_live::paths::check_writable(flag, p.as_deref()?).err()),
+    );
+    problems.extend(a.outputs.check(true));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
-    let stop = match &a.stop {
+    Ok(Checked {
+        given,
+        targets,
+        model,
+        levels,
+        length,
+        runs,
+        unit,
+        sharded: shard.is_some(),
+    })
+}
+
+/// The stop rule the flags ask for.
+fn stop_rule(a: &SweepArgs, sharded: bool) -> Result<StopRule, Exit> {
+    Ok(match &a.stop {
         Some(text) => StopRule::parse(text).map_err(|e| Exit::bad_input(format!("--stop: {e}")))?,
         // A shard sees only its share: the shards would stop apart, so a sharded sweep runs
         // every level and the stop rule is the merge's to judge.
-        None if shard.is_some() => StopRule::default(),
+        None if sharded => StopRule::default(),
         None => StopRule {
             max_error_percent: (!a.no_stop).then_some(a.stop_errors),
             max_p99_ms: a
@@ -163,85 +247,6 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
                 .map(|d| d.as_secs_f64() * 1e3),
             ..StopRule::default()
         },
-    };
-    let spec = SweepSpec {
-        model,
-        targets: targets
-            .iter()
-            .map(|t| SweepTarget {
-                name: t.name.clone(),
-                url: t.url.clone(),
-                named: t.named,
-            })
-            .collect(),
-        levels,
-        length,
-        calls_per_conn: a.request.calls_per_conn,
-        timeout: runs
-            .first()
-            .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
-        cooldown: a.cooldown,
-        stop,
-    };
-    let control = Arc::new(Control::new());
-    interrupt::cancel_on_signal(Arc::clone(&control));
-    let http = a.request.http.flags();
-    let what = format!(
-        "herd sweep {} at {}",
-        given.join(" "),
-        a.rates
-            .as_deref()
-            .or(a.connections.as_deref())
-            .unwrap_or_default()
-    );
-    let levels = herd_live::dashboard::Levels {
-        what,
-        unit: unit.to_owned(),
-        named: targets.len() > 1,
-        ..Default::default()
-    };
-    let board = (a.board).start(levels, &control, a.json.as_deref())?;
-    let mut table = LiveTable {
-        model,
-        named: targets.len() > 1,
-        unit,
-        streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        outputs: RunOutputs {
-            quiet: a.request.quiet,
-            log: a.request.requests_log.as_deref().map(|p| {
-                let names = runs.iter().map(|r| r.labels().names).collect();
-                SeriesLog::new(p, names, &control)
-            }),
-            board,
-        },
-    };
-    table.header();
-    let (mut result, failure) = herd_series::sweep::sweep(spec, &runs, &control, &mut table);
-    let log_failed = table
-        .outputs
-        .log
-        .take()
-        .and_then(|log| log.finish(result.steps.iter_mut().flat_map(|s| s.runs.iter_mut())));
-    let report = || herd_report::html::render_sweep(&result);
-    crate::series_board::finish(table.outputs.board.as_ref(), report, result.interrupted);
-    let answered = summary(&result);
-    write_outputs(&result, a)?;
-    if let Some(b) = &table.outputs.board {
-        b.linger();
-    }
-    if let Some(e) = failure {
-        // What ran is written above; the error says why the rest did not.
-        return Err(Exit::from(e));
-    }
-    if let Some(e) = log_failed {
-        return Err(e);
-    }
-    Ok(if result.interrupted {
-        exit::INTERRUPTED
-    } else if !answered {
-        exit::NO_RESPONSE
-    } else {
-        exit::OK
     })
 }
 
@@ -323,10 +328,10 @@ fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
     if let Some(p) = &a.tsv {
         write_file(p, write_table(&table, Separator::Tab).as_bytes())?;
     }
-    if let Some(p) = &a.csv {
+    if let Some(p) = &a.outputs.csv {
         write_file(p, write_table(&table, Separator::Comma).as_bytes())?;
     }
-    if let Some(p) = &a.json {
+    if let Some(p) = &a.outputs.json {
         let mut buf = Vec::new();
         write_json(r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
         write_file(p, &buf)?;

@@ -1,7 +1,7 @@
 //! `herd sweep`'s table on stdout, a line per target per step as each run ends, and what each
 //! run hands the live dashboard and the requests log.
 
-use crate::series::RunOutputs;
+use crate::series::StepOutputs;
 use herd_result::format::{duration_ms, rate};
 use herd_result::sweep::{level_text, row_of, too_short, Row, SweepTarget};
 use herd_result::{GeneratorVerdict, Model, RunResult};
@@ -15,20 +15,21 @@ pub(crate) struct LiveTable {
     pub unit: &'static str,
     /// HTTP/2's streams per connection: a closed level is then connections of that many.
     pub streams: Option<usize>,
-    /// The progress line, the requests log and the dashboard.
-    pub outputs: RunOutputs,
+    /// Each run's outputs, and the series' page.
+    pub outputs: StepOutputs,
 }
 
 impl herd_series::Observer for LiveTable {
-    fn live(&mut self) -> Box<dyn herd_run::Observer> {
+    fn live(&mut self) -> &mut dyn herd_run::Observer {
         self.outputs.begin()
     }
 
-    fn ran(&mut self, level: f64, target: &SweepTarget, run: &RunResult) {
+    fn ran(&mut self, level: f64, target: &SweepTarget, run: &mut RunResult) {
         let row = row_of(run);
-        self.line(level, &target.name, &row, too_short(run));
+        let short = too_short(run);
+        self.line(level, &target.name, &row, short);
         let (model, streams, unit) = (self.model, self.streams, self.unit);
-        self.outputs.ended(|| {
+        self.outputs.ended(run, || {
             let x = row.extra.as_ref();
             let asked = match (model, streams) {
                 (Model::Open, _) => format!("{} {unit}", level_text(level)),
@@ -44,7 +45,7 @@ impl herd_series::Observer for LiveTable {
                 p50_ms: x.map_or(0.0, |x| x.p50),
                 p99_ms: x.map_or(0.0, |x| x.p99),
                 errors_percent: row.errors,
-                verdict: verdict(&row, too_short(run)).to_owned(),
+                verdict: verdict(&row, short).to_owned(),
             }
         });
     }

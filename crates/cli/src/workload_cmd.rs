@@ -1,7 +1,6 @@
-//! `herd validate FILE`, and which argument of `herd run` names a workload file. What such a run
-//! applies and refuses of the flags is `herd_run::flags`' table.
+//! `herd validate FILE`. What a workload run applies and refuses of the flags is
+//! `herd_run::flags`' table.
 
-use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use clap::Args;
 use std::path::PathBuf;
@@ -14,11 +13,6 @@ pub struct ValidateArgs {
     /// A value for {{env.NAME}}, NAME=VALUE (repeatable; k6's -e)
     #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
-}
-
-/// The workload file named by `herd run`'s argument, if it names one rather than a URL.
-pub fn workload_file(a: &RunArgs) -> Option<PathBuf> {
-    herd_run::workload_path(a.url.as_deref()?)
 }
 
 pub fn validate(a: &ValidateArgs) -> Result<i32, Exit> {

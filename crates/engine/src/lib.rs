@@ -33,6 +33,7 @@ pub mod fake;
 pub mod generator;
 pub mod health;
 mod in_flight;
+mod merge;
 mod ordered;
 mod output;
 pub mod plan;

@@ -100,6 +100,10 @@ impl<R> RunOutput<R> {
 /// Live numbers for a progress line, handed out about once a second.
 #[derive(Clone, Debug)]
 pub struct Progress {
+    /// When the measurement starts (instant 0 of the schedule plus the warm-up) on the wall
+    /// clock: the engine's own instant, in the past for a late start, told with every report so
+    /// an output learns it before the first second.
+    pub measure_start: SystemTime,
     pub elapsed: Duration,
     /// Requests that ended so far (measured ones only).
     pub requests: u64,

@@ -1,15 +1,14 @@
 //! Starting the worker threads, collecting their seconds while they run, and merging what they
 //! measured into one [`RunOutput`].
 
-use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::Watch;
 pub use crate::output::{GeneratorReport, Progress, RunOutput};
 use crate::share::Shares;
 use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
-use crate::{Clock, Control, Load, Plan, PlanError, Script, ScriptReport, Transport};
-use herd_metrics::{CompactHistogram, ErrorKind, Stats, Timeline};
+use crate::{Clock, Control, Plan, PlanError, Script, ScriptReport, Transport};
+use herd_metrics::Timeline;
 use herd_spill::SpillError;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
@@ -109,64 +108,16 @@ where
                 handles.push(h);
             }
             drop(tx);
-            let mut timeline = Timeline::default();
-            let mut watch = Watch::new(threads);
-            let mut ended = 0u64;
-            let mut errors = 0u64;
-            let measure_start = shared.start + plan.warmup;
-            let last_second = plan
-                .length()
-                .map(|l| l.saturating_sub(plan.warmup).as_secs_f64().ceil() as u64)
-                .map_or(u64::MAX, |n| n.saturating_sub(1));
-            let mut next_report = next_progress(clock.now(), measure_start);
-            loop {
-                match rx.recv_timeout(Duration::from_millis(100)) {
-                    Ok(Report::Second(s)) => {
-                        ended += s.requests();
-                        errors += s.error_total();
-                        timeline.add(*s);
-                    }
-                    Ok(Report::Health(h)) => watch.add(&h),
-                    Ok(Report::Share(s)) => shares.add(&s),
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                }
-                let now = clock.now();
-                if now >= next_report {
-                    next_report = next_progress(now, measure_start);
-                    let elapsed = now.saturating_duration_since(measure_start);
-                    let over = if now > measure_start {
-                        elapsed.as_secs()
-                    } else {
-                        0
-                    };
-                    // A second is closed once every worker reported its health for it or a
-                    // later one (each sends a second's outcomes before its health); a stalled
-                    // worker holds the stream back, and the end of the run hands out the rest.
-                    //
-                    // The schedule's last second is the end's to hand out: answers of the
-                    // drain and the drops at the end fold into it.
-                    let closed_below = over.min(watch.reported_below()).min(last_second);
-                    let closed: Vec<Record> = (unsent..closed_below)
-                        .map(|i| {
-                            let second = timeline.get(i).cloned();
-                            let health = watch.samples.get(&i).cloned();
-                            stream::record(plan, i, second, health, &mut shares, true)
-                        })
-                        .collect();
-                    unsent = unsent.max(closed_below);
-                    timeline.spill_below(unsent.saturating_sub(KEPT_S));
-                    watch.spill_below(unsent.saturating_sub(KEPT_S));
-                    progress(&Progress {
-                        elapsed,
-                        requests: ended,
-                        errors,
-                        last: closed.last().map(|r| r.second.clone()),
-                        closed,
-                        held: timeline.held().max(watch.held()),
-                    });
-                }
-            }
+            let (timeline, watch) = collect(
+                plan,
+                &*clock,
+                &shared,
+                threads,
+                &rx,
+                &mut shares,
+                &mut unsent,
+                &mut progress,
+            );
             let mut outs = Vec::with_capacity(threads);
             for h in handles {
                 outs.push(
@@ -176,7 +127,7 @@ where
             }
             Ok((outs, timeline, watch))
         })?;
-    let out = merge(
+    let out = crate::merge::merge(
         plan,
         &shared,
         clock.now(),
@@ -186,8 +137,97 @@ where
         timeline,
         watch,
     )?;
-    progress(&stream::rest(plan, &out, &mut shares, unsent));
+    let measure_wall = wall_of(&*clock, shared.start + plan.warmup);
+    progress(&stream::rest(plan, &out, &mut shares, unsent, measure_wall));
     Ok(out)
+}
+
+/// `at` on the wall clock, through `clock`'s now (a virtual clock's instants map as well).
+fn wall_of(clock: &dyn Clock, at: Instant) -> SystemTime {
+    let (now, wall) = (clock.now(), SystemTime::now());
+    if at >= now {
+        wall + (at - now)
+    } else {
+        wall.checked_sub(now - at).unwrap_or(wall)
+    }
+}
+
+/// The collector's side while the workers run: their seconds, health samples and shares
+/// gathered from `rx` until every worker is done, and closed seconds handed to `progress`
+/// about once a second (`unsent`: the first second not yet handed out).
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    plan: &Plan,
+    clock: &dyn Clock,
+    shared: &Shared,
+    threads: usize,
+    rx: &mpsc::Receiver<Report>,
+    shares: &mut Shares,
+    unsent: &mut u64,
+    progress: &mut impl FnMut(&Progress),
+) -> (Timeline, Watch) {
+    let mut timeline = Timeline::default();
+    let mut watch = Watch::new(threads);
+    let mut ended = 0u64;
+    let mut errors = 0u64;
+    let measure_start = shared.start + plan.warmup;
+    let last_second = plan
+        .length()
+        .map(|l| l.saturating_sub(plan.warmup).as_secs_f64().ceil() as u64)
+        .map_or(u64::MAX, |n| n.saturating_sub(1));
+    let measure_wall = wall_of(clock, measure_start);
+    let mut next_report = next_progress(clock.now(), measure_start);
+    loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Report::Second(s)) => {
+                ended += s.requests();
+                errors += s.error_total();
+                timeline.add(*s);
+            }
+            Ok(Report::Health(h)) => watch.add(&h),
+            Ok(Report::Share(s)) => shares.add(&s),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        let now = clock.now();
+        if now < next_report {
+            continue;
+        }
+        next_report = next_progress(now, measure_start);
+        let elapsed = now.saturating_duration_since(measure_start);
+        let over = if now > measure_start {
+            elapsed.as_secs()
+        } else {
+            0
+        };
+        // A second is closed once every worker reported its health for it or a later one
+        // (each sends a second's outcomes before its health); a stalled worker holds the
+        // stream back, and the end of the run hands out the rest.
+        //
+        // The schedule's last second is the end's to hand out: answers of the drain and the
+        // drops at the end fold into it.
+        let closed_below = over.min(watch.reported_below()).min(last_second);
+        let closed: Vec<Record> = (*unsent..closed_below)
+            .map(|i| {
+                let second = timeline.get(i).cloned();
+                let health = watch.samples.get(&i).cloned();
+                stream::record(plan, i, second, health, shares, true)
+            })
+            .collect();
+        *unsent = (*unsent).max(closed_below);
+        timeline.spill_below(unsent.saturating_sub(KEPT_S));
+        watch.spill_below(unsent.saturating_sub(KEPT_S));
+        progress(&Progress {
+            measure_start: measure_wall,
+            elapsed,
+            requests: ended,
+            errors,
+            last: closed.last().map(|r| r.second.clone()),
+            closed,
+            held: timeline.held().max(watch.held()),
+        });
+    }
+    (timeline, watch)
 }
 
 /// What the collector holds when the workers are done: each worker's output and script
@@ -204,184 +244,6 @@ fn next_progress(now: Instant, measure_start: Instant) -> Instant {
     }
     let second = (now - measure_start).as_secs() + 1;
     measure_start + Duration::from_secs(second) + SETTLE
-}
-
-#[allow(clippy::too_many_arguments)]
-fn merge<R: ScriptReport>(
-    plan: &Plan,
-    shared: &Shared,
-    now: Instant,
-    started_at: SystemTime,
-    threads: usize,
-    outputs: Vec<(WorkerOutput, R)>,
-    mut timeline: Timeline,
-    mut watch: Watch,
-) -> Result<RunOutput<R>, RunError> {
-    let measure_start = shared.start + plan.warmup;
-    let mut cancelled_at: Option<Instant> = None;
-    let mut total = Stats::default();
-    let mut by_name: Vec<Stats> = Vec::new();
-    let (mut scheduled, mut dropped, mut warmup) = (0, 0, 0);
-    let mut send_lag = CompactHistogram::dense();
-    let mut loop_delay = CompactHistogram::dense();
-    let mut cpu = ThreadCpu::default();
-    let (mut opened, mut peak, mut server_closed) = (0, 0, 0);
-    let mut protocols = Vec::new();
-    let mut tls = Vec::new();
-    let mut busiest = Duration::ZERO;
-    let mut last_done: Option<Instant> = None;
-    let mut script = R::default();
-    for (i, (o, report)) in outputs.into_iter().enumerate() {
-        script.merge(report);
-        let (t, names, seconds) = o.recorder.finish();
-        // The first worker's totals are taken whole: merged into empty ones, each of their
-        // dense histograms (~190 KB) would be copied, every page written, at the run's end.
-        if i == 0 {
-            total = t;
-        } else {
-            total.merge(&t);
-        }
-        if by_name.is_empty() {
-            by_name = names;
-        } else {
-            for (a, b) in by_name.iter_mut().zip(names.iter()) {
-                a.merge(b);
-            }
-        }
-        for s in seconds {
-            timeline.add(s);
-        }
-        scheduled += o.scheduled;
-        dropped += o.dropped;
-        warmup += o.warmup;
-        send_lag.add(&o.send_lag);
-        loop_delay.add(&o.loop_delay);
-        cpu.user += o.cpu.user;
-        cpu.sys += o.cpu.sys;
-        busiest = busiest.max(o.cpu.total());
-        opened += o.connections_opened;
-        server_closed += o.server_closed;
-        peak += o.peak_connections;
-        for p in &o.protocols {
-            crate::session::add_protocol(&mut protocols, p);
-        }
-        for u in &o.tls {
-            crate::session::count_tls(&mut tls, u.negotiated, u.connections);
-        }
-        last_done = last_done.max(o.last_done);
-        if let Some(c) = o.cancelled_at {
-            cancelled_at = Some(cancelled_at.map_or(c, |a: Instant| a.min(c)));
-        }
-    }
-    let interrupted = cancelled_at.is_some() || shared.control.is_cancelled();
-    // The measured window ends with the schedule, stretched by answers that came in the drain
-    // after it (they are counted, so their time is too: throughput is never divided by less
-    // time than it took); an interrupted run ends when it was interrupted, not after the grace;
-    // one whose every user stopped before the schedule's end (a script's `wrk.thread:stop()`)
-    // ends when they stopped: no seconds that never happened. Stages that ramp down to no
-    // user end with their own length: the quiet end was planned.
-    let scheduled_end = plan.length().map(|l| shared.start + l);
-    let end = match (cancelled_at, scheduled_end) {
-        (Some(c), Some(e)) => c.min(e.max(last_done.unwrap_or(e))),
-        (None, Some(e)) if now < e && plan.stages.is_empty() => now,
-        (Some(c), None) => c,
-        (None, Some(e)) => e.max(last_done.unwrap_or(e).min(e + plan.drain())),
-        (None, None) => last_done.unwrap_or(now),
-    }
-    .max(measure_start);
-    let duration = end
-        .saturating_duration_since(measure_start)
-        .max(Duration::from_micros(1));
-    // CPU shares use the time the workers really ran, which exceeds the schedule when they
-    // fell behind or drained slow responses.
-    let wall = (now.max(end).saturating_duration_since(shared.start))
-        .as_secs_f64()
-        .max(1e-6);
-    let cpu_percent = 100.0 * cpu.total().as_secs_f64() / (wall * threads as f64);
-    let open_model = matches!(plan.load, Load::Open { .. });
-    // A thread's share of a run shorter than a second says little about saturation: connection
-    // set-up and start-up dominate it.
-    let busy_percent = 100.0 * busiest.as_secs_f64() / wall;
-    let busiest_percent = if wall >= 1.0 { busy_percent } else { 0.0 };
-    let fd_limit = fd_soft_limit();
-    // Descriptors are sampled once a second, which a short run's connections slip between;
-    // the workers' own count of connections open at once (each thread's peak) is exact, and
-    // each thread holds an epoll and a timer besides.
-    let fds_peak = match (watch.fds_peak, watch.fds_base) {
-        (Some(sampled), Some(base)) => Some(sampled.max(base + 2 * threads as u64 + peak)),
-        (sampled, _) => sampled,
-    };
-    let port_range = watch.range.map(|(lo, hi)| u64::from(hi - lo) + 1);
-    let health = Health {
-        open_model,
-        send_lag_p99: if open_model {
-            Duration::from_micros(send_lag.value_at_quantile(0.99))
-        } else {
-            Duration::ZERO
-        },
-        cpu_percent: busiest_percent,
-        busy_percent,
-        fd_errors: total.error_count(ErrorKind::FdUnavailable),
-        addr_errors: total.error_count(ErrorKind::AddrUnavailable),
-        dropped,
-        max_connections: plan.max_connections(),
-        fds_peak,
-        fd_limit,
-        ports_peak: watch.ports_peak,
-        port_range,
-        connections_opened: opened,
-        server_closed,
-        peak_connections: peak,
-        wall: Duration::from_secs_f64(wall),
-        tw_reuse: watch.tw_reuse,
-        // The target's address is the transport's; not known here (see generator::Health).
-        loopback: None,
-    };
-    let verdict = generator::verdict(&health, &Bounds::default());
-    let seconds = duration.as_secs_f64().ceil() as u64;
-    let health_timeline = watch.finish()?;
-    Ok(RunOutput {
-        started_at,
-        total,
-        by_name,
-        timeline: timeline.finish(seconds)?,
-        scheduled,
-        dropped,
-        warmup_requests: warmup,
-        duration,
-        warmup: cancelled_at.map_or(plan.warmup, |c| {
-            c.saturating_duration_since(shared.start).min(plan.warmup)
-        }),
-        interrupted,
-        generator: GeneratorReport {
-            threads,
-            cpu,
-            cpu_percent,
-            send_lag,
-            loop_delay,
-            connections_opened: opened,
-            server_closed,
-            peak_connections: peak,
-            protocols,
-            tls,
-            timeline: health_timeline,
-            fds_peak,
-            fd_limit,
-            ports_peak: watch.ports_peak,
-            port_range,
-            verdict,
-        },
-        script,
-    })
-}
-
-fn fd_soft_limit() -> Option<u64> {
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we own.
-    (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0).then_some(rl.rlim_cur)
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@ pub(crate) fn rest<R>(
     out: &RunOutput<R>,
     shares: &mut Shares,
     unsent: u64,
+    measure_start: std::time::SystemTime,
 ) -> Progress {
     let measured = out.duration.as_secs_f64();
     if let Some(last) = out.timeline.last() {
@@ -93,6 +94,7 @@ pub(crate) fn rest<R>(
         })
         .collect();
     Progress {
+        measure_start,
         elapsed: out.duration,
         requests: out.total.ended(),
         errors: out.total.errors.total(),

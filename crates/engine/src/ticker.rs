@@ -33,6 +33,17 @@ pub(crate) struct Ticks {
     dropped_mark: u64,
 }
 
+/// What a tick asks of the worker's script: what it counted since it was last asked.
+pub(crate) trait Counts {
+    fn take_second(&self) -> ScriptSecond;
+}
+
+impl<S: crate::Script> Counts for S {
+    fn take_second(&self) -> ScriptSecond {
+        crate::Script::take_second(self)
+    }
+}
+
 /// What a tick reads and updates of its worker.
 pub(crate) struct TickState<'a> {
     pub measure_start: Instant,
@@ -46,7 +57,7 @@ pub(crate) struct TickState<'a> {
     /// Exchanges started and not ended.
     pub in_flight: u64,
     /// What the script counted since it was last asked.
-    pub script: &'a dyn Fn() -> ScriptSecond,
+    pub script: &'a dyn Counts,
     pub seconds: Option<&'a Sender<Report>>,
 }
 
@@ -124,7 +135,7 @@ impl Ticks {
             index,
             dropped: s.dropped - self.dropped_mark,
             in_flight: s.in_flight,
-            script: (s.script)(),
+            script: s.script.take_second(),
         }));
         self.dropped_mark = s.dropped;
     }

@@ -69,7 +69,11 @@ impl Sink for Csv {
         Ok(())
     }
 
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+    fn record(
+        &mut self,
+        r: &Record,
+        _server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         if let Some(out) = self.out.as_mut() {
             writeln!(out, "{}", row(r)).map_err(err)?;

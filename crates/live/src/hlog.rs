@@ -54,7 +54,11 @@ impl Sink for Hlog {
         Ok(())
     }
 
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+    fn record(
+        &mut self,
+        r: &Record,
+        _server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let Some(out) = self.out.as_mut() else {
             return Ok(());

@@ -17,19 +17,17 @@ pub struct JsonStream {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     labels: herd_run::Labels,
-    watched: crate::Watched,
 }
 
 impl JsonStream {
     /// The stream to `path`; nothing is written before [`Sink::start`], so a run refused before
     /// its start leaves an old result where it was.
-    pub fn create(path: &Path) -> Result<Self, SinkError> {
-        Ok(JsonStream {
+    pub fn create(path: &Path) -> Self {
+        JsonStream {
             path: path.to_owned(),
             out: None,
             labels: herd_run::Labels::default(),
-            watched: crate::Watched::default(),
-        })
+        }
     }
 
     fn line(&mut self, value: &impl serde::Serialize) -> Result<(), SinkError> {
@@ -53,13 +51,13 @@ impl Sink for JsonStream {
         self.line(&start.header())
     }
 
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.watched.add(fresh);
-    }
-
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
         let mut line = stream_line(r, &self.labels);
-        line.server = self.watched.take();
+        line.server = server.cloned();
         self.line(&line)
     }
 

@@ -72,6 +72,8 @@ pub fn render(result: &RunResult) -> String {
             )),
             Conclusion::NothingAnswered => Some("no request got a response".to_owned()),
             Conclusion::Interrupted => Some("the run was interrupted".to_owned()),
+            // A series' or a merge's ends: never a run's.
+            Conclusion::Partial | Conclusion::Undecided | Conclusion::SloUnmet => None,
         };
         cases.push(Case {
             class: "herd.run",

@@ -8,15 +8,18 @@
 //! [`Sink::notes`], shown above the live panel.
 //!
 //! ```no_run
-//! use herd_live::{Sinks, Start, json::JsonStream};
-//! # fn go(prepared: herd_run::Prepared, start: Start) -> Result<(), herd_live::SinkError> {
-//! let mut sinks = Sinks::new();
-//! sinks.add(JsonStream::create("result.json".as_ref())?);
-//! sinks.start(&start);
+//! use herd_live::{OutputSpec, Outputs};
+//! # fn go(prepared: herd_run::Prepared) {
+//! let spec = OutputSpec {
+//!     json: Some("result.json".into()),
+//!     ..OutputSpec::default()
+//! };
 //! let control = std::sync::Arc::new(herd_engine::Control::new());
-//! let result = prepared.run(None, &control, &mut sinks).expect("a run");
-//! let problems = sinks.finish(&result);
-//! # Ok(()) }
+//! let mut outputs = Outputs::open(&spec, &control, None).expect("outputs that can be written");
+//! let mut sinks = outputs.for_run(Default::default());
+//! let mut result = prepared.run(None, &control, &mut sinks).expect("a run");
+//! let problems = sinks.finish(&mut result);
+//! # }
 //! ```
 
 pub mod csv;
@@ -27,11 +30,16 @@ pub mod junit;
 pub mod line;
 pub mod markdown;
 pub mod metrics;
+mod outputs;
+pub mod paths;
 pub mod requests_log;
 
-use herd_engine::{Progress, Record};
-use herd_result::{RunConfig, RunResult, ShardHeader};
+pub use outputs::{OutputSpec, Outputs};
+
+use herd_engine::{Progress, Record, RequestsLog};
+use herd_result::{RunConfig, RunResult, Server, ShardHeader};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// What every sink learns before the first second: what runs, and when its measurement starts.
@@ -49,6 +57,9 @@ pub struct Start {
     pub shard: Option<ShardHeader>,
     /// What the indices in the records name: request names, scenarios, checks.
     pub labels: herd_run::Labels,
+    /// The run's place in a series (`herd sweep`, `herd capacity`), from 1: the `step` label
+    /// of its metrics.
+    pub step: Option<usize>,
 }
 
 /// A sink that could not write: which output, and why.
@@ -97,15 +108,23 @@ impl SinkError {
 
 /// One output of a run, fed the stream of closed seconds.
 pub trait Sink {
-    /// The run is about to start.
+    /// Where each measured request goes, when this output writes them (`--requests-log`):
+    /// asked once before the engine starts.
+    fn requests_log(
+        &mut self,
+        _labels: &herd_run::Labels,
+    ) -> Result<Option<Arc<RequestsLog>>, SinkError> {
+        Ok(None)
+    }
+    /// The run starts: told before its first second.
     fn start(&mut self, _start: &Start) -> Result<(), SinkError> {
         Ok(())
     }
     /// About once a second, the live numbers (the records in it are also handed to
     /// [`Sink::record`]).
     fn progress(&mut self, _progress: &Progress) {}
-    /// One closed second, in order.
-    fn record(&mut self, _record: &Record) -> Result<(), SinkError> {
+    /// One closed second, in order, with the watched server's readings that came with it.
+    fn record(&mut self, _record: &Record, _server: Option<&Server>) -> Result<(), SinkError> {
         Ok(())
     }
     /// What this sink has to tell the user now (a push that failed), taken once: shown above
@@ -117,10 +136,13 @@ pub trait Sink {
     fn note(&mut self, _text: &str) -> bool {
         false
     }
-    /// The watched server's readings since the last call, told before the seconds they go with.
-    fn watched(&mut self, _fresh: &herd_result::Server) {}
     /// The engine is done; the result is being built.
     fn finished(&mut self) {}
+    /// What this output adds to the result before every output gets it (the requests log's
+    /// file and lines).
+    fn amend(&mut self, _result: &mut RunResult) -> Result<(), SinkError> {
+        Ok(())
+    }
     /// The run's full result.
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
         Ok(())
@@ -130,17 +152,33 @@ pub trait Sink {
     fn linger(&mut self) {}
 }
 
-/// Every sink of a run. A sink that fails is reported once and left out of the rest of the
-/// stream; the others, and the run, go on.
+/// Every sink of a run: the one [`herd_run::Observer`] of it. A sink that fails is reported
+/// once and left out of the rest of the stream; the others, and the run, go on.
 #[derive(Default)]
 pub struct Sinks {
     sinks: Vec<(Box<dyn Sink>, bool)>,
     problems: Vec<SinkError>,
+    /// Tells this run's series from others' in a shared Prometheus.
+    run_id: String,
+    /// The run's place in a series, from 1.
+    step: Option<usize>,
 }
 
 impl Sinks {
     pub fn new() -> Self {
-        Sinks::default()
+        Sinks {
+            run_id: Start::new_run_id(),
+            ..Sinks::default()
+        }
+    }
+
+    /// The sinks of step `step` (from 1) of a series whose runs share `run_id`.
+    pub fn of_step(run_id: String, step: usize) -> Self {
+        Sinks {
+            run_id,
+            step: Some(step),
+            ..Sinks::default()
+        }
     }
 
     pub fn add(&mut self, sink: impl Sink + 'static) {
@@ -151,8 +189,19 @@ impl Sinks {
         self.each(|s| s.start(start));
     }
 
-    /// Hands `result` to every sink; what could not be written, one error each.
-    pub fn finish(&mut self, result: &RunResult) -> Vec<SinkError> {
+    /// Lets each sink add to `result` (the requests log's lines), then hands it to every sink;
+    /// what could not be written, one error each.
+    pub fn finish(&mut self, result: &mut RunResult) -> Vec<SinkError> {
+        for (sink, ok) in &mut self.sinks {
+            match sink.amend(result) {
+                Err(e) if *ok => {
+                    result.warnings.push(format!("cannot write {e}"));
+                    self.problems.push(e);
+                    *ok = false;
+                }
+                _ => {}
+            }
+        }
         // A sink that failed in the stream still gets the end: the JSON's final result replaces
         // a stream cut short by a full disk once space came back.
         for (sink, ok) in &mut self.sinks {
@@ -185,6 +234,31 @@ impl Sinks {
 }
 
 impl herd_run::Observer for Sinks {
+    fn requests_log(&mut self, labels: &herd_run::Labels) -> Option<Arc<RequestsLog>> {
+        let mut tap = None;
+        self.each(|s| {
+            if let Some(log) = s.requests_log(labels)? {
+                tap = Some(log);
+            }
+            Ok(())
+        });
+        tap
+    }
+
+    fn start(&mut self, s: &herd_run::RunStart) {
+        let start = Start {
+            run_id: self.run_id.clone(),
+            target: s.config.url.clone(),
+            config: s.config.clone(),
+            measure_start: s.measure_start,
+            timeline_start_unix_s: s.timeline_start_unix_s,
+            shard: s.shard.clone(),
+            labels: s.labels.clone(),
+            step: self.step,
+        };
+        Sinks::start(self, &start);
+    }
+
     fn progress(&mut self, p: &Progress) {
         // A note from a sink's own thread printed straight to the terminal would be drawn over
         // by the live panel a second later: it goes through the panel instead.
@@ -197,15 +271,10 @@ impl herd_run::Observer for Sinks {
         for (sink, _) in &mut self.sinks {
             sink.progress(p);
         }
-        for r in &p.closed {
-            self.each(|s| s.record(r));
-        }
     }
 
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        for (sink, _) in &mut self.sinks {
-            sink.watched(fresh);
-        }
+    fn record(&mut self, r: &Record, server: Option<&Server>) {
+        self.each(|s| s.record(r, server));
     }
 
     fn finished(&mut self) {
@@ -213,23 +282,12 @@ impl herd_run::Observer for Sinks {
             sink.finished();
         }
     }
-}
 
-/// The watched server's readings a stream sink has been told and not yet written: they go with
-/// the next second it writes.
-#[derive(Default)]
-pub(crate) struct Watched(Option<herd_result::Server>);
-
-impl Watched {
-    pub(crate) fn add(&mut self, fresh: &herd_result::Server) {
-        match &mut self.0 {
-            Some(s) => s.append(fresh.clone()),
-            None => self.0 = Some(fresh.clone()),
+    fn note(&mut self, line: &str) {
+        let text = format!("herd: {line}");
+        if !self.sinks.iter_mut().any(|(s, _)| s.note(&text)) {
+            eprintln!("{text}");
         }
-    }
-
-    pub(crate) fn take(&mut self) -> Option<herd_result::Server> {
-        self.0.take()
     }
 }
 
@@ -273,6 +331,7 @@ mod tests {
             shown: None,
         });
         let progress = Progress {
+            measure_start: std::time::SystemTime::now(),
             elapsed: std::time::Duration::from_secs(1),
             requests: 0,
             errors: 0,

@@ -40,6 +40,10 @@ pub fn render(r: &RunResult) -> String {
         Conclusion::NothingAnswered => "❌ no request got a response".to_owned(),
         Conclusion::Interrupted => "⚠️ interrupted: the numbers cover the part that ran".to_owned(),
         Conclusion::NoShare => "➖ this shard had no share of the run: it sent nothing".to_owned(),
+        // A series' or a merge's ends: never a run's.
+        Conclusion::Partial | Conclusion::Undecided | Conclusion::SloUnmet => {
+            "✅ completed".to_owned()
+        }
     };
     let mut m = String::new();
     let _ = writeln!(m, "## herd: {}\n", cell(&r.target));

@@ -9,7 +9,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use herd_engine::metrics::Verdict;
 use herd_engine::requests_log::Line;
-use herd_engine::{Control, RequestsLog};
+use herd_engine::RequestsLog;
 use herd_result::RequestsLogged;
 use std::fs::File;
 use std::io::Write;
@@ -63,9 +63,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Creates `path` with its header and starts the writer; the runs `control` starts from
-    /// now on send their lines to it. `names` are the request names, by index.
-    pub fn start(path: &Path, names: Vec<String>, control: &Control) -> Result<Writer, SinkError> {
+    /// Creates `path` with its header and starts the writer; the run given [`Writer::log`]
+    /// sends its lines to it. `names` are the request names, by index.
+    pub fn start(path: &Path, names: Vec<String>) -> Result<Writer, SinkError> {
         let err = |e| SinkError::new(FLAG, path, e);
         let how = compression(path)
             .map_err(|m| err(std::io::Error::new(std::io::ErrorKind::InvalidInput, m)))?;
@@ -82,7 +82,6 @@ impl Writer {
             .name("herd-requests-log".into())
             .spawn(move || write(out, rx, &names))
             .map_err(err)?;
-        control.log_requests(Some(Arc::clone(&log)));
         Ok(Writer {
             path: path.to_owned(),
             log,
@@ -90,10 +89,14 @@ impl Writer {
         })
     }
 
-    /// After the run: no more lines from `control`'s runs; the last lines written and the file
-    /// finished. What it holds, or why it could not be written.
-    pub fn finish(self, control: &Control) -> Result<RequestsLogged, SinkError> {
-        control.log_requests(None);
+    /// Where the run's workers send their lines.
+    pub fn log(&self) -> Arc<RequestsLog> {
+        Arc::clone(&self.log)
+    }
+
+    /// After the run (its workers gone): the last lines written and the file finished. What it
+    /// holds, or why it could not be written.
+    pub fn finish(self) -> Result<RequestsLogged, SinkError> {
         let lost = self.log.lost();
         // The thread ends when the last sender is gone: the workers' are, the run being over.
         drop(self.log);
@@ -107,6 +110,73 @@ impl Writer {
             lines,
             lost,
         })
+    }
+}
+
+/// `--requests-log` as an output of a run: the writer starts when the run asks where its
+/// requests go, ends when the engine is done, and says in the result what the file holds (lines
+/// the writer could not keep up with are a warning, never a silent loss).
+pub struct RequestsLogSink {
+    path: PathBuf,
+    writer: Option<Writer>,
+    logged: Option<Result<RequestsLogged, SinkError>>,
+}
+
+impl RequestsLogSink {
+    pub fn create(path: &Path) -> Self {
+        RequestsLogSink {
+            path: path.to_owned(),
+            writer: None,
+            logged: None,
+        }
+    }
+
+    fn end(&mut self) {
+        if let Some(w) = self.writer.take() {
+            self.logged = Some(w.finish());
+        }
+    }
+}
+
+impl crate::Sink for RequestsLogSink {
+    fn requests_log(
+        &mut self,
+        labels: &herd_run::Labels,
+    ) -> Result<Option<Arc<RequestsLog>>, SinkError> {
+        let writer = Writer::start(&self.path, labels.names.clone())?;
+        let log = writer.log();
+        self.writer = Some(writer);
+        Ok(Some(log))
+    }
+
+    fn finished(&mut self) {
+        self.end();
+    }
+
+    fn amend(&mut self, result: &mut herd_result::RunResult) -> Result<(), SinkError> {
+        self.end();
+        let Some(logged) = self.logged.take() else {
+            return Ok(());
+        };
+        let logged = logged?;
+        if logged.lost > 0 {
+            result.warnings.push(format!(
+                "--requests-log {}: {} of {} requests have no line: the writer fell behind the \
+                 load (the totals count them all)",
+                logged.path,
+                logged.lost,
+                logged.lost + logged.lines
+            ));
+        }
+        result.requests_log = Some(logged);
+        Ok(())
+    }
+}
+
+impl Drop for RequestsLogSink {
+    /// A run that failed still keeps the lines written so far.
+    fn drop(&mut self) {
+        self.end();
     }
 }
 
@@ -283,9 +353,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("herd-reqlog-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.csv.gz");
-        let control = Control::new();
-        let w = Writer::start(&path, Vec::new(), &control).unwrap();
-        let logged = w.finish(&control).unwrap();
+        let w = Writer::start(&path, Vec::new()).unwrap();
+        let logged = w.finish().unwrap();
         assert_eq!(logged.lines, 0);
         let mut s = String::new();
         flate2::read::MultiGzDecoder::new(File::open(&path).unwrap())

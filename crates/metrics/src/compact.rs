@@ -91,7 +91,8 @@ impl CompactHistogram {
         }
     }
 
-    fn record_n(&mut self, us: u64, n: u64) {
+    /// Records `n` of one value; out-of-range values are clamped, never lost.
+    pub(crate) fn record_n(&mut self, us: u64, n: u64) {
         let us = us.clamp(1, HISTOGRAM_MAX_US);
         match &mut self.repr {
             Repr::Empty => {

@@ -15,6 +15,7 @@
 //! assert_eq!(rec.total().completed, 1);
 //! ```
 
+mod alike;
 mod by_name;
 mod compact;
 mod error_kind;

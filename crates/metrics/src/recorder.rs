@@ -1,3 +1,4 @@
+use crate::alike::Alike;
 use crate::{Outcome, Second, Stats};
 
 /// One worker's measurements: totals, per request name, and the second in progress.
@@ -11,6 +12,9 @@ pub struct Recorder {
     by_name: Vec<Stats>,
     current: Second,
     ready: Vec<Second>,
+    /// Values of usual responses recorded once for several histograms, added into `total`
+    /// and `current` before they are read (`alike.rs`).
+    alike: Alike,
 }
 
 impl Recorder {
@@ -27,11 +31,11 @@ impl Recorder {
             by_name,
             current: Second::new(0),
             ready: Vec::new(),
+            alike: Alike::new(),
         }
     }
 
     pub fn record(&mut self, o: &Outcome) {
-        self.total.record(o);
         if let Some(s) = self.by_name.get_mut(o.name as usize) {
             s.record(o);
         }
@@ -40,7 +44,10 @@ impl Recorder {
             self.roll(sec);
         }
         // An outcome a little late for its second folds into the current one.
-        self.current.record(o);
+        if !self.alike.record(o, &mut self.total, &mut self.current) {
+            self.total.record(o);
+            self.current.record(o);
+        }
         if !self.by_name.is_empty() {
             self.current.by_name.record(o);
         }
@@ -49,6 +56,7 @@ impl Recorder {
     /// Closes the current second if `now_sec` is past it.
     pub fn roll(&mut self, now_sec: u64) {
         if now_sec > self.current.index {
+            self.alike.settle_second(&mut self.current);
             let done = std::mem::replace(&mut self.current, Second::new(now_sec));
             self.ready.push(done);
         }
@@ -61,11 +69,15 @@ impl Recorder {
 
     /// Ends recording: totals, per-name stats, and every second not yet taken.
     pub fn finish(mut self) -> (Stats, Vec<Stats>, Vec<Second>) {
+        self.alike.settle(&mut self.total);
+        self.alike.settle_second(&mut self.current);
         self.ready.push(self.current);
         (self.total, self.by_name, self.ready)
     }
 
-    pub fn total(&self) -> &Stats {
+    /// The totals so far.
+    pub fn total(&mut self) -> &Stats {
+        self.alike.settle(&mut self.total);
         &self.total
     }
 
@@ -78,6 +90,7 @@ impl Recorder {
             + stats * self.by_name.capacity()
             + self.by_name.iter().map(Stats::heap_bytes).sum::<usize>()
             + self.current.held_bytes()
+            + self.alike.heap_bytes()
             + self.ready.iter().map(Second::held_bytes).sum::<usize>()
     }
 }
@@ -85,7 +98,7 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Verdict;
+    use crate::{CompactHistogram, Verdict};
     use std::time::Duration;
 
     #[test]
@@ -150,6 +163,82 @@ mod tests {
         let (total, by_name, _) = r.finish();
         assert_eq!(total.completed, names as u64);
         assert_eq!(by_name[19_999].latency.len(), 1);
+    }
+
+    #[test]
+    fn usual_responses_recorded_once_leave_every_histogram_as_recording_each_value_does() {
+        // The reference records every outcome into each histogram on its own.
+        let mut r = Recorder::new(1);
+        let mut total = Stats::dense();
+        let mut seconds: Vec<Second> = (0..3).map(Second::new).collect();
+        let us = Duration::from_micros;
+        for i in 0..4_000u64 {
+            let service = us(90 + i % 977 * 13);
+            let latency = if i % 3 == 0 {
+                service + us(i % 50)
+            } else {
+                service
+            };
+            let mut o = Outcome::completed(0, latency, service, 200, Verdict::Ok);
+            if i % 17 == 0 {
+                o = Outcome::error(0, latency, crate::ErrorKind::Reset);
+            }
+            o.at = Duration::from_millis(i * 3 / 4);
+            if o.result.is_ok() {
+                o.phases.waiting = Some(service);
+                o.phases.receiving = Some(Duration::ZERO);
+            }
+            if i % 7 == 0 {
+                o.phases.waiting = Some(service / 2);
+                o.phases.receiving = Some(service - service / 2);
+            }
+            if i % 11 == 0 {
+                o.phases.blocked = Some(latency - service);
+            }
+            if i % 101 == 0 {
+                o.connect = Some(us(40));
+                o.phases.tls = Some(us(25));
+            }
+            r.record(&o);
+            total.record(&o);
+            seconds[o.at.as_secs() as usize].record(&o);
+        }
+        let mid = r.total().clone();
+        assert_eq!(mid.latency.to_histogram(), total.latency.to_histogram());
+        let (t, _, got) = r.finish();
+        let h = |c: &CompactHistogram| c.to_histogram();
+        for (a, b) in [
+            (&t.latency, &total.latency),
+            (&t.service, &total.service),
+            (&t.waiting, &total.waiting),
+            (&t.receiving, &total.receiving),
+            (&t.blocked, &total.blocked),
+            (&t.tls, &total.tls),
+            (&t.connect, &total.connect),
+            (&t.time_to_error, &total.time_to_error),
+        ] {
+            assert_eq!(h(a), h(b));
+            assert_eq!((a.min(), a.max(), a.len()), (b.min(), b.max(), b.len()));
+        }
+        assert_eq!(
+            (t.sent, t.completed, t.ok, t.errors.total(), t.bytes_sent),
+            (
+                total.sent,
+                total.completed,
+                total.ok,
+                total.errors.total(),
+                total.bytes_sent
+            )
+        );
+        assert_eq!(got.len(), seconds.len());
+        for (a, b) in got.iter().zip(&seconds) {
+            assert_eq!(a.latency.histogram(), b.latency.histogram());
+            assert_eq!(a.service.histogram(), b.service.histogram());
+            assert_eq!(
+                (a.ok, a.errors, a.status_class),
+                (b.ok, b.errors, b.status_class)
+            );
+        }
     }
 
     #[test]

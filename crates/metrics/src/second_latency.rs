@@ -66,6 +66,18 @@ impl SecondLatency {
         }
     }
 
+    /// Adds the values of `h`, recorded in this second (a recorder's values shared by latency
+    /// and service time, [`crate::Recorder`]).
+    pub(crate) fn add_live(&mut self, h: &LiveHistogram) {
+        match &mut self.sealed {
+            // Same bounds and precision: adding cannot fail.
+            None => {
+                let _ = self.live.get_or_insert_with(live_histogram).add(h);
+            }
+            Some(s) => fold(s, &summarize(h)),
+        }
+    }
+
     /// Adds another worker's part of the same second. Exact while neither part is sealed; a part
     /// that arrives after its second was sealed (a worker stalled for a minute) adds to the count,
     /// minimum and maximum, and leaves the sealed percentiles as they were.

@@ -99,6 +99,31 @@ impl Default for Stats {
 
 impl Stats {
     pub fn record(&mut self, o: &Outcome) {
+        self.count(o);
+        let p = &o.phases;
+        for (h, d) in [
+            (&mut self.waiting, p.waiting),
+            (&mut self.receiving, p.receiving),
+        ] {
+            if let Some(d) = d {
+                h.saturating_record(micros(d));
+            }
+        }
+        match o.result {
+            Ok(_) => {
+                self.latency.saturating_record(micros(o.latency));
+                if let Some(s) = o.service {
+                    self.service.saturating_record(micros(s));
+                }
+            }
+            Err(_) => self.time_to_error.saturating_record(micros(o.latency)),
+        }
+    }
+
+    /// Records everything of `o` but its latency, service time, waiting and receiving: the
+    /// counts, and the histograms few outcomes have (connect, TLS, blocked).
+    #[inline]
+    pub(crate) fn count(&mut self, o: &Outcome) {
         if o.service.is_some() {
             self.sent += 1;
         }
@@ -106,12 +131,7 @@ impl Stats {
             self.connect.saturating_record(micros(c));
         }
         let p = &o.phases;
-        for (h, d) in [
-            (&mut self.tls, p.tls),
-            (&mut self.blocked, p.blocked),
-            (&mut self.waiting, p.waiting),
-            (&mut self.receiving, p.receiving),
-        ] {
+        for (h, d) in [(&mut self.tls, p.tls), (&mut self.blocked, p.blocked)] {
             if let Some(d) = d {
                 h.saturating_record(micros(d));
             }
@@ -121,10 +141,6 @@ impl Stats {
         match o.result {
             Ok(v) => {
                 self.completed += 1;
-                self.latency.saturating_record(micros(o.latency));
-                if let Some(s) = o.service {
-                    self.service.saturating_record(micros(s));
-                }
                 match v {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
@@ -134,10 +150,7 @@ impl Stats {
                 self.body_max = self.body_max.max(o.body_bytes);
                 self.body_sum += o.body_bytes;
             }
-            Err(kind) => {
-                self.time_to_error.saturating_record(micros(o.latency));
-                self.errors.add(kind, o.message.as_deref());
-            }
+            Err(kind) => self.errors.add(kind, o.message.as_deref()),
         }
     }
 

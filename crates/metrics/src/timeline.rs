@@ -60,14 +60,22 @@ impl Second {
     }
 
     pub fn record(&mut self, o: &Outcome) {
+        self.count(o);
+        if o.result.is_ok() {
+            self.latency.saturating_record(micros(o.latency));
+            if let Some(s) = o.service {
+                self.service.saturating_record(micros(s));
+            }
+        }
+    }
+
+    /// Counts `o` (its verdict, status class, bytes, error) without its latency and service.
+    #[inline]
+    pub(crate) fn count(&mut self, o: &Outcome) {
         self.bytes_received += o.bytes_received;
         self.bytes_sent += o.bytes_sent;
         match o.result {
             Ok(v) => {
-                self.latency.saturating_record(micros(o.latency));
-                if let Some(s) = o.service {
-                    self.service.saturating_record(micros(s));
-                }
                 match v {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,

@@ -61,11 +61,13 @@ pub mod figure;
 pub mod html;
 #[cfg(feature = "png")]
 pub mod plot;
+mod replay_text;
 mod server_text;
 mod text;
 mod workload_text;
 
 pub use compare_text::render_compare_text;
+pub use replay_text::render_replay_comparison;
 pub use text::render_text;
 
 // The model is herd-result's. Rendering reads it under the names it had when it lived here, so

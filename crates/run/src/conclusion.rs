@@ -1,4 +1,5 @@
-//! How a run ended, decided once for `herd run` (URL, URL file, workload) and shown to series.
+//! How a run ended, decided once for every command (`run`, `replay`, `demo`, a shard, a merge;
+//! a series' own in herd-series, in the same words); the CLI maps each to its exit code.
 
 use herd_result::{GeneratorVerdict, RunResult};
 
@@ -18,6 +19,13 @@ pub enum Conclusion {
     /// A shard whose share of the run is empty (fewer users or requests than shards): it sent
     /// nothing, rightly; `herd merge` counts it.
     NoShare,
+    /// A merge with shards missing: its numbers cover only the shards present.
+    Partial,
+    /// A capacity search could not decide (noisy, the SLO never broke, too few requests, out
+    /// of probes).
+    Undecided,
+    /// A capacity search found no level that meets the SLO, not even the lowest.
+    SloUnmet,
 }
 
 /// Responses that arrived, those a script could not judge (its `lua` errors) included: a
@@ -42,6 +50,22 @@ pub fn conclude(result: &RunResult) -> Conclusion {
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         Conclusion::GeneratorLimited
     } else if !sharded && result.thresholds.iter().any(|t| !t.pass) {
+        Conclusion::ThresholdsFailed
+    } else {
+        Conclusion::Ok
+    }
+}
+
+/// How a merge of shards ended: interrupted, then generator-limited (naming the shards), then
+/// a shard missing, then thresholds, which judge the whole load here.
+pub fn conclude_merged(merged: &RunResult) -> Conclusion {
+    if merged.interrupted {
+        Conclusion::Interrupted
+    } else if merged.generator.verdict == GeneratorVerdict::GeneratorLimited {
+        Conclusion::GeneratorLimited
+    } else if merged.shard.as_ref().is_some_and(|h| h.is_partial()) {
+        Conclusion::Partial
+    } else if merged.thresholds.iter().any(|t| !t.pass) {
         Conclusion::ThresholdsFailed
     } else {
         Conclusion::Ok

@@ -26,6 +26,7 @@ mod overrides;
 mod prepare;
 mod prepared;
 mod replay;
+pub mod replay_load;
 mod result;
 mod script;
 pub mod shard;
@@ -33,7 +34,7 @@ mod spec;
 mod watch;
 
 pub use body::MAX_BODY;
-pub use conclusion::{conclude, Conclusion};
+pub use conclusion::{conclude, conclude_merged, Conclusion};
 pub use http::HttpFlags;
 pub use labels::Labels;
 pub use limits::{ensure_fds, SPARE_FDS};
@@ -64,6 +65,17 @@ pub enum Level {
     Users(u64),
 }
 
+impl Level {
+    /// The level `x` of a series in `model`: arrivals per second (open), or users (closed,
+    /// rounded, at least one).
+    pub fn of(model: herd_result::Model, x: f64) -> Level {
+        match model {
+            herd_result::Model::Open => Level::Rate(x),
+            herd_result::Model::Closed => Level::Users(x.round().max(1.0) as u64),
+        }
+    }
+}
+
 /// How long one run of a series lasts: a time, or a number of requests (of iterations, for a
 /// workload).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,24 +84,38 @@ pub enum Length {
     Requests(u64),
 }
 
-/// What a run reports while it goes on (the CLI's live line). `()` ignores it all.
+/// How a run starts, told once before its first second: what runs, as its result will
+/// describe it, and when its measurement starts by the engine's own instants.
+#[derive(Clone, Debug)]
+pub struct RunStart {
+    pub config: herd_result::RunConfig,
+    /// What the indices in the records name: request names, scenarios, checks.
+    pub labels: Labels,
+    /// When the measurement starts (the schedule's instant 0 plus the warm-up), as the engine
+    /// placed it: in the past for a shard that started late.
+    pub measure_start: std::time::SystemTime,
+    /// A shard's header, and the absolute second its timeline starts in (the shared start
+    /// instant), both `None` for a run that is not sharded.
+    pub shard: Option<herd_result::ShardHeader>,
+    pub timeline_start_unix_s: Option<u64>,
+}
+
+/// What a run reports while it goes on: the one stream of a run's events, in order. herd-live's
+/// `Sinks` turns it into every output; `()` ignores it all.
 pub trait Observer {
-    /// About every 10 ms while the run goes on.
-    fn progress(&mut self, _progress: &Progress) {}
-    /// What is about to run, as its result will describe it: told before [`Observer::starting`]
-    /// to an observer of a series' runs, which learns each run's level only from it.
-    fn begins(&mut self, _config: &herd_result::RunConfig, _labels: &Labels) {}
-    /// The engine is about to start: a shard's header and the absolute second its timeline
-    /// starts in (both `None` for a run that is not sharded).
-    fn starting(
-        &mut self,
-        _shard: Option<&herd_result::ShardHeader>,
-        _timeline_start: Option<u64>,
-    ) {
+    /// Where each measured request goes (`--requests-log`), asked once before the engine
+    /// starts; `labels` name the requests. herd-run hands it to the run's workers.
+    fn requests_log(&mut self, _labels: &Labels) -> Option<Arc<herd_engine::RequestsLog>> {
+        None
     }
-    /// The watched server's readings taken since the last call (`--watch-*`), told just before
-    /// the seconds they belong with are handed to [`Observer::progress`].
-    fn watched(&mut self, _fresh: &herd_result::Server) {}
+    /// The run starts: told once, before its first [`Observer::record`].
+    fn start(&mut self, _start: &RunStart) {}
+    /// About once a second while the run goes on, the live numbers; the seconds closed in it
+    /// follow as [`Observer::record`]s.
+    fn progress(&mut self, _progress: &Progress) {}
+    /// One closed second, in order, with the watched server's readings taken since the last
+    /// second (`--watch-*`), joined here once.
+    fn record(&mut self, _record: &herd_engine::Record, _server: Option<&herd_result::Server>) {}
     /// The engine has finished; the result is being built.
     fn finished(&mut self) {}
     /// A line for the person running herd (a shard's wait, a clock warning): on standard error

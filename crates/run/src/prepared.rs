@@ -15,6 +15,15 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What the engine played: its output, a workload's tally, a script's pipeline depth and the
+/// watched server's readings.
+type Played = (
+    herd_engine::RunOutput,
+    Option<herd_workload::Tally>,
+    Option<usize>,
+    Option<herd_result::Server>,
+);
+
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
@@ -179,111 +188,19 @@ impl Prepared {
             }
             None => None,
         };
-        observer.begins(&config, &self.labels());
-        observer.starting(
-            shard.as_ref().map(|h| &h.0),
-            shard.as_ref().and_then(|h| h.1),
+        let labels = self.labels();
+        // The requests log goes to this run's workers only, and only while it plays.
+        control.log_requests(observer.requests_log(&labels));
+        let played = self.play(
+            &mut plan,
+            &config,
+            labels,
+            shard.as_ref(),
+            control,
+            observer,
         );
-        let options = TlsOptions {
-            insecure: self.insecure,
-            source: self.bind,
-            files: self.tls_files.clone(),
-        };
-        let start = |e: String| RunError::Start(e);
-        let clock = Arc::new(SystemClock);
-        // A script's threads are set up (setup, init, a first request()) before any load, and
-        // before the server is watched: an error there stops the run with nothing sent.
-        let mut scripted = match &self.what {
-            What::Script { request, wrk, .. } => Some(crate::script::start(
-                &plan,
-                request,
-                wrk,
-                &options,
-                self.proxy.as_ref(),
-            )?),
-            _ => None,
-        };
-        let pipelined = scripted.as_mut().and_then(|t| t.pipeline(&mut plan));
-        let watcher = match &self.watch {
-            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
-            None => None,
-        };
-        let progress = |p: &herd_engine::Progress| {
-            if let (Some(w), false) = (&watcher, p.closed.is_empty()) {
-                let fresh = crate::watch::fresh(w);
-                if !fresh.is_empty() {
-                    observer.watched(&fresh);
-                }
-            }
-            observer.progress(p)
-        };
-        let out = match &self.what {
-            What::Url(r) => {
-                let mut request = r.request.clone();
-                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
-                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
-                    request.closing = request
-                        .closing
-                        .map(|c| p.absolute_form(&c, &r.target).into());
-                }
-                let script = |_| Single(request.clone());
-                if self.http.http3 {
-                    let transport =
-                        H3Transport::new(&r.target, options).map_err(|e| start(e.to_string()))?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                        .map(|out| (out, None))
-                } else {
-                    let transport = self.transport(&r.target, options)?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                        .map(|out| (out, None))
-                }
-            }
-            What::Replay { target, replay, .. } => {
-                let script = |_| replay.script.clone();
-                if self.http.http3 {
-                    let transport =
-                        H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                        .map(|out| (out, None))
-                } else {
-                    let transport = self.transport(target, options)?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                        .map(|out| (out, None))
-                }
-            }
-            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
-                let script = |_| w.script_in(plan.shard.as_ref());
-                let out = if self.http.http3 {
-                    let transport =
-                        H3Transport::new(w.target(), options).map_err(|e| start(e.to_string()))?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                } else {
-                    let transport = self.transport(w.target(), options)?;
-                    let wire = |_| transport.wire();
-                    herd_engine::run(&plan, clock, wire, script, Arc::clone(control), progress)
-                };
-                out.map(|out| {
-                    let (out, tally) = out.split();
-                    (out, Some(tally))
-                })
-            }
-            What::Script { .. } => {
-                let threads = scripted.expect("a script's threads are started above");
-                crate::script::play(&plan, threads, control, progress).map(|out| (out, None))
-            }
-        }
-        .map_err(|e| start(e.to_string()));
-        let server = watcher.map(crate::watch::stop);
-        let (mut out, tally) = out?;
-        // The name was looked up once, before any run; each run's result says how long it took.
-        if let Some(d) = self.what.target().lookup() {
-            out.total.record_lookup(d);
-        }
+        control.log_requests(None);
+        let (out, tally, pipelined, server) = played?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         if let Some(depth) = pipelined {
@@ -293,30 +210,174 @@ impl Prepared {
         if let Some(header) = shard {
             crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
         }
+        self.conclude(&out, tally, &mut result);
+        if let (What::Workload { workload, .. }, None) = (&self.what, level) {
+            let own = workload.plan(plan.threads);
+            let target = workload
+                .retargeted_from
+                .as_deref()
+                .map(|own| (result.target.as_str(), own));
+            let said = crate::overrides::said(&own, &plan, &self.load, target);
+            result.set_overrides(said);
+        }
+        Ok(result)
+    }
+
+    /// Plays `plan` on the engine, the records told to `observer` with the watched server's
+    /// readings joined to the second they came with; the engine's output, a workload's tally,
+    /// a script's pipeline depth and the server's readings.
+    fn play(
+        &self,
+        plan: &mut Plan,
+        config: &RunConfig,
+        labels: crate::Labels,
+        shard: Option<&(herd_result::ShardHeader, Option<u64>)>,
+        control: &Arc<Control>,
+        observer: &mut dyn Observer,
+    ) -> Result<Played, RunError> {
+        let options = TlsOptions {
+            insecure: self.insecure,
+            source: self.bind,
+            files: self.tls_files.clone(),
+        };
+        // A script's threads are set up (setup, init, a first request()) before any load, and
+        // before the server is watched: an error there stops the run with nothing sent.
+        let mut scripted = match &self.what {
+            What::Script { request, wrk, .. } => Some(crate::script::start(
+                plan,
+                request,
+                wrk,
+                &options,
+                self.proxy.as_ref(),
+            )?),
+            _ => None,
+        };
+        let pipelined = scripted.as_mut().and_then(|t| t.pipeline(plan));
+        let watcher = match &self.watch {
+            Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
+            None => None,
+        };
+        let mut start = Some(crate::RunStart {
+            config: config.clone(),
+            labels,
+            measure_start: std::time::SystemTime::now(),
+            shard: shard.map(|h| h.0.clone()),
+            timeline_start_unix_s: shard.and_then(|h| h.1),
+        });
+        let progress = |p: &herd_engine::Progress| {
+            if let Some(mut s) = start.take() {
+                s.measure_start = p.measure_start;
+                observer.start(&s);
+            }
+            observer.progress(p);
+            let mut fresh = match (&watcher, p.closed.is_empty()) {
+                (Some(w), false) => Some(crate::watch::fresh(w)).filter(|f| !f.is_empty()),
+                _ => None,
+            };
+            for r in &p.closed {
+                observer.record(r, fresh.take().as_ref());
+            }
+        };
+        let plan = &*plan;
+        let out = match &self.what {
+            What::Url(r) => {
+                let mut request = r.request.clone();
+                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+                    request.closing = request
+                        .closing
+                        .map(|c| p.absolute_form(&c, &r.target).into());
+                }
+                self.engine(
+                    plan,
+                    &r.target,
+                    options,
+                    |_| Single(request.clone()),
+                    control,
+                    progress,
+                )
+                .map(|out| (out, None))
+            }
+            What::Replay { target, replay, .. } => self
+                .engine(
+                    plan,
+                    target,
+                    options,
+                    |_| replay.script.clone(),
+                    control,
+                    progress,
+                )
+                .map(|out| (out, None)),
+            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
+                let script = |_| w.script_in(plan.shard.as_ref());
+                self.engine(plan, w.target(), options, script, control, progress)
+                    .map(|out| {
+                        let (out, tally) = out.split();
+                        (out, Some(tally))
+                    })
+            }
+            What::Script { .. } => {
+                let threads = scripted.expect("a script's threads are started above");
+                crate::script::play(plan, threads, control, progress)
+                    .map(|out| (out, None))
+                    .map_err(|e| RunError::Start(e.to_string()))
+            }
+        };
+        let server = watcher.map(crate::watch::stop);
+        let (mut out, tally) = out?;
+        // The name was looked up once, before any run; each run's result says how long it took.
+        if let Some(d) = self.what.target().lookup() {
+            out.total.record_lookup(d);
+        }
+        Ok((out, tally, pipelined, server))
+    }
+
+    /// Runs `plan` on the engine over HTTP/3 or the TCP transport (through the run's proxy),
+    /// each thread's script made by `script`.
+    fn engine<S: herd_engine::Script>(
+        &self,
+        plan: &Plan,
+        target: &Target,
+        options: TlsOptions,
+        script: impl Fn(usize) -> S + Sync,
+        control: &Arc<Control>,
+        progress: impl FnMut(&herd_engine::Progress),
+    ) -> Result<herd_engine::RunOutput<S::Report>, RunError> {
+        let start = |e: String| RunError::Start(e);
+        let clock = Arc::new(SystemClock);
+        let control = Arc::clone(control);
+        if self.http.http3 {
+            let transport = H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
+            herd_engine::run(plan, clock, |_| transport.wire(), script, control, progress)
+        } else {
+            let transport = self.transport(target, options)?;
+            herd_engine::run(plan, clock, |_| transport.wire(), script, control, progress)
+        }
+        .map_err(|e| start(e.to_string()))
+    }
+
+    /// What each kind of run adds to its result: a replay's production comparison, a script's
+    /// done() output, a workload's names, scenarios, checks and evaluated thresholds.
+    fn conclude(
+        &self,
+        out: &herd_engine::RunOutput,
+        tally: Option<herd_workload::Tally>,
+        result: &mut RunResult,
+    ) {
         match &self.what {
             What::Url(_) => {}
-            What::Replay { replay, .. } => replay.add_to(&out, &mut result),
-            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, &out, &mut result),
+            What::Replay { replay, .. } => replay.add_to(out, result),
+            What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, out, result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {
-                add_workload(workload, &out, &tally.unwrap_or_default(), &mut result);
+                add_workload(workload, out, &tally.unwrap_or_default(), result);
                 result.workload = Some(file.display().to_string());
-                if level.is_none() && workload.load.is_some() {
-                    let own = workload.plan(plan.threads);
-                    let target = workload
-                        .retargeted_from
-                        .as_deref()
-                        .map(|own| (result.target.as_str(), own));
-                    let said = crate::overrides::said(&own, &plan, &self.load, target);
-                    result.set_overrides(said);
-                }
                 result.thresholds = workload
                     .thresholds
                     .iter()
-                    .map(|t| t.evaluate(&result))
+                    .map(|t| t.evaluate(result))
                     .collect();
             }
         }
-        Ok(result)
     }
 
     /// Every problem with the run as it will play, its shard included: what a shard's wait for

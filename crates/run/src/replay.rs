@@ -195,3 +195,16 @@ pub fn p95_change(then: u64, now: u64) -> Option<f64> {
         _ => Some((now as f64 - then as f64) / then as f64),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::p95_change;
+
+    #[test]
+    fn a_p95_rising_from_zero_has_no_ratio() {
+        assert_eq!(p95_change(0, 230), None);
+        assert_eq!(p95_change(0, 0), Some(0.0));
+        assert_eq!(p95_change(100, 150), Some(0.5));
+        assert_eq!(p95_change(200, 100), Some(-0.5));
+    }
+}

@@ -45,17 +45,26 @@ use herd_result::sweep::SweepTarget;
 use herd_result::RunResult;
 use std::time::{Duration, Instant};
 
-/// What a series tells as it goes: the CLI prints its live tables from these. Every method
-/// does nothing by default.
+/// What a series tells as it goes: the CLI makes each run's outputs and prints its live tables
+/// from these. Every method does nothing by default.
 pub trait Observer {
-    /// What watches the next run (a progress line).
-    fn live(&mut self) -> Box<dyn herd_run::Observer> {
-        Box::new(())
+    /// What takes the stream of the next run (its outputs: herd-live's sinks).
+    fn live(&mut self) -> &mut dyn herd_run::Observer {
+        // `()` is a zero-sized type: leaking a box of it allocates nothing.
+        Box::leak(Box::new(()))
     }
-    /// A sweep ran `target` at `level`.
-    fn ran(&mut self, _level: f64, _target: &SweepTarget, _run: &RunResult) {}
-    /// A capacity search ran its `n`th probe (from 1) and judged it on `measured`.
-    fn probed(&mut self, _n: usize, _judged: &capacity::Judged, _measured: &Measured) {}
+    /// A sweep ran `target` at `level`; the run's outputs may add to its result.
+    fn ran(&mut self, _level: f64, _target: &SweepTarget, _run: &mut RunResult) {}
+    /// A capacity search ran its `n`th probe (from 1) and judged it on `measured`; the run's
+    /// outputs may add to its result.
+    fn probed(
+        &mut self,
+        _n: usize,
+        _judged: &capacity::Judged,
+        _measured: &Measured,
+        _run: &mut RunResult,
+    ) {
+    }
 }
 
 impl Observer for () {}

@@ -319,3 +319,76 @@ fn workload_load_problems_are_told_in_the_files_words() {
     let out = refused(&["run", &many], "lower `users:`");
     assert!(!stderr(&out).contains("(-c)"), "{}", stderr(&out));
 }
+
+/// `--dashboard 127.0.0.1:PORT URL` (a space, not `=`) failed with "unexpected argument URL":
+/// an address or a port after it is its value; a word meant as one that is not says how to
+/// write it.
+#[test]
+fn dashboard_takes_its_address_after_a_space() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let ran = Herd::new(&[
+        "run",
+        "--dashboard",
+        "127.0.0.1:0",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-q",
+        &url,
+    ])
+    .run();
+    ran.code(0);
+    assert_eq!(s.stats().requests, 3);
+    refused(
+        &["run", "--dashboard", "localhost:99999", "-n", "3", &url],
+        "write --dashboard=HOST:PORT",
+    );
+}
+
+/// `--metrics-listen` waited 10 s after the summary without a word: it says it waits for a
+/// last scrape, and a Ctrl-C ends the wait.
+#[test]
+fn metrics_listen_says_it_waits_for_a_last_scrape_and_ctrl_c_skips_it() {
+    use std::io::{BufRead, BufReader};
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let mut child = Herd::new(&[
+        "run",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-q",
+        &url,
+    ])
+    .spawn();
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let waiting = loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("herd says it waits for a last scrape");
+        if line.contains("waiting up to 10 s for a last scrape") {
+            break line;
+        }
+    };
+    assert!(waiting.contains("Ctrl-C skips it"), "{waiting}");
+    let asked = std::time::Instant::now();
+    kill(child.id(), SIGINT);
+    let status = child.wait().unwrap();
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(5),
+        "the wait went on {:?} after Ctrl-C",
+        asked.elapsed()
+    );
+    assert_eq!(status.code(), Some(0));
+}

@@ -14,6 +14,7 @@ mod dashboard;
 mod dashboard_live;
 mod doctor;
 mod environment;
+mod fault_proxy;
 mod faults;
 mod flags;
 mod form;

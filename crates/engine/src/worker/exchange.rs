@@ -21,7 +21,6 @@ struct Opening {
     connection: Option<u64>,
     connect: Option<Duration>,
     tls: Option<Duration>,
-    blocked: Option<Duration>,
 }
 
 impl<T: Transport, S: Script> Loop<'_, T, S> {
@@ -206,11 +205,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(ex) = self.exchanges.get(x) else {
             return Opening::default();
         };
-        // Placed at once (the usual case): no wait, and no clock subtraction to say so.
-        let blocked = (ex.placed > ex.start).then(|| ex.placed.duration_since(ex.start));
         let mut o = Opening {
             sent: ex.sent(),
-            blocked,
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link.get());
@@ -323,7 +319,6 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             done,
             connect: o.connect,
             tls: o.tls,
-            blocked: o.blocked,
         }
     }
 

@@ -19,8 +19,6 @@ pub(super) struct Exchange {
     pub carrier: OptU64,
     /// This request is its connection's last (`--calls-per-conn`).
     pub last_call: bool,
-    /// When it started (its deadline counts from here).
-    pub start: Instant,
     /// It was written when it was handed to a connection ([`Exchange::sent`]); not while
     /// its connection opens.
     pub written: bool,
@@ -74,7 +72,6 @@ impl Exchanges {
                     link: LinkRef::NONE,
                     carrier: OptU64::NONE,
                     last_call: false,
-                    start: now,
                     written: false,
                     placed: now,
                     on_new: false,
@@ -96,7 +93,6 @@ impl Exchanges {
         x.link = LinkRef::NONE;
         x.carrier = OptU64::NONE;
         x.last_call = false;
-        x.start = now;
         x.written = false;
         x.placed = now;
         x.on_new = false;

@@ -170,6 +170,10 @@ struct Loop<'a, T: Transport, S: Script> {
     open: Option<Dispatch>,
     /// Send lag of the second in progress (open model).
     second_lag: CompactHistogram,
+    /// How late the loop's ticks came.
+    loop_delay: CompactHistogram,
+    /// Where closed seconds go (none in some tests).
+    seconds: Option<Sender<Report>>,
     /// When the last wait returned.
     woke: Instant,
     /// Lines for `--requests-log`, when the run keeps one.
@@ -193,236 +197,16 @@ pub(crate) fn work<T: Transport, S: Script>(
         wait(&mut t, shared.start, &mut events)?;
         events.clear();
     }
-    let now = t.clock().now();
     let cpu0 = ThreadCpu::now();
-    let plan = &shared.plan;
-    let window = plan.pipeline.max(1);
-    let (n, cap, open) = match plan.load {
-        Load::Closed { users } => {
-            let n = if plan.profile().is_some() {
-                plan.max_stage_users()
-            } else {
-                plan.share(users)
-            };
-            let n = share(n, k, threads) as usize;
-            let cap = match plan.connections {
-                Some(c) => (share(plan.share_limit(c), k, threads) as usize).max(1),
-                None => n.div_ceil(window).max(1),
-            };
-            (n, cap, None)
-        }
-        Load::Open {
-            rate,
-            max_connections,
-        } => {
-            let schedule = open_schedule(plan, rate);
-            let cap = share(plan.share_limit(max_connections), k, threads).max(1);
-            let stripe = plan.shard.clone();
-            // A user has one request in flight: the connections' places bound the users.
-            let users = cap * window as u64;
-            let mut d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, users)
-                .sharded(stripe);
-            // Started late: what was due before now is missed, not sent in a burst.
-            d.miss(plan.late);
-            (0, cap as usize, Some(d))
-        }
-    };
-    let mut w = Loop {
-        shared,
-        t,
-        script,
-        k,
-        threads,
-        users: Vec::new(),
-        links: Links::default(),
-        exchanges: Exchanges::default(),
-        waiting: VecDeque::new(),
-        lingering: VecDeque::new(),
-        kicks: Vec::new(),
-        notes: Vec::new(),
-        cap,
-        window,
-        sharing: window > 1 || open.is_none() && cap < n,
-        scratch: vec![0; SCRATCH],
-        resume: (0..n).collect(),
-        deadlines: Deadlines::default(),
-        timers: BinaryHeap::new(),
-        wakes: BinaryHeap::new(),
-        recorder: Recorder::new(plan.names),
-        start: shared.start,
-        measure_start: shared.start + plan.warmup,
-        end: plan.length().map(|l| shared.start + l),
-        timeout: plan.timeout,
-        stopping: false,
-        cancelled_at: None,
-        active: 0,
-        tally: Tally::default(),
-        open,
-        second_lag: CompactHistogram::dense(),
-        woke: now,
-        requests_log: shared
-            .control
-            .requests_log()
-            .map(|log| crate::requests_log::Batch::new(log, now)),
-    };
-    for _ in 0..n {
-        w.add_user(now);
-    }
-    let mut ticks = Ticks::new(k, now);
-    let mut loop_delay = CompactHistogram::dense();
-    let drain = plan.drain();
-    while w.running() {
-        // Users to resume (at first, in the closed model, all of them) take their next step
-        // before the poll, each at its own instant: opening thousands of connections takes a
-        // while.
-        for i in std::mem::take(&mut w.resume) {
-            let now = w.now();
-            w.resume(i, now);
-        }
-        w.dispatch();
-        if !w.running() {
-            break;
-        }
-        let now = w.now();
-        let until = if w.resume.is_empty() {
-            w.wake(ticks.due(), drain)
-        } else {
-            now // some failed again at once: poll, then resume them
-        };
-        wait(&mut w.t, until, &mut events)?;
-        w.woke = w.now();
-        for ev in events.drain(..) {
-            let (l, g) = links::untoken(ev.token);
-            let ready = Ready {
-                readable: ev.readable || ev.closed,
-                writable: ev.writable || ev.closed,
-                closed: ev.closed,
-                timer: false,
-            };
-            w.pump(l, g, ready);
-        }
-        let now = w.now();
-        if let Some(o) = w.open.as_mut() {
-            o.woke(now);
-        }
-        if w.cancelled_at.is_none() && shared.control.is_cancelled() {
-            w.cancelled_at = Some(now);
-            w.stop();
-        }
-        w.fire_timers(now);
-        w.fire_wakes(now);
-        w.fire_deadlines(now);
-        w.expire_lingering(now);
-        w.close_queue(now);
-        if w.end.is_some_and(|e| now >= e) && !w.stopping {
-            // Arrivals meant for before the end, due while the loop waited, still go out.
-            w.dispatch();
-            w.stop();
-        }
-        let cut = match (w.cancelled_at, w.end) {
-            (Some(c), _) if now >= c + GRACE => Some("in flight when the run was interrupted"),
-            (None, Some(e)) if now >= e + drain => {
-                Some("still in flight when the run ended: the drain after the duration was over")
-            }
-            _ => None,
-        };
-        if let Some(why) = cut {
-            w.cut_off(why);
-        }
-        if now >= ticks.due() {
-            // A second's lines reach the file about when the second closes, so a crash loses
-            // little of them.
-            if let Some(log) = w.requests_log.as_mut() {
-                log.tick(now);
-            }
-            let script = w.script;
-            ticks.tick(
-                now,
-                TickState {
-                    measure_start: w.measure_start,
-                    recorder: &mut w.recorder,
-                    loop_delay: &mut loop_delay,
-                    second_lag: &mut w.second_lag,
-                    open_connections: w.tally.open_conns,
-                    dropped: w.open.as_ref().map_or(0, |o| o.dropped),
-                    in_flight: w.exchanges.in_flight(),
-                    script: &|| script.take_second(),
-                    seconds: seconds.as_ref(),
-                },
-            );
-        }
-    }
-    // Connections the server said it closes get a moment for its close, so the last ones too
-    // leave their TIME_WAIT on the server's side; the others close now.
-    for l in 0..w.links.slots.len() {
-        let k = &w.links.slots[l];
-        if k.conn.is_some() && !k.linger {
-            let g = k.generation;
-            w.drop_link(l as u32, g);
-        }
-    }
-    let until = w.now() + END_LINGER;
-    while w.links.slots.iter().any(|k| k.conn.is_some()) && w.now() < until {
-        wait(&mut w.t, until, &mut events)?;
-        for ev in events.drain(..) {
-            let (l, g) = links::untoken(ev.token);
-            w.pump(
-                l,
-                g,
-                Ready {
-                    readable: true,
-                    writable: false,
-                    closed: ev.closed,
-                    timer: false,
-                },
-            );
-        }
-    }
-    for l in 0..w.links.slots.len() {
-        let g = w.links.slots[l].generation;
-        w.drop_link(l as u32, g);
-    }
-    let script = w.script;
+    let mut w = Loop::new(shared, k, threads, t, script, seconds);
+    let mut ticks = Ticks::new(k, w.woke);
+    let drain = shared.plan.drain();
+    while w.running() && w.pass(&mut ticks, drain, &mut events)? {}
+    w.close(&mut events)?;
     let now = w.now();
-    ticks.finish(
-        now,
-        TickState {
-            measure_start: w.measure_start,
-            recorder: &mut w.recorder,
-            loop_delay: &mut loop_delay,
-            second_lag: &mut w.second_lag,
-            open_connections: w.tally.open_conns,
-            dropped: w.open.as_ref().map_or(0, |o| o.dropped),
-            in_flight: w.exchanges.in_flight(),
-            script: &|| script.take_second(),
-            seconds: seconds.as_ref(),
-        },
-    );
+    ticks.finish(now, w.tick_state());
     let cpu = ThreadCpu::now().since(&cpu0);
-    if let Some(log) = w.requests_log.take() {
-        log.finish();
-    }
-    let (dropped, send_lag) = match w.open {
-        Some(o) => (o.dropped, o.send_lag),
-        // The closed model has no schedule to lag behind.
-        None => (0, CompactHistogram::dense()),
-    };
-    Ok(WorkerOutput {
-        recorder: w.recorder,
-        scheduled: w.tally.scheduled + dropped,
-        dropped,
-        warmup: w.tally.warmup,
-        send_lag,
-        loop_delay,
-        cpu,
-        last_done: w.tally.last_done,
-        connections_opened: w.tally.opened,
-        server_closed: w.tally.server_closed,
-        peak_connections: w.tally.peak_conns,
-        protocols: std::mem::take(&mut w.tally.protocols),
-        tls: std::mem::take(&mut w.tally.tls),
-        cancelled_at: w.cancelled_at,
-    })
+    Ok(w.into_output(cpu))
 }
 
 fn wait<T: Transport>(
@@ -432,6 +216,246 @@ fn wait<T: Transport>(
 ) -> Result<(), RunError> {
     t.wait(until, events)
         .map_err(|f| RunError::Worker(format!("event loop failed: {}", f.message)))
+}
+
+impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
+    /// Worker `k` of `threads`'s loop, its users added (none yet in the open model).
+    fn new(
+        shared: &'a Shared,
+        k: usize,
+        threads: usize,
+        t: T,
+        script: &'a S,
+        seconds: Option<Sender<Report>>,
+    ) -> Self {
+        let now = t.clock().now();
+        let plan = &shared.plan;
+        let window = plan.pipeline.max(1);
+        let (n, cap, open) = match plan.load {
+            Load::Closed { users } => {
+                let n = if plan.profile().is_some() {
+                    plan.max_stage_users()
+                } else {
+                    plan.share(users)
+                };
+                let n = share(n, k, threads) as usize;
+                let cap = match plan.connections {
+                    Some(c) => (share(plan.share_limit(c), k, threads) as usize).max(1),
+                    None => n.div_ceil(window).max(1),
+                };
+                (n, cap, None)
+            }
+            Load::Open {
+                rate,
+                max_connections,
+            } => {
+                let schedule = open_schedule(plan, rate);
+                let cap = share(plan.share_limit(max_connections), k, threads).max(1);
+                let stripe = plan.shard.clone();
+                // A user has one request in flight: the connections' places bound the users.
+                let users = cap * window as u64;
+                let mut d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, users)
+                    .sharded(stripe);
+                // Started late: what was due before now is missed, not sent in a burst.
+                d.miss(plan.late);
+                (0, cap as usize, Some(d))
+            }
+        };
+        let mut w = Loop {
+            shared,
+            t,
+            script,
+            k,
+            threads,
+            users: Vec::new(),
+            links: Links::default(),
+            exchanges: Exchanges::default(),
+            waiting: VecDeque::new(),
+            lingering: VecDeque::new(),
+            kicks: Vec::new(),
+            notes: Vec::new(),
+            cap,
+            window,
+            sharing: window > 1 || open.is_none() && cap < n,
+            scratch: vec![0; SCRATCH],
+            resume: (0..n).collect(),
+            deadlines: Deadlines::default(),
+            timers: BinaryHeap::new(),
+            wakes: BinaryHeap::new(),
+            recorder: Recorder::new(plan.names),
+            start: shared.start,
+            measure_start: shared.start + plan.warmup,
+            end: plan.length().map(|l| shared.start + l),
+            timeout: plan.timeout,
+            stopping: false,
+            cancelled_at: None,
+            active: 0,
+            tally: Tally::default(),
+            open,
+            second_lag: CompactHistogram::dense(),
+            loop_delay: CompactHistogram::dense(),
+            seconds,
+            woke: now,
+            requests_log: shared
+                .control
+                .requests_log()
+                .map(|log| crate::requests_log::Batch::new(log, now)),
+        };
+        for _ in 0..n {
+            w.add_user(now);
+        }
+        w
+    }
+
+    /// One pass of the loop: users resumed, arrivals handed out, one wait, then what it
+    /// brought (events, timers, deadlines, the end, the tick). `false`: nothing is left to run.
+    fn pass(
+        &mut self,
+        ticks: &mut Ticks,
+        drain: Duration,
+        events: &mut Vec<crate::Event>,
+    ) -> Result<bool, RunError> {
+        // Users to resume (at first, in the closed model, all of them) take their next step
+        // before the poll, each at its own instant: opening thousands of connections takes a
+        // while.
+        for i in std::mem::take(&mut self.resume) {
+            let now = self.now();
+            self.resume(i, now);
+        }
+        self.dispatch();
+        if !self.running() {
+            return Ok(false);
+        }
+        let now = self.now();
+        let until = if self.resume.is_empty() {
+            self.wake(ticks.due(), drain)
+        } else {
+            now // some failed again at once: poll, then resume them
+        };
+        wait(&mut self.t, until, events)?;
+        self.woke = self.now();
+        for ev in events.drain(..) {
+            let (l, g) = links::untoken(ev.token);
+            let ready = Ready {
+                readable: ev.readable || ev.closed,
+                writable: ev.writable || ev.closed,
+                closed: ev.closed,
+                timer: false,
+            };
+            self.pump(l, g, ready);
+        }
+        let now = self.now();
+        if let Some(o) = self.open.as_mut() {
+            o.woke(now);
+        }
+        if self.cancelled_at.is_none() && self.shared.control.is_cancelled() {
+            self.cancelled_at = Some(now);
+            self.stop();
+        }
+        self.fire_timers(now);
+        self.fire_wakes(now);
+        self.fire_deadlines(now);
+        self.expire_lingering(now);
+        self.close_queue(now);
+        if self.end.is_some_and(|e| now >= e) && !self.stopping {
+            // Arrivals meant for before the end, due while the loop waited, still go out.
+            self.dispatch();
+            self.stop();
+        }
+        let cut = match (self.cancelled_at, self.end) {
+            (Some(c), _) if now >= c + GRACE => Some("in flight when the run was interrupted"),
+            (None, Some(e)) if now >= e + drain => {
+                Some("still in flight when the run ended: the drain after the duration was over")
+            }
+            _ => None,
+        };
+        if let Some(why) = cut {
+            self.cut_off(why);
+        }
+        if now >= ticks.due() {
+            // A second's lines reach the file about when the second closes, so a crash loses
+            // little of them.
+            if let Some(log) = self.requests_log.as_mut() {
+                log.tick(now);
+            }
+            ticks.tick(now, self.tick_state());
+        }
+        Ok(true)
+    }
+
+    /// The run is over: connections the server said it closes get a moment for its close, so
+    /// the last ones too leave their TIME_WAIT on the server's side; the others close now.
+    fn close(&mut self, events: &mut Vec<crate::Event>) -> Result<(), RunError> {
+        for l in 0..self.links.slots.len() {
+            let k = &self.links.slots[l];
+            if k.conn.is_some() && !k.linger {
+                let g = k.generation;
+                self.drop_link(l as u32, g);
+            }
+        }
+        let until = self.now() + END_LINGER;
+        while self.links.slots.iter().any(|k| k.conn.is_some()) && self.now() < until {
+            wait(&mut self.t, until, events)?;
+            for ev in events.drain(..) {
+                let (l, g) = links::untoken(ev.token);
+                let ready = Ready {
+                    readable: true,
+                    writable: false,
+                    closed: ev.closed,
+                    timer: false,
+                };
+                self.pump(l, g, ready);
+            }
+        }
+        for l in 0..self.links.slots.len() {
+            let g = self.links.slots[l].generation;
+            self.drop_link(l as u32, g);
+        }
+        Ok(())
+    }
+
+    /// What a tick reads and updates of this loop.
+    fn tick_state(&mut self) -> TickState<'_> {
+        TickState {
+            measure_start: self.measure_start,
+            recorder: &mut self.recorder,
+            loop_delay: &mut self.loop_delay,
+            second_lag: &mut self.second_lag,
+            open_connections: self.tally.open_conns,
+            dropped: self.open.as_ref().map_or(0, |o| o.dropped),
+            in_flight: self.exchanges.in_flight(),
+            script: self.script,
+            seconds: self.seconds.as_ref(),
+        }
+    }
+
+    /// What this worker hands back, its thread having used `cpu`.
+    fn into_output(mut self, cpu: ThreadCpu) -> WorkerOutput {
+        if let Some(log) = self.requests_log.take() {
+            log.finish();
+        }
+        let (dropped, send_lag) = match self.open {
+            Some(o) => (o.dropped, o.send_lag),
+            // The closed model has no schedule to lag behind.
+            None => (0, CompactHistogram::dense()),
+        };
+        WorkerOutput {
+            recorder: self.recorder,
+            scheduled: self.tally.scheduled + dropped,
+            dropped,
+            warmup: self.tally.warmup,
+            send_lag,
+            loop_delay: self.loop_delay,
+            cpu,
+            last_done: self.tally.last_done,
+            connections_opened: self.tally.opened,
+            server_closed: self.tally.server_closed,
+            peak_connections: self.tally.peak_conns,
+            protocols: self.tally.protocols,
+            tls: self.tally.tls,
+            cancelled_at: self.cancelled_at,
+        }
+    }
 }
 
 impl<T: Transport, S: Script> Loop<'_, T, S> {

@@ -16,12 +16,16 @@ pub(crate) struct Span {
     /// Time to open the connection, when the exchange opened one, and its TLS part.
     pub connect: Option<Duration>,
     pub tls: Option<Duration>,
-    /// How long it waited for a place on a connection.
-    pub blocked: Option<Duration>,
 }
 
 /// The outcome of one exchange: a full response in `resp` with the script's verdict, or the
 /// failure.
+///
+/// A response's latency is the sum of its phases: `blocked` is all of the time from the
+/// intended instant to the send that the connection's opening (`connect`) does not account
+/// for: a wait for a place on a connection, for a pipeline's or HTTP/2's batch, the loop's
+/// lag behind an arrival. `waiting` runs from the send to the first byte, `receiving` from
+/// there to the end.
 pub(crate) fn outcome(
     req: &Request,
     resp: &Response,
@@ -34,6 +38,20 @@ pub(crate) fn outcome(
     };
     let first = resp.first_byte.filter(|_| result.is_ok());
     let service = span.sent.map(|s| span.done.saturating_duration_since(s));
+    // Sent at its intended instant (the closed model's usual case): latency is the service
+    // time, and nothing waited before the send; a clock subtraction fewer.
+    let (latency, blocked) = match span.sent {
+        Some(s) if s == span.intended => (service.unwrap_or_default(), None),
+        Some(s) => {
+            let before = s.saturating_duration_since(span.intended);
+            let blocked = before.saturating_sub(span.connect.unwrap_or_default());
+            (
+                span.done.saturating_duration_since(span.intended),
+                (!blocked.is_zero()).then_some(blocked),
+            )
+        }
+        None => (span.done.saturating_duration_since(span.intended), None),
+    };
     // A response read whole in one pass (most of them) has its first byte at its end: no
     // time receiving, all of its service time waiting; two clock subtractions fewer.
     let (waiting, receiving) = match first {
@@ -46,7 +64,7 @@ pub(crate) fn outcome(
     };
     let phases = Phases {
         tls: span.tls,
-        blocked: span.blocked,
+        blocked,
         waiting,
         receiving,
     };
@@ -54,7 +72,7 @@ pub(crate) fn outcome(
         phases,
         name: req.name,
         at: span.done.saturating_duration_since(span.measure_start),
-        latency: span.done.saturating_duration_since(span.intended),
+        latency,
         service,
         connect: span.connect,
         status,

@@ -49,7 +49,6 @@ pub struct Dashboard {
     token: Option<String>,
     /// The run's request names, scenarios and checks, told at its start.
     labels: herd_run::Labels,
-    watched: crate::Watched,
 }
 
 impl Dashboard {
@@ -74,7 +73,6 @@ impl Dashboard {
             server,
             token,
             labels: herd_run::Labels::default(),
-            watched: crate::Watched::default(),
         })
     }
 
@@ -104,13 +102,13 @@ impl Sink for Dashboard {
         Ok(())
     }
 
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.watched.add(fresh);
-    }
-
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
         let mut second = SecondEvent::new(r, &self.labels);
-        second.line.server = self.watched.take();
+        second.line.server = server.cloned();
         self.apply(&Event::Second(second));
         Ok(())
     }

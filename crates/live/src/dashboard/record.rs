@@ -17,7 +17,6 @@ pub struct Recording {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     labels: herd_run::Labels,
-    watched: crate::Watched,
 }
 
 impl Recording {
@@ -27,7 +26,6 @@ impl Recording {
             path: path.to_owned(),
             out: None,
             labels: herd_run::Labels::default(),
-            watched: crate::Watched::default(),
         }
     }
 
@@ -61,13 +59,13 @@ impl Sink for Recording {
         self.write(&Event::Start(start.header()))
     }
 
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.watched.add(fresh);
-    }
-
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
         let mut second = SecondEvent::new(r, &self.labels);
-        second.line.server = self.watched.take();
+        second.line.server = server.cloned();
         self.write(&Event::Second(second))
     }
 

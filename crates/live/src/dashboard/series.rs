@@ -6,11 +6,10 @@ use super::event::{Event, SecondEvent};
 use super::record::Recording;
 use super::view::Frame;
 use super::Dashboard;
-use crate::{SinkError, Watched};
-use herd_engine::Progress;
+use crate::{Sink, SinkError, Start};
+use herd_engine::Record;
 use herd_report::html::esc;
 use herd_result::format::{count, duration_ms, percent};
-use herd_result::stream::StreamHeader;
 use herd_result::sweep::level_text;
 use herd_result::{Model, RunConfig, Server};
 use serde::{Deserialize, Serialize};
@@ -135,13 +134,11 @@ impl SeriesLive {
         self.outputs.board.as_ref().map(Dashboard::url)
     }
 
-    /// What follows the next run: the outputs, then `inner` (the progress line).
-    pub fn step(&self, inner: Box<dyn herd_run::Observer>) -> StepFeed {
+    /// The sink of the series' next run: its seconds on the page and in the recording.
+    pub fn step(&self) -> StepFeed {
         StepFeed {
             series: self.clone(),
-            inner,
             labels: herd_run::Labels::default(),
-            watched: Watched::default(),
         }
     }
 
@@ -176,47 +173,24 @@ impl SeriesLive {
     }
 }
 
-/// Feeds one run of a series to its outputs, and to the observer it wraps.
+/// Feeds one run of a series to the series' page and recording.
 pub struct StepFeed {
     series: SeriesLive,
-    inner: Box<dyn herd_run::Observer>,
     labels: herd_run::Labels,
-    watched: Watched,
 }
 
-impl herd_run::Observer for StepFeed {
-    fn begins(&mut self, config: &RunConfig, labels: &herd_run::Labels) {
-        self.labels = labels.clone();
-        let now = std::time::SystemTime::now();
-        let header = StreamHeader::new(config.url.clone(), config.clone(), now);
-        self.series.outputs.tell(&Event::Start(header));
-        self.inner.begins(config, labels);
+impl Sink for StepFeed {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        self.labels = start.labels.clone();
+        self.series.outputs.tell(&Event::Start(start.header()));
+        Ok(())
     }
 
-    fn starting(&mut self, shard: Option<&herd_result::ShardHeader>, start: Option<u64>) {
-        self.inner.starting(shard, start);
-    }
-
-    fn watched(&mut self, fresh: &Server) {
-        self.watched.add(fresh);
-        self.inner.watched(fresh);
-    }
-
-    fn progress(&mut self, p: &Progress) {
-        for r in &p.closed {
-            let mut second = SecondEvent::new(r, &self.labels);
-            second.line.server = self.watched.take();
-            self.series.outputs.tell(&Event::Second(second));
-        }
-        self.inner.progress(p);
-    }
-
-    fn finished(&mut self) {
-        self.inner.finished();
-    }
-
-    fn note(&mut self, line: &str) {
-        self.inner.note(line);
+    fn record(&mut self, r: &Record, server: Option<&Server>) -> Result<(), SinkError> {
+        let mut second = SecondEvent::new(r, &self.labels);
+        second.line.server = server.cloned();
+        self.series.outputs.tell(&Event::Second(second));
+        Ok(())
     }
 }
 

@@ -69,6 +69,10 @@ impl Exposition {
             ("run_id".to_owned(), s.run_id.clone()),
             ("shard".to_owned(), shard),
         ];
+        // A series' runs are told apart by their step (one run id for the whole series).
+        if let Some(n) = s.step {
+            self.labels.push(("step".to_owned(), n.to_string()));
+        }
         self.bounds = buckets_for(s.config.timeout_s);
         self.buckets = vec![0; self.bounds.len()];
         self.named.start(&s.labels);

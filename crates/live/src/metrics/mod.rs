@@ -68,36 +68,31 @@ impl Metrics {
     }
 
     fn with(&self, f: impl FnOnce(&mut Exposition)) {
-        let mut e = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut e);
-    }
-}
-
-impl Sink for Metrics {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
-        self.with(|e| e.start(start));
-        Ok(())
+        with(&self.state, f);
     }
 
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.with(|e| e.add(r));
-        Ok(())
+    /// The endpoint's sink for one run of a series: the endpoint stays up for the whole series,
+    /// each run's series labelled with its step and counted from zero.
+    pub fn step(&self) -> StepMetrics {
+        StepMetrics {
+            state: Arc::clone(&self.state),
+        }
     }
 
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.with(|e| e.watched(fresh));
-    }
-
-    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
+    /// The series ended: the last step's counts are the final ones.
+    pub fn end(&self) {
         self.with(|e| e.finished = true);
-        Ok(())
     }
 
-    fn linger(&mut self) {
+    /// Waits up to the grace for one last scrape, saying so (the summary is printed: without a
+    /// word, the wait looks like a hang); a Ctrl-C during it ends it.
+    pub fn await_last_scrape(&self) {
         if self.server.scraped() {
             return;
         }
-        // The summary is printed: without a word, the wait looks like a hang.
+        // Counted before the words: a Ctrl-C answering them must find the count moved.
+        let count = self.interrupts;
+        let base = count.map_or(0, |c| c());
         let skips = if self.interrupts.is_some() {
             " (Ctrl-C skips it)"
         } else {
@@ -108,9 +103,71 @@ impl Sink for Metrics {
             self.grace.as_secs(),
             self.server.local_addr()
         );
-        let count = self.interrupts;
-        let base = count.map_or(0, |c| c());
         self.server
             .await_last_scrape(self.grace, &|| count.is_some_and(|c| c() > base));
+    }
+}
+
+fn with(state: &Mutex<Exposition>, f: impl FnOnce(&mut Exposition)) {
+    let mut e = state.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut e);
+}
+
+/// One run of a series on the series' endpoint ([`Metrics::step`]).
+pub struct StepMetrics {
+    state: Arc<Mutex<Exposition>>,
+}
+
+impl Sink for StepMetrics {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        with(&self.state, |e| {
+            *e = Exposition::default();
+            e.start(start);
+        });
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
+        with(&self.state, |e| {
+            if let Some(fresh) = server {
+                e.watched(fresh);
+            }
+            e.add(r)
+        });
+        Ok(())
+    }
+}
+
+impl Sink for Metrics {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+        self.with(|e| e.start(start));
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
+        self.with(|e| {
+            if let Some(fresh) = server {
+                e.watched(fresh);
+            }
+            e.add(r)
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {
+        self.with(|e| e.finished = true);
+        Ok(())
+    }
+
+    fn linger(&mut self) {
+        self.await_last_scrape();
     }
 }

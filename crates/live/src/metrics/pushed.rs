@@ -68,8 +68,16 @@ impl Sink for Pushed {
         Ok(())
     }
 
-    fn record(&mut self, r: &Record) -> Result<(), SinkError> {
-        self.state().add(r);
+    fn record(
+        &mut self,
+        r: &Record,
+        server: Option<&herd_result::Server>,
+    ) -> Result<(), SinkError> {
+        let mut state = self.state();
+        if let Some(fresh) = server {
+            state.watched(fresh);
+        }
+        state.add(r);
         Ok(())
     }
 
@@ -79,10 +87,6 @@ impl Sink for Pushed {
             .and_then(Pusher::note)
             .into_iter()
             .collect()
-    }
-
-    fn watched(&mut self, fresh: &herd_result::Server) {
-        self.state().watched(fresh);
     }
 
     fn finish(&mut self, _result: &RunResult) -> Result<(), SinkError> {

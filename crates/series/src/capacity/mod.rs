@@ -42,10 +42,6 @@ pub fn capacity(
     observer: &mut dyn Observer,
 ) -> (CapacityResult, Option<RunError>) {
     let model = spec.model;
-    let level_of = |x: f64| match model {
-        Model::Closed => Level::Users(x.round().max(1.0) as u64),
-        Model::Open => Level::Rate(x),
-    };
     let slo = spec.search.slo.clone();
     let mut search = Search::new(spec.search);
     let mut done = Vec::new();
@@ -55,12 +51,11 @@ pub fn capacity(
         if !done.is_empty() && !pause(spec.cooldown, control) {
             break;
         }
-        let mut live = observer.live();
-        let run = match runs.run(
-            level_of(p.level),
+        let mut run = match runs.run(
+            Level::of(model, p.level),
             Length::Time(p.duration),
             control,
-            &mut *live,
+            observer.live(),
         ) {
             Ok(r) => r,
             Err(e) => {
@@ -72,10 +67,10 @@ pub fn capacity(
             break;
         }
         let m = measured(&run);
-        done.push(run);
         action = search.next(Some(&m));
         let judged = search.history().last().expect("a probe was judged");
-        observer.probed(search.history().len(), judged, &m);
+        observer.probed(search.history().len(), judged, &m, &mut run);
+        done.push(run);
         if nothing_answers(&done) {
             // Every request failed before a response and none ever got one (nothing listens, or
             // nothing answers): longer or other probes would only say so again.
@@ -168,4 +163,23 @@ pub fn result(
     };
     r.sentence = sentence(&r);
     r
+}
+
+/// How a capacity search ended: interrupted, then nothing answered (`answered` false), then no
+/// level met the SLO, then an answer, or why there is none.
+pub fn conclude(result: &CapacityResult, answered: bool) -> herd_run::Conclusion {
+    use herd_result::capacity::{Outcome, Undecided};
+    use herd_run::Conclusion;
+    if result.interrupted {
+        Conclusion::Interrupted
+    } else if !answered {
+        Conclusion::NothingAnswered
+    } else {
+        match (result.outcome, &result.undecided) {
+            (Outcome::Unmet, _) => Conclusion::SloUnmet,
+            (_, None) => Conclusion::Ok,
+            (_, Some(Undecided::GeneratorLimited { .. })) => Conclusion::GeneratorLimited,
+            (_, Some(_)) => Conclusion::Undecided,
+        }
+    }
 }

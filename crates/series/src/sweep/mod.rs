@@ -42,10 +42,6 @@ pub fn sweep(
     observer: &mut dyn Observer,
 ) -> (SweepResult, Option<RunError>) {
     let model = spec.model;
-    let level_of = |x: f64| match model {
-        Model::Open => Level::Rate(x),
-        Model::Closed => Level::Users(x as u64),
-    };
     let length = spec.length;
     let mut result = SweepResult {
         herd_version: HERD_VERSION.to_owned(),
@@ -90,15 +86,14 @@ pub fn sweep(
             if control.is_cancelled() {
                 break;
             }
-            let mut live = observer.live();
-            let run = match r.run(level_of(level), length, control, &mut *live) {
+            let mut run = match r.run(Level::of(model, level), length, control, observer.live()) {
                 Ok(run) => run,
                 Err(e) => {
                     failure = Some(e);
                     break 'levels;
                 }
             };
-            observer.ran(level, t, &run);
+            observer.ran(level, t, &mut run);
             step.runs.push(run);
         }
         let complete = step.runs.len() == result.targets.len();
@@ -120,4 +115,19 @@ pub fn sweep(
         result.stopped_early = None; // it ended at its last level anyway
     }
     (result, failure)
+}
+
+/// How a sweep ended: interrupted, then shards missing from a merged sweep, then nothing
+/// answered (it measured no server: `answered` is false), else it ran.
+pub fn conclude(result: &SweepResult, partial: bool, answered: bool) -> herd_run::Conclusion {
+    use herd_run::Conclusion;
+    if result.interrupted {
+        Conclusion::Interrupted
+    } else if partial {
+        Conclusion::Partial
+    } else if !answered {
+        Conclusion::NothingAnswered
+    } else {
+        Conclusion::Ok
+    }
 }

@@ -85,11 +85,11 @@ pub struct Told {
 }
 
 impl herd_series::Observer for Told {
-    fn ran(&mut self, level: f64, target: &SweepTarget, _run: &RunResult) {
+    fn ran(&mut self, level: f64, target: &SweepTarget, _run: &mut RunResult) {
         self.ran.push((level, target.name.clone()));
     }
 
-    fn probed(&mut self, n: usize, judged: &Judged, _measured: &Measured) {
+    fn probed(&mut self, n: usize, judged: &Judged, _measured: &Measured, _run: &mut RunResult) {
         self.probed.push((n, judged.probe.level, judged.held()));
     }
 }

@@ -2,6 +2,7 @@
 //! goes (a `kill -9` mid-run, then `herd report` and `herd compare`), the HdrHistogram log (the
 //! Python `hdrhistogram` package), JUnit (Python's `junitparser`), CSV and Markdown.
 
+mod every_command;
 mod files;
 mod killed;
 mod otlp;

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""What `herd proxy` adds with no toxic (issue 32): the p99 it adds to a request at 10,000 req/s,
+measured side by side with a direct run, and whether its memory stays flat over a long run.
+
+    python3 bench/proxy_cost.py                     # p99 added, 5 rounds of 10 s, then RSS for 600 s
+    python3 bench/proxy_cost.py --rounds 8 --seconds 15 --rss-seconds 0
+    python3 bench/proxy_cost.py --rounds 0 --rss-seconds 3600
+
+nginx runs on CPU 0 with the proxy (the server's side), herd on CPU 1, as bench.py pins them.
+Each round runs herd direct and through the proxy back to back, alternating which goes first;
+the figure is the median over rounds of (p99 through - p99 direct). The bars: <= 0.1 ms added at
+p99; RSS flat (a least-squares slope of a few hundredths of a MB per minute, after the first
+minute). Run it on a quiet machine; figures go to bench/RESULTS.md.
+"""
+
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (the harness's nginx, pinning and tool checks)
+from rss_slope import rss_mb, slope_per_min  # noqa: E402
+
+RATE = 10000
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_proxy(upstream_port):
+    api, listen = free_port(), free_port()
+    proc = subprocess.Popen(["taskset", "-c", bench.SERVER_CPU, str(bench.HERD), "proxy",
+                             "--listen", f"127.0.0.1:{listen}", "--upstream", f"127.0.0.1:{upstream_port}",
+                             "--api", f"127.0.0.1:{api}", "--name", "bench"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", listen), timeout=0.2).close()
+            return proc, f"http://127.0.0.1:{listen}/"
+        except OSError:
+            if time.time() > deadline:
+                raise SystemExit("bench: herd proxy did not start")
+            time.sleep(0.05)
+
+
+def p99(url, seconds):
+    with tempfile.TemporaryDirectory() as d:
+        j = Path(d) / "r.json"
+        subprocess.run(["taskset", "-c", bench.CLIENT_CPU, str(bench.HERD), "run", "--rate", str(RATE),
+                        "-c", "50", "-t", "1", "-d", f"{seconds}s", "--json", str(j), url],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = json.loads(j.read_text())
+        return r["latency_ms"]["p99"], r["totals"]["ok"]
+
+
+def bench_p99(nginx, through, rounds, seconds):
+    added = []
+    for i in range(rounds):
+        order = [("direct", nginx.url), ("proxy", through)]
+        if i % 2:
+            order.reverse()
+        got = {name: p99(url, seconds) for name, url in order}
+        d = got["proxy"][0] - got["direct"][0]
+        added.append(d)
+        bench.log(f"round {i + 1}: p99 direct {got['direct'][0]:.3f} ms, through {got['proxy'][0]:.3f} ms, "
+                  f"added {d * 1000:.0f} us (ok {got['direct'][1]} / {got['proxy'][1]})")
+    if added:
+        m = statistics.median(added) * 1000
+        print(f"proxy p99 added at {RATE} req/s: median {m:.0f} us over {rounds} rounds "
+              f"(bar <= 100 us: {'met' if m <= 100 else 'NOT met'})")
+
+
+def bench_rss(proxy, through, seconds):
+    load = subprocess.Popen(["taskset", "-c", bench.CLIENT_CPU, str(bench.HERD), "run", "--rate", str(RATE),
+                             "-c", "50", "-t", "1", "-d", f"{seconds}s", through],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples, t0 = [], time.time()
+    while load.poll() is None:
+        r = rss_mb(proxy.pid)
+        if r is not None:
+            samples.append((time.time() - t0, r))
+        time.sleep(1)
+    skip = 60 if seconds >= 90 else seconds / 3
+    kept = [(t, r) for t, r in samples if t >= skip]
+    print(f"proxy RSS over {seconds} s at {RATE} req/s: {samples[0][1]:.1f} -> {samples[-1][1]:.1f} MB, "
+          f"slope {slope_per_min(kept):+.3f} MB/min after {skip:.0f} s")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--rss-seconds", type=int, default=600)
+    args = ap.parse_args()
+    bench.ensure_tools()
+    bench.build_herd()
+    bench.raise_nofile(65536)
+    nginx = bench.Nginx()
+    proxy, through = start_proxy(nginx.port)
+    try:
+        bench_p99(nginx, through, args.rounds, args.seconds)
+        if args.rss_seconds > 0:
+            bench_rss(proxy, through, args.rss_seconds)
+    finally:
+        proxy.terminate()
+        proxy.wait()
+        nginx.stop()
+
+
+if __name__ == "__main__":
+    main()

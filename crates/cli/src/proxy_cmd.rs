@@ -1,0 +1,98 @@
+//! `herd proxy`: the fault proxy (herd-proxy) until interrupted, driven through toxiproxy's API.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use herd_proxy::{Config, Server};
+use serde_json::json;
+
+const HELP: &str = "\
+The API is toxiproxy's: its CLI and client libraries drive herd's proxy unchanged, e.g.
+  toxiproxy-cli toxic add -t latency -a latency=50 db
+  curl -X POST localhost:8474/proxies/db/toxics -d '{\"type\":\"reset_peer\",\"attributes\":{\"timeout\":0}}'
+Toxics: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, packet_loss.
+Prometheus metrics at the API's /metrics. More: docs/proxy.md.
+
+Examples:
+  herd proxy --listen 127.0.0.1:6380 --upstream 127.0.0.1:6379 --name redis
+  herd proxy --config toxiproxy.json --seed 7";
+
+/// A TCP fault proxy with toxiproxy's API and toxics
+#[derive(clap::Args, Debug)]
+#[command(after_help = HELP)]
+pub struct ProxyArgs {
+    /// Where one proxy listens (with --upstream): HOST:PORT, or a port alone on 127.0.0.1
+    #[arg(long, value_name = "ADDR", requires = "upstream", value_parser = crate::serve::parse_listen)]
+    pub listen: Option<SocketAddr>,
+
+    /// Where that proxy forwards to: HOST:PORT
+    #[arg(long, value_name = "HOST:PORT", requires = "listen")]
+    pub upstream: Option<String>,
+
+    /// That proxy's name in the API
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "proxy",
+        requires = "listen"
+    )]
+    pub name: String,
+
+    /// Proxies from a file: toxiproxy's populate JSON (an array of {name, listen, upstream,
+    /// enabled}); herd also reads a `toxics` array in each
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Where the API listens
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8474", value_parser = crate::serve::parse_listen)]
+    pub api: SocketAddr,
+
+    /// Seed of the toxics' random choices (toxicity, jitter, slices, losses): a run repeats them
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+pub fn run(args: &ProxyArgs) -> anyhow::Result<()> {
+    let mut populate = Vec::new();
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --config {}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "--config {} is not JSON (toxiproxy's populate file: an array of proxies)",
+                path.display()
+            )
+        })?;
+        match v {
+            serde_json::Value::Array(list) => populate.extend(list),
+            _ => anyhow::bail!(
+                "--config {}: toxiproxy's populate file is a JSON array of proxies, \
+                 e.g. [{{\"name\": \"db\", \"listen\": \"127.0.0.1:5433\", \"upstream\": \"127.0.0.1:5432\"}}]",
+                path.display()
+            ),
+        }
+    }
+    if let (Some(listen), Some(upstream)) = (args.listen, &args.upstream) {
+        populate
+            .push(json!({"name": args.name, "listen": listen.to_string(), "upstream": upstream}));
+    }
+    let server = Server::start(Config {
+        api: args.api,
+        seed: args.seed,
+        populate: (!populate.is_empty()).then_some(serde_json::Value::Array(populate)),
+    })?;
+    println!(
+        "herd proxy: API on http://{} (toxiproxy's; TOXIPROXY_URL=http://{}), seed {}",
+        server.api_addr(),
+        server.api_addr(),
+        args.seed
+    );
+    for e in server.shared().lock().proxies.values() {
+        let state = if e.enabled { "" } else { " (disabled)" };
+        println!("  {}  {} -> {}{state}", e.name, e.listen, e.upstream);
+    }
+    loop {
+        std::thread::park();
+    }
+}

@@ -1,0 +1,304 @@
+//! `herd proxy` end to end: started as a user starts it, driven by toxiproxy's own CLI (its Go
+//! module, built by scripts/check), with nginx behind it and herd run and curl through it.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::common::*;
+
+/// toxiproxy's CLI as scripts/check builds it (or where TOXIPROXY_CLI says).
+fn toxiproxy_cli() -> PathBuf {
+    let path = std::env::var_os("TOXIPROXY_CLI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/herd/go-bin/toxiproxy-cli")
+        });
+    assert!(
+        path.exists(),
+        "toxiproxy-cli not found at {}: scripts/check builds it (go install \
+         github.com/Shopify/toxiproxy/v2/cmd/cli@v2.12.0), or set TOXIPROXY_CLI",
+        path.display()
+    );
+    path
+}
+
+/// `herd proxy` as a child process, killed when dropped.
+struct HerdProxy {
+    child: Child,
+    api: SocketAddr,
+    listen: SocketAddr,
+}
+
+impl HerdProxy {
+    fn start(upstream: SocketAddr, name: &str) -> HerdProxy {
+        let api: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let listen: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let child = herd()
+            .args(["proxy", "--name", name, "--seed", "1"])
+            .args([
+                "--listen",
+                &listen.to_string(),
+                "--upstream",
+                &upstream.to_string(),
+            ])
+            .args(["--api", &api.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn herd proxy");
+        wait_listening(api, "herd proxy's API");
+        wait_listening(listen, "herd proxy's listener");
+        HerdProxy { child, api, listen }
+    }
+
+    fn cli(&self, args: &[&str]) -> Output {
+        let out = Command::new(toxiproxy_cli())
+            .args(["--host", &format!("http://{}", self.api)])
+            .args(args)
+            .output()
+            .expect("run toxiproxy-cli");
+        assert!(
+            out.status.success(),
+            "toxiproxy-cli {args:?}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        out
+    }
+
+    /// The API's answer to a GET, as JSON.
+    fn api_get(&self, path: &str) -> serde_json::Value {
+        let text = get(self.api, path);
+        let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
+    }
+
+    /// A line of the API's /metrics, by its start.
+    fn metric(&self, prefix: &str) -> u64 {
+        let mut s = TcpStream::connect(self.api).unwrap();
+        write!(
+            s,
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {prefix} in /metrics:\n{text}"))
+    }
+}
+
+impl Drop for HerdProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A short closed-model run of one user: the p50 of its latency, in ms.
+fn p50(url: &str, dir: &TempDir, name: &str) -> f64 {
+    let r = Herd::new(&["run", "-c", "1", "-t", "1", "-n", "60", url])
+        .json(&dir.path(name))
+        .run()
+        .code(0)
+        .json();
+    assert_eq!(r["totals"]["ok"], 60, "{}", r["totals"]);
+    r["latency_ms"]["p50"].as_f64().unwrap()
+}
+
+#[test]
+fn toxiproxy_cli_adds_50ms_of_latency_that_herd_run_measures_and_removes_it() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-proxy");
+    let through = format!("http://{}/", proxy.listen);
+
+    // toxiproxy's CLI sees herd's proxy as its own.
+    let list = stdout(&proxy.cli(&["list"]));
+    assert!(
+        list.contains("web") && list.contains(&proxy.listen.to_string()),
+        "{list}"
+    );
+
+    let direct = p50(&nginx.url("/"), &dir, "direct.json");
+    proxy.cli(&["toxic", "add", "-t", "latency", "-a", "latency=50", "web"]);
+    let toxics = proxy.api_get("/proxies/web/toxics");
+    assert_eq!(toxics[0]["name"], "latency_downstream", "{toxics}");
+    assert_eq!(toxics[0]["attributes"]["latency"], 50);
+    let slowed = p50(&through, &dir, "slowed.json");
+    assert!(
+        (slowed - direct - 50.0).abs() <= 5.0,
+        "p50 through the 50 ms toxic {slowed:.3} ms, direct {direct:.3} ms"
+    );
+
+    proxy.cli(&["toxic", "remove", "-n", "latency_downstream", "web"]);
+    assert_eq!(proxy.api_get("/proxies/web/toxics"), serde_json::json!([]));
+    let healed = p50(&through, &dir, "healed.json");
+    eprintln!("p50 direct {direct:.3} ms, with the toxic {slowed:.3} ms, without {healed:.3} ms");
+    assert!(
+        (healed - direct).abs() <= 1.0,
+        "p50 through the proxy without toxic {healed:.3} ms, direct {direct:.3} ms"
+    );
+}
+
+/// `herd run -n N` through a proxy with one toxic added by toxiproxy's CLI; the JSON result.
+fn run_through_toxic(proxy: &HerdProxy, n: &str, toxic: &[&str]) -> serde_json::Value {
+    let mut args = vec!["toxic", "add"];
+    args.extend_from_slice(toxic);
+    args.push("web");
+    proxy.cli(&args);
+    let dir = TempDir::new("fault-proxy");
+    let ran = Herd::new(&[
+        "run",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "-n",
+        n,
+        &format!("http://{}/", proxy.listen),
+    ])
+    .json(&dir.path("r.json"))
+    .run();
+    let r = ran.json();
+    let t = &r["totals"];
+    let k = |key: &str| t[key].as_u64().unwrap();
+    assert_eq!(
+        k("scheduled"),
+        k("completed") + k("errors") + k("dropped"),
+        "{t}"
+    );
+    r
+}
+
+#[test]
+fn reset_peer_every_reset_is_an_error_herd_counts_as_the_proxy_does() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let r = run_through_toxic(
+        &proxy,
+        "200",
+        &["-t", "reset_peer", "-a", "timeout=0", "--tox", "0.3"],
+    );
+    let resets = proxy.metric("herd_proxy_resets_total{proxy=\"web\"}");
+    assert!(
+        resets > 0,
+        "toxicity 0.3 of 200 requests reset some connections"
+    );
+    assert_eq!(
+        r["errors"]["reset"].as_u64().unwrap_or(0),
+        resets,
+        "{}",
+        r["errors"]
+    );
+    assert_eq!(
+        r["totals"]["errors"].as_u64().unwrap(),
+        resets,
+        "{}",
+        r["totals"]
+    );
+    assert_eq!(r["totals"]["ok"].as_u64().unwrap(), 200 - resets);
+}
+
+#[test]
+fn limit_data_every_cut_response_is_an_error_herd_counts_as_the_proxy_does() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    // One whole response, then the connection is cut inside the second.
+    let one = get(nginx.addr, "/").len();
+    let bytes = format!("bytes={}", one + one / 2);
+    let r = run_through_toxic(&proxy, "200", &["-t", "limit_data", "-a", &bytes]);
+    let cuts = proxy.metric("herd_proxy_limit_closes_total{proxy=\"web\"}");
+    assert!(cuts > 0);
+    assert_eq!(
+        r["errors"]["eof"].as_u64().unwrap_or(0),
+        cuts,
+        "{}",
+        r["errors"]
+    );
+    assert_eq!(
+        r["totals"]["errors"].as_u64().unwrap(),
+        cuts,
+        "{}",
+        r["totals"]
+    );
+    assert_eq!(r["totals"]["ok"].as_u64().unwrap(), 200 - cuts);
+}
+
+#[test]
+fn curl_through_the_proxy_gets_nginxs_answer() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let out = Command::new("curl")
+        .args([
+            "-sS",
+            "--max-time",
+            "10",
+            &format!("http://{}/", proxy.listen),
+        ])
+        .output()
+        .expect("run curl");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "hello from nginx\n");
+    let received = proxy.metric("toxiproxy_proxy_received_bytes_total{direction=\"downstream\"");
+    let sent = proxy.metric("toxiproxy_proxy_sent_bytes_total{direction=\"downstream\"");
+    assert!(received > 17 && received == sent, "{received} {sent}");
+}
+
+#[test]
+fn an_http_toxic_answers_503_to_a_share_of_one_path_and_herd_counts_each() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let attrs = [
+        "-a",
+        "status=503",
+        "-a",
+        "rate=0.3",
+        "-a",
+        "path=/*",
+        "-a",
+        "method=GET",
+    ];
+    let mut toxic = vec!["-t", "http"];
+    toxic.extend_from_slice(&attrs);
+    let r = run_through_toxic(&proxy, "300", &toxic);
+    let hits = proxy.metric("herd_proxy_http_faults_total{proxy=\"web\"}");
+    assert!((40..=140).contains(&hits), "about 30% of 300: {hits}");
+    assert_eq!(
+        r["status"]["503"].as_u64().unwrap_or(0),
+        hits,
+        "{}",
+        r["status"]
+    );
+    assert_eq!(
+        r["status"]["200"].as_u64().unwrap_or(0),
+        300 - hits,
+        "{}",
+        r["status"]
+    );
+}
+
+#[test]
+fn an_http_toxic_truncating_bodies_is_an_eof_error_for_each_response_it_hit() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let r = run_through_toxic(
+        &proxy,
+        "100",
+        &["-t", "http", "-a", "truncate=5", "-a", "rate=0.5"],
+    );
+    let hits = proxy.metric("herd_proxy_http_faults_total{proxy=\"web\"}");
+    assert!(hits > 0);
+    assert_eq!(
+        r["errors"]["eof"].as_u64().unwrap_or(0),
+        hits,
+        "{}",
+        r["errors"]
+    );
+    assert_eq!(r["totals"]["ok"].as_u64().unwrap(), 100 - hits);
+}
