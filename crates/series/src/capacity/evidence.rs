@@ -305,7 +305,7 @@ mod tests {
             m
         };
         let broke = p99.verdict(&answered(998, 1_030.0, 1_100.0));
-        assert_eq!(broke, Verdict::Broke("p99 1.03 s >= 50 ms".into()));
+        assert_eq!(broke, Verdict::Broke("p99 1.03 s >= 50.0 ms".into()));
         assert_eq!(p99.verdict(&answered(999, 8.0, 9.0)), Verdict::Held);
         // Half of them unanswered: those could be the tail; too few to say it held.
         assert!(matches!(
