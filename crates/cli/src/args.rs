@@ -21,6 +21,11 @@ pub struct RunArgs {
     )]
     pub urls_file: Option<PathBuf>,
 
+    /// A workload file's requests go to this URL instead of its `target:` (Artillery's
+    /// --target), e.g. herd run shop.yaml --target http://staging:8080
+    #[arg(long = "target", value_name = "URL")]
+    pub target: Option<String>,
+
     /// Closed model: concurrent connections, each sending its next request when the last one
     /// answered. With --rate: the cap on connections, opened as the schedule needs them
     /// [default: 10, or 1000 with --rate]

@@ -2,7 +2,16 @@
 //! written with what was measured.
 
 use herd_engine::Control;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+static SIGNALS: AtomicU64 = AtomicU64::new(0);
+
+/// How many SIGINTs and SIGTERMs the process has had: the first stops the run, a later one
+/// ends what herd does after it (the wait for a last scrape of `--metrics-listen`).
+pub fn signals() -> u64 {
+    SIGNALS.load(Ordering::Relaxed)
+}
 
 /// Cancels `control` on the first SIGINT or SIGTERM, from a small thread of its own. Returns
 /// once the handlers are installed: on a loaded machine that thread may wait for a core while
@@ -27,11 +36,14 @@ pub fn cancel_on_signal(control: Arc<Control>) {
                     return;
                 };
                 let _ = ready.send(());
-                tokio::select! {
-                    _ = int.recv() => {}
-                    _ = term.recv() => {}
+                loop {
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                    SIGNALS.fetch_add(1, Ordering::Relaxed);
+                    control.cancel();
                 }
-                control.cancel();
             });
         });
     let installed = match spawned {

@@ -106,7 +106,7 @@ enum Command {
 
 fn main() {
     quiet_on_closed_stdout();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(serve::listen_values(std::env::args_os().collect()));
     let code = match &cli.command {
         Command::Run(a) => run::cmd(a),
         Command::Serve(a) => serve::run(a)

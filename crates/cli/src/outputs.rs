@@ -41,7 +41,8 @@ pub struct OutputArgs {
     #[arg(long = "summary-md", value_name = "FILE", help_heading = "Outputs")]
     pub summary_md: Option<PathBuf>,
     /// Serve the run's metrics for Prometheus at http://ADDR/metrics while it runs (a port alone
-    /// means 127.0.0.1); after the end it waits up to 10 s for a last scrape
+    /// means 127.0.0.1); after the summary it waits up to 10 s for a last scrape, and says so
+    /// (Ctrl-C skips the wait)
     #[arg(long = "metrics-listen", value_name = "ADDR", value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Push the same series to a Prometheus remote-write receiver every 5 s and at the end
@@ -57,7 +58,8 @@ pub struct OutputArgs {
     pub otlp: Option<String>,
     /// Serve a live dashboard of the run (of a sweep or capacity search: the run going on, and a
     /// table of the levels growing level by level): one page updated every second, at http://ADDR/
-    /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; write --dashboard=ADDR]
+    /// [default: 127.0.0.1:5665; a port alone means 127.0.0.1; --dashboard=ADDR or
+    /// --dashboard ADDR]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = herd_live::dashboard::DEFAULT_ADDR, value_parser = crate::serve::parse_listen, help_heading = "Outputs")]
     pub dashboard: Option<std::net::SocketAddr>,
     /// Let the dashboard's page stop the run, as Ctrl-C does (summary and files kept); on an
@@ -95,6 +97,7 @@ impl OutputArgs {
             dashboard: self.dashboard,
             dashboard_control: self.dashboard_control,
             record: self.record.clone(),
+            interrupts: Some(crate::interrupt::signals),
         })
     }
 

@@ -21,7 +21,10 @@ pub fn spec(a: &RunArgs) -> RunSpec {
     };
     let file = a.workload_file();
     let source = match (&file, &a.urls_file) {
-        (Some(path), _) => Source::Workload { path: path.clone() },
+        (Some(path), _) => Source::Workload {
+            path: path.clone(),
+            target: a.target.clone(),
+        },
         (None, None) if a.script.is_some() => Source::Script {
             url: a.url.clone().unwrap_or_default(),
             script: a.script.clone().unwrap_or_default(),
@@ -69,6 +72,12 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
             "-s/--script drives a URL, not a workload file ({}): give the URL the script \
              loads",
             file.display()
+        )));
+    }
+    if let (None, Some(url)) = (a.workload_file(), &a.target) {
+        return Err(Exit::bad_input(format!(
+            "--target {url} aims a workload file at another host: give the file (herd run \
+             shop.yaml --target {url}), or give a URL alone"
         )));
     }
     let mut spec = spec(a);

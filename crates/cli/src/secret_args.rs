@@ -6,8 +6,9 @@ use herd_result::redact::Redaction;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct SecretArgs {
-    /// Also mask this header in every output, as Authorization, Proxy-Authorization, Cookie and
-    /// Set-Cookie always are (repeatable), e.g. --redact X-Api-Key
+    /// Also mask this header in every output, as Authorization, Proxy-Authorization, Cookie,
+    /// Set-Cookie and headers named like a token, key or secret always are (repeatable), e.g.
+    /// --redact X-Customer-Id
     #[arg(long = "redact", value_name = "HEADER")]
     pub redact: Vec<String>,
 

@@ -24,7 +24,7 @@ pub fn runs_for(
 ) -> Result<Box<dyn Runs>, Exit> {
     let r = request;
     let source = match herd_run::workload_path(target) {
-        Some(path) => Source::Workload { path },
+        Some(path) => Source::Workload { path, target: None },
         None => Source::Url {
             url: target.to_owned(),
         },

@@ -63,6 +63,46 @@ pub struct ServeArgs {
 
 /// A listen address as people write it. A port alone binds loopback, not every interface: a mock
 /// server is for tests on this machine, and exposing it takes an explicit `0.0.0.0:PORT`.
+/// `--dashboard 127.0.0.1:5665 URL`, a space where `=` was required (the address is
+/// optional, so clap takes the next word as the URL): the word after `--dashboard` is its value
+/// when it is an address or a port; a word that means to be one and is not (`localhost:99999`)
+/// ends herd here with how to write it.
+pub(crate) fn listen_values(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut args = args.into_iter().peekable();
+    while let Some(a) = args.next() {
+        let next = args.peek().and_then(|n| n.to_str()).map(str::to_owned);
+        let Some(next) = next.filter(|_| a == "--dashboard") else {
+            out.push(a);
+            continue;
+        };
+        let addressy = !next.starts_with('-')
+            && !next.contains("://")
+            && !next.ends_with(".yaml")
+            && !next.ends_with(".yml")
+            && (next.contains(':') || next.bytes().all(|b| b.is_ascii_digit()));
+        if !addressy {
+            out.push(a);
+            continue;
+        }
+        match parse_listen(&next) {
+            Ok(_) => {
+                out.push(format!("--dashboard={next}").into());
+                args.next();
+            }
+            Err(e) => {
+                eprintln!(
+                    "herd: --dashboard {next}: {e}; write --dashboard=HOST:PORT (or --dashboard \
+                     alone for {})",
+                    herd_live::dashboard::DEFAULT_ADDR
+                );
+                std::process::exit(crate::exit::BAD_INPUT);
+            }
+        }
+    }
+    out
+}
+
 pub(crate) fn parse_listen(s: &str) -> Result<SocketAddr, String> {
     use std::net::{Ipv4Addr, ToSocketAddrs};
     let t = s.trim();

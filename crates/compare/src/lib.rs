@@ -240,19 +240,15 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
     let metrics = METRICS
         .iter()
         .map(|m| {
-            let values: Vec<_> = runs.iter().map(|(_, r)| Some(value(m.key, r))).collect();
+            let values: Vec<_> = runs.iter().map(|(_, r)| value(m.key, r)).collect();
+            // A figure one side did not record (a partial result's) is never judged.
             let changes = runs
                 .iter()
                 .skip(1)
                 .map(|(_, r)| {
+                    let (base, new) = (value(m.key, runs[0].1)?, value(m.key, r)?);
                     let noise = judge(m.key, runs[0].1, r);
-                    Some(change(
-                        m,
-                        value(m.key, runs[0].1),
-                        value(m.key, r),
-                        noise,
-                        threshold,
-                    ))
+                    Some(change(m, base, new, noise, threshold))
                 })
                 .collect();
             MetricRow {
@@ -307,10 +303,10 @@ pub fn change(m: &Metric, base: f64, new: f64, noise: Noise, threshold: f64) -> 
     }
 }
 
-/// The whole-run value of a metric.
-fn value(key: &str, r: &RunResult) -> f64 {
+/// The whole-run value of a metric; `None` where the result did not record it.
+fn value(key: &str, r: &RunResult) -> Option<f64> {
     let l = &r.latency_ms;
-    match key {
+    Some(match key {
         "throughput" => r.throughput_rps,
         "error_rate" => error_rate(r),
         "p50" => l.p50,
@@ -321,9 +317,10 @@ fn value(key: &str, r: &RunResult) -> f64 {
         "p999" => l.p999,
         "max" => l.max,
         "mean" => l.mean,
+        "bytes" if !r.recorded("response_bytes") => return None,
         "bytes" => r.response_bytes.mean,
         _ => unreachable!("unknown metric {key}"),
-    }
+    })
 }
 
 /// The share of scheduled requests that were not ok (docs/results.md).

@@ -69,5 +69,6 @@ pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::{target_at, Record};
 pub use transport::{
-    Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, ThinVec, Transport,
+    Body, Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, ThinVec,
+    Transport,
 };

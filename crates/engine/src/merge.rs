@@ -130,10 +130,14 @@ pub(crate) fn merge<R: ScriptReport>(
     let interrupted = cancelled_at.is_some() || shared.control.is_cancelled();
     // The measured window ends with the schedule, stretched by answers that came in the drain
     // after it (they are counted, so their time is too: throughput is never divided by less
-    // time than it took); an interrupted run ends when it was interrupted, not after the grace.
+    // time than it took); an interrupted run ends when it was interrupted, not after the grace;
+    // one whose every user stopped before the schedule's end (a script's `wrk.thread:stop()`)
+    // ends when they stopped: no seconds that never happened. Stages that ramp down to no
+    // user end with their own length: the quiet end was planned.
     let scheduled_end = plan.length().map(|l| shared.start + l);
     let end = match (cancelled_at, scheduled_end) {
         (Some(c), Some(e)) => c.min(e.max(w.last_done.unwrap_or(e))),
+        (None, Some(e)) if now < e && plan.stages.is_empty() => now,
         (Some(c), None) => c,
         (None, Some(e)) => e.max(w.last_done.unwrap_or(e).min(e + plan.drain())),
         (None, None) => w.last_done.unwrap_or(now),

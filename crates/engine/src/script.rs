@@ -62,16 +62,17 @@ pub trait Script: 'static {
     fn next(&self, user: &mut Self::User, last: Last<'_>, ctx: Ctx) -> Action;
 
     /// Judges a full response to `req` (status and checks) before it is recorded; the message
-    /// says why it failed.
+    /// says why it failed. A script that cannot judge it (its hook raised) makes it an error
+    /// (`ErrorKind::Lua`): counted with the other errors, in totals and thresholds alike.
     fn judge(
         &self,
         user: &mut Self::User,
         req: &Request,
         resp: &Response,
         ctx: Ctx,
-    ) -> (Verdict, Option<String>) {
+    ) -> Result<(Verdict, Option<String>), Failure> {
         let _ = (user, req, ctx);
-        default_verdict(resp)
+        Ok(default_verdict(resp))
     }
 
     /// What this thread's script counted since the last call: the worker hands it over with

@@ -76,7 +76,56 @@ pub struct Parts {
     pub path: String,
     /// Headers other than `Host`, in order, as sent.
     pub headers: Vec<(String, String)>,
-    pub body: Arc<[u8]>,
+    pub body: Body,
+}
+
+/// A request's body, held once: most often the tail of the request's own HTTP/1.1 bytes (head,
+/// then body), so HTTP/2 and HTTP/3 send the same bytes without a second copy of a large body.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    bytes: Option<Arc<[u8]>>,
+    start: usize,
+}
+
+impl Body {
+    /// The bytes of `all` from `start` on.
+    pub fn tail(all: Arc<[u8]>, start: usize) -> Body {
+        assert!(start <= all.len(), "a body starts inside its request");
+        Body {
+            bytes: Some(all),
+            start,
+        }
+    }
+}
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.bytes {
+            Some(b) => &b[self.start..],
+            None => &[],
+        }
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Body) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Body {}
+
+impl From<Vec<u8>> for Body {
+    fn from(v: Vec<u8>) -> Body {
+        Body::tail(v.into(), 0)
+    }
+}
+
+impl From<&[u8]> for Body {
+    fn from(v: &[u8]) -> Body {
+        Body::tail(v.into(), 0)
+    }
 }
 
 /// What came back. Reused across exchanges on a connection to avoid allocating per request.

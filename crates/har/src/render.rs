@@ -1,8 +1,9 @@
 //! The workload file: YAML written by hand (as `herd model` does for logs) so every choice
 //! carries a comment saying where it came from.
 
+use crate::secret::secret_field;
 use crate::select::LeftOut;
-use crate::step::{Body, Extract, Json, Piece, Step, Text};
+use crate::step::{Body, Extract, Extraction, Json, Piece, Step, Text};
 use std::fmt::Write;
 
 /// A YAML scalar that reads back as exactly `s`: single-quoted when it can be, else
@@ -80,6 +81,22 @@ fn json(j: &Json, out: &mut String) {
 }
 
 /// The first characters of a recorded value, enough to recognise it in the HAR file.
+/// The recorded value of an extraction, for its comment: a credential's (named like one, or
+/// sent again in a header that carries one) only by its length, never in part.
+fn recorded(x: &Extraction, arg: &str, user: &Step) -> String {
+    let in_secret_header = user.headers.iter().any(|(name, t)| {
+        crate::secret::secret_header(name)
+            && t.0
+                .iter()
+                .any(|p| matches!(p, Piece::Var(v) if *v == x.var))
+    });
+    if in_secret_header || secret_field(&x.var) || secret_field(arg) {
+        format!("a credential of {} characters", x.value.chars().count())
+    } else {
+        format!("'{}'", short(&x.value))
+    }
+}
+
 fn short(v: &str) -> String {
     if v.chars().count() <= 12 {
         return v.to_owned();
@@ -183,10 +200,10 @@ pub fn step(w: &mut String, s: &Step, steps: &[Step], defaults: &[(String, Strin
             };
             let _ = writeln!(
                 w,
-                "          {}: {{ {kind}: {} }}   # '{}' in the recording, sent again by {}",
+                "          {}: {{ {kind}: {} }}   # {} in the recording, sent again by {}",
                 x.var,
                 quote(arg),
-                short(&x.value),
+                recorded(x, arg, &steps[x.used_by]),
                 steps[x.used_by].label()
             );
         }

@@ -8,7 +8,7 @@ use crate::har::Entry;
 use crate::step::{Body, Piece, Step, Text};
 use std::collections::{BTreeMap, HashSet};
 
-fn secret_header(name: &str) -> bool {
+pub(crate) fn secret_header(name: &str) -> bool {
     if anti_forgery(name) {
         return false;
     }

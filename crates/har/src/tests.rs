@@ -274,6 +274,12 @@ fn a_key_a_page_script_holds_is_taken_from_the_page() {
         "{y}"
     );
     assert!(y.contains("'X-Api-Key': '{{apikey}}'"), "{y}");
+    // The comment wrote the key's first ten characters ("'k3y0123456...' in the recording").
+    assert!(!y.contains("k3y0"), "{y}");
+    assert!(
+        y.contains("# a credential of 13 characters in the recording"),
+        "{y}"
+    );
     compiles(&y, &[]);
 }
 

@@ -49,6 +49,11 @@ pub enum HttpError {
     BadHeaderName { name: String },
     #[error("value of header {name:?} contains CR, LF or NUL")]
     BadHeaderValue { name: String },
+    #[error("cannot read the body file {path}: {source}")]
+    BodyFile {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("Content-Length header says {declared:?} but the body has {actual} bytes")]
     ContentLength { declared: String, actual: usize },
     #[error("host {host:?} is not a valid TLS server name")]

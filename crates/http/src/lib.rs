@@ -55,7 +55,7 @@ pub use herd_h2::Settings as H2Settings;
 pub use parse::ResponseParser;
 pub use protocol::Protocol;
 pub use proxy::Proxy;
-pub use request::{closing, parts, prepare, serialize, with_closing, RequestSpec};
+pub use request::{closing, parts, prepare, prepare_with, serialize, with_closing, RequestSpec};
 pub use route::{Route, RouteError};
 pub use session::HttpSession;
 pub use target::{Scheme, Target};

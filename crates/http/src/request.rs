@@ -3,7 +3,7 @@
 
 use crate::target::UrlParts;
 use crate::{HttpError, Target};
-use herd_engine::{Parts, Request};
+use herd_engine::{Body, Parts, Request};
 use std::sync::Arc;
 
 const USER_AGENT: &str = concat!("herd/", env!("CARGO_PKG_VERSION"));
@@ -35,15 +35,49 @@ impl RequestSpec {
 
 /// Serializes `spec` and marks HEAD requests so the transport expects no body.
 pub fn prepare(target: &Target, spec: &RequestSpec) -> Result<Request, HttpError> {
-    let mut req = Request::new(serialize(target, spec)?);
+    prepare_with(target, spec, spec.body.len(), |b| {
+        b.copy_from_slice(&spec.body);
+        Ok(())
+    })
+}
+
+/// [`prepare`] with a body of `len` bytes that `fill` writes straight into the request's own
+/// bytes (`spec.body` is not read): a large body (`--body-file`) is held once, the HTTP/1.1
+/// bytes and the HTTP/2 and HTTP/3 parts sharing it, rather than read, then copied.
+pub fn prepare_with(
+    target: &Target,
+    spec: &RequestSpec,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), HttpError>,
+) -> Result<Request, HttpError> {
+    let head = serialize_head(target, spec, len)?;
+    // One allocation of the final size (a `TrustedLen` iterator), filled in place: a `Vec`
+    // turned into an `Arc` would be copied, twice the body at the peak.
+    let mut bytes: Arc<[u8]> = head
+        .iter()
+        .copied()
+        .chain(std::iter::repeat_n(0, len))
+        .collect();
+    let only = Arc::get_mut(&mut bytes).expect("a request's bytes are not shared yet");
+    fill(&mut only[head.len()..])?;
+    let mut parts = bodiless_parts(target, spec)?;
+    parts.body = Body::tail(Arc::clone(&bytes), head.len());
+    let mut req = Request::new(bytes);
     req.head = spec.method == "HEAD";
-    req.parts = Some(Arc::new(parts(target, spec)?));
+    req.parts = Some(Arc::new(parts));
     Ok(req)
 }
 
 /// What `spec` asks of `target`, as HTTP/2 and HTTP/3 encode it: the pseudo-headers' values and
 /// the headers HTTP/1.1 would send, but `Host` (`:authority`) and the connection-specific ones.
 pub fn parts(target: &Target, spec: &RequestSpec) -> Result<Parts, HttpError> {
+    let mut parts = bodiless_parts(target, spec)?;
+    parts.body = spec.body.as_slice().into();
+    Ok(parts)
+}
+
+/// [`parts`] without the body, which its caller holds.
+fn bodiless_parts(target: &Target, spec: &RequestSpec) -> Result<Parts, HttpError> {
     let path = request_target(target, &spec.path)?;
     let mut authority = target.authority().to_owned();
     let mut headers = Vec::with_capacity(spec.headers.len() + 2);
@@ -75,7 +109,7 @@ pub fn parts(target: &Target, spec: &RequestSpec) -> Result<Parts, HttpError> {
         authority,
         path,
         headers,
-        body: spec.body.clone().into(),
+        body: Body::default(),
     })
 }
 
@@ -109,6 +143,13 @@ pub fn closing(request: &[u8]) -> Option<Vec<u8>> {
 /// `Accept`, the user's headers, `Content-Length` when there is a body (or the method usually
 /// carries one), then the body.
 pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpError> {
+    let mut out = serialize_head(target, spec, spec.body.len())?;
+    out.extend_from_slice(&spec.body);
+    Ok(out)
+}
+
+/// The head [`serialize`] writes for a body of `len` bytes (`spec.body` is not read).
+fn serialize_head(target: &Target, spec: &RequestSpec, len: usize) -> Result<Vec<u8>, HttpError> {
     if spec.method.is_empty() || !spec.method.bytes().all(is_tchar) {
         return Err(HttpError::BadMethod {
             method: spec.method.clone(),
@@ -134,10 +175,10 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
         }
     }
     if let Some(declared) = user_length {
-        if declared.parse::<usize>().ok() != Some(spec.body.len()) {
+        if declared.parse::<usize>().ok() != Some(len) {
             return Err(HttpError::ContentLength {
                 declared: declared.to_owned(),
-                actual: spec.body.len(),
+                actual: len,
             });
         }
     }
@@ -147,7 +188,7 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case(default))
     };
-    let mut out = Vec::with_capacity(128 + path.len() + spec.body.len());
+    let mut out = Vec::with_capacity(128 + path.len());
     push_all(&mut out, &[&spec.method, " ", &path, " HTTP/1.1\r\n"]);
     for (name, value) in [
         ("Host", target.authority()),
@@ -167,14 +208,10 @@ pub fn serialize(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, HttpErr
     }
     // nginx and others answer 411 to a POST without a length, even an empty one.
     let expects_body = matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH");
-    if user_length.is_none() && !user_chunked && (!spec.body.is_empty() || expects_body) {
-        push_all(
-            &mut out,
-            &["Content-Length: ", &spec.body.len().to_string(), "\r\n"],
-        );
+    if user_length.is_none() && !user_chunked && (len > 0 || expects_body) {
+        push_all(&mut out, &["Content-Length: ", &len.to_string(), "\r\n"]);
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&spec.body);
     Ok(out)
 }
 

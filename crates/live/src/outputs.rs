@@ -40,6 +40,8 @@ pub struct OutputSpec {
     pub dashboard_control: bool,
     /// The dashboard's events as NDJSON.
     pub record: Option<PathBuf>,
+    /// How many Ctrl-Cs the process has had: one more ends the wait for a last scrape.
+    pub interrupts: Option<fn() -> u64>,
 }
 
 impl OutputSpec {
@@ -111,7 +113,10 @@ impl Outputs {
                     )
                 })?;
                 eprintln!("herd: metrics at http://{}/metrics", m.local_addr());
-                Some(m)
+                Some(match spec.interrupts {
+                    Some(count) => m.skipped_by(count),
+                    None => m,
+                })
             }
             None => None,
         };

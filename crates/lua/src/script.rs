@@ -5,7 +5,8 @@ use crate::split::split;
 use crate::state::message;
 use crate::thread::Thread;
 use crate::Tally;
-use herd_engine::{Action, Ctx, Last, Request, Response, Script};
+use herd_engine::metrics::{ErrorKind, Verdict};
+use herd_engine::{default_verdict, Action, Ctx, Failure, Last, Request, Response, Script};
 use mlua::{Function, Lua, Table, Value};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -184,6 +185,21 @@ impl Script for WrkScript {
         }
     }
 
+    /// wrk's `response()`: one that raises makes the response an error (`lua`), counted in
+    /// the totals and thresholds as every other error is.
+    fn judge(
+        &self,
+        _user: &mut WrkUser,
+        _req: &Request,
+        resp: &Response,
+        _ctx: Ctx,
+    ) -> Result<(Verdict, Option<String>), Failure> {
+        match self.respond(resp) {
+            Ok(()) => Ok(default_verdict(resp)),
+            Err(e) => Err(Failure::new(ErrorKind::Lua, message(&e))),
+        }
+    }
+
     fn next(&self, user: &mut WrkUser, last: Last<'_>, _ctx: Ctx) -> Action {
         if self.thread.is_stopped() {
             return Action::Stop;
@@ -198,10 +214,8 @@ impl Script for WrkScript {
                 }
             },
             Last::Woke => self.begin(user),
-            Last::Response(resp) => {
-                if let Err(e) = self.respond(resp) {
-                    self.tally.add(message(&e));
-                }
+            // `response()` ran in `judge`, before the response was recorded.
+            Last::Response(_) => {
                 if self.thread.is_stopped() {
                     return Action::Stop;
                 }

@@ -56,10 +56,13 @@ pub enum ErrorKind {
     H3StreamReset,
     /// HTTP/3: the frames or QPACK header block the server sent are not valid.
     H3Protocol,
+    /// A script's hook raised while judging the response (wrk's `response()`, a workload's
+    /// `lua:` check): the response is not a valid one for the script, so it is an error.
+    Lua,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -81,6 +84,7 @@ impl ErrorKind {
         ErrorKind::QuicProtocol,
         ErrorKind::H3StreamReset,
         ErrorKind::H3Protocol,
+        ErrorKind::Lua,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -112,6 +116,7 @@ impl ErrorKind {
             ErrorKind::QuicProtocol => "quic_protocol",
             ErrorKind::H3StreamReset => "h3_stream_reset",
             ErrorKind::H3Protocol => "h3_protocol",
+            ErrorKind::Lua => "lua",
         }
     }
 
@@ -301,7 +306,8 @@ mod tests {
                 "quic_closed",
                 "quic_protocol",
                 "h3_stream_reset",
-                "h3_protocol"
+                "h3_protocol",
+                "lua"
             ]
         );
     }

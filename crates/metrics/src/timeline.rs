@@ -1,5 +1,5 @@
 use crate::stats::micros;
-use crate::{ByName, ErrorKind, Outcome, SecondLatency, Verdict};
+use crate::{ByName, ErrorKind, Outcome, SecondLatency, StatusCounts, Verdict};
 use herd_spill::{get_varint, put_varint, Spilled};
 use herd_spill::{Spill, SpillError};
 use std::collections::btree_map::Entry;
@@ -21,6 +21,14 @@ pub struct Second {
     /// Status counts by class: index 1 = 1xx … 5 = 5xx, 0 = anything else.
     pub status_class: [u64; 6],
     pub bytes_received: u64,
+    /// Bytes written for the requests that ended in this second.
+    pub bytes_sent: u64,
+    /// The responses' body bytes: their sum, smallest and largest (`u64::MAX` and 0 with none).
+    pub body_bytes: u64,
+    pub body_min: u64,
+    pub body_max: u64,
+    /// Responses by status code: a run killed before its end still tells its codes.
+    pub status: StatusCounts,
     /// Latency of the responses that ended in this second, in microseconds (requests that got
     /// no response are counted in `errors` only).
     pub latency: SecondLatency,
@@ -40,6 +48,11 @@ impl Second {
             errors: [0; ErrorKind::COUNT],
             status_class: [0; 6],
             bytes_received: 0,
+            bytes_sent: 0,
+            body_bytes: 0,
+            body_min: u64::MAX,
+            body_max: 0,
+            status: StatusCounts::default(),
             latency: SecondLatency::default(),
             service: SecondLatency::default(),
             by_name: ByName::default(),
@@ -60,6 +73,7 @@ impl Second {
     #[inline]
     pub(crate) fn count(&mut self, o: &Outcome) {
         self.bytes_received += o.bytes_received;
+        self.bytes_sent += o.bytes_sent;
         match o.result {
             Ok(v) => {
                 match v {
@@ -68,6 +82,10 @@ impl Second {
                 }
                 let class = (o.status / 100) as usize;
                 self.status_class[if (1..=5).contains(&class) { class } else { 0 }] += 1;
+                self.status.add(o.status, 1);
+                self.body_bytes += o.body_bytes;
+                self.body_min = self.body_min.min(o.body_bytes);
+                self.body_max = self.body_max.max(o.body_bytes);
             }
             Err(k) => self.errors[k.index()] += 1,
         }
@@ -92,6 +110,13 @@ impl Second {
             *a += b;
         }
         self.bytes_received += other.bytes_received;
+        self.bytes_sent += other.bytes_sent;
+        self.body_bytes += other.body_bytes;
+        self.body_min = self.body_min.min(other.body_min);
+        self.body_max = self.body_max.max(other.body_max);
+        for (code, n) in other.status.iter() {
+            self.status.add(code, n);
+        }
         self.latency.add(&other.latency);
         self.service.add(&other.service);
         self.by_name.merge(&other.by_name);
@@ -110,6 +135,7 @@ impl Second {
             + self.latency.heap_bytes()
             + self.service.heap_bytes()
             + self.by_name.held_bytes()
+            + self.status.heap_bytes()
     }
 }
 
@@ -117,9 +143,23 @@ impl Second {
 impl Spilled for Second {
     fn encode(&self, out: &mut Vec<u8>) {
         debug_assert!(self.by_name.is_empty(), "only sealed seconds are spilled");
-        let counts = [self.index, self.ok, self.failed, self.bytes_received];
+        let counts = [
+            self.index,
+            self.ok,
+            self.failed,
+            self.bytes_received,
+            self.bytes_sent,
+            self.body_bytes,
+            self.body_min,
+            self.body_max,
+        ];
         for v in counts.iter().chain(&self.errors).chain(&self.status_class) {
             put_varint(out, *v);
+        }
+        put_varint(out, self.status.iter().count() as u64);
+        for (code, n) in self.status.iter() {
+            put_varint(out, u64::from(code));
+            put_varint(out, n);
         }
         self.latency.encode(out);
         self.service.encode(out);
@@ -130,8 +170,16 @@ impl Spilled for Second {
         s.ok = get_varint(input)?;
         s.failed = get_varint(input)?;
         s.bytes_received = get_varint(input)?;
+        s.bytes_sent = get_varint(input)?;
+        s.body_bytes = get_varint(input)?;
+        s.body_min = get_varint(input)?;
+        s.body_max = get_varint(input)?;
         for v in s.errors.iter_mut().chain(s.status_class.iter_mut()) {
             *v = get_varint(input)?;
+        }
+        for _ in 0..get_varint(input)? {
+            let code = u16::try_from(get_varint(input)?).ok()?;
+            s.status.add(code, get_varint(input)?);
         }
         s.latency = SecondLatency::decode(input)?;
         s.service = SecondLatency::decode(input)?;
@@ -315,9 +363,10 @@ mod tests {
             at.push(t.held_bytes());
         }
         // Past the first minute each new second adds its sealed summaries (latency and service
-        // time) and nothing else: 40 MB a day.
+        // time), its bytes, body sizes and status codes (what a killed run's file reports), and
+        // nothing else: 50 MB a day (older seconds wait on disk: `spill_below`).
         let per_second = (at[599] - at[299]) / 300;
-        assert!(per_second <= 512, "{per_second} bytes per second");
+        assert!(per_second <= 576, "{per_second} bytes per second");
         assert_eq!(at[599] - at[499], at[499] - at[399]);
         // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
         assert!(at[119] < 60 * 65_536, "{}", at[119]);

@@ -38,7 +38,13 @@ pub fn render_compare_text(c: &Comparison, out: &mut impl Write) -> fmt::Result 
         )?;
         for row in &c.metrics {
             let key = if row.metric.gates { "*" } else { "" };
-            metric_line(out, &format!("{}{key}", row.metric.label), row, i)?;
+            metric_line(
+                out,
+                &format!("{}{key}", row.metric.label),
+                row,
+                i,
+                "not recorded",
+            )?;
         }
         let names: Vec<_> = c
             .names
@@ -53,6 +59,7 @@ pub fn render_compare_text(c: &Comparison, out: &mut impl Write) -> fmt::Result 
                     &format!("{} {}", n.name, n.row.metric.label),
                     &n.row,
                     i,
+                    "-",
                 )?;
             }
         }
@@ -65,8 +72,15 @@ pub fn render_compare_text(c: &Comparison, out: &mut impl Write) -> fmt::Result 
     verdict(c, out)
 }
 
-fn metric_line(out: &mut impl Write, label: &str, row: &MetricRow, run: usize) -> fmt::Result {
-    let show = |v: Option<f64>| v.map_or("-".to_owned(), |v| value(row.metric.unit, v));
+/// One metric's row; `missing` stands for a value the run does not have.
+fn metric_line(
+    out: &mut impl Write,
+    label: &str,
+    row: &MetricRow,
+    run: usize,
+    missing: &str,
+) -> fmt::Result {
+    let show = |v: Option<f64>| v.map_or(missing.to_owned(), |v| value(row.metric.unit, v));
     let Some(c) = row.changes[run - 1] else {
         return writeln!(
             out,

@@ -64,6 +64,9 @@ fn shards(r: &RunResult, h: &crate::ShardHeader, out: &mut impl Write) -> fmt::R
 /// Longest error sample shown; the JSON keeps the whole message.
 const SAMPLE_CHARS: usize = 80;
 
+/// What a partial result's file did not carry (never shown as 0).
+const NOT_RECORDED: &str = "not recorded";
+
 /// Writes the human summary of a run.
 pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     header(r, out)?;
@@ -112,11 +115,15 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             0.0
         }
     };
+    let out_rate = if r.recorded("bytes_sent") {
+        format!("{}/s", bytes(per_s(t.bytes_sent)))
+    } else {
+        NOT_RECORDED.to_owned()
+    };
     let body = format!(
-        "{} req/s   net I/O {}/s in, {}/s out",
+        "{} req/s   net I/O {}/s in, {out_rate} out",
         rate(r.throughput_rps),
         bytes(per_s(t.bytes_received)),
-        bytes(per_s(t.bytes_sent))
     );
     line(out, "throughput", &body)?;
     latency(&r.latency_ms, out)?;
@@ -175,7 +182,11 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         "herd run {}  {how}, {}",
         r.target,
         duration_s(r.duration_s)
-    )
+    )?;
+    for said in r.overrides() {
+        writeln!(out, "  {said}")?;
+    }
+    Ok(())
 }
 
 /// With checks, `ok` means the checks passed, so a 401 a check expected is ok: say so, or a
@@ -260,12 +271,19 @@ fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         return line(out, "responses", "none");
     }
     let b = &r.response_bytes;
-    let mut body = format!(
-        "min {}  mean {}  max {}   status",
-        bytes(b.min as f64),
-        bytes(b.mean),
-        bytes(b.max as f64)
-    );
+    let mut body = if r.recorded("response_bytes") {
+        format!(
+            "min {}  mean {}  max {}   status",
+            bytes(b.min as f64),
+            bytes(b.mean),
+            bytes(b.max as f64)
+        )
+    } else {
+        format!("size {NOT_RECORDED}   status")
+    };
+    if !r.recorded("status") {
+        write!(body, " codes {NOT_RECORDED} (classes in the timeline)")?;
+    }
     for (code, n) in &r.status {
         write!(body, " {code}: {}", count(*n))?;
     }
@@ -326,12 +344,26 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         crate::Model::Open => "send lag",
         crate::Model::Closed => "loop delay",
     };
+    let known = |figure: &str, text: String| {
+        if r.recorded(figure) {
+            text
+        } else {
+            NOT_RECORDED.to_owned()
+        }
+    };
+    let split = if r.recorded("cpu_split") {
+        format!(
+            "user {}, sys {}",
+            duration_s(g.cpu_user_s),
+            duration_s(g.cpu_sys_s)
+        )
+    } else {
+        format!("user and sys {NOT_RECORDED}")
+    };
     let mut body = format!(
-        "cpu {} (user {}, sys {})  {lag} p99 {}  verdict: {verdict}",
-        percent(g.cpu_percent),
-        duration_s(g.cpu_user_s),
-        duration_s(g.cpu_sys_s),
-        duration_ms(g.send_lag_p99_ms)
+        "cpu {} ({split})  {lag} p99 {}  verdict: {verdict}",
+        known("cpu", percent(g.cpu_percent)),
+        known("send_lag", duration_ms(g.send_lag_p99_ms))
     );
     if let (Some(fds), Some(limit)) = (g.fds_peak, g.fd_limit) {
         body.push_str(&format!(

@@ -51,7 +51,12 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     let whole = Whole::of(&input);
-    let mut warnings = crate::answers::answer_warnings(totals.completed, totals.errors, &status);
+    // A response a script could not judge (`lua`) is an error, but the server answered.
+    let mut warnings = crate::answers::answer_warnings(
+        totals.completed + s.errors.counts[herd_metrics::ErrorKind::Lua.index()],
+        totals.errors,
+        &status,
+    );
     warnings.extend(crate::answers::proxy_warning(
         input.config.proxy.as_deref(),
         &status,

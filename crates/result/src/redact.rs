@@ -47,7 +47,9 @@ impl Redaction {
 
     pub fn is_secret(&self, name: &str) -> bool {
         let name = name.trim().to_ascii_lowercase();
-        SECRET_HEADERS.contains(&name.as_str()) || self.extra.contains(&name)
+        SECRET_HEADERS.contains(&name.as_str())
+            || named_like_a_secret(&name)
+            || self.extra.contains(&name)
     }
 
     /// A `Name: value` header as it may be shown.
@@ -92,6 +94,21 @@ impl Redaction {
     }
 }
 
+/// A header named like a token, a key or a secret (`X-Api-Key`, `X-Auth-Token`,
+/// `X-Session`), as `herd model --har` treats them (herd-har's `secret_header`): credentials
+/// by default, without `--redact`. Anti-forgery tokens (`X-CSRF-Token`) are the site's, not
+/// the person's.
+fn named_like_a_secret(lower: &str) -> bool {
+    if lower.contains("csrf") || lower.contains("xsrf") {
+        return false;
+    }
+    [
+        "token", "api-key", "apikey", "api_key", "secret", "x-auth", "session", "password",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
 /// What replaces a secret: enough of its SHA-256 to tell two apart, not to guess one. Masking
 /// twice changes nothing, so reading an old result and writing it again is safe.
 pub fn mask(secret: &str) -> String {
@@ -122,6 +139,28 @@ mod tests {
         assert!(!r.header("x-api-key: k1").contains("k1"));
         assert_eq!(r.header("Accept: */*"), "Accept: */*");
         assert_eq!(r.header(&a), a, "masking twice changes nothing");
+    }
+
+    /// `X-Api-Key` and `X-Auth-Token` were written in clear unless named with `--redact`.
+    #[test]
+    fn headers_named_like_a_credential_are_masked_by_default() {
+        let r = Redaction::default();
+        for h in [
+            "X-Api-Key: k1k1k1",
+            "X-Auth-Token: k1k1k1",
+            "Private-Token: k1k1k1",
+            "X-Client-Secret: k1k1k1",
+            "apikey: k1k1k1",
+        ] {
+            assert!(!r.header(h).contains("k1k1k1"), "{h}");
+        }
+        for h in ["X-CSRF-Token: abc", "Accept: text/html", "X-Request-Id: 7"] {
+            assert_eq!(r.header(h), h);
+        }
+        assert_eq!(
+            Redaction::new(&[], true).header("X-Api-Key: k1"),
+            "X-Api-Key: k1"
+        );
     }
 
     #[test]

@@ -184,6 +184,50 @@ pub enum Model {
     Open,
 }
 
+/// The key of what the command line changed of a workload file's load and target.
+const OVERRIDES: &str = "overrides";
+
+impl RunResult {
+    /// What the command line changed of a workload file's `load:` and `target:`, one sentence
+    /// each ("duration 12 s from the command line; the file says 10m").
+    pub fn overrides(&self) -> Vec<String> {
+        self.extra
+            .get(OVERRIDES)
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn set_overrides(&mut self, said: Vec<String>) {
+        if said.is_empty() {
+            self.extra.remove(OVERRIDES);
+        } else {
+            self.extra
+                .insert(OVERRIDES.to_owned(), serde_json::Value::from(said));
+        }
+    }
+
+    /// Adds `count` errors of `class` that no request carried (a script's `done()` or
+    /// `request()` that raised): in the class's count and the totals alike, so that the
+    /// errors a summary lists and the totals thresholds judge agree.
+    pub fn add_errors(&mut self, class: &str, count: u64, sample: Option<&str>) {
+        if count == 0 {
+            return;
+        }
+        *self.errors.entry(class.to_owned()).or_default() += count;
+        self.totals.errors += count;
+        if let Some(s) = sample {
+            self.error_samples
+                .entry(class.to_owned())
+                .or_insert_with(|| s.to_owned());
+        }
+    }
+}
+
 impl Model {
     pub fn name(self) -> &'static str {
         match self {

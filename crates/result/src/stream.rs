@@ -92,6 +92,15 @@ pub struct StreamLine {
     /// own `t`: a reading at t covers the second before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<Server>,
+    /// What a result killed before its end still reports whole (absent from lines written by
+    /// herd before them: "not recorded"): bytes written, the responses' body bytes (sum,
+    /// smallest, largest) and their status codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_sent: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<[u64; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<BTreeMap<String, u64>>,
 }
 
 impl StreamLine {
@@ -110,6 +119,19 @@ impl StreamLine {
             scenarios: Vec::new(),
             checks: Vec::new(),
             server: None,
+            bytes_sent: Some(second.bytes_sent),
+            body_bytes: Some([
+                second.body_bytes,
+                second.body_min.min(second.body_max),
+                second.body_max,
+            ]),
+            status: Some(
+                second
+                    .status
+                    .iter()
+                    .map(|(code, n)| (code.to_string(), n))
+                    .collect(),
+            ),
         }
     }
 }
@@ -162,7 +184,9 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     let mut health = Vec::new();
     let mut timeline = Vec::with_capacity(lines.len());
     let mut server: Option<Server> = None;
+    let mut whole = Whole::default();
     for l in lines {
+        whole.add(&l);
         if let Some(s) = l.server {
             server.get_or_insert_with(Server::default).append(s);
         }
@@ -192,8 +216,28 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     totals.scheduled = totals.scheduled.max(totals.sent + totals.dropped);
     let duration_s = timeline.len() as f64;
     let empty = encode_histogram(&new_histogram());
+    totals.bytes_sent = whole.bytes_sent.unwrap_or(0);
+    let cpu_percent = cpu_percent(&health);
+    let mut lacks = vec![
+        "connect",
+        "time_to_error",
+        "phases",
+        "cpu_split",
+        "send_lag",
+    ];
+    for (figure, has) in [
+        ("bytes_sent", whole.bytes_sent.is_some()),
+        ("response_bytes", whole.body.is_some()),
+        ("status", whole.status.is_some()),
+        ("cpu", cpu_percent.is_some()),
+    ] {
+        if !has {
+            lacks.push(figure);
+        }
+    }
     let mut extra = BTreeMap::new();
     extra.insert("partial".to_owned(), Value::Bool(true));
+    extra.insert(NOT_RECORDED.to_owned(), Value::from(lacks));
     Ok(RunResult {
         herd_version: header.herd_version,
         schema_version: header.schema_version,
@@ -205,11 +249,12 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         interrupted: true,
         warmup: Default::default(),
         throughput_rps: per_second(totals.completed, duration_s),
-        status: BTreeMap::new(),
+        response_bytes: whole.response_bytes(totals.completed),
+        status: whole.status.unwrap_or_default(),
         warnings: vec![format!(
             "partial result: the run stopped without finishing its file (killed?) after {} \
              second(s) were written; the numbers cover those seconds (latency from the \
-             per-second histograms; status codes only by class, in the timeline)",
+             per-second histograms); what the seconds do not carry is not recorded",
             timeline.len()
         )],
         errors,
@@ -218,10 +263,10 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         service_time_ms: summarize_us(&service),
         connect_ms: Default::default(),
         time_to_error_ms: Default::default(),
-        response_bytes: Default::default(),
         phases: None,
         generator: Generator {
             timeline: health,
+            cpu_percent: cpu_percent.unwrap_or(0.0),
             ..Generator::default()
         },
         timeline,
@@ -246,10 +291,91 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     })
 }
 
+/// The key of a partial result's list of figures its file did not carry.
+pub const NOT_RECORDED: &str = "not_recorded";
+
+/// What the lines of a partial result add up to, where every line carried it (`None` where
+/// one did not: a file written by an older herd).
+struct Whole {
+    bytes_sent: Option<u64>,
+    /// Sum, smallest and largest of the responses' body bytes.
+    body: Option<[u64; 3]>,
+    status: Option<BTreeMap<String, u64>>,
+}
+
+impl Default for Whole {
+    fn default() -> Self {
+        Whole {
+            bytes_sent: Some(0),
+            body: Some([0, u64::MAX, 0]),
+            status: Some(BTreeMap::new()),
+        }
+    }
+}
+
+impl Whole {
+    fn add(&mut self, l: &StreamLine) {
+        self.bytes_sent = self.bytes_sent.zip(l.bytes_sent).map(|(a, b)| a + b);
+        self.body = match (self.body, l.body_bytes) {
+            (Some([sum, min, max]), Some([s, lo, hi])) => {
+                // A second with no responses says min 0 and max 0: not a size.
+                let answered = l.second.ok + l.second.failed > 0;
+                Some(if answered {
+                    [sum + s, min.min(lo), max.max(hi)]
+                } else {
+                    [sum, min, max]
+                })
+            }
+            _ => None,
+        };
+        match (&mut self.status, &l.status) {
+            (Some(all), Some(codes)) => {
+                for (code, n) in codes {
+                    *all.entry(code.clone()).or_default() += n;
+                }
+            }
+            _ => self.status = None,
+        }
+    }
+
+    fn response_bytes(&self, completed: u64) -> crate::summary::SizeSummary {
+        match self.body {
+            Some([sum, min, max]) if completed > 0 => crate::summary::SizeSummary {
+                min,
+                mean: sum as f64 / completed as f64,
+                max,
+            },
+            _ => Default::default(),
+        }
+    }
+}
+
+/// The worker threads' CPU over the seconds written, in percent of those threads, as the
+/// finished result's `generator.cpu_percent`; `None` when no second carried it.
+fn cpu_percent(health: &[GeneratorSample]) -> Option<f64> {
+    let per_second: Vec<f64> = health
+        .iter()
+        .filter(|h| !h.cpu_percent.is_empty())
+        .map(|h| h.cpu_percent.iter().sum::<f64>() / h.cpu_percent.len() as f64)
+        .collect();
+    (!per_second.is_empty()).then(|| per_second.iter().sum::<f64>() / per_second.len() as f64)
+}
+
 impl RunResult {
     /// The result of a run that stopped before writing its end (see [`complete`]).
     pub fn is_partial(&self) -> bool {
         self.extra.get("partial") == Some(&Value::Bool(true))
+    }
+
+    /// Whether the result holds `figure` (`bytes_sent`, `response_bytes`, `status`, `cpu`,
+    /// `cpu_split`, `send_lag`, `connect`, `time_to_error`, `phases`): a partial result lists
+    /// those its file did not carry, which are "not recorded", never 0.
+    pub fn recorded(&self, figure: &str) -> bool {
+        !self
+            .extra
+            .get(NOT_RECORDED)
+            .and_then(Value::as_array)
+            .is_some_and(|lacks| lacks.iter().any(|f| f.as_str() == Some(figure)))
     }
 }
 

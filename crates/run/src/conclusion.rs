@@ -28,6 +28,12 @@ pub enum Conclusion {
     SloUnmet,
 }
 
+/// Responses that arrived, those a script could not judge (its `lua` errors) included: a
+/// broken script is not a server that answered nothing.
+fn answered(result: &RunResult) -> u64 {
+    result.totals.completed + result.errors.get("lua").copied().unwrap_or(0)
+}
+
 /// Interrupted beats everything (the run is incomplete); then a run nothing answered (it
 /// measured no server at all); then an invalid measurement (the generator was the limit) beats
 /// thresholds, which would judge the wrong thing. A shard's thresholds judge a part of the
@@ -39,7 +45,7 @@ pub fn conclude(result: &RunResult) -> Conclusion {
         Conclusion::Interrupted
     } else if sharded && t.completed == 0 && t.errors == 0 && t.dropped == 0 {
         Conclusion::NoShare
-    } else if herd_result::answers::nothing_answered(result.totals.completed) {
+    } else if herd_result::answers::nothing_answered(answered(result)) {
         Conclusion::NothingAnswered
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         Conclusion::GeneratorLimited

@@ -80,10 +80,12 @@ const PIPELINE: Use = Use::Refused(
 
 pub const TABLE: [(Flag, &str, [Use; 5]); 22] = [
     //                                        URL  URL file workload at level replay
-    (Flag::Connections, "-c/--connections", [A, A, LOAD, A, A]),
-    (Flag::Rate, "--rate", [A, A, LOAD, A, A]),
-    (Flag::Duration, "-d/--duration", [A, A, LOAD, A, A]),
-    (Flag::Requests, "-n/--requests", [A, A, LOAD, A, LOG]),
+    // Beside a workload file, the load flags win over its `load:` (k6's order), said in the
+    // summary.
+    (Flag::Connections, "-c/--connections", [A, A, A, A, A]),
+    (Flag::Rate, "--rate", [A, A, A, A, A]),
+    (Flag::Duration, "-d/--duration", [A, A, A, A, A]),
+    (Flag::Requests, "-n/--requests", [A, A, A, A, LOG]),
     (Flag::Arrivals, "--arrivals/--seed", [A, A, LOAD, A, LOG]),
     (
         Flag::CallsPerConn,
@@ -219,7 +221,7 @@ pub fn refused(spec: &RunSpec) -> Vec<String> {
         }
     }
     let place = match &spec.source {
-        Source::Workload { path } => format!(" ({})", path.display()),
+        Source::Workload { path, .. } => format!(" ({})", path.display()),
         _ => String::new(),
     };
     by_reason
@@ -243,32 +245,32 @@ mod tests {
     fn workload(load: LoadFlags) -> RunSpec {
         let mut spec = RunSpec::new(Source::Workload {
             path: "shop.yaml".into(),
+            target: None,
         });
         spec.load = load;
         spec
     }
 
     #[test]
-    fn a_workload_file_applies_timeout_and_warmup_and_refuses_its_load() {
+    fn a_workload_file_applies_the_load_flags_and_refuses_request_ones() {
         let spec = workload(LoadFlags {
             timeout: Some(Duration::from_secs(2)),
             warmup: Some(Duration::from_secs(1)),
+            connections: Some(5),
+            rate: Some(10.0),
+            duration: Some(Duration::from_secs(12)),
             ..LoadFlags::default()
         });
         assert!(refused(&spec).is_empty(), "{:?}", refused(&spec));
         let spec = workload(LoadFlags {
-            connections: Some(5),
-            rate: Some(10.0),
             calls_per_conn: Some(1),
             ..LoadFlags::default()
         });
         assert_eq!(
             refused(&spec),
             [
-                "-c/--connections, --rate cannot be combined with a workload file (shop.yaml): \
-                 set the load in the file's `load:` section",
                 "--calls-per-conn cannot be combined with a workload file (shop.yaml): \
-                 set requests, headers and bodies in the file's steps and `defaults:`"
+              set requests, headers and bodies in the file's steps and `defaults:`"
             ]
         );
     }

@@ -86,8 +86,10 @@ impl Prepared {
         };
         let f = &self.load;
         let Some(level) = level else {
-            // The file's own load; its thread count wins over the default, the flag over both.
+            // The file's own load; its thread count wins over the default, the flag over both;
+            // the load flags over the file's `load:`.
             let mut plan = w.plan(threads_default());
+            crate::overrides::apply(&mut plan, f);
             if let Some(t) = f.threads {
                 plan.threads = t;
             }

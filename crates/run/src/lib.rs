@@ -15,12 +15,14 @@
 //! println!("{} completed", result.totals.completed);
 //! ```
 
+mod body;
 mod conclusion;
 pub mod flags;
 mod http;
 mod labels;
 mod level_plan;
 mod limits;
+mod overrides;
 mod prepare;
 mod prepared;
 mod replay;
@@ -32,11 +34,12 @@ mod spec;
 mod watch;
 mod what;
 
+pub use body::MAX_BODY;
 pub use conclusion::{conclude, conclude_merged, Conclusion};
 pub use http::HttpFlags;
 pub use labels::Labels;
 pub use limits::{ensure_fds, SPARE_FDS};
-pub use prepare::{compile_workload, workload_path, MAX_BODY};
+pub use prepare::{compile_workload, compile_workload_at, workload_path};
 pub use prepared::Prepared;
 pub use replay::{p95_change, Replay};
 pub use result::{generator_sample, to_result};

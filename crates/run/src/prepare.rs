@@ -1,6 +1,7 @@
 //! `RunSpec::prepare`: every check made before anything is sent, all problems reported at once
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
+use crate::body::BodyFile;
 use crate::prepared::Prepared;
 use crate::watch::Watch;
 use crate::what::{UrlRequest, What};
@@ -92,14 +93,7 @@ impl RunSpec {
     /// problems say why).
     fn what(&self, problems: &mut Vec<String>) -> Option<What> {
         match &self.source {
-            Source::Url { url } => match self.url(url, &self.request, None, problems) {
-                // The body is in the request's bytes: one copy for every connection.
-                Some(What::Url(mut r)) => {
-                    r.spec.body = Vec::new();
-                    Some(What::Url(r))
-                }
-                what => what,
-            },
+            Source::Url { url } => self.url(url, &self.request, None, problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, problems),
             Source::Replay { url, replay } => {
                 let routes = self.connect.routes(problems);
@@ -135,7 +129,8 @@ impl RunSpec {
                     _ => None,
                 }
             }
-            Source::Workload { path } => match compile_workload(path) {
+            Source::Workload { path, target } => match compile_workload_at(path, target.as_deref())
+            {
                 Ok(workload) => {
                     let file = path.clone();
                     Some(What::Workload { workload, file })
@@ -212,7 +207,8 @@ impl RunSpec {
                 None
             }
         };
-        let spec = request_spec(request, problems);
+        let mut spec = request_spec(request, problems);
+        let body_file = body_file(request, problems);
         let names = file.as_ref().map_or(1, |(w, _)| w.names().len());
         let plan = url_plan(&self.load.at(self.level, self.length), names);
         if let Err(e) = plan.validate() {
@@ -221,13 +217,20 @@ impl RunSpec {
         let target = target?;
         // A connection's last request asks the server to close (`--calls-per-conn`), so the
         // TIME_WAIT lands on the server's side, as with ab and httperf.
-        let bytes = match prepare(&target, &spec) {
-            Ok(r) => with_closing(r),
+        let made = match body_file {
+            Some(file) => file.prepare(&target, &spec),
+            None => prepare(&target, &spec),
+        };
+        let bytes = match made {
+            Ok(r) if self.load.calls_per_conn.is_some() => with_closing(r),
+            Ok(r) => r,
             Err(e) => {
                 problems.push(e.to_string());
                 Request::new(Vec::new())
             }
         };
+        // The body lives in the request's bytes alone (`UrlRequest::body`): one copy.
+        spec.body = Vec::new();
         if let Some(p) = self.load.pipeline {
             let idempotent = matches!(
                 spec.method.as_str(),
@@ -245,7 +248,7 @@ impl RunSpec {
         }
         let request = UrlRequest {
             target,
-            body_len: spec.body.len() as u64,
+            body_len: bytes.parts.as_ref().map_or(0, |p| p.body.len()) as u64,
             spec,
             request: bytes,
             shown_url: request.redact.url(url),
@@ -276,6 +279,7 @@ impl RunSpec {
                 problems.push(e);
                 // The flags are still checked, so every problem shows at once.
                 let _ = request_spec(request, problems);
+                let _ = body_file(request, problems);
                 return None;
             }
         };
@@ -299,7 +303,7 @@ impl RunSpec {
         match read(&UrlDefaults {
             method: Some(r.spec.method.clone()),
             headers: r.spec.headers.clone(),
-            body: r.spec.body.clone(),
+            body: r.body().to_vec(),
         }) {
             Ok(workload) => Some(What::UrlFile {
                 request: r,
@@ -327,15 +331,8 @@ fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
             )),
         }
     }
-    let body = match (&r.body, &r.body_file) {
-        (Some(b), _) => b.clone().into_bytes(),
-        (None, Some(path)) => body_file(path).unwrap_or_else(|e| {
-            problems.push(e);
-            Vec::new()
-        }),
-        (None, None) => Vec::new(),
-    };
-    let mut body = body;
+    // A body file is read straight into the request (`BodyFile::prepare`).
+    let mut body = r.body.clone().unwrap_or_default().into_bytes();
     if !r.form.is_empty() {
         match form_body(r, &mut headers) {
             Ok(b) => body = b,
@@ -366,41 +363,14 @@ fn local_address(ip: std::net::IpAddr) -> Result<(), String> {
     })
 }
 
-/// The largest request body herd sends: it is held in memory (one copy, shared by every
-/// connection), so a device or a huge file must not fill the machine before the first request.
-pub const MAX_BODY: u64 = 64 << 20;
-
-/// Reads `--body-file`: a regular file of at most [`MAX_BODY`] bytes. `/dev/zero` or a FIFO
-/// would be read forever.
-fn body_file(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let cannot = |e: std::io::Error| format!("cannot read the body file {}: {e}", path.display());
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let meta = file.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(format!(
-            "--body-file {} is not a regular file (a device, pipe or directory): give a file whose content is the body",
-            path.display()
-        ));
-    }
-    let too_big = |len: u64| {
-        format!(
-            "--body-file {} is {len} bytes; herd sends a body of at most {MAX_BODY} bytes (64 MiB), held once in memory: send a smaller file",
-            path.display()
-        )
-    };
-    if meta.len() > MAX_BODY {
-        return Err(too_big(meta.len()));
-    }
-    let mut body = Vec::with_capacity(meta.len() as usize);
-    // A file that grows while read is still bounded.
-    file.take(MAX_BODY + 1)
-        .read_to_end(&mut body)
-        .map_err(cannot)?;
-    if body.len() as u64 > MAX_BODY {
-        return Err(too_big(body.len() as u64));
-    }
-    Ok(body)
+/// `--body-file` opened and checked (the form's fields build the body instead, or are
+/// refused beside it).
+fn body_file(r: &RequestFlags, problems: &mut Vec<String>) -> Option<BodyFile> {
+    let path = r
+        .body_file
+        .as_ref()
+        .filter(|_| r.body.is_none() && r.form.is_empty())?;
+    BodyFile::open(path).map_err(|e| problems.push(e)).ok()
 }
 
 /// The `multipart/form-data` body of `-F` fields, its Content-Type added to `headers` unless
@@ -498,7 +468,12 @@ pub(crate) fn threads_default() -> usize {
 
 /// Reads and compiles a workload file; its problems as `herd validate` shows them.
 pub fn compile_workload(file: &Path) -> Result<Workload, RunError> {
-    Workload::load(file).map_err(|d| {
+    compile_workload_at(file, None)
+}
+
+/// [`compile_workload`] sent to `target` rather than the file's own (`--target`).
+pub fn compile_workload_at(file: &Path, target: Option<&str>) -> Result<Workload, RunError> {
+    Workload::load_at(file, target).map_err(|d| {
         let n = d.problems.len();
         let problems = if n == 1 {
             "1 problem".to_owned()

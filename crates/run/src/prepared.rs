@@ -83,7 +83,7 @@ impl Prepared {
     pub fn body(&self) -> &[u8] {
         match &self.what {
             What::Url(r) => &r.request.bytes,
-            What::Script { request: r, .. } => &r.spec.body,
+            What::Script { request: r, .. } => r.body(),
             _ => &[],
         }
     }
@@ -157,6 +157,15 @@ impl Prepared {
             crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
         }
         self.conclude(&out, tally, &mut result);
+        if let (What::Workload { workload, .. }, None) = (&self.what, level) {
+            let own = workload.plan(plan.threads);
+            let target = workload
+                .retargeted_from
+                .as_deref()
+                .map(|own| (result.target.as_str(), own));
+            let said = crate::overrides::said(&own, &plan, &self.load, target);
+            result.set_overrides(said);
+        }
         Ok(result)
     }
 

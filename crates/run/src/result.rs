@@ -262,14 +262,13 @@ pub(crate) fn add_workload(
             sample: c.sample.clone(),
         })
         .collect();
-    // The `script:`'s errors are the `lua` class, as `-s` counts them.
-    if tally.lua_errors > 0 {
-        let class = crate::script::LUA_ERRORS.to_owned();
-        result.errors.insert(class.clone(), tally.lua_errors);
-        if let Some(s) = &tally.lua_sample {
-            result.error_samples.insert(class, s.clone());
-        }
-    }
+    // The `script:`'s errors outside a response (a check's are its response's error) are
+    // the `lua` class, as `-s` counts them.
+    result.add_errors(
+        crate::script::LUA_ERRORS,
+        tally.lua_errors,
+        tally.lua_sample.as_deref(),
+    );
 }
 
 /// One second of the generator's health as results carry it.

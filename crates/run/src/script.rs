@@ -43,11 +43,11 @@ pub(crate) fn load(
     let mut source = herd_lua::Source::read(file, url, args).map_err(|e| e.to_string())?;
     source.addr = Some(t.addr());
     source.headers = r.spec.headers.clone();
-    if method_given || !r.spec.body.is_empty() {
+    if method_given || !r.body().is_empty() {
         source.method = Some(r.spec.method.clone());
     }
-    if !r.spec.body.is_empty() {
-        source.body = Some(r.spec.body.clone());
+    if !r.body().is_empty() {
+        source.body = Some(r.body().to_vec());
     }
     Wrk::load(source).map_err(|e| e.to_string())
 }
@@ -165,12 +165,8 @@ pub(crate) fn conclude(wrk: &Mutex<Wrk>, file: &Path, out: &RunOutput, result: &
         count += 1;
         sample.get_or_insert(e);
     }
-    if count > 0 {
-        result.errors.insert(LUA_ERRORS.to_owned(), count);
-        if let Some(s) = sample {
-            result.error_samples.insert(LUA_ERRORS.to_owned(), s);
-        }
-    }
+    // `response()`'s errors were its responses' (`ErrorKind::Lua`); these are the rest.
+    result.add_errors(LUA_ERRORS, count, sample.as_deref());
     result.extra.insert(
         "script".to_owned(),
         serde_json::json!({

@@ -108,8 +108,12 @@ pub enum Source {
     /// A siege URL file (`URL [POST data]` per line); the request flags apply to every line (a
     /// line's own method and data win).
     UrlFile { path: PathBuf },
-    /// A workload file: its scenarios, load and thresholds.
-    Workload { path: PathBuf },
+    /// A workload file: its scenarios, load and thresholds; `target` (`--target`) sends its
+    /// requests to another host than its own `target:`.
+    Workload {
+        path: PathBuf,
+        target: Option<String>,
+    },
     /// A web server's log sent to `url` with its recorded timing (or at `--rate`).
     Replay {
         url: String,

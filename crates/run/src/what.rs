@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// A URL with its request, resolved from the flags.
 pub(crate) struct UrlRequest {
     pub target: Target,
-    /// The request as the flags describe it; a URL run's body lives only in `request`.
+    /// The request as the flags describe it, but its body: that lives only in `request`.
     pub spec: RequestSpec,
     /// The bytes sent, built once and shared by every connection (`Arc`s inside).
     pub request: Request,
@@ -19,6 +19,13 @@ pub(crate) struct UrlRequest {
     pub headers: Vec<String>,
     /// `--show-secrets`: `shown_url` and `headers` are as given.
     pub secrets_shown: bool,
+}
+
+impl UrlRequest {
+    /// The request's body, held once in its bytes.
+    pub fn body(&self) -> &[u8] {
+        self.request.parts.as_ref().map_or(&[], |p| &p.body)
+    }
 }
 
 // One per run, never in a collection: the size difference costs nothing.

@@ -41,10 +41,18 @@ pub(crate) struct Compiled {
     pub timeout: Duration,
     pub thresholds: Vec<Criterion>,
     pub http2: bool,
+    /// The file's own `target:` when the command line gave another (`--target`).
+    pub retargeted_from: Option<String>,
 }
 
-/// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths.
-pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Compiled, Diagnostics> {
+/// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths;
+/// `retarget` (`--target`) replaces the file's own `target:`.
+pub fn compile(
+    src: &str,
+    file: &Path,
+    base: &Path,
+    retarget: Option<&str>,
+) -> Result<Compiled, Diagnostics> {
     let root = crate::yaml::parse(src).map_err(|d| Diagnostics::new(file, vec![d]))?;
     let mut r = Reader {
         base: base.to_path_buf(),
@@ -53,7 +61,20 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Compiled, Diagnost
     let Some(top) = r.fields(&root, "the workload", &TOP) else {
         return Err(Diagnostics::new(file, r.diags));
     };
-    let target = read_target(&mut r, &top, &root);
+    let own_target = top
+        .get("target")
+        .and_then(|t| t.scalar())
+        .map(str::to_owned);
+    let target = match retarget {
+        Some(url) => match Target::parse(url) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                r.report(Diag::new(root.at, format!("--target: {e}")));
+                None
+            }
+        },
+        None => read_target(&mut r, &top, &root),
+    };
     let defaults = top
         .get("defaults")
         .and_then(|d| read_defaults(&mut r, d))
@@ -122,6 +143,7 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Compiled, Diagnost
                 timeout: defaults.timeout,
                 thresholds,
                 http2,
+                retargeted_from: retarget.and(own_target),
             });
         }
     }
@@ -224,7 +246,14 @@ fn read_scenarios(r: &mut Reader, top: &Fields, root: &Node) -> Vec<ScenarioDraf
                 .hint("e.g. scenarios: [{ name: home, steps: [{ get: / }] }]"),
         ),
         Some(s) => {
-            for sc in r.seq(s, "scenarios").unwrap_or_default() {
+            let items = r.seq(s, "scenarios").unwrap_or_default();
+            // An empty list would leave nothing to pick from when the first user starts.
+            if items.is_empty() && matches!(s.value, crate::yaml::Value::Seq(_)) {
+                r.report(Diag::new(s.at, "`scenarios` is empty").hint(
+                    "give at least one, e.g. scenarios: [{ name: home, steps: [{ get: / }] }]",
+                ));
+            }
+            for sc in items {
                 if let Some(d) = read_scenario(r, sc) {
                     drafts.push(d);
                 }

@@ -4,8 +4,8 @@
 
 use crate::program::Send;
 use crate::script::WorkloadScript;
-use herd_engine::metrics::Verdict;
-use herd_engine::Response;
+use herd_engine::metrics::{ErrorKind, Verdict};
+use herd_engine::{Failure, Response};
 use herd_lua::Judged;
 
 impl WorkloadScript {
@@ -15,7 +15,7 @@ impl WorkloadScript {
         r: &Response,
         extracted: &mut [Option<String>],
         measured: bool,
-    ) -> (Verdict, Option<String>) {
+    ) -> Result<(Verdict, Option<String>), Failure> {
         let mut tally = self.tally.borrow_mut();
         let mut failed: Option<String> = None;
         // Recorded once `check` lets go of the tally.
@@ -67,13 +67,14 @@ impl WorkloadScript {
             extracted[*slot] = v;
         }
         drop(tally);
-        if let (Some(e), true) = (lua_error, measured) {
-            self.tally.borrow_mut().lua_error(&e);
+        // A check that raised judged nothing: the response is an error, as in every total.
+        if let Some(e) = lua_error {
+            return Err(Failure::new(ErrorKind::Lua, format!("lua error: {e}")));
         }
-        match failed {
+        Ok(match failed {
             None => (Verdict::Ok, None),
             Some(m) => (Verdict::Failed, Some(m)),
-        }
+        })
     }
 }
 

@@ -68,6 +68,8 @@ pub struct Workload {
     pub file: PathBuf,
     /// `protocol: h2`: the file asks for HTTP/2 (`--http2` does too).
     pub http2: bool,
+    /// The file's own `target:` when the command line gave another (`--target`).
+    pub retargeted_from: Option<String>,
 }
 
 impl Workload {
@@ -85,11 +87,18 @@ impl Workload {
             thresholds,
             file: file.to_owned(),
             http2: false,
+            retargeted_from: None,
         }
     }
 
     /// Reads and compiles a workload file; CSV paths are relative to its folder.
     pub fn load(path: &Path) -> Result<Workload, Diagnostics> {
+        Workload::load_at(path, None)
+    }
+
+    /// [`Workload::load`] with its requests sent to `target` instead of the file's `target:`
+    /// (Artillery's `--target`): the same scenarios against another host.
+    pub fn load_at(path: &Path, target: Option<&str>) -> Result<Workload, Diagnostics> {
         let src = std::fs::read_to_string(path).map_err(|e| {
             Diagnostics::new(
                 path,
@@ -100,14 +109,24 @@ impl Workload {
             )
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Workload::compile(&src, path, base)
+        Workload::compile_at(&src, path, base, target)
     }
 
     /// Compiles workload text; `file` names it in messages, `base` resolves CSV paths.
     pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
-        let c = compile::compile(src, file, base)?;
+        Workload::compile_at(src, file, base, None)
+    }
+
+    fn compile_at(
+        src: &str,
+        file: &Path,
+        base: &Path,
+        target: Option<&str>,
+    ) -> Result<Workload, Diagnostics> {
+        let c = compile::compile(src, file, base, target)?;
         let mut w = Workload::new(c.program, Some(c.load), c.timeout, c.thresholds, file);
         w.http2 = c.http2;
+        w.retargeted_from = c.retargeted_from;
         Ok(w)
     }
 

@@ -14,7 +14,7 @@ use crate::redirect::Redirect;
 use crate::tally::Tally;
 use herd_engine::metrics::Verdict;
 use herd_engine::segment::Shard;
-use herd_engine::{Action, Ctx, Last, Request, Response, Script};
+use herd_engine::{Action, Ctx, Failure, Last, Request, Response, Script};
 use herd_lua::Functions;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -195,10 +195,10 @@ impl Script for WorkloadScript {
         req: &Request,
         r: &Response,
         _ctx: Ctx,
-    ) -> (Verdict, Option<String>) {
+    ) -> Result<(Verdict, Option<String>), Failure> {
         let p = &*self.program;
         let Some(Step::Send(s)) = p.scenarios[user.scenario].steps.get(user.step) else {
-            return herd_engine::default_verdict(r);
+            return Ok(herd_engine::default_verdict(r));
         };
         if p.cookies {
             user.jar.store(&p.target, &req.bytes, &r.headers);
@@ -207,7 +207,7 @@ impl Script for WorkloadScript {
             user.location =
                 redirect_path(r, &req.bytes).map(|to| Redirect::after(r.status, &req.bytes, to));
             if user.location.is_some() {
-                return (Verdict::Ok, None);
+                return Ok((Verdict::Ok, None));
             }
         }
         self.judge_checks(s, r, &mut user.extracted, user.measured)

@@ -238,3 +238,48 @@ fn serve_answers_on_the_address_it_prints() {
     );
     assert!(status.success(), "serve exits 0 on Ctrl-C");
 }
+
+/// docs/run.md's flag table had five rows twice and none for `--dashboard`,
+/// `--dashboard-control`, `--record` or `--watch-parent`: every flag `herd run --help` lists
+/// has a row there.
+#[test]
+fn every_flag_of_run_help_has_a_row_in_docs_run_md() {
+    let help = stdout(&run_herd(&["run", "--help"]));
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/run.md")).unwrap();
+    let rows: Vec<&str> = docs.lines().filter(|l| l.starts_with("| `-")).collect();
+    let mut flags: Vec<String> = help
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = l
+                .strip_prefix('-')
+                .filter(|_| !l.starts_with("--"))
+                .map_or(l, |_| l.split_once(", ").map_or(l, |(_, long)| long));
+            l.starts_with("--")
+                .then(|| l.split([' ', '=', '[']).next().unwrap_or("").to_owned())
+        })
+        .filter(|f| f != "--help")
+        .collect();
+    flags.sort();
+    flags.dedup();
+    assert!(flags.len() > 40, "{flags:?}");
+    let missing: Vec<&String> = flags
+        .iter()
+        .filter(|f| {
+            !rows.iter().any(|r| {
+                r.match_indices(f.as_str()).any(|(i, _)| {
+                    let after = r[i + f.len()..].chars().next().unwrap_or(' ');
+                    !(after.is_ascii_alphanumeric() || after == '-')
+                })
+            })
+        })
+        .collect();
+    assert!(missing.is_empty(), "no row in docs/run.md for {missing:?}");
+    let mut seen = std::collections::HashSet::new();
+    let twice: Vec<&&str> = rows
+        .iter()
+        .filter(|r| !seen.insert(r.split(" | ").next()))
+        .collect();
+    assert!(twice.is_empty(), "rows twice: {twice:?}");
+}

@@ -57,22 +57,20 @@ fn timeout_flag_is_applied_to_a_workload_file_in_a_sweep() {
     assert_eq!(run["errors"]["timeout"], 2, "{}", run["errors"]);
 }
 
+/// The load flags win over a file's `load:` (k6's order); its requests' flags are refused.
 #[test]
-fn load_flags_a_workload_file_sets_itself_are_refused_before_sending() {
+fn request_flags_a_workload_file_sets_itself_are_refused_before_sending() {
     let s = mock(&["/*"]);
     let url = format!("http://{}", s.local_addr());
     let dir = TempDir::new("flags-refused");
     let file = slow_workload(&dir, &url);
     let out = refused(
-        &["run", &file, "-c", "5", "-H", "A: b"],
-        "-c/--connections cannot be combined with a workload file",
+        &["run", &file, "-c", "5", "-H", "A: b", "-m", "PUT"],
+        "-m/--method, -H/--header cannot be combined with a workload file",
     );
     let err = stderr(&out);
-    assert!(err.contains("`load:`"), "says where the load goes: {err}");
-    assert!(
-        err.contains("-H/--header cannot be combined with a workload file"),
-        "every refused flag at once: {err}"
-    );
+    assert!(err.contains("`defaults:`"), "says where they go: {err}");
+    assert!(!err.contains("-c/--connections"), "-c applies: {err}");
     assert_eq!(s.stats().connections, 0, "nothing was sent");
 }
 
@@ -145,6 +143,99 @@ fn body_files_that_are_not_regular_or_too_big_are_refused() {
         refused(&args, "at most 67108864 bytes (64 MiB)");
     }
     assert_eq!(s.stats().connections, 0, "nothing was sent");
+}
+
+/// `--body-file FIFO` blocked in open() forever, deaf to Ctrl-C: a pipe is refused at once,
+/// as docs/run.md promises, without waiting for a writer.
+#[test]
+fn a_fifo_body_file_is_refused_without_waiting_for_a_writer() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let dir = TempDir::new("flags-fifo");
+    let fifo = dir.path("body.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mut child = Herd::new(&[
+        "run",
+        "-n",
+        "1",
+        "--body-file",
+        fifo.to_str().unwrap(),
+        &url,
+    ])
+    .spawn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("herd still waits on the FIFO after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not a regular file (a device, pipe or directory)"),
+        "{err}"
+    );
+    assert_eq!(s.stats().connections, 0, "nothing was sent");
+}
+
+/// The peak resident memory of herd run with `args`, in bytes (its own, not the test's).
+// `wait4` reaps the child: `Child::wait` cannot give its resource usage.
+#[allow(clippy::zombie_processes)]
+fn peak_rss(args: &[&str]) -> u64 {
+    let child = herd()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn herd");
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?}: {status}"
+    );
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// A 10 MB body cost 64 MB at the peak (read, serialized, copied for HTTP/2's parts, copied
+/// for the `Connection: close` twin, each turned into an `Arc`): it is held once.
+#[test]
+fn a_large_body_is_held_once() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let dir = TempDir::new("flags-big-body");
+    let size: u64 = 48 << 20;
+    let (big, small) = (dir.path("big.bin"), dir.path("small.bin"));
+    std::fs::File::create(&big).unwrap().set_len(size).unwrap();
+    std::fs::write(&small, b"x").unwrap();
+    let rss = |body: &std::path::Path| {
+        let args = [
+            "run",
+            "-q",
+            "-n",
+            "1",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--body-file",
+            body.to_str().unwrap(),
+            &url,
+        ];
+        peak_rss(&args)
+    };
+    let (base, held) = (rss(&small), rss(&big));
+    let cost = held.saturating_sub(base) as f64 / size as f64;
+    assert!(cost < 1.4, "a {size}-byte body cost {cost:.2} x its size ({held} bytes at the peak, {base} without it)");
+    assert_eq!(s.stats().requests, 2, "both bodies were sent");
 }
 
 /// `--bind` with an address that is not this machine's ran and failed every request: it is
@@ -227,4 +318,77 @@ fn workload_load_problems_are_told_in_the_files_words() {
     let many = file(2_000_000_000);
     let out = refused(&["run", &many], "lower `users:`");
     assert!(!stderr(&out).contains("(-c)"), "{}", stderr(&out));
+}
+
+/// `--dashboard 127.0.0.1:PORT URL` (a space, not `=`) failed with "unexpected argument URL":
+/// an address or a port after it is its value; a word meant as one that is not says how to
+/// write it.
+#[test]
+fn dashboard_takes_its_address_after_a_space() {
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let ran = Herd::new(&[
+        "run",
+        "--dashboard",
+        "127.0.0.1:0",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-q",
+        &url,
+    ])
+    .run();
+    ran.code(0);
+    assert_eq!(s.stats().requests, 3);
+    refused(
+        &["run", "--dashboard", "localhost:99999", "-n", "3", &url],
+        "write --dashboard=HOST:PORT",
+    );
+}
+
+/// `--metrics-listen` waited 10 s after the summary without a word: it says it waits for a
+/// last scrape, and a Ctrl-C ends the wait.
+#[test]
+fn metrics_listen_says_it_waits_for_a_last_scrape_and_ctrl_c_skips_it() {
+    use std::io::{BufRead, BufReader};
+    let s = mock(&["/*"]);
+    let url = format!("http://{}/", s.local_addr());
+    let mut child = Herd::new(&[
+        "run",
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-q",
+        &url,
+    ])
+    .spawn();
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let waiting = loop {
+        let line = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("herd says it waits for a last scrape");
+        if line.contains("waiting up to 10 s for a last scrape") {
+            break line;
+        }
+    };
+    assert!(waiting.contains("Ctrl-C skips it"), "{waiting}");
+    let asked = std::time::Instant::now();
+    kill(child.id(), SIGINT);
+    let status = child.wait().unwrap();
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(5),
+        "the wait went on {:?} after Ctrl-C",
+        asked.elapsed()
+    );
+    assert_eq!(status.code(), Some(0));
 }

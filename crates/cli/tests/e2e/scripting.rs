@@ -146,9 +146,26 @@ fn wrk_pipeline_sends_its_three_requests_each_time() {
 fn wrk_stop_ends_the_thread_after_100_responses() {
     let nginx = logging_nginx();
     // Without stop() this would run for a minute.
-    let (_, r) = run_script(&nginx, "stop", &["-c", "1", "-t", "1", "-d", "60s"]);
+    let (out, r) = run_script(&nginx, "stop", &["-c", "1", "-t", "1", "-d", "60s"]);
     assert_eq!(r["totals"]["completed"], 100);
     assert_eq!(logged(&nginx).len(), 100);
+    // The result said 60.00 s and 1.7 req/s, with 59 empty seconds that never happened.
+    let took = r["duration_s"].as_f64().unwrap();
+    assert!(
+        took < 10.0,
+        "the run took {took} s of a planned 60 s:\n{out}"
+    );
+    let rps = r["throughput_rps"].as_f64().unwrap();
+    assert!(
+        (rps - 100.0 / took).abs() < 1e-6 * rps,
+        "{rps} req/s in {took} s"
+    );
+    assert!(
+        r["timeline"].as_array().unwrap().len() <= took.ceil() as usize,
+        "{}",
+        r["timeline"]
+    );
+    assert!(!out.contains("60.00 s") && !out.contains("1m"), "{out}");
 }
 
 #[test]
@@ -222,6 +239,8 @@ fn a_lua_error_in_init_stops_before_any_load_naming_file_and_line() {
     assert!(ran.stderr().contains("broken.lua:"), "{}", ran.stderr());
 }
 
+/// A `response()` that raised counted `errors lua 5` beside `totals.errors: 0`: its
+/// responses are errors in every total, and the server still answered them (exit 0).
 #[test]
 fn a_lua_error_during_the_run_is_counted_as_an_error_class() {
     let nginx = logging_nginx();
@@ -239,8 +258,14 @@ fn a_lua_error_during_the_run_is_counted_as_an_error_class() {
         .run()
         .code(0)
         .json();
-    assert_eq!(r["totals"]["completed"], 5, "the measurement is kept");
     assert_eq!(r["errors"]["lua"], 5);
+    assert_eq!(r["totals"]["errors"], 5, "{}", r["totals"]);
+    assert_eq!(r["totals"]["sent"], 5, "{}", r["totals"]);
+    assert!(
+        r["warnings"].as_array().is_none_or(|w| w.is_empty()),
+        "{}",
+        r["warnings"]
+    );
     let sample = r["error_samples"]["lua"].as_str().unwrap();
     assert!(
         sample.contains("fails.lua:2:") && sample.contains("bad 200"),

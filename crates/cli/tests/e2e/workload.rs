@@ -315,6 +315,75 @@ thresholds: ["p95 < 3 parsecs"]
     }
 }
 
+/// `herd run FILE.yaml` could not aim at another host and refused `-d`, `-c`, `--rate` beside
+/// the file: the command line wins over the file's `load:` and `target:` (k6's order,
+/// Artillery's `--target`), and the summary says so.
+#[test]
+fn load_flags_and_target_beside_a_file_win_over_it_and_are_said() {
+    let server = mock(&["/*"]);
+    let dir = TempDir::new("overrides");
+    let file = dir.path("long.yaml");
+    std::fs::write(
+        &file,
+        "target: http://127.0.0.1:9\nload: { model: closed, users: 50, duration: 10m }\n\
+         scenarios: [{ name: home, steps: [{ get: /home }] }]\n",
+    )
+    .unwrap();
+    let url = format!("http://{}", server.local_addr());
+    let ran = Herd::new(&[
+        "run",
+        file.to_str().unwrap(),
+        "--target",
+        &url,
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "-t",
+        "1",
+    ])
+    .json(&dir.path("r.json"))
+    .run();
+    ran.measured();
+    let out = ran.stdout();
+    for said in [
+        format!("target {url}/ from the command line; the file says http://127.0.0.1:9"),
+        "20 iterations from the command line; the file says 10m".to_owned(),
+        "2 users from the command line; the file says 50 users".to_owned(),
+    ] {
+        assert!(out.contains(&said), "{said:?} in:\n{out}");
+    }
+    let r = ran.json();
+    assert_eq!(r["totals"]["completed"], 20, "{}", r["totals"]);
+    assert_eq!(r["config"]["connections"], 2, "{}", r["config"]);
+    assert_eq!(server.shutdown().requests, 20);
+    // --target aims a file: beside a URL it is refused, saying how to write it.
+    refused(&["run", "--target", &url, &url], "--target");
+}
+
+/// `scenarios: []` passed validate and then panicked in run ("cannot sample empty range").
+#[test]
+fn an_empty_scenarios_list_is_refused_at_its_line() {
+    let dir = TempDir::new("noscenarios");
+    let file = dir.path("empty.yaml");
+    std::fs::write(
+        &file,
+        "target: http://127.0.0.1:9\nload: { users: 1, duration: 1s }\nscenarios: []\n",
+    )
+    .unwrap();
+    let f = file.display().to_string();
+    for cmd in ["validate", "run"] {
+        let out = run_herd(&[cmd, &f]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains(&format!("{f}:3:12: `scenarios` is empty")),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{cmd}: {err}");
+    }
+}
+
 #[test]
 fn the_example_in_the_repository_validates() {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/shop.yaml");

@@ -103,6 +103,16 @@ fn lua_errors_during_the_run_are_the_lua_error_class() {
     assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
     let r = read_json(&json);
     assert_eq!(r["errors"]["lua"], 20, "{}", r["errors"]);
+    assert_eq!(r["totals"]["errors"], 20, "errors are errors in the totals");
+    assert!(
+        r["thresholds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["expression"].as_str().unwrap().contains("errors") && t["pass"] == false),
+        "{}",
+        r["thresholds"]
+    );
     assert_eq!(passes_fails(check(&r, "pay by card: sent")), (20, 0));
     let c = check(&r, "pay by card: lua card_accepted");
     assert_eq!(passes_fails(c), (0, 20));

@@ -194,7 +194,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             .judge(&mut self.users[i].script, &req, &resp, ctx);
         let connection = opening.connection;
         let span = self.span(i, opening, now);
-        let outcome = outcome(&req, &resp, span, Ok(verdict));
+        let outcome = outcome(&req, &resp, span, verdict);
         self.finish(i, now, &outcome, connection);
         let u = &mut self.users[i];
         u.state = State::Free;

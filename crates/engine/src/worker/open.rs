@@ -216,15 +216,21 @@ impl Dispatch {
 
     /// Closes the queue at `now`: arrivals still waiting, and those the schedule meant to start
     /// by `now` that were never handed out, are dropped; returns the users left idle, who end
-    /// now.
-    pub fn close(&mut self, measure_start: Instant, now: Instant) -> Vec<usize> {
+    /// now. An interrupt (Ctrl-C, the dashboard's Stop) drops nothing: what it left unsent was
+    /// cut short by the user, not refused by a saturated server, and is no more scheduled than
+    /// the arrivals after it.
+    pub fn close(&mut self, measure_start: Instant, now: Instant, interrupted: bool) -> Vec<usize> {
         self.closed = true;
-        self.skip(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
-        self.dropped += self
-            .queue
-            .iter()
-            .filter(|(_, at)| *at >= measure_start)
-            .count() as u64;
+        if interrupted {
+            self.miss(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
+        } else {
+            self.skip(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
+            self.dropped += self
+                .queue
+                .iter()
+                .filter(|(_, at)| *at >= measure_start)
+                .count() as u64;
+        }
         self.queue.clear();
         std::mem::take(&mut self.idle)
     }
@@ -297,7 +303,7 @@ mod tests {
         d.hand(0, warm, 1, warm);
         d.idle.push(3);
         // closed at the start: nothing of the schedule was due yet but what was queued
-        assert_eq!(d.close(warm, start), vec![3]);
+        assert_eq!(d.close(warm, start, false), vec![3]);
         assert_eq!(d.dropped, 2);
         assert!(d.waiting().is_none() && d.due(warm, None).is_none());
     }

@@ -347,7 +347,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if o.closed || !(self.stopping || o.over(now, self.end)) {
             return;
         }
-        for i in o.close(self.measure_start, now) {
+        for i in o.close(self.measure_start, now, self.cancelled_at.is_some()) {
             self.retire(i);
         }
     }

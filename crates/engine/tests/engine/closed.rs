@@ -165,3 +165,37 @@ fn a_user_leaving_on_a_response_that_announces_a_close_leaves_the_close_to_the_s
     );
     assert_accounted(&out);
 }
+
+/// Users that stop for good after three requests each (wrk's `stop.lua`, `wrk.thread:stop()`).
+struct StopsAfterThree;
+
+impl Script for StopsAfterThree {
+    type User = u32;
+    type Report = ();
+    fn new_user(&self, _id: u64) -> u32 {
+        0
+    }
+    fn next(&self, sent: &mut u32, _last: Last<'_>, _: Ctx) -> Action {
+        if *sent == 3 {
+            return Action::Stop;
+        }
+        *sent += 1;
+        Action::Send(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]))
+    }
+}
+
+#[test]
+fn a_run_whose_users_all_stopped_lasts_as_long_as_they_ran() {
+    // The users stop after 30 ms of a planned 5 s: the result said 5.00 s and a fifth of the
+    // rate, with four empty seconds that never happened.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: Some(ms(5_000)),
+        ..Plan::default()
+    };
+    let out = go_script(plan, &fake, Arc::new(Control::new()), |_| StopsAfterThree);
+    assert_eq!(out.total.completed, 6);
+    assert!(out.duration < ms(100), "{:?}", out.duration);
+    assert_eq!(out.timeline.len(), 1, "one second, not five");
+}

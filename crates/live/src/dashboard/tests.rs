@@ -31,6 +31,9 @@ fn events(r: &RunResult, n: u64) -> Vec<Event> {
             scenarios: Vec::new(),
             checks: Vec::new(),
             server: None,
+            bytes_sent: None,
+            body_bytes: None,
+            status: None,
         };
         line.scheduled = line.second.requests + line.dropped;
         all.push(Event::Second(SecondEvent {

@@ -38,6 +38,9 @@ pub struct Metrics {
     server: MetricsServer,
     state: Arc<Mutex<Exposition>>,
     grace: Duration,
+    /// How many Ctrl-Cs the process has had: one more during the wait for the last scrape
+    /// ends it.
+    interrupts: Option<fn() -> u64>,
 }
 
 impl Metrics {
@@ -50,7 +53,15 @@ impl Metrics {
             server,
             state,
             grace,
+            interrupts: None,
         })
+    }
+
+    /// Lets a Ctrl-C (one more than `count` had when the wait began) end the wait for the last
+    /// scrape.
+    pub fn skipped_by(mut self, count: fn() -> u64) -> Self {
+        self.interrupts = Some(count);
+        self
     }
 
     /// Where it listens (the port picked when asked for port 0).
@@ -75,9 +86,27 @@ impl Metrics {
         self.with(|e| e.finished = true);
     }
 
-    /// Waits up to the grace for one last scrape.
+    /// Waits up to the grace for one last scrape, saying so (the summary is printed: without a
+    /// word, the wait looks like a hang); a Ctrl-C during it ends it.
     pub fn await_last_scrape(&self) {
-        self.server.await_last_scrape(self.grace);
+        if self.server.scraped() {
+            return;
+        }
+        // Counted before the words: a Ctrl-C answering them must find the count moved.
+        let count = self.interrupts;
+        let base = count.map_or(0, |c| c());
+        let skips = if self.interrupts.is_some() {
+            " (Ctrl-C skips it)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "herd: waiting up to {} s for a last scrape of http://{}/metrics{skips}",
+            self.grace.as_secs(),
+            self.server.local_addr()
+        );
+        self.server
+            .await_last_scrape(self.grace, &|| count.is_some_and(|c| c() > base));
     }
 }
 
@@ -141,6 +170,6 @@ impl Sink for Metrics {
     }
 
     fn linger(&mut self) {
-        self.server.await_last_scrape(self.grace);
+        self.await_last_scrape();
     }
 }

@@ -42,18 +42,24 @@ impl MetricsServer {
         self.addr
     }
 
-    /// Waits until a scrape has read the finished run, or `grace` passed.
-    pub fn await_last_scrape(&self, grace: Duration) {
+    /// Whether a scrape has read the finished run.
+    pub fn scraped(&self) -> bool {
+        *self.scraped.0.lock().unwrap_or_else(|e| e.into_inner()) > 0
+    }
+
+    /// Waits until a scrape has read the finished run, `grace` passed, or `skip` says to stop
+    /// waiting (looked at every tenth of a second: a Ctrl-C).
+    pub fn await_last_scrape(&self, grace: Duration, skip: &dyn Fn() -> bool) {
         let (count, cv) = &*self.scraped;
         let deadline = Instant::now() + grace;
         let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
-        while *n == 0 {
+        while *n == 0 && !skip() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
             }
             n = cv
-                .wait_timeout(n, left)
+                .wait_timeout(n, left.min(Duration::from_millis(100)))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }

@@ -51,7 +51,9 @@ impl ObjectiveEvidence for Objective {
         match self.broken(m) {
             Some(why) => {
                 let past = past_limit(self, m);
-                if past >= TAIL_SAMPLES || n >= need {
+                // A probe sized to the minimum that broke a latency limit stays broken when
+                // a few of its requests got no answer: those could only add to its tail.
+                if past >= TAIL_SAMPLES || n >= need || m.requests >= need {
                     Verdict::Broke(why)
                 } else {
                     // Enough requests for ten past the limit at the share seen, at most `need`.
@@ -63,6 +65,7 @@ impl ObjectiveEvidence for Objective {
                 }
             }
             None if n >= need => Verdict::Held,
+            None if m.requests >= need && holds_without_answers(self, m) => Verdict::Held,
             None => Verdict::TooFew(Shortfall { have: n, need }),
         }
     }
@@ -77,8 +80,43 @@ fn samples(o: &Objective, m: &Measured) -> u64 {
     }
 }
 
+/// A latency objective that holds even if every request the probe asked and got no answer
+/// for (one unfinished of the 1,000 the probe was sized to) had been past the limit: a rank
+/// at or above the objective's is under the limit, and enough responses sit below it to keep
+/// the percentile of all the requests asked under it too.
+fn holds_without_answers(o: &Objective, m: &Measured) -> bool {
+    let Objective::Latency {
+        percentile, max_ms, ..
+    } = *o
+    else {
+        return false;
+    };
+    let s = &m.latency_ms;
+    let n = s.count as f64;
+    let asked = m.requests as f64;
+    [
+        (50.0, s.p50),
+        (75.0, s.p75),
+        (90.0, s.p90),
+        (95.0, s.p95),
+        (99.0, s.p99),
+        (99.9, s.p999),
+        (100.0, s.max),
+    ]
+    .iter()
+    .filter(|(rank, v)| *rank >= percentile && *v < max_ms)
+    .any(|(rank, _)| below(n, *rank) >= percentile / 100.0 * asked)
+}
+
+/// Samples at or below the `rank` percentile of `n`, at least.
+fn below(n: f64, rank: f64) -> f64 {
+    (rank / 100.0 * n - 1e-9).ceil().max(0.0)
+}
+
 /// Requests at or past the limit, at least: exact for errors; for a latency, a lower bound
-/// read off the summary (if p90 is past the limit, so is at least a tenth of the samples).
+/// read off the summary (if p90 is past the limit, so is at least a tenth of the samples:
+/// the p90 is the smallest value with 90% at or below it, so the samples from it on are
+/// `n - ceil(0.9 n) + 1`).
 fn past_limit(o: &Objective, m: &Measured) -> u64 {
     let n = samples(o, m);
     match *o {
@@ -97,7 +135,7 @@ fn past_limit(o: &Objective, m: &Measured) -> u64 {
                 (99.9, s.p999),
             ];
             match ranks.iter().find(|(_, v)| *v >= max_ms) {
-                Some((rank, _)) => (n as f64 * (1.0 - rank / 100.0)).floor() as u64,
+                Some((rank, _)) => n + 1 - below(n as f64, *rank) as u64,
                 None => u64::from(s.max >= max_ms && n > 0),
             }
         }
@@ -250,5 +288,29 @@ mod tests {
                 need: 1_000
             })
         );
+    }
+
+    /// `herd capacity` called a probe with p99 1.03 s against 50 ms "too few to judge: 998 of
+    /// 1,000" (2 unfinished), and a probe sized to the minimum failed it for one unfinished.
+    #[test]
+    fn a_few_unanswered_requests_leave_a_plain_verdict_standing() {
+        let p99 = Objective::Latency {
+            percentile: 99.0,
+            max_ms: 50.0,
+            inclusive: false,
+        };
+        let answered = |count, p99_ms: f64, max_ms: f64| {
+            let mut m = probe(1_000, 5.0, p99_ms, max_ms, 0.2);
+            m.latency_ms.count = count;
+            m
+        };
+        let broke = p99.verdict(&answered(998, 1_030.0, 1_100.0));
+        assert_eq!(broke, Verdict::Broke("p99 1.03 s >= 50.0 ms".into()));
+        assert_eq!(p99.verdict(&answered(999, 8.0, 9.0)), Verdict::Held);
+        // Half of them unanswered: those could be the tail; too few to say it held.
+        assert!(matches!(
+            p99.verdict(&answered(500, 8.0, 9.0)),
+            Verdict::TooFew(_)
+        ));
     }
 }

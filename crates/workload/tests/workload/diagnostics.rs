@@ -39,6 +39,8 @@ fn every_problem_is_reported_at_its_place() {
          "4:14: threshold `GET /x: p99 < 1s`: no request is named `GET /x` (did you mean `GET /`?)"),
         ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / ] }\n",
          "YAML syntax"),
+        ("target: http://127.0.0.1:1\nload: { users: 1, duration: 1s }\nscenarios: []\n",
+         "3:12: `scenarios` is empty"),
     ];
     let dir = fresh_dir("diagnostics");
     std::fs::write(

@@ -39,6 +39,13 @@ fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
     let text = report.stdout();
     assert!(text.contains("partial result"), "{text}");
     assert!(text.contains("INTERRUPTED"), "{text}");
+    // What every second carried is reported, not invented zeros: CPU, bytes out, response
+    // size and status codes (they read 0%, 0 B/s out, 0 B and none).
+    for invented in ["cpu 0%", " 0 B/s out", "mean 0 B", "not recorded out"] {
+        assert!(!text.contains(invented), "{invented:?} in:\n{text}");
+    }
+    assert!(text.contains("200: "), "{text}");
+    assert!(text.contains("user and sys not recorded"), "{text}");
     // The seconds written are all there, with their requests.
     let lines = std::fs::read_to_string(&json).unwrap();
     let seconds = lines.lines().count() - 1;
@@ -61,6 +68,39 @@ fn a_run_killed_mid_way_leaves_a_partial_result_report_and_compare_read() {
             .contains(&format!("partial ({seconds} of 60 seconds)")),
         "{}",
         compare.stdout()
+    );
+    // A file from a herd whose seconds did not carry the response size: compare called it
+    // "improved -100%"; a figure one side lacks is not judged.
+    let old = dir.path("old.json");
+    let stripped: Vec<String> = lines
+        .lines()
+        .enumerate()
+        // A line the kill cut short is left out, as the reader leaves it.
+        .filter_map(|(i, l)| {
+            let mut v: serde_json::Value = serde_json::from_str(l).ok()?;
+            if i > 0 {
+                for key in ["bytes_sent", "body_bytes", "status"] {
+                    v.as_object_mut().unwrap().remove(key);
+                }
+            }
+            Some(v.to_string())
+        })
+        .collect();
+    std::fs::write(&old, stripped.join("\n") + "\n").unwrap();
+    let compare = Herd::new(&["compare", json.to_str().unwrap(), old.to_str().unwrap()]).run();
+    let size = compare
+        .stdout()
+        .lines()
+        .find(|l| l.trim_start().starts_with("response size"))
+        .unwrap_or_else(|| panic!("{}", compare.stdout()))
+        .to_owned();
+    assert!(size.contains("not recorded"), "{size}");
+    assert!(!size.contains("improved") && !size.contains('%'), "{size}");
+    let report = Herd::new(&["report", old.to_str().unwrap()]).run();
+    assert!(
+        report.stdout().contains("size not recorded"),
+        "{}",
+        report.stdout()
     );
 }
 
