@@ -39,6 +39,10 @@ Benchmarks:
   reqlog    what --requests-log costs: CPU per request (worker and writer thread together) of
             herd plain, with a gzip log (FILE.csv.gz) and with a plain CSV log, 50 connections,
             1 thread; the ratios are the cost docs/outputs.md states (no bar), lost lines flagged
+  corpus    real responses (bench/corpus.py): nginx's static file, with ten more headers, 4 KB,
+            64 KB, chunked; herd against wrk (plain, https, pipelining 16) and h2load (h2c 10 x
+            10) on each, the worst ratio the headline (bars on the static file: h2c <= 0.80,
+            pipelining <= 0.95, plain and https <= 0.90)
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -118,6 +122,9 @@ class Nginx:
         self.h2_port = s.getsockname()[1]
         s.close()
         d = self.dir
+        import corpus  # real responses (bench/corpus.py): files every server below also serves
+        corpus.write_files(d / "www")
+        served = corpus.locations(d / "www")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                         "-nodes", "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem"), "-days", "2",
                         "-subj", "/CN=127.0.0.1"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -144,11 +151,13 @@ http {{
         location = /login {{ add_header Set-Cookie "sid=s3ss10n; Path=/"; default_type application/json;
                              return 200 '{{"token":"t0k3n"}}'; }}
         location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+        {served}
     }}
     server {{
         listen 127.0.0.1:{self.h2_port} http2 backlog=16384 reuseport;
         http2_max_concurrent_streams 20000;
         location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+        {served}
     }}
     server {{
         listen 127.0.0.1:{self.tls_port} ssl backlog=16384 reuseport;
@@ -156,6 +165,7 @@ http {{
         ssl_certificate_key {d}/key.pem;
         ssl_session_cache shared:tls:10m;
         location / {{ default_type text/plain; return 200 "hello from nginx\\n"; }}
+        {served}
     }}
 }}
 """)
@@ -903,7 +913,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
                                                "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
-                                                 "h2cpu", "h2rate", "h2rss", []],
+                                                 "h2cpu", "h2rate", "h2rss", "corpus", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -959,6 +969,9 @@ def main():
             figures["h2rate"] = bench_h2.rate(this, nginx, max(1, a.rounds // 2))
         if "h2rss" in a.which:
             figures["h2rss"] = bench_h2.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
+        if "corpus" in a.which:
+            import corpus
+            figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds)
     finally:
         nginx.stop()
     if a.json:

@@ -1,7 +1,7 @@
 //! Every `unsafe` of herd's HTTP/2: the calls into nghttp2 and its callbacks into us.
 //!
 //! Why this is sound, once for the whole file:
-//! - The session pointer comes from `nghttp2_session_{client,server}_new2`, is owned by one
+//! - The session pointer comes from `nghttp2_session_{client,server}_new3`, is owned by one
 //!   [`Raw`], used only through `&mut Raw`, and freed once, in `Drop`.
 //! - `user_data` points at the `State` in `Raw::state`, a `Box`: its address holds when the
 //!   `Raw` moves. nghttp2 calls back only from inside `mem_recv2`/`mem_send2`, which run under
@@ -11,6 +11,8 @@
 //!   they become slices that do not outlive it (anything kept is copied).
 //! - Name/value pairs given to submit calls are copied by nghttp2 before it returns (no
 //!   NO_COPY flags), so borrowed slices suffice; nghttp2 never writes through them.
+//! - nghttp2 allocates through `pool.rs`'s four functions (`nghttp2_mem`), which hand out
+//!   and take back only blocks they made.
 //! - The callbacks never unwind: the `State` methods they call do not panic, and a panic in an
 //!   `extern "C"` function aborts rather than crossing into C.
 
@@ -19,6 +21,7 @@ use std::ptr::{self, NonNull};
 
 use libnghttp2_sys as sys;
 
+use crate::pool;
 use crate::state::State;
 use crate::{H2Error, Settings};
 
@@ -32,6 +35,17 @@ pub(crate) struct Raw {
 // SAFETY: the session is owned by one `Raw` and touched only through `&mut Raw`; nghttp2 keeps
 // no thread-local state, so moving the whole session to another thread is fine.
 unsafe impl Send for Raw {}
+
+/// An error nghttp2 returned, with its own message.
+impl H2Error {
+    pub(crate) fn lib(call: &'static str, code: i32) -> H2Error {
+        H2Error::Nghttp2 {
+            call,
+            code,
+            message: strerror(code),
+        }
+    }
+}
 
 pub(crate) fn strerror(code: i32) -> String {
     // SAFETY: nghttp2_strerror returns a static NUL-terminated string for any code.
@@ -84,10 +98,31 @@ impl Raw {
             );
             sys::nghttp2_session_callbacks_set_error_callback2(callbacks, Some(on_error));
             let user_data = (&mut *state as *mut State).cast::<c_void>();
+            // nghttp2 copies `mem` before returning; its functions hold no state of their own.
+            let mut mem = sys::nghttp2_mem {
+                mem_user_data: ptr::null_mut(),
+                malloc: Some(pool::mem::malloc),
+                free: Some(pool::mem::free),
+                calloc: Some(pool::mem::calloc),
+                realloc: Some(pool::mem::realloc),
+            };
+            let no_options = ptr::null();
             let rv = if server {
-                sys::nghttp2_session_server_new(&mut session, callbacks, user_data)
+                sys::nghttp2_session_server_new3(
+                    &mut session,
+                    callbacks,
+                    user_data,
+                    no_options,
+                    &mut mem,
+                )
             } else {
-                sys::nghttp2_session_client_new(&mut session, callbacks, user_data)
+                sys::nghttp2_session_client_new3(
+                    &mut session,
+                    callbacks,
+                    user_data,
+                    no_options,
+                    &mut mem,
+                )
             };
             sys::nghttp2_session_callbacks_del(callbacks);
             rv

@@ -46,6 +46,7 @@
 mod client;
 mod error;
 mod ffi;
+mod pool;
 mod server;
 mod state;
 mod streams;

@@ -3,6 +3,7 @@
 
 use crate::connection_text;
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
+use crate::lines::{line, plural};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
 use std::fmt::{self, Write};
 
@@ -359,15 +360,6 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         writeln!(out, "  generator warning: {w}")?;
     }
     Ok(())
-}
-
-/// One labelled line; the labels form a column so the numbers line up.
-pub(crate) fn line(out: &mut impl Write, label: &str, body: &str) -> fmt::Result {
-    writeln!(out, "  {label:<10} {body}")
-}
-
-pub(crate) fn plural(n: u64, noun: &str) -> String {
-    format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" })
 }
 
 fn shorten(s: &str) -> String {

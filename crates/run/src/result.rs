@@ -1,7 +1,7 @@
 //! The public result, built in one place from what the engine measured and, for files, what the
 //! scripts counted.
 
-use crate::prepared::UrlRequest;
+use crate::what::UrlRequest;
 use crate::LoadFlags;
 use herd_engine::{Load, Plan, RunOutput};
 use herd_result::{
@@ -148,6 +148,7 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         headers: r.headers.clone(),
         body_bytes: r.body_len,
         secrets_shown: r.secrets_shown,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -184,6 +185,7 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -214,6 +216,7 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }

@@ -20,6 +20,7 @@ mod flags;
 mod form;
 mod generator;
 mod har;
+mod history;
 mod http2;
 mod http2_wire;
 mod http3;

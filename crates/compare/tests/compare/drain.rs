@@ -53,6 +53,7 @@ pub fn run_at(rate: u64) -> RunResult {
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,
+            labels: Default::default(),
             arrivals: None,
         },
         started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),

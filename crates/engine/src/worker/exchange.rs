@@ -28,6 +28,11 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// a request meanwhile.
     pub(super) fn pump(&mut self, l: u32, g: u32, ready: Ready) {
         let now = self.now();
+        self.pump_at(l, g, ready, now);
+    }
+
+    /// As [`Loop::pump`], at `now`.
+    pub(super) fn pump_at(&mut self, l: u32, g: u32, ready: Ready, now: Instant) {
         self.pump_once(l, g, ready, now);
         self.flush_kicks(now);
     }
@@ -169,7 +174,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     }
 
     /// Records exchange `x`'s full response and takes its user on.
-    fn complete(&mut self, x: Ticket, mut resp: Response, now: Instant) {
+    fn complete(&mut self, x: Ticket, resp: Response, now: Instant) {
         let Some(ex) = self.exchanges.get(x) else {
             return;
         };
@@ -196,7 +201,6 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         // A think, or the next iteration, is measured from now on.
         u.intended = now;
         self.step(i, Last::Response(&resp), now);
-        resp.reset();
     }
 
     /// What exchange `x` went through before it was sent: the wait for a place, and the

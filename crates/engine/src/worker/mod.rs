@@ -395,6 +395,9 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
         };
         wait(&mut self.t, until, events)?;
         self.woke = self.now();
+        // The first event is taken at the instant the wait returned, without a clock read of
+        // its own; the others each at theirs.
+        let mut at = Some(self.woke);
         for ev in events.drain(..) {
             let (l, g) = links::untoken(ev.token);
             let ready = Ready {
@@ -403,7 +406,8 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 closed: ev.closed,
                 timer: false,
             };
-            self.pump(l, g, ready);
+            let now = at.take().unwrap_or_else(|| self.t.clock().now());
+            self.pump_at(l, g, ready, now);
         }
         let now = self.now();
         if let Some(o) = self.open.as_mut() {

@@ -89,7 +89,7 @@ mod tests {
             size_of::<super::User<()>>()
         );
         let exchange = size_of::<super::super::exchanges::Exchange>();
-        assert!(exchange <= 120, "{exchange}");
+        assert!(exchange <= 104, "{exchange}");
         let link = size_of::<super::super::links::Link<(), ()>>();
         assert!(link <= 104, "{link}");
     }

@@ -190,3 +190,30 @@ fn a_request_held_for_its_batch_is_timed_from_its_write() {
     );
     assert_accounted(&out);
 }
+
+#[test]
+fn a_request_held_for_its_batch_waits_in_blocked_so_its_phases_add_up_to_its_latency() {
+    // As above: the requests freed at 10 and 20 ms wait for the one freed at 30 ms, 20 and 10
+    // ms before their send. That wait is in `blocked`: every response's latency is the sum of
+    // its phases (connect, blocked, waiting, receiving), where it once left 30 of the 220 ms
+    // in no phase.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+    let out = go(pipelined(4, 1, 4, 7), &fake);
+    let t = &out.total;
+    assert_eq!(t.ok, 7);
+    let total = |h: &herd_engine::metrics::CompactHistogram| {
+        let h = h.to_histogram();
+        h.mean() * h.len() as f64
+    };
+    let phases = total(&t.connect) + total(&t.blocked) + total(&t.waiting) + total(&t.receiving);
+    let latency = total(&t.latency);
+    // Whole microseconds per phase (a response read at once receives for 1 us), and the
+    // histograms' 3 digits.
+    assert!(
+        (phases - latency).abs() <= 7.0 * 3.0 + latency * 0.002,
+        "phases {phases} us, latency {latency} us"
+    );
+    assert_eq!(t.blocked.len(), 2, "the two requests held for the batch");
+    let held = t.blocked.to_histogram();
+    assert!((held.mean() - 15_000.0).abs() <= 50.0, "{}", held.mean());
+}

@@ -19,7 +19,8 @@ mod notes;
 #[cfg(test)]
 mod tests;
 
-use batch::HELD;
+/// The stream id of an exchange held for its batch (batch.rs): not yet handed to nghttp2.
+const HELD: i32 = -1;
 
 struct Stream {
     ticket: Ticket,

@@ -81,40 +81,15 @@ impl H3Session {
         self.closed = true;
         out.push(Note::Closed);
     }
-}
 
-impl Session<H3Wire> for H3Session {
-    fn room(&self) -> usize {
-        if self.closed || self.last || self.going_away {
-            return 0;
-        }
-        let cap = self.limit.map_or(self.window, |l| l.min(self.window));
-        cap.saturating_sub(self.in_flight())
-    }
-
-    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
-        self.last |= last;
-        self.queued.push_back((ticket, req.clone()));
-    }
-
-    fn pump(
+    /// Hands what waits to the connection, as far as its stream credit goes.
+    fn send_queued(
         &mut self,
         t: &mut H3Wire,
         conn: &mut H3Conn,
-        _ready: Ready,
         now: Instant,
-        _scratch: &mut [u8],
         out: &mut Vec<Note>,
     ) {
-        if self.closed {
-            return;
-        }
-        for c in self.cancelled.drain(..) {
-            t.slot(conn).h3.cancel(token(c), now);
-        }
-        if let Some(f) = t.slot(conn).dead.clone() {
-            return self.end(&f, out);
-        }
         while let Some((ticket, req)) = self.queued.front() {
             let frames = match t.frames(req) {
                 Ok(f) => f,
@@ -151,6 +126,16 @@ impl Session<H3Wire> for H3Session {
                 }
             }
         }
+    }
+
+    /// Turns the connection's events into notes; whether what waits should go now (the
+    /// handshake or new credit came), or `None` when the connection ended.
+    fn take_events(
+        &mut self,
+        t: &mut H3Wire,
+        conn: &mut H3Conn,
+        out: &mut Vec<Note>,
+    ) -> Option<bool> {
         let mut again = false;
         while let Some(ev) = t.slot(conn).h3.poll_event() {
             match ev {
@@ -213,10 +198,51 @@ impl Session<H3Wire> for H3Session {
                             "the server closed the connection",
                         )
                     });
-                    return self.end(&failure, out);
+                    self.end(&failure, out);
+                    return None;
                 }
             }
         }
+        Some(again)
+    }
+}
+
+impl Session<H3Wire> for H3Session {
+    fn room(&self) -> usize {
+        if self.closed || self.last || self.going_away {
+            return 0;
+        }
+        let cap = self.limit.map_or(self.window, |l| l.min(self.window));
+        cap.saturating_sub(self.in_flight())
+    }
+
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        self.last |= last;
+        self.queued.push_back((ticket, req.clone()));
+    }
+
+    fn pump(
+        &mut self,
+        t: &mut H3Wire,
+        conn: &mut H3Conn,
+        _ready: Ready,
+        now: Instant,
+        _scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        if self.closed {
+            return;
+        }
+        for c in self.cancelled.drain(..) {
+            t.slot(conn).h3.cancel(token(c), now);
+        }
+        if let Some(f) = t.slot(conn).dead.clone() {
+            return self.end(&f, out);
+        }
+        self.send_queued(t, conn, now, out);
+        let Some(again) = self.take_events(t, conn, out) else {
+            return;
+        };
         if again {
             // The handshake just finished: what waited for it goes on a stream now.
             self.pump(t, conn, Ready::WRITE, now, &mut [], out);

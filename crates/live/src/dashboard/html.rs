@@ -2,6 +2,7 @@
 //! one chart model, drawn by the report's SVG back end) and tables of statuses, errors and
 //! request names. The page swaps this fragment in whole at each event.
 
+use super::event::Levels;
 use super::view::Frame;
 use herd_report::figure::{
     generator_figure, palette, run_figure, server_figure, statuses_figure, Figure, Series,
@@ -15,7 +16,7 @@ use std::fmt::Write;
 /// The fragment for `view`; `report` says where the final report is (or how to make one).
 pub fn fragment(view: &Frame, report: &str) -> String {
     if let Some(levels) = &view.series {
-        return super::series::fragment(levels, view, report);
+        return series_fragment(levels, view, report);
     }
     run_fragment(view, report)
 }
@@ -279,4 +280,61 @@ fn table(out: &mut String, id: &str, heading: &str, rows: &BTreeMap<String, u64>
         let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), count(*n));
     }
     out.push_str("</tbody></table>");
+}
+
+/// The page's view of a series: where it is, the levels so far, the run going on.
+pub fn series_fragment(levels: &Levels, run: &Frame, report: &str) -> String {
+    let mut out = String::new();
+    let done = levels.rows.len();
+    let (state, text) = match (levels.done, &levels.step) {
+        (true, _) if levels.interrupted => (
+            "finished",
+            format!("Finished: stopped after {done} level(s). {report}"),
+        ),
+        (true, _) => ("finished", format!("Finished: {done} level(s). {report}")),
+        (false, Some(step)) => (
+            "running",
+            format!("Running the step at {step}; {done} level(s) done."),
+        ),
+        (false, None) => ("running", "Starting…".to_owned()),
+    };
+    let _ = writeln!(out, "<p id=\"series\">{}</p>", esc(&levels.what));
+    let _ = writeln!(
+        out,
+        "<p id=\"series-status\" class=\"{state}\" data-state=\"{state}\" data-levels=\"{done}\">{}</p>",
+        esc(&text)
+    );
+    let target = if levels.named { "<th>target</th>" } else { "" };
+    let _ = write!(
+        out,
+        "<table id=\"levels\"><thead><tr><th>asked</th>{target}<th>achieved</th><th>p50</th>\
+         <th>p99</th><th>errors</th><th>verdict</th></tr></thead><tbody>"
+    );
+    if levels.rows.is_empty() {
+        out.push_str("<tr><td colspan=\"7\">none finished yet</td></tr>");
+    }
+    for r in &levels.rows {
+        let target = if levels.named {
+            format!("<td>{}</td>", esc(&r.target))
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            "<tr class=\"level\"><td>{}</td>{target}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.asked),
+            esc(&r.achieved),
+            duration_ms(r.p50_ms),
+            duration_ms(r.p99_ms),
+            percent(r.errors_percent),
+            esc(&r.verdict),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if let (false, Some(step)) = (levels.done, &levels.step) {
+        let _ = writeln!(out, "<section id=\"step\"><h2>Now: {}</h2>", esc(step));
+        out.push_str(&run_fragment(run, ""));
+        out.push_str("</section>\n");
+    }
+    out
 }

@@ -3,7 +3,8 @@
 //! sum does not depend on the order of the shards.
 
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
-use crate::result::{GeneratorSample, SizeSummary, Totals};
+use crate::result::GeneratorSample;
+use crate::summary::{SizeSummary, Totals};
 use crate::{CheckResult, Generator, GeneratorVerdict, Histograms, NameResult, ScenarioResult};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;

@@ -44,6 +44,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     };
     let mut r = build_run(RunInput {

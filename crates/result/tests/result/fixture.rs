@@ -90,6 +90,7 @@ pub fn config(model: Model) -> RunConfig {
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     }
 }
