@@ -137,3 +137,86 @@ fn tls_to_a_plaintext_port_is_tls_error() {
         "the first connection proves it: the run stops"
     );
 }
+
+/// Serves TLS keep-alive connections answering each request with a 64 KiB body (four TLS
+/// records and more), the connection kept open.
+fn start_tls_server_of_large_responses() -> SocketAddr {
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![CertificateDer::from(cert.cert.der().to_vec())], key)
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let Ok(tcp) = tcp else { continue };
+            let config = Arc::clone(&config);
+            std::thread::spawn(move || {
+                let _ = tcp.set_read_timeout(Some(crate::common::LIMIT));
+                let Ok(conn) = rustls::ServerConnection::new(config) else {
+                    return;
+                };
+                let mut tls = rustls::StreamOwned::new(conn, tcp);
+                let mut reply = b"HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n".to_vec();
+                reply.resize(reply.len() + 65536, b'x');
+                let mut got = Vec::new();
+                let mut chunk = [0u8; 1024];
+                loop {
+                    while let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                        got.drain(..end + 4);
+                        if tls.write_all(&reply).and_then(|()| tls.flush()).is_err() {
+                            return;
+                        }
+                    }
+                    match tls.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got.extend_from_slice(&chunk[..n]),
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_response_of_several_tls_records_on_a_kept_alive_connection_is_read_whole() {
+    // rustls hands out one record (16 KiB at most) a read: the loop once took a read shorter
+    // than its buffer for an empty socket, left the other records of a 64 KiB response in a
+    // socket whose readiness edge had come, and every exchange waited for its deadline.
+    use herd_engine::{run, Control, Load, Plan, Request, Single, SystemClock};
+    use herd_http::{HttpTransport, Target};
+    use std::time::Duration;
+    let addr = start_tls_server_of_large_responses();
+    let target = Target::parse(&format!("https://{addr}/")).unwrap();
+    let tls = TlsOptions {
+        insecure: true,
+        ..Default::default()
+    };
+    let transport = HttpTransport::new(&target, tls).unwrap();
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: None,
+        requests: Some(10),
+        timeout: Duration::from_secs(3),
+        ..Plan::default()
+    };
+    let request = Request::new(&b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"[..]);
+    let out = run(
+        &plan,
+        Arc::new(SystemClock),
+        |_| transport.wire(),
+        |_| Single(request.clone()),
+        Control::new().into(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(out.total.ok, 10, "{:?}", out.total.errors);
+    assert_eq!(out.total.body_sum, 10 * 65536);
+}
