@@ -141,22 +141,32 @@ def run(b, nginx, rounds, seconds, only=None):
             for proto in [p for p in bases if not only or p in only]:
                 def argv(tool, j, proto=proto, path=path, headers=headers):
                     return protocol_argv(b, proto, tool, bases[proto], path, headers, seconds, j, scripts)
-                _, paired = b.paired_cpu([peers[proto], "herd"], argv, rounds,
-                                         f"{name} ({path}) over {proto}: herd vs {peers[proto]}")
-                table[(name, proto)] = paired["herd"]
+                try:
+                    _, paired = b.paired_cpu([peers[proto], "herd"], argv, rounds,
+                                             f"{name} ({path}) over {proto}: herd vs {peers[proto]}")
+                    table[(name, proto)] = paired["herd"]
+                except RuntimeError as e:
+                    # A run that fails (herd exits 6 when nothing answered) is a finding, not
+                    # a reason to lose the rest of the table.
+                    b.log(f"bench: {name} over {proto} failed: {e}")
+                    table[(name, proto)] = None
     finally:
         shutil.rmtree(scripts, ignore_errors=True)
     protos = [p for p in bases if not only or p in only]
     print(f"\nCPU per request, herd / peer (median of {rounds} paired rounds, {seconds} s each)")
     print(f"  {'response':10s}" + "".join(f"{p:>10s}" for p in protos))
+    cell = lambda r: f"{r:10.2f}" if r is not None else f"{'failed':>10s}"
     for name, _, _ in RESPONSES:
-        print(f"  {name:10s}" + "".join(f"{table[(name, p)]:10.2f}" for p in protos))
+        print(f"  {name:10s}" + "".join(cell(table[(name, p)]) for p in protos))
     figures = {"ratios": {f"{n}/{p}": r for (n, p), r in table.items()}, "headline": {}}
     for p in protos:
-        worst = max(table[(n, p)] for n, _, _ in RESPONSES)
+        measured = [table[(n, p)] for n, _, _ in RESPONSES if table[(n, p)] is not None]
+        failed = [n for n, _, _ in RESPONSES if table[(n, p)] is None]
+        worst = max(measured) if measured else None
         static = table[("static", p)]
-        ok = static <= BARS[p]
-        print(f"  {p:8s} headline (worst) {worst:.2f}; static file {static:.2f} "
-              f"(bar <= {BARS[p]:.2f}) -> {'PASS' if ok else 'FAIL'}")
+        ok = static is not None and static <= BARS[p] and not failed
+        print(f"  {p:8s} headline (worst) {cell(worst).strip()}; static file {cell(static).strip()} "
+              f"(bar <= {BARS[p]:.2f}){'; failed: ' + ', '.join(failed) if failed else ''} -> "
+              f"{'PASS' if ok else 'FAIL'}")
         figures["headline"][p] = worst
     return figures

@@ -2,7 +2,7 @@
 //! threshold and beyond noise, so a CI job can stop a release that got slower.
 
 use crate::exit::{self, Exit};
-use crate::output::{emit, format_for, Format};
+use crate::report_format::{emit, format_for, Format};
 use clap::Args;
 use herd_compare::compare;
 use herd_report::{html, render_compare_text};

@@ -4,7 +4,7 @@
 use crate::exit::{self, Exit};
 use crate::history_select::{self, labels_text, store_err, write_json};
 use crate::history_trend;
-use crate::output::{emit, format_for, Format};
+use crate::report_format::{emit, format_for, Format};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

@@ -36,6 +36,7 @@ mod chunked;
 mod error;
 mod h2;
 pub mod h3;
+mod handshake;
 mod head;
 pub mod multipart;
 mod parse;

@@ -83,6 +83,13 @@ impl Session<Wire> for HttpSession {
         }
     }
 
+    fn limit(&self) -> Option<usize> {
+        match self {
+            HttpSession::Http1(_) => None,
+            HttpSession::Http2(s) => s.limit(),
+        }
+    }
+
     #[inline]
     fn wake_at(&self) -> Option<Instant> {
         match self {

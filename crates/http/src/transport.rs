@@ -28,7 +28,7 @@ impl Transport for Wire {
             None => TcpStream::connect(addr),
             Some(ip) => connect_from(ip, addr),
         }
-        .map_err(|e| connect_failure(addr, &e))?;
+        .map_err(|e| connect_failure(self.via, addr, &e))?;
         self.poll
             .registry()
             .register(
@@ -36,7 +36,7 @@ impl Transport for Wire {
                 Token(token),
                 Interest::READABLE | Interest::WRITABLE,
             )
-            .map_err(|e| connect_failure(addr, &e))?;
+            .map_err(|e| connect_failure(self.via, addr, &e))?;
         let tls = match &self.tls {
             None => None,
             Some(t) => Some(Box::new(
@@ -58,12 +58,12 @@ impl Transport for Wire {
         if !c.tcp_up {
             match c.sock.take_error() {
                 Ok(None) => {}
-                Ok(Some(e)) | Err(e) => return Err(connect_failure(addr, &e)),
+                Ok(Some(e)) | Err(e) => return Err(connect_failure(self.via, addr, &e)),
             }
             match c.sock.peer_addr() {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => return Ok(false),
-                Err(e) => return Err(connect_failure(addr, &e)),
+                Err(e) => return Err(connect_failure(self.via, addr, &e)),
             }
             // Requests go out in one write; Nagle would only hold them back.
             let _ = c.sock.set_nodelay(true);
@@ -101,7 +101,7 @@ impl Transport for Wire {
                 }
                 Ok(_) => {
                     tls.process_new_packets()
-                        .map_err(|e| tls_failure(addr, &e.to_string()))?;
+                        .map_err(|e| crate::handshake::failure(addr, &e))?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -171,7 +171,7 @@ impl Transport for Wire {
                 Err(e) => return Err(Failure::io(&e)),
             }
             tls.process_new_packets()
-                .map_err(|e| tls_failure(addr, &e.to_string()))?;
+                .map_err(|e| crate::handshake::failure(addr, &e))?;
         }
     }
 
@@ -249,8 +249,11 @@ fn connect_from(ip: IpAddr, addr: SocketAddr) -> io::Result<TcpStream> {
     Ok(TcpStream::from_std(s.into()))
 }
 
-fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {
-    Failure::new(ErrorKind::from_io(e), format!("connect to {addr}: {e}"))
+fn connect_failure(via: &str, addr: SocketAddr, e: &io::Error) -> Failure {
+    Failure::new(
+        ErrorKind::from_io(e),
+        format!("connect to {via}{addr}: {e}"),
+    )
 }
 
 fn tls_io_failure(addr: SocketAddr, e: &io::Error) -> Failure {

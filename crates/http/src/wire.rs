@@ -29,6 +29,8 @@ pub struct HttpTransport {
     source: Option<IpAddr>,
     /// Through a proxy, https: the `CONNECT` each new connection opens its tunnel with.
     tunnel: Option<Arc<[u8]>>,
+    /// What `addr` is, for messages: "" (the target), or "the proxy ".
+    via: &'static str,
 }
 
 #[derive(Clone)]
@@ -52,6 +54,7 @@ impl HttpTransport {
             tls: tls_setup,
             source: tls.source,
             tunnel: None,
+            via: "",
         })
     }
 
@@ -72,6 +75,7 @@ impl HttpTransport {
     /// ([`Proxy::absolute_form`]).
     pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
         self.addr = proxy.addr;
+        self.via = "the proxy ";
         if target.scheme() == Scheme::Https {
             self.tunnel = Some(proxy.connect_request(target));
         }
@@ -90,6 +94,7 @@ impl HttpTransport {
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),
+            via: self.via,
             wakeup,
             clock: SystemClock,
         })
@@ -105,6 +110,7 @@ pub struct Wire {
     pub(crate) tls: Option<Tls>,
     pub(crate) source: Option<IpAddr>,
     pub(crate) tunnel: Option<Arc<[u8]>>,
+    pub(crate) via: &'static str,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
     pub(crate) wakeup: Wakeup,
     pub(crate) clock: SystemClock,

@@ -31,6 +31,7 @@
 //!     calls_per_conn: None,
 //!     pipeline: None,
 //!     streams: None,
+//!     proxy: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,
@@ -67,6 +68,7 @@ pub mod pdf;
 #[cfg(feature = "png")]
 pub mod plot;
 mod replay_text;
+pub mod series_text;
 mod server_text;
 mod text;
 mod workload_text;

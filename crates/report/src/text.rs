@@ -152,6 +152,10 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let Some(m) = c.streams {
         // h2load's words: requests in flight are connections times streams.
         write!(how, " x {}", plural(m, "stream"))?;
+        if let Some(a) = r.generator.streams_allowed {
+            // h2load's `-m` follows the server's limit the same way.
+            write!(how, " (the server allows {a}: {a} in flight on each)")?;
+        }
     }
     if let Some(k) = c.pipeline {
         write!(how, " pipelining {k}")?;
@@ -293,6 +297,16 @@ fn nothing_listens(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let refused = r.errors.get("connect_refused").copied().unwrap_or(0);
     if r.totals.completed > 0 || refused == 0 || refused < r.totals.errors {
         return Ok(());
+    }
+    if let Some(proxy) = &r.config.proxy {
+        // The connections went to the proxy: the target was never reached.
+        return writeln!(
+            out,
+            "  NOTHING LISTENS at the proxy {proxy}: every connection to it was refused, so {} \
+             was never reached; is the proxy running, and is --proxy (or HTTP_PROXY / \
+             HTTPS_PROXY) right?",
+            r.target
+        );
     }
     writeln!(
         out,

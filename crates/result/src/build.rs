@@ -51,6 +51,11 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     let whole = Whole::of(&input);
+    let mut warnings = crate::answers::answer_warnings(totals.completed, totals.errors, &status);
+    warnings.extend(crate::answers::proxy_warning(
+        input.config.proxy.as_deref(),
+        &status,
+    ));
     let (phases, phase_histograms) = crate::phases::of(s, true);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
@@ -66,7 +71,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             duration_s: input.warmup_duration.as_secs_f64(),
         },
         throughput_rps: per_second(s.completed, duration_s),
-        warnings: crate::answers::answer_warnings(totals.completed, totals.errors, &status),
+        warnings,
         status,
         errors: error_counts(s),
         error_samples: s

@@ -36,6 +36,7 @@
 //!     calls_per_conn: None,
 //!     pipeline: None,
 //!     streams: None,
+//!     proxy: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,

@@ -144,6 +144,10 @@ pub struct RunConfig {
     /// `connections` x `streams` requests at once; absent for HTTP/1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u64>,
+    /// The forward proxy the connections went through (`--proxy`, or the environment's), as
+    /// `http://host:port`: never its credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<String>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.
@@ -245,6 +249,11 @@ pub struct Generator {
     pub ephemeral_ports_peak: Option<u64>,
     #[serde(default)]
     pub ephemeral_port_range: Option<u64>,
+    /// HTTP/2 and HTTP/3: the server's limit on a connection's streams (SETTINGS_MAX_CONCURRENT_
+    /// STREAMS, QUIC's stream credit) when it was below `config.streams`: the streams in flight
+    /// on each connection followed it, as h2load's do; absent when `--streams` was within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_allowed: Option<u64>,
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,

@@ -274,6 +274,7 @@ mod tests {
             calls_per_conn: None,
             pipeline: None,
             streams: None,
+            proxy: None,
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,

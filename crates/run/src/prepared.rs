@@ -3,14 +3,13 @@
 
 use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
+use crate::what::What;
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
-use herd_engine::{Control, Plan, Request, Shard, Single, SystemClock};
+use herd_engine::{Control, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
-use herd_http::{HttpTransport, RequestSpec, Scheme, Target, TlsOptions};
+use herd_http::{HttpTransport, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
-use herd_workload::Workload;
 use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,60 +45,6 @@ pub struct Prepared {
     pub(crate) runs: AtomicU64,
     /// What the run is in the user's words (`--label KEY=VALUE`), kept in its config.
     pub(crate) labels: std::collections::BTreeMap<String, String>,
-}
-
-/// A URL with its request, resolved from the flags.
-pub(crate) struct UrlRequest {
-    pub target: Target,
-    /// The request as the flags describe it; a URL run's body lives only in `request`.
-    pub spec: RequestSpec,
-    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
-    pub request: Request,
-    pub body_len: u64,
-    /// The URL and the headers as the result shows them: credentials masked.
-    pub shown_url: String,
-    pub headers: Vec<String>,
-    /// `--show-secrets`: `shown_url` and `headers` are as given.
-    pub secrets_shown: bool,
-}
-
-// One per run, never in a collection: the size difference costs nothing.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum What {
-    Url(UrlRequest),
-    UrlFile {
-        request: UrlRequest,
-        workload: Workload,
-        file: PathBuf,
-    },
-    Workload {
-        workload: Workload,
-        file: PathBuf,
-    },
-    Replay {
-        url: String,
-        target: Target,
-        replay: Box<crate::replay::Prepared>,
-    },
-    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
-    Script {
-        request: UrlRequest,
-        wrk: std::sync::Mutex<herd_lua::Wrk>,
-        file: PathBuf,
-    },
-}
-
-impl What {
-    /// The one site the run loads.
-    fn target(&self) -> &Target {
-        match self {
-            What::Url(r) | What::UrlFile { request: r, .. } | What::Script { request: r, .. } => {
-                &r.target
-            }
-            What::Workload { workload, .. } => workload.target(),
-            What::Replay { target, .. } => target,
-        }
-    }
 }
 
 impl Prepared {
@@ -180,7 +125,7 @@ impl Prepared {
         let shard = match &self.shard {
             Some(run) => {
                 let at = run.instant(self.runs.fetch_add(1, Relaxed));
-                let hash = self.plan_hash(&config, level, length);
+                let hash = crate::shard::run_hash(&self.what, &config, level, length);
                 let started = crate::shard::wait(run, at, control, observer)?;
                 if started.late {
                     plan.late = crate::shard::late_start(&plan, started.lag)?;

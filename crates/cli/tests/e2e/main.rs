@@ -27,6 +27,7 @@ mod http3;
 mod k8s;
 mod k8s_secrets;
 mod logs;
+mod mismatch;
 mod outputs;
 mod panel;
 mod phases;

@@ -49,6 +49,7 @@ pub fn run_at(rate: u64) -> RunResult {
             calls_per_conn: None,
             pipeline: None,
             streams: None,
+            proxy: None,
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,

@@ -9,6 +9,9 @@ use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Resumption, Ses
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// The streams a QUIC server commonly grants at first (quic-go, Caddy, nginx's 128 above it).
+const FIRST_CREDIT: usize = 100;
+
 pub struct H3Session {
     /// Requests in flight at once (`--streams`).
     window: usize,
@@ -67,6 +70,13 @@ impl H3Session {
 
     /// The connection is over: every ticket it holds fails with `failure`, then `Closed`.
     fn end(&mut self, failure: &Failure, out: &mut Vec<Note>) {
+        if !self.opened {
+            // A connection that never opened (its handshake failed) is the failure itself, not
+            // a reason to send its requests elsewhere.
+            for (ticket, _) in self.queued.drain(..) {
+                Self::fail(ticket, failure.clone(), false, out);
+            }
+        }
         self.abandon(failure, out);
         self.closed = true;
         out.push(Note::Closed);
@@ -104,8 +114,12 @@ impl H3Session {
                     }
                     break;
                 }
+                Err(_) if t.slot(conn).h3.is_over() => {
+                    // Over: its `Closed` event below says why, for every exchange it holds.
+                    break;
+                }
                 Err(f) => {
-                    // Going away or over: nothing queued can go on this connection.
+                    // Going away: nothing queued can go on this connection.
                     self.going_away = true;
                     self.queued.pop_front();
                     Self::fail(ticket, f, true, out);
@@ -263,5 +277,15 @@ impl Session<H3Wire> for H3Session {
 
     fn in_flight(&self) -> usize {
         self.queued.len() + self.sent.len()
+    }
+
+    fn limit(&self) -> Option<usize> {
+        // Before the handshake the server's credit is unknown: the loop's first guess holds.
+        let known = match (self.limit, self.opened) {
+            (Some(l), _) => l,
+            (None, false) => FIRST_CREDIT,
+            (None, true) => return None,
+        };
+        (known < self.window).then_some(known)
     }
 }

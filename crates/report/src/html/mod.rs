@@ -28,6 +28,7 @@ mod page;
 mod run;
 mod server;
 mod sweep;
+mod wire;
 
 use crate::capacity::CapacityResult;
 use crate::sweep::SweepResult;

@@ -98,6 +98,7 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,

@@ -40,6 +40,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,

@@ -86,6 +86,7 @@ pub fn config(model: Model) -> RunConfig {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
         secrets_shown: false,

@@ -1,4 +1,5 @@
-//! A report goes where it was asked, in the format asked or the one the file's extension names.
+//! Where a rendered report goes (`herd report`, `herd compare`): standard output, a file or a
+//! PDF, in the format asked or the one the file's extension names.
 
 use crate::exit::Exit;
 use clap::ValueEnum;
