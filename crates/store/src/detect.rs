@@ -180,16 +180,30 @@ fn p_value(x: &[f64], q: f64, o: &Options, rng: &mut SmallRng) -> f64 {
     (as_large + 1) as f64 / (o.permutations + 1) as f64
 }
 
-/// Whether the two levels differ by more than `z` standard errors of their difference, each
-/// side's error no smaller than its runs' own noise allows.
+fn middle(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// Whether the two levels (medians) differ by more than `z` standard errors of their
+/// difference, each side's error no smaller than its runs' own noise allows.
 fn beyond_noise(points: &[Point], tau: usize, z: f64) -> bool {
     let side = |p: &[Point]| {
         let n = p.len() as f64;
-        let m = p.iter().map(|p| p.value).sum::<f64>() / n;
-        let spread = p.iter().map(|p| (p.value - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        // The spread of the runs, robustly (1.4826 x the median absolute deviation): a run the
+        // machine disturbed must not hide a change the others agree on.
+        let mut v: Vec<f64> = p.iter().map(|p| p.value).collect();
+        let median = middle(&mut v);
+        let mut dev: Vec<f64> = v.iter().map(|x| (x - median).abs()).collect();
+        let spread = (1.4826 * middle(&mut dev)).powi(2);
         let own = p.iter().filter_map(|p| p.noise).map(|s| s * s).sum::<f64>()
             / (p.iter().filter(|p| p.noise.is_some()).count().max(1)) as f64;
-        (m, spread.max(own) / n)
+        (median, spread.max(own) / n)
     };
     let (a, va) = side(&points[..tau]);
     let (b, vb) = side(&points[tau..]);

@@ -135,3 +135,17 @@ fn stored_runs_with_p99_raised_from_run_26_name_run_26() {
     assert!(d.changes.is_empty(), "{:?}", d.changes);
     let _ = common::recorded();
 }
+
+#[test]
+fn runs_the_machine_disturbed_do_not_hide_a_change() {
+    let mut v = wobbly(40, 0.02, 4);
+    v[1] *= 2.0;
+    v[2] *= 1.8;
+    for x in &mut v[25..] {
+        *x *= 1.2;
+    }
+    let d = detect(points(&v, 0.1), &Options::default());
+    let at: Vec<usize> = d.changes.iter().map(|c| c.index).collect();
+    assert_eq!(at.len(), 1, "{at:?}");
+    assert!((24..=26).contains(&at[0]), "{at:?}");
+}
