@@ -8,9 +8,9 @@ use crate::series::{runs_for, Length, Level, RequestArgs, StepOutputs};
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::capacity::{backlog_note, measured, CapacityResult, Measured, Purpose, Slo};
-use herd_result::format::{count, duration_ms, duration_s, rate};
-use herd_result::knee::{shape, Shape};
+use herd_report::series_text;
+use herd_result::capacity::{backlog_note, CapacityResult, Measured, Slo};
+use herd_result::format::{count, rate};
 use herd_result::{write_json, Model};
 use herd_series::capacity::{capacity, CapacitySpec, Judged, SearchConfig};
 use std::io::Write;
@@ -99,10 +99,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         slo.phrase(),
         model.name()
     );
-    println!(
-        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
-        "probe", "purpose", "level", "length", "good/s", "errors", "p99"
-    );
+    println!("{}", series_text::probe_header());
     let mut table = ProbeTable {
         users: a.users,
         unit,
@@ -212,7 +209,7 @@ fn print_answer(result: &CapacityResult, url: &str, unit: &str) -> bool {
     if answered {
         println!("{}", result.sentence);
     }
-    if let Some(k) = knee_line(result, unit) {
+    if let Some(k) = series_text::knee_line(result, unit) {
         println!("{k}");
     }
     if let Some(b) = backlog_note(result, unit) {
@@ -251,22 +248,23 @@ impl herd_series::Observer for ProbeTable {
         } else {
             format!("broke: {}", j.broke.join(", "))
         };
-        let level = if self.users {
-            users(p.level)
-        } else {
-            format!("{} {}", rate(p.level), short(self.unit))
-        };
+        let level = series_text::probe_level(self.users, p.level, self.unit);
         println!(
-            "{n:>5}  {:<8}  {level:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {verdict}",
-            purpose_name(p.purpose),
-            duration_s(p.duration.as_secs_f64()),
-            rate(m.goodput),
-            format!("{:.2}%", m.error_percent),
-            duration_ms(m.latency_ms.p99),
+            "{}",
+            series_text::probe_line(&series_text::ProbeLine {
+                n,
+                purpose: p.purpose,
+                level: &level,
+                duration_s: p.duration.as_secs_f64(),
+                goodput: m.goodput,
+                error_percent: m.error_percent,
+                p99_ms: m.latency_ms.p99,
+                verdict: &verdict,
+            })
         );
         let _ = std::io::stdout().flush();
         self.outputs.ended(run, || herd_live::dashboard::LevelRow {
-            asked: format!("{level} ({})", purpose_name(p.purpose)),
+            asked: format!("{level} ({})", series_text::purpose_name(p.purpose)),
             target: String::new(),
             achieved: format!("{} good/s", rate(m.goodput)),
             p50_ms: m.latency_ms.p50,
@@ -274,65 +272,6 @@ impl herd_series::Observer for ProbeTable {
             errors_percent: m.error_percent,
             verdict,
         });
-    }
-}
-
-/// Where good throughput levelled off over the probes, as a bracket between two levels probed,
-/// only when the probes show one (the same rule as a sweep's, `herd_result::knee::shape`).
-fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
-    let points: Vec<(f64, f64)> = r
-        .probes
-        .iter()
-        .filter(|p| p.generator == herd_result::GeneratorVerdict::Ok && p.too_few.is_none())
-        .map(|p| (p.level, measured(&p.result).goodput))
-        .collect();
-    let at = |x: f64| match r.model {
-        Model::Closed => users(x),
-        Model::Open => format!("{} {unit}", rate(x)),
-    };
-    match shape(r.model, &points)? {
-        Shape::Knee {
-            below,
-            at: knee,
-            throughput,
-        } => Some(format!(
-            "knee: good throughput levels off (within 10%) between {} and {}, near {} req/s",
-            at(below),
-            at(knee),
-            rate(throughput)
-        )),
-        Shape::FlatFromFirst {
-            first, throughput, ..
-        } => Some(format!(
-            "knee: good throughput already level (within 10%) at the lowest level probed, {}, \
-             near {} req/s",
-            at(first),
-            rate(throughput)
-        )),
-        Shape::Single { .. } | Shape::Rising { .. } => None,
-    }
-}
-
-/// "1 user", "8 users".
-fn users(level: f64) -> String {
-    let n = level.round() as u64;
-    format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
-}
-
-/// The level's unit in the probe table's narrow column.
-fn short(unit: &str) -> &str {
-    if unit == "iterations/s" {
-        "iter/s"
-    } else {
-        unit
-    }
-}
-
-fn purpose_name(p: Purpose) -> &'static str {
-    match p {
-        Purpose::Ramp => "ramp",
-        Purpose::Narrow => "narrow",
-        Purpose::Confirm => "confirm",
     }
 }
 

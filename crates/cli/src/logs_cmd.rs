@@ -4,12 +4,11 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_logs::against::{self, Against, NameSide, RunSide};
+use herd_logs::against::{self, Against, RunSide};
 use herd_logs::analysis::Analyzer;
 use herd_logs::source::{read_logs, FormatSpec, ReadStats};
 use herd_logs::summary::LogsReport;
-use herd_result::{read_document, Document, RunResult};
-use std::collections::BTreeMap;
+use herd_result::{read_document, Document};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -170,63 +169,6 @@ pub fn read_logs_json(path: &Path) -> Option<Result<LogsReport, Exit>> {
     }))
 }
 
-/// herd's side of the comparison, from its result.
-fn run_side(r: &RunResult) -> Result<RunSide, Exit> {
-    let start = herd_logs::time::Clock::default()
-        .iso8601(r.started_at.as_bytes())
-        .ok_or_else(|| {
-            Exit::bad_input(format!(
-                "the result's started_at `{}` is not a time",
-                r.started_at
-            ))
-        })?;
-    let class_of = |status: &BTreeMap<String, u64>| {
-        let mut m: BTreeMap<String, u64> = BTreeMap::new();
-        for (code, n) in status {
-            let k = match code.parse::<u16>() {
-                Ok(c @ 100..=599) => format!("{}xx", c / 100),
-                _ => "other".into(),
-            };
-            *m.entry(k).or_default() += n;
-        }
-        m
-    };
-    Ok(RunSide {
-        start: start.micros as f64 / 1e6,
-        duration_s: r.duration_s,
-        per_second: r.timeline.iter().map(|t| t.requests).collect(),
-        status_classes: class_of(&r.status),
-        service_ms: (r.service_time_ms.p50, r.service_time_ms.p95),
-        names: if r.by_name.is_empty() {
-            url_name(r, class_of(&r.status)).into_iter().collect()
-        } else {
-            r.by_name
-                .iter()
-                .map(|n| NameSide {
-                    name: n.name.clone(),
-                    requests: n.totals.completed + n.totals.errors,
-                    status_classes: class_of(&n.status),
-                    service_ms: (n.service_time_ms.p50, n.service_time_ms.p95),
-                })
-                .collect()
-        },
-    })
-}
-
-/// A URL run's one request type, named as the log's lines are (`GET /path`), so its row holds
-/// herd's count rather than `herd 0`.
-fn url_name(r: &RunResult, status_classes: BTreeMap<String, u64>) -> Option<NameSide> {
-    let rest = r.config.url.split_once("://")?.1;
-    let path = rest.find('/').map_or("/", |i| &rest[i..]);
-    let path = path.split(['?', '#']).next().unwrap_or("/");
-    Some(NameSide {
-        name: format!("{} {path}", r.config.method),
-        requests: r.totals.completed + r.totals.errors,
-        status_classes,
-        service_ms: (r.service_time_ms.p50, r.service_time_ms.p95),
-    })
-}
-
 fn against_cmd(a: &LogsArgs, result: &Path) -> Result<i32, Exit> {
     let doc = read_document(result).map_err(|e| Exit::bad_input(e.to_string()))?;
     let Document::Run(run) = doc else {
@@ -236,7 +178,7 @@ fn against_cmd(a: &LogsArgs, result: &Path) -> Result<i32, Exit> {
             doc.kind()
         )));
     };
-    let side = run_side(&run)?;
+    let side = RunSide::of(&run).map_err(Exit::bad_input)?;
     let mut cmp = Against::new(side, a.tolerance * 100.0);
     let spec = a.input.files.spec()?;
     let stats = read_logs(

@@ -9,26 +9,27 @@ mod demo;
 mod doctor;
 mod env_values;
 mod exit;
+mod history_cmd;
+mod history_select;
+mod history_trend;
 mod http_args;
 mod interrupt;
 mod k8s;
-mod k8s_check;
-mod k8s_manifest;
 mod logs_cmd;
 mod merge_cmd;
 mod model_cmd;
-mod output;
 mod outputs;
-mod pdf;
 mod plot;
 mod proxy_cmd;
 mod replay_cmd;
 mod report_cmd;
+mod report_format;
 mod run;
 mod secret_args;
 mod series;
 mod serve;
 mod shard_args;
+mod store_cmd;
 mod sweep;
 mod sweep_table;
 mod values;
@@ -97,6 +98,10 @@ enum Command {
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
     /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
     Proxy(Deferred<proxy_cmd::ProxyArgs>),
+    /// Keep results written earlier in a store of runs (SQLite or PostgreSQL)
+    Store(Deferred<store_cmd::StoreArgs>),
+    /// Questions about the stored runs: list, show, trend, change points, baselines
+    History(Deferred<history_cmd::HistoryArgs>),
 }
 
 fn main() {
@@ -123,6 +128,8 @@ fn main() {
         Command::Proxy(a) => proxy_cmd::run(a)
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
+        Command::Store(a) => store_cmd::cmd(a),
+        Command::History(a) => history_cmd::cmd(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

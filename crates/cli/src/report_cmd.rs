@@ -1,7 +1,7 @@
 //! `herd report FILE`: a stored result as text, a self-contained HTML page, or a PDF.
 
 use crate::exit::{self, Exit};
-use crate::output::{emit, format_for, Format};
+use crate::report_format::{emit, format_for, Format};
 use clap::Args;
 use herd_report::{html, render_text};
 use herd_result::{read_document, Document};
@@ -38,8 +38,8 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
         emit(&out, format, a.output.as_deref())?;
         return Ok(exit::OK);
     }
-    if let Some(view) =
-        herd_live::dashboard::record::read(&a.file).map_err(|e| Exit::bad_input(e.to_string()))?
+    if let Some(view) = herd_live::dashboard::recording::read(&a.file)
+        .map_err(|e| Exit::bad_input(e.to_string()))?
     {
         return recording(a, &view, format);
     }

@@ -73,8 +73,12 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     }
     let mut spec = spec(a);
     spec.shard = a.shard.resolve()?;
-    let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
-    play(&prepared, &a.outputs)
+    crate::store_cmd::check(&a.keep, spec.shard.is_some())?;
+    let mut prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
+    prepared.set_labels(crate::store_cmd::labels(&a.keep)?);
+    let (code, result) = play_keeping(&prepared, &a.outputs)?;
+    crate::store_cmd::keep(&a.keep, &result)?;
+    Ok(code)
 }
 
 /// Plays a prepared run with every output `outputs` asks for, and ends it the one way.

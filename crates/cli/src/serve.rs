@@ -3,8 +3,7 @@
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 
-use anyhow::Context;
-use herd_mock::{Config, Route, Server};
+use herd_mock::{Config, Route};
 
 const ROUTE_HELP: &str = "\
 Route specs (--route, repeatable, first match wins):
@@ -117,18 +116,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         args.routes.clone()
     };
     let summary: Vec<String> = routes.iter().map(Route::to_string).collect();
-
-    // Signal handlers go in before the server starts, so an early Ctrl-C still shuts it down
-    // cleanly rather than killing the process.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .build()
-        .context("cannot start the signal handler")?;
-    let interrupted = {
-        let _entered = runtime.enter();
-        shutdown_signal().context("cannot install signal handlers")?
-    };
-
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(herd_mock::Tls::Files {
             cert: cert.clone(),
@@ -137,48 +124,25 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         _ => args.tls.then_some(herd_mock::Tls::SelfSigned),
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let server = Server::start(Config {
+    let config = Config {
         listen: args.listen,
         threads,
         routes,
         seed: args.seed,
         tls,
+    };
+    let stats = herd_mock::serve_until_signal(config, |addr| {
+        eprintln!(
+            "herd serve listening on {scheme}://{addr} ({threads} thread{}, routes: {})",
+            if threads == 1 { "" } else { "s" },
+            summary.join("; "),
+        )
     })?;
-    eprintln!(
-        "herd serve listening on {scheme}://{} ({threads} thread{}, routes: {})",
-        server.local_addr(),
-        if threads == 1 { "" } else { "s" },
-        summary.join("; "),
-    );
-    runtime.block_on(interrupted);
-
-    let stats = server.shutdown();
     eprintln!(
         "herd serve stopped: {} requests served on {} connections ({} injected errors)",
         stats.requests, stats.connections, stats.injected
     );
     Ok(())
-}
-
-/// A future that completes on SIGINT or SIGTERM; the handlers are installed by the call.
-#[cfg(unix)]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
-}
-
-#[cfg(not(unix))]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
 }
 
 #[cfg(test)]

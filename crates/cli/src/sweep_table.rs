@@ -2,9 +2,10 @@
 //! run hands the live dashboard and the requests log.
 
 use crate::series::StepOutputs;
-use herd_result::format::{duration_ms, rate};
+use herd_report::series_text;
+use herd_result::format::rate;
 use herd_result::sweep::{level_text, row_of, too_short, Row, SweepTarget};
-use herd_result::{GeneratorVerdict, Model, RunResult};
+use herd_result::{Model, RunResult};
 use std::io::Write;
 
 /// The table on stdout, one line per target per step, flushed as each run ends.
@@ -45,60 +46,22 @@ impl herd_series::Observer for LiveTable {
                 p50_ms: x.map_or(0.0, |x| x.p50),
                 p99_ms: x.map_or(0.0, |x| x.p99),
                 errors_percent: row.errors,
-                verdict: verdict(&row, short).to_owned(),
+                verdict: series_text::step_verdict(&row, short).to_owned(),
             }
         });
     }
 }
 
-/// The table's last column: whether the step measured the server.
-fn verdict(r: &Row, short: bool) -> &'static str {
-    match r.extra.as_ref().map(|x| x.generator) {
-        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
-        _ if short => "ok; too short to judge (under 0.25 s)",
-        _ => "ok",
-    }
-}
-
 impl LiveTable {
     pub fn header(&self) {
-        let level = match (self.model, self.unit, self.streams) {
-            (Model::Closed, _, Some(m)) => format!("conns x{m}"),
-            (Model::Closed, _, None) => "users".into(),
-            (Model::Open, "req/s", _) => "req/s asked".into(),
-            (Model::Open, _, _) => "iter/s asked".into(),
-        };
-        let target = if self.named { "  target          " } else { "" };
-        println!(
-            "{level:>11}{target}  {:>9}  {:>22}  {:>9}  {:>9}  {:>9}  {:>7}  generator",
-            "sent/s", "replies/s min/avg/max", "mean", "p50", "p99", "errors"
-        );
+        let h = series_text::sweep_header(self.model, self.unit, self.streams, self.named);
+        println!("{h}");
         let _ = std::io::stdout().flush();
     }
 
     fn line(&self, level: f64, name: &str, r: &Row, short: bool) {
-        let x = r.extra.as_ref();
-        let target = if self.named {
-            format!("  {name:<16}")
-        } else {
-            String::new()
-        };
-        let verdict = verdict(r, short);
-        let reply = format!(
-            "{}/{}/{}",
-            rate(r.min_rep_rate),
-            rate(r.avg_rep_rate),
-            rate(r.max_rep_rate)
-        );
-        println!(
-            "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
-            level_text(level),
-            rate(r.req_rate),
-            duration_ms(r.resp_time),
-            duration_ms(x.map_or(0.0, |x| x.p50)),
-            duration_ms(x.map_or(0.0, |x| x.p99)),
-            format!("{:.2}%", r.errors),
-        );
+        let name = self.named.then_some(name);
+        println!("{}", series_text::sweep_line(level, name, r, short));
         let _ = std::io::stdout().flush();
     }
 }

@@ -25,7 +25,39 @@ pub fn differences(base: &RunResult, new: &RunResult, label: &str) -> Vec<String
     differ(users(a), users(b));
     differ(seconds(a.duration_s), seconds(b.duration_s));
     differ(count(a.requests), count(b.requests));
+    // What the connections spoke: a result that does not say (written before herd counted
+    // protocols) is not called different.
+    if let (Some(x), Some(y)) = (protocol(base), protocol(new)) {
+        differ(x, y);
+    }
+    let streams = |n: Option<u64>| {
+        n.map_or("no streams (HTTP/1.1)".into(), |n| {
+            format!("{n} streams per connection")
+        })
+    };
+    differ(streams(a.streams), streams(b.streams));
+    let depth = |n: Option<u64>| {
+        n.map_or("no pipelining".into(), |n| {
+            format!("a pipeline depth of {n}")
+        })
+    };
+    differ(depth(a.pipeline), depth(b.pipeline));
     out
+}
+
+/// The protocols a run's connections spoke, in ALPN's names (`h2c`, `h2`, `h3`, `http/1.1`).
+fn protocol(r: &RunResult) -> Option<String> {
+    let mut names: Vec<&str> = r
+        .generator
+        .protocols
+        .iter()
+        .map(|p| p.protocol.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    names.sort_unstable();
+    Some(format!("protocol {}", names.join(" and ")))
 }
 
 fn model(m: Model) -> String {

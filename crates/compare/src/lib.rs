@@ -24,14 +24,9 @@ pub mod significance;
 
 use herd_result::sections::{self, NameStats};
 use herd_result::RunResult;
-pub use noise::per_second;
 use noise::{histogram_noise, judge};
+pub use noise::{per_second, Noise, ALPHA, MIN_SECONDS};
 use serde::Serialize;
-
-/// Chance of a false alarm per key metric when nothing changed.
-pub const ALPHA: f64 = 0.05;
-/// Fewer per-second samples than this and noise cannot be judged.
-pub const MIN_SECONDS: usize = 3;
 
 /// A run as the comparison names it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -110,29 +105,6 @@ pub struct Change {
     pub fraction: f64,
     pub noise: Noise,
     pub judgement: Judgement,
-}
-
-/// Whether a difference is more than the runs' own variation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "method", rename_all = "snake_case")]
-pub enum Noise {
-    /// Welch's t-test on per-second values: beyond noise when `p < ALPHA`.
-    PerSecond { p: f64 },
-    /// The 95% intervals of the whole-run quantile (or mean) overlap or not.
-    Histogram { overlap: bool },
-    /// Too few seconds, or no histogram.
-    Unknown,
-}
-
-impl Noise {
-    /// `Some(true)` beyond noise, `Some(false)` within it, `None` not known.
-    pub fn beyond(self) -> Option<bool> {
-        match self {
-            Noise::PerSecond { p } => Some(p < ALPHA),
-            Noise::Histogram { overlap } => Some(!overlap),
-            Noise::Unknown => None,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -2,8 +2,36 @@
 //! samples for the metrics the timeline carries, histogram intervals for the others.
 
 use crate::significance::{quantile_interval, welch};
-use crate::{Noise, MIN_SECONDS};
 use herd_result::{decode_histogram, RunResult};
+use serde::Serialize;
+
+/// Chance of a false alarm per key metric when nothing changed.
+pub const ALPHA: f64 = 0.05;
+/// Fewer per-second samples than this and noise cannot be judged.
+pub const MIN_SECONDS: usize = 3;
+
+/// Whether a difference is more than the runs' own variation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Noise {
+    /// Welch's t-test on per-second values: beyond noise when `p < ALPHA`.
+    PerSecond { p: f64 },
+    /// The 95% intervals of the whole-run quantile (or mean) overlap or not.
+    Histogram { overlap: bool },
+    /// Too few seconds, or no histogram.
+    Unknown,
+}
+
+impl Noise {
+    /// `Some(true)` beyond noise, `Some(false)` within it, `None` not known.
+    pub fn beyond(self) -> Option<bool> {
+        match self {
+            Noise::PerSecond { p } => Some(p < ALPHA),
+            Noise::Histogram { overlap } => Some(!overlap),
+            Noise::Unknown => None,
+        }
+    }
+}
 
 /// Per-second samples of a metric: only whole seconds of load (`RunResult::samples`), and for
 /// latencies and shares only seconds in which something ended.

@@ -32,6 +32,8 @@ struct WorkerTotals<R> {
     last_done: Option<Instant>,
     /// When the first worker saw Ctrl-C.
     cancelled_at: Option<Instant>,
+    /// The servers' limit on a connection's streams, when below `--streams`.
+    stream_limit: Option<usize>,
     script: R,
 }
 
@@ -54,6 +56,7 @@ impl<R: ScriptReport> WorkerTotals<R> {
             tls: Vec::new(),
             last_done: None,
             cancelled_at: None,
+            stream_limit: None,
             script: R::default(),
         }
     }
@@ -98,6 +101,7 @@ impl<R: ScriptReport> WorkerTotals<R> {
             crate::session::count_tls(&mut self.tls, u.negotiated, u.connections);
         }
         self.last_done = self.last_done.max(o.last_done);
+        self.stream_limit = self.stream_limit.max(o.stream_limit);
         if let Some(c) = o.cancelled_at {
             self.cancelled_at = Some(self.cancelled_at.map_or(c, |a| a.min(c)));
         }
@@ -178,6 +182,7 @@ pub(crate) fn merge<R: ScriptReport>(
             ports_peak: watch.ports_peak,
             port_range: health.port_range,
             verdict,
+            stream_limit: w.stream_limit,
         },
         script: w.script,
     })

@@ -416,7 +416,6 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                 }
                 Ok(false) => return,
                 Err(f) => {
-                    let f = Failure::new(f.kind, f.message);
                     // Nothing was written: every request is unseen, but a connection that
                     // never opened is the failure itself, not a reason to try again.
                     for e in self.queue.drain(..) {

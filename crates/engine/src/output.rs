@@ -37,6 +37,10 @@ pub struct GeneratorReport {
     pub port_range: Option<u64>,
     /// `Ok` when the run measured the server, else why herd itself was the limit.
     pub verdict: Result<(), Vec<String>>,
+    /// The server's limit on a connection's streams (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS,
+    /// HTTP/3's stream credit) when it was below `--streams`: the streams in flight on each
+    /// connection followed it, as h2load's do.
+    pub stream_limit: Option<usize>,
 }
 
 /// Everything a run measured; the report crate turns it into text and JSON. `R` is what the

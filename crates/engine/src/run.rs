@@ -27,6 +27,10 @@ pub enum RunError {
     Worker(String),
     #[error(transparent)]
     Spill(#[from] SpillError),
+    /// A connection proved the run cannot work as asked (the server speaks another protocol):
+    /// the run stopped at once; the message says what to change.
+    #[error("{0}")]
+    Mismatch(String),
 }
 
 /// Seconds the collector keeps in memory after handing them out; older ones (their totals, their
@@ -81,6 +85,7 @@ where
         plan: plan.clone(),
         control,
         issued: AtomicU64::new(0),
+        mismatch: Default::default(),
         // A late start (`Plan::late`) puts instant 0 in the past: the rest of the plan keeps
         // its own instants.
         start: {
@@ -127,6 +132,9 @@ where
             }
             Ok((outs, timeline, watch))
         })?;
+    if let Some(why) = shared.mismatch.take() {
+        return Err(RunError::Mismatch(why));
+    }
     let out = crate::merge::merge(
         plan,
         &shared,

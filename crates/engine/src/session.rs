@@ -329,6 +329,14 @@ pub trait Session<T: Transport + ?Sized> {
     /// Exchanges submitted and not yet reported.
     fn in_flight(&self) -> usize;
 
+    /// The server's limit on this connection's exchanges in flight when it is below the window
+    /// the loop asked for (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS, HTTP/3's stream credit):
+    /// the loop then begins no more iterations than the servers' places take, as h2load's
+    /// `-m` follows the server's limit. `None`: the window is the limit.
+    fn limit(&self) -> Option<usize> {
+        None
+    }
+
     /// From now on, new exchanges wait to be written until a share of the window is free
     /// (HTTP/1.1 pipelining three quarters, HTTP/2 half) or nothing is in flight, and then
     /// leave together (nearly wrk's pipelining batches), instead of each as soon as a place

@@ -126,6 +126,10 @@ impl Response {
 pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,
+    /// The connection proved the run cannot work as asked (the server speaks another protocol
+    /// than the one asked for: HTTP/1.1 to `--http2`, plain HTTP to `https://`): every other
+    /// connection would fail the same way, so the run stops and sends nothing more.
+    pub mismatch: bool,
 }
 
 impl Failure {
@@ -133,14 +137,21 @@ impl Failure {
         Failure {
             kind,
             message: message.into(),
+            mismatch: false,
+        }
+    }
+
+    /// A failure that proves the run cannot work as asked ([`Failure::mismatch`]); `message`
+    /// says what to change.
+    pub fn mismatched(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure {
+            mismatch: true,
+            ..Failure::new(kind, message)
         }
     }
 
     pub fn io(err: &std::io::Error) -> Self {
-        Failure {
-            kind: ErrorKind::from_io(err),
-            message: err.to_string(),
-        }
+        Failure::new(ErrorKind::from_io(err), err.to_string())
     }
 }
 

@@ -19,16 +19,6 @@ pub enum H2Error {
     Closed,
 }
 
-impl H2Error {
-    pub(crate) fn lib(call: &'static str, code: i32) -> H2Error {
-        H2Error::Nghttp2 {
-            call,
-            code,
-            message: crate::ffi::strerror(code),
-        }
-    }
-}
-
 /// RFC 9113's name for an HTTP/2 error code, as servers' logs and h2load print it.
 pub fn code_name(code: u32) -> &'static str {
     match code {

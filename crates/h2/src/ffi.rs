@@ -36,6 +36,17 @@ pub(crate) struct Raw {
 // no thread-local state, so moving the whole session to another thread is fine.
 unsafe impl Send for Raw {}
 
+/// An error nghttp2 returned, with its own message.
+impl H2Error {
+    pub(crate) fn lib(call: &'static str, code: i32) -> H2Error {
+        H2Error::Nghttp2 {
+            call,
+            code,
+            message: strerror(code),
+        }
+    }
+}
+
 pub(crate) fn strerror(code: i32) -> String {
     // SAFETY: nghttp2_strerror returns a static NUL-terminated string for any code.
     let message = unsafe { CStr::from_ptr(sys::nghttp2_strerror(code)) };

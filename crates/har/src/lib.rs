@@ -120,35 +120,9 @@ pub fn model(bytes: &[u8], o: &Options) -> Result<Model, ModelError> {
         .as_ref()
         .map_or(sel.origin.clone(), |t| t.origin().ascii_serialization());
     if base != sel.origin {
-        // A site that checks Origin or Referer against itself (a CSRF defence) sees its own.
-        for (n, t) in steps.iter_mut().flat_map(|s| s.headers.iter_mut()) {
-            if !(n.eq_ignore_ascii_case("origin") || n.eq_ignore_ascii_case("referer")) {
-                continue;
-            }
-            if let Some(step::Piece::Lit(v)) = t.0.first_mut() {
-                if let Some(rest) = v.strip_prefix(sel.origin.as_str()) {
-                    if rest.is_empty() || rest.starts_with('/') {
-                        *v = format!("{base}{rest}");
-                    }
-                }
-            }
-        }
+        rebase(&mut steps, &sel.origin, &base);
     }
-
-    // Headers every step sends alike go once, under defaults.
-    let defaults: Vec<(String, String)> = steps[0]
-        .headers
-        .iter()
-        .filter_map(|(n, t)| Some((n.clone(), t.literal()?.to_owned())))
-        .filter(|(n, v)| {
-            !n.eq_ignore_ascii_case("content-type")
-                && steps.iter().all(|s| {
-                    s.headers
-                        .iter()
-                        .any(|(m, t)| m == n && t.literal() == Some(v))
-                })
-        })
-        .collect();
+    let defaults = shared_headers(&steps);
 
     let mut w = String::new();
     let c = &har.log.creator;
@@ -215,6 +189,40 @@ pub fn model(bytes: &[u8], o: &Options) -> Result<Model, ModelError> {
         secrets: secrets.names,
         left_out: l.assets.len() + l.other_hosts.len() + l.no_response.len() + l.methods.len(),
     })
+}
+
+/// Origin and Referer headers of the recorded site (`origin`) as those of `base`.
+fn rebase(steps: &mut [step::Step], origin: &str, base: &str) {
+    // A site that checks Origin or Referer against itself (a CSRF defence) sees its own.
+    for (n, t) in steps.iter_mut().flat_map(|s| s.headers.iter_mut()) {
+        if !(n.eq_ignore_ascii_case("origin") || n.eq_ignore_ascii_case("referer")) {
+            continue;
+        }
+        if let Some(step::Piece::Lit(v)) = t.0.first_mut() {
+            if let Some(rest) = v.strip_prefix(origin) {
+                if rest.is_empty() || rest.starts_with('/') {
+                    *v = format!("{base}{rest}");
+                }
+            }
+        }
+    }
+}
+
+/// Headers every step sends alike: they go once, under defaults.
+fn shared_headers(steps: &[step::Step]) -> Vec<(String, String)> {
+    steps[0]
+        .headers
+        .iter()
+        .filter_map(|(n, t)| Some((n.clone(), t.literal()?.to_owned())))
+        .filter(|(n, v)| {
+            !n.eq_ignore_ascii_case("content-type")
+                && steps.iter().all(|s| {
+                    s.headers
+                        .iter()
+                        .any(|(m, t)| m == n && t.literal() == Some(v))
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -134,65 +134,8 @@ pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected,
     };
     let on_site = |i: usize| urls[i].as_ref().is_some_and(|u| origin(u) == recorded);
 
-    // Redirect chains on the site, as the browser followed them: `last[i]` ends i's chain.
-    let mut last: Vec<usize> = (0..entries.len()).collect();
-    let mut absorbed = vec![false; entries.len()];
-    for (k, &i) in order.iter().enumerate() {
-        if absorbed[i] || !on_site(i) {
-            continue;
-        }
-        let mut at = i;
-        while let Some(next) = urls[at]
-            .as_ref()
-            .and_then(|u| location(&entries[at], u))
-            .filter(|n| origin(n) == recorded)
-            .and_then(|n| {
-                order[k + 1..].iter().copied().find(|&j| {
-                    !absorbed[j] && urls[j].as_ref().is_some_and(|u| u.as_str() == n.as_str())
-                })
-            })
-        {
-            absorbed[next] = true;
-            at = next;
-        }
-        last[i] = at;
-    }
-
-    // Pages: a new one at each page of the file and at each navigation (exporters such as
-    // chrome-har keep one page per tab); the pause before a page is the time from the end of
-    // everything before it to its first request.
-    let titles: HashMap<&str, &str> = har
-        .log
-        .pages
-        .iter()
-        .map(|p| (p.id.as_str(), p.title.as_str()))
-        .collect();
-    let mut page_of = vec![0usize; entries.len()];
-    // (the pause before it, its title)
-    let mut pages: Vec<(f64, String)> = Vec::new();
-    let mut end = f64::NEG_INFINITY;
-    let mut prev_ref: Option<&Option<String>> = None;
-    for &i in &order {
-        let e = &entries[i];
-        let navigation = e.resource_type.as_deref() == Some("document") && !absorbed[i];
-        let unmarked = e.pageref.is_none() && e.resource_type.is_none();
-        let new_ref = prev_ref != Some(&e.pageref);
-        if new_ref || navigation || unmarked {
-            let title = e
-                .pageref
-                .as_deref()
-                .and_then(|r| titles.get(r))
-                .filter(|t| new_ref && !t.is_empty())
-                .map_or_else(
-                    || format!("{} {}", e.request.method, e.request.url),
-                    |t| t.to_string(),
-                );
-            pages.push((spans[i].0 - end, title));
-        }
-        prev_ref = Some(&e.pageref);
-        page_of[i] = pages.len() - 1;
-        end = end.max(spans[i].1);
-    }
+    let (last, absorbed) = chains(entries, &urls, &order, &recorded);
+    let (page_of, pages) = pages(har, &order, &spans, &absorbed);
 
     let mut left = LeftOut::default();
     let mut steps: Vec<Step> = Vec::new();
@@ -256,6 +199,87 @@ pub fn select(har: &Har, target: Option<&Url>, assets: bool) -> Result<Selected,
         steps,
         left_out: left,
     })
+}
+
+/// Redirect chains on the site, as the browser followed them: `last[i]` ends i's chain, and
+/// `absorbed[j]` says j is a hop of an earlier request's chain.
+fn chains(
+    entries: &[Entry],
+    urls: &[Option<Url>],
+    order: &[usize],
+    recorded: &str,
+) -> (Vec<usize>, Vec<bool>) {
+    let on_site = |i: usize| urls[i].as_ref().is_some_and(|u| origin(u) == recorded);
+    let mut last: Vec<usize> = (0..entries.len()).collect();
+    let mut absorbed = vec![false; entries.len()];
+    for (k, &i) in order.iter().enumerate() {
+        if absorbed[i] || !on_site(i) {
+            continue;
+        }
+        let mut at = i;
+        while let Some(next) = urls[at]
+            .as_ref()
+            .and_then(|u| location(&entries[at], u))
+            .filter(|n| origin(n) == recorded)
+            .and_then(|n| {
+                order[k + 1..].iter().copied().find(|&j| {
+                    !absorbed[j] && urls[j].as_ref().is_some_and(|u| u.as_str() == n.as_str())
+                })
+            })
+        {
+            absorbed[next] = true;
+            at = next;
+        }
+        last[i] = at;
+    }
+    (last, absorbed)
+}
+
+/// Each entry's page and each page's (pause before it, title).
+#[allow(clippy::type_complexity)]
+fn pages(
+    har: &Har,
+    order: &[usize],
+    spans: &[(f64, f64)],
+    absorbed: &[bool],
+) -> (Vec<usize>, Vec<(f64, String)>) {
+    let entries = &har.log.entries;
+    // Pages: a new one at each page of the file and at each navigation (exporters such as
+    // chrome-har keep one page per tab); the pause before a page is the time from the end of
+    // everything before it to its first request.
+    let titles: HashMap<&str, &str> = har
+        .log
+        .pages
+        .iter()
+        .map(|p| (p.id.as_str(), p.title.as_str()))
+        .collect();
+    let mut page_of = vec![0usize; entries.len()];
+    // (the pause before it, its title)
+    let mut pages: Vec<(f64, String)> = Vec::new();
+    let mut end = f64::NEG_INFINITY;
+    let mut prev_ref: Option<&Option<String>> = None;
+    for &i in order {
+        let e = &entries[i];
+        let navigation = e.resource_type.as_deref() == Some("document") && !absorbed[i];
+        let unmarked = e.pageref.is_none() && e.resource_type.is_none();
+        let new_ref = prev_ref != Some(&e.pageref);
+        if new_ref || navigation || unmarked {
+            let title = e
+                .pageref
+                .as_deref()
+                .and_then(|r| titles.get(r))
+                .filter(|t| new_ref && !t.is_empty())
+                .map_or_else(
+                    || format!("{} {}", e.request.method, e.request.url),
+                    |t| t.to_string(),
+                );
+            pages.push((spans[i].0 - end, title));
+        }
+        prev_ref = Some(&e.pageref);
+        page_of[i] = pages.len() - 1;
+        end = end.max(spans[i].1);
+    }
+    (page_of, pages)
 }
 
 /// The headers worth sending again (each once: exporters may list one twice) and the body.

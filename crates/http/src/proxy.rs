@@ -13,6 +13,14 @@ use std::sync::Arc;
 /// A proxy's reply head longer than this is refused rather than buffered.
 const MAX_REPLY: usize = 16 * 1024;
 
+/// What a proxy's 407 (Proxy Authentication Required) asks of the user.
+pub const PROXY_CREDENTIALS: &str = "the proxy needs credentials: give them in its URL, \
+     --proxy http://USER:PASSWORD@HOST:PORT (or in HTTP_PROXY / HTTPS_PROXY; \
+     percent-encode an @ or : in them)";
+const PROXY_CREDENTIALS_REFUSED: &str = "the proxy refused the credentials in its URL: check the \
+     user and password of --proxy http://USER:PASSWORD@HOST:PORT (percent-encode an @ or : in \
+     them)";
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proxy {
     /// `http://host:port`, without credentials (for messages and results).
@@ -151,6 +159,19 @@ impl Tunnel {
         }
     }
 
+    /// What a 407 asks of the user: credentials, or other ones.
+    fn credentials(&self) -> &'static str {
+        if self
+            .request
+            .windows(20)
+            .any(|w| w == b"Proxy-Authorization:")
+        {
+            PROXY_CREDENTIALS_REFUSED
+        } else {
+            PROXY_CREDENTIALS
+        }
+    }
+
     /// Moves the tunnel on: `Ok(true)` once the proxy said 200, `Ok(false)` while waiting, an
     /// error saying what the proxy answered otherwise.
     pub fn drive(&mut self, sock: &mut (impl Read + Write)) -> Result<bool, String> {
@@ -182,6 +203,11 @@ impl Tunnel {
                     Ok(true)
                 } else if ok {
                     Err("the proxy sent bytes after its reply to CONNECT".to_owned())
+                } else if status.split_whitespace().nth(1) == Some("407") {
+                    Err(format!(
+                        "the proxy refused the tunnel: {status}: {}",
+                        self.credentials()
+                    ))
                 } else {
                     Err(format!("the proxy refused the tunnel: {status}"))
                 };
@@ -314,5 +340,6 @@ mod tests {
         let no = b"HTTP/1.0 407 Proxy Authentication Required\r\n\r\n";
         let e = t.drive(&mut Pipe(no, &mut io)).unwrap_err();
         assert!(e.contains("407"), "{e}");
+        assert!(e.contains("--proxy http://USER:PASSWORD@HOST:PORT"), "{e}");
     }
 }

@@ -7,6 +7,7 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::path::Path;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ pub struct TlsOptions {
 #[derive(Debug)]
 pub struct TlsFiles {
     roots: Option<RootCertStore>,
-    identity: Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>,
+    identity: Option<Arc<CertifiedKey>>,
 }
 
 impl PartialEq for TlsFiles {
@@ -92,11 +93,60 @@ impl TlsFiles {
                         format!("no private key read ({e}); give it with --key"),
                     )
                 })?;
-                Some((chain, key))
+                Some(Arc::new(identity(chain, key, (flag, key_path), path)?))
             }
         };
         Ok(TlsFiles { roots, identity })
     }
+}
+
+/// The client certificate `chain` (read from `cert`) with its `key` (read from the file the flag
+/// names). rustls's own check that they belong together parses the certificate with webpki,
+/// which refuses X.509 v1 (what `openssl x509 -req` makes without extensions), though servers
+/// (nginx, curl's) take it; the key's public half is looked for in the certificate instead.
+fn identity(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    (flag, key_path): (&'static str, &Path),
+    cert: &Path,
+) -> Result<CertifiedKey, HttpError> {
+    let signing = rustls::crypto::ring::default_provider()
+        .key_provider
+        .load_private_key(key)
+        .map_err(|_| HttpError::TlsFile {
+            flag,
+            path: key_path.display().to_string(),
+            reason: "not a key herd can sign with (RSA, ECDSA P-256 or P-384, or Ed25519)"
+                .to_owned(),
+        })?;
+    let certified = CertifiedKey::new(chain, signing);
+    let belongs = match certified.keys_match() {
+        Ok(()) => true,
+        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => false,
+        // webpki could not read the certificate (a v1 one) or the key's public half is
+        // unknown: a certificate holds its SubjectPublicKeyInfo as it is, byte for byte.
+        Err(_) => match certified.key.public_key() {
+            Some(spki) => certified
+                .end_entity_cert()
+                .is_ok_and(|c| contains(c.as_ref(), spki.as_ref())),
+            None => true,
+        },
+    };
+    if !belongs {
+        return Err(HttpError::TlsFile {
+            flag: "--key",
+            path: key_path.display().to_string(),
+            reason: format!(
+                "does not match --cert {}: give the key the certificate was made for",
+                cert.display()
+            ),
+        });
+    }
+    Ok(certified)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// One config per run, shared by every connection of every worker: it holds the session cache,
@@ -166,7 +216,9 @@ fn build(
         }
     };
     Ok(match files.and_then(|f| f.identity.as_ref()) {
-        Some((chain, key)) => verified.with_client_auth_cert(chain.clone(), key.clone_key())?,
+        Some(identity) => verified.with_client_cert_resolver(Arc::new(
+            rustls::sign::SingleCertAndKey::from(identity.clone()),
+        )),
         None => verified.with_no_client_auth(),
     })
 }

@@ -1,21 +1,19 @@
-//! herd's [`Transport`]: HTTP/1.1 over TCP, or over TLS for `https` targets, on a readiness poll
-//! per worker thread (mio, edge-triggered, each socket registered once). TLS is driven in the
-//! same loop: rustls's `ClientConnection` does no I/O itself, so a TLS connection is the socket
-//! plus the session its bytes pass through, behind the same read and write steps as a plain one
-//! (wrk's ssl.c does the same in about ninety lines).
+//! What herd's [`Transport`](herd_engine::Transport) is made of: a run's [`HttpTransport`] (the
+//! address, TLS config, proxy), each worker thread's [`Wire`] (a readiness poll and an alarm) and
+//! each [`Conn`] (a socket, and for https the TLS session over it). Their I/O is in
+//! `transport.rs`, which also picks each connection's session (`session.rs`): a session
+//! drives a `Wire`, so the two are kept apart from the wire itself.
 
-use crate::alarm::{Wakeup, ALARM};
-use crate::protocol::{HttpSession, Protocol};
+use crate::alarm::Wakeup;
+use crate::protocol::Protocol;
 use crate::proxy::{Proxy, Tunnel};
 use crate::tls::{client_config, server_name, TlsOptions};
 use crate::{HttpError, Scheme, Target};
-use herd_engine::{Clock, Event, Failure, Io, SystemClock, Transport};
-use herd_metrics::ErrorKind;
+use herd_engine::SystemClock;
 use mio::net::TcpStream;
-use mio::{Events, Interest, Poll, Token};
+use mio::{Events, Poll};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
-use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,12 +29,14 @@ pub struct HttpTransport {
     source: Option<IpAddr>,
     /// Through a proxy, https: the `CONNECT` each new connection opens its tunnel with.
     tunnel: Option<Arc<[u8]>>,
+    /// What `addr` is, for messages: "" (the target), or "the proxy ".
+    via: &'static str,
 }
 
 #[derive(Clone)]
-struct Tls {
-    config: Arc<ClientConfig>,
-    name: ServerName<'static>,
+pub(crate) struct Tls {
+    pub(crate) config: Arc<ClientConfig>,
+    pub(crate) name: ServerName<'static>,
 }
 
 impl HttpTransport {
@@ -54,6 +54,7 @@ impl HttpTransport {
             tls: tls_setup,
             source: tls.source,
             tunnel: None,
+            via: "",
         })
     }
 
@@ -74,6 +75,7 @@ impl HttpTransport {
     /// ([`Proxy::absolute_form`]).
     pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
         self.addr = proxy.addr;
+        self.via = "the proxy ";
         if target.scheme() == Scheme::Https {
             self.tunnel = Some(proxy.connect_request(target));
         }
@@ -92,6 +94,7 @@ impl HttpTransport {
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),
+            via: self.via,
             wakeup,
             clock: SystemClock,
         })
@@ -100,16 +103,17 @@ impl HttpTransport {
 
 /// One worker thread's connections and the poll that says which of them are ready.
 pub struct Wire {
-    poll: Poll,
-    events: Events,
-    addr: SocketAddr,
-    protocol: Protocol,
-    tls: Option<Tls>,
-    source: Option<IpAddr>,
-    tunnel: Option<Arc<[u8]>>,
+    pub(crate) poll: Poll,
+    pub(crate) events: Events,
+    pub(crate) addr: SocketAddr,
+    pub(crate) protocol: Protocol,
+    pub(crate) tls: Option<Tls>,
+    pub(crate) source: Option<IpAddr>,
+    pub(crate) tunnel: Option<Arc<[u8]>>,
+    pub(crate) via: &'static str,
     /// Wakes the poll on time (None: the poll's millisecond timeout does).
-    wakeup: Wakeup,
-    clock: SystemClock,
+    pub(crate) wakeup: Wakeup,
+    pub(crate) clock: SystemClock,
 }
 
 impl Conn {
@@ -121,302 +125,13 @@ impl Conn {
 
 /// A connection: the socket, and for https the TLS session over it.
 pub struct Conn {
-    sock: TcpStream,
-    tls: Option<Box<ClientConnection>>,
+    pub(crate) sock: TcpStream,
+    pub(crate) tls: Option<Box<ClientConnection>>,
     /// The TCP connection is established (a tunnel or the TLS handshake may still be going on).
-    tcp_up: bool,
+    pub(crate) tcp_up: bool,
     /// When the way to the server came up (TCP, and the tunnel through a proxy): the connect
     /// phase ends there and the TLS handshake's begins.
-    up_at: Option<Instant>,
+    pub(crate) up_at: Option<Instant>,
     /// A proxy tunnel still being opened (before the TLS handshake).
-    tunnel: Option<Box<Tunnel>>,
-}
-
-impl Transport for Wire {
-    type Conn = Conn;
-    type Session = HttpSession;
-
-    fn connect(&mut self, token: usize) -> Result<Conn, Failure> {
-        let addr = self.addr;
-        let mut sock = match self.source {
-            None => TcpStream::connect(addr),
-            Some(ip) => connect_from(ip, addr),
-        }
-        .map_err(|e| connect_failure(addr, &e))?;
-        self.poll
-            .registry()
-            .register(
-                &mut sock,
-                Token(token),
-                Interest::READABLE | Interest::WRITABLE,
-            )
-            .map_err(|e| connect_failure(addr, &e))?;
-        let tls = match &self.tls {
-            None => None,
-            Some(t) => Some(Box::new(
-                ClientConnection::new(Arc::clone(&t.config), t.name.clone())
-                    .map_err(|e| tls_failure(addr, &e.to_string()))?,
-            )),
-        };
-        Ok(Conn {
-            sock,
-            tls,
-            tcp_up: false,
-            up_at: None,
-            tunnel: self.tunnel.clone().map(|r| Box::new(Tunnel::new(r))),
-        })
-    }
-
-    fn establish(&mut self, c: &mut Conn) -> Result<bool, Failure> {
-        let addr = self.addr;
-        if !c.tcp_up {
-            match c.sock.take_error() {
-                Ok(None) => {}
-                Ok(Some(e)) | Err(e) => return Err(connect_failure(addr, &e)),
-            }
-            match c.sock.peer_addr() {
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotConnected => return Ok(false),
-                Err(e) => return Err(connect_failure(addr, &e)),
-            }
-            // Requests go out in one write; Nagle would only hold them back.
-            let _ = c.sock.set_nodelay(true);
-            c.tcp_up = true;
-        }
-        if let Some(t) = c.tunnel.as_mut() {
-            match t.drive(&mut c.sock) {
-                Ok(true) => c.tunnel = None,
-                Ok(false) => return Ok(false),
-                Err(why) => {
-                    return Err(Failure::new(
-                        ErrorKind::Other,
-                        format!("proxy tunnel through {addr}: {why}"),
-                    ))
-                }
-            }
-        }
-        let Some(tls) = c.tls.as_mut() else {
-            return Ok(true);
-        };
-        c.up_at.get_or_insert_with(|| self.clock.now());
-        loop {
-            if send_tls(tls, &mut c.sock).map_err(|e| tls_io_failure(addr, &e))? {
-                return Ok(false);
-            }
-            if !tls.is_handshaking() {
-                return Ok(true);
-            }
-            match tls.read_tls(&mut c.sock) {
-                Ok(0) => {
-                    return Err(tls_failure(
-                        addr,
-                        "the server closed the connection during the handshake",
-                    ))
-                }
-                Ok(_) => {
-                    tls.process_new_packets()
-                        .map_err(|e| tls_failure(addr, &e.to_string()))?;
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(tls_io_failure(addr, &e)),
-            }
-        }
-    }
-
-    #[inline]
-    fn write(&mut self, c: &mut Conn, bytes: &[u8]) -> Result<Io, Failure> {
-        let Some(tls) = c.tls.as_mut() else {
-            loop {
-                return match (&c.sock).write(bytes) {
-                    Ok(0) => Ok(Io::Closed),
-                    Ok(n) => Ok(Io::Done(n)),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Io::Blocked),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => Err(Failure::io(&e)),
-                };
-            }
-        };
-        let n = tls.writer().write(bytes).map_err(|e| Failure::io(&e))?;
-        send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
-        Ok(if n == 0 { Io::Blocked } else { Io::Done(n) })
-    }
-
-    fn flush(&mut self, c: &mut Conn) -> Result<(), Failure> {
-        if let Some(tls) = c.tls.as_mut() {
-            send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn read(&mut self, c: &mut Conn, buf: &mut [u8]) -> Result<Io, Failure> {
-        let Some(tls) = c.tls.as_mut() else {
-            loop {
-                return match (&c.sock).read(buf) {
-                    Ok(0) => Ok(Io::Closed),
-                    Ok(n) => Ok(Io::Done(n)),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Io::Blocked),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => Err(Failure::io(&e)),
-                };
-            }
-        };
-        let addr = self.addr;
-        let mut eof = false;
-        // A read shorter than `buf` must mean the socket is empty (the loop waits for the next
-        // readiness edge then), as for a plain socket: rustls hands out one TLS record (16 KiB
-        // at most) at a time, so `buf` is filled from record after record until the socket
-        // would block. Stopping after one record left a 64 KiB response's other records in a
-        // socket whose edge had already come: the exchange waited for its deadline.
-        let mut filled = 0;
-        let done = |filled: usize, otherwise: Io| {
-            Ok(if filled > 0 {
-                Io::Done(filled)
-            } else {
-                otherwise
-            })
-        };
-        loop {
-            send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
-            match tls.reader().read(&mut buf[filled..]) {
-                Ok(0) => return done(filled, Io::Closed),
-                Ok(n) => {
-                    filled += n;
-                    if filled == buf.len() {
-                        return Ok(Io::Done(filled));
-                    }
-                    continue;
-                }
-                // No close_notify: many servers just close; the response's framing decides.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                    return done(filled, Io::Closed)
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(_) if filled > 0 => return Ok(Io::Done(filled)),
-                Err(e) => return Err(Failure::io(&e)),
-            }
-            if eof {
-                return done(filled, Io::Closed);
-            }
-            match tls.read_tls(&mut c.sock) {
-                Ok(0) => eof = true,
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    return done(filled, Io::Blocked)
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // What was read goes first; the next read meets the failure again.
-                Err(_) if filled > 0 => return Ok(Io::Done(filled)),
-                Err(e) => return Err(Failure::io(&e)),
-            }
-            if let Err(e) = tls.process_new_packets() {
-                if filled > 0 {
-                    return Ok(Io::Done(filled));
-                }
-                return Err(tls_failure(addr, &e.to_string()));
-            }
-        }
-    }
-
-    fn close(&mut self, c: Conn) {
-        // Closing the socket takes it out of the poll set.
-        drop(c);
-    }
-
-    fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
-        let timeout = self.wakeup.timeout(until, Instant::now());
-        match self.poll.poll(&mut self.events, Some(timeout)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Failure::io(&e)),
-        }
-        for ev in self.events.iter() {
-            if ev.token() == ALARM {
-                self.wakeup.fired();
-                continue;
-            }
-            let failed = ev.is_error();
-            out.push(Event {
-                token: ev.token().0,
-                readable: ev.is_readable() || ev.is_read_closed() || failed,
-                writable: ev.is_writable() || ev.is_write_closed() || failed,
-                closed: ev.is_read_closed() || failed,
-            });
-        }
-        Ok(())
-    }
-
-    fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {
-        HttpSession::new(self.protocol, conn.tls.is_some(), window, started)
-    }
-
-    fn connected_at(&self, conn: &Conn) -> Option<Instant> {
-        conn.up_at
-    }
-
-    fn negotiated(&self, conn: &Conn) -> Option<herd_engine::Negotiated> {
-        conn.tls.as_deref().and_then(crate::tls::negotiated)
-    }
-
-    #[inline]
-    fn clock(&self) -> &dyn Clock {
-        &self.clock
-    }
-}
-
-/// Writes what the TLS session has for the socket; `Ok(true)` when the socket could not take
-/// all of it (the rest goes on its next writable event).
-fn send_tls(tls: &mut ClientConnection, sock: &mut TcpStream) -> io::Result<bool> {
-    while tls.wants_write() {
-        match tls.write_tls(sock) {
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(false)
-}
-
-/// A non-blocking connect to `addr` from local address `ip` (any port).
-fn connect_from(ip: IpAddr, addr: SocketAddr) -> io::Result<TcpStream> {
-    use socket2::{Domain, Socket, Type};
-    let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
-    s.set_nonblocking(true)?;
-    s.bind(&SocketAddr::new(ip, 0).into())?;
-    match s.connect(&addr.into()) {
-        Ok(()) => {}
-        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
-        Err(e) => return Err(e),
-    }
-    Ok(TcpStream::from_std(s.into()))
-}
-
-fn connect_failure(addr: SocketAddr, e: &io::Error) -> Failure {
-    Failure::new(ErrorKind::from_io(e), format!("connect to {addr}: {e}"))
-}
-
-fn tls_io_failure(addr: SocketAddr, e: &io::Error) -> Failure {
-    match ErrorKind::from_io(e) {
-        ErrorKind::Other => tls_failure(addr, &e.to_string()),
-        kind => Failure::new(kind, format!("TLS handshake with {addr}: {e}")),
-    }
-}
-
-/// A TLS failure, with a hint when the port most likely speaks plain HTTP (the "record" rustls
-/// got was an HTTP response to bytes it could not read).
-fn tls_failure(addr: SocketAddr, why: &str) -> Failure {
-    let plain = why.contains("InvalidContentType")
-        || why.contains("corrupt message")
-        || why.contains("closed the connection during the handshake");
-    let hint = if plain {
-        ": is this port serving plain HTTP? Try the URL with http:// instead of https://"
-    } else {
-        ""
-    };
-    Failure::new(
-        ErrorKind::Tls,
-        format!("TLS handshake with {addr}: {why}{hint}"),
-    )
+    pub(crate) tunnel: Option<Box<Tunnel>>,
 }

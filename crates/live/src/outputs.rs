@@ -6,7 +6,7 @@
 //! gets its files numbered (`x.hlog` -> `x-1.hlog`, `x-2.hlog`...), its metrics labelled by
 //! step, and its dashboard as the series' page.
 
-use crate::dashboard::record::Recording;
+use crate::dashboard::recording::Recording;
 use crate::dashboard::{Dashboard, LevelRow, Levels, SeriesLive};
 use crate::line::{Live, Planned};
 use crate::metrics::{otlp, Endpoint, Metrics};

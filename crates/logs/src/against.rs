@@ -150,9 +150,7 @@ impl Against {
         let herd: u64 = self.run.per_second.iter().sum();
         let logged: u64 = self.per_second.iter().sum();
         let mut flags = Vec::new();
-        let off = |a: u64, b: u64, floor: u64| {
-            (a as f64 - b as f64).abs() > (tol * a.max(b) as f64).max(floor as f64)
-        };
+        let off = |a: u64, b: u64, floor: u64| off(tol, a, b, floor);
         if off(herd, logged, 0) {
             if logged < herd {
                 flags.push(format!(
@@ -192,6 +190,30 @@ impl Against {
                 ));
             }
         }
+        let per_second = self.seconds(tol, &mut flags);
+        let by_type = self.types(tol, &mut flags);
+        Comparison {
+            kind: "logs-against".into(),
+            window: (
+                crate::time::rfc3339(self.run.start.floor() as i64),
+                self.run.duration_s,
+            ),
+            tolerance_percent: self.tolerance,
+            herd_requests: herd,
+            logged,
+            outside: self.outside,
+            status_classes,
+            herd_service_ms: self.run.service_ms,
+            server_time_taken_ms: server_t,
+            per_second,
+            by_type,
+            flags,
+        }
+    }
+    /// Each second's counts side by side; a flag for the seconds that differ (with the seconds
+    /// around them) beyond the tolerance.
+    fn seconds(&self, tol: f64, flags: &mut Vec<String>) -> Vec<(u64, u64, u64)> {
+        let off = |a: u64, b: u64, floor: u64| off(tol, a, b, floor);
         // herd's seconds start at the run's start, the log's at the whole second before it:
         // herd's counts are spread over the log's whole seconds in proportion (a run that
         // started at .6 puts 0.4 of its first second in the log's first), and a second is
@@ -226,6 +248,12 @@ impl Against {
                     .join(", ")
             ));
         }
+        per_second
+    }
+
+    /// Each request type's counts and times side by side; a flag for each that differs.
+    fn types(&self, tol: f64, flags: &mut Vec<String>) -> Vec<TypeRow> {
+        let off = |a: u64, b: u64, floor: u64| off(tol, a, b, floor);
         let mut by_type = Vec::new();
         for nm in &self.run.names {
             let (l, h) = self
@@ -271,24 +299,14 @@ impl Against {
                 });
             }
         }
-        Comparison {
-            kind: "logs-against".into(),
-            window: (
-                crate::time::rfc3339(self.run.start.floor() as i64),
-                self.run.duration_s,
-            ),
-            tolerance_percent: self.tolerance,
-            herd_requests: herd,
-            logged,
-            outside: self.outside,
-            status_classes,
-            herd_service_ms: self.run.service_ms,
-            server_time_taken_ms: server_t,
-            per_second,
-            by_type,
-            flags,
-        }
+        by_type
     }
+}
+
+/// Whether `a` and `b` differ by more than the tolerance `tol` (a fraction of the larger) and
+/// more than `floor`.
+fn off(tol: f64, a: u64, b: u64, floor: u64) -> bool {
+    (a as f64 - b as f64).abs() > (tol * a.max(b) as f64).max(floor as f64)
 }
 
 /// herd's per-second counts (seconds from `start`) as counts in the whole seconds of the

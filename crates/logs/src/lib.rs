@@ -21,6 +21,7 @@
 pub mod against;
 pub mod analysis;
 pub mod distinct;
+mod error;
 pub mod format;
 pub mod html;
 pub mod json;
@@ -29,8 +30,10 @@ pub mod params;
 pub mod parse;
 pub mod pattern;
 pub mod rate;
+mod read_stats;
 pub mod record;
 pub mod replay;
+mod run_side;
 pub mod session;
 pub mod source;
 pub mod summary;
@@ -38,35 +41,4 @@ pub mod text;
 pub mod time;
 pub mod zipf;
 
-use std::path::PathBuf;
-
-#[derive(Debug, thiserror::Error)]
-pub enum LogError {
-    #[error("cannot read {}: {source}", .path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Format(String),
-    #[error("{}", nothing_read(.0))]
-    NothingRead(Box<source::ReadStats>),
-}
-
-fn nothing_read(s: &source::ReadStats) -> String {
-    if s.lines == 0 {
-        return format!("{}: no lines (the file is empty)", s.files.join(", "));
-    }
-    let mut m = format!(
-        "not one of the {} lines could be read as {} (give the format with --format: common, combined, json, an Apache LogFormat string or an nginx log_format line)",
-        s.lines,
-        s.formats.join(" / ")
-    );
-    for b in &s.bad_samples {
-        m.push_str(&format!(
-            "\n  {}:{}: {}: {}",
-            b.file, b.line, b.reason, b.text
-        ));
-    }
-    m
-}
+pub use error::LogError;

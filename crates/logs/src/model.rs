@@ -269,7 +269,25 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         .collect();
     let picked_share: f64 = picked.iter().map(|t| t.share).sum();
 
-    // load
+    let use_think = render_load(w, r, o);
+    let (sources, param_sources) = render_data(w, &picked, o);
+    render_scenarios(
+        w,
+        &picked,
+        &sources,
+        &param_sources,
+        picked_share,
+        use_think,
+        r,
+        o,
+    );
+    render_left_out(w, &rest, picked_share, o);
+    y
+}
+
+/// `load:`: the peak second's rate, as users who think (closed) or arrivals (open); whether the
+/// scenarios think between requests.
+fn render_load(w: &mut String, r: &LogsReport, o: &ModelOptions) -> bool {
     let peak = r.rate.peak_second.rps;
     let rate = round(peak * o.scale, 1).max(0.1);
     let think = &r.clients.think_time_s;
@@ -306,13 +324,22 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         let cap = ((rate * (taken_s.max(0.05) * 4.0)).ceil() as u64).max(1000);
         let _ = writeln!(w, "  max_connections: {cap}");
     }
+    use_think
+}
 
-    // data
+/// `data:`: a source of ids for each picked type whose path has one, and of its query's
+/// values; (the id source's name, the query's sources) for each type.
+#[allow(clippy::type_complexity)]
+fn render_data(
+    w: &mut String,
+    picked: &[&TypeSummary],
+    o: &ModelOptions,
+) -> (Vec<Option<String>>, Vec<Vec<(String, String)>>) {
     let mut used = Vec::new();
     let mut sources: Vec<Option<String>> = Vec::new();
     let mut data = String::new();
     let mut param_sources: Vec<Vec<(String, String)>> = Vec::new();
-    for t in &picked {
+    for t in picked {
         param_sources.push(query_sources(t, &mut used, &mut data));
         let Some(ids) = t.ids.as_ref().filter(|_| t.name.contains("{id}")) else {
             sources.push(None);
@@ -369,8 +396,22 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         let _ = writeln!(w, "data:");
         w.push_str(&data);
     }
+    (sources, param_sources)
+}
 
-    // scenarios
+/// `scenarios:`: one per picked type, weighted by its share, with the session's think time.
+#[allow(clippy::too_many_arguments)]
+fn render_scenarios(
+    w: &mut String,
+    picked: &[&TypeSummary],
+    sources: &[Option<String>],
+    param_sources: &[Vec<(String, String)>],
+    picked_share: f64,
+    use_think: bool,
+    r: &LogsReport,
+    o: &ModelOptions,
+) {
+    let think = &r.clients.think_time_s;
     let _ = writeln!(w, "scenarios:");
     let _ = writeln!(
         w,
@@ -379,7 +420,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         if o.assets { "" } else { " (static files left out: --assets keeps them)" },
         picked_share
     );
-    for ((t, src), params) in picked.iter().zip(&sources).zip(&param_sources) {
+    for ((t, src), params) in picked.iter().zip(sources).zip(param_sources) {
         let (method, _) = t.name.split_once(' ').unwrap_or(("GET", ""));
         let method = method.to_ascii_lowercase();
         let method = if ["get", "post", "put", "patch", "delete", "head", "options"]
@@ -418,6 +459,10 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
             );
         }
     }
+}
+
+/// The request types not modelled, and why, as comments at the end.
+fn render_left_out(w: &mut String, rest: &[&TypeSummary], picked_share: f64, o: &ModelOptions) {
     if !rest.is_empty() {
         let _ = writeln!(
             w,
@@ -426,7 +471,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
             (100.0 - picked_share).max(0.0)
         );
         let mut reasons: Vec<(&str, usize, f64)> = Vec::new();
-        for t in &rest {
+        for t in rest {
             let why = left_out_because(t, o);
             match reasons.iter_mut().find(|r| r.0 == why) {
                 Some(r) => {
@@ -452,7 +497,6 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
             let _ = writeln!(w, "#   ... and {} more (see `herd logs`)", rest.len() - 30);
         }
     }
-    y
 }
 
 #[cfg(test)]

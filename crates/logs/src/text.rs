@@ -107,6 +107,12 @@ pub fn render(r: &LogsReport, top: usize) -> String {
         "clients     {} (address + user agent), {} sessions ({} s idle ends one), {} pages per session (p95 {}), think time p50 {:.1} s, mean {:.1} s; {} static-file requests left out",
         c.distinct, c.sessions, c.session_idle_s, counted(c.requests_per_session.mean, 1), counted(c.requests_per_session.p95, 0), c.think_time_s.p50, c.think_time_s.mean, c.asset_requests
     );
+    render_types(&mut o, r, top);
+    o
+}
+
+/// The `top` request types, each with its share, size and time, and its ids.
+fn render_types(o: &mut String, r: &LogsReport, top: usize) {
     let _ = writeln!(
         o,
         "\nrequest types ({} in all, top {}):",
@@ -148,7 +154,6 @@ pub fn render(r: &LogsReport, top: usize) -> String {
             );
         }
     }
-    o
 }
 
 /// A count read from a histogram of 3 significant digits: exact below 2,048, where its buckets

@@ -9,9 +9,16 @@
 //! same buckets, so recording and merging are exact: [`CompactHistogram::to_histogram`] gives the
 //! histogram that recording the same values in `new_histogram()` would have given.
 
-use crate::stats::{new_histogram, HISTOGRAM_MAX_US};
 use hdrhistogram::Histogram;
 use std::sync::OnceLock;
+
+/// Largest value a histogram holds, in microseconds (one hour); larger values are clamped to it.
+pub const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
+
+/// A histogram of microseconds from 1 us to one hour at 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HISTOGRAM_MAX_US, 3).expect("static histogram bounds are valid")
+}
 
 /// Distinct buckets kept as a list before the histogram turns dense: 8 KiB of pairs, against at
 /// least 16 KiB for the smallest dense histogram at 3 digits.

@@ -27,9 +27,10 @@ mod timeline;
 
 pub use by_name::{ByName, NameSecond, NAMED_PER_SECOND, OTHER_NAME};
 pub use compact::CompactHistogram;
+pub use compact::{new_histogram, HISTOGRAM_MAX_US};
 pub use error_kind::{ErrorKind, ErrorTable};
 pub use outcome::{Outcome, Phases, Verdict};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
-pub use stats::{new_histogram, Stats, StatusCounts, HISTOGRAM_MAX_US};
+pub use stats::{Stats, StatusCounts};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

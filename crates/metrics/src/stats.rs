@@ -1,14 +1,6 @@
+use crate::compact::HISTOGRAM_MAX_US;
 use crate::{CompactHistogram, ErrorKind, ErrorTable, Outcome, Verdict};
-use hdrhistogram::Histogram;
 use std::time::Duration;
-
-/// Largest value a histogram holds, in microseconds (one hour); larger values are clamped to it.
-pub const HISTOGRAM_MAX_US: u64 = 3_600_000_000;
-
-/// A histogram of microseconds from 1 us to one hour at 3 significant digits.
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HISTOGRAM_MAX_US, 3).expect("static histogram bounds are valid")
-}
 
 pub(crate) fn micros(d: Duration) -> u64 {
     (d.as_micros() as u64).clamp(1, HISTOGRAM_MAX_US)

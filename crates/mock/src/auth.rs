@@ -9,6 +9,22 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::response::Compiled;
+
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Whether a request may have the route's answer: it needs no token, or carries a valid one.
+pub(crate) fn authorized(route: &Compiled, authorization: Option<&[u8]>) -> bool {
+    route
+        .auth_key
+        .as_ref()
+        .is_none_or(|key| verify_bearer(authorization, key, now_unix()))
+}
+
 /// Whether `authorization` (the header's value, if the request had one) carries a valid token.
 pub(crate) fn verify_bearer(authorization: Option<&[u8]>, key: &[u8], now_unix: u64) -> bool {
     let Some(value) = authorization.and_then(|v| std::str::from_utf8(v).ok()) else {

@@ -4,24 +4,21 @@
 //! written before the next read: a pipelining client gets its responses in order and in as
 //! few writes as possible, and a request-response client costs one read and one write.
 
-use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
 use rand::Rng;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::counters::{bump, Counters};
-use crate::delay::Delays;
+use crate::auth::authorized;
+use crate::counters::bump;
 use crate::request::{self, Framing, Head};
 use crate::response::{end_head, write_head, Compiled, Failure, Lookup, Persist, Table, GARBAGE};
 use crate::route::Fault;
+use crate::worker::{Socket, Worker};
 
 /// First read buffer size; it doubles while a request head does not fit, up to [`MAX_HEAD`].
-const INITIAL_BUF: usize = 8 << 10;
+pub(crate) const INITIAL_BUF: usize = 8 << 10;
 /// Largest request head (or chunk-size line, or trailer section) accepted; beyond it, 431.
 const MAX_HEAD: usize = 64 << 10;
 const MAX_HEADERS: usize = 64;
@@ -32,16 +29,6 @@ const MAX_ECHO_BODY: usize = 1 << 20;
 /// How long a closing connection keeps reading what the client still sends, so that the
 /// kernel answers with FIN rather than RST and the client sees our last response.
 const LINGER: Duration = Duration::from_secs(5);
-
-/// State shared by all connections of one worker thread.
-pub(crate) struct Worker {
-    pub(crate) table: Arc<Table>,
-    pub(crate) counters: Arc<Counters>,
-    /// One stream per thread: with a single thread, the n-th request always gets the same draw.
-    pub(crate) rng: RefCell<SmallRng>,
-    /// Route latencies, timed to the microsecond.
-    pub(crate) delays: Rc<Delays>,
-}
 
 /// Why a connection stopped being served.
 enum End {
@@ -58,48 +45,6 @@ enum End {
 enum Rejection {
     Malformed,
     TooLarge,
-}
-
-pub(crate) async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
-    // Responses go out in one write each batch; Nagle would only hold the last one back.
-    let _ = stream.set_nodelay(true);
-    let mut buf = vec![0; INITIAL_BUF];
-    let mut end = 0;
-    // A client that opens with HTTP/2's preface speaks h2c with prior knowledge (RFC 9113
-    // section 3.3): one port serves both, as nghttpd and h2load expect.
-    loop {
-        match stream.read(&mut buf[end..]).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => end += n,
-        }
-        let seen = end.min(crate::h2::PREFACE.len());
-        if buf[..seen] != crate::h2::PREFACE[..seen] {
-            break;
-        }
-        if seen == crate::h2::PREFACE.len() {
-            buf.truncate(end);
-            return crate::h2::serve(stream, buf, worker).await;
-        }
-    }
-    serve_http1(stream, buf, end, worker).await;
-}
-
-/// A connection's byte stream, plain TCP or TLS over it.
-pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin {
-    /// The TCP socket beneath, for what only it can do (an abortive close).
-    fn tcp(&self) -> &TcpStream;
-}
-
-impl Socket for TcpStream {
-    fn tcp(&self) -> &TcpStream {
-        self
-    }
-}
-
-impl Socket for tokio_rustls::server::TlsStream<TcpStream> {
-    fn tcp(&self) -> &TcpStream {
-        self.get_ref().0
-    }
 }
 
 /// Serves HTTP/1.1 on `stream`, `buf[..end]` being what was read from it already.
@@ -142,20 +87,6 @@ struct Parsed<'t> {
     lookup: Lookup<'t>,
     /// False when the route wants a token and the request has no valid one.
     authorized: bool,
-}
-
-fn now_unix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-/// Whether a request may have the route's answer: it needs no token, or carries a valid one.
-pub(crate) fn authorized(route: &Compiled, authorization: Option<&[u8]>) -> bool {
-    route
-        .auth_key
-        .as_ref()
-        .is_none_or(|key| crate::auth::verify_bearer(authorization, key, now_unix()))
 }
 
 impl<S: Socket> Conn<S> {

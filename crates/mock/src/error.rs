@@ -27,6 +27,13 @@ pub enum MockError {
     /// Creating a worker thread or its runtime failed.
     #[error("cannot start mock server worker: {0}")]
     Worker(io::Error),
+
+    /// [`serve_until_signal`](crate::serve_until_signal) could not watch for SIGINT and SIGTERM.
+    #[error("{what}: {error}")]
+    Signals {
+        what: &'static str,
+        error: io::Error,
+    },
 }
 
 fn bind_hint(err: &io::Error) -> &'static str {

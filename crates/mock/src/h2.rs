@@ -12,10 +12,11 @@ use rand::Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use crate::conn::{authorized, Socket, Worker};
+use crate::auth::authorized;
 use crate::counters::bump;
 use crate::response::{Failure, Lookup, Prepared, GARBAGE};
 use crate::route::Fault;
+use crate::worker::{Socket, Worker};
 
 /// What an HTTP/2 client sends first (RFC 9113 section 3.4).
 pub(crate) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";

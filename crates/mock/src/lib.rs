@@ -50,6 +50,8 @@ mod route;
 mod server;
 mod spec;
 mod tls;
+mod until_signal;
+mod worker;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -58,6 +60,7 @@ pub use latency::Latency;
 pub use route::{default_routes, Auth, Fault, Route, HELLO, MAX_BODY};
 pub use server::{Server, ServerStats};
 pub use tls::Tls;
+pub use until_signal::serve_until_signal;
 
 /// Everything [`Server::start`] needs.
 #[derive(Debug, Clone)]

@@ -11,16 +11,18 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use socket2::{Domain, Protocol, Socket, Type};
-use tokio::net::TcpListener;
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 use tokio::sync::watch;
 use tokio::task::LocalSet;
 
-use crate::conn::{self, Worker};
+use crate::conn::{serve_http1, INITIAL_BUF};
 use crate::counters::{bump, Counters};
 use crate::delay::Delays;
 use crate::response::Table;
 use crate::route::default_routes;
+use crate::worker::Worker;
 use crate::{Config, MockError};
 
 const BACKLOG: i32 = 1024;
@@ -195,7 +197,7 @@ fn run_worker(
                         bump(&worker.counters.connections);
                         match &acceptor {
                             Some(tls) => tokio::task::spawn_local(crate::tls::serve(stream, tls.clone(), worker.clone())),
-                            None => tokio::task::spawn_local(conn::serve(stream, worker.clone())),
+                            None => tokio::task::spawn_local(serve(stream, worker.clone())),
                         };
                     }
                     // Out of file descriptors, most likely: give connections time to close
@@ -249,4 +251,29 @@ fn new_socket(addr: SocketAddr) -> io::Result<Socket> {
     socket.set_reuse_address(true)?;
     socket.set_nonblocking(true)?;
     Ok(socket)
+}
+
+/// A plain connection: HTTP/1.1, or h2c when it opens with HTTP/2's preface.
+async fn serve(mut stream: TcpStream, worker: Rc<Worker>) {
+    // Responses go out in one write each batch; Nagle would only hold the last one back.
+    let _ = stream.set_nodelay(true);
+    let mut buf = vec![0; INITIAL_BUF];
+    let mut end = 0;
+    // A client that opens with HTTP/2's preface speaks h2c with prior knowledge (RFC 9113
+    // section 3.3): one port serves both, as nghttpd and h2load expect.
+    loop {
+        match stream.read(&mut buf[end..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => end += n,
+        }
+        let seen = end.min(crate::h2::PREFACE.len());
+        if buf[..seen] != crate::h2::PREFACE[..seen] {
+            break;
+        }
+        if seen == crate::h2::PREFACE.len() {
+            buf.truncate(end);
+            return crate::h2::serve(stream, buf, worker).await;
+        }
+    }
+    serve_http1(stream, buf, end, worker).await;
 }

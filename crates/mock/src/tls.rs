@@ -12,7 +12,8 @@ use rustls::ServerConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 
-use crate::conn::{serve_http1, Worker};
+use crate::conn::serve_http1;
+use crate::worker::Worker;
 use crate::MockError;
 
 /// A client that has not finished its handshake by then is dropped.

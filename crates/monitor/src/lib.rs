@@ -12,10 +12,11 @@
 //!
 //! Beside the watch, [`system`] reads the machine's limits for a load generator (open files,
 //! local ports, TIME_WAIT reuse) with the one rule `herd doctor` and the generator's verdict
-//! share, and [`tree`] groups the processes of a name into trees.
+//! share, [`doctor`] judges them (and the target's answer) with a fix for each problem, and
+//! [`tree`] groups the processes of a name into trees.
 //!
-//! Depends on none of herd's crates but herd-spill (where a long watch's old readings wait): the CLI
-//! turns [`Observations`] into the report's types.
+//! Depends on none of herd's crates but herd-spill (where a long watch's old readings wait) and
+//! herd-result's number formats: the CLI turns [`Observations`] into the report's types.
 //!
 //! ```no_run
 //! use herd_monitor::{prepare, ProcessTarget, WatchPlan};
@@ -46,13 +47,15 @@
 //! # Ok::<(), herd_monitor::MonitorError>(())
 //! ```
 
+pub mod doctor;
 mod error;
 mod exporter;
 pub mod exposition;
-mod fresh;
 mod kept;
+mod observations;
 mod process;
 pub mod procfs;
+mod reading;
 mod scrape;
 mod selector;
 pub mod system;
@@ -62,9 +65,8 @@ mod watcher;
 pub use error::MonitorError;
 pub use exporter::{ExporterSampler, Gap, Series, DEFAULT_METRICS, MAX_SERIES};
 pub use exposition::MetricKind;
+pub use observations::{seconds_since, ExporterSeries, Observations, ProcessSeries};
 pub use process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
 pub use scrape::{fetch, HttpUrl, ScrapeError};
 pub use selector::Selector;
-pub use watcher::{
-    prepare, seconds_since, ExporterSeries, Observations, ProcessSeries, Ready, WatchPlan, Watcher,
-};
+pub use watcher::{prepare, Ready, WatchPlan, Watcher};

@@ -220,7 +220,7 @@ pub fn port_budget(held: u64, range: u64) -> PortBudget {
     }
 }
 
-fn read_sys(path: &str) -> Result<String, String> {
+pub(crate) fn read_sys(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
 }
 

@@ -6,10 +6,11 @@
 //! every watched process; each Prometheus endpoint has its own, so a slow scrape delays
 //! nothing else.
 
-use crate::exporter::{ExporterSampler, Gap, Series};
-use crate::fresh::{scraped_since, Reading};
+use crate::exporter::{ExporterSampler, Gap};
 use crate::kept;
-use crate::process::{Gauges, Note, ProcessSample, ProcessSampler, ProcessTarget};
+use crate::observations::{seconds_since, ExporterSeries, Observations, ProcessSeries};
+use crate::process::{Note, ProcessSample, ProcessSampler, ProcessTarget};
+use crate::reading::{add_scrape, scraped_since, Reading};
 use crate::{HttpUrl, MonitorError, Selector};
 use herd_spill::Spill;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -106,61 +107,6 @@ pub fn prepare(plan: &WatchPlan) -> Result<Ready, Vec<MonitorError>> {
         })
     } else {
         Err(problems)
-    }
-}
-
-/// Everything watched about one process target.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProcessSeries {
-    pub target: ProcessTarget,
-    /// The pid asked for, or the oldest process of the name (nginx's master).
-    pub pid: u32,
-    /// Every process counted at some point.
-    pub pids: Vec<u32>,
-    /// The roots of the separate process trees a name matched (nginx's master for one nginx);
-    /// more than one means unrelated processes were summed. Empty for a pid.
-    pub trees: Vec<u32>,
-    /// The pid a name was narrowed to (`--watch-parent`).
-    pub parent: Option<u32>,
-    /// The first reading, before the first interval; `None` if the process was already gone.
-    pub start: Option<Gauges>,
-    pub samples: Vec<ProcessSample>,
-    pub notes: Vec<Note>,
-    pub notes_dropped: usize,
-}
-
-/// Everything kept from one endpoint.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExporterSeries {
-    pub url: String,
-    /// The selectors, as written back.
-    pub metrics: Vec<String>,
-    pub scrapes: u64,
-    pub gaps: Vec<Gap>,
-    pub series: Vec<Series>,
-    pub series_dropped: usize,
-}
-
-/// What a watch saw, with the instant its times count from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Observations {
-    pub origin: Instant,
-    pub processes: Vec<ProcessSeries>,
-    pub exporters: Vec<ExporterSeries>,
-}
-
-impl Observations {
-    /// Seconds from the origin to `at`, negative before it (during a warm-up).
-    pub fn t(&self, at: Instant) -> f64 {
-        seconds_since(self.origin, at)
-    }
-}
-
-/// Signed seconds from `origin` to `at`.
-pub fn seconds_since(origin: Instant, at: Instant) -> f64 {
-    match at.checked_duration_since(origin) {
-        Some(d) => d.as_secs_f64(),
-        None => -origin.duration_since(at).as_secs_f64(),
     }
 }
 
@@ -375,6 +321,38 @@ fn instant_at(origin: Instant, offset_s: f64) -> Instant {
         origin + d
     } else {
         origin.checked_sub(d).unwrap_or(origin)
+    }
+}
+
+impl Watcher {
+    /// The readings taken since the last call, as observations of their own: what the live
+    /// outputs add to the second they close. The final [`Watcher::stop`] still returns all.
+    pub fn fresh(&self) -> Observations {
+        let mut processes: Vec<ProcessSeries> = match &self.processes {
+            Some((empty, _)) => empty.clone(),
+            None => Vec::new(),
+        };
+        let mut exporters: Vec<ExporterSeries> =
+            self.exporters.iter().map(|(e, _)| e.clone()).collect();
+        for reading in self.fresh.try_iter() {
+            match reading {
+                Reading::Process(k, x) => {
+                    if let Some(p) = processes.get_mut(k) {
+                        p.samples.push(x);
+                    }
+                }
+                Reading::Exporter(k, seen) => {
+                    if let Some(e) = exporters.get_mut(k) {
+                        add_scrape(e, seen);
+                    }
+                }
+            }
+        }
+        Observations {
+            origin: self.origin,
+            processes,
+            exporters,
+        }
     }
 }
 

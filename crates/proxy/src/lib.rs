@@ -40,10 +40,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod alarm;
 mod api;
 mod error;
 mod framing;
 mod http_fault;
+mod link;
 mod metrics;
 mod pipe;
 mod registry;
@@ -84,14 +86,14 @@ impl Default for Config {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("cannot listen for the API on {addr}: {source} (give another with --api ADDR)")]
+    #[error("cannot listen for the API on {addr}: {error} (give another with --api ADDR)")]
     Api {
         addr: SocketAddr,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("cannot start the relay loop: {0}")]
     Loop(std::io::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Proxy(#[from] ApiError),
 }
 
@@ -108,9 +110,9 @@ impl Server {
         let waker = mio::Waker::new(poll.registry(), relay::WAKER).map_err(StartError::Loop)?;
         let shared = Arc::new(Shared::new(waker));
         let listener =
-            std::net::TcpListener::bind(config.api).map_err(|source| StartError::Api {
+            std::net::TcpListener::bind(config.api).map_err(|error| StartError::Api {
                 addr: config.api,
-                source,
+                error,
             })?;
         let api = listener.local_addr().map_err(StartError::Loop)?;
         let relay = relay::Relay::new(poll, Arc::clone(&shared), config.seed);

@@ -3,7 +3,7 @@
 //! phases a request's time went to.
 
 use crate::format::duration_ms;
-use crate::text::{line, plural};
+use crate::lines::{line, plural};
 use crate::{RunResult, Summary};
 use std::fmt::{self, Write};
 

@@ -5,7 +5,8 @@
 //! [`render_text`] writes the summary printed after a run and [`render_compare_text`] a
 //! comparison; [`html`] renders any result as one self-contained page; [`figure`] is the chart
 //! model of a sweep, a capacity search and a run, drawn as SVG by [`html`] and, with the `png`
-//! feature, as PNG or SVG files by `plot` (plotters).
+//! feature, as PNG or SVG files by `plot` (plotters); with the `pdf` feature, `pdf` prints a page
+//! to PDF with a headless Chromium.
 //!
 //! ```
 //! use herd_metrics::{Outcome, Second, Stats, Verdict};
@@ -30,9 +31,11 @@
 //!     calls_per_conn: None,
 //!     pipeline: None,
 //!     streams: None,
+//!     proxy: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,
+//!     labels: Default::default(),
 //!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
@@ -59,9 +62,13 @@ mod compare_text;
 mod connection_text;
 pub mod figure;
 pub mod html;
+mod lines;
+#[cfg(feature = "pdf")]
+pub mod pdf;
 #[cfg(feature = "png")]
 pub mod plot;
 mod replay_text;
+pub mod series_text;
 mod server_text;
 mod text;
 mod workload_text;

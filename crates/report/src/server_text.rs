@@ -3,7 +3,7 @@
 //! Prometheus series.
 
 use crate::format::{bytes, count, duration_s, percent, rate, sig3};
-use crate::text::{line, plural};
+use crate::lines::{line, plural};
 use crate::{Exporter, PromSeries, Server, WatchedProcess};
 use std::fmt::{self, Write};
 

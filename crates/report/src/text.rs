@@ -3,6 +3,7 @@
 
 use crate::connection_text;
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
+use crate::lines::{line, plural};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
 use std::fmt::{self, Write};
 
@@ -151,6 +152,10 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if let Some(m) = c.streams {
         // h2load's words: requests in flight are connections times streams.
         write!(how, " x {}", plural(m, "stream"))?;
+        if let Some(a) = r.generator.streams_allowed {
+            // h2load's `-m` follows the server's limit the same way.
+            write!(how, " (the server allows {a}: {a} in flight on each)")?;
+        }
     }
     if let Some(k) = c.pipeline {
         write!(how, " pipelining {k}")?;
@@ -293,6 +298,16 @@ fn nothing_listens(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if r.totals.completed > 0 || refused == 0 || refused < r.totals.errors {
         return Ok(());
     }
+    if let Some(proxy) = &r.config.proxy {
+        // The connections went to the proxy: the target was never reached.
+        return writeln!(
+            out,
+            "  NOTHING LISTENS at the proxy {proxy}: every connection to it was refused, so {} \
+             was never reached; is the proxy running, and is --proxy (or HTTP_PROXY / \
+             HTTPS_PROXY) right?",
+            r.target
+        );
+    }
     writeln!(
         out,
         "  NOTHING LISTENS: every connection to {} was refused; is the server running, and are \
@@ -345,15 +360,6 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         writeln!(out, "  generator warning: {w}")?;
     }
     Ok(())
-}
-
-/// One labelled line; the labels form a column so the numbers line up.
-pub(crate) fn line(out: &mut impl Write, label: &str, body: &str) -> fmt::Result {
-    writeln!(out, "  {label:<10} {body}")
-}
-
-pub(crate) fn plural(n: u64, noun: &str) -> String {
-    format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" })
 }
 
 fn shorten(s: &str) -> String {

@@ -39,6 +39,18 @@ pub fn answer_warnings(completed: u64, errors: u64, status: &BTreeMap<String, u6
     )]
 }
 
+/// A proxy that answered 407 (Proxy Authentication Required) wants credentials: how to give
+/// them. `proxy`: the proxy the run went through, if any.
+pub fn proxy_warning(proxy: Option<&str>, status: &BTreeMap<String, u64>) -> Option<String> {
+    let proxy = proxy?;
+    let n = status.get("407").copied().filter(|n| *n > 0)?;
+    Some(format!(
+        "the proxy {proxy} answered 407 Proxy Authentication Required {n} times: it needs \
+         credentials: give them in its URL, --proxy http://USER:PASSWORD@HOST:PORT (or in \
+         HTTP_PROXY / HTTPS_PROXY; percent-encode an @ or : in them)"
+    ))
+}
+
 /// What the runs of one target in a series (a sweep's steps, a capacity search's probes) say of
 /// the answers, as one run would say it.
 #[derive(Clone, Debug, Default, PartialEq)]

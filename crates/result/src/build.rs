@@ -1,10 +1,13 @@
 //! Building a [`RunResult`] from what the metrics collected: arithmetic and naming, no I/O.
 
-use crate::histogram::{encode_histogram, summarize_us};
-use crate::result::{Histograms, Kind, SizeSummary, Totals, Warmup};
+use crate::histogram::Histograms;
+use crate::histogram::{encode_histogram, summarize_compact, summarize_us};
+use crate::result::{Kind, Warmup};
+use crate::summary::{SizeSummary, Totals};
+use crate::workload::{NameResult, ScenarioResult};
 use crate::{Generator, RunConfig, RunResult, TimelineEntry};
 use hdrhistogram::Histogram;
-use herd_metrics::{ErrorKind, Second, Stats};
+use herd_metrics::{CompactHistogram, ErrorKind, Second, Stats};
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
@@ -48,6 +51,11 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
     let [latency, service, connect, time_to_error]: [Histogram<u64>; 4] =
         [&s.latency, &s.service, &s.connect, &s.time_to_error].map(|h| h.to_histogram());
     let whole = Whole::of(&input);
+    let mut warnings = crate::answers::answer_warnings(totals.completed, totals.errors, &status);
+    warnings.extend(crate::answers::proxy_warning(
+        input.config.proxy.as_deref(),
+        &status,
+    ));
     let (phases, phase_histograms) = crate::phases::of(s, true);
     RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
@@ -63,7 +71,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             duration_s: input.warmup_duration.as_secs_f64(),
         },
         throughput_rps: per_second(s.completed, duration_s),
-        warnings: crate::answers::answer_warnings(totals.completed, totals.errors, &status),
+        warnings,
         status,
         errors: error_counts(s),
         error_samples: s
@@ -279,6 +287,48 @@ pub(crate) fn rfc3339(t: SystemTime) -> String {
     let utc = utc.replace_millisecond(utc.millisecond()).unwrap_or(utc);
     utc.format(&time::format_description::well_known::Rfc3339)
         .expect("a UTC time after year 0 formats as RFC 3339")
+}
+
+/// Stats of one request name over the measured `duration`.
+pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
+    let (phases, phase_histograms) = crate::phases::of(s, false);
+    NameResult {
+        name: name.to_owned(),
+        // Drops happen before a request has a name: they are counted at the top level only.
+        totals: totals(s, 0),
+        throughput_rps: per_second(s.completed, duration.as_secs_f64()),
+        status: status_counts(s),
+        errors: error_counts(s),
+        latency_ms: summarize_compact(&s.latency),
+        service_time_ms: summarize_compact(&s.service),
+        time_to_error_ms: summarize_compact(&s.time_to_error),
+        response_bytes: response_bytes(s),
+        connect_ms: Some(summarize_compact(&s.connect)),
+        phases: Some(phases),
+        histograms: Some(crate::Histograms {
+            latency: encode_histogram(&s.latency.to_histogram()),
+            service_time: encode_histogram(&s.service.to_histogram()),
+            connect: encode_histogram(&s.connect.to_histogram()),
+            time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
+            phases: Some(phase_histograms),
+        }),
+    }
+}
+
+/// One scenario's iterations and their durations (microsecond histogram).
+pub fn scenario_result(
+    name: &str,
+    weight: u64,
+    iterations: u64,
+    durations: &CompactHistogram,
+) -> ScenarioResult {
+    ScenarioResult {
+        name: name.to_owned(),
+        weight,
+        iterations,
+        duration_ms: summarize_us(&durations.to_histogram()),
+        duration_histogram: Some(encode_histogram(&durations.to_histogram())),
+    }
 }
 
 #[cfg(test)]

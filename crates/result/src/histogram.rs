@@ -6,7 +6,35 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::{Counter, Histogram};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The full histograms (microseconds), HdrHistogram V2 + deflate, base64: merge runs exactly or
+/// compute any percentile later with [`crate::decode_histogram`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histograms {
+    pub latency: String,
+    pub service_time: String,
+    pub connect: String,
+    /// Requests that got no response, from the intended send to the failure; empty in older
+    /// results.
+    #[serde(default)]
+    pub time_to_error: String,
+    /// Each phase's histogram; absent in results written before phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<PhaseHistograms>,
+}
+
+/// The phases' histograms, encoded as [`crate::Histograms`]' others are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseHistograms {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns: Option<String>,
+    pub tls: String,
+    pub blocked: String,
+    pub waiting: String,
+    pub receiving: String,
+}
 
 /// Encodes a histogram as HdrHistogram V2 + deflate, base64 with the standard alphabet: the
 /// format of HdrHistogram's own logs, readable by its Java, Go and Python ports.

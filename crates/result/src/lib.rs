@@ -36,9 +36,11 @@
 //!     calls_per_conn: None,
 //!     pipeline: None,
 //!     streams: None,
+//!     proxy: None,
 //!     headers: vec![],
 //!     body_bytes: 0,
 //!     secrets_shown: false,
+//!     labels: Default::default(),
 //!     arrivals: None,
 //! };
 //! let result = build_run(RunInput {
@@ -84,30 +86,31 @@ pub mod server;
 mod shard;
 pub mod stream;
 mod stream_parts;
+mod summary;
 pub mod sweep;
 pub mod units;
 mod workload;
 
-pub use build::{build_run, RunInput};
+pub use build::{build_run, name_result, scenario_result, RunInput};
 pub use criteria::{Criteria, Criterion, Diagnostic};
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
-pub use histogram::{decode_histogram, encode_histogram, summarize_us};
+pub use histogram::{
+    decode_histogram, encode_histogram, summarize_us, Histograms, PhaseHistograms,
+};
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
-pub use phases::{PhaseHistograms, Phases};
+pub use phases::Phases;
 pub use result::{
-    Arrivals, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes, Histograms,
-    Kind, Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, SizeSummary, Summary,
-    TimelineEntry, TlsUse, Totals, Warmup,
+    Arrivals, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes, Kind,
+    Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, TimelineEntry, TlsUse, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,
     WatchedProcess,
 };
 pub use shard::{ShardHeader, ShardInstance};
-pub use workload::{
-    name_result, scenario_result, CheckResult, NameResult, ScenarioResult, ThresholdResult,
-};
+pub use summary::{SizeSummary, Summary, Totals};
+pub use workload::{CheckResult, NameResult, ScenarioResult, ThresholdResult};
 
 /// The herd version written into results, and the one [`read_json`] checks files against.
 pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -17,8 +17,10 @@ mod sweeps;
 
 pub use sweeps::merge_sweeps;
 
+use crate::histogram::Histograms;
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
-use crate::result::{Histograms, Kind, Totals, Warmup};
+use crate::result::{Kind, Warmup};
+use crate::summary::Totals;
 use crate::{Criterion, RunConfig, RunResult, ShardHeader, ShardInstance};
 use hdrhistogram::Histogram;
 use parts::{Bodies, GeneratorSum, NameSum, ScenarioSum};

@@ -3,7 +3,7 @@
 //! merge exactly. The DNS lookup is not a phase of each request in herd: the target's name is
 //! resolved once, before the first request, and `dns_ms` is that lookup.
 
-use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
+use crate::histogram::{decode_histogram, encode_histogram, summarize_us, PhaseHistograms};
 use crate::Summary;
 use hdrhistogram::Histogram;
 use herd_metrics::Stats;
@@ -25,17 +25,6 @@ pub struct Phases {
     pub waiting_ms: Summary,
     /// From the first byte of the response to its last.
     pub receiving_ms: Summary,
-}
-
-/// The phases' histograms, encoded as [`crate::Histograms`]' others are.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PhaseHistograms {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dns: Option<String>,
-    pub tls: String,
-    pub blocked: String,
-    pub waiting: String,
-    pub receiving: String,
 }
 
 /// The histograms in the order [`PhaseSum`] keeps them: dns, tls, blocked, waiting, receiving.

@@ -2,6 +2,8 @@
 //! `schema/result.schema.json`. Add keys, never rename or remove them; a change in meaning is a
 //! new `herd_version` that [`crate::read_json`] refuses.
 
+use crate::histogram::Histograms;
+use crate::summary::{SizeSummary, Summary, Totals};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -142,6 +144,10 @@ pub struct RunConfig {
     /// `connections` x `streams` requests at once; absent for HTTP/1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u64>,
+    /// The forward proxy the connections went through (`--proxy`, or the environment's), as
+    /// `http://host:port`: never its credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<String>,
     /// Extra request headers as given, `"Name: value"`.
     pub headers: Vec<String>,
     /// Request body size.
@@ -154,6 +160,10 @@ pub struct RunConfig {
     /// the seed that gives the same instants again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
+    /// What the run is, in the user's words (`--label KEY=VALUE`: branch, commit,
+    /// environment): kept with the result so a store (`herd store add`) files it under them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
 }
 
 /// A random arrival process and its seed.
@@ -188,52 +198,6 @@ impl Model {
 pub struct Warmup {
     pub requests: u64,
     pub duration_s: f64,
-}
-
-/// Request counts. `scheduled = completed + errors + dropped` and `completed = ok + failed`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Totals {
-    /// Requests the schedule called for.
-    pub scheduled: u64,
-    /// Requests written to a connection.
-    pub sent: u64,
-    /// A full response arrived.
-    pub completed: u64,
-    /// Completed with status below 400 and every check passed.
-    pub ok: u64,
-    /// Completed, but status 400 or above or a check failed.
-    pub failed: u64,
-    /// No valid response (refused, reset, timeout, ...).
-    pub errors: u64,
-    /// Scheduled but never sent.
-    pub dropped: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-}
-
-/// A distribution of times in milliseconds. With no samples every field is 0.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// Number of samples.
-    pub count: u64,
-    pub min: f64,
-    pub mean: f64,
-    pub stddev: f64,
-    pub p50: f64,
-    pub p75: f64,
-    pub p90: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
-}
-
-/// Response body sizes in bytes. With no responses every field is 0.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SizeSummary {
-    pub min: u64,
-    pub mean: f64,
-    pub max: u64,
 }
 
 /// How the load generator itself fared, and whether it could keep up.
@@ -285,6 +249,11 @@ pub struct Generator {
     pub ephemeral_ports_peak: Option<u64>,
     #[serde(default)]
     pub ephemeral_port_range: Option<u64>,
+    /// HTTP/2 and HTTP/3: the server's limit on a connection's streams (SETTINGS_MAX_CONCURRENT_
+    /// STREAMS, QUIC's stream credit) when it was below `config.streams`: the streams in flight
+    /// on each connection followed it, as h2load's do; absent when `--streams` was within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_allowed: Option<u64>,
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
@@ -404,20 +373,4 @@ pub struct TimelineEntry {
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histogram: Option<String>,
-}
-
-/// The full histograms (microseconds), HdrHistogram V2 + deflate, base64: merge runs exactly or
-/// compute any percentile later with [`crate::decode_histogram`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Histograms {
-    pub latency: String,
-    pub service_time: String,
-    pub connect: String,
-    /// Requests that got no response, from the intended send to the failure; empty in older
-    /// results.
-    #[serde(default)]
-    pub time_to_error: String,
-    /// Each phase's histogram; absent in results written before phases.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phases: Option<crate::PhaseHistograms>,
 }

@@ -5,9 +5,11 @@
 //! so, which every command that reads results reads like any other.
 
 use crate::build::{per_second, timeline_entry};
+use crate::histogram::Histograms;
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
-use crate::result::{Histograms, Kind, Totals};
+use crate::result::Kind;
 pub use crate::stream_parts::{name_lines, CheckLine, NameLine, ScenarioLine, Sections};
+use crate::summary::Totals;
 use crate::{
     Generator, GeneratorSample, ReportError, RunConfig, RunResult, Server, ShardHeader,
     TimelineEntry,
@@ -272,9 +274,11 @@ mod tests {
             calls_per_conn: None,
             pipeline: None,
             streams: None,
+            proxy: None,
             headers: vec![],
             body_bytes: 0,
             secrets_shown: false,
+            labels: Default::default(),
             arrivals: None,
         }
     }

@@ -2,13 +2,9 @@
 //! scenario, checks, and thresholds with their verdicts. All optional in the JSON: a plain
 //! `herd run URL` writes none of them.
 
-use crate::build::{error_counts, per_second, response_bytes, status_counts, totals};
-use crate::histogram::{encode_histogram, summarize_compact, summarize_us};
-use crate::result::{SizeSummary, Summary, Totals};
-use herd_metrics::{CompactHistogram, Stats};
+use crate::summary::{SizeSummary, Summary, Totals};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// One request name, in the same shape as the top level of the result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,46 +70,4 @@ pub struct ThresholdResult {
     /// Why it failed when nothing could be measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-/// Stats of one request name over the measured `duration`.
-pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
-    let (phases, phase_histograms) = crate::phases::of(s, false);
-    NameResult {
-        name: name.to_owned(),
-        // Drops happen before a request has a name: they are counted at the top level only.
-        totals: totals(s, 0),
-        throughput_rps: per_second(s.completed, duration.as_secs_f64()),
-        status: status_counts(s),
-        errors: error_counts(s),
-        latency_ms: summarize_compact(&s.latency),
-        service_time_ms: summarize_compact(&s.service),
-        time_to_error_ms: summarize_compact(&s.time_to_error),
-        response_bytes: response_bytes(s),
-        connect_ms: Some(summarize_compact(&s.connect)),
-        phases: Some(phases),
-        histograms: Some(crate::Histograms {
-            latency: encode_histogram(&s.latency.to_histogram()),
-            service_time: encode_histogram(&s.service.to_histogram()),
-            connect: encode_histogram(&s.connect.to_histogram()),
-            time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
-            phases: Some(phase_histograms),
-        }),
-    }
-}
-
-/// One scenario's iterations and their durations (microsecond histogram).
-pub fn scenario_result(
-    name: &str,
-    weight: u64,
-    iterations: u64,
-    durations: &CompactHistogram,
-) -> ScenarioResult {
-    ScenarioResult {
-        name: name.to_owned(),
-        weight,
-        iterations,
-        duration_ms: summarize_us(&durations.to_histogram()),
-        duration_histogram: Some(encode_histogram(&durations.to_histogram())),
-    }
 }

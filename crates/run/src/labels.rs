@@ -2,7 +2,8 @@
 //! Sinks that label series (a metrics endpoint, OTLP, the JSON stream) read them once at the
 //! start; a record then carries only indices.
 
-use crate::prepared::{Prepared, What};
+use crate::prepared::Prepared;
+use crate::what::What;
 
 /// What the indices of a run's records name. Empty for a run of one URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -3,9 +3,10 @@
 //! anything is sent, and the config its result describes it with.
 
 use crate::prepare::{threads_default, url_plan};
-use crate::prepared::{Prepared, What};
+use crate::prepared::Prepared;
 use crate::result::{url_config, workload_config};
 use crate::shard::ShardRun;
+use crate::what::What;
 use crate::{Length, Level, RunError, DEFAULT_OPEN_CAP};
 use herd_engine::{Load, Plan};
 use herd_result::RunConfig;
@@ -129,6 +130,8 @@ impl Prepared {
         length: Option<Length>,
     ) -> RunConfig {
         let mut c = self.config_as_planned(plan, level, length);
+        c.labels.extend(self.labels.clone());
+        c.proxy = self.proxy.as_ref().map(|p| p.shown.clone());
         // Over HTTP/2 and HTTP/3 the plan's window is streams per connection, not HTTP/1.1's
         // pipeline.
         if self.http().http2 || self.http().http3 {

@@ -30,6 +30,7 @@ mod script;
 pub mod shard;
 mod spec;
 mod watch;
+mod what;
 
 pub use conclusion::{conclude, conclude_merged, Conclusion};
 pub use http::HttpFlags;

@@ -1,8 +1,9 @@
 //! `RunSpec::prepare`: every check made before anything is sent, all problems reported at once
 //! (ripgrep's LowArgs -> HiArgs, k6's `Validate() []error`).
 
-use crate::prepared::{Prepared, UrlRequest, What};
+use crate::prepared::Prepared;
 use crate::watch::Watch;
+use crate::what::{UrlRequest, What};
 use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::Request;
 use herd_engine::{Load, Plan};
@@ -16,61 +17,7 @@ impl RunSpec {
     /// file, the plan at the spec's level) and reports every problem at once.
     pub fn prepare(&self) -> Result<Prepared, RunError> {
         let mut problems = crate::flags::refused(self);
-        let what = match &self.source {
-            Source::Url { url } => match self.url(url, &self.request, None, &mut problems) {
-                // The body is in the request's bytes: one copy for every connection.
-                Some(What::Url(mut r)) => {
-                    r.spec.body = Vec::new();
-                    Some(What::Url(r))
-                }
-                what => what,
-            },
-            Source::UrlFile { path } => self.url_file(path, &self.request, &mut problems),
-            Source::Replay { url, replay } => {
-                let routes = self.connect.routes(&mut problems);
-                let target =
-                    Target::parse_routed(url, &routes).map_err(|e| problems.push(e.to_string()));
-                let replay =
-                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
-                match (target, replay) {
-                    (Ok(target), Ok(replay)) => Some(What::Replay {
-                        url: url.clone(),
-                        target,
-                        replay: Box::new(replay),
-                    }),
-                    _ => None,
-                }
-            }
-            Source::Script { url, script, args } => {
-                let request = &self.request;
-                match self.url(url, request, None, &mut problems) {
-                    Some(What::Url(r)) => {
-                        match crate::script::load(script, args, &r, request.method.is_some()) {
-                            Ok(wrk) => Some(What::Script {
-                                request: r,
-                                wrk: std::sync::Mutex::new(wrk),
-                                file: script.clone(),
-                            }),
-                            Err(e) => {
-                                problems.push(e);
-                                None
-                            }
-                        }
-                    }
-                    _ => None,
-                }
-            }
-            Source::Workload { path } => match compile_workload(path) {
-                Ok(workload) => {
-                    let file = path.clone();
-                    Some(What::Workload { workload, file })
-                }
-                Err(e) => {
-                    problems.push(e.to_string());
-                    None
-                }
-            },
-        };
+        let what = self.what(&mut problems);
         if self.http.http3 {
             let target = match &what {
                 Some(What::Url(r)) | Some(What::UrlFile { request: r, .. }) => Some(&r.target),
@@ -132,12 +79,73 @@ impl RunSpec {
             http: self.http,
             shard: self.shard.clone(),
             runs: Default::default(),
+            labels: Default::default(),
         };
         // A URL's plan was checked with its flags, in order; a file's or log's is checked here.
         if let What::Workload { .. } | What::Replay { .. } = prepared.what {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
+    }
+
+    /// What the spec's source is, read and checked; `None` when it could not be (the
+    /// problems say why).
+    fn what(&self, problems: &mut Vec<String>) -> Option<What> {
+        match &self.source {
+            Source::Url { url } => match self.url(url, &self.request, None, problems) {
+                // The body is in the request's bytes: one copy for every connection.
+                Some(What::Url(mut r)) => {
+                    r.spec.body = Vec::new();
+                    Some(What::Url(r))
+                }
+                what => what,
+            },
+            Source::UrlFile { path } => self.url_file(path, &self.request, problems),
+            Source::Replay { url, replay } => {
+                let routes = self.connect.routes(problems);
+                let target =
+                    Target::parse_routed(url, &routes).map_err(|e| problems.push(e.to_string()));
+                let replay =
+                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
+                match (target, replay) {
+                    (Ok(target), Ok(replay)) => Some(What::Replay {
+                        url: url.clone(),
+                        target,
+                        replay: Box::new(replay),
+                    }),
+                    _ => None,
+                }
+            }
+            Source::Script { url, script, args } => {
+                let request = &self.request;
+                match self.url(url, request, None, problems) {
+                    Some(What::Url(r)) => {
+                        match crate::script::load(script, args, &r, request.method.is_some()) {
+                            Ok(wrk) => Some(What::Script {
+                                request: r,
+                                wrk: std::sync::Mutex::new(wrk),
+                                file: script.clone(),
+                            }),
+                            Err(e) => {
+                                problems.push(e);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            Source::Workload { path } => match compile_workload(path) {
+                Ok(workload) => {
+                    let file = path.clone();
+                    Some(What::Workload { workload, file })
+                }
+                Err(e) => {
+                    problems.push(e.to_string());
+                    None
+                }
+            },
+        }
     }
 
     /// The proxy the run's connections go through; http:// needs requests in absolute form,
@@ -153,6 +161,29 @@ impl RunSpec {
             .proxy(target)
             .map_err(|e| problems.push(e))
             .ok()??;
+        let named = match self.connect.proxy {
+            Some(_) => "drop --proxy",
+            None => {
+                "add the host to NO_PROXY (the environment's HTTP_PROXY / HTTPS_PROXY named it)"
+            }
+        };
+        if self.http.http3 {
+            problems.push(format!(
+                "--http3 cannot go through the proxy {}: QUIC runs over UDP, which an HTTP \
+                 forward proxy does not carry; {named}, or drop --http3",
+                proxy.shown
+            ));
+        }
+        let h2 =
+            self.http.http2 || matches!(what, What::Workload { workload, .. } if workload.http2);
+        if h2 && target.scheme() == herd_http::Scheme::Http {
+            problems.push(format!(
+                "--http2 to an http:// site through the proxy {}: HTTP/2 without TLS (h2c) \
+                 cannot go through a forward proxy, which takes HTTP/1.1 requests; use https:// \
+                 (HTTP/2 then runs end to end through the proxy's CONNECT tunnel), or {named}",
+                proxy.shown
+            ));
+        }
         let absolute = matches!(what, What::Url(_));
         if target.scheme() == herd_http::Scheme::Http && !absolute {
             problems.push(format!(

@@ -3,14 +3,13 @@
 
 use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
+use crate::what::What;
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
-use herd_engine::{Control, Plan, Request, Shard, Single, SystemClock};
+use herd_engine::{Control, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
-use herd_http::{HttpTransport, RequestSpec, Scheme, Target, TlsOptions};
+use herd_http::{HttpTransport, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
-use herd_workload::Workload;
 use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,60 +43,8 @@ pub struct Prepared {
     /// How many runs this spec has begun: a series' `k`th run starts on the shard's `k`th
     /// instant.
     pub(crate) runs: AtomicU64,
-}
-
-/// A URL with its request, resolved from the flags.
-pub(crate) struct UrlRequest {
-    pub target: Target,
-    /// The request as the flags describe it; a URL run's body lives only in `request`.
-    pub spec: RequestSpec,
-    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
-    pub request: Request,
-    pub body_len: u64,
-    /// The URL and the headers as the result shows them: credentials masked.
-    pub shown_url: String,
-    pub headers: Vec<String>,
-    /// `--show-secrets`: `shown_url` and `headers` are as given.
-    pub secrets_shown: bool,
-}
-
-// One per run, never in a collection: the size difference costs nothing.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum What {
-    Url(UrlRequest),
-    UrlFile {
-        request: UrlRequest,
-        workload: Workload,
-        file: PathBuf,
-    },
-    Workload {
-        workload: Workload,
-        file: PathBuf,
-    },
-    Replay {
-        url: String,
-        target: Target,
-        replay: Box<crate::replay::Prepared>,
-    },
-    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
-    Script {
-        request: UrlRequest,
-        wrk: std::sync::Mutex<herd_lua::Wrk>,
-        file: PathBuf,
-    },
-}
-
-impl What {
-    /// The one site the run loads.
-    fn target(&self) -> &Target {
-        match self {
-            What::Url(r) | What::UrlFile { request: r, .. } | What::Script { request: r, .. } => {
-                &r.target
-            }
-            What::Workload { workload, .. } => workload.target(),
-            What::Replay { target, .. } => target,
-        }
-    }
+    /// What the run is in the user's words (`--label KEY=VALUE`), kept in its config.
+    pub(crate) labels: std::collections::BTreeMap<String, String>,
 }
 
 impl Prepared {
@@ -106,6 +53,12 @@ impl Prepared {
         let mut plan = self.plan_at(self.level, self.length);
         plan.shard = self.stripe();
         plan
+    }
+
+    /// Files the run under the user's labels (`--label KEY=VALUE`): its config, and so every
+    /// output and a store, carries them.
+    pub fn set_labels(&mut self, labels: std::collections::BTreeMap<String, String>) {
+        self.labels = labels;
     }
 
     /// The shard this run plays, when it is one.
@@ -172,7 +125,7 @@ impl Prepared {
         let shard = match &self.shard {
             Some(run) => {
                 let at = run.instant(self.runs.fetch_add(1, Relaxed));
-                let hash = self.plan_hash(&config, level, length);
+                let hash = crate::shard::run_hash(&self.what, &config, level, length);
                 let started = crate::shard::wait(run, at, control, observer)?;
                 if started.late {
                     plan.late = crate::shard::late_start(&plan, started.lag)?;

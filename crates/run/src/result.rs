@@ -1,7 +1,7 @@
 //! The public result, built in one place from what the engine measured and, for files, what the
 //! scripts counted.
 
-use crate::prepared::UrlRequest;
+use crate::what::UrlRequest;
 use crate::LoadFlags;
 use herd_engine::{Load, Plan, RunOutput};
 use herd_result::{
@@ -66,6 +66,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         fd_limit: g.fd_limit,
         ephemeral_ports_peak: g.ports_peak,
         ephemeral_port_range: g.port_range,
+        streams_allowed: g.stream_limit.map(|l| l as u64),
         timeline: g.timeline.iter().map(generator_sample).collect(),
     };
     build_run(RunInput {
@@ -143,9 +144,11 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
         calls_per_conn: plan.calls_per_conn,
         pipeline: (plan.pipeline > 1).then_some(plan.pipeline as u64),
         streams: None,
+        proxy: None,
         headers: r.headers.clone(),
         body_bytes: r.body_len,
         secrets_shown: r.secrets_shown,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -178,9 +181,11 @@ pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }
@@ -207,9 +212,11 @@ pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: Vec::new(),
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: arrivals(plan),
     }
 }

@@ -3,7 +3,7 @@
 //! `request()`) before any load, and `done()` runs on what was measured. What the script
 //! printed and its errors belong to the result.
 
-use crate::prepared::UrlRequest;
+use crate::what::UrlRequest;
 use crate::RunError;
 use herd_engine::{Control, Plan, Progress, RunOutput, SystemClock};
 use herd_http::{HttpTransport, TlsOptions};

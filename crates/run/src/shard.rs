@@ -3,6 +3,7 @@
 //! every check, and the header its result carries so `herd merge` adds the shards up exactly.
 //! Every kind of run and every series takes it the same way, as [`crate::RunSpec::shard`].
 
+use crate::what::What;
 use crate::{Length, Level, Observer, RunError};
 pub use herd_engine::Shard;
 use herd_engine::{Control, Plan};
@@ -65,63 +66,60 @@ pub fn plan_hash<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-impl crate::Prepared {
-    /// What every shard of one run shares, hashed: the run's settings at its level (threads,
-    /// routes and the local address left out: each machine has its own) and what it sends (a
-    /// URL's request, a file and the data files it names, a log's arrivals). Shards of different
-    /// plans never merge.
-    pub(crate) fn plan_hash(
-        &self,
-        config: &RunConfig,
-        level: Option<Level>,
-        length: Option<Length>,
-    ) -> String {
-        use crate::prepared::What;
-        let mut config = config.clone();
-        config.threads = 0;
-        let mut json = Vec::new();
-        let _ = herd_result::write_json(&config, &mut json);
-        let mut parts = vec![json, format!("{level:?} {length:?}").into_bytes()];
-        let read = |p: &Path| std::fs::read(p).unwrap_or_default();
-        match &self.what {
-            What::Url(r) => parts.push(r.request.bytes.to_vec()),
-            What::Script { request, file, .. } => {
-                parts.push(request.request.bytes.to_vec());
-                parts.push(read(file));
-            }
-            What::UrlFile { request, file, .. } => {
-                parts.push(request.request.bytes.to_vec());
-                parts.push(read(file));
-            }
-            What::Workload { file, .. } => {
-                let text = read(file);
-                let base = file.parent().unwrap_or(Path::new("."));
-                let data = herd_workload::needs::needs(&String::from_utf8_lossy(&text)).0;
-                parts.push(text);
-                for d in data {
-                    parts.push(read(&base.join(&d.path)));
-                    parts.push(d.path.into_bytes());
-                }
-            }
-            What::Replay { replay, .. } => {
-                let offsets = replay
-                    .arrivals
-                    .iter()
-                    .flat_map(|o| o.as_nanos().to_le_bytes());
-                parts.push(offsets.collect());
-                parts.push(
-                    replay
-                        .script
-                        .ids
-                        .iter()
-                        .flat_map(|i| i.to_le_bytes())
-                        .collect(),
-                );
-                parts.extend(replay.script.requests.iter().map(|r| r.bytes.to_vec()));
+/// What every shard of one run shares, hashed: the run's settings at its level (threads,
+/// routes and the local address left out: each machine has its own) and what it sends (a
+/// URL's request, a file and the data files it names, a log's arrivals). Shards of different
+/// plans never merge.
+pub(crate) fn run_hash(
+    what: &What,
+    config: &RunConfig,
+    level: Option<Level>,
+    length: Option<Length>,
+) -> String {
+    let mut config = config.clone();
+    config.threads = 0;
+    let mut json = Vec::new();
+    let _ = herd_result::write_json(&config, &mut json);
+    let mut parts = vec![json, format!("{level:?} {length:?}").into_bytes()];
+    let read = |p: &Path| std::fs::read(p).unwrap_or_default();
+    match what {
+        What::Url(r) => parts.push(r.request.bytes.to_vec()),
+        What::Script { request, file, .. } => {
+            parts.push(request.request.bytes.to_vec());
+            parts.push(read(file));
+        }
+        What::UrlFile { request, file, .. } => {
+            parts.push(request.request.bytes.to_vec());
+            parts.push(read(file));
+        }
+        What::Workload { file, .. } => {
+            let text = read(file);
+            let base = file.parent().unwrap_or(Path::new("."));
+            let data = herd_workload::needs::needs(&String::from_utf8_lossy(&text)).0;
+            parts.push(text);
+            for d in data {
+                parts.push(read(&base.join(&d.path)));
+                parts.push(d.path.into_bytes());
             }
         }
-        plan_hash(parts.iter().map(Vec::as_slice))
+        What::Replay { replay, .. } => {
+            let offsets = replay
+                .arrivals
+                .iter()
+                .flat_map(|o| o.as_nanos().to_le_bytes());
+            parts.push(offsets.collect());
+            parts.push(
+                replay
+                    .script
+                    .ids
+                    .iter()
+                    .flat_map(|i| i.to_le_bytes())
+                    .collect(),
+            );
+            parts.extend(replay.script.requests.iter().map(|r| r.bytes.to_vec()));
+        }
     }
+    plan_hash(parts.iter().map(Vec::as_slice))
 }
 
 /// How the wait for a start instant went.

@@ -2,5 +2,7 @@
 //! HTTP/3 client, the CLI's end-to-end runs). A dev-dependency only.
 
 mod caddy;
+mod postgres;
 
 pub use caddy::Caddy;
+pub use postgres::Postgres;

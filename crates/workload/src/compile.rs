@@ -3,22 +3,22 @@
 
 use crate::data::read_sources;
 use crate::diag::{did_you_mean, Diag, Diagnostics, Pos};
-use crate::load::read_load;
+use crate::hole::Escape;
+use crate::load::{read_load, LoadPlan};
 use crate::program::{Program, Scenario, Step};
-use crate::read::Reader;
+use crate::read::{Fields, Reader};
 use crate::resolve::Resolve;
 use crate::step::{read_step, StepDraft};
-use crate::template::{Escape, Template};
+use crate::template::Template;
 use crate::yaml::Node;
-use crate::Workload;
 use herd_http::Target;
-use herd_result::Criteria;
+use herd_result::{Criteria, Criterion};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
 mod request;
-use request::compile_request;
+use request::{compile_request, Names};
 
 const TOP: [&str; 9] = [
     "target",
@@ -34,8 +34,17 @@ const TOP: [&str; 9] = [
 const DEFAULTS: [&str; 4] = ["headers", "timeout", "follow_redirects", "cookies"];
 const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
 
+/// A workload file compiled: the parts of a [`crate::Workload`].
+pub(crate) struct Compiled {
+    pub program: Program,
+    pub load: LoadPlan,
+    pub timeout: Duration,
+    pub thresholds: Vec<Criterion>,
+    pub http2: bool,
+}
+
 /// Compiles the text of a workload file; `file` is used in messages, `base` resolves CSV paths.
-pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
+pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Compiled, Diagnostics> {
     let root = crate::yaml::parse(src).map_err(|d| Diagnostics::new(file, vec![d]))?;
     let mut r = Reader {
         base: base.to_path_buf(),
@@ -44,54 +53,11 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
     let Some(top) = r.fields(&root, "the workload", &TOP) else {
         return Err(Diagnostics::new(file, r.diags));
     };
-    let target = match top.get("target") {
-        None => {
-            r.report(
-                Diag::new(root.at, "the workload needs a `target`")
-                    .hint("e.g. target: http://127.0.0.1:8080"),
-            );
-            None
-        }
-        Some(t) => r
-            .string(t, "target")
-            .and_then(|url| match Target::parse(&url) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    r.error(t.at, e.to_string());
-                    None
-                }
-            }),
-    };
-    let mut timeout = Duration::from_secs(10);
-    let (mut follow, mut cookies) = (false, true);
-    let mut default_headers: Vec<(String, Template)> = Vec::new();
-    if let Some(d) = top.get("defaults") {
-        if let Some(f) = r.fields(d, "defaults", &DEFAULTS) {
-            if let Some(t) = f.get("timeout").and_then(|t| r.duration(t, "timeout")) {
-                timeout = t;
-            }
-            follow = f
-                .get("follow_redirects")
-                .and_then(|b| r.boolean(b, "follow_redirects"))
-                .unwrap_or(false);
-            cookies = f
-                .get("cookies")
-                .and_then(|b| r.boolean(b, "cookies"))
-                .unwrap_or(true);
-            if let Some(h) = f.get("headers").and_then(|h| r.map(h, "headers")) {
-                let mut diags = Vec::new();
-                for (k, v) in h.entries() {
-                    if let (Some(name), Some(text)) = (k.scalar(), r.string(v, "a header value")) {
-                        default_headers.push((
-                            name.to_owned(),
-                            Template::parse(v, &text, Escape::None, &mut diags),
-                        ));
-                    }
-                }
-                r.diags.extend(diags);
-            }
-        }
-    }
+    let target = read_target(&mut r, &top, &root);
+    let defaults = top
+        .get("defaults")
+        .and_then(|d| read_defaults(&mut r, d))
+        .unwrap_or_default();
     let load = match top.get("load") {
         Some(l) => read_load(&mut r, l),
         None => {
@@ -110,25 +76,147 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
         .get("seed")
         .and_then(|s| r.count(s, "seed"))
         .unwrap_or(0);
-    let http2 = match top.get("protocol") {
-        None => false,
-        Some(p) => match r.string(p, "protocol").as_deref() {
-            Some("h1" | "http/1.1") => false,
-            Some("h2" | "http/2") => true,
-            Some(other) => {
-                r.report(
-                    Diag::new(p.at, format!("protocol `{other}` is not known")).hint(
-                        "write protocol: h1 (HTTP/1.1, the default) or protocol: h2 (HTTP/2)",
-                    ),
-                );
-                false
-            }
-            None => false,
-        },
-    };
+    let http2 = top
+        .get("protocol")
+        .is_some_and(|p| read_protocol(&mut r, p));
     let mut script = top
         .get("script")
         .map(|s| crate::lua::LuaScript::read(&mut r, s, base));
+    let drafts = read_scenarios(&mut r, &top, &root);
+    let mut names = Names::default();
+    let mut checks = Vec::new();
+    let mut variables = Vec::new();
+    let scenarios = {
+        let mut b = Build {
+            defaults: &defaults,
+            target: target.as_ref(),
+            sources: &sources,
+            broken: &broken,
+            variables: &mut variables,
+            names: &mut names,
+            checks: &mut checks,
+        };
+        b.scenarios(&mut r, drafts, script.as_mut())
+    };
+    let thresholds = top
+        .get("thresholds")
+        .map(|t| read_thresholds(&mut r, t, &names))
+        .unwrap_or_default();
+    if r.diags.is_empty() {
+        if let (Some(target), Some(load)) = (target, load) {
+            let mut program = Program::new(
+                target,
+                sources,
+                scenarios,
+                names.list,
+                checks,
+                variables.len(),
+                defaults.cookies,
+                false,
+                seed,
+            );
+            program.lua = script;
+            return Ok(Compiled {
+                program,
+                load,
+                timeout: defaults.timeout,
+                thresholds,
+                http2,
+            });
+        }
+    }
+    Err(Diagnostics::new(file, r.diags))
+}
+
+/// `target:`, which every workload needs.
+fn read_target(r: &mut Reader, top: &Fields, root: &Node) -> Option<Target> {
+    match top.get("target") {
+        None => {
+            r.report(
+                Diag::new(root.at, "the workload needs a `target`")
+                    .hint("e.g. target: http://127.0.0.1:8080"),
+            );
+            None
+        }
+        Some(t) => r
+            .string(t, "target")
+            .and_then(|url| match Target::parse(&url) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    r.error(t.at, e.to_string());
+                    None
+                }
+            }),
+    }
+}
+
+/// What every request of the workload gets unless its step says otherwise (`defaults:`).
+struct Defaults {
+    timeout: Duration,
+    follow: bool,
+    cookies: bool,
+    headers: Vec<(String, Template)>,
+}
+
+impl Default for Defaults {
+    fn default() -> Defaults {
+        Defaults {
+            timeout: Duration::from_secs(10),
+            follow: false,
+            cookies: true,
+            headers: Vec::new(),
+        }
+    }
+}
+
+/// `defaults:`; `None` when it is not a map of the known keys (reported).
+fn read_defaults(r: &mut Reader, d: &Node) -> Option<Defaults> {
+    let f = r.fields(d, "defaults", &DEFAULTS)?;
+    let mut out = Defaults::default();
+    if let Some(t) = f.get("timeout").and_then(|t| r.duration(t, "timeout")) {
+        out.timeout = t;
+    }
+    out.follow = f
+        .get("follow_redirects")
+        .and_then(|b| r.boolean(b, "follow_redirects"))
+        .unwrap_or(false);
+    out.cookies = f
+        .get("cookies")
+        .and_then(|b| r.boolean(b, "cookies"))
+        .unwrap_or(true);
+    if let Some(h) = f.get("headers").and_then(|h| r.map(h, "headers")) {
+        let mut diags = Vec::new();
+        for (k, v) in h.entries() {
+            if let (Some(name), Some(text)) = (k.scalar(), r.string(v, "a header value")) {
+                out.headers.push((
+                    name.to_owned(),
+                    Template::parse(v, &text, Escape::None, &mut diags),
+                ));
+            }
+        }
+        r.diags.extend(diags);
+    }
+    Some(out)
+}
+
+/// `protocol:`: whether the workload speaks HTTP/2.
+fn read_protocol(r: &mut Reader, p: &Node) -> bool {
+    match r.string(p, "protocol").as_deref() {
+        Some("h1" | "http/1.1") => false,
+        Some("h2" | "http/2") => true,
+        Some(other) => {
+            r.report(
+                Diag::new(p.at, format!("protocol `{other}` is not known"))
+                    .hint("write protocol: h1 (HTTP/1.1, the default) or protocol: h2 (HTTP/2)"),
+            );
+            false
+        }
+        None => false,
+    }
+}
+
+/// `scenarios:`, each read into a draft (its steps not yet compiled).
+fn read_scenarios(r: &mut Reader, top: &Fields, root: &Node) -> Vec<ScenarioDraft> {
     let mut drafts = Vec::new();
     match top.get("scenarios") {
         None => r.report(
@@ -137,128 +225,130 @@ pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnost
         ),
         Some(s) => {
             for sc in r.seq(s, "scenarios").unwrap_or_default() {
-                if let Some(d) = read_scenario(&mut r, sc) {
+                if let Some(d) = read_scenario(r, sc) {
                     drafts.push(d);
                 }
             }
         }
     }
-    let mut names = Names::default();
-    let mut checks = Vec::new();
-    let mut variables = Vec::new();
-    let mut scenarios = Vec::new();
-    let mut seen = HashMap::new();
-    for d in drafts {
-        if let Some(prev) = seen.insert(d.name.clone(), d.at) {
-            r.error(
-                d.at,
-                format!(
-                    "scenario `{}` is named twice (first at line {})",
-                    d.name, prev.line
-                ),
-            );
-        }
-        let mut ctx = Resolve {
-            sources: &sources,
-            variables: &mut variables,
-            all_extracted: &d.extracted_anywhere,
-            broken: &broken,
-            known: Vec::new(),
-            used: Vec::new(),
-            diags: &mut r.diags,
-            lua: script.as_mut(),
-        };
-        let mut steps = Vec::new();
-        for step in d.steps {
-            match step {
-                StepDraft::Think(t) => steps.push(Step::Think(t)),
-                StepDraft::Request(req) => {
-                    let send = compile_request(
-                        *req,
-                        &default_headers,
-                        follow,
-                        cookies,
-                        target.as_ref(),
-                        &mut ctx,
-                        &mut names,
-                        &mut checks,
-                    );
-                    if let Some(s) = send {
-                        steps.push(Step::Send(Box::new(s)));
-                    }
-                }
+    drafts
+}
+
+/// What the scenarios' steps are compiled against, and what they add to the program.
+struct Build<'a> {
+    defaults: &'a Defaults,
+    target: Option<&'a Target>,
+    sources: &'a [crate::data::Source],
+    broken: &'a [String],
+    variables: &'a mut Vec<String>,
+    names: &'a mut Names,
+    checks: &'a mut Vec<String>,
+}
+
+impl Build<'_> {
+    /// The drafts' steps compiled: each request resolved against the data, variables and script.
+    fn scenarios(
+        &mut self,
+        r: &mut Reader,
+        drafts: Vec<ScenarioDraft>,
+        mut script: Option<&mut crate::lua::LuaScript>,
+    ) -> Vec<Scenario> {
+        let mut scenarios = Vec::new();
+        let mut seen = HashMap::new();
+        for d in drafts {
+            if let Some(prev) = seen.insert(d.name.clone(), d.at) {
+                r.error(
+                    d.at,
+                    format!(
+                        "scenario `{}` is named twice (first at line {})",
+                        d.name, prev.line
+                    ),
+                );
             }
-        }
-        let mut used = ctx.used;
-        used.sort_unstable();
-        used.dedup();
-        scenarios.push(Scenario {
-            name: d.name,
-            weight: d.weight,
-            steps,
-            sources: used,
-        });
-    }
-    let mut thresholds = Vec::new();
-    if let Some(t) = top.get("thresholds") {
-        for n in r.seq(t, "thresholds").unwrap_or_default() {
-            let Some(text) = r.string(n, "a threshold") else {
-                continue;
+            let mut ctx = Resolve {
+                sources: self.sources,
+                variables: self.variables,
+                all_extracted: &d.extracted_anywhere,
+                broken: self.broken,
+                known: Vec::new(),
+                used: Vec::new(),
+                diags: &mut r.diags,
+                lua: script.as_deref_mut(),
             };
-            // One entry may hold several criteria: "p99 < 500ms, errors < 1%".
-            match Criteria::parse(&text) {
-                Ok(criteria) => {
-                    for th in criteria.items {
-                        if let Some(name) = &th.name {
-                            if !names.list.contains(name) {
-                                let hint =
-                                    did_you_mean(name, names.list.iter().map(|s| s.as_str()))
-                                        .unwrap_or_else(|| {
-                                            format!("request names: {}", names.list.join(", "))
-                                        });
-                                r.report(
-                                    Diag::new(
-                                        n.at,
-                                        format!("threshold `{text}`: no request is named `{name}`"),
-                                    )
-                                    .hint(hint),
-                                );
-                            }
+            let mut steps = Vec::new();
+            for step in d.steps {
+                match step {
+                    StepDraft::Think(t) => steps.push(Step::Think(t)),
+                    StepDraft::Request(req) => {
+                        let send = compile_request(
+                            *req,
+                            &self.defaults.headers,
+                            self.defaults.follow,
+                            self.defaults.cookies,
+                            self.target,
+                            &mut ctx,
+                            self.names,
+                            self.checks,
+                        );
+                        if let Some(s) = send {
+                            steps.push(Step::Send(Box::new(s)));
                         }
-                        thresholds.push(th);
                     }
                 }
-                Err(diags) => {
-                    for d in diags {
-                        let msg = format!("threshold column {}: {}", d.column, d.message);
-                        let hint = (!d.hint.is_empty()).then_some(d.hint);
-                        r.report(Diag::new(n.at, msg).hint_opt(hint));
+            }
+            let mut used = ctx.used;
+            used.sort_unstable();
+            used.dedup();
+            scenarios.push(Scenario {
+                name: d.name,
+                weight: d.weight,
+                steps,
+                sources: used,
+            });
+        }
+        scenarios
+    }
+}
+
+/// `thresholds:`, each naming requests the workload has.
+fn read_thresholds(r: &mut Reader, t: &Node, names: &Names) -> Vec<Criterion> {
+    let mut thresholds = Vec::new();
+    for n in r.seq(t, "thresholds").unwrap_or_default() {
+        let Some(text) = r.string(n, "a threshold") else {
+            continue;
+        };
+        // One entry may hold several criteria: "p99 < 500ms, errors < 1%".
+        match Criteria::parse(&text) {
+            Ok(criteria) => {
+                for th in criteria.items {
+                    if let Some(name) = &th.name {
+                        if !names.list.contains(name) {
+                            let hint = did_you_mean(name, names.list.iter().map(|s| s.as_str()))
+                                .unwrap_or_else(|| {
+                                    format!("request names: {}", names.list.join(", "))
+                                });
+                            r.report(
+                                Diag::new(
+                                    n.at,
+                                    format!("threshold `{text}`: no request is named `{name}`"),
+                                )
+                                .hint(hint),
+                            );
+                        }
                     }
+                    thresholds.push(th);
+                }
+            }
+            Err(diags) => {
+                for d in diags {
+                    let msg = format!("threshold column {}: {}", d.column, d.message);
+                    let hint = (!d.hint.is_empty()).then_some(d.hint);
+                    r.report(Diag::new(n.at, msg).hint_opt(hint));
                 }
             }
         }
     }
-    if r.diags.is_empty() {
-        if let (Some(target), Some(load)) = (target, load) {
-            let program = Program::new(
-                target,
-                sources,
-                scenarios,
-                names.list,
-                checks,
-                variables.len(),
-                cookies,
-                false,
-                seed,
-            );
-            let mut program = program;
-            program.lua = script;
-            let mut workload = Workload::new(program, Some(load), timeout, thresholds, file);
-            workload.http2 = http2;
-            return Ok(workload);
-        }
-    }
-    Err(Diagnostics::new(file, r.diags))
+    thresholds
 }
 
 struct ScenarioDraft {
@@ -327,22 +417,4 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
         steps,
         extracted_anywhere,
     })
-}
-
-/// Request names in order of first use; the same name shares its stats.
-#[derive(Default)]
-struct Names {
-    list: Vec<String>,
-}
-
-impl Names {
-    fn index(&mut self, name: &str) -> u32 {
-        match self.list.iter().position(|n| n == name) {
-            Some(i) => i as u32,
-            None => {
-                self.list.push(name.to_owned());
-                (self.list.len() - 1) as u32
-            }
-        }
-    }
 }

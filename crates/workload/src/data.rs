@@ -3,7 +3,7 @@
 //! most are rare, as with real search terms and products).
 
 use crate::diag::{did_you_mean, Diag};
-use crate::read::Reader;
+use crate::read::{Fields, Reader};
 use crate::yaml::Node;
 use herd_engine::segment::Shard;
 use rand::Rng;
@@ -154,20 +154,7 @@ pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> (Vec<Source>, V
             );
             continue;
         }
-        let pick = match f.get("pick") {
-            None => Pick::PerUser,
-            Some(p) => match p.scalar().unwrap_or_default() {
-                "per-user" => Pick::PerUser,
-                "sequential" => Pick::Sequential,
-                "random" => Pick::Random,
-                other => {
-                    let hint = did_you_mean(other, PICKS)
-                        .unwrap_or_else(|| "one of per-user, sequential, random".into());
-                    r.report(Diag::new(p.at, format!("`{other}` is not a pick mode")).hint(hint));
-                    Pick::PerUser
-                }
-            },
-        };
+        let pick = f.get("pick").map_or(Pick::PerUser, |p| read_pick(r, p));
         let kind = if let Some(path) = f.get("csv") {
             let Some(file) = r.string(path, "csv") else {
                 continue;
@@ -197,37 +184,10 @@ pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> (Vec<Source>, V
             }
             Kind::Values { values, pick }
         } else {
-            let z = f.get("zipf").expect("counted above");
-            if f.has("pick") {
-                r.report(Diag::new(
-                    z.at,
-                    "a zipf source draws at random; it takes no `pick`",
-                ));
-            }
-            let Some(zf) = r.fields(z, "zipf", &["n", "s"]) else {
+            let Some(kind) = read_zipf(r, &f) else {
                 continue;
             };
-            let n = zf.get("n").and_then(|n| r.count(n, "zipf n"));
-            let s = zf.get("s").map_or(Some(1.0), |s| r.number(s, "zipf s"));
-            let (Some(n), Some(s)) = (n, s) else {
-                if !zf.has("n") {
-                    r.report(
-                        Diag::new(z.at, "zipf needs `n`, the number of distinct ids")
-                            .hint("e.g. { n: 10000, s: 1.1 }"),
-                    );
-                }
-                continue;
-            };
-            match Zipf::new(n, s) {
-                Ok(dist) if n >= 1 => Kind::Zipf { n, dist },
-                _ => {
-                    r.report(Diag::new(
-                        z.at,
-                        format!("zipf needs n >= 1 and s >= 0, not n = {n}, s = {s}"),
-                    ));
-                    continue;
-                }
-            }
+            kind
         };
         broken.pop();
         out.push(Source {
@@ -237,6 +197,54 @@ pub fn read_sources(r: &mut Reader, node: &Node, base: &Path) -> (Vec<Source>, V
         });
     }
     (out, broken)
+}
+
+/// A `zipf: { n, s }` source: ids 1..n drawn with the popularity of a real site's.
+fn read_zipf(r: &mut Reader, f: &Fields) -> Option<Kind> {
+    let z = f.get("zipf").expect("counted above");
+    if f.has("pick") {
+        r.report(Diag::new(
+            z.at,
+            "a zipf source draws at random; it takes no `pick`",
+        ));
+    }
+    let zf = r.fields(z, "zipf", &["n", "s"])?;
+    let n = zf.get("n").and_then(|n| r.count(n, "zipf n"));
+    let s = zf.get("s").map_or(Some(1.0), |s| r.number(s, "zipf s"));
+    let (Some(n), Some(s)) = (n, s) else {
+        if !zf.has("n") {
+            r.report(
+                Diag::new(z.at, "zipf needs `n`, the number of distinct ids")
+                    .hint("e.g. { n: 10000, s: 1.1 }"),
+            );
+        }
+        return None;
+    };
+    match Zipf::new(n, s) {
+        Ok(dist) if n >= 1 => Some(Kind::Zipf { n, dist }),
+        _ => {
+            r.report(Diag::new(
+                z.at,
+                format!("zipf needs n >= 1 and s >= 0, not n = {n}, s = {s}"),
+            ));
+            None
+        }
+    }
+}
+
+/// `pick:`: which row or value a user takes.
+fn read_pick(r: &mut Reader, p: &Node) -> Pick {
+    match p.scalar().unwrap_or_default() {
+        "per-user" => Pick::PerUser,
+        "sequential" => Pick::Sequential,
+        "random" => Pick::Random,
+        other => {
+            let hint = did_you_mean(other, PICKS)
+                .unwrap_or_else(|| "one of per-user, sequential, random".into());
+            r.report(Diag::new(p.at, format!("`{other}` is not a pick mode")).hint(hint));
+            Pick::PerUser
+        }
+    }
 }
 
 /// A CSV file with a header row; every row must have the header's number of fields.

@@ -16,8 +16,7 @@
 use crate::diag::Pos;
 use crate::diag::{did_you_mean, Diag};
 use crate::func::Func;
-use crate::program::NotSent;
-use crate::template::{Escape, Hole, Lookup, Slot};
+use crate::hole::{Escape, Hole, Lookup, NotSent, Slot};
 use crate::yaml::Node;
 
 mod literals;

@@ -2,7 +2,8 @@
 //! or refused with a position and a hint.
 
 use crate::diag::{Diag, Pos};
-use crate::template::{Escape, Lookup, Slot, Template};
+use crate::hole::{Escape, Lookup, Slot};
+use crate::template::Template;
 use crate::yaml::Node;
 use crate::yaml::Value;
 

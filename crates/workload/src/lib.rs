@@ -25,6 +25,7 @@ mod expr;
 mod expr_tests;
 mod extract;
 mod func;
+mod hole;
 mod judge;
 mod load;
 mod lua;
@@ -99,12 +100,15 @@ impl Workload {
             )
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        compile::compile(&src, path, base)
+        Workload::compile(&src, path, base)
     }
 
     /// Compiles workload text; `file` names it in messages, `base` resolves CSV paths.
     pub fn compile(src: &str, file: &Path, base: &Path) -> Result<Workload, Diagnostics> {
-        compile::compile(src, file, base)
+        let c = compile::compile(src, file, base)?;
+        let mut w = Workload::new(c.program, Some(c.load), c.timeout, c.thresholds, file);
+        w.http2 = c.http2;
+        Ok(w)
     }
 
     /// Reads a siege URL file (`URL [POST data]` per line): one scenario per URL, walked in

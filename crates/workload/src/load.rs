@@ -12,7 +12,7 @@
 //! | flood  | 0   | 2h  | 5m | everyone at once (the thundering herd), hold, down |
 
 use crate::diag::{did_you_mean, Diag};
-use crate::read::Reader;
+use crate::read::{Fields, Reader};
 use crate::yaml::Node;
 use herd_engine::{Load, Process, Stage};
 use std::time::Duration;
@@ -55,20 +55,7 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
     let mut keys = KEYS.to_vec();
     keys.push("threads");
     let f = r.fields(node, "load", &keys)?;
-    let open = match f.get("model") {
-        None => false,
-        Some(m) => match m.scalar().unwrap_or_default() {
-            "closed" => false,
-            "open" => true,
-            other => {
-                let hint = did_you_mean(other, ["closed", "open"]).unwrap_or_else(|| {
-                    "closed (virtual users) or open (iterations per second)".into()
-                });
-                r.report(Diag::new(m.at, format!("`{other}` is not a load model")).hint(hint));
-                false
-            }
-        },
-    };
+    let open = f.get("model").is_some_and(|m| read_model(r, m));
     let warmup = f
         .get("warmup")
         .and_then(|w| r.duration(w, "warmup"))
@@ -80,31 +67,9 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
     let cap = f
         .get("max_connections")
         .and_then(|c| r.count(c, "max_connections"));
-    let process = match f.get("arrivals") {
-        None => Process::Constant,
-        Some(a) => {
-            let name = a.scalar().unwrap_or_default();
-            let names = ["constant", "poisson", "uniform"];
-            match Process::parse(name) {
-                Some(_) if !open => {
-                    r.report(
-                        Diag::new(a.at, "`arrivals` spaces the open model's arrivals")
-                            .hint("give `model: open` and a `rate`, or drop `arrivals`"),
-                    );
-                    Process::Constant
-                }
-                Some(p) => p,
-                None => {
-                    let hint = did_you_mean(name, names)
-                        .unwrap_or_else(|| "constant, poisson or uniform".into());
-                    r.report(
-                        Diag::new(a.at, format!("`{name}` is not an arrival process")).hint(hint),
-                    );
-                    Process::Constant
-                }
-            }
-        }
-    };
+    let process = f
+        .get("arrivals")
+        .map_or(Process::Constant, |a| read_arrivals(r, a, open));
     let how = ["stages", "profile", "users", "rate"]
         .into_iter()
         .filter(|k| f.has(k))
@@ -114,97 +79,15 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
     let level;
     match how.as_slice() {
         ["stages"] => {
-            for s in r.seq(f.get("stages")?, "stages").unwrap_or_default() {
-                let Some(sf) = r.fields(s, "a stage", &["duration", "target"]) else {
-                    continue;
-                };
-                let d = sf
-                    .get("duration")
-                    .and_then(|d| r.duration(d, "stage duration"));
-                let t = sf.get("target").and_then(|t| r.number(t, "stage target"));
-                if !sf.has("duration") || !sf.has("target") {
-                    r.report(
-                        Diag::new(s.at, "a stage needs `duration` and `target`")
-                            .hint("e.g. { duration: 30s, target: 50 }"),
-                    );
-                }
-                if let (Some(duration), Some(target)) = (d, t) {
-                    if target < 0.0 {
-                        r.error(s.at, "a stage target must be 0 or more");
-                    }
-                    stages.push(Stage { duration, target });
-                }
-            }
+            stages = read_stages(r, f.get("stages")?, node);
             level = stages.iter().map(|s| s.target).fold(0.0, f64::max);
-            if stages.is_empty() {
-                r.error(
-                    node.at,
-                    "`stages` is empty: give at least one { duration, target }",
-                );
-            }
         }
         ["profile"] => {
-            let p = f.get("profile")?;
-            let name = p.scalar().unwrap_or_default();
-            if !PROFILES.contains(&name) {
-                let hint = did_you_mean(name, PROFILES)
-                    .unwrap_or_else(|| "one of peak, stress, soak, flood".into());
-                r.report(Diag::new(p.at, format!("`{name}` is not a profile")).hint(hint));
-                return None;
-            }
-            let Some(target) = f.get("target").and_then(|t| r.number(t, "target")) else {
-                if !f.has("target") {
-                    r.report(
-                        Diag::new(p.at, format!("profile `{name}` needs a `target`")).hint(
-                            if open {
-                                "iterations per second at the peak"
-                            } else {
-                                "virtual users at the peak"
-                            },
-                        ),
-                    );
-                }
-                return None;
-            };
-            let total = f.get("duration").and_then(|d| r.duration(d, "duration"));
-            let part = |r: &mut Reader, k: &str| f.get(k).and_then(|d| r.duration(d, k));
-            let (up, hold, down) = (part(r, "ramp_up"), part(r, "hold"), part(r, "ramp_down"));
-            stages = profile(name, target, total, up, hold, down);
+            stages = read_profile(r, &f, open)?;
             level = stages.iter().map(|s| s.target).fold(0.0, f64::max);
         }
         ["users"] | ["rate"] => {
-            let k = how[0];
-            if (k == "users") == open {
-                let want = if open { "rate" } else { "users" };
-                r.report(Diag::new(
-                    f.get(k)?.at,
-                    format!(
-                        "the {} model takes `{want}`, not `{k}`",
-                        if open { "open" } else { "closed" }
-                    ),
-                ));
-            }
-            level = f.get(k).and_then(|v| r.number(v, k)).unwrap_or(1.0);
-            // Said here, with the line, rather than by the plan in the CLI's words.
-            if level <= 0.0 || (k == "users" && level < 1.0) {
-                let at = f.get(k)?.at;
-                let (least, hint) = match k {
-                    "users" => ("at least 1", "e.g. users: 10"),
-                    _ => ("above 0", "iterations per second, e.g. rate: 20"),
-                };
-                r.report(Diag::new(at, format!("`{k}` must be {least}")).hint(hint));
-            }
-            duration = f.get("duration").and_then(|d| r.duration(d, "duration"));
-            iterations = f.get("iterations").and_then(|n| r.count(n, "iterations"));
-            if !f.has("duration") && !f.has("iterations") {
-                r.report(
-                    Diag::new(
-                        node.at,
-                        "the load needs a `duration` or a number of `iterations` to end",
-                    )
-                    .hint("e.g. duration: 1m"),
-                );
-            }
+            (level, duration, iterations) = read_level(r, &f, node, how[0], open)?;
         }
         [] => {
             r.report(
@@ -259,6 +142,147 @@ pub fn read_load(r: &mut Reader, node: &Node) -> Option<LoadPlan> {
         threads,
         process,
     })
+}
+
+/// `model:`: whether it is open (iterations per second) rather than closed (virtual users).
+fn read_model(r: &mut Reader, m: &Node) -> bool {
+    match m.scalar().unwrap_or_default() {
+        "closed" => false,
+        "open" => true,
+        other => {
+            let hint = did_you_mean(other, ["closed", "open"])
+                .unwrap_or_else(|| "closed (virtual users) or open (iterations per second)".into());
+            r.report(Diag::new(m.at, format!("`{other}` is not a load model")).hint(hint));
+            false
+        }
+    }
+}
+
+/// `arrivals:`: how the open model's arrivals are spaced.
+fn read_arrivals(r: &mut Reader, a: &Node, open: bool) -> Process {
+    let name = a.scalar().unwrap_or_default();
+    let names = ["constant", "poisson", "uniform"];
+    match Process::parse(name) {
+        Some(_) if !open => {
+            r.report(
+                Diag::new(a.at, "`arrivals` spaces the open model's arrivals")
+                    .hint("give `model: open` and a `rate`, or drop `arrivals`"),
+            );
+            Process::Constant
+        }
+        Some(p) => p,
+        None => {
+            let hint =
+                did_you_mean(name, names).unwrap_or_else(|| "constant, poisson or uniform".into());
+            r.report(Diag::new(a.at, format!("`{name}` is not an arrival process")).hint(hint));
+            Process::Constant
+        }
+    }
+}
+
+/// `stages:`: each a `{ duration, target }`.
+fn read_stages(r: &mut Reader, node: &Node, load: &Node) -> Vec<Stage> {
+    let mut stages = Vec::new();
+    for s in r.seq(node, "stages").unwrap_or_default() {
+        let Some(sf) = r.fields(s, "a stage", &["duration", "target"]) else {
+            continue;
+        };
+        let d = sf
+            .get("duration")
+            .and_then(|d| r.duration(d, "stage duration"));
+        let t = sf.get("target").and_then(|t| r.number(t, "stage target"));
+        if !sf.has("duration") || !sf.has("target") {
+            r.report(
+                Diag::new(s.at, "a stage needs `duration` and `target`")
+                    .hint("e.g. { duration: 30s, target: 50 }"),
+            );
+        }
+        if let (Some(duration), Some(target)) = (d, t) {
+            if target < 0.0 {
+                r.error(s.at, "a stage target must be 0 or more");
+            }
+            stages.push(Stage { duration, target });
+        }
+    }
+    if stages.is_empty() {
+        r.error(
+            load.at,
+            "`stages` is empty: give at least one { duration, target }",
+        );
+    }
+    stages
+}
+
+/// `profile:` with its `target` and parts: the stages of one of seed 003's test types.
+fn read_profile(r: &mut Reader, f: &Fields, open: bool) -> Option<Vec<Stage>> {
+    let p = f.get("profile")?;
+    let name = p.scalar().unwrap_or_default();
+    if !PROFILES.contains(&name) {
+        let hint = did_you_mean(name, PROFILES)
+            .unwrap_or_else(|| "one of peak, stress, soak, flood".into());
+        r.report(Diag::new(p.at, format!("`{name}` is not a profile")).hint(hint));
+        return None;
+    }
+    let Some(target) = f.get("target").and_then(|t| r.number(t, "target")) else {
+        if !f.has("target") {
+            r.report(
+                Diag::new(p.at, format!("profile `{name}` needs a `target`")).hint(if open {
+                    "iterations per second at the peak"
+                } else {
+                    "virtual users at the peak"
+                }),
+            );
+        }
+        return None;
+    };
+    let total = f.get("duration").and_then(|d| r.duration(d, "duration"));
+    let part = |r: &mut Reader, k: &str| f.get(k).and_then(|d| r.duration(d, k));
+    let (up, hold, down) = (part(r, "ramp_up"), part(r, "hold"), part(r, "ramp_down"));
+    Some(profile(name, target, total, up, hold, down))
+}
+
+/// `users:` or `rate:` (`k`) held for a `duration` or a number of `iterations`: (the level,
+/// the duration, the iterations).
+#[allow(clippy::type_complexity)]
+fn read_level(
+    r: &mut Reader,
+    f: &Fields,
+    node: &Node,
+    k: &str,
+    open: bool,
+) -> Option<(f64, Option<Duration>, Option<u64>)> {
+    if (k == "users") == open {
+        let want = if open { "rate" } else { "users" };
+        r.report(Diag::new(
+            f.get(k)?.at,
+            format!(
+                "the {} model takes `{want}`, not `{k}`",
+                if open { "open" } else { "closed" }
+            ),
+        ));
+    }
+    let level = f.get(k).and_then(|v| r.number(v, k)).unwrap_or(1.0);
+    // Said here, with the line, rather than by the plan in the CLI's words.
+    if level <= 0.0 || (k == "users" && level < 1.0) {
+        let at = f.get(k)?.at;
+        let (least, hint) = match k {
+            "users" => ("at least 1", "e.g. users: 10"),
+            _ => ("above 0", "iterations per second, e.g. rate: 20"),
+        };
+        r.report(Diag::new(at, format!("`{k}` must be {least}")).hint(hint));
+    }
+    let duration = f.get("duration").and_then(|d| r.duration(d, "duration"));
+    let iterations = f.get("iterations").and_then(|n| r.count(n, "iterations"));
+    if !f.has("duration") && !f.has("iterations") {
+        r.report(
+            Diag::new(
+                node.at,
+                "the load needs a `duration` or a number of `iterations` to end",
+            )
+            .hint("e.g. duration: 1m"),
+        );
+    }
+    Some((level, duration, iterations))
 }
 
 fn mins(m: u64) -> Duration {

@@ -4,8 +4,9 @@
 //! a text value may hold `{{ }}` holes, a file is read once, when the file is compiled.
 
 use crate::diag::Diag;
+use crate::hole::Escape;
 use crate::read::Reader;
-use crate::template::{Escape, Template};
+use crate::template::Template;
 use crate::yaml::Node;
 use herd_http::multipart::{boundary, encode, FieldValue, FormField};
 

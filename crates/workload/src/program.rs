@@ -5,8 +5,10 @@
 use crate::cookie::Jar;
 use crate::data::Source;
 use crate::extract::Extract;
+use crate::hole::{Lookup, NotSent, Slot};
 use crate::redirect::Redirect;
-use crate::template::{Lookup, Slot, Template};
+use crate::template::Template;
+
 use crate::think::Think;
 use herd_engine::Request;
 use herd_http::{prepare, RequestSpec, Target};
@@ -154,17 +156,6 @@ impl<L: Lookup> Lookup for WithBody<'_, L> {
     fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
         self.vars.lua(index, args)
     }
-}
-
-/// Why a step was not sent.
-#[derive(Debug, PartialEq, Eq)]
-pub enum NotSent {
-    /// `{{name}}` was unset (its extraction found nothing).
-    Unset(String),
-    /// The rendered request is invalid (e.g. an extracted URL on another host).
-    Invalid(String),
-    /// A `lua.NAME(...)` call failed: the script's message, with its file and line.
-    Script(String),
 }
 
 impl Send {

@@ -3,8 +3,9 @@
 
 use crate::data::Source;
 use crate::diag::{did_you_mean, Diag};
+use crate::hole::{Hole, Slot};
 use crate::lua::LuaScript;
-use crate::template::{Slot, Template};
+use crate::template::Template;
 
 pub struct Resolve<'a> {
     pub sources: &'a [Source],
@@ -69,54 +70,7 @@ impl Resolve<'_> {
             {
                 self.used.push(i);
                 extracted |= !matches!(s.kind, crate::data::Kind::Zipf { .. });
-                match (&h.field, s.is_table()) {
-                    (Some(col), true) => {
-                        match s.column(col) {
-                            Some(c) => {
-                                h.slot = Slot::Column {
-                                    source: i,
-                                    column: c,
-                                }
-                            }
-                            None => {
-                                let crate::data::Kind::Table { columns, .. } = &s.kind else {
-                                    unreachable!()
-                                };
-                                let hint = did_you_mean(col, columns.iter().map(|c| c.as_str()))
-                                    .unwrap_or_else(|| {
-                                        format!("its columns are: {}", columns.join(", "))
-                                    });
-                                self.diags.push(Diag::new(h.at, format!("`{{{{{}}}}}`: the CSV file of `{}` has no column `{col}`", h.written(), h.name)).hint(hint));
-                            }
-                        }
-                    }
-                    (None, true) => self.diags.push(
-                        Diag::new(
-                            h.at,
-                            format!(
-                                "`{{{{{}}}}}` is a CSV source: name one of its columns",
-                                h.name
-                            ),
-                        )
-                        .hint(format!(
-                            "e.g. {{{{{}.{}}}}}",
-                            h.name,
-                            s.column_names().first().cloned().unwrap_or_default()
-                        )),
-                    ),
-                    (Some(_), false) => self.diags.push(
-                        Diag::new(
-                            h.at,
-                            format!(
-                                "`{{{{{}}}}}`: `{}` is a single value, it has no columns",
-                                h.written(),
-                                h.name
-                            ),
-                        )
-                        .hint(format!("write {{{{{}}}}}", h.name)),
-                    ),
-                    (None, false) => h.slot = Slot::Value { source: i },
-                }
+                self.source_hole(h, i, s);
                 continue;
             }
             if h.field.is_none() && self.known.contains(&h.name) {
@@ -138,31 +92,7 @@ impl Resolve<'_> {
                 );
                 continue;
             }
-            let mut candidates: Vec<String> = self.known.clone();
-            for s in self.sources {
-                candidates.push(s.name.clone());
-                for c in s.column_names() {
-                    candidates.push(format!("{}.{c}", s.name));
-                }
-            }
-            let hint = did_you_mean(&h.written(), candidates.iter().map(|s| s.as_str()))
-                .or_else(|| {
-                    let s = self
-                        .sources
-                        .iter()
-                        .find(|s| did_you_mean(&h.name, [s.name.as_str()]).is_some())?;
-                    Some(match s.column_names() {
-                        [] => format!("did you mean `{}`?", s.name),
-                        cols => format!(
-                            "did you mean `{}`? its columns are: {}",
-                            s.name,
-                            cols.join(", ")
-                        ),
-                    })
-                })
-                .unwrap_or_else(|| {
-                    "define it under `data:` or extract it in an earlier step".into()
-                });
+            let hint = self.hint_for(h);
             self.diags.push(
                 Diag::new(
                     h.at,
@@ -175,6 +105,91 @@ impl Resolve<'_> {
             );
         }
         extracted
+    }
+
+    /// A hole naming data source `i` (`s`): a CSV column, or a single value.
+    fn source_hole(&mut self, h: &mut Hole, i: usize, s: &Source) {
+        match (&h.field, s.is_table()) {
+            (Some(col), true) => match s.column(col) {
+                Some(c) => {
+                    h.slot = Slot::Column {
+                        source: i,
+                        column: c,
+                    }
+                }
+                None => {
+                    let crate::data::Kind::Table { columns, .. } = &s.kind else {
+                        unreachable!()
+                    };
+                    let hint = did_you_mean(col, columns.iter().map(|c| c.as_str()))
+                        .unwrap_or_else(|| format!("its columns are: {}", columns.join(", ")));
+                    self.diags.push(
+                        Diag::new(
+                            h.at,
+                            format!(
+                                "`{{{{{}}}}}`: the CSV file of `{}` has no column `{col}`",
+                                h.written(),
+                                h.name
+                            ),
+                        )
+                        .hint(hint),
+                    );
+                }
+            },
+            (None, true) => self.diags.push(
+                Diag::new(
+                    h.at,
+                    format!(
+                        "`{{{{{}}}}}` is a CSV source: name one of its columns",
+                        h.name
+                    ),
+                )
+                .hint(format!(
+                    "e.g. {{{{{}.{}}}}}",
+                    h.name,
+                    s.column_names().first().cloned().unwrap_or_default()
+                )),
+            ),
+            (Some(_), false) => self.diags.push(
+                Diag::new(
+                    h.at,
+                    format!(
+                        "`{{{{{}}}}}`: `{}` is a single value, it has no columns",
+                        h.written(),
+                        h.name
+                    ),
+                )
+                .hint(format!("write {{{{{}}}}}", h.name)),
+            ),
+            (None, false) => h.slot = Slot::Value { source: i },
+        }
+    }
+
+    /// What a hole that names nothing known may have meant.
+    fn hint_for(&self, h: &Hole) -> String {
+        let mut candidates: Vec<String> = self.known.clone();
+        for s in self.sources {
+            candidates.push(s.name.clone());
+            for c in s.column_names() {
+                candidates.push(format!("{}.{c}", s.name));
+            }
+        }
+        did_you_mean(&h.written(), candidates.iter().map(|s| s.as_str()))
+            .or_else(|| {
+                let s = self
+                    .sources
+                    .iter()
+                    .find(|s| did_you_mean(&h.name, [s.name.as_str()]).is_some())?;
+                Some(match s.column_names() {
+                    [] => format!("did you mean `{}`?", s.name),
+                    cols => format!(
+                        "did you mean `{}`? its columns are: {}",
+                        s.name,
+                        cols.join(", ")
+                    ),
+                })
+            })
+            .unwrap_or_else(|| "define it under `data:` or extract it in an earlier step".into())
     }
 }
 

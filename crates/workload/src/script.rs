@@ -7,10 +7,11 @@
 use crate::cookie::Jar;
 use crate::data::Drawn;
 use crate::func::Entropy;
-use crate::program::{NotSent, Program, Send, Step};
+use crate::hole::NotSent;
+use crate::hole::{Lookup, Slot};
+use crate::program::{Program, Send, Step};
 use crate::redirect::Redirect;
 use crate::tally::Tally;
-use crate::template::{Lookup, Slot};
 use herd_engine::metrics::Verdict;
 use herd_engine::segment::Shard;
 use herd_engine::{Action, Ctx, Last, Request, Response, Script};

@@ -3,8 +3,9 @@
 
 use crate::diag::{did_you_mean, Diag, Pos};
 use crate::extract::{Extract, JsonPath};
-use crate::read::Reader;
-use crate::template::{Escape, Template};
+use crate::hole::Escape;
+use crate::read::{Fields, Reader};
+use crate::template::Template;
 use crate::think::Think;
 use crate::yaml::{Node, Value};
 use std::time::Duration;
@@ -101,36 +102,8 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             headers.push((k, template(r, v, Escape::None, &mut diags)));
         }
     }
-    let bodies: Vec<&str> = ["form", "multipart", "json", "body"]
-        .into_iter()
-        .filter(|k| f.has(k))
-        .collect();
-    if bodies.len() > 1 {
-        r.error(
-            node.at,
-            format!("a request has one body: give one of {}", bodies.join(", ")),
-        );
-    }
-    let mut body = Template::default();
-    let mut content_type = None;
-    let mut multipart_type = None;
-    if let Some(parts) = f.get("multipart") {
-        multipart_type = crate::multipart::read(r, parts, &mut body, &mut diags);
-    } else if let Some(form) = f.get("form") {
-        for (i, (k, v)) in pairs(r, form, "form").into_iter().enumerate() {
-            body.push_lit(&format!("{}{}=", if i > 0 { "&" } else { "" }, encode(&k)));
-            body.append(template(r, v, Escape::Url, &mut diags));
-        }
-        content_type = Some("application/x-www-form-urlencoded");
-    } else if let Some(json) = f.get("json") {
-        json_template(json, &mut body, &mut diags);
-        content_type = Some("application/json");
-    } else if let Some(raw) = f.get("body") {
-        if let Some(text) = r.string(raw, "body") {
-            body = Template::parse(raw, &text, Escape::None, &mut diags);
-        }
-    }
-    if let Some(ct) = content_type.map(str::to_owned).or(multipart_type) {
+    let (body, content_type) = read_body(r, &f, node, &mut diags);
+    if let Some(ct) = content_type {
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
@@ -149,32 +122,8 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             }
         }
     }
-    let (mut status, mut body_contains, mut lua_check) = (None, None, None);
-    if let Some(c) = f.get("check") {
-        if let Some(cf) = r.fields(c, "check", &["status", "body_contains", "lua"]) {
-            if let Some(s) = cf.get("status") {
-                let codes: Vec<&Node> = match &s.value {
-                    Value::Seq(items) => items.iter().collect(),
-                    _ => vec![s],
-                };
-                let mut ok = Vec::new();
-                for n in codes {
-                    match r.count(n, "status") {
-                        Some(c @ 100..=999) => ok.push(c as u16),
-                        Some(c) => r.error(n.at, format!("{c} is not an HTTP status code")),
-                        None => {}
-                    }
-                }
-                status = Some(ok);
-            }
-            body_contains = cf
-                .get("body_contains")
-                .and_then(|b| r.string(b, "body_contains"));
-            lua_check = cf
-                .get("lua")
-                .and_then(|l| Some((r.string(l, "lua")?, l.at)));
-        }
-    }
+    let (status, body_contains, lua_check) =
+        f.get("check").map(|c| read_check(r, c)).unwrap_or_default();
     let name = f.get("name").and_then(|n| r.string(n, "name"));
     let follow_redirects = f
         .get("follow_redirects")
@@ -194,6 +143,79 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         lua_check,
         follow_redirects,
     })))
+}
+
+/// The request's body (`form`, `multipart`, `json` or `body`, one of them) and the content
+/// type it implies.
+fn read_body(
+    r: &mut Reader,
+    f: &Fields,
+    node: &Node,
+    diags: &mut Vec<Diag>,
+) -> (Template, Option<String>) {
+    let bodies: Vec<&str> = ["form", "multipart", "json", "body"]
+        .into_iter()
+        .filter(|k| f.has(k))
+        .collect();
+    if bodies.len() > 1 {
+        r.error(
+            node.at,
+            format!("a request has one body: give one of {}", bodies.join(", ")),
+        );
+    }
+    let mut body = Template::default();
+    let mut content_type = None;
+    let mut multipart_type = None;
+    if let Some(parts) = f.get("multipart") {
+        multipart_type = crate::multipart::read(r, parts, &mut body, diags);
+    } else if let Some(form) = f.get("form") {
+        for (i, (k, v)) in pairs(r, form, "form").into_iter().enumerate() {
+            body.push_lit(&format!("{}{}=", if i > 0 { "&" } else { "" }, encode(&k)));
+            body.append(template(r, v, Escape::Url, diags));
+        }
+        content_type = Some("application/x-www-form-urlencoded");
+    } else if let Some(json) = f.get("json") {
+        json_template(json, &mut body, diags);
+        content_type = Some("application/json");
+    } else if let Some(raw) = f.get("body") {
+        if let Some(text) = r.string(raw, "body") {
+            body = Template::parse(raw, &text, Escape::None, diags);
+        }
+    }
+    (body, content_type.map(str::to_owned).or(multipart_type))
+}
+
+/// `check:`: the statuses that pass, text the body must contain, a Lua check.
+#[allow(clippy::type_complexity)]
+fn read_check(
+    r: &mut Reader,
+    c: &Node,
+) -> (Option<Vec<u16>>, Option<String>, Option<(String, Pos)>) {
+    let (mut status, mut body_contains, mut lua_check) = (None, None, None);
+    if let Some(cf) = r.fields(c, "check", &["status", "body_contains", "lua"]) {
+        if let Some(s) = cf.get("status") {
+            let codes: Vec<&Node> = match &s.value {
+                Value::Seq(items) => items.iter().collect(),
+                _ => vec![s],
+            };
+            let mut ok = Vec::new();
+            for n in codes {
+                match r.count(n, "status") {
+                    Some(c @ 100..=999) => ok.push(c as u16),
+                    Some(c) => r.error(n.at, format!("{c} is not an HTTP status code")),
+                    None => {}
+                }
+            }
+            status = Some(ok);
+        }
+        body_contains = cf
+            .get("body_contains")
+            .and_then(|b| r.string(b, "body_contains"));
+        lua_check = cf
+            .get("lua")
+            .and_then(|l| Some((r.string(l, "lua")?, l.at)));
+    }
+    (status, body_contains, lua_check)
 }
 
 /// A mapping of names to text templates (headers, query, form), in file order.

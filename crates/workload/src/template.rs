@@ -2,60 +2,11 @@
 //! compile time into literal pieces and holes so rendering is appends, and a template without
 //! holes is known to be static (its request is serialized once, before the run).
 
-use crate::diag::{Diag, Pos};
+use crate::diag::Diag;
 use crate::expr::{Call, LuaCall, Parsed};
-use crate::program::NotSent;
+use crate::hole::{Escape, Hole, Lookup, NotSent, Slot};
 use crate::yaml::Node;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-
-/// How a value is escaped where it lands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Escape {
-    /// As is (paths, headers, raw bodies).
-    None,
-    /// A form field or query parameter: percent-encoded.
-    Url,
-    /// Inside a JSON string: quotes, backslashes and control characters escaped.
-    Json,
-}
-
-/// What a hole refers to, once names are resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
-    Unresolved,
-    /// A column of a CSV source's current row.
-    Column {
-        source: usize,
-        column: usize,
-    },
-    /// A single-valued source (zipf, values): its value for this iteration.
-    Value {
-        source: usize,
-    },
-    /// A variable extracted earlier in the iteration.
-    Extracted(usize),
-    /// `{{request.body}}` in a header: the step's body as rendered (to sign it).
-    RequestBody,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Hole {
-    pub name: String,
-    pub field: Option<String>,
-    pub at: Pos,
-    pub escape: Escape,
-    pub slot: Slot,
-}
-
-impl Hole {
-    /// As written: `users.user`.
-    pub fn written(&self) -> String {
-        match &self.field {
-            Some(f) => format!("{}.{f}", self.name),
-            None => self.name.clone(),
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piece {
@@ -68,19 +19,6 @@ pub enum Piece {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Template {
     pub pieces: Vec<Piece>,
-}
-
-/// Where a value for a hole comes from while rendering.
-pub trait Lookup {
-    /// The value, or `None` when an extracted variable is unset.
-    fn value(&self, slot: Slot) -> Option<&str>;
-    /// The next number of the user's seeded stream, for `uuid()` and `random_int()`.
-    fn random(&self) -> u64;
-    /// Function `index` of the workload's `script:` on `args`, or the script's error.
-    fn lua(&self, index: usize, args: &[String]) -> Result<String, String> {
-        let _ = (index, args);
-        Err("the workload has no script".to_owned())
-    }
 }
 
 impl Template {
@@ -305,6 +243,7 @@ pub fn escape_into(v: &str, escape: Escape, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Pos;
     use crate::yaml::Value;
 
     struct Vars(Vec<Option<String>>);

@@ -7,6 +7,7 @@
 use crate::diag::{Diag, Diagnostics, Pos};
 use crate::program::{Program, Scenario, Send, Step};
 use crate::template::Template;
+use herd_engine::Request;
 use herd_http::{prepare, RequestSpec, Target};
 use std::path::Path;
 
@@ -62,44 +63,10 @@ pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics>
                 }
             },
         };
-        let (method, body) = match rest
-            .split_once(char::is_whitespace)
-            .map_or((rest, ""), |(m, d)| (m, d.trim()))
-        {
-            ("", _) => (
-                defaults.method.clone().unwrap_or_else(|| "GET".to_owned()),
-                defaults.body.clone(),
-            ),
-            (m, data)
-                if ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD"]
-                    .contains(&m.to_ascii_uppercase().as_str()) =>
-            {
-                let body = match data.strip_prefix('<') {
-                    Some(file) => match std::fs::read(base.join(file.trim())) {
-                        Ok(b) => b,
-                        Err(e) => {
-                            diags.push(Diag::new(
-                                at(col),
-                                format!(
-                                    "cannot read the body file {}: {e}",
-                                    base.join(file.trim()).display()
-                                ),
-                            ));
-                            continue;
-                        }
-                    },
-                    None => data.as_bytes().to_vec(),
-                };
-                (m.to_ascii_uppercase(), body)
-            }
-            (m, _) => {
-                diags.push(
-                    Diag::new(
-                        at(col + trimmed.find(m).unwrap_or(0)),
-                        format!("`{m}` is not a method"),
-                    )
-                    .hint("a line is `URL`, or `URL POST data`"),
-                );
+        let (method, body) = match method_and_body(rest, trimmed, defaults, base, at, col) {
+            Ok(mb) => mb,
+            Err(d) => {
+                diags.push(d);
                 continue;
             }
         };
@@ -133,28 +100,7 @@ pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics>
         });
         req.name = index as u32;
         req.keep_response = true;
-        let send = Send {
-            lua_check: None,
-            name: index as u32,
-            method,
-            path: Template::literal(&url),
-            headers: spec
-                .headers
-                .iter()
-                .map(|(n, v)| (n.clone(), Template::literal(v)))
-                .collect(),
-            body: Template::literal(&String::from_utf8_lossy(&spec.body)),
-            keep: true,
-            only_cookies: false,
-            status: Vec::new(),
-            status_check: None,
-            body_contains: None,
-            extract: Vec::new(),
-            follow: false,
-            sent_check: None,
-            prebuilt: Some((spec, req)),
-            cache_slot: None,
-        };
+        let send = prebuilt(method, &url, index, spec, req);
         scenarios.push(Scenario {
             name,
             weight: 1,
@@ -183,5 +129,78 @@ pub fn read(path: &Path, defaults: &UrlDefaults) -> Result<Program, Diagnostics>
             }
             Err(fail(diags))
         }
+    }
+}
+
+/// A line's method and body after its URL: the defaults (`-m`, `--body`) when it has none,
+/// `POST data` or `POST <file` (read from beside the URL file).
+fn method_and_body(
+    rest: &str,
+    trimmed: &str,
+    defaults: &UrlDefaults,
+    base: &Path,
+    at: impl Fn(usize) -> Pos,
+    col: usize,
+) -> Result<(String, Vec<u8>), Diag> {
+    match rest
+        .split_once(char::is_whitespace)
+        .map_or((rest, ""), |(m, d)| (m, d.trim()))
+    {
+        ("", _) => Ok((
+            defaults.method.clone().unwrap_or_else(|| "GET".to_owned()),
+            defaults.body.clone(),
+        )),
+        (m, data)
+            if ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD"]
+                .contains(&m.to_ascii_uppercase().as_str()) =>
+        {
+            let body = match data.strip_prefix('<') {
+                Some(file) => match std::fs::read(base.join(file.trim())) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        return Err(Diag::new(
+                            at(col),
+                            format!(
+                                "cannot read the body file {}: {e}",
+                                base.join(file.trim()).display()
+                            ),
+                        ))
+                    }
+                },
+                None => data.as_bytes().to_vec(),
+            };
+            Ok((m.to_ascii_uppercase(), body))
+        }
+        (m, _) => Err(Diag::new(
+            at(col + trimmed.find(m).unwrap_or(0)),
+            format!("`{m}` is not a method"),
+        )
+        .hint("a line is `URL`, or `URL POST data`")),
+    }
+}
+
+/// A URL line's request, made once: the step every user sends as is.
+fn prebuilt(method: String, url: &str, index: usize, spec: RequestSpec, req: Request) -> Send {
+    Send {
+        lua_check: None,
+        name: index as u32,
+        method,
+        path: Template::literal(url),
+        headers: spec
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), Template::literal(v)))
+            .collect(),
+        body: Template::literal(&String::from_utf8_lossy(&spec.body)),
+        keep: true,
+        only_cookies: false,
+        status: Vec::new(),
+        status_check: None,
+        body_contains: None,
+        extract: Vec::new(),
+        follow: false,
+        sent_check: None,
+        prebuilt: Some((spec, req)),
+        cache_slot: None,
     }
 }

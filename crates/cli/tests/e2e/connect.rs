@@ -74,6 +74,7 @@ impl Pki {
         leaf(vec!["shop.test".into()], "shop.test", "server");
         leaf(vec![], "load-client", "client");
         std::fs::write(dir.path("ca.pem"), ca.pem()).unwrap();
+        std::fs::write(dir.path("ca.key"), ca_key.serialize_pem()).unwrap();
         Pki { dir }
     }
 
@@ -169,4 +170,163 @@ fn a_client_certificate_and_a_private_ca_meet_nginx_verifying_clients() {
         .run();
     ran.code(2);
     assert!(ran.stderr().contains("--cert"), "{}", ran.stderr());
+}
+
+/// `openssl` run in `dir`, which must succeed.
+fn openssl(dir: &TempDir, args: &[&str]) {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .current_dir(&dir.0)
+        .output()
+        .expect("openssl is not installed");
+    assert!(out.status.success(), "openssl {args:?}: {}", stderr(&out));
+}
+
+#[test]
+fn a_v1_client_certificate_curl_takes_is_taken_and_certificate_errors_name_their_flags() {
+    let pki = Pki::new();
+    // What `openssl x509 -req` makes without an extensions file: an X.509 v1 certificate.
+    openssl(
+        &pki.dir,
+        &[
+            "req",
+            "-new",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "v1.key",
+            "-subj",
+            "/CN=v1-client",
+            "-out",
+            "v1.csr",
+        ],
+    );
+    openssl(
+        &pki.dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "v1.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-out",
+            "v1.pem",
+        ],
+    );
+    let nginx = Nginx::start_configured(
+        r#"log_format tls '$ssl_client_verify $ssl_client_s_dn';"#,
+        &format!(
+            "access_log requests.log tls;
+             ssl_certificate {}; ssl_certificate_key {};
+             ssl_client_certificate {}; ssl_verify_client on;",
+            pki.path("server.pem"),
+            pki.path("server.key"),
+            pki.path("ca.pem")
+        ),
+        "ssl",
+    );
+    let port = nginx.addr.port();
+    let url = format!("https://shop.test:{port}/");
+    let resolve = format!("shop.test:{port}:127.0.0.1");
+    // curl takes it: the certificate is one a user has.
+    let curl = std::process::Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "--resolve",
+            &resolve,
+        ])
+        .args([
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--cert",
+            &pki.path("v1.pem"),
+        ])
+        .args(["--key", &pki.path("v1.key"), &url])
+        .output()
+        .expect("curl is not installed");
+    assert_eq!(stdout(&curl), "200", "curl: {}", stderr(&curl));
+    let base = || {
+        Herd::new(&[
+            "run",
+            "-q",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "3",
+            "--resolve",
+            &resolve,
+        ])
+    };
+    let dir = TempDir::new("v1-cert");
+    let r = base()
+        .args(&[
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--cert",
+            &pki.path("v1.pem"),
+        ])
+        .args(&["--key", &pki.path("v1.key"), &url])
+        .json(&dir.path("v1.json"))
+        .run()
+        .code(0)
+        .json();
+    assert_eq!(r["status"]["200"], 3, "{}", r["error_samples"]);
+    let log = logged(&nginx);
+    assert_eq!(log.len(), 4, "curl's and herd's: {log:?}");
+    assert!(log.iter().all(|l| l == "SUCCESS CN=v1-client"), "{log:?}");
+
+    // A key that is not the certificate's: said before anything is sent.
+    let ran = base()
+        .args(&[
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--cert",
+            &pki.path("client.pem"),
+        ])
+        .args(&["--key", &pki.path("v1.key"), &url])
+        .run();
+    ran.code(2);
+    let err = ran.stderr();
+    assert!(
+        err.contains("--key") && err.contains("does not match --cert"),
+        "{err}"
+    );
+    assert_eq!(logged(&nginx).len(), 4, "nothing sent");
+
+    // A server certificate herd does not trust: the flags that change it, in words.
+    let r = base()
+        .args(&[
+            "--cert",
+            &pki.path("v1.pem"),
+            "--key",
+            &pki.path("v1.key"),
+            &url,
+        ])
+        .json(&dir.path("untrusted.json"))
+        .run()
+        .json();
+    let sample = r["error_samples"]["tls"].as_str().unwrap_or_default();
+    assert!(
+        sample.contains("--cacert") && sample.contains("-k"),
+        "{sample}"
+    );
+    assert!(
+        !sample.contains("UnknownIssuer") && !sample.contains("Other("),
+        "no debug text: {sample}"
+    );
 }

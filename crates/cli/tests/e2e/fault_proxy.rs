@@ -302,3 +302,55 @@ fn an_http_toxic_truncating_bodies_is_an_eof_error_for_each_response_it_hit() {
     );
     assert_eq!(r["totals"]["ok"].as_u64().unwrap(), 100 - hits);
 }
+
+#[test]
+fn a_toxiproxy_populate_file_starts_each_proxy_as_toxiproxy_would() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("fault-proxy");
+    let (web, off, api) = (free_port(), free_port(), free_port());
+    let config = dir.path("toxiproxy.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"[
+  {{"name": "web", "listen": "127.0.0.1:{web}", "upstream": "{up}"}},
+  {{"name": "off", "listen": "127.0.0.1:{off}", "upstream": "{up}", "enabled": false}}
+]"#,
+            up = nginx.addr
+        ),
+    )
+    .unwrap();
+    let api: SocketAddr = format!("127.0.0.1:{api}").parse().unwrap();
+    let child = herd()
+        .args([
+            "proxy",
+            "--config",
+            config.to_str().unwrap(),
+            "--api",
+            &api.to_string(),
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let web: SocketAddr = format!("127.0.0.1:{web}").parse().unwrap();
+    wait_listening(api, "herd proxy's API");
+    let proxy = HerdProxy {
+        child,
+        api,
+        listen: web,
+    };
+    let list = stdout(&proxy.cli(&["list"]));
+    let line = |name: &str| {
+        list.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("web").contains("enabled"), "{list}");
+    assert!(line("off").contains("disabled"), "{list}");
+    assert!(get(web, "/").ends_with("hello from nginx\n"));
+    assert!(
+        TcpStream::connect(format!("127.0.0.1:{off}")).is_err(),
+        "a disabled proxy listens on nothing"
+    );
+}

@@ -194,3 +194,22 @@ fn http3_streams_multiplex_requests_up_to_the_servers_limit() {
         "--pipeline is HTTP/1.1's; over HTTP/2 and HTTP/3 requests share a connection as --streams",
     );
 }
+
+#[test]
+fn http3_with_an_untrusted_certificate_names_cacert_and_k() {
+    // Caddy's internal CA signs its certificate: not one herd trusts.
+    let caddy = Caddy::start(&[]);
+    let dir = TempDir::new("h3-untrusted");
+    let r = Herd::new(&["run", "--http3", "-c", "1", "-n", "3", "-t", "1"])
+        .args(&[&caddy.url("/hello")])
+        .json(&dir.path("r.json"))
+        .run()
+        .json();
+    assert_eq!(r["totals"]["errors"], 3, "{}", r["errors"]);
+    let samples = r["error_samples"].to_string();
+    assert!(
+        samples.contains("--cacert") && samples.contains("-k"),
+        "{samples}"
+    );
+    assert!(!samples.contains("the connection is over"), "{samples}");
+}

@@ -157,4 +157,75 @@ fn https_goes_through_a_connect_tunnel_opened_once_per_connection() {
     let r = ran.json();
     let sample = r["error_samples"].to_string();
     assert!(sample.contains("407"), "{sample}");
+    assert!(
+        sample.contains("the proxy needs credentials")
+            && sample.contains("--proxy http://USER:PASSWORD@HOST:PORT"),
+        "{sample}"
+    );
+    // The result records the proxy, never its password.
+    let r = read_json(&dir.path("r.json"));
+    assert_eq!(
+        r["config"]["proxy"],
+        format!("http://127.0.0.1:{}", proxy.port)
+    );
+    let text = std::fs::read_to_string(dir.path("r.json")).unwrap();
+    assert!(!text.contains("s3cret"), "{text}");
+}
+
+#[test]
+fn what_cannot_cross_a_proxy_is_refused_before_anything_is_sent() {
+    let proxy = Tinyproxy::start();
+    let nginx = Nginx::start("");
+    refused(
+        &[
+            "run",
+            "--http3",
+            "-k",
+            "-n",
+            "1",
+            "--proxy",
+            &proxy.url(""),
+            "https://127.0.0.1:9/",
+        ],
+        "--http3 cannot go through the proxy",
+    );
+    refused(
+        &[
+            "run",
+            "--http2",
+            "-n",
+            "1",
+            "--proxy",
+            &proxy.url(""),
+            &nginx.url("/"),
+        ],
+        "HTTP/2 without TLS (h2c) cannot go through a forward proxy",
+    );
+    // One connection the proxy saw: the test's own probe that it listens.
+    let log = proxy.log();
+    assert_eq!(log.matches("Connect (file descriptor").count(), 1, "{log}");
+    assert!(!log.contains("Request (file descriptor"), "{log}");
+}
+
+#[test]
+fn a_proxy_that_is_down_is_blamed_not_the_target() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("proxy-down");
+    let down = format!("http://127.0.0.1:{}", free_port());
+    let ran = Herd::new(&["run", "-c", "1", "-t", "1", "-n", "3"])
+        .args(&["--proxy", &down, &nginx.url("/")])
+        .json(&dir.path("r.json"))
+        .run();
+    ran.code(6);
+    let out = ran.stdout();
+    assert!(
+        out.contains(&format!("NOTHING LISTENS at the proxy {down}")),
+        "{out}"
+    );
+    let r = ran.json();
+    let sample = r["error_samples"]["connect_refused"].as_str().unwrap();
+    assert!(
+        sample.starts_with("connect to the proxy 127.0.0.1:"),
+        "{sample}"
+    );
 }

@@ -249,7 +249,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         // it, a pipelined tail) goes again: each time a response came first, so the run moves
         // on, but a bounded number of times, so a server that never takes it ends the request.
         let unseen = f.unseen && idempotent;
-        if !ex.ended && !self.stopping && (closed_under || unseen) {
+        // In the drain after the run's end too: the request was meant for before it, and was
+        // never answered (nginx's GOAWAY after `keepalive_requests` lands there as anywhere);
+        // not after Ctrl-C, which sends nothing more.
+        if !ex.ended && self.cancelled_at.is_none() && (closed_under || unseen) {
             // A pipelined tail behind a server that takes one request per connection moves
             // up one place per connection: the window's depth is not a server refusing it.
             let bound = UNSEEN_TRIES.max(self.window as u32);
@@ -292,6 +295,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(ex) = self.exchanges.get(x) else {
             return;
         };
+        if f.mismatch {
+            self.shared.mismatch.found(&f.message);
+        }
         let i = ex.user as usize;
         let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);

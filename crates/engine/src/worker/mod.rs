@@ -68,6 +68,37 @@ pub(crate) struct Shared {
     pub issued: AtomicU64,
     /// The run's first instant; the measurement starts after the warm-up.
     pub start: Instant,
+    /// What a connection proved the run cannot do ([`crate::Failure::mismatch`]): every worker
+    /// stops at once, and the run ends with it as its error.
+    pub mismatch: Mismatch,
+}
+
+/// The first mismatch a worker found, for every worker to see on its next pass.
+#[derive(Default)]
+pub(crate) struct Mismatch {
+    found: std::sync::atomic::AtomicBool,
+    message: std::sync::Mutex<Option<String>>,
+}
+
+impl Mismatch {
+    fn found(&self, message: &str) {
+        let mut m = self.message.lock().unwrap_or_else(|e| e.into_inner());
+        m.get_or_insert_with(|| message.to_owned());
+        self.found.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    #[inline]
+    fn is_found(&self) -> bool {
+        self.found.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// What the first mismatch said, once the workers are done.
+    pub(crate) fn take(&self) -> Option<String> {
+        self.message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
 }
 
 /// What one worker hands back.
@@ -88,6 +119,8 @@ pub(crate) struct WorkerOutput {
     pub tls: Vec<crate::TlsUse>,
     /// When this worker saw Ctrl-C.
     pub cancelled_at: Option<Instant>,
+    /// The servers' limit on a connection's streams, when it was below `--streams`.
+    pub stream_limit: Option<usize>,
 }
 
 /// Spreads `total` over `threads` as evenly as possible; thread `k`'s share.
@@ -178,7 +211,23 @@ struct Loop<'a, T: Transport, S: Script> {
     woke: Instant,
     /// Lines for `--requests-log`, when the run keeps one.
     requests_log: Option<crate::requests_log::Batch>,
+    /// The servers' limit on a connection's exchanges in flight, below the window
+    /// ([`crate::Session::limit`]): closed-model users beyond the places it leaves wait in
+    /// `sleepers` before their iteration begins.
+    limit: Option<usize>,
+    /// The last limit learnt, for the result.
+    limit_seen: Option<usize>,
+    sleepers: Vec<u32>,
+    /// Closed-model users not made yet: made as places free, so `--streams 1000000` holds
+    /// the users its server's limit lets run, not a million.
+    unborn: usize,
+    /// Another connection proved the run cannot work as asked: what was in flight is cut off.
+    proven: bool,
 }
+
+/// What a connection takes until its server says its limit: nghttp2 assumes 100 streams until
+/// the server's SETTINGS come, and QUIC servers commonly grant 100 at first (quic-go, Caddy).
+const FIRST_PLACES: usize = 100;
 
 /// Runs worker `k` of `threads` to the end of the plan.
 pub(crate) fn work<T: Transport, S: Script>(
@@ -261,6 +310,9 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 (0, cap as usize, Some(d))
             }
         };
+        // Until a session says otherwise, a closed-model connection takes the first places a
+        // server gives.
+        let limit = (open.is_none() && window > FIRST_PLACES).then_some(FIRST_PLACES);
         let mut w = Loop {
             shared,
             t,
@@ -300,10 +352,19 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 .control
                 .requests_log()
                 .map(|log| crate::requests_log::Batch::new(log, now)),
+            limit,
+            limit_seen: None,
+            sleepers: Vec::new(),
+            unborn: 0,
+            proven: false,
         };
-        for _ in 0..n {
+        let born = limit.map_or(n, |l| n.min(cap * l));
+        for _ in 0..born {
             w.add_user(now);
         }
+        w.unborn = n - born;
+        w.resume.truncate(born);
+        w.active += w.unborn;
         w
     }
 
@@ -356,6 +417,12 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             self.cancelled_at = Some(now);
             self.stop();
         }
+        if !self.proven && self.shared.mismatch.is_found() {
+            self.proven = true;
+            // Nothing more goes out: what is in flight would only prove it again.
+            self.stop();
+            self.cut_off("in flight when another connection proved the run cannot work as asked");
+        }
         self.fire_timers(now);
         self.fire_wakes(now);
         self.fire_deadlines(now);
@@ -376,7 +443,15 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
         if let Some(why) = cut {
             self.cut_off(why);
         }
+        if !self.sleepers.is_empty() || self.unborn > 0 {
+            self.wake_sleepers(now);
+        }
         if now >= ticks.due() {
+            if self.limit.is_some() {
+                // The servers' limit may have moved (their SETTINGS came after nghttp2's
+                // guess, a QUIC credit grew).
+                self.learn_limit();
+            }
             // A second's lines reach the file about when the second closes, so a crash loses
             // little of them.
             if let Some(log) = self.requests_log.as_mut() {
@@ -458,6 +533,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             protocols: self.tally.protocols,
             tls: self.tally.tls,
             cancelled_at: self.cancelled_at,
+            stream_limit: self.limit_seen,
         }
     }
 }

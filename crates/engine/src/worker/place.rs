@@ -19,6 +19,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if self.waiting.is_empty() {
             if !self.place(x, now) {
                 self.waiting.push_back(x);
+                if self.window > 1 && self.open.is_none() {
+                    // No place: the window, or the servers' lower limit?
+                    self.learn_limit();
+                }
             }
         } else {
             // First come, first served: a user whose request just ended does not take the

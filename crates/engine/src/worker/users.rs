@@ -66,6 +66,16 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 }
             }
         }
+        if self
+            .limit
+            .is_some_and(|l| self.exchanges.in_flight() >= (self.cap * l) as u64)
+        {
+            // The servers take fewer in flight than the users asked for: it waits for a place
+            // before its iteration begins, as h2load opens no stream over the server's limit.
+            self.users[i].state = State::Idle;
+            self.sleepers.push(i as u32);
+            return;
+        }
         if now >= self.measure_start {
             if let Some(n) = self.shared.plan.requests {
                 if !self.take_counted(i, n) {
@@ -185,6 +195,54 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
+    /// Users that wait for a place before their iteration begins ([`Loop::limit`]) begin as
+    /// places free; all of them once no limit is known.
+    pub(super) fn wake_sleepers(&mut self, now: Instant) {
+        let places = self.limit.map_or(u64::MAX, |l| (self.cap * l) as u64);
+        let mut busy = self.exchanges.in_flight() + self.resume.len() as u64;
+        while busy < places {
+            if let Some(i) = self.sleepers.pop() {
+                let u = &mut self.users[i as usize];
+                if u.state != State::Idle {
+                    continue;
+                }
+                u.state = State::Free;
+                u.resume = Resume::Begin;
+                self.resume.push(i as usize);
+            } else if self.unborn > 0 {
+                // Counted active since the start: made now, it begins.
+                self.unborn -= 1;
+                self.active -= 1;
+                let i = self.add_user(now);
+                self.resume.push(i);
+            } else {
+                break;
+            }
+            busy += 1;
+        }
+    }
+
+    /// The servers' limit on a connection's exchanges in flight, as the sessions say it now
+    /// ([`crate::Session::limit`]); `None` when none is below the window.
+    pub(super) fn learn_limit(&mut self) {
+        // All connections go to one server; one that says no limit (its SETTINGS came, above
+        // the window) outweighs one still on nghttp2's guess.
+        let said = self
+            .links
+            .slots
+            .iter()
+            .filter_map(|k| k.session.as_ref())
+            .map(|s| s.limit().unwrap_or(usize::MAX))
+            .max();
+        let Some(said) = said else {
+            return; // no connection to ask: what was learnt holds
+        };
+        self.limit = (said < self.window).then_some(said);
+        if self.limit.is_some() {
+            self.limit_seen = self.limit;
+        }
+    }
+
     /// User `i` waits on the timer heap until `at`, then resumes.
     pub(super) fn park(&mut self, i: usize, at: Instant) {
         let u = &mut self.users[i];
@@ -237,6 +295,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// their exchange does.
     pub(super) fn stop(&mut self) {
         self.stopping = true;
+        self.active -= std::mem::take(&mut self.unborn);
         for i in 0..self.users.len() {
             if matches!(self.users[i].state, State::Waiting | State::Idle) {
                 self.retire(i);

@@ -12,9 +12,6 @@ use herd_engine::{Failed, Failure, Note, Parts};
 use herd_metrics::ErrorKind;
 use std::time::{Duration, Instant};
 
-/// The stream id of an exchange held for its batch: not yet handed to nghttp2.
-pub(super) const HELD: i32 = -1;
-
 /// A batch waits at most this long. Against a fast server it fills in a fraction of this; a
 /// slow one (or streams that stall) is not kept from what it would have had: the hold is a
 /// saving of the generator's CPU, which only a fast server makes matter.

@@ -19,7 +19,8 @@ mod notes;
 #[cfg(test)]
 mod tests;
 
-use batch::HELD;
+/// The stream id of an exchange held for its batch (batch.rs): not yet handed to nghttp2.
+const HELD: i32 = -1;
 
 struct Stream {
     ticket: Ticket,
@@ -173,7 +174,11 @@ impl H2 {
             self.unclaimed += n as u64;
             if let Err(e) = self.h2.recv(&scratch[..n]) {
                 self.settle(now, out);
-                return self.broke(Failure::new(ErrorKind::H2Protocol, e.to_string()), out);
+                let f = match self.h2.settled() {
+                    false if scratch[..n].starts_with(b"HTTP/1.") => http1_answer(&scratch[..n]),
+                    _ => Failure::new(ErrorKind::H2Protocol, e.to_string()),
+                };
+                return self.broke(f, out);
             }
             self.settle(now, out);
             // A short read drained a plain socket; over TLS it may be one record of several
@@ -183,6 +188,24 @@ impl H2 {
             }
         }
     }
+}
+
+/// The failure of an h2c connection whose server answered the preface in HTTP/1.1: it does not
+/// speak HTTP/2 on this port, and no other connection of the run will fare better.
+fn http1_answer(bytes: &[u8]) -> Failure {
+    let line = bytes
+        .split(|&b| b == b'\r' || b == b'\n')
+        .next()
+        .unwrap_or(bytes);
+    Failure::mismatched(
+        ErrorKind::Protocol,
+        format!(
+            "--http2: the server speaks HTTP/1.1 on this port, not HTTP/2 over plain TCP (h2c): \
+             it answered the HTTP/2 preface with {}; run without --http2, or enable h2c on the \
+             server (nginx: `listen ... http2;`), or use https:// where it offers HTTP/2 by ALPN",
+            crate::error::excerpt(line)
+        ),
+    )
 }
 
 impl Session<Wire> for H2 {
@@ -270,10 +293,12 @@ impl Session<Wire> for H2 {
                 let chose = conn.alpn().map_or("no protocol".into(), |p| {
                     String::from_utf8_lossy(p).into_owned()
                 });
-                let f = Failure::new(
+                let f = Failure::mismatched(
                     ErrorKind::Protocol,
                     format!(
-                        "the server did not agree to HTTP/2 by ALPN (it chose {chose}); run without --http2, or enable HTTP/2 on the server"
+                        "--http2: the server did not agree to HTTP/2 by ALPN (it chose {chose}); \
+                         run without --http2, or enable HTTP/2 on the server (nginx: \
+                         `listen ... ssl http2;` or `http2 on;`)"
                     ),
                 );
                 self.fail_all(&f, out);
@@ -356,5 +381,11 @@ impl Session<Wire> for H2 {
 
     fn in_flight(&self) -> usize {
         self.in_flight
+    }
+
+    fn limit(&self) -> Option<usize> {
+        // Until the server's SETTINGS come, nghttp2's guess (100) holds, as in `room`.
+        let server = self.h2.max_streams();
+        (server < self.window).then_some(server)
     }
 }

@@ -2,8 +2,7 @@
 //! failures (a stream's end, a RST_STREAM classed by its code, a GOAWAY's unprocessed streams
 //! sent again elsewhere and counted once).
 
-use super::batch::HELD;
-use super::{Stream, H2};
+use super::{Stream, H2, HELD};
 use herd_engine::{Failed, Failure, Note};
 use herd_h2::{code_name, Event, StreamEnd};
 use herd_metrics::ErrorKind;

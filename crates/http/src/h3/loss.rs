@@ -72,7 +72,11 @@ pub(crate) fn connection_lost(reason: &ConnectionError, handshaking: bool) -> Op
             } else {
                 ErrorKind::QuicProtocol
             };
-            (kind, format!("QUIC error: {e}"))
+            // A certificate herd refused, named for a person: the flags that change it.
+            match crate::handshake::quic_words(&e.reason) {
+                Some(words) => (kind, format!("QUIC handshake: {words}")),
+                None => (kind, format!("QUIC error: {e}")),
+            }
         }
         ConnectionError::ConnectionClosed(close) => {
             let code = u64::from(close.error_code);
@@ -82,10 +86,23 @@ pub(crate) fn connection_lost(reason: &ConnectionError, handshaking: bool) -> Op
                 _ if handshaking => ErrorKind::QuicHandshake,
                 _ => ErrorKind::QuicProtocol,
             };
-            (
-                kind,
-                format!("the server closed the QUIC connection: {close}"),
-            )
+            // 0x100 + a TLS alert (RFC 9001 §4.8): the server refused the handshake.
+            let alert = (0x100..0x200)
+                .contains(&code)
+                .then(|| rustls::AlertDescription::from((code - 0x100) as u8));
+            match alert {
+                Some(a) => (
+                    kind,
+                    format!(
+                        "QUIC handshake: {}",
+                        crate::handshake::words(&rustls::Error::AlertReceived(a))
+                    ),
+                ),
+                None => (
+                    kind,
+                    format!("the server closed the QUIC connection: {close}"),
+                ),
+            }
         }
         ConnectionError::ApplicationClosed(close) => (
             ErrorKind::QuicClosed,

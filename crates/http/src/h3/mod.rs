@@ -23,6 +23,7 @@ mod resumption;
 mod session;
 mod static_table;
 mod tickets;
+mod transport;
 mod wire;
 
 pub use blocking::H3Client;

@@ -9,6 +9,9 @@ use herd_engine::{Failed, Failure, Note, Opened, Ready, Request, Resumption, Ses
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// The streams a QUIC server commonly grants at first (quic-go, Caddy, nginx's 128 above it).
+const FIRST_CREDIT: usize = 100;
+
 pub struct H3Session {
     /// Requests in flight at once (`--streams`).
     window: usize,
@@ -67,44 +70,26 @@ impl H3Session {
 
     /// The connection is over: every ticket it holds fails with `failure`, then `Closed`.
     fn end(&mut self, failure: &Failure, out: &mut Vec<Note>) {
+        if !self.opened {
+            // A connection that never opened (its handshake failed) is the failure itself, not
+            // a reason to send its requests elsewhere.
+            for (ticket, _) in self.queued.drain(..) {
+                Self::fail(ticket, failure.clone(), false, out);
+            }
+        }
         self.abandon(failure, out);
         self.closed = true;
         out.push(Note::Closed);
     }
-}
 
-impl Session<H3Wire> for H3Session {
-    fn room(&self) -> usize {
-        if self.closed || self.last || self.going_away {
-            return 0;
-        }
-        let cap = self.limit.map_or(self.window, |l| l.min(self.window));
-        cap.saturating_sub(self.in_flight())
-    }
-
-    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
-        self.last |= last;
-        self.queued.push_back((ticket, req.clone()));
-    }
-
-    fn pump(
+    /// Hands what waits to the connection, as far as its stream credit goes.
+    fn send_queued(
         &mut self,
         t: &mut H3Wire,
         conn: &mut H3Conn,
-        _ready: Ready,
         now: Instant,
-        _scratch: &mut [u8],
         out: &mut Vec<Note>,
     ) {
-        if self.closed {
-            return;
-        }
-        for c in self.cancelled.drain(..) {
-            t.slot(conn).h3.cancel(token(c), now);
-        }
-        if let Some(f) = t.slot(conn).dead.clone() {
-            return self.end(&f, out);
-        }
         while let Some((ticket, req)) = self.queued.front() {
             let frames = match t.frames(req) {
                 Ok(f) => f,
@@ -129,14 +114,28 @@ impl Session<H3Wire> for H3Session {
                     }
                     break;
                 }
+                Err(_) if t.slot(conn).h3.is_over() => {
+                    // Over: its `Closed` event below says why, for every exchange it holds.
+                    break;
+                }
                 Err(f) => {
-                    // Going away or over: nothing queued can go on this connection.
+                    // Going away: nothing queued can go on this connection.
                     self.going_away = true;
                     self.queued.pop_front();
                     Self::fail(ticket, f, true, out);
                 }
             }
         }
+    }
+
+    /// Turns the connection's events into notes; whether what waits should go now (the
+    /// handshake or new credit came), or `None` when the connection ended.
+    fn take_events(
+        &mut self,
+        t: &mut H3Wire,
+        conn: &mut H3Conn,
+        out: &mut Vec<Note>,
+    ) -> Option<bool> {
         let mut again = false;
         while let Some(ev) = t.slot(conn).h3.poll_event() {
             match ev {
@@ -199,10 +198,51 @@ impl Session<H3Wire> for H3Session {
                             "the server closed the connection",
                         )
                     });
-                    return self.end(&failure, out);
+                    self.end(&failure, out);
+                    return None;
                 }
             }
         }
+        Some(again)
+    }
+}
+
+impl Session<H3Wire> for H3Session {
+    fn room(&self) -> usize {
+        if self.closed || self.last || self.going_away {
+            return 0;
+        }
+        let cap = self.limit.map_or(self.window, |l| l.min(self.window));
+        cap.saturating_sub(self.in_flight())
+    }
+
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool) {
+        self.last |= last;
+        self.queued.push_back((ticket, req.clone()));
+    }
+
+    fn pump(
+        &mut self,
+        t: &mut H3Wire,
+        conn: &mut H3Conn,
+        _ready: Ready,
+        now: Instant,
+        _scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    ) {
+        if self.closed {
+            return;
+        }
+        for c in self.cancelled.drain(..) {
+            t.slot(conn).h3.cancel(token(c), now);
+        }
+        if let Some(f) = t.slot(conn).dead.clone() {
+            return self.end(&f, out);
+        }
+        self.send_queued(t, conn, now, out);
+        let Some(again) = self.take_events(t, conn, out) else {
+            return;
+        };
         if again {
             // The handshake just finished: what waited for it goes on a stream now.
             self.pump(t, conn, Ready::WRITE, now, &mut [], out);
@@ -237,5 +277,15 @@ impl Session<H3Wire> for H3Session {
 
     fn in_flight(&self) -> usize {
         self.queued.len() + self.sent.len()
+    }
+
+    fn limit(&self) -> Option<usize> {
+        // Before the handshake the server's credit is unknown: the loop's first guess holds.
+        let known = match (self.limit, self.opened) {
+            (Some(l), _) => l,
+            (None, false) => FIRST_CREDIT,
+            (None, true) => return None,
+        };
+        (known < self.window).then_some(known)
     }
 }

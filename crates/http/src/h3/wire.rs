@@ -1,23 +1,23 @@
-//! HTTP/3 as the engine's [`Transport`]: each connection is a UDP socket on the thread's mio
-//! poll and an [`H3Connection`] kept here, beside the socket, so that [`Transport::wait`] can
-//! feed it datagrams and fire its timers (quinn's loss, ack and idle timers, filed in a heap,
-//! join the loop's own wake-up on one timerfd). Only connections that had something happen
-//! (a datagram, a timer, their session's use) are driven in a turn: the ready list, not a scan of
-//! every connection. Their datagrams go out once per turn, at the top of `wait`, several in one
-//! `sendmsg` with GSO where the kernel has it (quinn-udp, which also reads GRO batches and falls
-//! back to one datagram a call where segmentation fails). The connection's [`H3Session`] hands
-//! it requests and turns its events into the loop's notes.
+//! HTTP/3's wire: each connection is a UDP socket on the thread's mio poll and an
+//! [`H3Connection`] kept here, beside the socket, so that the transport's `wait`
+//! (transport.rs) can feed it datagrams and fire its timers (quinn's loss, ack and idle timers,
+//! filed in a heap, join the loop's own wake-up on one timerfd). Only connections that had
+//! something happen (a datagram, a timer, their session's use) are driven in a turn: the ready
+//! list, not a scan of every connection. Their datagrams go out once per turn, at the top of
+//! `wait`, several in one `sendmsg` with GSO where the kernel has it (quinn-udp, which also
+//! reads GRO batches and falls back to one datagram a call where segmentation fails). The
+//! connection's session (session.rs) hands it requests and turns its events into the loop's
+//! notes.
 
 use super::config::H3Config;
 use super::connection::H3Connection;
 use super::request::H3Request;
-use super::session::H3Session;
-use crate::alarm::{Wakeup, ALARM};
+use crate::alarm::Wakeup;
 use crate::{HttpError, Target, TlsOptions};
-use herd_engine::{Clock, Event, Failure, Io, Request, SystemClock, Transport};
+use herd_engine::{Failure, Request};
 use herd_metrics::ErrorKind;
 use mio::net::UdpSocket;
-use mio::{Interest, Poll, Token};
+use mio::Poll;
 use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -65,42 +65,42 @@ impl H3Transport {
 }
 
 pub(crate) struct Slot {
-    socket: UdpSocket,
-    udp: UdpSocketState,
+    pub(super) socket: UdpSocket,
+    pub(super) udp: UdpSocketState,
     pub(crate) h3: H3Connection,
-    token: usize,
+    pub(super) token: usize,
     /// Why the socket failed (ICMP port unreachable), for the session to report.
     pub(crate) dead: Option<Failure>,
-    told: bool,
+    pub(super) told: bool,
     /// On the ready list this turn.
-    ready: bool,
+    pub(super) ready: bool,
     /// The instant its timer is filed under in the wire's heap.
-    timer: Option<Instant>,
+    pub(super) timer: Option<Instant>,
 }
 
 /// A connection: its place among the thread's slots.
 pub struct H3Conn {
-    slot: usize,
+    pub(super) slot: usize,
 }
 
 pub struct H3Wire {
-    config: H3Config,
-    poll: Poll,
-    events: mio::Events,
-    wakeup: Wakeup,
-    slots: Vec<Option<Slot>>,
-    free: Vec<usize>,
+    pub(super) config: H3Config,
+    pub(super) poll: Poll,
+    pub(super) events: mio::Events,
+    pub(super) wakeup: Wakeup,
+    pub(super) slots: Vec<Option<Slot>>,
+    pub(super) free: Vec<usize>,
     /// The slots to drive this turn: a datagram came, a timer fired, or their session used them.
-    ready: Vec<usize>,
+    pub(super) ready: Vec<usize>,
     /// Each connection's next timer, by instant; an entry whose slot has since filed another
     /// instant is stale and skipped (and the heap rebuilt when stale entries pile up).
-    timers: BinaryHeap<Reverse<(Instant, usize)>>,
+    pub(super) timers: BinaryHeap<Reverse<(Instant, usize)>>,
     /// The slots whose sockets the last poll woke.
-    woken: Vec<usize>,
+    pub(super) woken: Vec<usize>,
     /// Requests already laid out as frames, by their shared bytes.
-    translated: Vec<(Arc<[u8]>, H3Request)>,
-    buf: Vec<u8>,
-    out: Vec<u8>,
+    pub(super) translated: Vec<(Arc<[u8]>, H3Request)>,
+    pub(super) buf: Vec<u8>,
+    pub(super) out: Vec<u8>,
 }
 
 impl H3Wire {
@@ -140,7 +140,7 @@ impl H3Wire {
     }
 
     /// Sends the ready connections' datagrams and files their next timers; empties the list.
-    fn flush(&mut self, now: Instant) {
+    pub(super) fn flush(&mut self, now: Instant) {
         for i in self.ready.drain(..) {
             let Some(s) = self.slots[i].as_mut() else {
                 continue;
@@ -166,7 +166,7 @@ impl H3Wire {
     }
 
     /// The earliest timer still filed, stale entries dropped on the way.
-    fn next_timer(&mut self) -> Option<Instant> {
+    pub(super) fn next_timer(&mut self) -> Option<Instant> {
         while let Some(&Reverse((at, i))) = self.timers.peek() {
             if self.slots[i].as_ref().is_some_and(|s| s.timer == Some(at)) {
                 return Some(at);
@@ -176,7 +176,7 @@ impl H3Wire {
         None
     }
 
-    fn mark(&mut self, i: usize) {
+    pub(super) fn mark(&mut self, i: usize) {
         if let Some(s) = self.slots[i].as_mut() {
             if !s.ready {
                 s.ready = true;
@@ -186,7 +186,7 @@ impl H3Wire {
     }
 
     /// Reads every datagram waiting on slot `i`'s socket into its connection.
-    fn receive(&mut self, i: usize, now: Instant) {
+    pub(super) fn receive(&mut self, i: usize, now: Instant) {
         let Some(s) = self.slots[i].as_mut() else {
             return;
         };
@@ -218,7 +218,12 @@ impl H3Wire {
 /// datagrams segmented by the kernel (GSO), or one `send` a datagram where the kernel cannot.
 /// A full socket buffer drops the rest of the turn's datagrams, which QUIC's loss recovery
 /// resends.
-fn transmit(s: &mut Slot, remote: std::net::SocketAddr, now: Instant, out: &mut Vec<u8>) {
+pub(super) fn transmit(
+    s: &mut Slot,
+    remote: std::net::SocketAddr,
+    now: Instant,
+    out: &mut Vec<u8>,
+) {
     while let Some(t) = s.h3.poll_transmit(now, s.udp.max_gso_segments(), out) {
         let contents = &out[..t.len];
         let gso = t.segment.filter(|&seg| seg < t.len);
@@ -264,150 +269,6 @@ fn unreachable() -> Failure {
         ErrorKind::ConnectRefused,
         "nothing listens on the server's UDP port (ICMP port unreachable)",
     )
-}
-
-impl Transport for H3Wire {
-    type Conn = H3Conn;
-    type Session = H3Session;
-
-    fn connect(&mut self, token: usize) -> Result<H3Conn, Failure> {
-        let mut socket = UdpSocket::bind(self.config.local()).map_err(|e| Failure::io(&e))?;
-        socket
-            .connect(self.config.remote())
-            .map_err(|e| Failure::io(&e))?;
-        let udp = UdpSocketState::new((&socket).into()).map_err(|e| Failure::io(&e))?;
-        let h3 = H3Connection::connect(&self.config, Instant::now())?;
-        let slot = self.free.pop().unwrap_or_else(|| {
-            self.slots.push(None);
-            self.slots.len() - 1
-        });
-        self.poll
-            .registry()
-            .register(&mut socket, Token(slot), Interest::READABLE)
-            .map_err(|e| Failure::io(&e))?;
-        self.slots[slot] = Some(Slot {
-            socket,
-            udp,
-            h3,
-            token,
-            dead: None,
-            told: false,
-            ready: false,
-            timer: None,
-        });
-        // Its first flight goes out with the turn.
-        self.mark(slot);
-        Ok(H3Conn { slot })
-    }
-
-    fn establish(&mut self, conn: &mut H3Conn) -> Result<bool, Failure> {
-        let s = self.slot(conn);
-        match &s.dead {
-            Some(f) => Err(f.clone()),
-            None => Ok(s.h3.handshake().is_some()),
-        }
-    }
-
-    /// HTTP/3 moves frames through its session, not bytes through here.
-    fn write(&mut self, _: &mut H3Conn, _: &[u8]) -> Result<Io, Failure> {
-        Err(Failure::new(
-            ErrorKind::Other,
-            "an HTTP/3 connection takes requests through its session",
-        ))
-    }
-
-    fn read(&mut self, _: &mut H3Conn, _: &mut [u8]) -> Result<Io, Failure> {
-        Ok(Io::Blocked)
-    }
-
-    fn close(&mut self, conn: H3Conn) {
-        let Some(mut s) = self.slots[conn.slot].take() else {
-            return;
-        };
-        let now = Instant::now();
-        if s.dead.is_none() && !s.h3.is_over() {
-            s.h3.close(now);
-            transmit(&mut s, self.config.remote(), now, &mut self.out);
-        }
-        let _ = self.poll.registry().deregister(&mut s.socket);
-        self.free.push(conn.slot);
-    }
-
-    fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
-        let now = Instant::now();
-        self.flush(now);
-        let until = self.next_timer().map_or(until, |t| t.min(until));
-        let timeout = self.wakeup.timeout(until, now);
-        match self.poll.poll(&mut self.events, Some(timeout)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Failure::io(&e)),
-        }
-        let now = Instant::now();
-        let mut woken = std::mem::take(&mut self.woken);
-        woken.clear();
-        for ev in self.events.iter() {
-            if ev.token() == ALARM {
-                self.wakeup.fired();
-            } else {
-                woken.push(ev.token().0);
-            }
-        }
-        for &i in &woken {
-            self.receive(i, now);
-        }
-        self.woken = woken;
-        while let Some(&Reverse((at, i))) = self.timers.peek() {
-            if at > now {
-                break;
-            }
-            self.timers.pop();
-            let Some(s) = self.slots[i].as_mut().filter(|s| s.timer == Some(at)) else {
-                continue;
-            };
-            s.timer = None;
-            s.h3.handle_timeout(now);
-            self.mark(i);
-        }
-        for &i in &self.ready {
-            let Some(s) = self.slots[i].as_mut() else {
-                continue;
-            };
-            let newly_dead = s.dead.is_some() && !s.told;
-            if s.h3.has_events() || newly_dead {
-                s.told |= s.dead.is_some();
-                out.push(Event {
-                    token: s.token,
-                    readable: true,
-                    writable: false,
-                    closed: s.dead.is_some(),
-                });
-            }
-        }
-        // What the datagrams and timers asked for (acks, the next flight) goes out now, not
-        // after the loop's turn.
-        self.flush(now);
-        Ok(())
-    }
-
-    /// QUIC's TLS is 1.3 and its ALPN `h3`; the cipher suite comes with the server's session
-    /// tickets, after the handshake: the loop asks when the connection closes.
-    fn negotiated(&self, conn: &H3Conn) -> Option<herd_engine::Negotiated> {
-        let slot = self.slots.get(conn.slot)?.as_ref()?;
-        Some(herd_engine::Negotiated {
-            version: "TLSv1.3",
-            cipher: self.config.tickets.suite()?,
-            alpn: slot.h3.alpn(),
-        })
-    }
-
-    fn session(&self, _: &H3Conn, window: usize, _started: Instant) -> H3Session {
-        H3Session::new(window)
-    }
-
-    fn clock(&self) -> &dyn Clock {
-        &SystemClock
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,15 @@
 //! without asking first (a CORS preflight herd never grants). On an address others can reach,
 //! it also carries the token herd printed with the dashboard's address.
 
-use super::server::Stopper;
+use std::sync::Arc;
+
+/// Who may stop the run from the page.
+#[derive(Clone)]
+pub struct Stopper {
+    pub control: Arc<herd_engine::Control>,
+    /// Required on an address others can reach.
+    pub token: Option<String>,
+}
 
 /// The answer to `POST /stop`: its status line and text.
 pub fn stop(

@@ -2,6 +2,7 @@
 //! one chart model, drawn by the report's SVG back end) and tables of statuses, errors and
 //! request names. The page swaps this fragment in whole at each event.
 
+use super::event::Levels;
 use super::view::Frame;
 use herd_report::figure::{
     generator_figure, palette, run_figure, server_figure, statuses_figure, Figure, Series,
@@ -15,7 +16,7 @@ use std::fmt::Write;
 /// The fragment for `view`; `report` says where the final report is (or how to make one).
 pub fn fragment(view: &Frame, report: &str) -> String {
     if let Some(levels) = &view.series {
-        return super::series::fragment(levels, view, report);
+        return series_fragment(levels, view, report);
     }
     run_fragment(view, report)
 }
@@ -53,10 +54,16 @@ fn status(out: &mut String, view: &Frame, d: &RunResult, report: &str) {
             ("running", format!("Running: {elapsed}{planned} measured."))
         }
     };
-    let load = match (d.config.model, d.config.rate) {
+    let mut load = match (d.config.model, d.config.rate) {
         (Model::Open, Some(r)) => format!("at {} req/s", rate(r)),
         _ => format!("{} connections", count(d.config.connections)),
     };
+    // h2load's words: requests in flight are connections times streams.
+    if let Some(m) = d.config.streams {
+        let _ = write!(load, " x {} streams", count(m));
+    } else if let Some(k) = d.config.pipeline {
+        let _ = write!(load, ", pipelining {}", count(k));
+    }
     let _ = writeln!(
         out,
         "<p id=\"target\">herd run {} {}, {load}</p>",
@@ -90,7 +97,17 @@ fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
         ),
         (
             "plan asks",
-            target.map_or("-".into(), |t| format!("{}{unit}", rate(t))),
+            target.map_or("-".into(), |t| match (d.config.model, d.config.streams) {
+                // Over HTTP/2 and HTTP/3 the closed model's users are streams in flight.
+                (Model::Closed, Some(m)) => format!(
+                    "{} streams ({} connections x {})",
+                    count(t as u64),
+                    count((t as u64).div_ceil(m.max(1))),
+                    count(m)
+                ),
+                (Model::Closed, None) => format!("{}{unit}", count(t as u64)),
+                (Model::Open, _) => format!("{}{unit}", rate(t)),
+            }),
         ),
         (
             "p50, last second",
@@ -149,7 +166,19 @@ fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
 /// happened: the rate asked for over the throughput (open model), the users asked for over the
 /// connections (closed model).
 fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
-    let targets = view.targets.clone();
+    // The closed model's target is users; over HTTP/2 and HTTP/3 they are streams, drawn on
+    // the connections' chart as the connections they fill.
+    let per_connection = d.config.streams.filter(|_| d.config.model == Model::Closed);
+    let targets: Vec<(f64, f64)> = view
+        .targets
+        .iter()
+        .map(|&(t, v)| {
+            (
+                t,
+                per_connection.map_or(v, |m| (v / m.max(1) as f64).ceil()),
+            )
+        })
+        .collect();
     let mut run = run_figure(d);
     run.title = "Throughput and latency".into();
     let mut generator = generator_figure(d);
@@ -161,7 +190,11 @@ fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
             Model::Closed => (
                 &mut generator,
                 "chart-generator-connections",
-                "users the plan asks for",
+                if per_connection.is_some() {
+                    "connections the plan asks for"
+                } else {
+                    "users the plan asks for"
+                },
             ),
         };
         if let Some(p) = fig.panels.iter_mut().find(|p| p.id == id) {
@@ -247,4 +280,61 @@ fn table(out: &mut String, id: &str, heading: &str, rows: &BTreeMap<String, u64>
         let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), count(*n));
     }
     out.push_str("</tbody></table>");
+}
+
+/// The page's view of a series: where it is, the levels so far, the run going on.
+pub fn series_fragment(levels: &Levels, run: &Frame, report: &str) -> String {
+    let mut out = String::new();
+    let done = levels.rows.len();
+    let (state, text) = match (levels.done, &levels.step) {
+        (true, _) if levels.interrupted => (
+            "finished",
+            format!("Finished: stopped after {done} level(s). {report}"),
+        ),
+        (true, _) => ("finished", format!("Finished: {done} level(s). {report}")),
+        (false, Some(step)) => (
+            "running",
+            format!("Running the step at {step}; {done} level(s) done."),
+        ),
+        (false, None) => ("running", "Starting…".to_owned()),
+    };
+    let _ = writeln!(out, "<p id=\"series\">{}</p>", esc(&levels.what));
+    let _ = writeln!(
+        out,
+        "<p id=\"series-status\" class=\"{state}\" data-state=\"{state}\" data-levels=\"{done}\">{}</p>",
+        esc(&text)
+    );
+    let target = if levels.named { "<th>target</th>" } else { "" };
+    let _ = write!(
+        out,
+        "<table id=\"levels\"><thead><tr><th>asked</th>{target}<th>achieved</th><th>p50</th>\
+         <th>p99</th><th>errors</th><th>verdict</th></tr></thead><tbody>"
+    );
+    if levels.rows.is_empty() {
+        out.push_str("<tr><td colspan=\"7\">none finished yet</td></tr>");
+    }
+    for r in &levels.rows {
+        let target = if levels.named {
+            format!("<td>{}</td>", esc(&r.target))
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            "<tr class=\"level\"><td>{}</td>{target}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.asked),
+            esc(&r.achieved),
+            duration_ms(r.p50_ms),
+            duration_ms(r.p99_ms),
+            percent(r.errors_percent),
+            esc(&r.verdict),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if let (false, Some(step)) = (levels.done, &levels.step) {
+        let _ = writeln!(out, "<section id=\"step\"><h2>Now: {}</h2>", esc(step));
+        out.push_str(&run_fragment(run, ""));
+        out.push_str("</section>\n");
+    }
+    out
 }

@@ -3,27 +3,28 @@
 //! against what happened; at the end it says so and offers the final report. Like every output
 //! it is a [`Sink`] of the stream of closed seconds: the sink only adds each second to the
 //! [`View`]; the page is drawn on the server's threads, once a second, and only while a browser
-//! watches. `--record FILE` writes the same events as NDJSON ([`record`]), which
+//! watches. `--record FILE` writes the same events as NDJSON ([`recording`]), which
 //! `herd report FILE` turns into the same page afterwards.
 
 mod control;
 mod event;
 mod html;
 mod page;
-pub mod record;
+pub mod recording;
 mod series;
 mod server;
 mod view;
 
 pub use control::new_token;
-pub use event::{Event, SecondEvent};
-pub use series::{LevelRow, Levels, SeriesLive, StepFeed};
+pub use event::{Event, LevelRow, Levels, SecondEvent};
+pub use series::{SeriesLive, StepFeed};
 pub use view::{View, WINDOW};
 
 use crate::{Sink, SinkError, Start};
+use control::Stopper;
 use herd_engine::Record;
 use herd_result::RunResult;
-use server::{Server, Shared, Stopper};
+use server::{Server, Shared};
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;

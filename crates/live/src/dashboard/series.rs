@@ -2,73 +2,13 @@
 //! run going on now, live as `herd run`'s, under a table of the levels finished so far that grows
 //! level by level; at the end the page says so and offers the series' report.
 
-use super::event::{Event, SecondEvent};
-use super::record::Recording;
-use super::view::Frame;
+use super::event::{Event, LevelRow, Levels, SecondEvent};
+use super::recording::Recording;
 use super::Dashboard;
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
-use herd_report::html::esc;
-use herd_result::format::{count, duration_ms, percent};
-use herd_result::sweep::level_text;
-use herd_result::{Model, RunConfig, Server};
-use serde::{Deserialize, Serialize};
-use std::fmt::Write;
+use herd_result::Server;
 use std::sync::{Arc, Mutex};
-
-/// What the page says of the series.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Levels {
-    /// The command, e.g. `herd sweep http://127.0.0.1:8080/ at 100,200`.
-    pub what: String,
-    /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
-    pub unit: String,
-    /// Several targets side by side: the table has a column naming them.
-    #[serde(default)]
-    pub named: bool,
-    /// The step running now, e.g. `200 req/s`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rows: Vec<LevelRow>,
-    #[serde(default)]
-    pub done: bool,
-    /// Ctrl-C (or the page's stop) ended the series before its last level.
-    #[serde(default)]
-    pub interrupted: bool,
-}
-
-impl Levels {
-    /// The step a run of the series plays, from its config: where a series' observer learns
-    /// the level of each run.
-    pub fn step_of(&self, config: &RunConfig) -> String {
-        let level = match (config.model, config.rate) {
-            (Model::Open, Some(r)) => format!("{} {}", level_text(r), self.unit),
-            _ => format!("{} users", count(config.connections)),
-        };
-        if self.named {
-            format!("{level}, {}", config.url)
-        } else {
-            level
-        }
-    }
-}
-
-/// One finished level (one target's run at it, for a sweep of several).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct LevelRow {
-    /// The level asked for, with its unit: `200 req/s`, `50 users`.
-    pub asked: String,
-    #[serde(default)]
-    pub target: String,
-    /// What it achieved, with its unit: `198 replies/s`.
-    pub achieved: String,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    pub errors_percent: f64,
-    /// The series' word on the level: `ok`, `held`, `broke: p99 < 100ms`...
-    pub verdict: String,
-}
 
 /// A series' live outputs: the page (`--dashboard`) and the recording (`--record`), each told
 /// every event.
@@ -192,61 +132,4 @@ impl Sink for StepFeed {
         self.series.outputs.tell(&Event::Second(second));
         Ok(())
     }
-}
-
-/// The page's view of a series: where it is, the levels so far, the run going on.
-pub fn fragment(levels: &Levels, run: &Frame, report: &str) -> String {
-    let mut out = String::new();
-    let done = levels.rows.len();
-    let (state, text) = match (levels.done, &levels.step) {
-        (true, _) if levels.interrupted => (
-            "finished",
-            format!("Finished: stopped after {done} level(s). {report}"),
-        ),
-        (true, _) => ("finished", format!("Finished: {done} level(s). {report}")),
-        (false, Some(step)) => (
-            "running",
-            format!("Running the step at {step}; {done} level(s) done."),
-        ),
-        (false, None) => ("running", "Starting…".to_owned()),
-    };
-    let _ = writeln!(out, "<p id=\"series\">{}</p>", esc(&levels.what));
-    let _ = writeln!(
-        out,
-        "<p id=\"series-status\" class=\"{state}\" data-state=\"{state}\" data-levels=\"{done}\">{}</p>",
-        esc(&text)
-    );
-    let target = if levels.named { "<th>target</th>" } else { "" };
-    let _ = write!(
-        out,
-        "<table id=\"levels\"><thead><tr><th>asked</th>{target}<th>achieved</th><th>p50</th>\
-         <th>p99</th><th>errors</th><th>verdict</th></tr></thead><tbody>"
-    );
-    if levels.rows.is_empty() {
-        out.push_str("<tr><td colspan=\"7\">none finished yet</td></tr>");
-    }
-    for r in &levels.rows {
-        let target = if levels.named {
-            format!("<td>{}</td>", esc(&r.target))
-        } else {
-            String::new()
-        };
-        let _ = write!(
-            out,
-            "<tr class=\"level\"><td>{}</td>{target}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&r.asked),
-            esc(&r.achieved),
-            duration_ms(r.p50_ms),
-            duration_ms(r.p99_ms),
-            percent(r.errors_percent),
-            esc(&r.verdict),
-        );
-    }
-    out.push_str("</tbody></table>\n");
-    if let (false, Some(step)) = (levels.done, &levels.step) {
-        let _ = writeln!(out, "<section id=\"step\"><h2>Now: {}</h2>", esc(step));
-        out.push_str(&super::html::run_fragment(run, ""));
-        out.push_str("</section>\n");
-    }
-    out
 }

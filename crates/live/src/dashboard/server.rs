@@ -4,6 +4,7 @@
 //! final report. A handful of browsers, once a second: a web framework would be the larger part
 //! of herd for that.
 
+use super::control::Stopper;
 use super::page::page;
 use super::view::View;
 use std::io::{Read, Write};
@@ -114,14 +115,6 @@ impl Shared {
         drop(s);
         self.notify();
     }
-}
-
-/// Who may stop the run from the page.
-#[derive(Clone)]
-pub struct Stopper {
-    pub control: Arc<herd_engine::Control>,
-    /// Required on an address others can reach.
-    pub token: Option<String>,
 }
 
 pub struct Server {

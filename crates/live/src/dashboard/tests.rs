@@ -127,15 +127,15 @@ fn a_recording_read_back_makes_the_same_page_and_a_cut_line_ends_it() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("rec.ndjson");
     std::fs::write(&path, &text).unwrap();
-    let read = super::record::read(&path).unwrap().expect("a recording");
+    let read = super::recording::read(&path).unwrap().expect("a recording");
     assert_eq!(fragment(&read.frame(), "x"), fragment(&live.frame(), "x"));
     // Killed mid-line: the seconds before stand, the run is not finished.
     let cut = &text[..text.rfind("{\"event\":\"end\"").unwrap() + 30];
     std::fs::write(&path, cut).unwrap();
-    let partial = super::record::read(&path).unwrap().unwrap();
+    let partial = super::recording::read(&path).unwrap().unwrap();
     assert!(partial.end().is_none() && partial.seconds == 4);
     std::fs::write(&path, "{\"kind\":\"run\"}\n").unwrap();
-    assert!(super::record::read(&path).unwrap().is_none());
+    assert!(super::recording::read(&path).unwrap().is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -213,7 +213,8 @@ fn the_live_page_shows_the_watched_server_and_a_row_per_request_name() {
 
 #[test]
 fn a_series_page_lists_the_levels_done_above_the_step_going_on() {
-    use super::series::{fragment as series_fragment, LevelRow, Levels};
+    use super::event::{LevelRow, Levels};
+    use super::html::series_fragment;
     let r = run();
     let mut view = View::default();
     for e in events(&r, 2) {
@@ -258,7 +259,7 @@ fn a_series_page_lists_the_levels_done_above_the_step_going_on() {
 
 #[test]
 fn a_series_recording_read_back_makes_the_same_page_as_it_had_live() {
-    use super::series::{LevelRow, Levels};
+    use super::event::{LevelRow, Levels};
     let r = run();
     let levels = Levels {
         what: "herd sweep http://x/ at 20,40".to_owned(),
@@ -297,7 +298,7 @@ fn a_series_recording_read_back_makes_the_same_page_as_it_had_live() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("rec.ndjson");
     std::fs::write(&path, &text).unwrap();
-    let read = super::record::read(&path).unwrap().expect("a recording");
+    let read = super::recording::read(&path).unwrap().expect("a recording");
     let page = fragment(&read.frame(), "x");
     assert_eq!(page, fragment(&live.frame(), "x"));
     assert!(
@@ -305,4 +306,29 @@ fn a_series_recording_read_back_makes_the_same_page_as_it_had_live() {
         "{page}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_http2_run_says_connections_times_streams_and_asks_in_streams() {
+    let mut r = run();
+    r.config.model = herd_result::Model::Closed;
+    r.config.rate = None;
+    r.config.connections = 4;
+    r.config.streams = Some(8);
+    let header = StreamHeader::new(r.target.clone(), r.config.clone(), std::time::UNIX_EPOCH);
+    let mut view = View::default();
+    view.apply(&Event::Start(header));
+    for e in events(&r, 2).into_iter().skip(1) {
+        // The closed model's target: users, which over HTTP/2 are streams (4 x 8).
+        let Event::Second(mut s) = e else { continue };
+        s.target = Some(32.0);
+        view.apply(&Event::Second(s));
+    }
+    let live = fragment(&view.frame(), "");
+    assert!(live.contains("4 connections x 8 streams"), "{live}");
+    assert!(
+        live.contains("<dt>plan asks</dt><dd>32 streams (4 connections x 8)</dd>"),
+        "{live}"
+    );
+    assert!(!live.contains("32.0 users"), "{live}");
 }

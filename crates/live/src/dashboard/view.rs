@@ -3,7 +3,7 @@
 //! view at once; a recording replayed through [`View::apply`] gives the same view afterwards.
 
 use super::event::Event;
-use super::series::Levels;
+use super::event::Levels;
 use hdrhistogram::Histogram;
 use herd_result::stream::Sections;
 use herd_result::{

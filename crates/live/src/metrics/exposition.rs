@@ -1,6 +1,7 @@
 //! The series herd exposes, kept as cumulative counters over the closed seconds, and their text
 //! exposition (Prometheus text format 0.0.4, which OpenMetrics scrapers read too).
 
+use super::family::{family, point, Family};
 use crate::Start;
 use herd_engine::metrics::ErrorKind;
 use herd_engine::Record;
@@ -122,13 +123,26 @@ impl Exposition {
     /// Every series, by family, as of the last closed second.
     pub fn families(&self) -> Vec<Family> {
         let mut out = Vec::new();
-        let point = |name: &str, extra: Option<(&str, String)>, value: f64| Point {
-            name: name.to_owned(),
-            labels: extra.map(|(k, v)| (k.to_owned(), v)).into_iter().collect(),
-            value,
-        };
+        self.counters(&mut out);
+        self.latency(&mut out);
+        self.gauges(&mut out);
+        self.server(&mut out);
+        self.named.families(&self.bounds, &mut out);
         let f = family(
             &mut out,
+            "herd_run_finished",
+            "gauge",
+            "1 once the run has ended: the counters are final.",
+        );
+        f.points
+            .push(point(f.name, None, f64::from(u8::from(self.finished))));
+        out
+    }
+
+    /// Requests, responses and errors by class, bytes received.
+    fn counters(&self, out: &mut Vec<Family>) {
+        let f = family(
+            out,
             "herd_requests_total",
             "counter",
             "Requests that ended, by outcome (ok, failed: a 4xx/5xx or failed check, error: no response).",
@@ -142,7 +156,7 @@ impl Exposition {
                 .push(point(f.name, Some(("outcome", outcome.into())), n as f64));
         }
         let f = family(
-            &mut out,
+            out,
             "herd_responses_total",
             "counter",
             "Responses by status class.",
@@ -156,7 +170,7 @@ impl Exposition {
             ));
         }
         let f = family(
-            &mut out,
+            out,
             "herd_errors_total",
             "counter",
             "Requests that got no response, by error class.",
@@ -167,14 +181,18 @@ impl Exposition {
                 .push(point(f.name, Some(("class", k.key().into())), n as f64));
         }
         let f = family(
-            &mut out,
+            out,
             "herd_received_bytes_total",
             "counter",
             "Response bytes received.",
         );
         f.points.push(point(f.name, None, self.bytes as f64));
+    }
+
+    /// The latency histogram.
+    fn latency(&self, out: &mut Vec<Family>) {
         let f = family(
-            &mut out,
+            out,
             "herd_request_duration_seconds",
             "histogram",
             "Latency from each request's intended send time to its full response.",
@@ -196,8 +214,12 @@ impl Exposition {
             None,
             self.count as f64,
         ));
+    }
+
+    /// What the measurement is at: its seconds, the plan's target, the generator's health.
+    fn gauges(&self, out: &mut Vec<Family>) {
         let f = family(
-            &mut out,
+            out,
             "herd_measured_seconds",
             "gauge",
             "Seconds of the measurement closed so far.",
@@ -232,13 +254,17 @@ impl Exposition {
         ];
         for (name, help, value) in gauges {
             if let Some(v) = value {
-                let f = family(&mut out, name, "gauge", help);
+                let f = family(out, name, "gauge", help);
                 f.points.push(point(name, None, v));
             }
         }
+    }
+
+    /// The watched server's processes at their last reading.
+    fn server(&self, out: &mut Vec<Family>) {
         if !self.server.is_empty() {
             let f = family(
-                &mut out,
+                out,
                 "herd_server_cpu_percent",
                 "gauge",
                 "CPU of the watched server's processes (--watch-pid: the pid, --watch-name: the name) at their last reading, percent of one core.",
@@ -248,7 +274,7 @@ impl Exposition {
                     .push(point(f.name, Some(("process", who.clone())), *cpu));
             }
             let f = family(
-                &mut out,
+                out,
                 "herd_server_resident_memory_bytes",
                 "gauge",
                 "Resident memory of the watched server's processes at their last reading.",
@@ -258,16 +284,6 @@ impl Exposition {
                     .push(point(f.name, Some(("process", who.clone())), *rss as f64));
             }
         }
-        self.named.families(&self.bounds, &mut out);
-        let f = family(
-            &mut out,
-            "herd_run_finished",
-            "gauge",
-            "1 once the run has ended: the counters are final.",
-        );
-        f.points
-            .push(point(f.name, None, f64::from(u8::from(self.finished))));
-        out
     }
 
     /// The labels every series carries: the run and the shard.
@@ -296,38 +312,6 @@ impl Exposition {
         }
         o
     }
-}
-
-pub(super) fn family<'a>(
-    out: &'a mut Vec<Family>,
-    name: &'static str,
-    kind: &'static str,
-    help: &'static str,
-) -> &'a mut Family {
-    out.push(Family {
-        name,
-        kind,
-        help,
-        points: Vec::new(),
-    });
-    out.last_mut().expect("just pushed")
-}
-
-/// A metric family: its series share a name (a histogram's with suffixes), type and help.
-#[derive(Clone, Debug)]
-pub struct Family {
-    pub name: &'static str,
-    pub kind: &'static str,
-    pub help: &'static str,
-    pub points: Vec<Point>,
-}
-
-/// One series' value: its full name and its labels beyond the base ones.
-#[derive(Clone, Debug)]
-pub struct Point {
-    pub name: String,
-    pub labels: Vec<(String, String)>,
-    pub value: f64,
 }
 
 /// A label value as the text format wants it.

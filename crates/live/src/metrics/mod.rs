@@ -6,6 +6,7 @@
 //! from one pusher thread that makes its last push with the final counts.
 
 mod exposition;
+mod family;
 mod named;
 pub mod otlp;
 mod push;
@@ -14,6 +15,7 @@ pub mod remote_write;
 mod server;
 
 pub use exposition::{buckets_for, Exposition};
+pub use family::{Family, Point};
 pub use otlp::otlp;
 pub use push::Endpoint;
 pub use pushed::Pushed;

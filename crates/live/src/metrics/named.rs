@@ -4,7 +4,7 @@
 //! and checks past [`MAX_LABELLED`] count as `other` too, so a URL file of 20,000 URLs makes
 //! a hundred series, not 20,000.
 
-use super::exposition::{family, Family, Point};
+use super::family::{family, Family, Point};
 use herd_engine::Record;
 use herd_run::Labels;
 

@@ -2,8 +2,8 @@
 //! receiver's encoding and pushed from a [`Pusher`] thread every few seconds, the final counts
 //! pushed once more at the end. Remote write and OTLP differ only in the encoding.
 
+use super::exposition::Exposition;
 use super::push::{Endpoint, Format, Pusher};
-use super::Exposition;
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
 use herd_result::RunResult;

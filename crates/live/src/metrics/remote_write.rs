@@ -5,9 +5,9 @@
 //! p99 gauge. A background thread pushes, so a slow receiver never holds up the run; the last
 //! push, with the final counts, is made at the end.
 
+use super::exposition::Exposition;
 use super::push::{Endpoint, Format};
 use super::pushed::Pushed;
-use super::Exposition;
 use prost::Message;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

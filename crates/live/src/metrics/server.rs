@@ -2,7 +2,7 @@
 //! connection, `GET /metrics` and nothing else worth serving. Scrapes come once every few
 //! seconds; a web framework would be the larger part of herd for that.
 
-use super::Exposition;
+use super::exposition::Exposition;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -131,3 +131,135 @@ fn toxicity_is_drawn_from_the_seed_so_a_run_repeats() {
     assert!(a.iter().any(|x| *x) && a.iter().any(|x| !*x), "{a:?}");
     assert_ne!(a, choices(8));
 }
+
+/// Reads a connection to its end: (bytes, how long it took).
+fn timed_read(listen: SocketAddr) -> (usize, Duration) {
+    let t = Instant::now();
+    let n = read_all(listen).unwrap().len();
+    (n, t.elapsed())
+}
+
+#[test]
+fn timeout_drops_the_data_and_closes_after_its_time() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    // An echo server keeps its connection open: only the toxic ends it.
+    let listen = create(api, "db", echo());
+    add(
+        api,
+        "db",
+        json!({"type": "timeout", "attributes": {"timeout": 200}}),
+    );
+    let t = Instant::now();
+    let mut c = TcpStream::connect(listen).unwrap();
+    std::io::Write::write_all(&mut c, b"dropped\n").unwrap();
+    let mut got = Vec::new();
+    c.read_to_end(&mut got).unwrap();
+    let took = t.elapsed();
+    assert_eq!(got, b"");
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    assert_eq!(
+        metric(api, "herd_proxy_timeout_closes_total{proxy=\"db\"}"),
+        1
+    );
+}
+
+#[test]
+fn slow_close_holds_the_end_but_not_the_bytes() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    let listen = create(api, "db", blob(1000));
+    add(
+        api,
+        "db",
+        json!({"type": "slow_close", "attributes": {"delay": 300}}),
+    );
+    let (n, took) = timed_read(listen);
+    assert_eq!(n, 1000);
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+}
+
+#[test]
+fn bandwidth_spreads_the_bytes_over_time_at_its_rate() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    let listen = create(api, "db", blob(50_000));
+    // 100 KB/s: 50,000 bytes take half a second.
+    add(
+        api,
+        "db",
+        json!({"type": "bandwidth", "attributes": {"rate": 100}}),
+    );
+    let (n, took) = timed_read(listen);
+    assert_eq!(n, 50_000);
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+}
+
+#[test]
+fn an_http_toxic_delays_the_head_of_matching_responses_only() {
+    use std::io::Write;
+    let srv = server(0);
+    let api = srv.api_addr();
+    // A server answering each request line with a small response.
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let up = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let Ok(c) = c else { continue };
+            std::thread::spawn(move || {
+                let mut w = c.try_clone().unwrap();
+                let mut r = BufReader::new(c);
+                let mut line = String::new();
+                while std::io::BufRead::read_line(&mut r, &mut line)
+                    .map(|n| n > 0)
+                    .unwrap_or(false)
+                {
+                    if line == "\r\n" {
+                        let _ = w.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    }
+                    line.clear();
+                }
+            });
+        }
+    });
+    let listen = create(api, "web", up);
+    add(
+        api,
+        "web",
+        json!({"type": "http", "attributes": {"path": "/slow*", "header_delay": 300}}),
+    );
+    let mut c = TcpStream::connect(listen).unwrap();
+    let mut ask = |path: &str| -> Duration {
+        let t = Instant::now();
+        write!(c, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut buf = [0u8; 40];
+        c.read_exact(&mut buf).unwrap();
+        assert!(buf.ends_with(b"ok"), "{}", String::from_utf8_lossy(&buf));
+        t.elapsed()
+    };
+    assert!(ask("/fast") < Duration::from_millis(300));
+    assert!(ask("/slow/x") >= Duration::from_millis(300));
+    assert!(ask("/fast") < Duration::from_millis(300));
+    assert_eq!(
+        metric(api, "herd_proxy_http_faults_total{proxy=\"web\"}"),
+        1
+    );
+}
+
+#[test]
+fn an_upstream_nobody_listens_on_closes_the_client_and_is_counted() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let listen = create(api, "gone", closed);
+    assert_eq!(read_all(listen).map(|b| b.len()).unwrap_or(0), 0);
+    let failures = "herd_proxy_upstream_failures_total{proxy=\"gone\"}";
+    assert_eq!(metric(api, failures), 1);
+    assert_eq!(
+        metric(api, "herd_proxy_connections_open{proxy=\"gone\"}"),
+        0
+    );
+}

@@ -12,101 +12,17 @@ use crate::{GeneratorVerdict, Model};
 pub fn capacity_figure(c: &CapacityResult) -> Figure {
     let probes = c.by_level();
     let curve = |label: &str, color: &'static str, f: &dyn Fn(&ProbeRecord) -> f64| {
-        let points: Vec<(f64, f64)> = probes.iter().map(|p| (p.level, f(p))).collect();
-        let suspect = probes
-            .iter()
-            .zip(&points)
-            .filter(|(p, _)| p.generator == GeneratorVerdict::GeneratorLimited)
-            .map(|(_, pt)| *pt)
-            .collect();
-        Series {
-            markers: true,
-            suspect,
-            ..Series::line(label, color, points)
-        }
+        curve(&probes, label, color, f)
     };
     let levels: Vec<f64> = probes.iter().map(|p| p.level).collect();
-    let per_s = |p: &ProbeRecord, n: u64| {
-        if p.result.duration_s > 0.0 {
-            n as f64 / p.result.duration_s
-        } else {
-            0.0
-        }
-    };
-    let mut throughput = vec![
-        curve("good replies/s", palette::BLUE, &|p| {
-            measured(&p.result).goodput
-        }),
-        Series {
-            dashed: true,
-            ..curve("replies/s (any status)", palette::BLUE, &|p| {
-                per_s(p, p.result.totals.completed)
-            })
-        },
-    ];
-    // Offered iterations and replied requests are different units: no "offered" line then.
-    if c.model == Model::Open && c.open_unit() == "req/s" && !levels.is_empty() {
-        let (lo, hi) = (levels[0], levels[levels.len() - 1]);
-        throughput.push(Series::line("offered", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
-    }
-    // The SLO's percentiles, and the median for scale.
-    let mut percentiles: Vec<f64> = c
-        .slo
-        .objectives
-        .iter()
-        .filter_map(|o| match *o {
-            Objective::Latency { percentile, .. } => Some(percentile),
-            Objective::Errors { .. } => None,
-        })
-        .collect();
-    if !percentiles.contains(&50.0) {
-        percentiles.insert(0, 50.0);
-    }
-    if percentiles.len() == 1 {
-        percentiles.push(99.0);
-    }
-    let colors = [
-        palette::BLUE,
-        palette::ORANGE,
-        palette::PURPLE,
-        palette::SKY,
-    ];
-    let latency: Vec<Series> = percentiles
-        .iter()
-        .enumerate()
-        .map(|(i, q)| {
-            curve(&percentile_name(*q), colors[i % colors.len()], &|p| {
-                latency_at(&p.result.latency_ms, *q)
-            })
-        })
-        .collect();
+    let throughput = throughput(c, &probes, &levels);
+    let latency = latency(c, &probes);
     let errors = vec![curve("not ok", palette::BLUE, &|p| {
         measured(&p.result).error_percent
     })];
 
     let levels_marked = level_marks(c);
-    let slo = |latency: bool| -> Vec<Mark> {
-        let mut marks: Vec<Mark> = c
-            .slo
-            .objectives
-            .iter()
-            .filter_map(|o| {
-                let at = match *o {
-                    Objective::Latency { max_ms, .. } if latency => max_ms,
-                    Objective::Errors { max_percent, .. } if !latency => max_percent,
-                    _ => return None,
-                };
-                Some(Mark {
-                    vertical: false,
-                    at,
-                    label: format!("SLO: {}", o.phrase()),
-                    color: palette::RED,
-                })
-            })
-            .collect();
-        marks.extend(levels_marked.iter().cloned());
-        marks
-    };
+    let slo = |latency: bool| slo_marks(c, latency, &levels_marked);
     let good_max = max_y(&throughput[..1], &[]);
     let latency_marks = slo(true);
     let limits: Vec<f64> = latency_marks
@@ -162,6 +78,120 @@ pub fn capacity_figure(c: &CapacityResult) -> Figure {
             .y_not_ok(&error_limits),
         ],
     }
+}
+
+/// A line through each level probed, its points measured while herd itself was the
+/// bottleneck marked suspect.
+fn curve(
+    probes: &[&ProbeRecord],
+    label: &str,
+    color: &'static str,
+    f: &dyn Fn(&ProbeRecord) -> f64,
+) -> Series {
+    let points: Vec<(f64, f64)> = probes.iter().map(|p| (p.level, f(p))).collect();
+    let suspect = probes
+        .iter()
+        .zip(&points)
+        .filter(|(p, _)| p.generator == GeneratorVerdict::GeneratorLimited)
+        .map(|(_, pt)| *pt)
+        .collect();
+    Series {
+        markers: true,
+        suspect,
+        ..Series::line(label, color, points)
+    }
+}
+
+/// Good replies, all replies, and (for an open search in requests) what was offered.
+fn throughput(c: &CapacityResult, probes: &[&ProbeRecord], levels: &[f64]) -> Vec<Series> {
+    let curve = |label: &str, color: &'static str, f: &dyn Fn(&ProbeRecord) -> f64| {
+        curve(probes, label, color, f)
+    };
+    let per_s = |p: &ProbeRecord, n: u64| {
+        if p.result.duration_s > 0.0 {
+            n as f64 / p.result.duration_s
+        } else {
+            0.0
+        }
+    };
+    let mut throughput = vec![
+        curve("good replies/s", palette::BLUE, &|p| {
+            measured(&p.result).goodput
+        }),
+        Series {
+            dashed: true,
+            ..curve("replies/s (any status)", palette::BLUE, &|p| {
+                per_s(p, p.result.totals.completed)
+            })
+        },
+    ];
+    // Offered iterations and replied requests are different units: no "offered" line then.
+    if c.model == Model::Open && c.open_unit() == "req/s" && !levels.is_empty() {
+        let (lo, hi) = (levels[0], levels[levels.len() - 1]);
+        throughput.push(Series::line("offered", palette::GREY, vec![(lo, lo), (hi, hi)]).dashed());
+    }
+    throughput
+}
+
+/// The SLO's latency percentiles, and the median for scale.
+fn latency(c: &CapacityResult, probes: &[&ProbeRecord]) -> Vec<Series> {
+    let curve = |label: &str, color: &'static str, f: &dyn Fn(&ProbeRecord) -> f64| {
+        curve(probes, label, color, f)
+    };
+    let mut percentiles: Vec<f64> = c
+        .slo
+        .objectives
+        .iter()
+        .filter_map(|o| match *o {
+            Objective::Latency { percentile, .. } => Some(percentile),
+            Objective::Errors { .. } => None,
+        })
+        .collect();
+    if !percentiles.contains(&50.0) {
+        percentiles.insert(0, 50.0);
+    }
+    if percentiles.len() == 1 {
+        percentiles.push(99.0);
+    }
+    let colors = [
+        palette::BLUE,
+        palette::ORANGE,
+        palette::PURPLE,
+        palette::SKY,
+    ];
+    percentiles
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            curve(&percentile_name(*q), colors[i % colors.len()], &|p| {
+                latency_at(&p.result.latency_ms, *q)
+            })
+        })
+        .collect()
+}
+
+/// The SLO's limits (of latency, or of errors) as lines across, and the levels marked.
+fn slo_marks(c: &CapacityResult, latency: bool, levels_marked: &[Mark]) -> Vec<Mark> {
+    let mut marks: Vec<Mark> = c
+        .slo
+        .objectives
+        .iter()
+        .filter_map(|o| {
+            let at = match *o {
+                Objective::Latency { max_ms, .. } if latency => max_ms,
+                Objective::Errors { max_percent, .. } if !latency => max_percent,
+                _ => return None,
+            };
+            Some(Mark {
+                vertical: false,
+                at,
+                label: format!("SLO: {}", o.phrase()),
+                color: palette::RED,
+            })
+        })
+        .collect();
+    marks.extend(levels_marked.iter().cloned());
+    marks
 }
 
 /// The lowest and highest of `levels` (infinity and zero when there is none).

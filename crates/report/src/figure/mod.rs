@@ -25,6 +25,7 @@ mod search;
 mod server;
 mod statuses;
 mod sweep;
+mod trend;
 
 pub use capacity::capacity_figure;
 pub use compare::compare_figure;
@@ -42,6 +43,7 @@ pub use server::{
 };
 pub use statuses::statuses_figure;
 pub use sweep::{sweep_figure, sweep_result_figure};
+pub use trend::{trend_figure, TrendLine};
 
 /// A picture: a title over panels stacked top to bottom.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,32 +16,8 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
         Model::Open => "demanded rate (req/s)",
         Model::Closed => "concurrent users",
     };
-    let one = t.targets.len() == 1;
-    // The curve of target `i` for one measure: its colour is the target's in every panel.
     let curve = |i: usize, what: &str, dashed: bool, f: &dyn Fn(&Row) -> Option<f64>| {
-        let mut points = Vec::new();
-        let mut suspect = Vec::new();
-        for s in &t.steps {
-            let Some(row) = s.rows.get(i) else { continue };
-            let Some(y) = f(row).filter(|y| y.is_finite()) else {
-                continue;
-            };
-            points.push((s.level, y));
-            if limited(row) {
-                suspect.push((s.level, y));
-            }
-        }
-        let label = if one {
-            what.to_owned()
-        } else {
-            format!("{} {what}", t.targets[i])
-        };
-        Series {
-            dashed,
-            markers: true,
-            suspect,
-            ..Series::line(&label, palette::cycle(i), points)
-        }
+        curve(t, i, what, dashed, f)
     };
     let extra = |f: fn(&crate::sweep::Extra) -> f64| move |r: &Row| r.extra.as_ref().map(f);
     let targets = 0..t.targets.len();
@@ -129,6 +105,34 @@ pub fn sweep_figure(t: &Table, name: &str) -> Figure {
             .height(200.0)
             .y_not_ok(&[]),
         ],
+    }
+}
+
+/// The curve of target `i` for one measure: its colour is the target's in every panel.
+fn curve(t: &Table, i: usize, what: &str, dashed: bool, f: &dyn Fn(&Row) -> Option<f64>) -> Series {
+    let one = t.targets.len() == 1;
+    let mut points = Vec::new();
+    let mut suspect = Vec::new();
+    for s in &t.steps {
+        let Some(row) = s.rows.get(i) else { continue };
+        let Some(y) = f(row).filter(|y| y.is_finite()) else {
+            continue;
+        };
+        points.push((s.level, y));
+        if limited(row) {
+            suspect.push((s.level, y));
+        }
+    }
+    let label = if one {
+        what.to_owned()
+    } else {
+        format!("{} {what}", t.targets[i])
+    };
+    Series {
+        dashed,
+        markers: true,
+        suspect,
+        ..Series::line(&label, palette::cycle(i), points)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Stacked bar charts as inline SVG: a bar per second (or bucket of seconds), a layer per
 //! status class or kind of error, on the chart layer's axes, legend and hover data.
 
-use super::chart::{axes, empty, figure_at, Frame};
+use super::chart::{axes, empty, figure_at};
+use super::frame::Frame;
 use super::page::esc;
 use std::fmt::Write;
 

@@ -5,7 +5,8 @@
 
 use super::axis::Axis;
 use super::bars::{breakdown, stacked_bars, Stack};
-use super::chart::{lines_with, Frame, Series};
+use super::chart::lines_with;
+use super::frame::{Frame, Series};
 use super::marks::Rule;
 use super::page::esc;
 use crate::figure::{Figure, Kind, Panel, Reading, XAxis};

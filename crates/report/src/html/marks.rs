@@ -2,7 +2,7 @@
 //! measurement is not to be trusted (herd itself was the bottleneck), and reference lines
 //! (an SLO's limit, a knee, a capacity found) with their labels.
 
-use super::chart::{Frame, Series};
+use super::frame::{Frame, Series};
 use super::page::esc;
 use std::fmt::Write;
 

@@ -20,6 +20,7 @@ mod chart;
 mod compare;
 mod curves;
 mod figure;
+mod frame;
 mod generator;
 mod marks;
 mod optional;
@@ -27,6 +28,7 @@ mod page;
 mod run;
 mod server;
 mod sweep;
+mod wire;
 
 use crate::capacity::CapacityResult;
 use crate::sweep::SweepResult;
@@ -58,6 +60,30 @@ pub fn figure_svg(f: &crate::figure::Figure) -> String {
 }
 
 pub use page::esc;
+
+/// A page of metrics over stored runs: the trend figure, then a table of the runs (`rows`,
+/// under `header`), each row anchored `run-ID` (its first cell is the id) so a link reaches it.
+pub fn render_trend(fig: &crate::figure::Figure, header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut page = page::Page::new(&fig.title);
+    page.push(&format!("<h1>{}</h1>\n", esc(&fig.title)));
+    page.section("trend", "Over the runs", &figure::charts(fig));
+    let mut table = String::from("<table class=\"runs\"><thead><tr>");
+    for h in header {
+        table.push_str(&format!("<th>{}</th>", esc(h)));
+    }
+    table.push_str("</tr></thead><tbody>\n");
+    for row in rows {
+        let id = row.first().cloned().unwrap_or_default();
+        table.push_str(&format!("<tr id=\"run-{}\">", esc(&id)));
+        for cell in row {
+            table.push_str(&format!("<td>{}</td>", esc(cell)));
+        }
+        table.push_str("</tr>\n");
+    }
+    table.push_str("</tbody></table>\n");
+    page.section("runs", "The runs", &table);
+    page.finish(&page::footer("a store of runs (herd history trend); each run's own report: herd history show ID -o run.html"))
+}
 
 /// The reports' stylesheet, for pages that draw the same charts (the live dashboard).
 pub fn stylesheet() -> &'static str {

@@ -3,7 +3,7 @@
 //! sections the result carries, the tables and the generator's health.
 
 use super::page::{esc, facts, footer, table, Page};
-use super::{figure, generator, optional, server};
+use super::{figure, generator, optional, server, wire};
 use crate::compare::error_rate;
 use crate::figure::{phases_figure, run_figure, statuses_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
@@ -38,6 +38,11 @@ pub fn render(r: &RunResult) -> String {
             &figure::charts(&phases),
         );
     }
+    page.section(
+        "wire",
+        "Protocol, connections and phases",
+        &wire::section(r),
+    );
     if let Some(s) = server::section(r) {
         page.section("server", "Server resources", &s);
     }
@@ -62,13 +67,19 @@ fn header(r: &RunResult) -> String {
 /// How the load was applied, in words.
 pub fn how(r: &RunResult) -> String {
     let c = &r.config;
-    match (c.model, c.rate) {
+    let how = match (c.model, c.rate) {
         (Model::Open, Some(rps)) => format!(
             "open model at {} req/s (up to {} connections)",
             rate(rps),
             count(c.connections)
         ),
         _ => format!("closed model, {} connections", count(c.connections)),
+    };
+    // h2load's words: requests in flight are connections times streams.
+    match (c.streams, c.pipeline) {
+        (Some(m), _) => format!("{how} x {} streams", count(m)),
+        (None, Some(k)) => format!("{how}, pipelining {}", count(k)),
+        (None, None) => how,
     }
 }
 

@@ -1,6 +1,6 @@
 //! Stacked bars with plotters: a layer per series, bar by bar, as the HTML page stacks them.
 
-use super::draw::Chart;
+use super::format::Chart;
 use crate::figure::{palette, Panel};
 use plotters::prelude::*;
 

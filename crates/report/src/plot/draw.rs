@@ -1,16 +1,21 @@
 //! Drawing a [`Figure`] with plotters on a bitmap (encoded as PNG) or an SVG string.
 
-use super::{size, Figure, Format, Panel, PlotError, XAxis};
+use super::format::{size, Chart, Format, PlotError};
+use super::{Figure, Panel, XAxis};
 use crate::figure::{palette, Kind, Reading};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::sync::Once;
 
 pub(super) const FONT: &str = "sans-serif";
 
-/// A panel's chart: plain numbers on both axes (positions on a log axis are exponents).
-pub(super) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+/// Draws the figure as PNG or SVG bytes.
+pub fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
+    if fig.is_empty() {
+        return Err(PlotError::Empty(format!("{} has no points", fig.title)));
+    }
+    draw(fig, format)
+}
 
 /// plotters' ab_glyph text has no fonts of its own: register DejaVu Sans under the family name
 /// every style below asks for.
@@ -29,7 +34,7 @@ fn register_font() -> Result<(), PlotError> {
     }
 }
 
-pub(super) fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
+fn draw(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
     register_font()?;
     let (w, h) = size(fig);
     match format {

@@ -17,56 +17,11 @@
 
 mod bars;
 mod draw;
+mod format;
 
 pub use crate::figure::{run_figure, sweep_figure, Figure, Panel, Series, XAxis};
-
-use std::path::Path;
-
-/// What to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Png,
-    Svg,
-}
-
-impl Format {
-    /// From a file name: `.png` or `.svg` (any case).
-    pub fn from_path(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "png" => Some(Format::Png),
-            "svg" => Some(Format::Svg),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    #[error("nothing to plot: {0}")]
-    Empty(String),
-    #[error("cannot draw the plot: {0}")]
-    Draw(String),
-    #[error("cannot encode the PNG: {0}")]
-    Encode(String),
-}
-
-/// Width and height of one panel, in pixels: a figure is as tall as its panels.
-pub const PANEL_SIZE: (u32, u32) = (1000, 400);
-
-/// Width and height of the picture of `fig`, in pixels.
-pub fn size(fig: &Figure) -> (u32, u32) {
-    let (w, h) = PANEL_SIZE;
-    (w, h * fig.panels.len().max(1) as u32)
-}
-
-/// Draws the figure as PNG or SVG bytes.
-pub fn render(fig: &Figure, format: Format) -> Result<Vec<u8>, PlotError> {
-    if fig.is_empty() {
-        return Err(PlotError::Empty(format!("{} has no points", fig.title)));
-    }
-    draw::render(fig, format)
-}
+pub use draw::render;
+pub use format::{size, Format, PlotError, PANEL_SIZE};
 
 #[cfg(test)]
 mod tests;

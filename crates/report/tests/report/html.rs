@@ -266,3 +266,67 @@ fn herd_report_draws_the_series_of_the_run_figure_herd_plot_draws() {
         assert!(!plotted.is_empty(), "{id}");
     }
 }
+
+#[test]
+fn a_run_page_says_its_protocol_streams_tls_handshakes_and_phases() {
+    let mut r = fixtures::run(OPEN);
+    r.config.streams = Some(1000);
+    r.config.proxy = Some("http://127.0.0.1:3128".into());
+    r.generator.streams_allowed = Some(128);
+    r.generator.protocols = vec![herd_result::ProtocolUse {
+        protocol: "h3".into(),
+        connections: 4,
+        requests: 300,
+        handshakes: Some(herd_result::Handshakes {
+            full: herd_result::HandshakeTimes {
+                count: 1,
+                mean_ms: 2.5,
+                max_ms: 2.5,
+                total_ms: 2.5,
+            },
+            resumed: herd_result::HandshakeTimes {
+                count: 3,
+                mean_ms: 1.0,
+                max_ms: 1.2,
+                total_ms: 3.0,
+            },
+            early_data_accepted: 3,
+            early_data_rejected: 0,
+        }),
+    }];
+    r.generator.tls = vec![herd_result::TlsUse {
+        version: "TLSv1.3".into(),
+        cipher: "TLS13_AES_128_GCM_SHA256".into(),
+        alpn: Some("h3".into()),
+        connections: 4,
+    }];
+    r.phases = Some(herd_result::Phases {
+        waiting_ms: herd_result::Summary {
+            count: 300,
+            p50: 1.0,
+            p99: 2.0,
+            max: 3.0,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let page = html::render_run(&r);
+    for said in [
+        "HTTP/3 over QUIC (h3)",
+        "x 1,000 streams",
+        "the server allows 128 per connection",
+        "TLS13_AES_128_GCM_SHA256",
+        "TLSv1.3",
+        "3 taken, 0 refused",
+        "3 (1.00 ms mean)",
+        "http://127.0.0.1:3128",
+        "Phases of a request",
+        "waiting (send to first byte)",
+    ] {
+        assert!(page.contains(said), "the page should say {said:?}");
+    }
+    let mut h1 = fixtures::run(OPEN);
+    h1.config.pipeline = Some(16);
+    let page = html::render_run(&h1);
+    assert!(page.contains("pipelining 16") && page.contains("pipeline depth"));
+}

@@ -2,7 +2,7 @@
 //! thresholds, the capacity SLO and the sweep stop rule.
 
 use super::{Criterion, Metric, Stat};
-use crate::result::{Summary, Totals};
+use crate::summary::{Summary, Totals};
 use crate::workload::ThresholdResult;
 use crate::RunResult;
 

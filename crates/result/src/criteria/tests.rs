@@ -1,6 +1,6 @@
 use super::*;
 use crate::capacity::{measured, Slo};
-use crate::result::Totals;
+use crate::summary::Totals;
 use crate::sweep::StopRule;
 use crate::workload::NameResult;
 use crate::{RunResult, Summary};
@@ -98,9 +98,11 @@ fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     };
     let mut r = crate::build_run(crate::RunInput {

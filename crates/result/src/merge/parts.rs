@@ -3,7 +3,8 @@
 //! sum does not depend on the order of the shards.
 
 use crate::histogram::{decode_histogram, encode_histogram, summarize_us};
-use crate::result::{GeneratorSample, SizeSummary, Totals};
+use crate::result::GeneratorSample;
+use crate::summary::{SizeSummary, Totals};
 use crate::{CheckResult, Generator, GeneratorVerdict, Histograms, NameResult, ScenarioResult};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
@@ -261,6 +262,7 @@ pub(super) struct GeneratorSum {
     fd_limit: Option<u64>,
     ports_peak: Option<u64>,
     port_range: Option<u64>,
+    streams_allowed: Option<u64>,
     /// Per absolute second.
     seconds: BTreeMap<u64, GeneratorSample>,
 }
@@ -353,6 +355,7 @@ impl GeneratorSum {
         self.fd_limit = min_opt(self.fd_limit, g.fd_limit);
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
         self.port_range = min_opt(self.port_range, g.ephemeral_port_range);
+        self.streams_allowed = max_opt(self.streams_allowed, g.streams_allowed);
         for s in &g.timeline {
             let e = self.seconds.entry(start + s.t).or_default();
             e.cpu_percent.extend(&s.cpu_percent);
@@ -413,6 +416,7 @@ impl GeneratorSum {
             fd_limit: self.fd_limit,
             ephemeral_ports_peak: self.ports_peak,
             ephemeral_port_range: self.port_range,
+            streams_allowed: self.streams_allowed,
             timeline: self
                 .seconds
                 .into_iter()

@@ -40,9 +40,11 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec![],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     };
     let mut r = build_run(RunInput {

@@ -3,10 +3,27 @@
 //! where latency rose, and where errors started. A throughput curve alone can say "saturates at
 //! ~5 users" while p99 reached 7.7 s and 1-2% timed out at 500 users; the three together cannot.
 
-use super::knees::level_text;
 use crate::backlog::Backlog;
-use crate::format::{duration_ms, percent, rate};
+use crate::format::{count, duration_ms, percent, rate};
 use crate::knee::{Shape, TOLERANCE};
+use crate::Model;
+
+/// A level as asked: whole numbers exactly (`50`, `1,000`), fractions at three digits.
+pub fn level_text(x: f64) -> String {
+    if x.fract() == 0.0 && x >= 0.0 {
+        count(x as u64)
+    } else {
+        rate(x)
+    }
+}
+
+/// What a level counts: `req/s asked` or `users`.
+pub fn level_unit(model: Model) -> &'static str {
+    match model {
+        Model::Open => "req/s asked",
+        Model::Closed => "users",
+    }
+}
 
 /// One step of one target, as much as a conclusion needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

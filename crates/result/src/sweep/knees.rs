@@ -1,10 +1,11 @@
 //! Where each target of a sweep saturated: the shape of its good-replies curve, its latency and
 //! its errors, said the same way after the live table and in the HTML report.
 
-use super::conclusion::{backlog_clause, errors_clause, latency_clause, throughput_clause, Point};
+use super::conclusion::{
+    backlog_clause, errors_clause, latency_clause, level_unit, throughput_clause, Point,
+};
 use super::{Row, SweepResult};
 use crate::backlog::{run_syn_retries, Backlog};
-use crate::format::{count, rate};
 use crate::knee::{knee, shape, Knee, Shape};
 use crate::{GeneratorVerdict, Model};
 
@@ -41,23 +42,6 @@ pub fn too_short(r: &crate::RunResult) -> bool {
 /// counts a 503 as a reply; a client does not.
 pub fn good_rate(row: &Row) -> f64 {
     row.avg_rep_rate * (1.0 - row.errors / 100.0)
-}
-
-/// A level as asked: whole numbers exactly (`50`, `1,000`), fractions at three digits.
-pub fn level_text(x: f64) -> String {
-    if x.fract() == 0.0 && x >= 0.0 {
-        count(x as u64)
-    } else {
-        rate(x)
-    }
-}
-
-/// What a level counts: `req/s asked` or `users`.
-pub fn level_unit(model: Model) -> &'static str {
-    match model {
-        Model::Open => "req/s asked",
-        Model::Closed => "users",
-    }
 }
 
 impl SweepResult {

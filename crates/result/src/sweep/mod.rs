@@ -10,7 +10,8 @@ mod stop;
 mod tsv;
 
 pub use conclusion::{errors_start, latency_rise, Point};
-pub use knees::{good_rate, level_text, level_unit, too_short, TargetKnee, MIN_STEP_S};
+pub use conclusion::{level_text, level_unit};
+pub use knees::{good_rate, too_short, TargetKnee, MIN_STEP_S};
 pub use row::{implausible, row_of, Extra, Row, Table, TableStep};
 pub use stop::StopRule;
 pub use tsv::{read_table, write_table, Separator, TableError, COLUMNS, EXTRA_COLUMNS};

@@ -161,28 +161,8 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
         line,
         reason,
     };
-    let split = |l: &str| -> Vec<String> {
-        l.split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    let mut header: Vec<String> = Vec::new();
-    let mut data: Vec<(usize, Vec<String>)> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let cells = split(line);
-        let Some(first) = cells.first() else { continue };
-        if first.parse::<f64>().is_ok() {
-            data.push((i + 1, cells));
-        } else if data.is_empty() {
-            header.extend(cells);
-        } else {
-            return Err(err(
-                Some(i + 1),
-                format!("expected a row of numbers, found `{first}`"),
-            ));
-        }
-    }
+    let problem = |(line, reason): Problem| err(line, reason);
+    let (header, data) = split_lines(text).map_err(problem)?;
     let Some(level) = header.first() else {
         return Err(err(
             None,
@@ -201,6 +181,66 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
             ))
         }
     };
+    let (targets, slots, named) = read_header(&header, default_name).map_err(problem)?;
+    let all = COLUMNS.len() + EXTRA_COLUMNS.len();
+    // Each target's columns as the header spells them, to name one in an error.
+    let mut column = vec![vec![""; all]; targets.len()];
+    for (slot, cell) in slots.iter().zip(&header) {
+        if let Some((t, c)) = *slot {
+            column[t][c] = cell.as_str();
+        }
+    }
+    let mut steps = Vec::with_capacity(data.len());
+    for (line, cells) in data {
+        steps.push(read_step(line, &cells, &header, &slots, &column).map_err(problem)?);
+    }
+    Ok(Table {
+        model,
+        targets,
+        named,
+        steps,
+    })
+}
+
+/// A problem of a table: its line (if one is to blame) and what is wrong.
+type Problem = (Option<usize>, String);
+
+/// The header's cells (over as many lines as it was wrapped on) and each row of numbers with
+/// its line number.
+#[allow(clippy::type_complexity)]
+fn split_lines(text: &str) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>), Problem> {
+    let split = |l: &str| -> Vec<String> {
+        l.split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut header: Vec<String> = Vec::new();
+    let mut data: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let cells = split(line);
+        let Some(first) = cells.first() else { continue };
+        if first.parse::<f64>().is_ok() {
+            data.push((i + 1, cells));
+        } else if data.is_empty() {
+            header.extend(cells);
+        } else {
+            return Err((
+                Some(i + 1),
+                format!("expected a row of numbers, found `{first}`"),
+            ));
+        }
+    }
+    Ok((header, data))
+}
+
+/// The targets the header names, which (target, column) each header cell is (`None`: not
+/// ours), and whether the targets were named; every target must have every column.
+#[allow(clippy::type_complexity)]
+fn read_header(
+    header: &[String],
+    default_name: &str,
+) -> Result<(Vec<String>, Vec<Option<(usize, usize)>>, bool), Problem> {
     // For each header cell: which column of which target (None = not ours, ignored).
     let mut targets: Vec<String> = Vec::new();
     let mut slots: Vec<Option<(usize, usize)>> = vec![None];
@@ -228,116 +268,109 @@ pub fn read_table(text: &str, origin: &str, default_name: &str) -> Result<Table,
             .map(|c| COLUMNS[c])
             .collect();
         if !missing.is_empty() {
-            return Err(err(
+            return Err((
                 Some(1),
                 format!("target `{name}` has no column {}", missing.join(", ")),
             ));
         }
         let extras = (COLUMNS.len()..all).filter(|&c| has(c)).count();
         if extras != 0 && extras != EXTRA_COLUMNS.len() {
-            return Err(err(
+            return Err((
                 Some(1),
                 format!("target `{name}` has only some of herd's columns"),
             ));
         }
     }
     if targets.is_empty() {
-        return Err(err(
-            Some(1),
-            "the header names no columns of a target".into(),
+        return Err((Some(1), "the header names no columns of a target".into()));
+    }
+    Ok((targets, slots, named))
+}
+
+/// One row of numbers: the level, and each target's row.
+fn read_step(
+    line: usize,
+    cells: &[String],
+    header: &[String],
+    slots: &[Option<(usize, usize)>],
+    column: &[Vec<&str>],
+) -> Result<TableStep, Problem> {
+    let all = COLUMNS.len() + EXTRA_COLUMNS.len();
+    if cells.len() != header.len() {
+        return Err((
+            Some(line),
+            format!(
+                "{} fields, but the header has {} columns",
+                cells.len(),
+                header.len()
+            ),
         ));
     }
-    // Each target's columns as the header spells them, to name one in an error.
-    let mut column = vec![vec![""; all]; targets.len()];
-    for (slot, cell) in slots.iter().zip(&header) {
+    let mut values = vec![vec![None::<&str>; all]; column.len()];
+    for (slot, cell) in slots.iter().zip(cells).skip(1) {
         if let Some((t, c)) = *slot {
-            column[t][c] = cell.as_str();
+            values[t][c] = Some(cell.as_str());
         }
     }
-    let mut steps = Vec::with_capacity(data.len());
-    for (line, cells) in data {
-        if cells.len() != header.len() {
-            return Err(err(
-                Some(line),
-                format!(
-                    "{} fields, but the header has {} columns",
-                    cells.len(),
-                    header.len()
-                ),
-            ));
+    let number = |s: &str| {
+        s.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| (Some(line), format!("`{s}` is not a number")))
+    };
+    let measured = |name: &str, s: &str, percent: bool| {
+        let x = number(s)?;
+        match implausible(x, percent) {
+            None => Ok(x),
+            Some(why) => Err((Some(line), format!("`{name}` is {s}: {why}"))),
         }
-        let mut values = vec![vec![None::<&str>; all]; targets.len()];
-        for (slot, cell) in slots.iter().zip(&cells).skip(1) {
-            if let Some((t, c)) = *slot {
-                values[t][c] = Some(cell.as_str());
-            }
-        }
-        let number = |s: &str| {
-            s.parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| err(Some(line), format!("`{s}` is not a number")))
+    };
+    let level = measured(&header[0], &cells[0], false)?;
+    let mut rows = Vec::with_capacity(column.len());
+    for (v, names) in values.iter().zip(column) {
+        let f = |c: usize| {
+            let cell = v[c].expect("every column was checked in the header");
+            measured(names[c], cell, c == ERRORS)
         };
-        let measured = |name: &str, s: &str, percent: bool| {
-            let x = number(s)?;
-            match implausible(x, percent) {
-                None => Ok(x),
-                Some(why) => Err(err(Some(line), format!("`{name}` is {s}: {why}"))),
+        let extra = match v[COLUMNS.len()] {
+            None => None,
+            Some(_) => {
+                let g = v[all - 1].unwrap_or_default();
+                let generator = match g {
+                    "ok" => GeneratorVerdict::Ok,
+                    "generator-limited" => GeneratorVerdict::GeneratorLimited,
+                    other => {
+                        return Err((
+                            Some(line),
+                            format!("generator is `{other}`, not `ok` or `generator-limited`"),
+                        ))
+                    }
+                };
+                Some(Extra {
+                    p50: f(9)?,
+                    p95: f(10)?,
+                    p99: f(11)?,
+                    p999: f(12)?,
+                    ok: f(13)? as u64,
+                    failed: f(14)? as u64,
+                    generator,
+                })
             }
         };
-        let level = measured(&header[0], &cells[0], false)?;
-        let mut rows = Vec::with_capacity(targets.len());
-        for (v, names) in values.iter().zip(&column) {
-            let f = |c: usize| {
-                let cell = v[c].expect("every column was checked in the header");
-                measured(names[c], cell, c == ERRORS)
-            };
-            let extra = match v[COLUMNS.len()] {
-                None => None,
-                Some(_) => {
-                    let g = v[all - 1].unwrap_or_default();
-                    let generator = match g {
-                        "ok" => GeneratorVerdict::Ok,
-                        "generator-limited" => GeneratorVerdict::GeneratorLimited,
-                        other => {
-                            return Err(err(
-                                Some(line),
-                                format!("generator is `{other}`, not `ok` or `generator-limited`"),
-                            ))
-                        }
-                    };
-                    Some(Extra {
-                        p50: f(9)?,
-                        p95: f(10)?,
-                        p99: f(11)?,
-                        p999: f(12)?,
-                        ok: f(13)? as u64,
-                        failed: f(14)? as u64,
-                        generator,
-                    })
-                }
-            };
-            rows.push(Row {
-                req_rate: f(0)?,
-                con_rate: f(1)?,
-                min_rep_rate: f(2)?,
-                avg_rep_rate: f(3)?,
-                max_rep_rate: f(4)?,
-                stddev_rep_rate: f(5)?,
-                resp_time: f(6)?,
-                net_io: f(7)?,
-                errors: f(8)?,
-                extra,
-            });
-        }
-        steps.push(TableStep { level, rows });
+        rows.push(Row {
+            req_rate: f(0)?,
+            con_rate: f(1)?,
+            min_rep_rate: f(2)?,
+            avg_rep_rate: f(3)?,
+            max_rep_rate: f(4)?,
+            stddev_rep_rate: f(5)?,
+            resp_time: f(6)?,
+            net_io: f(7)?,
+            errors: f(8)?,
+            extra,
+        });
     }
-    Ok(Table {
-        model,
-        targets,
-        named,
-        steps,
-    })
+    Ok(TableStep { level, rows })
 }
 
 /// `req_rate` -> (0, None); `req_rate_testhost` -> (0, Some("testhost")); unknown -> None.

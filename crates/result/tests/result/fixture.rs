@@ -86,9 +86,11 @@ pub fn config(model: Model) -> RunConfig {
         calls_per_conn: None,
         pipeline: None,
         streams: None,
+        proxy: None,
         headers: vec!["Accept: */*".to_owned()],
         body_bytes: 0,
         secrets_shown: false,
+        labels: Default::default(),
         arrivals: None,
     }
 }

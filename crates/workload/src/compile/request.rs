@@ -1,7 +1,6 @@
 //! One request step compiled: its headers with the defaults, names resolved, its checks
 //! numbered, and, without holes, its bytes serialized once.
 
-use super::Names;
 use crate::diag::Diag;
 use crate::program::Send;
 use crate::resolve::{slot_of, Resolve};
@@ -107,4 +106,22 @@ pub(super) fn compile_request(
         }
     }
     Some(send)
+}
+
+/// Request names in order of first use; the same name shares its stats.
+#[derive(Default)]
+pub(super) struct Names {
+    pub(super) list: Vec<String>,
+}
+
+impl Names {
+    pub(super) fn index(&mut self, name: &str) -> u32 {
+        match self.list.iter().position(|n| n == name) {
+            Some(i) => i as u32,
+            None => {
+                self.list.push(name.to_owned());
+                (self.list.len() - 1) as u32
+            }
+        }
+    }
 }

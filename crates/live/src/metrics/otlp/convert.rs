@@ -8,7 +8,8 @@ use super::proto::{
     KeyValue, Metric, NumberDataPoint, Resource, ResourceMetrics, ScopeMetrics, Sum, Value,
     CUMULATIVE,
 };
-use crate::metrics::exposition::{Exposition, Family, Point};
+use crate::metrics::exposition::Exposition;
+use crate::metrics::family::{Family, Point};
 
 /// Each family's OpenTelemetry name and unit (UCUM; `{...}` annotations count things).
 const NAMES: &[(&str, &str, &str)] = &[

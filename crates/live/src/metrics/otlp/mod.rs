@@ -13,7 +13,7 @@ pub use convert::{name_of, request, Times};
 
 use super::push::{Endpoint, Format};
 use super::pushed::Pushed;
-use super::Exposition;
+use crate::metrics::exposition::Exposition;
 use prost::Message;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -7,8 +7,8 @@
 
 use std::fmt::Write;
 
-/// What the manifests say.
-pub struct Spec {
+/// What the manifests say: a workload, its data files and secrets, and how the pods run it.
+pub struct Bundle {
     pub name: String,
     pub namespace: Option<String>,
     pub image: String,
@@ -36,12 +36,12 @@ fn env_key(name: &str) -> String {
     format!("env.{name}")
 }
 
-fn secret_name(s: &Spec) -> String {
+fn secret_name(s: &Bundle) -> String {
     format!("{}-secrets", s.name)
 }
 
 /// The Secret, if the workload has anything secret.
-pub fn secret(s: &Spec) -> Option<String> {
+pub(crate) fn secret(s: &Bundle) -> Option<String> {
     if s.secret_files.is_empty() && s.env.is_empty() {
         return None;
     }
@@ -65,7 +65,7 @@ fn q(s: &str) -> String {
     serde_json::to_string(s).expect("a string serialises")
 }
 
-fn metadata(out: &mut String, name: &str, s: &Spec) {
+fn metadata(out: &mut String, name: &str, s: &Bundle) {
     let _ = writeln!(out, "metadata:\n  name: {}", q(name));
     if let Some(ns) = &s.namespace {
         let _ = writeln!(out, "  namespace: {}", q(ns));
@@ -77,7 +77,7 @@ fn metadata(out: &mut String, name: &str, s: &Spec) {
     );
 }
 
-pub fn config_map(s: &Spec) -> String {
+pub(crate) fn config_map(s: &Bundle) -> String {
     let mut out =
         String::from("# The plan every shard runs: the workload file and its data files.\n");
     out.push_str("apiVersion: v1\nkind: ConfigMap\n");
@@ -89,8 +89,7 @@ pub fn config_map(s: &Spec) -> String {
     out
 }
 
-pub fn job(s: &Spec) -> String {
-    let n = s.shards;
+pub(crate) fn job(s: &Bundle) -> String {
     let mut out = String::from(
         "# One pod per shard (Indexed Job): pod i runs `herd run --shard i/N`, all start on one\n\
          # instant, and each prints its result as a framed block: `herd k8s collect` reads the logs.\n\
@@ -99,6 +98,16 @@ pub fn job(s: &Spec) -> String {
     );
     out.push_str("apiVersion: batch/v1\nkind: Job\n");
     metadata(&mut out, &s.name, s);
+    job_spec(&mut out, s);
+    job_args(&mut out, s);
+    job_volumes(&mut out, s);
+    out
+}
+
+/// The Job's spec down to the container's arguments: one pod per index, never retried, spread
+/// over the nodes, locked down.
+fn job_spec(out: &mut String, s: &Bundle) {
+    let n = s.shards;
     let _ = write!(
         out,
         "spec:
@@ -151,6 +160,11 @@ pub fn job(s: &Spec) -> String {
         name = q(&s.name),
         image = q(&s.image),
     );
+}
+
+/// The container's arguments: `herd run` of the workload as shard JOB_COMPLETION_INDEX.
+fn job_args(out: &mut String, s: &Bundle) {
+    let n = s.shards;
     let push = s
         .remote_write
         .iter()
@@ -170,6 +184,10 @@ pub fn job(s: &Spec) -> String {
     for a in args.into_iter().chain(push) {
         let _ = writeln!(out, "            - {}", q(&a));
     }
+}
+
+/// The container's environment, resources and mounts, and the volume of the plan's files.
+fn job_volumes(out: &mut String, s: &Bundle) {
     let _ = write!(
         out,
         "{env}          resources:
@@ -211,20 +229,19 @@ pub fn job(s: &Spec) -> String {
             );
         }
     };
-    items(&mut out, &s.files);
+    items(out, &s.files);
     if !s.secret_files.is_empty() {
         let _ = writeln!(
             out,
             "              - secret:\n                  name: {}\n                  items:",
             q(&secret_name(s))
         );
-        items(&mut out, &s.secret_files);
+        items(out, &s.secret_files);
     }
-    out
 }
 
 /// The container's environment: each value the workload reads, from the Secret.
-fn env(s: &Spec) -> String {
+fn env(s: &Bundle) -> String {
     let mut out = String::new();
     if s.env.is_empty() {
         return out;

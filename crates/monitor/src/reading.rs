@@ -3,8 +3,8 @@
 //! record carries the server's side of that second instead of waiting for the end.
 
 use crate::exporter::{ExporterSampler, Series};
+use crate::observations::ExporterSeries;
 use crate::process::ProcessSample;
-use crate::watcher::{ExporterSeries, Observations, ProcessSeries, Watcher};
 use std::time::Instant;
 
 /// One reading of one watched target, by its place in the plan.
@@ -61,38 +61,6 @@ pub(crate) fn add_scrape(into: &mut ExporterSeries, seen: ExporterSeries) {
         {
             Some(x) => x.samples.extend(s.samples),
             None => into.series.push(s),
-        }
-    }
-}
-
-impl Watcher {
-    /// The readings taken since the last call, as observations of their own: what the live
-    /// outputs add to the second they close. The final [`Watcher::stop`] still returns all.
-    pub fn fresh(&self) -> Observations {
-        let mut processes: Vec<ProcessSeries> = match &self.processes {
-            Some((empty, _)) => empty.clone(),
-            None => Vec::new(),
-        };
-        let mut exporters: Vec<ExporterSeries> =
-            self.exporters.iter().map(|(e, _)| e.clone()).collect();
-        for reading in self.fresh.try_iter() {
-            match reading {
-                Reading::Process(k, x) => {
-                    if let Some(p) = processes.get_mut(k) {
-                        p.samples.push(x);
-                    }
-                }
-                Reading::Exporter(k, seen) => {
-                    if let Some(e) = exporters.get_mut(k) {
-                        add_scrape(e, seen);
-                    }
-                }
-            }
-        }
-        Observations {
-            origin: self.origin,
-            processes,
-            exporters,
         }
     }
 }

@@ -1,7 +1,7 @@
-//! A report goes where it was asked, in the format asked or the one the file's extension names.
+//! Where a rendered report goes (`herd report`, `herd compare`): standard output, a file or a
+//! PDF, in the format asked or the one the file's extension names.
 
 use crate::exit::Exit;
-use crate::pdf;
 use clap::ValueEnum;
 use std::path::Path;
 
@@ -33,7 +33,7 @@ pub fn format_for(format: Option<Format>, output: Option<&Path>) -> Format {
 pub fn emit(content: &str, format: Format, output: Option<&Path>) -> Result<(), Exit> {
     match (format, output) {
         (Format::Pdf, Some(path)) => {
-            pdf::print(content, path)?;
+            herd_report::pdf::print(content, path).map_err(|e| Exit::bad_input(e.to_string()))?;
         }
         (_, Some(path)) => std::fs::write(path, content).map_err(|e| {
             Exit::bad_input(format!(

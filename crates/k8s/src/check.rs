@@ -156,25 +156,23 @@ pub fn loopback_host(target: &str) -> Option<&str> {
     loopback.then_some(&authority[authority.len() - host_port.len()..])
 }
 
-/// A remote-write URL the pods can push to, and no password in it.
-pub fn remote_write(url: &str) -> Result<(), String> {
-    let e = herd_live::metrics::remote_write::endpoint(url)?;
+/// A remote-write URL the pods can push to (`shown` as herd prints it), and no password in it.
+pub fn remote_write(url: &str, shown: &str) -> Result<(), String> {
     pods_can_push(
         "--prometheus-remote-write",
         url,
-        &e.url,
+        shown,
         "push to an agent in the cluster that adds them",
         "http://prometheus.monitoring:9090/api/v1/write",
     )
 }
 
-/// An OTLP URL the pods can push to, and no password in it.
-pub fn otlp(url: &str) -> Result<(), String> {
-    let t = herd_live::metrics::otlp::target(Some(url), |_| None)?.expect("a flag is a target");
+/// An OTLP URL the pods can push to (`shown` as herd prints it), and no password in it.
+pub fn otlp(url: &str, shown: &str) -> Result<(), String> {
     pods_can_push(
         "--otlp",
         url,
-        &t.endpoint.url,
+        shown,
         "push to a collector in the cluster that adds them",
         "http://otel-collector.monitoring:4318",
     )

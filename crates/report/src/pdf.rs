@@ -1,7 +1,6 @@
 //! PDF output: the HTML report printed by a headless Chromium (its print stylesheet lays it
 //! out for A4), when one is installed.
 
-use crate::exit::Exit;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,13 +28,19 @@ pub fn find_chromium() -> Option<PathBuf> {
     })
 }
 
+/// Why a PDF was not printed, said whole (what to install or where it failed).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PdfError(String);
+
 /// Prints `html` to a PDF at `out`.
-pub fn print(html: &str, out: &Path) -> Result<(), Exit> {
+pub fn print(html: &str, out: &Path) -> Result<(), PdfError> {
     let browser = find_chromium().ok_or_else(|| {
-        Exit::bad_input(
+        PdfError(
             "--format pdf needs Chromium or Chrome (none found on PATH; set HERD_CHROMIUM to its \
              path, or install it: apt-get install chromium). Or write HTML (-o report.html) and \
-             print it to PDF from any browser.",
+             print it to PDF from any browser."
+                .to_owned(),
         )
     })?;
     let work = scratch_dir()?;
@@ -44,10 +49,10 @@ pub fn print(html: &str, out: &Path) -> Result<(), Exit> {
     result
 }
 
-fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), Exit> {
+fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), PdfError> {
     let page = work.join("report.html");
     std::fs::write(&page, html)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", page.display())))?;
+        .map_err(|e| PdfError(format!("cannot write {}: {e}", page.display())))?;
     // Chromium resolves the output path against its own working directory.
     let out_abs = std::path::absolute(out).unwrap_or_else(|_| out.to_owned());
     let _ = std::fs::remove_file(&out_abs);
@@ -75,13 +80,13 @@ fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), E
         cmd.arg("--no-sandbox");
     }
     let log_file = std::fs::File::create(&log)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", log.display())))?;
+        .map_err(|e| PdfError(format!("cannot write {}: {e}", log.display())))?;
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log_file)
         .spawn()
-        .map_err(|e| Exit::bad_input(format!("cannot start {}: {e}", browser.display())))?;
+        .map_err(|e| PdfError(format!("cannot start {}: {e}", browser.display())))?;
     let deadline = Instant::now() + TIMEOUT;
     let status = loop {
         match child.try_wait() {
@@ -90,7 +95,7 @@ fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), E
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(Exit::bad_input(format!(
+                return Err(PdfError(format!(
                     "{} did not print the PDF within {} s",
                     browser.display(),
                     TIMEOUT.as_secs()
@@ -102,7 +107,7 @@ fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), E
     if !status.success() || !printed {
         let said = std::fs::read_to_string(&log).unwrap_or_default();
         let tail: Vec<&str> = said.lines().rev().take(5).collect();
-        return Err(Exit::bad_input(format!(
+        return Err(PdfError(format!(
             "{} could not print {} ({status}): {}",
             browser.display(),
             out.display(),
@@ -112,12 +117,12 @@ fn print_in(browser: &Path, html: &str, out: &Path, work: &Path) -> Result<(), E
     Ok(())
 }
 
-fn scratch_dir() -> Result<PathBuf, Exit> {
+fn scratch_dir() -> Result<PathBuf, PdfError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("herd-pdf-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir)
-        .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", dir.display())))?;
+        .map_err(|e| PdfError(format!("cannot create {}: {e}", dir.display())))?;
     Ok(dir)
 }

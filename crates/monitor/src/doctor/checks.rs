@@ -2,9 +2,8 @@
 //! values and returns a verdict, the value shown, and the exact command that fixes it. Tested as
 //! tables, no `/proc` needed.
 
-use herd_monitor::system::{port_budget, ports_held, PortBudget, TIME_WAIT_S};
+use crate::system::{port_budget, ports_held, PortBudget, TIME_WAIT_S};
 use herd_result::format::count;
-use herd_run::SPARE_FDS;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,6 +51,8 @@ pub struct Load {
     pub connections: u64,
     pub rate: Option<f64>,
     pub calls_per_conn: Option<u64>,
+    /// The files herd keeps open besides its connections (`herd_run::SPARE_FDS`).
+    pub spare_fds: u64,
 }
 
 /// New connections per second the load implies.
@@ -78,7 +79,7 @@ impl Load {
 /// The open-file limit against the connections asked for. herd raises its soft limit to the hard
 /// limit itself, so only the hard limit can stop it.
 pub fn open_files(soft: u64, hard: u64, load: &Load) -> Check {
-    let needed = load.connections + SPARE_FDS;
+    let needed = load.connections + load.spare_fds;
     let value = format!(
         "soft {}, hard {}; {} connections need {}",
         limit(soft),
@@ -106,7 +107,7 @@ pub fn open_files(soft: u64, hard: u64, load: &Load) -> Check {
 /// The same rule judges a finished run (`herd_engine::generator`), by the ports herd really held.
 pub fn local_ports(range: (u16, u16), load: &Load, tw_reuse: u8, loopback: bool) -> Check {
     let (lo, hi) = range;
-    let ports = herd_monitor::system::range_size(range);
+    let ports = crate::system::range_size(range);
     let reuse = tw_reuse_applies(tw_reuse, loopback);
     let fix_range = "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"";
     let fix_reuse = "sysctl -w net.ipv4.tcp_tw_reuse=1";
@@ -174,7 +175,7 @@ pub fn local_ports(range: (u16, u16), load: &Load, tw_reuse: u8, loopback: bool)
 /// Whether Linux reuses TIME_WAIT ports for new connections to this target: 1 for all, 2 (the
 /// default since 4.19) for loopback only.
 fn tw_reuse_applies(tw_reuse: u8, loopback: bool) -> bool {
-    herd_monitor::system::tw_reuse_applies(tw_reuse, Some(loopback)) == Some(true)
+    crate::system::tw_reuse_applies(tw_reuse, Some(loopback)) == Some(true)
 }
 
 /// `net.ipv4.tcp_tw_reuse`: matters only when connections are replaced.
@@ -325,6 +326,7 @@ mod tests {
             connections,
             rate,
             calls_per_conn: calls,
+            spare_fds: 64,
         }
     }
 

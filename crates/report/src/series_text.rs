@@ -1,0 +1,162 @@
+//! The live tables of a series, a line as each run ends: `herd sweep`'s steps and `herd
+//! capacity`'s probes, and the capacity search's knee line. Pure text from what was measured;
+//! the CLI prints it.
+
+use herd_result::capacity::{measured, CapacityResult, Purpose};
+use herd_result::format::{count, duration_ms, duration_s, rate};
+use herd_result::knee::{shape, Shape};
+use herd_result::sweep::{level_text, Row};
+use herd_result::{GeneratorVerdict, Model};
+
+/// The sweep table's header: the level's column named by model and unit (`iterations/s` for a
+/// workload), HTTP/2's `conns xM` when a level is connections of M streams, and a target
+/// column when several targets are swept side by side.
+pub fn sweep_header(model: Model, unit: &str, streams: Option<usize>, named: bool) -> String {
+    let level = match (model, unit, streams) {
+        (Model::Closed, _, Some(m)) => format!("conns x{m}"),
+        (Model::Closed, _, None) => "users".into(),
+        (Model::Open, "req/s", _) => "req/s asked".into(),
+        (Model::Open, _, _) => "iter/s asked".into(),
+    };
+    let target = if named { "  target          " } else { "" };
+    format!(
+        "{level:>11}{target}  {:>9}  {:>22}  {:>9}  {:>9}  {:>9}  {:>7}  generator",
+        "sent/s", "replies/s min/avg/max", "mean", "p50", "p99", "errors"
+    )
+}
+
+/// One run of a sweep: its level, the target's name when several are swept, its row; `short`:
+/// a step too short to judge.
+pub fn sweep_line(level: f64, name: Option<&str>, r: &Row, short: bool) -> String {
+    let x = r.extra.as_ref();
+    let target = name.map_or(String::new(), |n| format!("  {n:<16}"));
+    let verdict = step_verdict(r, short);
+    let reply = format!(
+        "{}/{}/{}",
+        rate(r.min_rep_rate),
+        rate(r.avg_rep_rate),
+        rate(r.max_rep_rate)
+    );
+    format!(
+        "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
+        level_text(level),
+        rate(r.req_rate),
+        duration_ms(r.resp_time),
+        duration_ms(x.map_or(0.0, |x| x.p50)),
+        duration_ms(x.map_or(0.0, |x| x.p99)),
+        format!("{:.2}%", r.errors),
+    )
+}
+
+/// The table's last column: whether the step measured the server.
+pub fn step_verdict(r: &Row, short: bool) -> &'static str {
+    match r.extra.as_ref().map(|x| x.generator) {
+        Some(GeneratorVerdict::GeneratorLimited) => "LIMITED: herd, not the server",
+        _ if short => "ok; too short to judge (under 0.25 s)",
+        _ => "ok",
+    }
+}
+
+/// The probe table's header.
+pub fn probe_header() -> String {
+    format!(
+        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  verdict",
+        "probe", "purpose", "level", "length", "good/s", "errors", "p99"
+    )
+}
+
+/// One probe of a capacity search, as judged.
+pub struct ProbeLine<'a> {
+    pub n: usize,
+    pub purpose: Purpose,
+    /// The level with its unit (`probe_level`).
+    pub level: &'a str,
+    pub duration_s: f64,
+    pub goodput: f64,
+    pub error_percent: f64,
+    pub p99_ms: f64,
+    pub verdict: &'a str,
+}
+
+/// A line of the probe table.
+pub fn probe_line(p: &ProbeLine) -> String {
+    format!(
+        "{:>5}  {:<8}  {:>13}  {:>8}  {:>10}  {:>8}  {:>9}  {}",
+        p.n,
+        purpose_name(p.purpose),
+        p.level,
+        duration_s(p.duration_s),
+        rate(p.goodput),
+        format!("{:.2}%", p.error_percent),
+        duration_ms(p.p99_ms),
+        p.verdict,
+    )
+}
+
+/// A probe's level as the table shows it: users, or a rate in the table's narrow unit.
+pub fn probe_level(users_model: bool, level: f64, unit: &str) -> String {
+    if users_model {
+        users(level)
+    } else {
+        format!("{} {}", rate(level), short(unit))
+    }
+}
+
+/// Where good throughput levelled off over the probes, as a bracket between two levels probed,
+/// only when the probes show one (the same rule as a sweep's, `herd_result::knee::shape`).
+pub fn knee_line(r: &CapacityResult, unit: &str) -> Option<String> {
+    let points: Vec<(f64, f64)> = r
+        .probes
+        .iter()
+        .filter(|p| p.generator == herd_result::GeneratorVerdict::Ok && p.too_few.is_none())
+        .map(|p| (p.level, measured(&p.result).goodput))
+        .collect();
+    let at = |x: f64| match r.model {
+        Model::Closed => users(x),
+        Model::Open => format!("{} {unit}", rate(x)),
+    };
+    match shape(r.model, &points)? {
+        Shape::Knee {
+            below,
+            at: knee,
+            throughput,
+        } => Some(format!(
+            "knee: good throughput levels off (within 10%) between {} and {}, near {} req/s",
+            at(below),
+            at(knee),
+            rate(throughput)
+        )),
+        Shape::FlatFromFirst {
+            first, throughput, ..
+        } => Some(format!(
+            "knee: good throughput already level (within 10%) at the lowest level probed, {}, \
+             near {} req/s",
+            at(first),
+            rate(throughput)
+        )),
+        Shape::Single { .. } | Shape::Rising { .. } => None,
+    }
+}
+
+/// "1 user", "8 users".
+fn users(level: f64) -> String {
+    let n = level.round() as u64;
+    format!("{} user{}", count(n), if n == 1 { "" } else { "s" })
+}
+
+/// The level's unit in the probe table's narrow column.
+fn short(unit: &str) -> &str {
+    if unit == "iterations/s" {
+        "iter/s"
+    } else {
+        unit
+    }
+}
+
+pub fn purpose_name(p: Purpose) -> &'static str {
+    match p {
+        Purpose::Ramp => "ramp",
+        Purpose::Narrow => "narrow",
+        Purpose::Confirm => "confirm",
+    }
+}

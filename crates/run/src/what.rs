@@ -1,0 +1,61 @@
+//! What a prepared run plays: a URL with its request, a URL file, a workload file, a log replay
+//! or a URL driven by a wrk script, resolved from the spec.
+
+use herd_engine::Request;
+use herd_http::{RequestSpec, Target};
+use herd_workload::Workload;
+use std::path::PathBuf;
+
+/// A URL with its request, resolved from the flags.
+pub(crate) struct UrlRequest {
+    pub target: Target,
+    /// The request as the flags describe it; a URL run's body lives only in `request`.
+    pub spec: RequestSpec,
+    /// The bytes sent, built once and shared by every connection (`Arc`s inside).
+    pub request: Request,
+    pub body_len: u64,
+    /// The URL and the headers as the result shows them: credentials masked.
+    pub shown_url: String,
+    pub headers: Vec<String>,
+    /// `--show-secrets`: `shown_url` and `headers` are as given.
+    pub secrets_shown: bool,
+}
+
+// One per run, never in a collection: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum What {
+    Url(UrlRequest),
+    UrlFile {
+        request: UrlRequest,
+        workload: Workload,
+        file: PathBuf,
+    },
+    Workload {
+        workload: Workload,
+        file: PathBuf,
+    },
+    Replay {
+        url: String,
+        target: Target,
+        replay: Box<crate::replay::Prepared>,
+    },
+    /// A URL driven by a wrk Lua script (its main state; the threads' are made per run).
+    Script {
+        request: UrlRequest,
+        wrk: std::sync::Mutex<herd_lua::Wrk>,
+        file: PathBuf,
+    },
+}
+
+impl What {
+    /// The one site the run loads.
+    pub(crate) fn target(&self) -> &Target {
+        match self {
+            What::Url(r) | What::UrlFile { request: r, .. } | What::Script { request: r, .. } => {
+                &r.target
+            }
+            What::Workload { workload, .. } => workload.target(),
+            What::Replay { target, .. } => target,
+        }
+    }
+}
