@@ -150,28 +150,58 @@ impl Transport for Wire {
         };
         let addr = self.addr;
         let mut eof = false;
+        // A read shorter than `buf` must mean the socket is empty (the loop waits for the next
+        // readiness edge then), as for a plain socket: rustls hands out one TLS record (16 KiB
+        // at most) at a time, so `buf` is filled from record after record until the socket
+        // would block. Stopping after one record left a 64 KiB response's other records in a
+        // socket whose edge had already come: the exchange waited for its deadline.
+        let mut filled = 0;
+        let done = |filled: usize, otherwise: Io| {
+            Ok(if filled > 0 {
+                Io::Done(filled)
+            } else {
+                otherwise
+            })
+        };
         loop {
             send_tls(tls, &mut c.sock).map_err(|e| Failure::io(&e))?;
-            match tls.reader().read(buf) {
-                Ok(0) => return Ok(Io::Closed),
-                Ok(n) => return Ok(Io::Done(n)),
+            match tls.reader().read(&mut buf[filled..]) {
+                Ok(0) => return done(filled, Io::Closed),
+                Ok(n) => {
+                    filled += n;
+                    if filled == buf.len() {
+                        return Ok(Io::Done(filled));
+                    }
+                    continue;
+                }
                 // No close_notify: many servers just close; the response's framing decides.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Io::Closed),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    return done(filled, Io::Closed)
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) if filled > 0 => return Ok(Io::Done(filled)),
                 Err(e) => return Err(Failure::io(&e)),
             }
             if eof {
-                return Ok(Io::Closed);
+                return done(filled, Io::Closed);
             }
             match tls.read_tls(&mut c.sock) {
                 Ok(0) => eof = true,
                 Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Io::Blocked),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return done(filled, Io::Blocked)
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // What was read goes first; the next read meets the failure again.
+                Err(_) if filled > 0 => return Ok(Io::Done(filled)),
                 Err(e) => return Err(Failure::io(&e)),
             }
-            tls.process_new_packets()
-                .map_err(|e| crate::handshake::failure(addr, &e))?;
+            if let Err(e) = tls.process_new_packets() {
+                if filled > 0 {
+                    return Ok(Io::Done(filled));
+                }
+                return Err(crate::handshake::failure(addr, &e));
+            }
         }
     }
 
