@@ -11,7 +11,7 @@
 //!
 //! Writers run in transactions (SQLite's write-ahead log and a busy timeout; PostgreSQL's own),
 //! so jobs storing at once lose nothing and a writer killed mid-run leaves a readable store.
-//! Change points ([`detect`]) are E-Divisive means with a seeded permutation test, as Apache
+//! Change points ([`mod@detect`]) are E-Divisive means with a seeded permutation test, as Apache
 //! Otava does, and no change smaller than the runs' own noise.
 //!
 //! ```
