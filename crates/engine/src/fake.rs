@@ -402,7 +402,12 @@ impl Parse for FakeParser {
         FakeParser
     }
 
-    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        _now: Instant,
+        resp: &mut Response,
+    ) -> Result<(usize, bool), Failure> {
         let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
             return Ok((0, false));
         };

@@ -28,6 +28,7 @@
 //! ```
 
 mod control;
+mod events;
 #[cfg(feature = "fake")]
 pub mod fake;
 pub mod generator;
@@ -52,6 +53,7 @@ mod transport;
 mod worker;
 
 pub use control::Control;
+pub use events::EventStream;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use ordered::Ordered;

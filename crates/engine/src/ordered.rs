@@ -190,7 +190,7 @@ impl<P: Parse> Ordered<P> {
                 // no `Note::FirstByte` per response, which the loop has no use for.
                 front.resp.first_byte = Some(now);
             }
-            let (used, done) = front.parser.feed(&got[at..], &mut front.resp)?;
+            let (used, done) = front.parser.feed(&got[at..], now, &mut front.resp)?;
             at += used;
             front.resp.bytes_received += used as u64;
             if !done {

@@ -33,6 +33,9 @@ pub struct Request {
     /// With `keep_response`: of the response only its `Set-Cookie` headers are read (a cookie
     /// jar, no check or extraction): a protocol may keep just those, and no body.
     pub keep_only_cookies: bool,
+    /// An event-stream response is read as an LLM's tokens (`--sse llm`, a step's
+    /// `stream: llm`).
+    pub llm: bool,
 }
 
 impl Request {
@@ -45,6 +48,7 @@ impl Request {
             head: false,
             keep_response: false,
             keep_only_cookies: false,
+            llm: false,
         }
     }
 
@@ -143,8 +147,9 @@ pub struct Response {
     /// Bytes read from the connection for this response: head and body.
     pub bytes_received: u64,
     /// Bytes written for this exchange when its session encodes requests its own way (HTTP/2's
-    /// frames, HPACK-compressed); `None`: the request's bytes as given were what went out.
-    pub bytes_sent: Option<u64>,
+    /// frames, HPACK-compressed); 0: the request's bytes as given were what went out (no
+    /// `Option`: its 8 bytes more per request in flight made room for `events`).
+    pub bytes_sent: u64,
     /// Length of the decoded body (page weight).
     pub body_len: u64,
     /// Whether the connection may carry another request.
@@ -153,6 +158,8 @@ pub struct Response {
     pub headers: ThinVec<(String, String)>,
     /// Response body, only when the request asked to keep the response.
     pub body: ThinVec<u8>,
+    /// The events of a `text/event-stream` body, as they arrived.
+    pub events: Option<Box<crate::EventStream>>,
 }
 
 impl Response {
@@ -162,11 +169,12 @@ impl Response {
         self.first_byte = None;
         self.sent = None;
         self.bytes_received = 0;
-        self.bytes_sent = None;
+        self.bytes_sent = 0;
         self.body_len = 0;
         self.keep_alive = false;
         self.headers.clear();
         self.body.clear();
+        self.events = None;
     }
 }
 
@@ -314,7 +322,13 @@ pub trait Parse {
     /// a complete response belong to the next one and are left unconsumed. Fills `resp` (status,
     /// `body_len`, `keep_alive`, and headers and body when the request keeps them);
     /// `resp.bytes_received` is the driver's to count.
-    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure>;
+    /// `now`: when `bytes` arrived (the instant of an event found in them).
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        now: Instant,
+        resp: &mut Response,
+    ) -> Result<(usize, bool), Failure>;
 
     /// The server closed the connection with `unconsumed` bytes not taken by `feed`: `Ok` when
     /// that ends the response (a body delimited by the close), else the `eof` failure saying how

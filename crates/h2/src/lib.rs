@@ -90,13 +90,15 @@ impl Default for Settings {
 pub enum Event {
     /// The final (non-1xx) status of a response.
     Status { exchange: usize, status: u16 },
-    /// A response header field, only for streams submitted with `keep`.
+    /// A response header field, only for streams submitted with `keep` (and an event
+    /// stream's `content-type`).
     Header {
         exchange: usize,
         name: std::ops::Range<usize>,
         value: std::ops::Range<usize>,
     },
-    /// Body bytes of a response; `kept` holds them only for streams submitted with `keep`.
+    /// Body bytes of a response; `kept` holds them only for streams submitted with `keep`,
+    /// and for event streams.
     Data {
         exchange: usize,
         len: usize,

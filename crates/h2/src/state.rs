@@ -77,7 +77,8 @@ impl State {
             if status >= 200 {
                 self.events.push(Event::Status { exchange, status });
             }
-        } else if stream.keep {
+        } else if stream.keep || event_stream(name, value) {
+            stream.events |= event_stream(name, value);
             let name = keep(&mut self.kept, name);
             let value = keep(&mut self.kept, value);
             self.events.push(Event::Header {
@@ -101,7 +102,7 @@ impl State {
             return;
         }
         let (exchange, len) = (stream.exchange, bytes.len());
-        let kept = stream.keep.then(|| keep(&mut self.kept, bytes));
+        let kept = (stream.keep || stream.events).then(|| keep(&mut self.kept, bytes));
         // A response's DATA frames arrive together: one event for a run of them.
         if let Some(Event::Data {
             exchange: last,
@@ -209,6 +210,14 @@ impl State {
         stream.sent += n;
         (n, stream.sent == stream.body.len())
     }
+}
+
+/// `content-type: text/event-stream`: a response read as events as they arrive.
+fn event_stream(name: &[u8], value: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b"content-type")
+        && value
+            .get(..17)
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"text/event-stream"))
 }
 
 fn keep(kept: &mut Vec<u8>, bytes: &[u8]) -> std::ops::Range<usize> {

@@ -14,6 +14,9 @@ pub(crate) struct Stream {
     pub(crate) exchange: usize,
     /// Keep headers and body bytes for the caller (a script reads them), not just count them.
     pub(crate) keep: bool,
+    /// Client side: the response is an event stream (`text/event-stream`): its body is
+    /// handed over as it arrives, kept or not, for its events to be read.
+    pub(crate) events: bool,
     /// Bytes this side sends as the stream's body, and how many went out already.
     pub(crate) body: Vec<u8>,
     pub(crate) sent: usize,

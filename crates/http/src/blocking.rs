@@ -50,7 +50,7 @@ impl Wire {
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             if !pending.is_empty() {
-                let (used, complete) = parser.feed(pending, resp)?;
+                let (used, complete) = parser.feed(pending, Instant::now(), resp)?;
                 pending.drain(..used);
                 if complete {
                     resp.bytes_received -= pending.len() as u64;

@@ -17,6 +17,8 @@ pub(crate) struct Head {
     pub status: u16,
     pub framing: Framing,
     pub keep_alive: bool,
+    /// `Content-Type: text/event-stream`: the body is read as events as they arrive.
+    pub event_stream: bool,
 }
 
 impl Head {
@@ -39,6 +41,7 @@ pub(crate) fn interpret(
     let mut chunked = false;
     let mut close = false;
     let mut keep_alive_token = false;
+    let mut event_stream = false;
     for h in headers {
         // Dispatch on length first: most headers are none of these three.
         let name = h.name.as_bytes();
@@ -70,6 +73,10 @@ pub(crate) fn interpret(
                     keep_alive_token |= token.eq_ignore_ascii_case(b"keep-alive");
                 }
             }
+            12 if name.eq_ignore_ascii_case(b"content-type") => {
+                let essence = h.value.split(|&b| b == b';').next().unwrap_or_default();
+                event_stream = trim(essence).eq_ignore_ascii_case(b"text/event-stream");
+            }
             _ => {}
         }
     }
@@ -94,6 +101,7 @@ pub(crate) fn interpret(
         status,
         framing,
         keep_alive,
+        event_stream,
     })
 }
 

@@ -45,6 +45,7 @@ mod proxy;
 mod request;
 mod route;
 mod session;
+mod sse;
 mod target;
 mod tls;
 mod transport;

@@ -6,10 +6,12 @@
 use crate::chunked::ChunkedDecoder;
 use crate::error::excerpt;
 use crate::head::{self, Framing, Head};
-use herd_engine::{Failure, Parse, Request, Response};
+use crate::sse;
+use herd_engine::{EventStream, Failure, Parse, Request, Response};
 use herd_metrics::ErrorKind;
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
+use std::time::Instant;
 
 /// A head that needs more than this is treated as a broken server, not buffered without limit.
 pub(crate) const MAX_HEAD: usize = 256 * 1024;
@@ -43,6 +45,8 @@ pub struct ResponseParser {
     keep: bool,
     /// Without `keep`: copy only the `Set-Cookie` headers (a cookie jar's need), no body.
     cookies: bool,
+    /// An event-stream body is read as an LLM's tokens (`--sse llm`).
+    llm: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -65,6 +69,7 @@ impl ResponseParser {
         let head_request = req.head || req.bytes.starts_with(b"HEAD ");
         let mut p = ResponseParser::new(head_request, req.keep_response && !req.keep_only_cookies);
         p.cookies = req.keep_response && req.keep_only_cookies;
+        p.llm = req.llm;
         p
     }
 
@@ -77,6 +82,7 @@ impl ResponseParser {
             head_request,
             keep,
             cookies: false,
+            llm: false,
         }
     }
 
@@ -164,6 +170,9 @@ impl ResponseParser {
     fn start_body(&mut self, head: Head, resp: &mut Response) {
         resp.status = head.status;
         resp.keep_alive = head.keep_alive;
+        if head.event_stream && head.framing != Framing::Empty {
+            resp.events = Some(Box::new(EventStream::new(self.llm)));
+        }
         self.state = match head.framing {
             Framing::Empty => State::Done,
             Framing::Length(total) => State::Length(total),
@@ -173,8 +182,11 @@ impl ResponseParser {
     }
 
     /// Takes all of `bytes` as body: only the close ends it.
-    fn until_close(&self, bytes: &[u8], resp: &mut Response) {
+    fn until_close(&self, bytes: &[u8], now: Instant, resp: &mut Response) {
         resp.body_len += bytes.len() as u64;
+        if let Some(ev) = &mut resp.events {
+            sse::scan(ev, bytes, now);
+        }
         if self.keep {
             resp.body.extend_from_slice(bytes);
         }
@@ -187,7 +199,12 @@ impl Parse for ResponseParser {
         ResponseParser::for_request(req)
     }
 
-    fn feed(&mut self, bytes: &[u8], resp: &mut Response) -> Result<(usize, bool), Failure> {
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        now: Instant,
+        resp: &mut Response,
+    ) -> Result<(usize, bool), Failure> {
         let mut used = 0;
         loop {
             let rest = &bytes[used..];
@@ -202,6 +219,9 @@ impl Parse for ResponseParser {
                         resp.body.extend_from_slice(&rest[..take]);
                     }
                     resp.body_len += take as u64;
+                    if let Some(ev) = &mut resp.events {
+                        sse::scan(ev, &rest[..take], now);
+                    }
                     *remaining -= take as u64;
                     let done = *remaining == 0;
                     if done {
@@ -211,9 +231,13 @@ impl Parse for ResponseParser {
                 }
                 State::Chunked(decoder) => {
                     let (keep, body_len, body) = (self.keep, &mut resp.body_len, &mut resp.body);
+                    let events = &mut resp.events;
                     let (took, done) = decoder
                         .decode(rest, |data| {
                             *body_len += data.len() as u64;
+                            if let Some(ev) = events {
+                                sse::scan(ev, data, now);
+                            }
                             if keep {
                                 body.extend_from_slice(data);
                             }
@@ -231,7 +255,7 @@ impl Parse for ResponseParser {
                     return Ok((used + took, done));
                 }
                 State::UntilClose => {
-                    self.until_close(rest, resp);
+                    self.until_close(rest, now, resp);
                     return Ok((bytes.len(), false));
                 }
                 State::Done => return Ok((used, true)),
@@ -259,7 +283,7 @@ impl Parse for ResponseParser {
                 resp.body_len
             ),
             State::UntilClose => {
-                self.until_close(unconsumed, resp);
+                self.until_close(unconsumed, Instant::now(), resp);
                 self.state = State::Done;
                 return Ok(());
             }

@@ -59,10 +59,14 @@ pub enum ErrorKind {
     /// A script's hook raised while judging the response (wrk's `response()`, a workload's
     /// `lua:` check): the response is not a valid one for the script, so it is an error.
     Lua,
+    /// `--sse llm`: the event stream ended without its `data: [DONE]`.
+    SseNoDone,
+    /// A Server-Sent Events stream sent no event for `--event-timeout`.
+    SseStalled,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 22] = [
+    pub const ALL: [ErrorKind; 24] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -85,6 +89,8 @@ impl ErrorKind {
         ErrorKind::H3StreamReset,
         ErrorKind::H3Protocol,
         ErrorKind::Lua,
+        ErrorKind::SseNoDone,
+        ErrorKind::SseStalled,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -117,6 +123,8 @@ impl ErrorKind {
             ErrorKind::H3StreamReset => "h3_stream_reset",
             ErrorKind::H3Protocol => "h3_protocol",
             ErrorKind::Lua => "lua",
+            ErrorKind::SseNoDone => "sse_no_done",
+            ErrorKind::SseStalled => "sse_stalled",
         }
     }
 
@@ -307,7 +315,9 @@ mod tests {
                 "quic_protocol",
                 "h3_stream_reset",
                 "h3_protocol",
-                "lua"
+                "lua",
+                "sse_no_done",
+                "sse_stalled"
             ]
         );
     }

@@ -23,6 +23,7 @@ mod outcome;
 mod recorder;
 mod second_latency;
 mod stats;
+mod stream;
 mod timeline;
 
 pub use by_name::{ByName, NameSecond, NAMED_PER_SECOND, OTHER_NAME};
@@ -33,4 +34,5 @@ pub use outcome::{Outcome, Phases, Verdict};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
 pub use stats::{Stats, StatusCounts};
+pub use stream::{StreamOutcome, StreamStats};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

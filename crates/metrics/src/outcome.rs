@@ -51,6 +51,8 @@ pub struct Outcome {
     pub bytes_received: u64,
     /// Response body length: the page weight.
     pub body_bytes: u64,
+    /// A response read as an event stream (`text/event-stream`): when its events came.
+    pub stream: Option<Box<crate::StreamOutcome>>,
 }
 
 impl Outcome {
@@ -75,6 +77,7 @@ impl Outcome {
             bytes_sent: 0,
             bytes_received: 0,
             body_bytes: 0,
+            stream: None,
         }
     }
 
@@ -93,6 +96,7 @@ impl Outcome {
             bytes_sent: 0,
             bytes_received: 0,
             body_bytes: 0,
+            stream: None,
         }
     }
 }

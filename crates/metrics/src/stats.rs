@@ -43,6 +43,9 @@ pub struct Stats {
     pub body_min: u64,
     pub body_max: u64,
     pub body_sum: u64,
+    /// The responses read as event streams, when there were any (boxed: most runs have none,
+    /// and there is one `Stats` per request name per thread).
+    pub stream: Option<Box<crate::StreamStats>>,
 }
 
 impl Stats {
@@ -85,6 +88,7 @@ impl Default for Stats {
             body_min: u64::MAX,
             body_max: 0,
             body_sum: 0,
+            stream: None,
         }
     }
 }
@@ -130,6 +134,9 @@ impl Stats {
         }
         self.bytes_sent += o.bytes_sent;
         self.bytes_received += o.bytes_received;
+        if let Some(s) = &o.stream {
+            self.stream.get_or_insert_default().record(s);
+        }
         match o.result {
             Ok(v) => {
                 self.completed += 1;
@@ -159,6 +166,7 @@ impl Stats {
             + self.time_to_error.heap_bytes()
             + self.status.heap_bytes()
             + self.errors.heap_bytes()
+            + self.stream.as_ref().map_or(0, |s| s.heap_bytes())
     }
 
     /// Records the lookup of the target's name, made before the run.
@@ -199,6 +207,9 @@ impl Stats {
         self.body_min = self.body_min.min(other.body_min);
         self.body_max = self.body_max.max(other.body_max);
         self.body_sum += other.body_sum;
+        if let Some(s) = &other.stream {
+            self.stream.get_or_insert_default().merge(s);
+        }
     }
 
     /// Status codes that occurred, ascending.

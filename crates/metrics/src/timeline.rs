@@ -27,6 +27,10 @@ pub struct Second {
     pub body_bytes: u64,
     pub body_min: u64,
     pub body_max: u64,
+    /// Events read in the event streams (Server-Sent Events) that ended in this second, and
+    /// their tokens (`--sse llm`).
+    pub events: u64,
+    pub tokens: u64,
     /// Responses by status code: a run killed before its end still tells its codes.
     pub status: StatusCounts,
     /// Latency of the responses that ended in this second, in microseconds (requests that got
@@ -52,6 +56,8 @@ impl Second {
             body_bytes: 0,
             body_min: u64::MAX,
             body_max: 0,
+            events: 0,
+            tokens: 0,
             status: StatusCounts::default(),
             latency: SecondLatency::default(),
             service: SecondLatency::default(),
@@ -74,6 +80,10 @@ impl Second {
     pub(crate) fn count(&mut self, o: &Outcome) {
         self.bytes_received += o.bytes_received;
         self.bytes_sent += o.bytes_sent;
+        if let Some(s) = &o.stream {
+            self.events += s.events;
+            self.tokens += s.tokens;
+        }
         match o.result {
             Ok(v) => {
                 match v {
@@ -114,6 +124,8 @@ impl Second {
         self.body_bytes += other.body_bytes;
         self.body_min = self.body_min.min(other.body_min);
         self.body_max = self.body_max.max(other.body_max);
+        self.events += other.events;
+        self.tokens += other.tokens;
         for (code, n) in other.status.iter() {
             self.status.add(code, n);
         }
@@ -152,6 +164,8 @@ impl Spilled for Second {
             self.body_bytes,
             self.body_min,
             self.body_max,
+            self.events,
+            self.tokens,
         ];
         for v in counts.iter().chain(&self.errors).chain(&self.status_class) {
             put_varint(out, *v);
@@ -174,6 +188,8 @@ impl Spilled for Second {
         s.body_bytes = get_varint(input)?;
         s.body_min = get_varint(input)?;
         s.body_max = get_varint(input)?;
+        s.events = get_varint(input)?;
+        s.tokens = get_varint(input)?;
         for v in s.errors.iter_mut().chain(s.status_class.iter_mut()) {
             *v = get_varint(input)?;
         }

@@ -306,7 +306,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         };
         let resp = Response {
             bytes_received: bytes.0,
-            bytes_sent: bytes.1,
+            bytes_sent: bytes.1.unwrap_or(0),
             ..Response::default()
         };
         let connection = opening.connection;

@@ -1,8 +1,8 @@
 //! Turning an exchange into an [`Outcome`] and counting it: the warm-up rule and the connection
 //! counts, kept once for every run.
 
-use crate::{Failure, Request, Response};
-use herd_metrics::{Outcome, Phases, Recorder, Verdict};
+use crate::{EventStream, Failure, Request, Response};
+use herd_metrics::{ErrorKind, Outcome, Phases, Recorder, StreamOutcome, Verdict};
 use std::time::{Duration, Instant};
 
 /// When one exchange started, was sent and ended, for its [`Outcome`].
@@ -32,6 +32,17 @@ pub(crate) fn outcome(
     span: Span,
     result: Result<(Verdict, Option<String>), Failure>,
 ) -> Outcome {
+    let result = match (result, resp.events.as_deref()) {
+        (Ok(_), Some(ev)) if ev.llm && !ev.done => Err(Failure::new(
+            ErrorKind::SseNoDone,
+            format!(
+                "the event stream ended without `data: [DONE]` after {} content events",
+                ev.events
+            ),
+        )),
+        (result, _) => result,
+    };
+    let stream = resp.events.as_deref().map(|ev| Box::new(stream(ev, &span)));
     let (status, result, message, body_bytes) = match result {
         Ok((verdict, message)) => (resp.status, Ok(verdict), message, resp.body_len),
         Err(f) => (0, Err(f.kind), Some(f.message), 0),
@@ -80,11 +91,27 @@ pub(crate) fn outcome(
         message,
         bytes_sent: match (span.sent, resp.bytes_sent) {
             (None, _) => 0,
-            (Some(_), Some(wire)) => wire,
-            (Some(_), None) => req.bytes.len() as u64,
+            (Some(_), 0) => req.bytes.len() as u64,
+            (Some(_), wire) => wire,
         },
         bytes_received: resp.bytes_received,
         body_bytes,
+        stream,
+    }
+}
+
+/// What a response's events measured, from the exchange's instants.
+fn stream(ev: &EventStream, span: &Span) -> StreamOutcome {
+    let since = |from: Instant| ev.first.map(|f| f.saturating_duration_since(from));
+    StreamOutcome {
+        first: since(span.intended),
+        first_sent: span.sent.and_then(since),
+        gaps: ev.gaps.clone(),
+        events: ev.events,
+        duration: ev
+            .first
+            .map_or(Duration::ZERO, |f| span.done.saturating_duration_since(f)),
+        tokens: ev.usage.unwrap_or(ev.events),
     }
 }
 

@@ -30,6 +30,10 @@ struct Stream {
     /// flight: refused past that limit, it was over a limit herd could not know, and goes
     /// again.
     early: Option<usize>,
+    /// The request keeps its response (headers and body, for a script).
+    keep: bool,
+    /// An event-stream response is read as an LLM's tokens.
+    llm: bool,
 }
 
 /// The session of one HTTP/2 connection.
@@ -238,6 +242,8 @@ impl Session<Wire> for H2 {
             stream_id,
             resp,
             early: None,
+            keep: req.keep_response,
+            llm: req.llm,
         };
         let Some(parts) = &req.parts else {
             self.streams[exchange] = Some(stream(0));

@@ -3,7 +3,7 @@
 //! sent again elsewhere and counted once).
 
 use super::{Stream, H2, HELD};
-use herd_engine::{Failed, Failure, Note};
+use herd_engine::{EventStream, Failed, Failure, Note};
 use herd_h2::{code_name, Event, StreamEnd};
 use herd_metrics::ErrorKind;
 use std::time::Instant;
@@ -75,7 +75,12 @@ impl H2 {
                     value,
                 } => {
                     if let Some(Some(s)) = self.streams.get_mut(exchange) {
-                        s.resp.headers.push((text(name), text(value)));
+                        if is_event_stream(&kept[name.clone()], &kept[value.clone()]) {
+                            s.resp.events = Some(Box::new(EventStream::new(s.llm)));
+                        }
+                        if s.keep {
+                            s.resp.headers.push((text(name), text(value)));
+                        }
                     }
                 }
                 Event::Data {
@@ -86,7 +91,12 @@ impl H2 {
                     if let Some(Some(s)) = self.streams.get_mut(exchange) {
                         s.resp.body_len += len as u64;
                         if let Some(r) = body {
-                            s.resp.body.extend_from_slice(&kept[r]);
+                            if let Some(ev) = &mut s.resp.events {
+                                crate::sse::scan(ev, &kept[r.clone()], now);
+                            }
+                            if s.keep {
+                                s.resp.body.extend_from_slice(&kept[r]);
+                            }
                         }
                     }
                 }
@@ -101,7 +111,7 @@ impl H2 {
                     else {
                         continue;
                     };
-                    stream.resp.bytes_sent = Some(sent);
+                    stream.resp.bytes_sent = sent;
                     let over = stream.early.is_some_and(|n| n > limit);
                     self.free.push(exchange);
                     self.in_flight -= 1;
@@ -118,6 +128,13 @@ impl H2 {
     }
 }
 
+fn is_event_stream(name: &[u8], value: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b"content-type")
+        && value
+            .get(..17)
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"text/event-stream"))
+}
+
 /// RFC 9113 section 7.
 const REFUSED_STREAM: u32 = 0x7;
 
@@ -130,7 +147,7 @@ fn ended(mut s: Stream, end: StreamEnd, over: bool, last: bool) -> Note {
             failure: Failure::new(kind, message),
             received: s.resp.bytes_received,
             unseen,
-            sent: s.resp.bytes_sent,
+            sent: Some(s.resp.bytes_sent),
         })
     };
     match end {
