@@ -218,6 +218,8 @@ impl<S: Socket> Conn<S> {
                 }
                 Failure::Fault(fault) => return Err(self.inject(fault, route)),
             }
+        } else if let Some(events) = &route.events {
+            self.stream_events(w, route, events, persist).await?;
         } else if route.echo {
             write_head(&mut self.out, route.status, &route.headers, self.echo.len());
             end_head(&mut self.out, persist);
@@ -228,6 +230,33 @@ impl<S: Socket> Conn<S> {
             route.ok.write(&mut self.out, persist, head.head_only);
         }
         self.after(head).await
+    }
+
+    /// Sends `events` as they are due, each flushed on its own.
+    async fn stream_events(
+        &mut self,
+        w: &Worker,
+        route: &Compiled,
+        events: &crate::events::Compiled,
+        persist: Persist,
+    ) -> Result<(), End> {
+        events.head(&mut self.out, route.status, &route.headers);
+        end_head(&mut self.out, persist);
+        self.flush().await?;
+        for i in 0..events.count {
+            let wait = {
+                let mut rng = w.rng.borrow_mut();
+                let d = if i == 0 { &events.first } else { &events.gap };
+                d.sample(&mut *rng)
+            };
+            if !wait.is_zero() {
+                w.delays.sleep(wait).await;
+            }
+            events.event(i, &mut self.out);
+            self.flush().await?;
+        }
+        events.end(&mut self.out);
+        self.flush().await
     }
 
     fn inject(&mut self, fault: Fault, route: &Compiled) -> End {

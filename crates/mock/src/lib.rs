@@ -42,6 +42,7 @@ mod conn;
 mod counters;
 mod delay;
 mod error;
+mod events;
 mod h2;
 mod latency;
 mod request;
@@ -56,6 +57,7 @@ mod worker;
 use std::net::{Ipv4Addr, SocketAddr};
 
 pub use error::MockError;
+pub use events::Events;
 pub use latency::Latency;
 pub use route::{default_routes, Auth, Fault, Route, HELLO, MAX_BODY};
 pub use server::{Server, ServerStats};

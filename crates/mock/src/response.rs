@@ -186,6 +186,8 @@ pub(crate) struct Compiled {
     pub(crate) auth_key: Option<Box<[u8]>>,
     /// The answer to a request without a valid token.
     pub(crate) unauthorized: Prepared,
+    /// Server-Sent Events instead of the body (`sse`, `sse=llm`).
+    pub(crate) events: Option<crate::events::Compiled>,
 }
 
 impl Compiled {
@@ -230,6 +232,13 @@ impl Compiled {
                 &[("WWW-Authenticate".into(), "Bearer".into())],
                 b"missing or invalid bearer token\n".to_vec(),
             ),
+            events: match &route.events {
+                Some(e) => Some(e.compile().map_err(|message| MockError::InvalidRoute {
+                    path: route.path.clone(),
+                    message,
+                })?),
+                None => None,
+            },
         })
     }
 

@@ -55,6 +55,9 @@ pub struct Route {
     /// `Connection: close`: what a client meets through tinyproxy, or when a server's
     /// keep-alive timeout races its request.
     pub close_after: Option<u32>,
+    /// Answer with Server-Sent Events (`sse`) or an LLM's streamed chat completion (`sse=llm`)
+    /// instead of the `size` filler.
+    pub events: Option<crate::Events>,
 }
 
 /// What a route wants to see before it answers.
@@ -134,6 +137,7 @@ impl Route {
             goaway_after: None,
             max_streams: None,
             close_after: None,
+            events: None,
         }
     }
 
@@ -184,6 +188,12 @@ impl Route {
             if key.is_empty() {
                 return Err("auth=hmac: needs a key, e.g. auth=hmac:s3cret".into());
             }
+        }
+        if let Some(events) = &self.events {
+            if events.count == 0 {
+                return Err("tokens takes a count of at least 1".into());
+            }
+            events.compile()?;
         }
         self.latency.compile()
     }

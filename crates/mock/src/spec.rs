@@ -18,6 +18,11 @@
 //!            | "close-after=" INT                  HTTP/1.1: after INT answers on a connection,
 //!                                                 close it under the next request, unanswered
 //!                                                 and unannounced (tinyproxy, a keep-alive race)
+//!            | "sse" | "sse=llm"                  HTTP/1.1: answer with Server-Sent Events, or
+//!                                                 an OpenAI-style streamed chat completion
+//!            | "ttft=" latency                    with sse: before the first event
+//!            | "itl=" latency                     with sse: between events
+//!            | "tokens=" INT                      with sse: events per stream (default 10)
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -34,7 +39,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -65,7 +70,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     for word in words {
         let (key, value) = match word.split_once('=') {
             Some(kv) => kv,
-            None if word == "echo" => ("echo", ""),
+            None if word == "echo" || word == "sse" => (word, ""),
             None => {
                 return Err(format!(
                     "'{word}' is not an option; write key=value, with key one of: {OPTIONS}"
@@ -78,7 +83,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             seen.push(key);
         }
-        if value.is_empty() && key != "echo" {
+        if value.is_empty() && key != "echo" && key != "sse" {
             return Err(format!("'{word}' has no value"));
         }
         match key {
@@ -118,6 +123,29 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             "goaway-after" => route.goaway_after = Some(parse_count(key, value)?),
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "close-after" => route.close_after = Some(parse_count(key, value)?),
+            "sse" => {
+                let llm = match value {
+                    "" => false,
+                    "llm" => true,
+                    _ => return Err(format!("'{word}': write sse (events) or sse=llm (an OpenAI-style chat completion)")),
+                };
+                let events = route.events.get_or_insert_with(|| crate::Events::new(llm));
+                events.llm = llm;
+            }
+            "ttft" | "itl" => {
+                let latency =
+                    parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
+                let events = route.events.get_or_insert_with(|| crate::Events::new(false));
+                if key == "ttft" {
+                    events.first = latency;
+                } else {
+                    events.gap = latency;
+                }
+            }
+            "tokens" => {
+                let n = parse_count(key, value)?;
+                route.events.get_or_insert_with(|| crate::Events::new(false)).count = n;
+            }
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -130,6 +158,9 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                 ))
             }
         }
+    }
+    if route.events.is_some() && !seen.contains(&"sse") {
+        return Err("ttft, itl and tokens describe an event stream: add sse or sse=llm".into());
     }
     if route.fault.is_some() && !seen.contains(&"error-rate") {
         route.error_rate = 1.0;
@@ -299,6 +330,9 @@ impl fmt::Display for Route {
         }
         if let Some(n) = self.close_after {
             write!(f, " close-after={n}")?;
+        }
+        if let Some(events) = &self.events {
+            write!(f, "{events}")?;
         }
         Ok(())
     }
