@@ -94,6 +94,13 @@ pub struct RunArgs {
     #[arg(short = 'F', long = "form", value_name = "NAME=VALUE", conflicts_with_all = ["body", "body_file"])]
     pub form: Vec<String>,
 
+    /// How a text/event-stream response is read (always as events as they arrive): `events`
+    /// times every event; `llm` an OpenAI-compatible chat completion's tokens: the first
+    /// content is the time to first token, gaps are inter-token latency, a stream must end
+    /// with `data: [DONE]` (else error `sse_no_done`) [default: events]
+    #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
+    pub sse: Option<bool>,
+
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
     #[arg(

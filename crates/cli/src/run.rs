@@ -18,6 +18,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         body_file: a.body_file.clone(),
         form: a.form.clone(),
         redact: a.secrets.redaction(),
+        llm: a.sse == Some(true),
     };
     let file = a.workload_file();
     let source = match (&file, &a.urls_file) {

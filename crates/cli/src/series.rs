@@ -37,6 +37,7 @@ pub fn runs_for(
             body: r.body.clone(),
             body_file: r.body_file.clone(),
             redact: r.secrets.redaction(),
+            llm: r.sse == Some(true),
             ..RequestFlags::default()
         },
         load: LoadFlags {
@@ -132,6 +133,11 @@ pub struct RequestArgs {
     /// Read the request body from a file
     #[arg(long = "body-file", value_name = "FILE")]
     pub body_file: Option<PathBuf>,
+
+    /// How a text/event-stream response is read: `events`, or `llm` (an OpenAI-compatible
+    /// chat completion's tokens: time to first token, inter-token latency) [default: events]
+    #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
+    pub sse: Option<bool>,
 
     /// Per-request deadline, connect included (autobench's --timeout); wins over a workload
     /// file's `defaults: timeout` [default: 10s]

@@ -103,3 +103,14 @@ mod tests {
         }
     }
 }
+
+/// `--sse MODE`: `llm` (true) or `events` (false).
+pub fn sse_mode(s: &str) -> Result<bool, String> {
+    match s {
+        "llm" => Ok(true),
+        "events" => Ok(false),
+        _ => Err(format!(
+            "'{s}' is not a mode: write events (time every event) or llm (an OpenAI-compatible chat completion's tokens)"
+        )),
+    }
+}

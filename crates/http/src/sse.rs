@@ -153,10 +153,10 @@ mod tests {
 
     #[test]
     fn llm_counts_content_events_done_and_usage() {
-        let chunk = |c: &str| {
-            format!("data: {{\"choices\":[{{\"delta\":{{\"content\":{c}}}}}]}}\n\n")
-        };
-        let role = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+        let chunk =
+            |c: &str| format!("data: {{\"choices\":[{{\"delta\":{{\"content\":{c}}}}}]}}\n\n");
+        let role =
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
         let (ev, at) = read(
             true,
             &[

@@ -12,7 +12,7 @@ const FLAG: &str = "--csv";
 
 /// The columns, in order.
 pub const HEADER: &str = "t,requests,ok,failed,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,\
-bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections";
+bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,events,tokens";
 
 pub struct Csv {
     path: PathBuf,
@@ -40,7 +40,7 @@ pub fn row(r: &Record) -> String {
         None => (String::new(), String::new()),
     };
     format!(
-        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns}",
+        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{}",
         e.t,
         e.requests,
         e.ok,
@@ -57,6 +57,8 @@ pub fn row(r: &Record) -> String {
         class("5xx"),
         r.target.map_or(String::new(), |t| format!("{t}")),
         u8::from(r.whole),
+        e.events,
+        e.tokens,
     )
 }
 

@@ -61,12 +61,10 @@ pub enum ErrorKind {
     Lua,
     /// `--sse llm`: the event stream ended without its `data: [DONE]`.
     SseNoDone,
-    /// A Server-Sent Events stream sent no event for `--event-timeout`.
-    SseStalled,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 24] = [
+    pub const ALL: [ErrorKind; 23] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -90,7 +88,6 @@ impl ErrorKind {
         ErrorKind::H3Protocol,
         ErrorKind::Lua,
         ErrorKind::SseNoDone,
-        ErrorKind::SseStalled,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -124,7 +121,6 @@ impl ErrorKind {
             ErrorKind::H3Protocol => "h3_protocol",
             ErrorKind::Lua => "lua",
             ErrorKind::SseNoDone => "sse_no_done",
-            ErrorKind::SseStalled => "sse_stalled",
         }
     }
 
@@ -316,8 +312,7 @@ mod tests {
                 "h3_stream_reset",
                 "h3_protocol",
                 "lua",
-                "sse_no_done",
-                "sse_stalled"
+                "sse_no_done"
             ]
         );
     }

@@ -127,15 +127,18 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                 let llm = match value {
                     "" => false,
                     "llm" => true,
-                    _ => return Err(format!("'{word}': write sse (events) or sse=llm (an OpenAI-style chat completion)")),
+                    _ => return Err(format!(
+                        "'{word}': write sse (events) or sse=llm (an OpenAI-style chat completion)"
+                    )),
                 };
                 let events = route.events.get_or_insert_with(|| crate::Events::new(llm));
                 events.llm = llm;
             }
             "ttft" | "itl" => {
-                let latency =
-                    parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
-                let events = route.events.get_or_insert_with(|| crate::Events::new(false));
+                let latency = parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
+                let events = route
+                    .events
+                    .get_or_insert_with(|| crate::Events::new(false));
                 if key == "ttft" {
                     events.first = latency;
                 } else {
@@ -144,7 +147,10 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             "tokens" => {
                 let n = parse_count(key, value)?;
-                route.events.get_or_insert_with(|| crate::Events::new(false)).count = n;
+                route
+                    .events
+                    .get_or_insert_with(|| crate::Events::new(false))
+                    .count = n;
             }
             "echo" => {
                 if !value.is_empty() {

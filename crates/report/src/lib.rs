@@ -70,6 +70,7 @@ pub mod plot;
 mod replay_text;
 pub mod series_text;
 mod server_text;
+mod stream_text;
 mod text;
 mod workload_text;
 

@@ -132,6 +132,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     connection_text::protocols(&r.generator.protocols, out)?;
     connection_text::phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
+    crate::stream_text::render(r, out)?;
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;

@@ -118,6 +118,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .map(|d| d.as_secs()),
         shard: None,
         requests_log: None,
+        streams: crate::streams::of(s.stream.as_deref(), duration_s),
     }
 }
 
@@ -223,6 +224,8 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
         bytes_received: sec.bytes_received,
         status_class: nonzero(CLASSES.iter().copied().zip(sec.status_class)),
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
+        events: sec.events,
+        tokens: sec.tokens,
         latency_histogram: sec.latency.histogram().map(encode_histogram),
     }
 }
@@ -317,6 +320,7 @@ pub fn name_result(name: &str, s: &Stats, duration: Duration) -> NameResult {
             time_to_error: encode_histogram(&s.time_to_error.to_histogram()),
             phases: Some(phase_histograms),
         }),
+        streams: crate::streams::of(s.stream.as_deref(), duration.as_secs_f64()),
     }
 }
 

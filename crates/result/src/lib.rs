@@ -86,6 +86,7 @@ pub mod server;
 mod shard;
 pub mod stream;
 mod stream_parts;
+mod streams;
 mod summary;
 pub mod sweep;
 pub mod units;
@@ -109,6 +110,7 @@ pub use server::{
     WatchedProcess,
 };
 pub use shard::{ShardHeader, ShardInstance};
+pub use streams::{Counts, StreamHistograms, Streams};
 pub use summary::{SizeSummary, Summary, Totals};
 pub use workload::{CheckResult, NameResult, ScenarioResult, ThresholdResult};
 

@@ -54,6 +54,7 @@ pub struct Merge {
     connect: Option<Histogram<u64>>,
     time_to_error: Option<Histogram<u64>>,
     phases: crate::phases::PhaseSum,
+    streams: crate::streams::StreamSum,
     bodies: Bodies,
     generator: GeneratorSum,
     seconds: Seconds,
@@ -202,6 +203,7 @@ impl Merge {
             )?;
         }
         self.phases.add(r.histograms.phases.as_ref())?;
+        self.streams.add(r.streams.as_ref())?;
         self.seconds.add(r, start)?;
         self.windows
             .push((start as f64, start as f64 + r.duration_s.max(0.0)));
@@ -325,6 +327,7 @@ impl Merge {
             timeline_start_unix_s: Some(start),
             shard: Some(header),
             requests_log: None,
+            streams: self.streams.finish(duration_s),
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.
         merged.thresholds = first

@@ -95,6 +95,10 @@ pub struct RunResult {
     /// `--requests-log`: the file of one line per request, and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_log: Option<RequestsLogged>,
+    /// Responses read as event streams (Server-Sent Events): time to first event (token),
+    /// the gaps between events, events and tokens per second; absent when there were none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<crate::Streams>,
 }
 
 /// What `--requests-log` wrote: a line for each measured request, unless the writer fell
@@ -413,8 +417,18 @@ pub struct TimelineEntry {
     pub status_class: BTreeMap<String, u64>,
     /// Errors by class (only classes that occurred).
     pub error_kinds: BTreeMap<String, u64>,
+    /// Events read in the event streams (Server-Sent Events) that ended in this second, and
+    /// their tokens; absent without event streams.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub events: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens: u64,
     /// This second's latency histogram (microseconds, 2 significant digits), encoded as
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histogram: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -141,6 +141,7 @@ impl Sections {
                     connect_ms: None,
                     phases: None,
                     histograms: None,
+                    streams: None,
                 }
             })
             .collect()

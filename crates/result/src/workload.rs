@@ -32,6 +32,9 @@ pub struct NameResult {
     /// The full histograms, as at the top level: for `herd merge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<crate::Histograms>,
+    /// This name's event streams, as the top level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<crate::Streams>,
 }
 
 /// Iterations of one scenario (measured ones only) and how long they took, think times included.

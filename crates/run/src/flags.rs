@@ -53,6 +53,8 @@ pub enum Flag {
     Arrivals,
     /// `--shard I/N` (or `--shard-from-env`), `--start-at`, `--late`.
     Shard,
+    /// `--sse llm`: event streams read as an LLM's tokens.
+    Sse,
 }
 
 /// What a kind of run does with a flag.
@@ -78,7 +80,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 22] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 23] = [
     //                                        URL  URL file workload at level replay
     // Beside a workload file, the load flags win over its `load:` (k6's order), said in the
     // summary.
@@ -118,7 +120,11 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 22] = [
     (Flag::H2Settings, "--streams/--h2-window", [A, A, A, A, A]),
     // Every kind plays its stripe; a series' runs each start on their own instant.
     (Flag::Shard, "--shard/--start-at", [A, A, A, A, A]),
+    (Flag::Sse, "--sse", [A, SSE_URLS, SSE_STEP, SSE_STEP, LOG]),
 ];
+
+const SSE_URLS: Use = Use::Refused("--sse llm applies to one URL or a workload's steps for now");
+const SSE_STEP: Use = Use::Refused("set `stream: llm` on the file's steps");
 
 impl Kind {
     fn column(self) -> usize {
@@ -189,6 +195,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::Body, request.body.is_some()),
         (Flag::BodyFile, request.body_file.is_some()),
         (Flag::Form, !request.form.is_empty()),
+        (Flag::Sse, request.llm),
     ]);
     flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
 }

@@ -221,7 +221,7 @@ impl RunSpec {
             Some(file) => file.prepare(&target, &spec),
             None => prepare(&target, &spec),
         };
-        let bytes = match made {
+        let mut bytes = match made {
             Ok(r) if self.load.calls_per_conn.is_some() => with_closing(r),
             Ok(r) => r,
             Err(e) => {
@@ -229,6 +229,7 @@ impl RunSpec {
                 Request::new(Vec::new())
             }
         };
+        bytes.llm = request.llm;
         // The body lives in the request's bytes alone (`UrlRequest::body`): one copy.
         spec.body = Vec::new();
         if let Some(p) = self.load.pipeline {

@@ -146,6 +146,8 @@ pub struct RequestFlags {
     pub form: Vec<String>,
     /// Which headers the result shows masked (`--redact`, `--show-secrets`).
     pub redact: herd_result::redact::Redaction,
+    /// `--sse llm`: an event-stream response is read as an LLM's tokens.
+    pub llm: bool,
 }
 
 impl RequestFlags {

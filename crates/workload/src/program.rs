@@ -118,6 +118,8 @@ pub struct Send {
     pub keep: bool,
     /// Of what is kept only `Set-Cookie` is read (the cookie jar, nothing else).
     pub only_cookies: bool,
+    /// `stream: llm`: an event-stream response is read as an LLM's tokens.
+    pub llm: bool,
     /// Accepted statuses; empty means "below 400".
     pub status: Vec<u16>,
     pub status_check: Option<usize>,
@@ -221,6 +223,7 @@ impl Send {
         req.name = self.name;
         req.keep_response = self.keep;
         req.keep_only_cookies = self.only_cookies;
+        req.llm = self.llm;
         Ok(req)
     }
 }

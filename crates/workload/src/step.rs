@@ -11,7 +11,7 @@ use crate::yaml::{Node, Value};
 use std::time::Duration;
 
 pub const METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 19] = [
     "get",
     "post",
     "put",
@@ -30,6 +30,7 @@ const KEYS: [&str; 18] = [
     "check",
     "follow_redirects",
     "think",
+    "stream",
 ];
 
 /// A request step as written, before names are resolved.
@@ -50,6 +51,8 @@ pub struct RequestDraft {
     /// `check: { lua: NAME }`: a function of the script judges the response.
     pub lua_check: Option<(String, Pos)>,
     pub follow_redirects: Option<bool>,
+    /// `stream: llm`: an event-stream response is read as an LLM's tokens.
+    pub llm: bool,
 }
 
 #[derive(Debug)]
@@ -128,6 +131,21 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
     let follow_redirects = f
         .get("follow_redirects")
         .and_then(|b| r.boolean(b, "follow_redirects"));
+    let llm = match f.get("stream") {
+        None => false,
+        Some(n) => match r.string(n, "stream").as_deref() {
+            Some("llm") => true,
+            Some("events") => false,
+            Some(other) => {
+                r.report(
+                    Diag::new(n.at, format!("`stream: {other}` is not a way to read a stream"))
+                        .hint("write `stream: events` (time every event) or `stream: llm` (an OpenAI-compatible chat completion's tokens)"),
+                );
+                false
+            }
+            None => false,
+        },
+    };
     r.diags.extend(diags);
     Some(StepDraft::Request(Box::new(RequestDraft {
         at: node.at,
@@ -142,6 +160,7 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         body_contains,
         lua_check,
         follow_redirects,
+        llm,
     })))
 }
 

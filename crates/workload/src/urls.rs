@@ -182,6 +182,7 @@ fn method_and_body(
 /// A URL line's request, made once: the step every user sends as is.
 fn prebuilt(method: String, url: &str, index: usize, spec: RequestSpec, req: Request) -> Send {
     Send {
+        llm: false,
         lua_check: None,
         name: index as u32,
         method,

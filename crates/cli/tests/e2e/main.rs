@@ -42,6 +42,7 @@ mod run_nginx;
 mod scripting;
 mod secrets;
 mod shard;
+mod sse;
 mod stop_the_server;
 mod sweep;
 mod tls_facts;

@@ -155,7 +155,10 @@ fn a_head_seen_before_reads_the_same_and_a_head_request_still_has_no_body() {
     let longer = b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n";
     let mut resp = Response::default();
     let mut parser = ResponseParser::new(false, false);
-    assert_eq!(parser.feed(longer, std::time::Instant::now(), &mut resp), Ok((longer.len(), false)));
+    assert_eq!(
+        parser.feed(longer, std::time::Instant::now(), &mut resp),
+        Ok((longer.len(), false))
+    );
     assert!(matches!(parser.state, State::Length(50)));
 }
 
@@ -274,9 +277,14 @@ fn a_head_of_256_kib_still_partial_is_a_protocol_error() {
     wire.resize(MAX_HEAD - 1, b'v');
     let mut parser = ResponseParser::new(false, false);
     let mut resp = Response::default();
-    assert_eq!(parser.feed(&wire, std::time::Instant::now(), &mut resp), Ok((0, false)));
+    assert_eq!(
+        parser.feed(&wire, std::time::Instant::now(), &mut resp),
+        Ok((0, false))
+    );
     wire.push(b'v');
-    let failure = parser.feed(&wire, std::time::Instant::now(), &mut resp).unwrap_err();
+    let failure = parser
+        .feed(&wire, std::time::Instant::now(), &mut resp)
+        .unwrap_err();
     assert_eq!(failure.kind, ErrorKind::Protocol);
     assert!(
         failure
@@ -298,7 +306,9 @@ fn the_codec_reads_head_from_the_request_or_its_method_line() {
         let mut parser = ResponseParser::for_request(req);
         let mut resp = Response::default();
         let wire = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-        let (used, done) = parser.feed(wire, std::time::Instant::now(), &mut resp).unwrap();
+        let (used, done) = parser
+            .feed(wire, std::time::Instant::now(), &mut resp)
+            .unwrap();
         assert!(done);
         (used, resp.body_len)
     };

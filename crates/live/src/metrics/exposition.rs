@@ -38,6 +38,9 @@ pub struct Exposition {
     ok: u64,
     failed: u64,
     bytes: u64,
+    /// Events and tokens of the event streams (Server-Sent Events) ended so far.
+    events: u64,
+    tokens: u64,
     /// Latency histogram: a cumulative count per bound, the count and the sum (seconds).
     buckets: Vec<u64>,
     count: u64,
@@ -90,6 +93,8 @@ impl Exposition {
         self.ok += s.ok;
         self.failed += s.failed;
         self.bytes += s.bytes_received;
+        self.events += s.events;
+        self.tokens += s.tokens;
         if let Some(h) = s.latency.histogram() {
             for (n, bound) in self.buckets.iter_mut().zip(&self.bounds) {
                 *n += h.count_between(0, (bound * 1e6) as u64);
@@ -187,6 +192,21 @@ impl Exposition {
             "Response bytes received.",
         );
         f.points.push(point(f.name, None, self.bytes as f64));
+        for (name, help, n) in [
+            (
+                "herd_stream_events_total",
+                "Events read in event streams (Server-Sent Events) that ended.",
+                self.events,
+            ),
+            (
+                "herd_stream_tokens_total",
+                "Tokens of event streams that ended (--sse llm: the usage the server reported, else the content events).",
+                self.tokens,
+            ),
+        ] {
+            let f = family(out, name, "counter", help);
+            f.points.push(point(f.name, None, n as f64));
+        }
     }
 
     /// The latency histogram.

@@ -7,7 +7,7 @@ mod record;
 mod slo;
 
 pub use record::{Outcome, ProbeRecord, Purpose, Shortfall, Undecided};
-pub use slo::{latency_at, percentile_name, Measured, Objective, Slo};
+pub use slo::{latency_at, percentile_name, Figure, Measured, Objective, Slo};
 
 use crate::criteria::error_percent;
 use crate::format::{count, rate};
@@ -62,6 +62,16 @@ pub fn measured(r: &RunResult) -> Measured {
         },
         error_percent: error_percent(r),
         latency_ms: r.latency_ms.clone(),
+        ttft_ms: r
+            .streams
+            .as_ref()
+            .map(|s| s.ttft_ms.clone())
+            .unwrap_or_default(),
+        itl_ms: r
+            .streams
+            .as_ref()
+            .map(|s| s.itl_ms.clone())
+            .unwrap_or_default(),
         requests: r.totals.scheduled,
         generator_limited: match r.generator.verdict {
             GeneratorVerdict::Ok => Vec::new(),

@@ -17,6 +17,10 @@ pub enum Objective {
         /// Written with `<=`: the limit itself still meets the objective.
         #[serde(default, skip_serializing_if = "is_false")]
         inclusive: bool,
+        /// Of which latency: the responses' (absent), or event streams' time to first
+        /// token (`ttft`) or inter-token latency (`itl`).
+        #[serde(default, skip_serializing_if = "Figure::is_latency")]
+        of: Figure,
     },
     /// Percent of scheduled requests without an OK answer (errors, 4xx/5xx, dropped), as
     /// [`crate::criteria::error_percent`] counts them.
@@ -29,6 +33,34 @@ pub enum Objective {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// Which latency an objective limits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// The responses' latency, from the intended send to the end.
+    #[default]
+    Latency,
+    /// Event streams' time to the first event (token), from the intended send.
+    Ttft,
+    /// The gaps between events of event streams (inter-token latency).
+    Itl,
+}
+
+impl Figure {
+    fn is_latency(&self) -> bool {
+        *self == Figure::Latency
+    }
+
+    /// What names the percentile in a sentence: "", "ttft ", "itl ".
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Figure::Latency => "",
+            Figure::Ttft => "ttft ",
+            Figure::Itl => "itl ",
+        }
+    }
 }
 
 /// Every objective must hold.
@@ -46,10 +78,25 @@ pub struct Measured {
     pub goodput: f64,
     pub error_percent: f64,
     pub latency_ms: Summary,
+    /// Event streams' time to first event (token) and inter-token latency; empty without
+    /// event streams.
+    pub ttft_ms: Summary,
+    pub itl_ms: Summary,
     /// Requests the probe asked for (the denominator of `error_percent`).
     pub requests: u64,
     /// Why herd itself was the bottleneck; empty when it was not.
     pub generator_limited: Vec<String>,
+}
+
+impl Measured {
+    /// The summary an objective of `of` reads.
+    pub fn figure(&self, of: Figure) -> &Summary {
+        match of {
+            Figure::Latency => &self.latency_ms,
+            Figure::Ttft => &self.ttft_ms,
+            Figure::Itl => &self.itl_ms,
+        }
+    }
 }
 
 impl Objective {
@@ -65,15 +112,26 @@ impl Objective {
                     percentile_name(percentile)
                 ))
             }
+            Objective::Latency { percentile, of, .. }
+                if of != Figure::Latency && m.figure(of).count == 0 =>
+            {
+                Some(format!(
+                    "{}{}: no event streams were read",
+                    of.prefix(),
+                    percentile_name(percentile)
+                ))
+            }
             Objective::Latency {
                 percentile,
                 max_ms,
                 inclusive,
+                of,
             } => {
-                let v = latency_at(&m.latency_ms, percentile);
+                let v = latency_at(m.figure(of), percentile);
                 (!op(inclusive).holds(v, max_ms)).then(|| {
                     format!(
-                        "{} {} {} {}",
+                        "{}{} {} {} {}",
+                        of.prefix(),
                         percentile_name(percentile),
                         ms(v),
                         broken_symbol(inclusive),
@@ -102,8 +160,10 @@ impl Objective {
                 percentile,
                 max_ms,
                 inclusive,
+                of,
             } => format!(
-                "{} {} {}",
+                "{}{} {} {}",
+                of.prefix(),
                 percentile_name(percentile),
                 op(inclusive).symbol(),
                 ms(max_ms)
@@ -119,10 +179,16 @@ impl Objective {
     pub fn rising(&self) -> String {
         match *self {
             Objective::Latency {
-                percentile, max_ms, ..
-            } => {
-                format!("{} rises above {}", percentile_name(percentile), ms(max_ms))
-            }
+                percentile,
+                max_ms,
+                of,
+                ..
+            } => format!(
+                "{}{} rises above {}",
+                of.prefix(),
+                percentile_name(percentile),
+                ms(max_ms)
+            ),
             Objective::Errors { .. } => "errors rise".to_owned(),
         }
     }
@@ -130,10 +196,11 @@ impl Objective {
     /// The measured value this objective reads: "p99 1.49 ms", "errors 100%".
     pub fn value_text(&self, m: &Measured) -> String {
         match *self {
-            Objective::Latency { percentile, .. } => format!(
-                "{} {}",
+            Objective::Latency { percentile, of, .. } => format!(
+                "{}{} {}",
+                of.prefix(),
                 percentile_name(percentile),
-                crate::format::duration_ms(latency_at(&m.latency_ms, percentile))
+                crate::format::duration_ms(latency_at(m.figure(of), percentile))
             ),
             Objective::Errors { .. } => {
                 format!("errors {}", crate::format::percent(m.error_percent))
@@ -206,7 +273,13 @@ fn objective(c: &Criterion) -> Result<Objective, String> {
         Op::Le => true,
         Op::Gt | Op::Ge => return Err(bad("is not an upper limit (< or <=)")),
     };
-    let percentile = match c.metric {
+    let (stat, of) = match c.metric {
+        Metric::Latency(s) => (Metric::Latency(s), Figure::Latency),
+        Metric::Ttft(s) => (Metric::Latency(s), Figure::Ttft),
+        Metric::Itl(s) => (Metric::Latency(s), Figure::Itl),
+        other => (other, Figure::Latency),
+    };
+    let percentile = match stat {
         Metric::Errors if c.value > 0.0 || inclusive => {
             return Ok(Objective::Errors {
                 max_percent: c.value,
@@ -229,6 +302,7 @@ fn objective(c: &Criterion) -> Result<Objective, String> {
         percentile,
         max_ms: c.value,
         inclusive,
+        of,
     })
 }
 
@@ -291,7 +365,8 @@ mod tests {
                 Objective::Latency {
                     percentile: 99.0,
                     max_ms: 100.0,
-                    inclusive: false
+                    inclusive: false,
+                    of: Figure::Latency,
                 },
                 Objective::Errors {
                     max_percent: 1.0,
@@ -307,7 +382,8 @@ mod tests {
             Objective::Latency {
                 percentile: 99.9,
                 max_ms: 2000.0,
-                inclusive: false
+                inclusive: false,
+                of: Figure::Latency,
             }
         );
     }
@@ -357,5 +433,30 @@ mod tests {
             slo.check(&m),
             vec!["p99 250 ms >= 100 ms", "errors 48.9% >= 1%"]
         );
+    }
+
+    #[test]
+    fn time_to_first_token_and_inter_token_latency_are_objectives() {
+        let slo = Slo::parse("ttft p99 < 500ms, itl p99 < 50ms").unwrap();
+        assert_eq!(slo.phrase(), "ttft p99 < 500 ms and itl p99 < 50.0 ms");
+        let mut m = Measured {
+            ttft_ms: Summary {
+                count: 10,
+                p99: 620.0,
+                ..Summary::default()
+            },
+            itl_ms: Summary {
+                count: 90,
+                p99: 21.0,
+                ..Summary::default()
+            },
+            ..Measured::default()
+        };
+        assert_eq!(slo.check(&m), vec!["ttft p99 620 ms >= 500 ms"]);
+        m.ttft_ms = Summary::default();
+        assert_eq!(slo.check(&m), vec!["ttft p99: no event streams were read"]);
+        assert!(Slo::parse("ttft < 1s")
+            .unwrap_err()
+            .contains("needs a statistic"));
     }
 }

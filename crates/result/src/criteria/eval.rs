@@ -31,10 +31,10 @@ fn share_not_ok(t: &Totals) -> f64 {
 impl Criterion {
     /// Measures the criterion's metric on `r` and compares it with the value.
     pub fn evaluate(&self, r: &RunResult) -> ThresholdResult {
-        let (totals, rps, latency) = match &self.name {
-            None => (&r.totals, r.throughput_rps, &r.latency_ms),
+        let (totals, rps, latency, streams) = match &self.name {
+            None => (&r.totals, r.throughput_rps, &r.latency_ms, &r.streams),
             Some(n) => match r.by_name.iter().find(|b| &b.name == n) {
-                Some(b) => (&b.totals, b.throughput_rps, &b.latency_ms),
+                Some(b) => (&b.totals, b.throughput_rps, &b.latency_ms, &b.streams),
                 None => return self.unmeasured(format!("no request is named `{n}`")),
             },
         };
@@ -50,8 +50,26 @@ impl Criterion {
                 "no responses to measure latency on: all {asked} requests failed without one"
             ));
         }
+        let stream = |pick: fn(&crate::Streams) -> &Summary| {
+            streams.as_ref().map(pick).filter(|s| s.count > 0)
+        };
+        let figure = match self.metric {
+            Metric::Ttft(s) => Some((stream(|x| &x.ttft_ms), s)),
+            Metric::Itl(s) => Some((stream(|x| &x.itl_ms), s)),
+            _ => None,
+        };
+        if let Some((None, _)) = figure {
+            return self.unmeasured(
+                "no event streams to measure it on: no response was text/event-stream with \
+                 events (for an LLM's tokens add --sse llm)"
+                    .to_owned(),
+            );
+        }
         let value = match self.metric {
             Metric::Latency(s) => stat(latency, s),
+            Metric::Ttft(s) | Metric::Itl(s) => figure
+                .and_then(|f| f.0)
+                .map_or(0.0, |summary| stat(summary, s)),
             Metric::Errors => share_not_ok(totals),
             Metric::Rps => rps,
         };

@@ -4,8 +4,8 @@
 //! ```text
 //! criteria  = term { ("," | " and ") term }
 //! term      = [ name ":" ] metric op value       e.g. "item page: p99 < 500ms"
-//! metric    = p50 | p75 | p90 | p95 | p99 | p99.9 (p999) | mean (avg) | min | max
-//!           | errors (error, error-rate) | rps
+//! metric    = stat | ttft stat | itl stat | errors (error, error-rate) | rps
+//! stat      = p50 | p75 | p90 | p95 | p99 | p99.9 (p999) | mean (avg) | min | max
 //! op        = "<" | "<=" | ">" | ">="
 //! ```
 //!
@@ -29,6 +29,12 @@ pub enum Metric {
     Errors,
     /// Completed requests per second.
     Rps,
+    /// A statistic (ms) of the time to first event (first token) of event streams, from the
+    /// intended send time (`ttft p99`).
+    Ttft(Stat),
+    /// A statistic (ms) of the gaps between events of event streams: inter-token latency
+    /// (`itl p99`).
+    Itl(Stat),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,10 +241,23 @@ impl Criterion {
         let metric_text = cond[..op_at].trim();
         let metric_at = cond_at + cond.len() - cond.trim_start().len();
         let lower = metric_text.to_ascii_lowercase();
-        let metric = match METRICS.iter().find(|(k, _)| *k == lower) {
-            Some((_, m)) => *m,
-            None => {
-                let hint = "one of p50, p75, p90, p95, p99, p99.9, mean, min, max, errors, rps";
+        let (stream, stat_text) = match lower.split_once(char::is_whitespace) {
+            Some((figure @ ("ttft" | "itl"), stat)) => (Some(figure), stat.trim()),
+            _ => (None, lower.as_str()),
+        };
+        let found = METRICS.iter().find(|(k, _)| *k == stat_text).map(|m| m.1);
+        let metric = match (stream, found) {
+            (None, Some(m)) => m,
+            (Some("ttft"), Some(Metric::Latency(s))) => Metric::Ttft(s),
+            (Some(_), Some(Metric::Latency(s))) => Metric::Itl(s),
+            _ if lower == "ttft" || lower == "itl" => {
+                let hint = "e.g. \"ttft p99 < 500ms\", \"itl p50 < 50ms\"";
+                let msg = format!("`{metric_text}` needs a statistic in `{term}`");
+                return Err(diag(metric_at, msg, hint));
+            }
+            _ => {
+                let hint = "one of p50, p75, p90, p95, p99, p99.9, mean, min, max, errors, rps, \
+                            or ttft or itl and a statistic (ttft p99)";
                 let msg = format!("`{metric_text}` is not a metric in `{term}`");
                 return Err(diag(metric_at, msg, hint));
             }
@@ -246,7 +265,7 @@ impl Criterion {
         let value_text = rest[len..].trim();
         let value_at = cond_at + op_at + len + (rest[len..].len() - rest[len..].trim_start().len());
         let value = match metric {
-            Metric::Latency(_) => units::duration_ms(value_text),
+            Metric::Latency(_) | Metric::Ttft(_) | Metric::Itl(_) => units::duration_ms(value_text),
             Metric::Errors => units::percent(value_text, units::Bare::Refused),
             Metric::Rps => units::rate(value_text),
         }
@@ -265,7 +284,7 @@ impl Criterion {
     /// The unit the metric is measured in, as results show it.
     pub fn unit(&self) -> &'static str {
         match self.metric {
-            Metric::Latency(_) => "ms",
+            Metric::Latency(_) | Metric::Ttft(_) | Metric::Itl(_) => "ms",
             Metric::Errors => "%",
             Metric::Rps => "req/s",
         }

@@ -95,6 +95,7 @@ pub(super) struct NameSum {
     /// Connections opened for this name, and its phases: kept when every shard had them.
     connect: Option<Histogram<u64>>,
     phases: crate::phases::PhaseSum,
+    streams: crate::streams::StreamSum,
     bodies: Bodies,
 }
 
@@ -110,6 +111,7 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
             time_to_error: None,
             connect: None,
             phases: Default::default(),
+            streams: Default::default(),
             bodies: Bodies::default(),
         }));
     }
@@ -133,6 +135,9 @@ pub(super) fn add_names(acc: &mut Vec<NameSum>, names: &[NameResult]) -> Result<
         }
         a.phases
             .add(h.phases.as_ref())
+            .map_err(|e| format!("the request name `{}`: {e}", n.name))?;
+        a.streams
+            .add(n.streams.as_ref())
             .map_err(|e| format!("the request name `{}`: {e}", n.name))?;
         a.bodies.add(&n.response_bytes, n.totals.completed);
     }
@@ -173,6 +178,7 @@ impl NameSum {
                 phases: phases.as_ref().map(|p| p.1.clone()),
             }),
             phases: phases.map(|p| p.0),
+            streams: self.streams.finish(duration_s),
         }
     }
 }

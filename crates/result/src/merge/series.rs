@@ -20,6 +20,8 @@ struct Sum {
     failed: u64,
     errors: u64,
     bytes_received: u64,
+    events: u64,
+    tokens: u64,
     status_class: BTreeMap<String, u64>,
     error_kinds: BTreeMap<String, u64>,
     latency: Option<Histogram<u64>>,
@@ -44,6 +46,8 @@ impl Seconds {
             s.failed += e.failed;
             s.errors += e.errors;
             s.bytes_received += e.bytes_received;
+            s.events += e.events;
+            s.tokens += e.tokens;
             super::parts::add_counts(&mut s.status_class, &e.status_class);
             super::parts::add_counts(&mut s.error_kinds, &e.error_kinds);
             match &e.latency_histogram {
@@ -104,6 +108,8 @@ impl Seconds {
                     bytes_received: s.bytes_received,
                     status_class: s.status_class,
                     error_kinds: s.error_kinds,
+                    events: s.events,
+                    tokens: s.tokens,
                     latency_histogram: h.as_ref().map(encode_histogram),
                 }
             })

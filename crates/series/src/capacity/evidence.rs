@@ -9,7 +9,7 @@
 //! requests slower than the limit out of fifty is a broken p99 whatever the rest would show.
 //! Anything else is too few to judge: the search probes longer, or says it cannot decide.
 
-use herd_result::capacity::{Measured, Objective, Shortfall, Slo};
+use herd_result::capacity::{Figure, Measured, Objective, Shortfall, Slo};
 
 /// Requests beyond the limit that a verdict rests on.
 pub const TAIL_SAMPLES: u64 = 10;
@@ -75,7 +75,7 @@ impl ObjectiveEvidence for Objective {
 /// an error share.
 fn samples(o: &Objective, m: &Measured) -> u64 {
     match o {
-        Objective::Latency { .. } => m.latency_ms.count,
+        Objective::Latency { of, .. } => m.figure(*of).count,
         Objective::Errors { .. } => m.requests,
     }
 }
@@ -86,9 +86,13 @@ fn samples(o: &Objective, m: &Measured) -> u64 {
 /// the percentile of all the requests asked under it too.
 fn holds_without_answers(o: &Objective, m: &Measured) -> bool {
     let Objective::Latency {
-        percentile, max_ms, ..
+        percentile,
+        max_ms,
+        of: Figure::Latency,
+        ..
     } = *o
     else {
+        // An event stream's figures count events, not the requests asked.
         return false;
     };
     let s = &m.latency_ms;
@@ -121,8 +125,8 @@ fn past_limit(o: &Objective, m: &Measured) -> u64 {
     let n = samples(o, m);
     match *o {
         Objective::Errors { .. } => (m.error_percent / 100.0 * n as f64).round() as u64,
-        Objective::Latency { max_ms, .. } => {
-            let s = &m.latency_ms;
+        Objective::Latency { max_ms, of, .. } => {
+            let s = m.figure(of);
             if n > 0 && s.min >= max_ms {
                 return n;
             }
@@ -234,6 +238,7 @@ mod tests {
             percentile: 99.0,
             max_ms: 100.0,
             inclusive: false,
+            of: Figure::Latency,
         };
         let errors = Objective::Errors {
             max_percent: 1.0,
@@ -298,6 +303,7 @@ mod tests {
             percentile: 99.0,
             max_ms: 50.0,
             inclusive: false,
+            of: Figure::Latency,
         };
         let answered = |count, p99_ms: f64, max_ms: f64| {
             let mut m = probe(1_000, 5.0, p99_ms, max_ms, 0.2);

@@ -72,7 +72,9 @@ pub(super) fn compile_request(
     let only_cookies = !reads;
     let is_static =
         q.path.is_static() && q.body.is_static() && headers.iter().all(|(_, t)| t.is_static());
+    let llm = q.llm;
     let mut send = Send {
+        llm,
         name: names.index(&name),
         method: q.method,
         path: q.path,
@@ -97,6 +99,7 @@ pub(super) fn compile_request(
                 req.name = send.name;
                 req.keep_response = keep;
                 req.keep_only_cookies = only_cookies;
+                req.llm = llm;
                 send.prebuilt = Some((spec, req));
             }
             Err(e) => {

@@ -17,6 +17,8 @@ const NAMES: &[(&str, &str, &str)] = &[
     ("herd_responses_total", "herd.responses", "{response}"),
     ("herd_errors_total", "herd.errors", "{request}"),
     ("herd_received_bytes_total", "herd.received", "By"),
+    ("herd_stream_events_total", "herd.stream.events", "{event}"),
+    ("herd_stream_tokens_total", "herd.stream.tokens", "{token}"),
     ("herd_request_duration_seconds", "herd.latency", "s"),
     ("herd_measured_seconds", "herd.measured", "s"),
     ("herd_target", "herd.target", "1"),
