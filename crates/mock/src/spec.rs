@@ -127,9 +127,11 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                 let llm = match value {
                     "" => false,
                     "llm" => true,
-                    _ => return Err(format!(
+                    _ => {
+                        return Err(format!(
                         "'{word}': write sse (events) or sse=llm (an OpenAI-style chat completion)"
-                    )),
+                    ))
+                    }
                 };
                 let events = route.events.get_or_insert_with(|| crate::Events::new(llm));
                 events.llm = llm;

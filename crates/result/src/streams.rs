@@ -143,3 +143,44 @@ impl StreamSum {
         Some(from(streams, events, tokens, &h, seconds))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herd_metrics::StreamOutcome;
+    use std::time::Duration;
+
+    fn stats(first_ms: u64, gap_us: u32, n: u64) -> StreamStats {
+        let mut s = StreamStats::default();
+        for i in 0..n {
+            s.record(&StreamOutcome {
+                first: Some(Duration::from_millis(first_ms + i)),
+                first_sent: Some(Duration::from_millis(first_ms)),
+                gaps: vec![gap_us; 9],
+                events: 10,
+                duration: Duration::from_millis(200),
+                tokens: 12,
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn shards_merge_to_what_one_run_would_have_measured() {
+        let (a, b) = (stats(200, 20_000, 30), stats(400, 35_000, 10));
+        let mut whole = a.clone();
+        whole.merge(&b);
+        let mut sum = StreamSum::default();
+        sum.add(of(Some(&a), 10.0).as_ref()).unwrap();
+        sum.add(None).unwrap();
+        sum.add(of(Some(&b), 10.0).as_ref()).unwrap();
+        let merged = sum.finish(10.0).unwrap();
+        assert_eq!(merged, of(Some(&whole), 10.0).unwrap());
+        assert_eq!(
+            (merged.streams, merged.events, merged.tokens),
+            (40, 400, 480)
+        );
+        assert_eq!(merged.tokens_per_second, 48.0);
+        assert!(of(Some(&StreamStats::default()), 1.0).is_none());
+    }
+}

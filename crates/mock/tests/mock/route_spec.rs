@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use herd_mock::{Auth, Fault, Latency, Route};
+use herd_mock::{Auth, Events, Fault, Latency, Route};
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -134,6 +134,28 @@ fn good_specs() {
                 ..r("/c")
             },
         ),
+        (
+            "/v1/chat/completions sse=llm ttft=lognormal:300ms:0.5 itl=20ms tokens=200",
+            Route {
+                events: Some(Events {
+                    llm: true,
+                    first: Latency::LogNormal {
+                        median: ms(300),
+                        sigma: 0.5,
+                    },
+                    gap: Latency::Fixed(ms(20)),
+                    count: 200,
+                }),
+                ..r("/v1/chat/completions")
+            },
+        ),
+        (
+            "/events sse",
+            Route {
+                events: Some(Events::new(false)),
+                ..r("/events")
+            },
+        ),
     ];
     for (spec, want) in table {
         let got = Route::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
@@ -154,6 +176,10 @@ fn bad_specs_name_the_bad_part_and_what_is_allowed() {
         ("latency=5ms", "starts with its path"),
         ("api", "must start with '/'"),
         ("/a*b", "only have '*' at the end"),
+        ("/x ttft=200ms", "add sse or sse=llm"),
+        ("/x sse=chat", "write sse (events) or sse=llm"),
+        ("/x sse tokens=0", "whole number from 1"),
+        ("/x sse itl=soon", "itl 'soon'"),
         (
             "/x foo=1",
             "unknown option 'foo' in 'foo=1'; allowed: method, latency",

@@ -27,6 +27,7 @@ mod optional;
 mod page;
 mod run;
 mod server;
+mod streams;
 mod sweep;
 mod wire;
 

@@ -3,7 +3,7 @@
 //! sections the result carries, the tables and the generator's health.
 
 use super::page::{esc, facts, footer, table, Page};
-use super::{figure, generator, optional, server, wire};
+use super::{figure, generator, optional, server, streams, wire};
 use crate::compare::error_rate;
 use crate::figure::{phases_figure, run_figure, statuses_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
@@ -37,6 +37,9 @@ pub fn render(r: &RunResult) -> String {
             "Where each request's time went",
             &figure::charts(&phases),
         );
+    }
+    if let Some(s) = streams::section(r) {
+        page.section("streams", "Event streams: first event and gaps", &s);
     }
     page.section(
         "wire",

@@ -186,6 +186,7 @@ fn per_name_criteria_and_nothing_measured() {
         connect_ms: None,
         phases: None,
         histograms: None,
+        streams: None,
     });
     let eval = |s: &str| Criterion::parse(s).unwrap().evaluate(&r);
     assert!(!eval("errors < 1%").pass, "1% is not below 1%");

@@ -4,6 +4,8 @@
 
 use crate::common::*;
 
+mod python;
+
 fn within(got: f64, want: f64, share: f64) -> bool {
     (got - want).abs() <= want * share
 }
@@ -59,6 +61,70 @@ fn an_llm_stream_gives_time_to_first_token_and_inter_token_latency_within_five_p
     let out = ran.stdout();
     for want in ["streams", "ttft", "itl", "tokens"] {
         assert!(out.contains(want), "no {want} in the summary:\n{out}");
+    }
+    // Each second says its events and tokens; the page has the section.
+    let events: u64 = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["events"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(events, 240);
+    let page = html_report(&json);
+    assert!(
+        page.contains("gaps between events (inter-token latency)"),
+        "no streams section"
+    );
+}
+
+#[test]
+fn ttft_and_itl_are_thresholds_of_the_one_grammar() {
+    let s = mock(&["/v1/chat/completions sse=llm ttft=100ms itl=5ms tokens=4"]);
+    let dir = TempDir::new("sse-slo");
+    let file = dir.path("chat.yaml");
+    let yaml = format!(
+        r#"
+target: http://{}
+load: {{ model: closed, users: 2, iterations: 4 }}
+thresholds:
+  - "ttft p50 < 50ms"
+  - "itl p99 < 1s"
+scenarios:
+  - name: chat
+    steps:
+      - post: /v1/chat/completions
+        name: first
+        json: {{ "stream": true }}
+        stream: llm
+      - post: /v1/chat/completions
+        name: second
+        json: {{ "stream": true }}
+        stream: llm
+"#,
+        s.local_addr()
+    );
+    std::fs::write(&file, yaml).unwrap();
+    let json = dir.path("r.json");
+    let r = Herd::new(&["run", file.to_str().unwrap(), "-t", "1"])
+        .json(&json)
+        .run()
+        .json();
+    let t = r["thresholds"].as_array().unwrap();
+    assert_eq!(t.len(), 2, "{t:?}");
+    assert_eq!(
+        t[0]["pass"], false,
+        "ttft 100 ms is not under 50 ms: {}",
+        t[0]
+    );
+    assert_eq!(t[1]["pass"], true, "{}", t[1]);
+    let streams = r["streams"]["streams"].as_u64().unwrap();
+    assert_eq!(streams, r["totals"]["completed"].as_u64().unwrap());
+    assert_eq!(r["streams"]["tokens"].as_u64(), Some(4 * streams));
+    for n in r["by_name"].as_array().unwrap() {
+        assert_eq!(
+            n["streams"]["ttft_ms"]["count"], n["totals"]["completed"],
+            "{n}"
+        );
     }
 }
 
