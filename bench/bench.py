@@ -43,6 +43,10 @@ Benchmarks:
             64 KB, chunked; herd against wrk (plain, https, pipelining 16) and h2load (h2c 10 x
             10) on each, the worst ratio the headline (bars on the static file: h2c <= 0.80,
             pipelining <= 0.95, plain and https <= 0.90)
+  server    the server's view (bench/server_view.py): nginx's CPU per request and the rate it
+            reaches, saturated, under herd and under its peer (h2c 10 and 100 x 100 streams
+            vs h2load, plain and pipelined 16 vs wrk) on the static file (bars: rate >= 0.97 x,
+            server CPU per request <= 1.03 x)
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -913,7 +917,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
                                                "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
-                                                 "h2cpu", "h2rate", "h2rss", "corpus", []],
+                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -972,6 +976,9 @@ def main():
         if "corpus" in a.which:
             import corpus
             figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds)
+        if "server" in a.which:
+            import server_view
+            figures["server"] = server_view.run(this, nginx, a.rounds, a.seconds)
     finally:
         nginx.stop()
     if a.json:
