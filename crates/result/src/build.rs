@@ -119,6 +119,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         shard: None,
         requests_log: None,
         streams: crate::streams::of(s.stream.as_deref(), duration_s),
+        faults: Vec::new(),
     }
 }
 

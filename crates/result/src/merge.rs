@@ -328,6 +328,7 @@ impl Merge {
             shard: Some(header),
             requests_log: None,
             streams: self.streams.finish(duration_s),
+            faults: Vec::new(),
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.
         merged.thresholds = first

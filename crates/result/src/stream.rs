@@ -289,6 +289,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         shard: header.shard,
         requests_log: None,
         streams: None,
+        faults: Vec::new(),
     })
 }
 
