@@ -38,12 +38,23 @@ impl Criterion {
                 None => return self.unmeasured(format!("no request is named `{n}`")),
             },
         };
-        self.judge(totals, rps, latency)
+        self.judge_streams(totals, rps, latency, streams.as_ref())
     }
 
     /// Compares the criterion's metric, measured on these figures (a run's, a request name's,
     /// a fault window's seconds'), with its value.
     pub fn judge(&self, totals: &Totals, rps: f64, latency: &Summary) -> ThresholdResult {
+        self.judge_streams(totals, rps, latency, None)
+    }
+
+    /// [`Criterion::judge`] with the event streams the figures had (for `ttft` and `itl`).
+    pub fn judge_streams(
+        &self,
+        totals: &Totals,
+        rps: f64,
+        latency: &Summary,
+        streams: Option<&crate::Streams>,
+    ) -> ThresholdResult {
         let asked = totals
             .scheduled
             .max(totals.completed + totals.errors + totals.dropped);
@@ -56,9 +67,8 @@ impl Criterion {
                 "no responses to measure latency on: all {asked} requests failed without one"
             ));
         }
-        let stream = |pick: fn(&crate::Streams) -> &Summary| {
-            streams.as_ref().map(pick).filter(|s| s.count > 0)
-        };
+        let stream =
+            |pick: fn(&crate::Streams) -> &Summary| streams.map(pick).filter(|s| s.count > 0);
         let figure = match self.metric {
             Metric::Ttft(s) => Some((stream(|x| &x.ttft_ms), s)),
             Metric::Itl(s) => Some((stream(|x| &x.itl_ms), s)),
