@@ -51,6 +51,8 @@ app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POS
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 sock.bind(("127.0.0.1", 0))
+# Listening before the port is told: a client may connect at once (uvicorn accepts later).
+sock.listen(128)
 print(f"listening {sock.getsockname()[1]}", flush=True)
 config = uvicorn.Config(app, log_level="warning", lifespan="off")
 uvicorn.Server(config).run(sockets=[sock])
