@@ -52,6 +52,17 @@ pub fn threshold(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--sse MODE`: `llm` (true) or `events` (false).
+pub fn sse_mode(s: &str) -> Result<bool, String> {
+    match s {
+        "llm" => Ok(true),
+        "events" => Ok(false),
+        _ => Err(format!(
+            "'{s}' is not a mode: write events (time every event) or llm (an OpenAI-compatible chat completion's tokens)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,16 +112,5 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-}
-
-/// `--sse MODE`: `llm` (true) or `events` (false).
-pub fn sse_mode(s: &str) -> Result<bool, String> {
-    match s {
-        "llm" => Ok(true),
-        "events" => Ok(false),
-        _ => Err(format!(
-            "'{s}' is not a mode: write events (time every event) or llm (an OpenAI-compatible chat completion's tokens)"
-        )),
     }
 }

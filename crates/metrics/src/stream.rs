@@ -2,9 +2,14 @@
 //! arrived. A stream is one outcome; its events are what these histograms add up, by request
 //! name like latency, merged exactly.
 
-use crate::stats::micros;
+use crate::compact::HISTOGRAM_MAX_US;
 use crate::CompactHistogram;
 use std::time::Duration;
+
+/// As `stats.rs` records durations: whole microseconds, at least 1, at most the histograms' top.
+fn micros(d: Duration) -> u64 {
+    (d.as_micros() as u64).clamp(1, HISTOGRAM_MAX_US)
+}
 
 /// What one event stream measured. In `--sse llm` mode its events are the ones carrying
 /// content (tokens), so `first` is the time to first token and `gaps` the inter-token latency.

@@ -123,37 +123,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             "goaway-after" => route.goaway_after = Some(parse_count(key, value)?),
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "close-after" => route.close_after = Some(parse_count(key, value)?),
-            "sse" => {
-                let llm = match value {
-                    "" => false,
-                    "llm" => true,
-                    _ => {
-                        return Err(format!(
-                        "'{word}': write sse (events) or sse=llm (an OpenAI-style chat completion)"
-                    ))
-                    }
-                };
-                let events = route.events.get_or_insert_with(|| crate::Events::new(llm));
-                events.llm = llm;
-            }
-            "ttft" | "itl" => {
-                let latency = parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
-                let events = route
-                    .events
-                    .get_or_insert_with(|| crate::Events::new(false));
-                if key == "ttft" {
-                    events.first = latency;
-                } else {
-                    events.gap = latency;
-                }
-            }
-            "tokens" => {
-                let n = parse_count(key, value)?;
-                route
-                    .events
-                    .get_or_insert_with(|| crate::Events::new(false))
-                    .count = n;
-            }
+            "sse" | "ttft" | "itl" | "tokens" => events(&mut route, key, value)?,
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -175,6 +145,32 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     }
     route.check()?;
     Ok(route)
+}
+
+/// The options of an event-stream route (`sse`, `sse=llm`, `ttft=`, `itl=`, `tokens=`).
+fn events(route: &mut Route, key: &str, value: &str) -> Result<(), String> {
+    let events = route
+        .events
+        .get_or_insert_with(|| crate::Events::new(false));
+    match key {
+        "sse" => events.llm = match value {
+            "" => false,
+            "llm" => true,
+            _ => return Err(format!(
+                "'sse={value}': write sse (events) or sse=llm (an OpenAI-style chat completion)"
+            )),
+        },
+        "tokens" => events.count = parse_count(key, value)?,
+        _ => {
+            let latency = parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
+            if key == "ttft" {
+                events.first = latency;
+            } else {
+                events.gap = latency;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn parse_latency(value: &str) -> Result<Latency, String> {

@@ -214,6 +214,8 @@ mod tests {
             bytes_received: 0,
             status_class: Default::default(),
             error_kinds: Default::default(),
+            events: 0,
+            tokens: 0,
             latency_histogram: None,
         }
     }

@@ -65,7 +65,13 @@ pub(crate) fn of(s: Option<&StreamStats>, seconds: f64) -> Option<Streams> {
 }
 
 fn from(streams: u64, events: u64, tokens: u64, h: &Five, seconds: f64) -> Streams {
-    let per = |n| crate::build::per_second(n, seconds);
+    let per = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
     let n = &h[4];
     Streams {
         streams,
