@@ -305,6 +305,11 @@ pub struct Generator {
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
+    /// The machine that ran the load (host name, cores, CPU model and a hash of its machine
+    /// id; shards merged: each machine's, `; ` between them), as a store files the run. Absent
+    /// in results written before herd recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 /// The connections that spoke one protocol, and what they carried.

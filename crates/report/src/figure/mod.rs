@@ -178,6 +178,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Points where herd itself was the bottleneck: drawn with a cross.
     pub suspect: Vec<(f64, f64)>,
+    /// Where each point leads when clicked (a stored run's report), in the order of `points`;
+    /// empty: nowhere. The HTML charts only.
+    pub links: Vec<String>,
 }
 
 impl Series {
@@ -191,6 +194,7 @@ impl Series {
             joined: true,
             points,
             suspect: Vec::new(),
+            links: Vec::new(),
         }
     }
 

@@ -131,6 +131,7 @@ fn series(p: &Panel) -> Vec<Series> {
             line.dash = s.dashed;
             line.dots = s.markers;
             line.line = s.joined;
+            line.links = s.links.clone();
             line
         })
         .collect()
