@@ -153,13 +153,17 @@ fn events(route: &mut Route, key: &str, value: &str) -> Result<(), String> {
         .events
         .get_or_insert_with(|| crate::Events::new(false));
     match key {
-        "sse" => events.llm = match value {
-            "" => false,
-            "llm" => true,
-            _ => return Err(format!(
+        "sse" => {
+            events.llm = match value {
+                "" => false,
+                "llm" => true,
+                _ => {
+                    return Err(format!(
                 "'sse={value}': write sse (events) or sse=llm (an OpenAI-style chat completion)"
-            )),
-        },
+            ))
+                }
+            }
+        }
         "tokens" => events.count = parse_count(key, value)?,
         _ => {
             let latency = parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
