@@ -141,3 +141,43 @@ fn bytes_sent_with_calls_per_conn_are_the_bytes_nginx_read() {
     assert_eq!(log.lines().count(), 90, "{log}");
     assert_eq!(r["totals"]["bytes_sent"].as_u64().unwrap(), read);
 }
+
+/// The seconds a chart of the report's run page covers, from its hover data.
+fn chart_seconds(page: &str, id: &str) -> Vec<String> {
+    let chart = page
+        .split(&format!("id=\"{id}\""))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {id}"));
+    let data = chart.split("data-hover=\"").nth(1).unwrap();
+    let data = data[..data.find('"').unwrap()].replace("&quot;", "\"");
+    let v: serde_json::Value = serde_json::from_str(&data).unwrap();
+    let t = v["t"].as_array().unwrap();
+    // The seconds where some series has a value.
+    (0..t.len())
+        .filter(|&k| {
+            v["s"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| !s["v"][k].is_null())
+        })
+        .map(|k| t[k].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_reports_generator_charts_end_at_the_same_second_as_its_throughput() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("generator-end");
+    let json = dir.path("r.json");
+    Herd::new(&["run", &nginx.url("/"), "-d", "3s", "-c", "2", "-t", "1"])
+        .json(&json)
+        .run()
+        .measured();
+    let page = html_report(&json);
+    let throughput = chart_seconds(&page, "chart-throughput");
+    assert_eq!(throughput.len(), 3, "{throughput:?}");
+    for id in ["chart-generator-cpu", "chart-generator-lag"] {
+        assert_eq!(chart_seconds(&page, id), throughput, "{id}");
+    }
+}
