@@ -43,6 +43,10 @@ Benchmarks:
             64 KB, chunked; herd against wrk (plain, https, pipelining 16) and h2load (h2c 10 x
             10) on each, the worst ratio the headline (bars on the static file: h2c <= 0.80,
             pipelining <= 0.95, plain and https <= 0.90)
+  server    the server's view (bench/server_view.py): nginx's CPU per request and the rate it
+            reaches, saturated, under herd and under its peer (h2c 10 and 100 x 100 streams
+            vs h2load, plain and pipelined 16 vs wrk) on the static file (bars: rate >= 0.97 x,
+            server CPU per request <= 1.03 x)
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -274,7 +278,7 @@ def argv_for(tool, url, conns, seconds, json_path):
     raise ValueError(tool)
 
 
-def bench_cpu(nginx, rounds, seconds):
+def bench_cpu(nginx, rounds, seconds, path="/"):
     tools = ["herd", "wrk", "ab", "h2load", "herd+ua"] + (["baseline"] if BASELINE else [])
     samples = {t: [] for t in tools}
     rps = {t: [] for t in tools}
@@ -289,7 +293,8 @@ def bench_cpu(nginx, rounds, seconds):
         order = ["herd", *others] if r % 2 == 0 else [*others, "herd"]
         for tool in order:
             with tempfile.NamedTemporaryFile(suffix=".json") as j:
-                out, cpu, _ = run_measured(argv_for(tool, nginx.url, 50, seconds, j.name), timeout=seconds + 60)
+                url = nginx.url + path.lstrip("/")
+                out, cpu, _ = run_measured(argv_for(tool, url, 50, seconds, j.name), timeout=seconds + 60)
                 n, errors = requests_of(tool, out, j.name)
             if errors:
                 log(f"bench: warning: {tool} saw {errors} errors")
@@ -300,7 +305,7 @@ def bench_cpu(nginx, rounds, seconds):
     # Each round ran every tool back to back, so a ratio within a round shares that round's
     # background load; the median of those paired ratios is the figure that holds.
     paired = {t: statistics.median(a / b for a, b in zip(samples[t], samples["wrk"])) for t in tools}
-    print(f"\nCPU time per request, 50 connections, 1 thread, {seconds}s x {rounds} rounds")
+    print(f"\nCPU time per request, {path}, 50 connections, 1 thread, {seconds}s x {rounds} rounds")
     print(f"  {'tool':8s} {'us/req':>8s} {'req/s':>9s} {'vs wrk':>7s}   (medians; 'vs wrk' = median of paired ratios)")
     for t in tools:
         print(f"  {t:8s} {med[t]:8.2f} {statistics.median(rps[t]):9.0f} {paired[t]:7.2f}")
@@ -913,12 +918,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
                                                "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
-                                                 "h2cpu", "h2rate", "h2rss", "corpus", []],
+                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--json", help="also write the figures here")
     ap.add_argument("--baseline", metavar="HERD", help="cpu: an older herd binary, measured in the same rounds")
+    ap.add_argument("--path", default="/", help="cpu: the path asked for (default `/`, nginx's `return 200`; "
+                    "/static/index.html is its static file with its usual headers)")
     a = ap.parse_args()
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
@@ -932,7 +939,7 @@ def main():
     figures = {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cpus, {os.uname().release}"}
     try:
         if "cpu" in a.which:
-            figures["cpu"] = bench_cpu(nginx, a.rounds, a.seconds)
+            figures["cpu"] = bench_cpu(nginx, a.rounds, a.seconds, a.path)
         if "rss" in a.which:
             figures["rss"] = bench_rss(nginx, max(1, a.rounds // 2), a.seconds)
         if "rate" in a.which:
@@ -972,6 +979,9 @@ def main():
         if "corpus" in a.which:
             import corpus
             figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds)
+        if "server" in a.which:
+            import server_view
+            figures["server"] = server_view.run(this, nginx, a.rounds, a.seconds)
     finally:
         nginx.stop()
     if a.json:
