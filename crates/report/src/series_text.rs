@@ -83,7 +83,8 @@ pub struct ProbeLine<'a> {
     pub duration_s: f64,
     pub goodput: f64,
     pub error_percent: f64,
-    pub p99_ms: f64,
+    /// `None` for a probe that got no response: it has no latency.
+    pub p99_ms: Option<f64>,
     pub verdict: &'a str,
 }
 
@@ -97,7 +98,7 @@ pub fn probe_line(p: &ProbeLine) -> String {
         duration_s(p.duration_s),
         rate(p.goodput),
         format!("{:.2}%", p.error_percent),
-        duration_ms(p.p99_ms),
+        p.p99_ms.map_or("-".to_owned(), duration_ms),
         p.verdict,
     )
 }

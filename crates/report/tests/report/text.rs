@@ -266,3 +266,24 @@ fn a_sweep_step_with_no_response_shows_no_latency() {
     let some = herd_report::series_text::sweep_line(100.0, None, &row(10), false);
     assert!(some.contains("0 us"), "{some}");
 }
+
+#[test]
+fn a_probe_with_no_response_shows_no_p99() {
+    use herd_report::series_text::{probe_line, ProbeLine};
+    let line = |p99_ms| {
+        probe_line(&ProbeLine {
+            n: 1,
+            purpose: herd_result::capacity::Purpose::Ramp,
+            level: "100 req/s",
+            duration_s: 5.0,
+            goodput: 0.0,
+            error_percent: 100.0,
+            p99_ms,
+            verdict: "broke: errors 100%",
+        })
+    };
+    let none = line(None);
+    assert!(!none.contains(" us"), "{none}");
+    assert!(none.split_whitespace().any(|c| c == "-"), "{none}");
+    assert!(line(Some(1.5)).contains("1.50 ms"));
+}
