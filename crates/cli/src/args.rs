@@ -154,9 +154,6 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub shard: crate::shard_args::ShardArgs,
-
-    #[command(flatten)]
-    pub keep: crate::store_cmd::StoreFlags,
 }
 
 impl RunArgs {

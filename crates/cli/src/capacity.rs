@@ -103,7 +103,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let mut table = ProbeTable {
         users: a.users,
         unit,
-        outputs: StepOutputs::new(outputs),
+        outputs: StepOutputs::new(outputs, &a.outputs, "capacity"),
     };
     let (result, failure) = capacity(spec, &*runs, &control, &mut table);
     let interrupted = result.interrupted;
@@ -170,7 +170,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
             None
         }
     };
-    problems.extend(a.outputs.check(true));
+    problems.extend(a.outputs.check(true, false));
     let (slo, runs) = match (slo, runs) {
         (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
         _ => return Err(Exit::bad_input(problems.join("\n"))),
@@ -263,15 +263,16 @@ impl herd_series::Observer for ProbeTable {
             })
         );
         let _ = std::io::stdout().flush();
-        self.outputs.ended(run, || herd_live::dashboard::LevelRow {
-            asked: format!("{level} ({})", series_text::purpose_name(p.purpose)),
-            target: String::new(),
-            achieved: format!("{} good/s", rate(m.goodput)),
-            p50_ms: m.latency_ms.p50,
-            p99_ms: m.latency_ms.p99,
-            errors_percent: m.error_percent,
-            verdict,
-        });
+        self.outputs
+            .ended(run, p.level, || herd_live::dashboard::LevelRow {
+                asked: format!("{level} ({})", series_text::purpose_name(p.purpose)),
+                target: String::new(),
+                achieved: format!("{} good/s", rate(m.goodput)),
+                p50_ms: m.latency_ms.p50,
+                p99_ms: m.latency_ms.p99,
+                errors_percent: m.error_percent,
+                verdict,
+            });
     }
 }
 

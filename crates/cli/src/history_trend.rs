@@ -154,32 +154,74 @@ pub fn trend(a: &TrendArgs) -> Result<i32, Exit> {
         )?;
     }
     if let Some(path) = &a.output {
-        let ticks: Vec<String> = runs.iter().map(|r| format!("#{}", r.id)).collect();
-        let lines: Vec<herd_report::figure::TrendLine> = found
-            .iter()
-            .map(|(m, d)| herd_report::figure::TrendLine {
-                label: m.clone(),
-                values: d.points.iter().map(|p| p.value).collect(),
-                changes: d
-                    .changes
-                    .iter()
-                    .map(|c| (c.index, format!("{:+.1}%", c.size * 100.0)))
-                    .collect(),
-            })
-            .collect();
-        let title = if name.is_empty() {
-            "herd history trend".to_owned()
-        } else {
-            format!("herd history trend: {name}")
-        };
-        let fig = herd_report::figure::trend_figure(&title, &ticks, &lines);
         let head: Vec<&str> = header.iter().map(String::as_str).collect();
-        crate::sweep::write_file(
-            path,
-            herd_report::html::render_trend(&fig, &head, &rows).as_bytes(),
-        )?;
+        write_page(a, path, &runs, &found, &head, &rows)?;
     }
     Ok(exit::OK)
+}
+
+/// `-o trend.html`: the chart (change points marked) and the table, each point and each run's
+/// id linking to the run's own report, written beside the page (`trend-runs/run-ID.html`), as
+/// `herd history show ID -o` writes it.
+fn write_page(
+    a: &TrendArgs,
+    path: &std::path::Path,
+    runs: &[herd_store::RunRow],
+    found: &[(String, herd_store::Detection)],
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> Result<(), Exit> {
+    let stem = path
+        .file_stem()
+        .map_or("trend".into(), |s| s.to_string_lossy().into_owned());
+    let folder = format!("{stem}-runs");
+    let dir = path
+        .parent()
+        .unwrap_or(std::path::Path::new(""))
+        .join(&folder);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", dir.display())))?;
+    let (mut store, _) = a.select.open()?;
+    let mut links = Vec::with_capacity(runs.len());
+    for r in runs {
+        let run = store.run(r.id).map_err(store_err)?;
+        let file = format!("run-{}.html", r.id);
+        crate::sweep::write_file(
+            &dir.join(&file),
+            herd_report::html::render_run(&run).as_bytes(),
+        )?;
+        links.push(format!("{folder}/{file}"));
+    }
+    let ticks: Vec<String> = runs.iter().map(|r| format!("#{}", r.id)).collect();
+    let lines: Vec<herd_report::figure::TrendLine> = found
+        .iter()
+        .map(|(m, d)| herd_report::figure::TrendLine {
+            label: m.clone(),
+            values: d.points.iter().map(|p| p.value).collect(),
+            changes: d
+                .changes
+                .iter()
+                .map(|c| (c.index, format!("{:+.1}%", c.size * 100.0)))
+                .collect(),
+            // Each metric's own points: a run without the figure has no point to link.
+            links: d
+                .points
+                .iter()
+                .map(|p| format!("{folder}/run-{}.html", p.run.id))
+                .collect(),
+        })
+        .collect();
+    let name = a.name.as_deref().unwrap_or_default();
+    let title = if name.is_empty() {
+        "herd history trend".to_owned()
+    } else {
+        format!("herd history trend: {name}")
+    };
+    let fig = herd_report::figure::trend_figure(&title, &ticks, &lines);
+    crate::sweep::write_file(
+        path,
+        herd_report::html::render_trend(&fig, header, rows, &links).as_bytes(),
+    )
 }
 
 pub fn detect(a: &DetectArgs) -> Result<i32, Exit> {

@@ -74,6 +74,10 @@ pub struct OutputArgs {
     /// FILE; `herd report FILE -o page.html` makes the dashboard's page of it afterwards
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub record: Option<PathBuf>,
+
+    /// `--store` and `--label`: the run kept in a store of runs (a series: each of its runs).
+    #[command(flatten)]
+    pub keep: crate::store_cmd::StoreFlags,
 }
 
 impl OutputArgs {
@@ -101,12 +105,15 @@ impl OutputArgs {
         })
     }
 
-    /// Every problem with the outputs (paths, the OTLP target), before anything is sent.
-    pub fn check(&self, series: bool) -> Vec<String> {
-        match self.spec() {
+    /// Every problem with the outputs (paths, the OTLP target, the store and the labels),
+    /// before anything is sent.
+    pub fn check(&self, series: bool, sharded: bool) -> Vec<String> {
+        let mut problems = match self.spec() {
             Ok(spec) => spec.check(series),
             Err(e) => vec![e],
-        }
+        };
+        problems.extend(self.keep.problems(sharded));
+        problems
     }
 
     /// The outputs, checked and listening: the run stops before anything is sent otherwise.
@@ -122,17 +129,22 @@ impl OutputArgs {
     }
 }
 
-/// A prepared run whose outputs can all be written; otherwise every problem of both at once.
+/// A prepared run whose outputs can all be written, filed under the labels given; otherwise
+/// every problem of both at once.
 pub fn prepared(
     prepared: Result<herd_run::Prepared, herd_run::RunError>,
     outputs: &OutputArgs,
 ) -> Result<herd_run::Prepared, Exit> {
-    let mut problems = outputs.check(false);
+    let sharded = prepared.as_ref().is_ok_and(|p| p.shard().is_some());
+    let mut problems = outputs.check(false, sharded);
     if !problems.is_empty() {
         problems.push("nothing was sent".to_owned());
     }
     match prepared {
-        Ok(p) if problems.is_empty() => Ok(p),
+        Ok(mut p) if problems.is_empty() => {
+            p.set_labels(crate::store_cmd::labels(&outputs.keep)?);
+            Ok(p)
+        }
         Ok(_) => Err(Exit::bad_input(problems.join("\n"))),
         Err(e) if problems.is_empty() => Err(Exit::from(e)),
         Err(e) => {

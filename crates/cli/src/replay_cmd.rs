@@ -174,7 +174,7 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         }
         let target = herd_http::Target::parse_routed(url, &routes)
             .map_err(|e| Exit::bad_input(e.to_string()))?;
-        let problems = a.outputs.check(false);
+        let problems = a.outputs.check(false, a.shard.given());
         if !problems.is_empty() {
             return Err(Exit::bad_input(format!(
                 "{}\nnothing was sent",

@@ -82,12 +82,8 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
     }
     let mut spec = spec(a);
     spec.shard = a.shard.resolve()?;
-    crate::store_cmd::check(&a.keep, spec.shard.is_some())?;
-    let mut prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
-    prepared.set_labels(crate::store_cmd::labels(&a.keep)?);
-    let (code, result) = play_keeping(&prepared, &a.outputs)?;
-    crate::store_cmd::keep(&a.keep, &result)?;
-    Ok(code)
+    let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
+    play(&prepared, &a.outputs)
 }
 
 /// Plays a prepared run with every output `outputs` asks for, and ends it the one way.
@@ -98,7 +94,8 @@ pub fn play(
     play_keeping(prepared, outputs).map(|(code, _)| code)
 }
 
-/// [`play`], the result kept for what a command prints after the summary.
+/// [`play`], the result kept for what a command prints after the summary. The result is
+/// stored (`--store`, `$HERD_STORE`) once every sink has it.
 pub fn play_keeping(
     prepared: &herd_run::Prepared,
     outputs: &crate::outputs::OutputArgs,
@@ -110,5 +107,6 @@ pub fn play_keeping(
         .for_run(crate::outputs::planned(&prepared.plan()));
     let mut result = prepared.run(None, &control, &mut sinks)?;
     let code = crate::outputs::finish(&mut result, &mut sinks)?;
+    crate::store_cmd::keep(&outputs.keep, &result)?;
     Ok((code, result))
 }

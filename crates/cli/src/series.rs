@@ -66,19 +66,29 @@ pub fn runs_for(
 
 /// What a series feeds beside its table as each run goes and ends: each run's outputs (the
 /// progress line, files numbered by run, metrics labelled by step, the series' page), made as
-/// the run begins and finished as it ends. The sweep's table and the capacity search's have one
+/// the run begins and finished as it ends, then the run kept in the store (`--store`) as a run
+/// of its own, labelled with its step. The sweep's table and the capacity search's have one
 /// each.
 pub struct StepOutputs {
     pub outputs: herd_live::Outputs,
+    keep: crate::store_cmd::StoreFlags,
+    /// `sweep` or `capacity`: the `series` label of each stored run.
+    series: &'static str,
     current: Option<herd_live::Sinks>,
     runs: usize,
     problems: Vec<String>,
 }
 
 impl StepOutputs {
-    pub fn new(outputs: herd_live::Outputs) -> StepOutputs {
+    pub fn new(
+        outputs: herd_live::Outputs,
+        given: &crate::outputs::OutputArgs,
+        series: &'static str,
+    ) -> StepOutputs {
         StepOutputs {
             outputs,
+            keep: given.keep.clone(),
+            series,
             current: None,
             runs: 0,
             problems: Vec::new(),
@@ -91,17 +101,23 @@ impl StepOutputs {
         self.current.insert(self.outputs.for_step(self.runs))
     }
 
-    /// A run ended: its outputs finish (adding to `run` what they wrote), and the page shows
-    /// its `row` (made only when there is a page).
+    /// A run at `level` ended: it is labelled with its step, its outputs finish (adding to
+    /// `run` what they wrote), the store keeps it, and the page shows its `row` (made only when
+    /// there is a page).
     pub fn ended(
         &mut self,
         run: &mut RunResult,
+        level: f64,
         row: impl FnOnce() -> herd_live::dashboard::LevelRow,
     ) {
+        crate::store_cmd::label_step(&self.keep, run, self.series, self.runs, level);
         if let Some(mut sinks) = self.current.take() {
             let problems = sinks.finish(run);
             self.problems
                 .extend(problems.iter().map(|e| format!("cannot write {e}")));
+        }
+        if let Err(e) = crate::store_cmd::keep(&self.keep, run) {
+            self.problems.push(e.message);
         }
         self.outputs.level(row);
     }

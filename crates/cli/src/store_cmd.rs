@@ -8,6 +8,10 @@ use herd_store::{Added, Store};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The machine a result written before herd recorded it is filed under: not the storing
+/// machine's, which may not be the one that ran the load.
+const UNRECORDED: &str = "not recorded";
+
 /// The store flags of a command that sends load.
 #[derive(Args, Debug, Clone, Default)]
 pub struct StoreFlags {
@@ -46,19 +50,25 @@ pub fn labels(f: &StoreFlags) -> Result<BTreeMap<String, String>, Exit> {
     herd_store::parse_labels(&f.labels).map_err(Exit::bad_input)
 }
 
-/// Checks the labels and that the store opens, before the run: a long run's result must
-/// have somewhere to go. A shard is a part of a run: its merge is what is stored.
-pub fn check(f: &StoreFlags, sharded: bool) -> Result<(), Exit> {
-    labels(f)?;
-    if sharded && f.store.is_some() {
-        return Err(Exit::bad_input(
-            "--store keeps whole runs, and a shard is a part of one: store the shards' files together (`herd store add shard-*.json` merges them first)",
-        ));
+impl StoreFlags {
+    /// Every problem with the labels and the store, before the run: a long run's result must
+    /// have somewhere to go. A shard is a part of a run: its merge is what is stored.
+    pub fn problems(&self, sharded: bool) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Err(e) = labels(self) {
+            problems.push(e.message);
+        }
+        if sharded && self.store.is_some() {
+            problems.push(
+                "--store keeps whole runs, and a shard is a part of one: store the shards' files together (`herd store add shard-*.json` merges them first)".to_owned(),
+            );
+        } else if location(self.store.as_deref()).is_some() {
+            if let Err(e) = open(self.store.as_deref()) {
+                problems.push(e.message);
+            }
+        }
+        problems
     }
-    if location(f.store.as_deref()).is_some() {
-        open(f.store.as_deref())?;
-    }
-    Ok(())
 }
 
 /// At the end of a run: keeps its result in the store, when one is given.
@@ -70,6 +80,25 @@ pub fn keep(f: &StoreFlags, result: &RunResult) -> Result<(), Exit> {
     keep_at(f.store.as_deref(), result)
 }
 
+/// A run of a sweep or capacity search, filed as its own run: the user's labels, then which
+/// series it belongs to (`series=sweep`), its number in the series (`step=3`, as its files
+/// x-3.csv and its metrics' `step` label) and its level (`level=400`: a rate, or users), so
+/// `herd history trend --label level=400` follows one level over the nightly sweeps.
+pub fn label_step(f: &StoreFlags, run: &mut RunResult, series: &str, step: usize, level: f64) {
+    if let Ok(given) = labels(f) {
+        run.config.labels.extend(given);
+    }
+    let facts = [
+        ("series", series.to_owned()),
+        ("step", step.to_string()),
+        // Plain digits (400, 0.5), never a thousands separator: a label is matched as written.
+        ("level", level.to_string()),
+    ];
+    for (k, v) in facts {
+        run.config.labels.insert(k.to_owned(), v);
+    }
+}
+
 /// Keeps a whole run (a merged one included) in the store given, or $HERD_STORE's; none: nothing.
 pub fn keep_at(given: Option<&str>, result: &RunResult) -> Result<(), Exit> {
     if location(given).is_none() {
@@ -77,7 +106,7 @@ pub fn keep_at(given: Option<&str>, result: &RunResult) -> Result<(), Exit> {
     }
     let (mut store, at) = open(given)?;
     let added = store
-        .add(result, &herd_store::machine())
+        .add(result, UNRECORDED)
         .map_err(|e| Exit::bad_input(format!("the result was not stored in {at}: {e}")))?;
     eprintln!("herd: stored as run #{} in {at}", added.id());
     Ok(())
@@ -125,9 +154,8 @@ pub fn cmd(a: &StoreArgs) -> Result<i32, Exit> {
         return Err(Exit::bad_input(problems.join("\n")));
     }
     let (mut store, at) = open(a.store.as_deref())?;
-    let machine = herd_store::machine();
     for (what, r) in herd_store::whole_runs(runs).map_err(|e| Exit::bad_input(e.to_string()))? {
-        match store.add(&r, &machine) {
+        match store.add(&r, UNRECORDED) {
             Ok(Added::New(id)) => println!("{what}: stored as run #{id} in {at}"),
             Ok(Added::Already(id)) => println!("{what}: already stored as run #{id}"),
             Err(e) => return Err(Exit::bad_input(format!("{what}: {e}"))),

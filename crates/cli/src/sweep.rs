@@ -137,7 +137,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         named: c.targets.len() > 1,
         unit: c.unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        outputs: StepOutputs::new(outputs),
+        outputs: StepOutputs::new(outputs, &a.outputs, "sweep"),
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut table);
@@ -216,7 +216,7 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
             .iter()
             .filter_map(|(flag, p)| herd_live::paths::check_writable(flag, p.as_deref()?).err()),
     );
-    problems.extend(a.outputs.check(true));
+    problems.extend(a.outputs.check(true, shard.is_some()));
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }

@@ -30,7 +30,7 @@ impl herd_series::Observer for LiveTable {
         let short = too_short(run);
         self.line(level, &target.name, &row, short);
         let (model, streams, unit) = (self.model, self.streams, self.unit);
-        self.outputs.ended(run, || {
+        self.outputs.ended(run, level, || {
             let x = row.extra.as_ref();
             let asked = match (model, streams) {
                 (Model::Open, _) => format!("{} {unit}", level_text(level)),

@@ -224,6 +224,26 @@ pub(crate) fn read_sys(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
 }
 
+/// A short fingerprint of this machine, as Bencher's testbeds: its host name, cores and CPU
+/// model, and a hash of its machine id with them (`shop-ci-3 8x AMD EPYC 7B13 #1a2b3c4d`). A
+/// run records the machine that ran its load, so runs stored later elsewhere stay comparable
+/// only with runs of the same machine.
+pub fn fingerprint() -> String {
+    use sha2::{Digest, Sha256};
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    let cpu = read("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let host = read("/etc/hostname").trim().to_owned();
+    let id = read("/etc/machine-id");
+    let hash = Sha256::digest(format!("{id}|{cpu}|{cores}").as_bytes());
+    let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{host} {cores}x {cpu} #{hex}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,6 +116,59 @@ pub fn render_workload(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             }
         }
     }
+    faults(r, out)
+}
+
+/// Each fault window: when it was in force, p50 inside it, its thresholds and the recovery.
+fn faults(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.faults.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    for (i, w) in r.faults.iter().enumerate() {
+        let inside = herd_result::fault::seconds_inside(r, w.start_s, w.end_s);
+        let (_, _, lat) = herd_result::fault::figures(&inside);
+        let p50 = if lat.count > 0 {
+            format!("p50 {} inside", duration_ms(lat.p50))
+        } else {
+            "no whole second inside".to_owned()
+        };
+        writeln!(
+            out,
+            "  fault {}  {:.1}-{:.1} s  {} ({p50})",
+            i + 1,
+            w.start_s,
+            w.end_s,
+            w.description
+        )?;
+        let rec = &w.recovery;
+        match (rec.seconds, rec.second, &rec.note) {
+            (Some(s), Some(t), _) => writeln!(
+                out,
+                "    recovery {s:.0} s after its end (second {t} back: {})",
+                rec.rule
+            )?,
+            (_, _, note) => writeln!(
+                out,
+                "    recovery: {} ({})",
+                note.as_deref().unwrap_or("no second back"),
+                rec.rule
+            )?,
+        }
+        for t in &w.thresholds {
+            let mark = if t.pass { "ok  " } else { "FAIL" };
+            let value = threshold_value(t.value, &t.unit);
+            write!(
+                out,
+                "    threshold {mark} {}  (measured {value} inside)",
+                t.expression
+            )?;
+            match &t.note {
+                Some(n) => writeln!(out, ": {n}")?,
+                None => writeln!(out)?,
+            }
+        }
+    }
     Ok(())
 }
 

@@ -118,6 +118,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .map(|d| d.as_secs()),
         shard: None,
         requests_log: None,
+        faults: Vec::new(),
     }
 }
 

@@ -95,6 +95,10 @@ pub struct RunResult {
     /// `--requests-log`: the file of one line per request, and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_log: Option<RequestsLogged>,
+    /// A workload's `faults:`: each toxic as it was in force on the proxy, its own thresholds
+    /// and the recovery after it (read by [`crate::fault`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<crate::fault_window::FaultWindow>,
 }
 
 /// What `--requests-log` wrote: a line for each measured request, unless the writer fell
@@ -301,6 +305,11 @@ pub struct Generator {
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
+    /// The machine that ran the load (host name, cores, CPU model and a hash of its machine
+    /// id; shards merged: each machine's, `; ` between them), as a store files the run. Absent
+    /// in results written before herd recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 /// The connections that spoke one protocol, and what they carried.

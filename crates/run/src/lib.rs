@@ -17,6 +17,7 @@
 
 mod body;
 mod conclusion;
+mod faults;
 pub mod flags;
 mod http;
 mod labels;

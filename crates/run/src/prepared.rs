@@ -21,7 +21,14 @@ type Played = (
     Option<herd_workload::Tally>,
     Option<usize>,
     Option<herd_result::Server>,
+    Option<Faulted>,
 );
+
+/// A workload's faults as played, and the engine's instant of timeline second 0.
+struct Faulted {
+    log: crate::faults::Log,
+    measure_start: std::time::SystemTime,
+}
 
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
@@ -149,7 +156,7 @@ impl Prepared {
             observer,
         );
         control.log_requests(None);
-        let (out, tally, pipelined, server) = played?;
+        let (out, tally, pipelined, server, faulted) = played?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         if let Some(depth) = pipelined {
@@ -161,6 +168,16 @@ impl Prepared {
         }
         self.conclude(&out, tally, &mut result);
         result.warnings.extend(self.notes.iter().cloned());
+        if let (Some(f), What::Workload { workload, .. }) = (faulted, &self.what) {
+            let thresholds = &workload.thresholds;
+            crate::faults::add_to(
+                &mut result,
+                f.log,
+                &workload.faults,
+                thresholds,
+                f.measure_start,
+            );
+        }
         if let (What::Workload { workload, .. }, None) = (&self.what, level) {
             let own = workload.plan(plan.threads);
             let target = workload
@@ -207,6 +224,8 @@ impl Prepared {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
         };
+        let faults = self.start_faults(plan)?;
+        let measure_start = std::cell::Cell::new(None);
         let mut start = Some(crate::RunStart {
             config: config.clone(),
             labels,
@@ -217,6 +236,10 @@ impl Prepared {
         let progress = |p: &herd_engine::Progress| {
             if let Some(mut s) = start.take() {
                 s.measure_start = p.measure_start;
+                measure_start.set(Some(p.measure_start));
+                if let Some(d) = &faults {
+                    d.origin(p.measure_start);
+                }
                 observer.start(&s);
             }
             observer.progress(p);
@@ -274,12 +297,31 @@ impl Prepared {
             }
         };
         let server = watcher.map(crate::watch::stop);
+        // Every toxic still in force is removed here, whatever the engine's end.
+        let faulted = faults.map(|d| Faulted {
+            log: d.stop(),
+            measure_start: measure_start
+                .get()
+                .unwrap_or_else(std::time::SystemTime::now),
+        });
         let (mut out, tally) = out?;
         // The name was looked up once, before any run; each run's result says how long it took.
         if let Some(d) = self.what.target().lookup() {
             out.total.record_lookup(d);
         }
-        Ok((out, tally, pipelined, server))
+        Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// A workload's faults, playing on their own thread from about the start of the
+    /// measurement: at the file's own load only (`check_at` refuses them elsewhere).
+    fn start_faults(&self, plan: &Plan) -> Result<Option<crate::faults::Driver>, RunError> {
+        match (&self.what, self.shard.is_none()) {
+            (What::Workload { workload, .. }, true) => {
+                let origin = std::time::SystemTime::now() + plan.warmup;
+                crate::faults::start(workload, origin).map_err(RunError::Start)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Runs `plan` on the engine over HTTP/3 or the TCP transport (through the run's proxy),

@@ -68,6 +68,7 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         ephemeral_port_range: g.port_range,
         streams_allowed: g.stream_limit.map(|l| l as u64),
         timeline: g.timeline.iter().map(generator_sample).collect(),
+        machine: Some(herd_monitor::system::fingerprint()),
     };
     build_run(RunInput {
         target,

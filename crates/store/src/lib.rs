@@ -19,7 +19,7 @@
 //! # let run = herd_result::parse_json(json, "run-open.json").unwrap();
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut store = herd_store::Store::open(dir.path().join("runs.db").to_str().unwrap()).unwrap();
-//! let id = store.add(&run, "this machine").unwrap().id();
+//! let id = store.add(&run, "not recorded").unwrap().id();
 //! let back = store.run(id).unwrap();
 //! assert_eq!(back.latency_ms.p99, run.latency_ms.p99);
 //! assert_eq!(store.list(&herd_store::Filter::default()).unwrap().len(), 1);
@@ -86,9 +86,11 @@ impl Store {
         schema::current(&mut self.db)
     }
 
-    /// Stores `r`, recorded as stored by `machine` (see [`machine`]). A result stored before
+    /// Stores `r`, filed under the machine that ran its load (as its result records it), or
+    /// under `unrecorded` for a result written before herd recorded it. A result stored before
     /// is not stored twice.
-    pub fn add(&mut self, r: &RunResult, machine: &str) -> Result<Added, StoreError> {
+    pub fn add(&mut self, r: &RunResult, unrecorded: &str) -> Result<Added, StoreError> {
+        let machine = r.generator.machine.as_deref().unwrap_or(unrecorded);
         if r.kind != herd_result::Kind::Run {
             return Err(StoreError::Bad(
                 "only a run's result can be stored (a sweep's or capacity search's runs: store each run's JSON)".to_owned(),
@@ -269,20 +271,4 @@ fn finite(x: f64) -> f64 {
     } else {
         0.0
     }
-}
-
-/// A short fingerprint of this machine: its id, CPU model and count, as Bencher's testbed.
-pub fn machine() -> String {
-    use sha2::{Digest, Sha256};
-    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
-    let cpu = read("/proc/cpuinfo")
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let host = read("/etc/hostname").trim().to_owned();
-    let id = read("/etc/machine-id");
-    let hash = record::hex(&Sha256::digest(format!("{id}|{cpu}|{cores}").as_bytes()));
-    format!("{host} {cores}x {cpu} #{}", &hash[..8])
 }

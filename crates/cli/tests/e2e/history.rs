@@ -187,6 +187,24 @@ fn history_names_the_run_that_raised_p99_and_compare_against_the_last_ten_gates(
         html.contains("<svg") && html.contains("id=\"run-40\""),
         "a chart and the runs"
     );
+    // Each point of the chart (2 metrics x 40 runs) and each run's id in the table opens the
+    // run's own report, written beside the page.
+    let table = html
+        .find("<table class=\"runs\"")
+        .expect("the table of runs");
+    let (chart, rows) = html.split_at(table);
+    assert_eq!(chart.matches("<a href=\"trend-runs/run-").count(), 80);
+    assert_eq!(rows.matches("<a href=\"trend-runs/run-").count(), 40);
+    for id in [1, 26, 40] {
+        let href = format!("<a href=\"trend-runs/run-{id}.html\"><circle");
+        assert!(chart.contains(&href), "point of run #{id}");
+        let report = std::fs::read_to_string(dir.path(&format!("trend-runs/run-{id}.html")))
+            .expect("the run's report beside the page");
+        assert!(
+            report.contains("<svg") && report.contains(&format!("127.0.0.1:{port}")),
+            "run #{id}'s own report"
+        );
+    }
 
     let shown = dir.path("show.json");
     let out = run_herd(&[
@@ -485,5 +503,181 @@ fn store_add_and_k8s_collect_store_a_runs_shards_merged_into_one_run() {
         refused.stderr().contains("a shard is a part of"),
         "{}",
         refused.stderr()
+    );
+}
+
+/// A combined log of `seconds` seconds, `per_second` GETs in each.
+fn access_log(dir: &TempDir, seconds: u32, per_second: u32) -> PathBuf {
+    let mut log = String::new();
+    for s in 0..seconds {
+        let stamp = format!("14/Nov/2023:22:13:{:02} +0000", 20 + s);
+        for i in 0..per_second {
+            log.push_str(&format!(
+                "127.0.0.1 - - [{stamp}] \"GET /items/{i} HTTP/1.1\" 200 12 \"-\" \"replay-test\"\n"
+            ));
+        }
+    }
+    let path = dir.path("access.log");
+    std::fs::write(&path, log).unwrap();
+    path
+}
+
+/// The stored runs whose label `cmd` is `tag`, as `herd history ls --json` lists them.
+fn stored(store: &str, dir: &TempDir, tag: &str) -> Vec<serde_json::Value> {
+    let ls = dir.path(&format!("ls-{tag}.json"));
+    let label = format!("cmd={tag}");
+    let out = run_herd(&[
+        "history",
+        "ls",
+        "--store",
+        store,
+        "--label",
+        &label,
+        "--json",
+        ls.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    read_json(&ls).as_array().unwrap().clone()
+}
+
+/// `--store` and `--label` (and `HERD_STORE`) on every command that sends load, not only `herd
+/// run`: a sweep keeps each step as a run labelled with its step and level, a capacity search
+/// each probe, a replay and the demo their run; each appears in `herd history ls`.
+#[test]
+fn every_command_that_sends_load_keeps_its_runs_in_the_store() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("history-every");
+    let db = dir.path("runs.db");
+    let store = db.to_str().unwrap();
+    let keep = ["-q", "--store", store, "--label", "branch=main"];
+
+    let sweep = dir.path("sweep.json");
+    Herd::new(&["sweep", &url, "--rates", "20,40", "--label", "cmd=sweep"])
+        .args(&keep)
+        .steps("1s")
+        .json(&sweep)
+        .run()
+        .code(0);
+    let steps = stored(store, &dir, "sweep");
+    assert_eq!(steps.len(), 2, "a run per step: {steps:?}");
+    for (k, (run, level)) in steps.iter().zip(["20", "40"]).enumerate() {
+        let labels = &run["labels"];
+        assert_eq!(labels["series"], "sweep");
+        assert_eq!(labels["step"], (k + 1).to_string());
+        assert_eq!(labels["level"], level);
+        assert_eq!(labels["branch"], "main");
+    }
+    // The sweep's JSON carries the same labels on each of its runs.
+    let s = read_json(&sweep);
+    assert_eq!(s["steps"][1]["runs"][0]["config"]["labels"]["level"], "40");
+
+    let capacity = dir.path("capacity.json");
+    let ran = Herd::new(&[
+        "capacity",
+        &url,
+        "--slo",
+        "errors<1%",
+        "--label",
+        "cmd=capacity",
+    ])
+    .args(&["--start", "500", "--max", "1000", "--max-probes", "2"])
+    .args(&keep)
+    .probes("1s")
+    .json(&capacity)
+    .run();
+    assert_ne!(ran.out.status.code(), Some(2), "{}", ran.stderr());
+    let probes = read_json(&capacity)["probes"].as_array().unwrap().len();
+    let kept = stored(store, &dir, "capacity");
+    assert!(probes >= 1);
+    assert_eq!(kept.len(), probes, "a run per probe");
+    assert_eq!(kept[0]["labels"]["series"], "capacity");
+    assert_eq!(kept[0]["labels"]["level"], "500");
+
+    // $HERD_STORE stands for --store.
+    let log = access_log(&dir, 2, 5);
+    Herd::new(&["replay", log.to_str().unwrap(), "--target", &url, "-q"])
+        .args(&["--label", "cmd=replay"])
+        .env("HERD_STORE", store)
+        .run()
+        .code(0);
+    assert_eq!(stored(store, &dir, "replay").len(), 1);
+
+    let demo = Herd::new(&["demo", "-d", "1s", "--rate", "50", "--label", "cmd=demo"])
+        .args(&keep)
+        .run();
+    demo.code(0);
+    assert!(
+        demo.stderr().contains("stored as run #"),
+        "{}",
+        demo.stderr()
+    );
+    let kept = stored(store, &dir, "demo");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0]["labels"]["branch"], "main");
+}
+
+/// The machine a stored run is filed under is the one that ran its load, as its JSON
+/// records it, not the one that stores it: `herd store add` of a result from another machine
+/// keeps that machine; a result from before herd recorded it is `not recorded`.
+#[test]
+fn a_stored_run_names_the_machine_that_ran_its_load() {
+    let server = mock(&[]);
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("history-machine");
+    let json = dir.path("here.json");
+    Herd::new(&["run", &url, "-d", "1s", "-c", "2", "-q"])
+        .json(&json)
+        .run()
+        .code(0);
+    let here = read_run(&json);
+    let ours = here
+        .generator
+        .machine
+        .clone()
+        .expect("the run records its machine");
+    assert!(ours.contains(" #"), "{ours}");
+
+    let mut there = here.clone();
+    there.generator.machine = Some("loadgen-7 64x AMD EPYC 9654 #0badf00d".to_owned());
+    there.started_at = "2026-01-02T03:04:05Z".to_owned();
+    let mut old = here.clone();
+    old.generator.machine = None;
+    old.started_at = "2026-01-03T03:04:05Z".to_owned();
+    let db = dir.path("runs.db");
+    let store = db.to_str().unwrap();
+    let files = [
+        json.clone(),
+        write_run(&dir, "there.json", &there),
+        write_run(&dir, "old.json", &old),
+    ];
+    let mut add = vec!["store", "add", "--store", store];
+    add.extend(files.iter().map(|p| p.to_str().unwrap()));
+    let out = run_herd(&add);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ls = dir.path("ls.json");
+    let out = run_herd(&[
+        "history",
+        "ls",
+        "--store",
+        store,
+        "--json",
+        ls.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let machines: Vec<String> = read_json(&ls)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["machine"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        machines,
+        [
+            "loadgen-7 64x AMD EPYC 9654 #0badf00d",
+            "not recorded",
+            ours.as_str(),
+        ]
     );
 }

@@ -12,6 +12,8 @@ pub struct TrendLine {
     pub values: Vec<f64>,
     /// Where a new level begins (positions in `values`), with what to write there.
     pub changes: Vec<(usize, String)>,
+    /// Each value's run's report (an `href`), in the order of `values`; empty: no links.
+    pub links: Vec<String>,
 }
 
 /// The figure of `lines` over `runs` (what each run is called on the x axis, e.g. "#12").
@@ -30,6 +32,7 @@ pub fn trend_figure(title: &str, runs: &[String], lines: &[TrendLine]) -> Figure
                 .collect();
             let mut s = Series::line(&line.label, palette::cycle(i), points);
             s.markers = true;
+            s.links = line.links.clone();
             Panel::new(
                 &format!("trend-{i}"),
                 &line.label,

@@ -49,7 +49,7 @@ pub fn chart(p: &Panel) -> String {
         y_label: &y_text,
     };
     match &p.kind {
-        Kind::Lines => lines_with(&frame, &series(p), &rules(p)),
+        Kind::Lines => lines_with(&frame, &series(p), &rules(p), &p.bands),
         Kind::StackedBars { starts, width } => {
             stacked_bars(&frame, starts, *width, &stacks(p, starts))
         }
@@ -131,6 +131,7 @@ fn series(p: &Panel) -> Vec<Series> {
             line.dash = s.dashed;
             line.dots = s.markers;
             line.line = s.joined;
+            line.links = s.links.clone();
             line
         })
         .collect()

@@ -27,6 +27,8 @@ pub struct Series {
     /// Indices of points drawn as a cross instead of a dot and said to be suspect in the hover
     /// box: measured while herd itself was the bottleneck.
     pub flagged: Vec<usize>,
+    /// Each point's link (`href`), in the order of `points`; empty: none.
+    pub links: Vec<String>,
 }
 
 impl Series {
@@ -39,6 +41,7 @@ impl Series {
             dots: false,
             line: true,
             flagged: Vec::new(),
+            links: Vec::new(),
         }
     }
 

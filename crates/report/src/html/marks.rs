@@ -40,29 +40,40 @@ impl Rule {
     }
 }
 
-/// Dots and crosses of one series.
+/// Dots and crosses of one series, each inside its link when it has one.
 pub fn points(f: &Frame, s: &Series, svg: &mut String) {
     if !s.dots && s.flagged.is_empty() {
         return;
     }
     let _ = write!(svg, "<g class=\"marks\" fill=\"{}\">", esc(&s.color));
     for (i, (x, y)) in s.points.iter().enumerate() {
-        let (cx, cy) = (f.px(*x), f.py(*y));
-        if s.flagged.contains(&i) {
-            // White under the cross so it stands out from the line it sits on.
-            let _ = write!(
-                svg,
-                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"6\" fill=\"#fff\" stroke=\"{}\"/>\
-                 <path class=\"cross\" stroke=\"{CROSS_INK}\" d=\"M{:.1},{:.1}l7,7m0,-7l-7,7\"/>",
-                esc(&s.color),
-                cx - 3.5,
-                cy - 3.5
-            );
-        } else if s.dots {
-            let _ = write!(svg, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3.5\"/>");
+        let link = s.links.get(i);
+        if let Some(href) = link {
+            let _ = write!(svg, "<a href=\"{}\">", esc(href));
+        }
+        mark(f.px(*x), f.py(*y), s, i, svg);
+        if link.is_some() {
+            svg.push_str("</a>");
         }
     }
     svg.push_str("</g>");
+}
+
+/// Point `i` of `s` at (`cx`, `cy`): a cross when flagged, else a dot when dots are drawn.
+fn mark(cx: f64, cy: f64, s: &Series, i: usize, svg: &mut String) {
+    if s.flagged.contains(&i) {
+        // White under the cross so it stands out from the line it sits on.
+        let _ = write!(
+            svg,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"6\" fill=\"#fff\" stroke=\"{}\"/>\
+             <path class=\"cross\" stroke=\"{CROSS_INK}\" d=\"M{:.1},{:.1}l7,7m0,-7l-7,7\"/>",
+            esc(&s.color),
+            cx - 3.5,
+            cy - 3.5
+        );
+    } else if s.dots {
+        let _ = write!(svg, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3.5\"/>");
+    }
 }
 
 /// A dashed reference line with its label inside the plot. Labels of the `nth` rule of its
@@ -97,4 +108,27 @@ pub fn rule(f: &Frame, r: &Rule, nth: usize, svg: &mut String) {
             esc(&r.label)
         );
     }
+}
+
+/// A shaded span of the x axis, top to bottom, its label at the top: a fault window. The
+/// `nth` band's label steps down so neighbours stay legible.
+pub fn band(f: &Frame, b: &crate::figure::Band, nth: usize, svg: &mut String) {
+    let (left, top, right, bottom) = f.area();
+    let x0 = f.px(b.from).clamp(left, right);
+    let x1 = f.px(b.to).clamp(left, right);
+    let color = esc(b.color);
+    let _ = write!(
+        svg,
+        "<g class=\"fault-window\" data-from=\"{:.3}\" data-to=\"{:.3}\">\
+         <rect x=\"{x0:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\" fill-opacity=\"0.10\"><title>{}</title></rect>\
+         <text class=\"rule\" style=\"fill:{color}\" x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
+        b.from,
+        b.to,
+        (x1 - x0).max(1.0),
+        bottom - top,
+        esc(&b.label),
+        x0 + 4.0,
+        bottom - 6.0 - 14.0 * nth as f64,
+        esc(&b.label)
+    );
 }

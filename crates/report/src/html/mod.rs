@@ -62,8 +62,14 @@ pub fn figure_svg(f: &crate::figure::Figure) -> String {
 pub use page::esc;
 
 /// A page of metrics over stored runs: the trend figure, then a table of the runs (`rows`,
-/// under `header`), each row anchored `run-ID` (its first cell is the id) so a link reaches it.
-pub fn render_trend(fig: &crate::figure::Figure, header: &[&str], rows: &[Vec<String>]) -> String {
+/// under `header`), each row anchored `run-ID` (its first cell is the id) so a link reaches it,
+/// its id linking to `links[i]` (the run's own report) when given.
+pub fn render_trend(
+    fig: &crate::figure::Figure,
+    header: &[&str],
+    rows: &[Vec<String>],
+    links: &[String],
+) -> String {
     let mut page = page::Page::new(&fig.title);
     page.push(&format!("<h1>{}</h1>\n", esc(&fig.title)));
     page.section("trend", "Over the runs", &figure::charts(fig));
@@ -72,17 +78,24 @@ pub fn render_trend(fig: &crate::figure::Figure, header: &[&str], rows: &[Vec<St
         table.push_str(&format!("<th>{}</th>", esc(h)));
     }
     table.push_str("</tr></thead><tbody>\n");
-    for row in rows {
+    for (i, row) in rows.iter().enumerate() {
         let id = row.first().cloned().unwrap_or_default();
         table.push_str(&format!("<tr id=\"run-{}\">", esc(&id)));
-        for cell in row {
-            table.push_str(&format!("<td>{}</td>", esc(cell)));
+        for (c, cell) in row.iter().enumerate() {
+            match links.get(i).filter(|_| c == 0) {
+                Some(href) => table.push_str(&format!(
+                    "<td><a href=\"{}\">{}</a></td>",
+                    esc(href),
+                    esc(cell)
+                )),
+                None => table.push_str(&format!("<td>{}</td>", esc(cell))),
+            }
         }
         table.push_str("</tr>\n");
     }
     table.push_str("</tbody></table>\n");
     page.section("runs", "The runs", &table);
-    page.finish(&page::footer("a store of runs (herd history trend); each run's own report: herd history show ID -o run.html"))
+    page.finish(&page::footer("a store of runs (herd history trend); each point and run id opens the run's own report (herd history show ID -o run.html)"))
 }
 
 /// The reports' stylesheet, for pages that draw the same charts (the live dashboard).

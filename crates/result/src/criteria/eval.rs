@@ -38,6 +38,12 @@ impl Criterion {
                 None => return self.unmeasured(format!("no request is named `{n}`")),
             },
         };
+        self.judge(totals, rps, latency)
+    }
+
+    /// Compares the criterion's metric, measured on these figures (a run's, a request name's,
+    /// a fault window's seconds'), with its value.
+    pub fn judge(&self, totals: &Totals, rps: f64, latency: &Summary) -> ThresholdResult {
         let asked = totals
             .scheduled
             .max(totals.completed + totals.errors + totals.dropped);

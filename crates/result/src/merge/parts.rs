@@ -263,6 +263,8 @@ pub(super) struct GeneratorSum {
     ports_peak: Option<u64>,
     port_range: Option<u64>,
     streams_allowed: Option<u64>,
+    /// The machines that ran the shards.
+    machines: std::collections::BTreeSet<String>,
     /// Per absolute second.
     seconds: BTreeMap<u64, GeneratorSample>,
 }
@@ -356,6 +358,7 @@ impl GeneratorSum {
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
         self.port_range = min_opt(self.port_range, g.ephemeral_port_range);
         self.streams_allowed = max_opt(self.streams_allowed, g.streams_allowed);
+        self.machines.extend(g.machine.iter().cloned());
         for s in &g.timeline {
             let e = self.seconds.entry(start + s.t).or_default();
             e.cpu_percent.extend(&s.cpu_percent);
@@ -417,6 +420,12 @@ impl GeneratorSum {
             ephemeral_ports_peak: self.ports_peak,
             ephemeral_port_range: self.port_range,
             streams_allowed: self.streams_allowed,
+            machine: (!self.machines.is_empty()).then(|| {
+                std::mem::take(&mut self.machines)
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
             timeline: self
                 .seconds
                 .into_iter()
