@@ -32,18 +32,26 @@ fn command() -> clap::Command {
 
 pub fn completions(a: &CompletionsArgs) -> Result<i32, crate::exit::Exit> {
     let mut cmd = command();
-    let mut out = std::io::stdout().lock();
-    clap_complete::generate(a.shell, &mut cmd, "herd", &mut out);
-    Ok(crate::exit::OK)
+    let mut script = Vec::new();
+    clap_complete::generate(a.shell, &mut cmd, "herd", &mut script);
+    print(&script)
 }
 
 pub fn man(a: &ManArgs) -> Result<i32, crate::exit::Exit> {
-    let page = page(a.subcommand.as_deref())?;
+    print(&page(a.subcommand.as_deref())?)
+}
+
+/// Writes `bytes` to stdout. A reader that stopped early (`herd man run | head`) ends herd as
+/// it ends other commands, exit 141 without a word; any other failure is said.
+fn print(bytes: &[u8]) -> Result<i32, crate::exit::Exit> {
     let mut out = std::io::stdout().lock();
-    out.write_all(&page)
-        .and_then(|()| out.flush())
-        .map_err(|e| crate::exit::Exit::bad_input(format!("cannot write the page: {e}")))?;
-    Ok(crate::exit::OK)
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(crate::exit::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(141),
+        Err(e) => Err(crate::exit::Exit::bad_input(format!(
+            "cannot write to standard output: {e}"
+        ))),
+    }
 }
 
 /// The roff page of `herd`, or of one of its subcommands (named `herd-run` as git's are).

@@ -165,3 +165,26 @@ fn man_pages_render_with_man_and_list_every_run_flag() {
     }
     refused(&["man", "runn"], "no subcommand `runn`");
 }
+
+#[test]
+fn completions_and_man_pages_piped_into_head_end_quietly() {
+    for args in [["completions", "bash"], ["man", "run"]] {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -o pipefail; {} {} {} | head -c 10 >/dev/null; echo \"exit ${{PIPESTATUS[0]}}\"",
+                env!("CARGO_BIN_EXE_herd"),
+                args[0],
+                args[1]
+            ))
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        let code = stdout(&out);
+        assert!(
+            code.trim() == "exit 0" || code.trim() == "exit 141",
+            "{args:?}: {code}"
+        );
+    }
+}
