@@ -145,7 +145,8 @@ fn faults(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         match (rec.seconds, rec.second, &rec.note) {
             (Some(s), Some(t), _) => writeln!(
                 out,
-                "    recovery {s:.0} s after its end (second {t} back: {})",
+                "    recovery {} after its end (second {t} back: {})",
+                crate::format::duration_s(s),
                 rec.rule
             )?,
             (_, _, note) => writeln!(

@@ -10,8 +10,9 @@
 //!   per-second p50 of the whole seconds before the fault, and whose share of requests that
 //!   were not OK is at most one point above theirs.
 //!
-//! The recovery time is from the end of the fault to the start of that second, in whole
-//! seconds of the timeline (0: the first second after the fault was already back).
+//! The recovery time is from the end of the fault to the start of that second: at the
+//! timeline's resolution of one second, so under a second when the first whole second after
+//! the fault was already back.
 
 use crate::criteria::Criterion;
 pub use crate::fault_window::{FaultWindow, Recovery};
@@ -160,7 +161,7 @@ pub fn recovery(r: &RunResult, start: f64, end: f64, thresholds: &[Criterion]) -
     for e in after {
         if back(e) {
             return Recovery {
-                seconds: Some((e.t as f64 - end).max(0.0).ceil()),
+                seconds: Some(((e.t as f64 - end).max(0.0) * 1e3).round() / 1e3),
                 second: Some(e.t),
                 rule,
                 note: None,
@@ -270,6 +271,8 @@ mod tests {
         let rec = recovery(&r, 3.0, 6.0, &[]);
         assert_eq!(rec.second, Some(7));
         assert_eq!(rec.seconds, Some(1.0));
+        // A fault that ended inside a second: to the start of the next whole one.
+        assert_eq!(recovery(&r, 3.0, 5.75, &[]).seconds, Some(1.25));
         assert!(rec.rule.contains("p50 within 10%"), "{}", rec.rule);
     }
 

@@ -31,8 +31,9 @@ pub struct FaultWindow {
 /// How long after a fault the run was back to normal.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Recovery {
-    /// Seconds from the end of the fault to the start of the first second back within
-    /// `rule`; absent when no second after the fault was (see `note`).
+    /// Seconds from the end of the fault to the start of the first whole second back within
+    /// `rule` (at the timeline's one-second resolution); absent when no second after the fault
+    /// was (see `note`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
     /// That second of the timeline.

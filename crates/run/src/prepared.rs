@@ -250,6 +250,7 @@ impl Prepared {
             for r in &p.closed {
                 observer.record(r, fresh.take().as_ref());
             }
+            self.tell_faults(faults.as_ref(), p.measure_start, observer);
         };
         let plan = &*plan;
         let out = match &self.what {
@@ -310,6 +311,24 @@ impl Prepared {
             out.total.record_lookup(d);
         }
         Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// Tells `observer` of the faults added or removed since the last report.
+    fn tell_faults(
+        &self,
+        faults: Option<&crate::faults::Driver>,
+        measure_start: std::time::SystemTime,
+        observer: &mut dyn Observer,
+    ) {
+        if let (Some(d), What::Workload { workload, .. }) = (faults, &self.what) {
+            for n in d.notices() {
+                observer.fault(&crate::faults::window_of(
+                    &n,
+                    &workload.faults,
+                    measure_start,
+                ));
+            }
+        }
     }
 
     /// A workload's faults, playing on their own thread from about the start of the

@@ -174,3 +174,29 @@ fn an_unknown_proxy_or_a_silent_api_is_refused_before_any_load() {
     );
     assert!(toxics(&proxy).is_empty());
 }
+
+#[test]
+fn the_dashboard_shades_a_window_while_it_is_in_force() {
+    use crate::dashboard::{ask, finish, loopback, start, wait_for};
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-dashboard");
+    let file = workload(
+        &dir,
+        &proxy,
+        "60s",
+        "  - { at: 1s, for: 50s, proxy: web, latency: 20ms }\n",
+    );
+    let h = Herd::new(&["run", file.to_str().unwrap(), "--dashboard=127.0.0.1:0"]);
+    let (child, url, reader) = start(h);
+    let addr = loopback(&url);
+    wait_for("the window shaded on the live page", || {
+        let page = ask(addr, "GET", "/", "");
+        page.contains("class=\"fault-window\"") && page.contains("fault 1: latency 20 ms on web")
+    });
+    assert_eq!(toxics(&proxy).len(), 1);
+    kill(child.id(), SIGINT);
+    let (code, _, err) = finish(child, reader);
+    assert_eq!(code, 130, "{err}");
+    assert!(toxics(&proxy).is_empty());
+}

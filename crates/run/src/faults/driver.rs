@@ -37,9 +37,18 @@ pub(crate) fn toxic_name(i: usize) -> String {
     format!("herd_fault_{}", i + 1)
 }
 
+/// A toxic added (`removed: None`) or removed, as the API confirmed it.
+#[derive(Clone, Debug)]
+pub(crate) struct Notice {
+    pub index: usize,
+    pub added: SystemTime,
+    pub removed: Option<SystemTime>,
+}
+
 /// The thread playing the faults; stopping it (or dropping it) removes what is in force.
 pub(crate) struct Driver {
     tell: Sender<Message>,
+    heard: Receiver<Notice>,
     thread: Option<JoinHandle<Log>>,
 }
 
@@ -48,14 +57,21 @@ impl Driver {
     /// [`Driver::origin`] when the engine says).
     pub fn start(api: Api, faults: Vec<Fault>, origin: SystemTime) -> Result<Driver, String> {
         let (tell, told) = channel();
+        let (say, heard) = channel();
         let thread = std::thread::Builder::new()
             .name("herd-faults".into())
-            .spawn(move || play(&api, &faults, origin, &told))
+            .spawn(move || play(&api, &faults, origin, &told, &say))
             .map_err(|e| format!("faults: cannot start their thread: {e}"))?;
         Ok(Driver {
             tell,
+            heard,
             thread: Some(thread),
         })
+    }
+
+    /// What was added or removed since the last call.
+    pub fn notices(&self) -> Vec<Notice> {
+        self.heard.try_iter().collect()
     }
 
     /// The engine's instant of second 0.
@@ -92,7 +108,13 @@ struct Step {
     add: bool,
 }
 
-fn play(api: &Api, faults: &[Fault], mut origin: SystemTime, told: &Receiver<Message>) -> Log {
+fn play(
+    api: &Api,
+    faults: &[Fault],
+    mut origin: SystemTime,
+    told: &Receiver<Message>,
+    say: &Sender<Notice>,
+) -> Log {
     let mut log = Log::default();
     // A toxic left by a run that was killed (SIGKILL) would make the add fail: gone first.
     for (i, f) in faults.iter().enumerate() {
@@ -141,7 +163,15 @@ fn play(api: &Api, faults: &[Fault], mut origin: SystemTime, told: &Receiver<Mes
                 "toxicity": f.toxicity, "attributes": f.attributes,
             });
             match api.add(&f.proxy, &toxic) {
-                Ok(()) => in_force.push((step.index, SystemTime::now())),
+                Ok(()) => {
+                    let added = SystemTime::now();
+                    in_force.push((step.index, added));
+                    let _ = say.send(Notice {
+                        index: step.index,
+                        added,
+                        removed: None,
+                    });
+                }
                 Err(e) => log.problems.push(format!(
                     "fault at line {} ({}): not added: {e}",
                     f.line,
@@ -151,10 +181,12 @@ fn play(api: &Api, faults: &[Fault], mut origin: SystemTime, told: &Receiver<Mes
         } else if let Some(k) = in_force.iter().position(|(i, _)| *i == step.index) {
             let (index, added) = in_force.remove(k);
             remove(api, faults, index, added, &mut log);
+            say_removed(say, &log);
         }
     }
     for (index, added) in std::mem::take(&mut in_force) {
         remove(api, faults, index, added, &mut log);
+        say_removed(say, &log);
     }
     log.played.sort_by_key(|p| p.index);
     log
@@ -182,4 +214,14 @@ fn remove(api: &Api, faults: &[Fault], index: usize, added: SystemTime, log: &mu
         added,
         removed,
     });
+}
+
+fn say_removed(say: &Sender<Notice>, log: &Log) {
+    if let Some(p) = log.played.last() {
+        let _ = say.send(Notice {
+            index: p.index,
+            added: p.added,
+            removed: Some(p.removed),
+        });
+    }
 }

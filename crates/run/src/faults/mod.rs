@@ -7,7 +7,7 @@ mod api;
 mod driver;
 
 pub(crate) use api::Api;
-pub(crate) use driver::{Driver, Log};
+pub(crate) use driver::{Driver, Log, Notice};
 
 use herd_engine::Plan;
 use herd_result::{FaultWindow, RunResult};
@@ -89,10 +89,7 @@ pub(crate) fn add_to(
     thresholds: &[herd_result::Criterion],
     measure_start: SystemTime,
 ) {
-    let at = |t: SystemTime| match t.duration_since(measure_start) {
-        Ok(d) => d.as_secs_f64(),
-        Err(e) => -e.duration().as_secs_f64(),
-    };
+    let at = |t: SystemTime| seconds(t, measure_start);
     for p in &log.played {
         let f = &faults[p.index];
         let (start_s, end_s) = (at(p.added), at(p.removed));
@@ -110,6 +107,36 @@ pub(crate) fn add_to(
         });
     }
     result.warnings.extend(log.problems);
+}
+
+/// A notice as the window an observer is told of (its end the planned one while in force).
+pub(crate) fn window_of(n: &Notice, faults: &[Fault], measure_start: SystemTime) -> FaultWindow {
+    let f = &faults[n.index];
+    let start_s = seconds(n.added, measure_start);
+    let end_s = match n.removed {
+        Some(t) => seconds(t, measure_start),
+        None => start_s + f.length.as_secs_f64(),
+    };
+    FaultWindow {
+        proxy: f.proxy.clone(),
+        toxic: f.toxic.clone(),
+        name: driver::toxic_name(n.index),
+        stream: f.stream.clone(),
+        attributes: serde_json::Value::Object(f.attributes.clone()),
+        description: f.describe(),
+        start_s: round_ms(start_s),
+        end_s: round_ms(end_s),
+        thresholds: Vec::new(),
+        recovery: Default::default(),
+    }
+}
+
+/// `t` in seconds of the timeline (negative before second 0).
+fn seconds(t: SystemTime, measure_start: SystemTime) -> f64 {
+    match t.duration_since(measure_start) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
 }
 
 fn round_ms(s: f64) -> f64 {
