@@ -77,6 +77,15 @@ pub fn render_workload(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if !r.checks.is_empty() {
         writeln!(out)?;
         for c in &r.checks {
+            if c.passes + c.fails == 0 {
+                // "ok ... 0 passed" would pass a check that judged nothing.
+                writeln!(
+                    out,
+                    "  check --   {}: never ran (no response reached it)",
+                    c.name
+                )?;
+                continue;
+            }
             let mark = if c.fails == 0 { "ok  " } else { "FAIL" };
             write!(
                 out,

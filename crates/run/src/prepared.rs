@@ -33,6 +33,9 @@ struct Faulted {
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    /// Warnings about the flags (a TLS flag on an http:// URL), kept in each result's
+    /// `warnings`.
+    pub(crate) notes: Vec<String>,
     pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
@@ -164,6 +167,7 @@ impl Prepared {
             crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
         }
         self.conclude(&out, tally, &mut result);
+        result.warnings.extend(self.notes.iter().cloned());
         if let (Some(f), What::Workload { workload, .. }) = (faulted, &self.what) {
             let thresholds = &workload.thresholds;
             crate::faults::add_to(

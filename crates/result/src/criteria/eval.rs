@@ -64,7 +64,8 @@ impl Criterion {
         if matches!(self.metric, Metric::Latency(_)) && latency.count == 0 {
             // Latency is of responses: with none, a 0 would pass any limit.
             return self.unmeasured(format!(
-                "no responses to measure latency on: all {asked} requests failed without one"
+                "no responses to measure latency on: all {} requests failed without one",
+                crate::format::count(asked)
             ));
         }
         let stream =
