@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_args = crate::short_help::run)]
 pub struct RunArgs {
     /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates), or a
     /// workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)

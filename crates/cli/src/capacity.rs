@@ -258,7 +258,7 @@ impl herd_series::Observer for ProbeTable {
                 duration_s: p.duration.as_secs_f64(),
                 goodput: m.goodput,
                 error_percent: m.error_percent,
-                p99_ms: m.latency_ms.p99,
+                p99_ms: (m.latency_ms.count > 0).then_some(m.latency_ms.p99),
                 verdict: &verdict,
             })
         );

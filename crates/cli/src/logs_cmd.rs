@@ -75,8 +75,8 @@ pub fn warn_bad(s: &ReadStats) {
     if s.bad > 0 {
         eprintln!(
             "herd: {} of {} lines could not be read ({:.2}%) and were skipped; the first:",
-            s.bad,
-            s.lines,
+            herd_result::format::count(s.bad),
+            herd_result::format::count(s.lines),
             100.0 * s.bad as f64 / s.lines.max(1) as f64
         );
         for b in &s.bad_samples {

@@ -29,6 +29,8 @@ mod secret_args;
 mod series;
 mod serve;
 mod shard_args;
+mod shell;
+mod short_help;
 mod store_cmd;
 mod sweep;
 mod sweep_table;
@@ -58,7 +60,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Load a URL or run a workload file and print what the server did
-    #[command(after_help = exit::HELP, allow_negative_numbers = true)]
+    #[command(after_help = exit::RUN_HELP, allow_negative_numbers = true)]
     Run(Deferred<Box<args::RunArgs>>),
     /// Check a workload file and report every problem with its line and column; sends nothing
     Validate(Deferred<workload_cmd::ValidateArgs>),
@@ -102,6 +104,10 @@ enum Command {
     Store(Deferred<store_cmd::StoreArgs>),
     /// Questions about the stored runs: list, show, trend, change points, baselines
     History(Deferred<history_cmd::HistoryArgs>),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell), made from herd's own flags
+    Completions(Deferred<shell::CompletionsArgs>),
+    /// Print herd's man page (roff), or a subcommand's (`herd man run`), made from its flags
+    Man(Deferred<shell::ManArgs>),
 }
 
 fn main() {
@@ -130,6 +136,8 @@ fn main() {
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Store(a) => store_cmd::cmd(a),
         Command::History(a) => history_cmd::cmd(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -8,6 +8,7 @@ use herd_run::shard::{Shard, ShardRun};
 use std::time::{Duration, SystemTime};
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Shards (one run from several machines)")]
 pub struct ShardArgs {
     /// Play shard I of N of the run (numbered from 0): its share of the arrivals, users, data
     /// rows and connection cap; `herd merge` adds the shards' results up

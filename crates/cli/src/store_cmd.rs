@@ -17,12 +17,12 @@ const UNRECORDED: &str = "not recorded";
 pub struct StoreFlags {
     /// Also keep the result in a store of runs: a SQLite file, or postgres://user@host/db
     /// (default: $HERD_STORE; see docs/history.md)
-    #[arg(long, value_name = "PATH|URL")]
+    #[arg(long, value_name = "PATH|URL", help_heading = "Outputs")]
     pub store: Option<String>,
 
     /// A label for the run, KEY=VALUE (branch=main, commit=abc123), kept in its JSON and the
     /// store; repeat for more
-    #[arg(long = "label", value_name = "KEY=VALUE")]
+    #[arg(long = "label", value_name = "KEY=VALUE", help_heading = "Outputs")]
     pub labels: Vec<String>,
 }
 
@@ -131,7 +131,7 @@ pub struct AddArgs {
     pub files: Vec<PathBuf>,
 
     /// The store: a SQLite file or postgres://... (default: $HERD_STORE)
-    #[arg(long, value_name = "PATH|URL")]
+    #[arg(long, value_name = "PATH|URL", help_heading = "Outputs")]
     pub store: Option<String>,
 }
 

@@ -2,6 +2,7 @@
 //! one, or of two URLs, measures the question, not the server. The verdict still stands (a CI job
 //! may mean it), but the difference is said first.
 
+use herd_result::format::count as count_text;
 use herd_result::{Model, RunResult};
 
 /// One sentence per setting in which `new` asked something else than `base`.
@@ -19,8 +20,8 @@ pub fn differences(base: &RunResult, new: &RunResult, label: &str) -> Vec<String
     differ(model(a.model), model(b.model));
     differ(rate(a.rate), rate(b.rate));
     let users = |c: &herd_result::RunConfig| match c.model {
-        Model::Closed => format!("{} users", c.connections),
-        Model::Open => format!("at most {} connections", c.connections),
+        Model::Closed => format!("{} users", count_text(c.connections)),
+        Model::Open => format!("at most {} connections", count_text(c.connections)),
     };
     differ(users(a), users(b));
     differ(seconds(a.duration_s), seconds(b.duration_s));
@@ -76,5 +77,7 @@ fn seconds(s: Option<f64>) -> String {
 }
 
 fn count(n: Option<u64>) -> String {
-    n.map_or("no request count".into(), |n| format!("{n} requests"))
+    n.map_or("no request count".into(), |n| {
+        format!("{} requests", count_text(n))
+    })
 }

@@ -3,6 +3,7 @@
 //! instead of server performance", httperf's author).
 
 use herd_monitor::system::{port_budget, ports_held, tw_reuse_applies, PortBudget, TIME_WAIT_S};
+use herd_result::format::count;
 use std::time::Duration;
 
 /// CPU time used by the calling thread.
@@ -132,10 +133,11 @@ impl Health {
 
     fn own_ports_text(&self, held: u64) -> String {
         format!(
-            "~{held} ({:.0} closed/s x {:.0} s in TIME_WAIT + {} open)",
-            self.churn(),
+            "~{} ({} closed/s x {:.0} s in TIME_WAIT + {} open)",
+            count(held),
+            count(self.churn().round() as u64),
             self.wall.as_secs_f64().min(TIME_WAIT_S),
-            self.peak_connections
+            count(self.peak_connections)
         )
     }
 }
@@ -163,13 +165,16 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
         reasons.push(format!(
             "{} scheduled requests were never sent while a herd worker thread was {:.0}% busy: \
              herd's CPU, not the server, kept the connections busy; add threads (-t) or cores",
-            h.dropped, h.busy_percent
+            count(h.dropped),
+            h.busy_percent
         ));
     }
     if let (Some(peak), Some(limit)) = (h.fds_peak, h.fd_limit) {
         if limit > 0 && peak * 10 >= limit * 9 {
             reasons.push(format!(
-                "{peak} of {limit} file descriptors were open: raise `ulimit -n`"
+                "{} of {} file descriptors were open: raise `ulimit -n`",
+                count(peak),
+                count(limit)
             ));
         }
     }
@@ -179,23 +184,24 @@ pub fn verdict(h: &Health, b: &Bounds) -> Result<(), Vec<String>> {
         let held = h.own_ports();
         if port_budget(held, range) == PortBudget::Exhausted && h.reuse() == Some(false) {
             reasons.push(format!(
-                "herd's own connections held {} local ports toward the target, more than the {range} of \
+                "herd's own connections held {} local ports toward the target, more than the {} of \
                  net.ipv4.ip_local_port_range: enable net.ipv4.tcp_tw_reuse, widen the range, or reuse \
                  connections (larger --calls-per-conn)",
-                h.own_ports_text(held)
+                h.own_ports_text(held),
+                count(range)
             ));
         }
     }
     if h.fd_errors > 0 {
         reasons.push(format!(
             "{} requests found no free file descriptor: raise `ulimit -n`",
-            h.fd_errors
+            count(h.fd_errors)
         ));
     }
     if h.addr_errors > 0 {
         reasons.push(format!(
             "{} connections found no free local port: widen net.ipv4.ip_local_port_range or reuse connections",
-            h.addr_errors
+            count(h.addr_errors)
         ));
     }
     if reasons.is_empty() {
@@ -214,7 +220,8 @@ pub fn warnings(h: &Health) -> Vec<String> {
             "{} scheduled requests were never sent: the server held all {} allowed connections busy \
              when they were due. That is the server's saturation at this connection cap, not herd's \
              limit; they count as not ok",
-            h.dropped, h.max_connections
+            count(h.dropped),
+            count(h.max_connections)
         ));
     }
     let Some(range) = h.port_range else {
@@ -222,25 +229,27 @@ pub fn warnings(h: &Health) -> Vec<String> {
     };
     let held = h.own_ports();
     let own = h.own_ports_text(held);
+    let range_text = count(range);
     match (port_budget(held, range), h.reuse()) {
         (PortBudget::Fits, _) | (PortBudget::Exhausted, Some(false)) => {}
         (PortBudget::Exhausted, reuse) => out.push(format!(
-            "herd's own connections held {own} local ports toward the target, more than the {range} \
+            "herd's own connections held {own} local ports toward the target, more than the {range_text} \
              of the range: only TIME_WAIT reuse (net.ipv4.tcp_tw_reuse{}) kept them coming; widen \
              net.ipv4.ip_local_port_range or reuse connections for headroom",
             if reuse.is_none() { ", if it applies" } else { "" }
         )),
         (PortBudget::Tight, _) => out.push(format!(
-            "herd's own connections held {own} of {range} local ports toward the target: close to \
+            "herd's own connections held {own} of {range_text} local ports toward the target: close to \
              the limit; widen net.ipv4.ip_local_port_range or reuse connections"
         )),
     }
     if let Some(peak) = h.ports_peak {
         if range > 0 && peak * 10 >= range * 8 {
             out.push(format!(
-                "{peak} of {range} local ports were in use machine-wide (every program's sockets, \
+                "{} of {range_text} local ports were in use machine-wide (every program's sockets, \
                  TIME_WAIT included; herd's own {own}): not herd's limit, since ports are taken per \
-                 destination, but any program's new connections to a busy destination may fail"
+                 destination, but any program's new connections to a busy destination may fail",
+                count(peak)
             ));
         }
     }
@@ -351,7 +360,7 @@ mod tests {
         let w = warnings(&keep_alive);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].starts_with("29104 of 28232 local ports were in use machine-wide"),
+            w[0].starts_with("29,104 of 28,232 local ports were in use machine-wide"),
             "{w:?}"
         );
         assert!(w[0].contains("herd's own ~2 "), "{w:?}");
@@ -371,7 +380,7 @@ mod tests {
         };
         let r = verdict(&churn, &b).unwrap_err();
         assert!(
-            r[0].contains("~121000 (2000 closed/s x 60 s in TIME_WAIT + 1000 open)"),
+            r[0].contains("~121,000 (2,000 closed/s x 60 s in TIME_WAIT + 1,000 open)"),
             "{r:?}"
         );
         // The same churn on loopback, where tcp_tw_reuse=2 applies: ok, with a warning.

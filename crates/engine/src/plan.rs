@@ -48,7 +48,7 @@ pub struct Plan {
     /// open model's cap is `Load::Open::max_connections`.
     pub connections: Option<u64>,
     /// Requests in flight on one HTTP/1.1 connection (`--pipeline`, h2load's `--h1 -m`):
-    /// refilled three quarters at a time in the closed model, sliding in the open model; 1
+    /// refilled a whole window at a time in the closed model, sliding in the open model; 1
     /// sends one at a time.
     pub pipeline: usize,
     /// Number of distinct request names (1 for a plain run).

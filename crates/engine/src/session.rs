@@ -338,7 +338,7 @@ pub trait Session<T: Transport + ?Sized> {
     }
 
     /// From now on, new exchanges wait to be written until a share of the window is free
-    /// (HTTP/1.1 pipelining three quarters, HTTP/2 half) or nothing is in flight, and then
+    /// (HTTP/1.1 pipelining all of it, HTTP/2 half) or nothing is in flight, and then
     /// leave together (nearly wrk's pipelining batches), instead of each as soon as a place
     /// frees. A generator faster than its server otherwise answers every response with a
     /// write of one request: a system call and a TCP segment per request, most of its CPU on

@@ -97,19 +97,7 @@ impl Ticks {
                     Some(h) => {
                         // The share goes first: the health closes the second for the collector.
                         self.share(h, &s, tx);
-                        let cpu = ThreadCpu::now();
-                        let lag = s.second_lag.value_at_quantile(0.99);
-                        s.second_lag.reset();
-                        let _ = tx.send(Report::Health(ThreadSecond {
-                            index: h,
-                            thread: self.k,
-                            cpu: cpu.since(&self.cpu_mark),
-                            loop_delay_max: self.delay_max,
-                            send_lag_p99: Duration::from_micros(lag),
-                            open_connections: s.open_connections,
-                        }));
-                        self.cpu_mark = cpu;
-                        self.delay_max = Duration::ZERO;
+                        self.health(h, s.second_lag, s.open_connections, tx);
                         self.health_sec = Some(sec);
                     }
                     None => {
@@ -129,6 +117,29 @@ impl Ticks {
 }
 
 impl Ticks {
+    /// Sends the worker's health in second `index`, and starts measuring the next.
+    fn health(
+        &mut self,
+        index: u64,
+        second_lag: &mut CompactHistogram,
+        open_connections: u64,
+        tx: &Sender<Report>,
+    ) {
+        let cpu = ThreadCpu::now();
+        let lag = second_lag.value_at_quantile(0.99);
+        second_lag.reset();
+        let _ = tx.send(Report::Health(ThreadSecond {
+            index,
+            thread: self.k,
+            cpu: cpu.since(&self.cpu_mark),
+            loop_delay_max: self.delay_max,
+            send_lag_p99: Duration::from_micros(lag),
+            open_connections,
+        }));
+        self.cpu_mark = cpu;
+        self.delay_max = Duration::ZERO;
+    }
+
     /// Sends the worker's share of second `index`: drops and script counts since the last share.
     fn share(&mut self, index: u64, s: &TickState<'_>, tx: &Sender<Report>) {
         let _ = tx.send(Report::Share(ThreadShare {
@@ -152,6 +163,13 @@ impl Ticks {
         };
         if let Some(tx) = s.seconds {
             self.share(index, &s, tx);
+            // Its health too when that second is whole: the run's last whole second is often
+            // the one in progress when the duration ends, and the generator's charts stopped
+            // a second before the throughput's. A cut-short second is no sample of the load.
+            let whole = now >= s.measure_start + Duration::from_secs(index + 1);
+            if self.health_sec == Some(index) && whole {
+                self.health(index, s.second_lag, s.open_connections, tx);
+            }
         }
     }
 }

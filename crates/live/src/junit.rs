@@ -4,6 +4,7 @@
 //! says it failed.
 
 use crate::{Sink, SinkError};
+use herd_result::format::count;
 use herd_result::RunResult;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ pub fn render(result: &RunResult) -> String {
             class: "herd.checks",
             name: c.name.clone(),
             failure: (c.fails > 0).then(|| {
-                let mut m = format!("{} of {} failed", c.fails, c.passes + c.fails);
+                let mut m = format!("{} of {} failed", count(c.fails), count(c.passes + c.fails));
                 if let Some(s) = &c.sample {
                     let _ = write!(m, "; first: {s}");
                 }

@@ -137,6 +137,8 @@ pub trait Sink {
         false
     }
     /// The engine is done; the result is being built.
+    /// A workload's fault came into force or was removed (`herd_run::Observer::fault`).
+    fn fault(&mut self, _window: &herd_result::FaultWindow) {}
     fn finished(&mut self) {}
     /// What this output adds to the result before every output gets it (the requests log's
     /// file and lines).
@@ -275,6 +277,12 @@ impl herd_run::Observer for Sinks {
 
     fn record(&mut self, r: &Record, server: Option<&Server>) {
         self.each(|s| s.record(r, server));
+    }
+
+    fn fault(&mut self, window: &herd_result::FaultWindow) {
+        for (sink, _) in &mut self.sinks {
+            sink.fault(window);
+        }
     }
 
     fn finished(&mut self) {

@@ -2,7 +2,7 @@
 //! GitLab's job artifacts): the verdict, the load, latency, errors, thresholds and checks.
 
 use crate::{Sink, SinkError};
-use herd_result::format::count;
+use herd_result::format::{count, decimal};
 use herd_result::RunResult;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -52,15 +52,18 @@ pub fn render(r: &RunResult) -> String {
         let _ = writeln!(m, "> {}\n", cell(w));
     }
     let load = match r.config.rate {
-        Some(rate) => format!("open model, {rate} req/s"),
-        None => format!("closed model, {} connections", r.config.connections),
+        Some(rate) => format!("open model, {} req/s", decimal(rate, 1)),
+        None => format!("closed model, {} connections", count(r.config.connections)),
     };
     let _ = writeln!(m, "| | |\n|---|---|");
     let rows = [
         ("Load", load),
-        ("Duration", format!("{:.1} s", r.duration_s)),
+        ("Duration", format!("{} s", decimal(r.duration_s, 1))),
         ("Requests", count(r.totals.completed + r.totals.errors)),
-        ("Throughput", format!("{:.1} req/s", r.throughput_rps)),
+        (
+            "Throughput",
+            format!("{} req/s", decimal(r.throughput_rps, 1)),
+        ),
         (
             "OK / failed / errors",
             format!(
@@ -81,16 +84,10 @@ pub fn render(r: &RunResult) -> String {
         m,
         "\n| ms | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|"
     );
-    let _ = writeln!(
-        m,
-        "| latency | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
-        l.p50, l.p90, l.p99, l.p999, l.max
-    );
-    let _ = writeln!(
-        m,
-        "| service time | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
-        s.p50, s.p90, s.p99, s.p999, s.max
-    );
+    for (name, d) in [("latency", l), ("service time", s)] {
+        let cells = [d.p50, d.p90, d.p99, d.p999, d.max].map(|v| decimal(v, 2));
+        let _ = writeln!(m, "| {name} | {} |", cells.join(" | "));
+    }
     if !r.errors.is_empty() {
         let _ = writeln!(m, "\n| error | count | first message |\n|---|---|---|");
         for (k, n) in &r.errors {
@@ -104,9 +101,9 @@ pub fn render(r: &RunResult) -> String {
             let mark = if t.pass { "✅" } else { "❌" };
             let _ = writeln!(
                 m,
-                "| `{}` | {:.2} {} | {mark} |",
+                "| `{}` | {} {} | {mark} |",
                 t.expression.replace('`', "'"),
-                t.value,
+                decimal(t.value, 2),
                 t.unit
             );
         }
@@ -114,6 +111,10 @@ pub fn render(r: &RunResult) -> String {
     if !r.checks.is_empty() {
         let _ = writeln!(m, "\n| check | passes | fails |\n|---|---|---|");
         for c in &r.checks {
+            if c.passes + c.fails == 0 {
+                let _ = writeln!(m, "| {} | never ran | - |", cell(&c.name));
+                continue;
+            }
             let _ = writeln!(
                 m,
                 "| {} | {} | {} |",
@@ -129,4 +130,25 @@ pub fn render(r: &RunResult) -> String {
 /// Text safe inside a table cell: no pipes or line breaks to break the row.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn figures_keep_their_thousands_separators_and_checks_that_never_ran_say_so() {
+        let json = include_str!("../../result/tests/fixtures/run-open.json");
+        let mut r = herd_result::parse_json(json, "run-open.json").unwrap();
+        r.throughput_rps = 67_767.43;
+        r.latency_ms.max = 1_234.5;
+        r.checks = vec![herd_result::CheckResult {
+            name: "has a token".into(),
+            passes: 0,
+            fails: 0,
+            sample: None,
+        }];
+        let m = super::render(&r);
+        assert!(m.contains("| Throughput | 67,767.4 req/s |"), "{m}");
+        assert!(m.contains("| 1,234.50 |"), "{m}");
+        assert!(m.contains("| has a token | never ran | - |"), "{m}");
+    }
 }

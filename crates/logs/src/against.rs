@@ -263,8 +263,10 @@ impl Against {
             // a name like `item page` says nothing of its path: shown, not judged
             if path_like(&nm.name) && off(nm.requests, l, 2) {
                 flags.push(format!(
-                    "type {}: herd {} requests, server {l}",
-                    nm.name, nm.requests
+                    "type {}: herd {} requests, server {}",
+                    nm.name,
+                    herd_result::format::count(nm.requests),
+                    herd_result::format::count(l)
                 ));
             }
             by_type.push(TypeRow {

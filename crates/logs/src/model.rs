@@ -250,7 +250,7 @@ pub fn render(r: &LogsReport, o: &ModelOptions) -> String {
         w,
         "# Workload modelled by `herd model` from {} ({} requests, {} .. {}).",
         r.input.files.join(", "),
-        total,
+        herd_result::format::count(total),
         r.span.first,
         r.span.last
     );

@@ -1,6 +1,7 @@
 //! The text summary of `herd logs`.
 
 use crate::summary::{LogsReport, Times};
+use herd_result::format::{count, decimal};
 use std::fmt::Write;
 
 fn ms(t: &Times) -> String {
@@ -29,9 +30,9 @@ pub fn render(r: &LogsReport, top: usize) -> String {
         "{} ({}): {} requests from {} lines, {} bad",
         i.files.join(", "),
         i.formats.join(", "),
-        i.records,
-        i.lines,
-        i.bad_lines
+        count(i.records),
+        count(i.lines),
+        count(i.bad_lines)
     );
     for b in &i.bad_samples {
         let _ = writeln!(
@@ -48,21 +49,21 @@ pub fn render(r: &LogsReport, top: usize) -> String {
     let q = &r.rate;
     let _ = writeln!(
         o,
-        "rate        mean {:.1} req/s, p50 second {}, p99 second {}, peak second {} at {}, peak minute {:.1} req/s at {}",
-        q.mean_rps, q.p50_second_rps, q.p99_second_rps, q.peak_second.requests, q.peak_second.at, q.peak_minute.rps, q.peak_minute.at
+        "rate        mean {} req/s, p50 second {}, p99 second {}, peak second {} at {}, peak minute {} req/s at {}",
+        decimal(q.mean_rps, 1), count(q.p50_second_rps), count(q.p99_second_rps), count(q.peak_second.requests), q.peak_second.at, decimal(q.peak_minute.rps, 1), q.peak_minute.at
     );
     if q.reordered_lines > 0 {
         let _ = writeln!(
             o,
             "            {} lines were more than 2 minutes out of time order (logs of several servers in one file?): counted in their own seconds",
-            q.reordered_lines
+            count(q.reordered_lines)
         );
     }
     if q.late_lines > 0 {
         let _ = writeln!(
             o,
             "            {} lines were more than 2 minutes out of time order and could not be placed: left out of the per-second rate (not of the counts)",
-            q.late_lines
+            count(q.late_lines)
         );
     }
     let max_h = q.by_hour.iter().copied().max().unwrap_or(0).max(1);
@@ -164,15 +165,7 @@ pub(crate) fn counted(v: f64, decimals: usize) -> String {
     }
     let step = 10f64.powi(v.log10().floor() as i32 - 2);
     let n = ((v / step).round() * step) as u64;
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    format!("~{out}")
+    format!("~{}", count(n))
 }
 
 #[cfg(test)]

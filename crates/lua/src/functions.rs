@@ -3,8 +3,8 @@
 //! file defines global functions and the workload calls them by name, on the worker thread's
 //! own state (one per thread, as `-s` has it), with strings in and a string or a verdict out.
 
+use crate::source::LuaError;
 use crate::state::message;
-use crate::LuaError;
 use mlua::{Function, Lua, MultiValue, Value};
 use std::collections::HashSet;
 use std::path::Path;

@@ -22,7 +22,9 @@
 mod addr;
 mod done;
 mod functions;
+mod output;
 mod script;
+mod source;
 mod split;
 mod state;
 mod thread;
@@ -30,128 +32,16 @@ mod thread;
 pub use done::{Summary, WrkErrors};
 pub use functions::{Functions, Judged};
 pub use script::{WrkScript, WrkUser};
+pub use source::{LuaError, Source, WrkUrl};
+
+use output::{Output, Tally};
 
 use script::Hooks;
 use std::cell::RefCell;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use thiserror::Error;
 use thread::Thread;
-
-/// What a script's print and io.write may add to a run's output; beyond it the rest is cut,
-/// so a script printing on every request cannot exhaust memory.
-const OUTPUT_LIMIT: usize = 1 << 20;
-
-#[derive(Debug, Error)]
-pub enum LuaError {
-    #[error("cannot read the script {file}: {source}")]
-    Read {
-        file: String,
-        source: std::io::Error,
-    },
-    /// The script failed to load or its `setup`, `init` or first `request()` failed; the
-    /// message names the file and line.
-    #[error("{0}")]
-    Script(String),
-    #[error("cannot set up Lua: {0}")]
-    Setup(String),
-}
-
-/// The script and what wrk puts in its `wrk` table.
-#[derive(Clone, Debug)]
-pub struct Source {
-    /// The file as the user named it, for messages (`post.lua:3: ...`).
-    pub file: String,
-    pub code: String,
-    pub scheme: String,
-    pub host: String,
-    /// The port when the URL gives one (wrk leaves it nil otherwise).
-    pub port: Option<String>,
-    pub path: String,
-    /// Set by the command line (`-m`, `-d`/`--body`), else the script's or GET.
-    pub method: Option<String>,
-    pub body: Option<Vec<u8>>,
-    /// `-H` headers, in `wrk.headers` before the script runs.
-    pub headers: Vec<(String, String)>,
-    /// What `init(args)` is handed: the URL, then the arguments after `--` (wrk's `args[0]` is
-    /// the URL).
-    pub args: Vec<String>,
-    /// Where connections go unless `setup` sets `thread.addr`.
-    pub addr: Option<SocketAddr>,
-}
-
-impl Source {
-    /// Reads `file` for a run against `url`, with `args` for `init`.
-    pub fn read(
-        file: impl AsRef<Path>,
-        url: WrkUrl,
-        args: Vec<String>,
-    ) -> Result<Source, LuaError> {
-        let file = file.as_ref();
-        let code = std::fs::read_to_string(file).map_err(|source| LuaError::Read {
-            file: file.display().to_string(),
-            source,
-        })?;
-        Ok(Source {
-            file: file.display().to_string(),
-            code,
-            scheme: url.scheme,
-            host: url.host,
-            port: url.port,
-            path: url.path,
-            method: None,
-            body: None,
-            headers: Vec::new(),
-            args,
-            addr: None,
-        })
-    }
-}
-
-/// The URL as wrk's table holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WrkUrl {
-    pub scheme: String,
-    pub host: String,
-    /// As written in the URL; nil in Lua when it gives none.
-    pub port: Option<String>,
-    /// Path and query.
-    pub path: String,
-}
-
-/// What the scripts printed, in order, shared by the states of a run.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Output(Arc<Mutex<(String, bool)>>);
-
-impl Output {
-    pub fn push(&self, s: &str) {
-        let mut o = self.0.lock().expect("output lock");
-        if o.0.len() + s.len() <= OUTPUT_LIMIT {
-            o.0.push_str(s);
-        } else if !o.1 {
-            o.1 = true;
-            o.0.push_str("\n[herd: the script printed more than 1 MiB; the rest is left out]\n");
-        }
-    }
-
-    fn take(&self) -> String {
-        std::mem::take(&mut self.0.lock().expect("output lock").0)
-    }
-}
-
-/// Lua errors during the run: counted as one error class, with the first message kept.
-#[derive(Debug, Default)]
-pub(crate) struct Tally(Mutex<(u64, Option<String>)>);
-
-impl Tally {
-    pub fn add(&self, message: String) {
-        let mut t = self.0.lock().expect("tally lock");
-        t.0 += 1;
-        t.1.get_or_insert(message);
-    }
-}
 
 /// A script's run: the main state (`setup`, `done`) and the worker threads' states.
 pub struct Wrk {
@@ -190,7 +80,7 @@ impl Wrk {
     /// wrk does. Any error stops here, before the load.
     pub fn start(&mut self, n: usize) -> Result<Vec<WrkScript>, LuaError> {
         self.threads.clear();
-        *self.tally.0.lock().expect("tally lock") = (0, None);
+        self.tally.reset();
         let mut scripts = Vec::with_capacity(n);
         for k in 0..n {
             let lua = state::open(&self.source, &self.output)?;
@@ -272,7 +162,7 @@ impl Wrk {
 
     /// Lua errors during the run: how many, and the first one's message.
     pub fn errors(&self) -> (u64, Option<String>) {
-        self.tally.0.lock().expect("tally lock").clone()
+        self.tally.get()
     }
 
     /// What the scripts printed so far (taken: the next call starts empty).

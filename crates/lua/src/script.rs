@@ -1,10 +1,10 @@
 //! One thread's script on the engine's synchronous pull: wrk's `delay()`, `request()` and
 //! `response()` hooks, called only when the script defines them.
 
+use crate::output::Tally;
 use crate::split::split;
 use crate::state::message;
 use crate::thread::Thread;
-use crate::Tally;
 use herd_engine::metrics::{ErrorKind, Verdict};
 use herd_engine::{default_verdict, Action, Ctx, Failure, Last, Request, Response, Script};
 use mlua::{Function, Lua, Table, Value};

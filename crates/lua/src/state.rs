@@ -2,7 +2,8 @@
 //! the flags, `print` and `io.write` kept as the run's output, and the script file run once.
 
 use crate::addr::{connect, lookup};
-use crate::{LuaError, Output, Source};
+use crate::output::Output;
+use crate::source::{LuaError, Source};
 use mlua::{Lua, MultiValue, Table, Value};
 
 const WRK: &str = include_str!("wrk.lua");

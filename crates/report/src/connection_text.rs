@@ -2,7 +2,7 @@
 //! handshake settled on, the protocols the connections spoke (with their handshakes), and the
 //! phases a request's time went to.
 
-use crate::format::duration_ms;
+use crate::format::{count, duration_ms};
 use crate::lines::{line, plural};
 use crate::{RunResult, Summary};
 use std::fmt::{self, Write};
@@ -40,14 +40,18 @@ fn handshakes(h: &herd_result::Handshakes) -> String {
     let mut kinds = Vec::new();
     for (t, kind) in [(&h.full, "full"), (&h.resumed, "resumed")] {
         if t.count > 0 {
-            kinds.push(format!("{} {kind} {}", t.count, duration_ms(t.mean_ms)));
+            kinds.push(format!(
+                "{} {kind} {}",
+                count(t.count),
+                duration_ms(t.mean_ms)
+            ));
         }
     }
     if h.early_data_accepted > 0 {
-        kinds.push(format!("{} in 0-RTT", h.early_data_accepted));
+        kinds.push(format!("{} in 0-RTT", count(h.early_data_accepted)));
     }
     if h.early_data_rejected > 0 {
-        kinds.push(format!("{} 0-RTT refused", h.early_data_rejected));
+        kinds.push(format!("{} 0-RTT refused", count(h.early_data_rejected)));
     }
     format!(" (handshakes: {})", kinds.join(", "))
 }

@@ -31,6 +31,15 @@ pub fn sweep_line(level: f64, name: Option<&str>, r: &Row, short: bool) -> Strin
     let x = r.extra.as_ref();
     let target = name.map_or(String::new(), |n| format!("  {n:<16}"));
     let verdict = step_verdict(r, short);
+    // A step with no response has no latency: "0 us" would read as a very fast server.
+    let answered = x.is_none_or(|x| x.ok + x.failed > 0);
+    let time = |ms: f64| {
+        if answered {
+            duration_ms(ms)
+        } else {
+            "-".to_owned()
+        }
+    };
     let reply = format!(
         "{}/{}/{}",
         rate(r.min_rep_rate),
@@ -41,9 +50,9 @@ pub fn sweep_line(level: f64, name: Option<&str>, r: &Row, short: bool) -> Strin
         "{:>11}{target}  {:>9}  {reply:>22}  {:>9}  {:>9}  {:>9}  {:>7}  {verdict}",
         level_text(level),
         rate(r.req_rate),
-        duration_ms(r.resp_time),
-        duration_ms(x.map_or(0.0, |x| x.p50)),
-        duration_ms(x.map_or(0.0, |x| x.p99)),
+        time(r.resp_time),
+        time(x.map_or(0.0, |x| x.p50)),
+        time(x.map_or(0.0, |x| x.p99)),
         format!("{:.2}%", r.errors),
     )
 }
@@ -74,7 +83,8 @@ pub struct ProbeLine<'a> {
     pub duration_s: f64,
     pub goodput: f64,
     pub error_percent: f64,
-    pub p99_ms: f64,
+    /// `None` for a probe that got no response: it has no latency.
+    pub p99_ms: Option<f64>,
     pub verdict: &'a str,
 }
 
@@ -88,7 +98,7 @@ pub fn probe_line(p: &ProbeLine) -> String {
         duration_s(p.duration_s),
         rate(p.goodput),
         format!("{:.2}%", p.error_percent),
-        duration_ms(p.p99_ms),
+        p.p99_ms.map_or("-".to_owned(), duration_ms),
         p.verdict,
     )
 }

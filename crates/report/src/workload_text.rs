@@ -77,6 +77,15 @@ pub fn render_workload(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     if !r.checks.is_empty() {
         writeln!(out)?;
         for c in &r.checks {
+            if c.passes + c.fails == 0 {
+                // "ok ... 0 passed" would pass a check that judged nothing.
+                writeln!(
+                    out,
+                    "  check --   {}: never ran (no response reached it)",
+                    c.name
+                )?;
+                continue;
+            }
             let mark = if c.fails == 0 { "ok  " } else { "FAIL" };
             write!(
                 out,
@@ -99,6 +108,60 @@ pub fn render_workload(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             write!(
                 out,
                 "  threshold {mark} {}  (measured {value})",
+                t.expression
+            )?;
+            match &t.note {
+                Some(n) => writeln!(out, ": {n}")?,
+                None => writeln!(out)?,
+            }
+        }
+    }
+    faults(r, out)
+}
+
+/// Each fault window: when it was in force, p50 inside it, its thresholds and the recovery.
+fn faults(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.faults.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    for (i, w) in r.faults.iter().enumerate() {
+        let inside = herd_result::fault::seconds_inside(r, w.start_s, w.end_s);
+        let (_, _, lat) = herd_result::fault::figures(&inside);
+        let p50 = if lat.count > 0 {
+            format!("p50 {} inside", duration_ms(lat.p50))
+        } else {
+            "no whole second inside".to_owned()
+        };
+        writeln!(
+            out,
+            "  fault {}  {:.1}-{:.1} s  {} ({p50})",
+            i + 1,
+            w.start_s,
+            w.end_s,
+            w.description
+        )?;
+        let rec = &w.recovery;
+        match (rec.seconds, rec.second, &rec.note) {
+            (Some(s), Some(t), _) => writeln!(
+                out,
+                "    recovery {} after its end (second {t} back: {})",
+                crate::format::duration_s(s),
+                rec.rule
+            )?,
+            (_, _, note) => writeln!(
+                out,
+                "    recovery: {} ({})",
+                note.as_deref().unwrap_or("no second back"),
+                rec.rule
+            )?,
+        }
+        for t in &w.thresholds {
+            let mark = if t.pass { "ok  " } else { "FAIL" };
+            let value = threshold_value(t.value, &t.unit);
+            write!(
+                out,
+                "    threshold {mark} {}  (measured {value} inside)",
                 t.expression
             )?;
             match &t.note {

@@ -2,6 +2,7 @@
 //! server (the CLI exits non-zero), and one where every answer was an error status measured the
 //! server's error page, which a CI job should not read as a pass without being told.
 
+use crate::format::count;
 use std::collections::BTreeMap;
 
 /// No request got a response: every one failed before it (refused, reset, timed out), or none
@@ -17,7 +18,7 @@ pub fn answer_warnings(completed: u64, errors: u64, status: &BTreeMap<String, u6
         let why = if errors == 0 {
             "no request was sent".to_owned()
         } else {
-            format!("all {errors} requests failed before a response")
+            format!("all {} requests failed before a response", count(errors))
         };
         return vec![format!(
             "nothing answered: {why}; this run measured no server"
@@ -31,7 +32,10 @@ pub fn answer_warnings(completed: u64, errors: u64, status: &BTreeMap<String, u6
     if error_statuses < completed {
         return Vec::new();
     }
-    let codes: Vec<String> = status.iter().map(|(c, n)| format!("{c} x {n}")).collect();
+    let codes: Vec<String> = status
+        .iter()
+        .map(|(c, n)| format!("{c} x {}", count(*n)))
+        .collect();
     vec![format!(
         "every response was an error status ({}): the numbers describe the server's error path; \
          check the URL, method, headers and body",
@@ -45,9 +49,10 @@ pub fn proxy_warning(proxy: Option<&str>, status: &BTreeMap<String, u64>) -> Opt
     let proxy = proxy?;
     let n = status.get("407").copied().filter(|n| *n > 0)?;
     Some(format!(
-        "the proxy {proxy} answered 407 Proxy Authentication Required {n} times: it needs \
+        "the proxy {proxy} answered 407 Proxy Authentication Required {} times: it needs \
          credentials: give them in its URL, --proxy http://USER:PASSWORD@HOST:PORT (or in \
-         HTTP_PROXY / HTTPS_PROXY; percent-encode an @ or : in them)"
+         HTTP_PROXY / HTTPS_PROXY; percent-encode an @ or : in them)",
+        count(n)
     ))
 }
 

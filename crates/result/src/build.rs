@@ -118,6 +118,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
             .map(|d| d.as_secs()),
         shard: None,
         requests_log: None,
+        faults: Vec::new(),
     }
 }
 
@@ -288,9 +289,13 @@ pub(crate) fn per_second(n: u64, seconds: f64) -> f64 {
 /// RFC 3339 in UTC to the millisecond: finer digits would claim a precision the start of a run
 /// does not have.
 pub(crate) fn rfc3339(t: SystemTime) -> String {
-    let utc = time::OffsetDateTime::from(t);
-    let utc = utc.replace_millisecond(utc.millisecond()).unwrap_or(utc);
-    utc.format(&time::format_description::well_known::Rfc3339)
+    // Always three digits: a timestamp that drops its trailing zeros ("…:20.12Z", "…:00Z")
+    // changes width from one run to the next and sorts wrongly as text.
+    const MILLIS: &[time::format_description::FormatItem<'static>] = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    time::OffsetDateTime::from(t)
+        .format(MILLIS)
         .expect("a UTC time after year 0 formats as RFC 3339")
 }
 
@@ -344,7 +349,9 @@ mod tests {
     fn start_time_is_rfc3339_utc_to_the_millisecond() {
         let t = SystemTime::UNIX_EPOCH + Duration::from_nanos(1_700_000_000_123_456_789);
         assert_eq!(rfc3339(t), "2023-11-14T22:13:20.123Z");
-        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_120);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20.120Z");
     }
 
     #[test]

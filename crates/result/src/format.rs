@@ -45,6 +45,36 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A number with `places` decimals and thousands separators in its whole part, for the
+/// tables that keep a fixed number of decimals: `(67767.43, 1)` -> `"67,767.4"`.
+pub fn decimal(x: f64, places: usize) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let fixed = format!("{:.places$}", x.abs());
+    let (whole, frac) = fixed.split_once('.').unwrap_or((&fixed, ""));
+    let mut out = if x < 0.0 && fixed.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        "-".to_owned()
+    } else {
+        String::new()
+    };
+    out += &count(whole.parse().unwrap_or(0));
+    if !frac.is_empty() {
+        out.push('.');
+        out += frac;
+    }
+    out
+}
+
+/// A warm-up's length, or `"none"` when the run had none (never "0 us").
+pub fn warmup(s: f64) -> String {
+    if s > 0.0 {
+        duration_s(s)
+    } else {
+        "none".to_owned()
+    }
+}
+
 /// A rate such as requests per second. Whole numbers from 100 up (a count over a measured time
 /// is good to the unit), three significant digits below: `12345.6` -> `"12,346"`, `2.5` ->
 /// `"2.50"`.
@@ -195,6 +225,24 @@ mod tests {
         for (n, want) in table {
             assert_eq!(count(n), want);
         }
+    }
+
+    #[test]
+    fn decimals_group_thousands() {
+        let table = [
+            (0.0, 1, "0.0"),
+            (67_767.43, 1, "67,767.4"),
+            (1_234.567, 2, "1,234.57"),
+            (999.96, 1, "1,000.0"),
+            (-1_234.5, 1, "-1,234.5"),
+            (-0.01, 1, "0.0"),
+            (1_868.0, 0, "1,868"),
+        ];
+        for (x, places, want) in table {
+            assert_eq!(decimal(x, places), want, "{x}");
+        }
+        assert_eq!(warmup(0.0), "none");
+        assert_eq!(warmup(2.0), "2.00 s");
     }
 
     #[test]

@@ -72,6 +72,8 @@ pub mod capacity;
 pub mod criteria;
 mod document;
 mod error;
+pub mod fault;
+mod fault_window;
 pub mod format;
 pub mod frame;
 mod histogram;
@@ -95,6 +97,7 @@ pub use build::{build_run, name_result, scenario_result, RunInput};
 pub use criteria::{Criteria, Criterion, Diagnostic};
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
+pub use fault_window::{FaultWindow, Recovery};
 pub use histogram::{
     decode_histogram, encode_histogram, summarize_us, Histograms, PhaseHistograms,
 };

@@ -325,6 +325,7 @@ impl Merge {
             timeline_start_unix_s: Some(start),
             shard: Some(header),
             requests_log: None,
+            faults: Vec::new(),
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.
         merged.thresholds = first

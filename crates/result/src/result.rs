@@ -95,6 +95,10 @@ pub struct RunResult {
     /// `--requests-log`: the file of one line per request, and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_log: Option<RequestsLogged>,
+    /// A workload's `faults:`: each toxic as it was in force on the proxy, its own thresholds
+    /// and the recovery after it (read by [`crate::fault`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<crate::fault_window::FaultWindow>,
 }
 
 /// What `--requests-log` wrote: a line for each measured request, unless the writer fell

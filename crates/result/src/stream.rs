@@ -288,6 +288,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         timeline_start_unix_s: header.timeline_start_unix_s,
         shard: header.shard,
         requests_log: None,
+        faults: Vec::new(),
     })
 }
 

@@ -49,7 +49,7 @@ pub fn conclude(result: &RunResult) -> Conclusion {
         Conclusion::NothingAnswered
     } else if result.generator.verdict == GeneratorVerdict::GeneratorLimited {
         Conclusion::GeneratorLimited
-    } else if !sharded && result.thresholds.iter().any(|t| !t.pass) {
+    } else if !sharded && thresholds_failed(result) {
         Conclusion::ThresholdsFailed
     } else {
         Conclusion::Ok
@@ -65,9 +65,15 @@ pub fn conclude_merged(merged: &RunResult) -> Conclusion {
         Conclusion::GeneratorLimited
     } else if merged.shard.as_ref().is_some_and(|h| h.is_partial()) {
         Conclusion::Partial
-    } else if merged.thresholds.iter().any(|t| !t.pass) {
+    } else if thresholds_failed(merged) {
         Conclusion::ThresholdsFailed
     } else {
         Conclusion::Ok
     }
+}
+
+/// A threshold of the run, or of one of its fault windows, failed.
+fn thresholds_failed(result: &RunResult) -> bool {
+    let windows = result.faults.iter().flat_map(|w| &w.thresholds);
+    result.thresholds.iter().chain(windows).any(|t| !t.pass)
 }

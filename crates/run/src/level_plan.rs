@@ -25,6 +25,13 @@ impl Prepared {
             }
             _ => RunError::Invalid(e.0),
         })?;
+        if let What::Workload { workload, file } = &self.what {
+            let alone = level.is_none() && self.shard.is_none();
+            let problems = crate::faults::check(workload, file, &plan, alone);
+            if !problems.is_empty() {
+                return Err(RunError::Invalid(problems));
+            }
+        }
         self.check_rows(&plan)
     }
 

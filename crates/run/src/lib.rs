@@ -17,6 +17,7 @@
 
 mod body;
 mod conclusion;
+mod faults;
 pub mod flags;
 mod http;
 mod labels;
@@ -117,6 +118,10 @@ pub trait Observer {
     /// One closed second, in order, with the watched server's readings taken since the last
     /// second (`--watch-*`), joined here once.
     fn record(&mut self, _record: &herd_engine::Record, _server: Option<&herd_result::Server>) {}
+    /// A workload's fault came into force (its `end_s` the planned end) or was removed (its
+    /// `end_s` as it happened), told in the order the proxy's API confirmed them; `name` is the
+    /// same in both. Thresholds and recovery come with the result.
+    fn fault(&mut self, _window: &herd_result::FaultWindow) {}
     /// The engine has finished; the result is being built.
     fn finished(&mut self) {}
     /// A line for the person running herd (a shard's wait, a clock warning): on standard error

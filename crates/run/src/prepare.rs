@@ -67,9 +67,12 @@ impl RunSpec {
         if !problems.is_empty() {
             return Err(RunError::Invalid(problems));
         }
+        let what = what.expect("no problems means the source was read");
+        let notes = self.tls_flags_unused(&what);
         let prepared = Prepared {
+            notes,
             watch,
-            what: what.expect("no problems means the source was read"),
+            what,
             load: self.load.clone(),
             level: self.level,
             length: self.length,
@@ -87,6 +90,31 @@ impl RunSpec {
             prepared.check_at(self.level, self.length)?;
         }
         Ok(prepared)
+    }
+
+    /// The TLS flags given for a target that speaks no TLS: they change nothing, which a user
+    /// who meant `https://` should hear.
+    fn tls_flags_unused(&self, what: &What) -> Vec<String> {
+        let target = what.target();
+        if target.scheme() != herd_http::Scheme::Http {
+            return Vec::new();
+        }
+        let given: Vec<&str> = [
+            (self.insecure, "-k/--insecure"),
+            (self.connect.cacert.is_some(), "--cacert"),
+            (self.connect.cert.is_some(), "--cert"),
+        ]
+        .into_iter()
+        .filter_map(|(given, flag)| given.then_some(flag))
+        .collect();
+        if given.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "{} had no effect: http://{}/ speaks no TLS; for TLS, give an https:// URL",
+            given.join(", "),
+            target.authority()
+        )]
     }
 
     /// What the spec's source is, read and checked; `None` when it could not be (the

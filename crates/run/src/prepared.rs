@@ -21,11 +21,21 @@ type Played = (
     Option<herd_workload::Tally>,
     Option<usize>,
     Option<herd_result::Server>,
+    Option<Faulted>,
 );
+
+/// A workload's faults as played, and the engine's instant of timeline second 0.
+struct Faulted {
+    log: crate::faults::Log,
+    measure_start: std::time::SystemTime,
+}
 
 /// A checked run, ready to play (`RunSpec::prepare`).
 pub struct Prepared {
     pub(crate) what: What,
+    /// Warnings about the flags (a TLS flag on an http:// URL), kept in each result's
+    /// `warnings`.
+    pub(crate) notes: Vec<String>,
     pub(crate) watch: Option<crate::watch::Watch>,
     pub(crate) load: LoadFlags,
     pub(crate) level: Option<Level>,
@@ -144,7 +154,7 @@ impl Prepared {
         let played = self.play(&mut plan, &config, labels, shard.as_ref(), &hooks, observer);
         // The tap's last holder: the writer ends its file once every holder let go.
         drop(hooks);
-        let (out, tally, pipelined, server) = played?;
+        let (out, tally, pipelined, server, faulted) = played?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         if let Some(depth) = pipelined {
@@ -155,6 +165,17 @@ impl Prepared {
             crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
         }
         self.conclude(&out, tally, &mut result);
+        result.warnings.extend(self.notes.iter().cloned());
+        if let (Some(f), What::Workload { workload, .. }) = (faulted, &self.what) {
+            let thresholds = &workload.thresholds;
+            crate::faults::add_to(
+                &mut result,
+                f.log,
+                &workload.faults,
+                thresholds,
+                f.measure_start,
+            );
+        }
         if let (What::Workload { workload, .. }, None) = (&self.what, level) {
             let own = workload.plan(plan.threads);
             let target = workload
@@ -201,6 +222,8 @@ impl Prepared {
             Some(w) => Some(w.start(std::time::Instant::now() + plan.warmup)?),
             None => None,
         };
+        let faults = self.start_faults(plan)?;
+        let measure_start = std::cell::Cell::new(None);
         let mut start = Some(crate::RunStart {
             config: config.clone(),
             labels,
@@ -211,6 +234,10 @@ impl Prepared {
         let progress = |p: &herd_engine::Progress| {
             if let Some(mut s) = start.take() {
                 s.measure_start = p.measure_start;
+                measure_start.set(Some(p.measure_start));
+                if let Some(d) = &faults {
+                    d.origin(p.measure_start);
+                }
                 observer.start(&s);
             }
             observer.progress(p);
@@ -221,6 +248,7 @@ impl Prepared {
             for r in &p.closed {
                 observer.record(r, fresh.take().as_ref());
             }
+            self.tell_faults(faults.as_ref(), p.measure_start, observer);
         };
         let plan = &*plan;
         let out = match &self.what {
@@ -268,12 +296,49 @@ impl Prepared {
             }
         };
         let server = watcher.map(crate::watch::stop);
+        // Every toxic still in force is removed here, whatever the engine's end.
+        let faulted = faults.map(|d| Faulted {
+            log: d.stop(),
+            measure_start: measure_start
+                .get()
+                .unwrap_or_else(std::time::SystemTime::now),
+        });
         let (mut out, tally) = out?;
         // The name was looked up once, before any run; each run's result says how long it took.
         if let Some(d) = self.what.target().lookup() {
             out.total.record_lookup(d);
         }
-        Ok((out, tally, pipelined, server))
+        Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// Tells `observer` of the faults added or removed since the last report.
+    fn tell_faults(
+        &self,
+        faults: Option<&crate::faults::Driver>,
+        measure_start: std::time::SystemTime,
+        observer: &mut dyn Observer,
+    ) {
+        if let (Some(d), What::Workload { workload, .. }) = (faults, &self.what) {
+            for n in d.notices() {
+                observer.fault(&crate::faults::window_of(
+                    &n,
+                    &workload.faults,
+                    measure_start,
+                ));
+            }
+        }
+    }
+
+    /// A workload's faults, playing on their own thread from about the start of the
+    /// measurement: at the file's own load only (`check_at` refuses them elsewhere).
+    fn start_faults(&self, plan: &Plan) -> Result<Option<crate::faults::Driver>, RunError> {
+        match (&self.what, self.shard.is_none()) {
+            (What::Workload { workload, .. }, true) => {
+                let origin = std::time::SystemTime::now() + plan.warmup;
+                crate::faults::start(workload, origin).map_err(RunError::Start)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Runs `plan` on the engine over HTTP/3 or the TCP transport (through the run's proxy),

@@ -20,7 +20,7 @@ use std::time::Duration;
 mod request;
 use request::{compile_request, Names};
 
-const TOP: [&str; 9] = [
+const TOP: [&str; 11] = [
     "target",
     "script",
     "protocol",
@@ -30,6 +30,8 @@ const TOP: [&str; 9] = [
     "scenarios",
     "thresholds",
     "seed",
+    "faults",
+    "proxy_api",
 ];
 const DEFAULTS: [&str; 4] = ["headers", "timeout", "follow_redirects", "cookies"];
 const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
@@ -40,6 +42,8 @@ pub(crate) struct Compiled {
     pub load: LoadPlan,
     pub timeout: Duration,
     pub thresholds: Vec<Criterion>,
+    pub faults: Vec<crate::Fault>,
+    pub proxy_api: Option<String>,
     pub http2: bool,
     /// The file's own `target:` when the command line gave another (`--target`).
     pub retargeted_from: Option<String>,
@@ -123,6 +127,13 @@ pub fn compile(
         .get("thresholds")
         .map(|t| read_thresholds(&mut r, t, &names))
         .unwrap_or_default();
+    let faults = top
+        .get("faults")
+        .map(|f| crate::fault::read_faults(&mut r, f))
+        .unwrap_or_default();
+    let proxy_api = top
+        .get("proxy_api")
+        .and_then(|p| crate::fault::read_proxy_api(&mut r, p));
     if r.diags.is_empty() {
         if let (Some(target), Some(load)) = (target, load) {
             let mut program = Program::new(
@@ -142,6 +153,8 @@ pub fn compile(
                 load,
                 timeout: defaults.timeout,
                 thresholds,
+                faults,
+                proxy_api,
                 http2,
                 retargeted_from: retarget.and(own_target),
             });

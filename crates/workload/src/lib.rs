@@ -24,6 +24,7 @@ mod expr;
 #[cfg(test)]
 mod expr_tests;
 mod extract;
+mod fault;
 mod func;
 mod hole;
 mod judge;
@@ -45,6 +46,7 @@ pub mod yaml;
 
 pub use diag::{did_you_mean, Diag, Diagnostics, Pos};
 pub use extract::JsonPath;
+pub use fault::Fault;
 pub use load::{profile, LoadPlan};
 pub use script::WorkloadScript;
 pub use tally::{CheckTally, ScenarioTally, Tally};
@@ -70,6 +72,10 @@ pub struct Workload {
     pub http2: bool,
     /// The file's own `target:` when the command line gave another (`--target`).
     pub retargeted_from: Option<String>,
+    /// `faults:`: toxics the run adds to a fault proxy and removes, on its timeline.
+    pub faults: Vec<Fault>,
+    /// `proxy_api:`: where the fault proxy's API listens (`$TOXIPROXY_URL` wins).
+    pub proxy_api: Option<String>,
 }
 
 impl Workload {
@@ -88,6 +94,8 @@ impl Workload {
             file: file.to_owned(),
             http2: false,
             retargeted_from: None,
+            faults: Vec::new(),
+            proxy_api: None,
         }
     }
 
@@ -127,6 +135,8 @@ impl Workload {
         let mut w = Workload::new(c.program, Some(c.load), c.timeout, c.thresholds, file);
         w.http2 = c.http2;
         w.retargeted_from = c.retargeted_from;
+        w.faults = c.faults;
+        w.proxy_api = c.proxy_api;
         Ok(w)
     }
 

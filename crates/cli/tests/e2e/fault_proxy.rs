@@ -25,14 +25,14 @@ fn toxiproxy_cli() -> PathBuf {
 }
 
 /// `herd proxy` as a child process, killed when dropped.
-struct HerdProxy {
+pub(crate) struct HerdProxy {
     child: Child,
-    api: SocketAddr,
-    listen: SocketAddr,
+    pub api: SocketAddr,
+    pub listen: SocketAddr,
 }
 
 impl HerdProxy {
-    fn start(upstream: SocketAddr, name: &str) -> HerdProxy {
+    pub fn start(upstream: SocketAddr, name: &str) -> HerdProxy {
         let api: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let listen: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let child = herd()
@@ -69,7 +69,7 @@ impl HerdProxy {
     }
 
     /// The API's answer to a GET, as JSON.
-    fn api_get(&self, path: &str) -> serde_json::Value {
+    pub fn api_get(&self, path: &str) -> serde_json::Value {
         let text = get(self.api, path);
         let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
         serde_json::from_str(body).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))

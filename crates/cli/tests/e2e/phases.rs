@@ -79,3 +79,36 @@ scenarios:
         );
     }
 }
+
+/// The whole time of each phase, in ms, over the requests that had it.
+fn phase_total(s: &serde_json::Value) -> f64 {
+    s["mean"].as_f64().unwrap_or(0.0) * s["count"].as_f64().unwrap_or(0.0)
+}
+
+#[test]
+fn closed_model_http2_phases_add_up_to_the_latency() {
+    // Users that share a connection's streams wait for the window's batch before their send:
+    // that wait is `blocked`, so each request's latency is the sum of its phases (connect,
+    // blocked, waiting, receiving), as it is over HTTP/1.1 and pipelining.
+    let _turn = one_at_a_time();
+    let nginx = Nginx::start_with("", "http2");
+    let dir = TempDir::new("phases-h2");
+    let ran = Herd::new(&["run", "--http2", "-c", "2", "--streams", "16", "-t", "1"])
+        .args(&["-n", "4000", &nginx.url("/")])
+        .json(&dir.path("r.json"))
+        .run();
+    let r = ran.measured().json();
+    assert_eq!(r["totals"]["ok"], 4000, "{}", r["errors"]);
+    let p = &r["phases"];
+    let phases = phase_total(&r["connect_ms"])
+        + ["blocked_ms", "waiting_ms", "receiving_ms"]
+            .iter()
+            .map(|k| phase_total(&p[k]))
+            .sum::<f64>();
+    let latency = phase_total(&r["latency_ms"]);
+    // The histograms hold 3 digits, and each phase is rounded to whole microseconds.
+    assert!(
+        (phases - latency).abs() <= latency * 0.02 + 4000.0 * 3e-3,
+        "phases {phases:.1} ms against latency {latency:.1} ms: {p}"
+    );
+}

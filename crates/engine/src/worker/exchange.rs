@@ -21,6 +21,8 @@ struct Opening {
     connection: Option<u64>,
     connect: Option<Duration>,
     tls: Option<Duration>,
+    /// The connection's last call (`--calls-per-conn`): sent as `Connection: close`.
+    last_call: bool,
 }
 
 impl<T: Transport, S: Script> Loop<'_, T, S> {
@@ -211,6 +213,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         };
         let mut o = Opening {
             sent: ex.sent(),
+            last_call: ex.last_call,
             ..Opening::default()
         };
         let (on_new, link) = (ex.on_new, ex.link.get());
@@ -329,6 +332,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             done,
             connect: o.connect,
             tls: o.tls,
+            last_call: o.last_call,
         }
     }
 

@@ -16,6 +16,8 @@ pub(crate) struct Span {
     /// Time to open the connection, when the exchange opened one, and its TLS part.
     pub connect: Option<Duration>,
     pub tls: Option<Duration>,
+    /// Sent as the connection's last call: its `Connection: close` twin went on the wire.
+    pub last_call: bool,
 }
 
 /// The outcome of one exchange: a full response in `resp` with the script's verdict, or the
@@ -81,7 +83,10 @@ pub(crate) fn outcome(
         bytes_sent: match (span.sent, resp.bytes_sent) {
             (None, _) => 0,
             (Some(_), Some(wire)) => wire,
-            (Some(_), None) => req.bytes.len() as u64,
+            (Some(_), None) => match (&req.closing, span.last_call) {
+                (Some(closing), true) => closing.len() as u64,
+                _ => req.bytes.len() as u64,
+            },
         },
         bytes_received: resp.bytes_received,
         body_bytes,

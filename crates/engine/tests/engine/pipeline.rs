@@ -149,15 +149,16 @@ fn users_share_fewer_connections_and_wait_for_a_free_one() {
 fn a_window_refills_in_batches_not_a_write_per_response() {
     // A server answering one request per millisecond, each answer on its own: a window that
     // refilled each place as it freed would write one request per response (a system call and
-    // a TCP segment each, the generator's CPU on loopback). Refilled once three quarters of it
-    // are free, nearly as wrk's pipelining script refills its batch, 16 places take 12
-    // requests a write.
+    // a TCP segment each, the generator's CPU on loopback). Refilled once all of it is free,
+    // as wrk's pipelining script refills its batch, 16 places take 16 requests a write.
     let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
     let out = go(pipelined(16, 1, 16, 1600), &fake);
     assert_eq!(out.total.ok, 1600);
     let writes = fake.writes.load(Relaxed);
     assert!(
-        writes <= 1600 / 12 + 2,
+        // One write per 16 requests, within a tenth (a first request goes alone when nothing is
+        // in flight, and batches realign); three quarters took 1,600 / 12.
+        writes <= 1600 / 16 * 11 / 10,
         "{writes} writes for 1,600 requests"
     );
     assert_accounted(&out);
@@ -166,11 +167,11 @@ fn a_window_refills_in_batches_not_a_write_per_response() {
 #[test]
 fn a_request_held_for_its_batch_is_timed_from_its_write() {
     // A window of 4, a server answering one request every 10 ms: the first four go at 0 and
-    // are answered at 10, 20, 30 and 40 ms. The requests freed at 10 and 20 wait for the one
-    // freed at 30 (three quarters of the window), the three leave at 30 and are answered at
-    // 50, 60 and 70. Latency counts the wait from each user's intended time (40 ms each);
-    // service time starts at the write (20, 30 and 40 ms), so the server is not charged with
-    // herd's batching.
+    // are answered at 10, 20, 30 and 40 ms. The requests freed at 10, 20 and 30 wait for the
+    // last answer of the window (40), the three leave at 40 and are answered at 50, 60 and
+    // 70. Latency counts the wait from each user's intended time (40 ms each); service time
+    // starts at the write (10, 20 and 30 ms), so the server is not charged with herd's
+    // batching.
     let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
     let out = go(pipelined(4, 1, 4, 7), &fake);
     assert_eq!(out.total.ok, 7);
@@ -184,7 +185,7 @@ fn a_request_held_for_its_batch_is_timed_from_its_write() {
         latency.mean()
     );
     assert!(
-        near(service.mean(), 190.0 / 7.0),
+        near(service.mean(), 160.0 / 7.0),
         "service mean {}",
         service.mean()
     );
@@ -193,8 +194,8 @@ fn a_request_held_for_its_batch_is_timed_from_its_write() {
 
 #[test]
 fn a_request_held_for_its_batch_waits_in_blocked_so_its_phases_add_up_to_its_latency() {
-    // As above: the requests freed at 10 and 20 ms wait for the one freed at 30 ms, 20 and 10
-    // ms before their send. That wait is in `blocked`: every response's latency is the sum of
+    // As above: the requests freed at 10, 20 and 30 ms wait for the answer at 40 ms, 30, 20
+    // and 10 ms before their send. That wait is in `blocked`: every response's latency is the sum of
     // its phases (connect, blocked, waiting, receiving), where it once left 30 of the 220 ms
     // in no phase.
     let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
@@ -213,7 +214,7 @@ fn a_request_held_for_its_batch_waits_in_blocked_so_its_phases_add_up_to_its_lat
         (phases - latency).abs() <= 7.0 * 3.0 + latency * 0.002,
         "phases {phases} us, latency {latency} us"
     );
-    assert_eq!(t.blocked.len(), 2, "the two requests held for the batch");
+    assert_eq!(t.blocked.len(), 3, "the three requests held for the batch");
     let held = t.blocked.to_histogram();
-    assert!((held.mean() - 15_000.0).abs() <= 50.0, "{}", held.mean());
+    assert!((held.mean() - 20_000.0).abs() <= 50.0, "{}", held.mean());
 }

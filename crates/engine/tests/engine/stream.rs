@@ -180,3 +180,21 @@ fn a_long_run_keeps_only_the_window_in_memory_and_reports_every_second() {
         health.len()
     );
 }
+
+/// The generator's charts end at the same second as the throughput's: the last whole second
+/// of a run, in progress when the duration ends, has its health too, and a cut-short one none.
+#[test]
+fn the_last_whole_second_has_the_generators_health_and_a_cut_short_one_none() {
+    for (duration, whole) in [(ms(3_000), 3), (ms(2_500), 2)] {
+        let fake = FakeServer::new(|_, _| Reply::After(ms(10), 200));
+        let plan = Plan {
+            load: Load::Closed { users: 2 },
+            duration: Some(duration),
+            threads: 1,
+            ..Plan::default()
+        };
+        let out = crate::common::go(plan, &fake);
+        let seconds: Vec<u64> = out.generator.timeline.iter().map(|h| h.t).collect();
+        assert_eq!(seconds, (0..whole).collect::<Vec<_>>(), "-d {duration:?}");
+    }
+}

@@ -26,6 +26,8 @@ pub enum Event {
     Level(LevelRow),
     /// The series ended; `interrupted`: before its last level.
     SeriesEnd { interrupted: bool },
+    /// A workload's fault came into force (its planned end) or was removed.
+    Fault(herd_result::FaultWindow),
 }
 
 /// A closed second: the line a `--json` stream writes for it (its load, names, checks), and

@@ -114,6 +114,10 @@ impl Sink for Dashboard {
         Ok(())
     }
 
+    fn fault(&mut self, window: &herd_result::FaultWindow) {
+        self.apply(&Event::Fault(window.clone()));
+    }
+
     fn finish(&mut self, result: &RunResult) -> Result<(), SinkError> {
         let report: Arc<str> = herd_report::html::render_run(result).into();
         self.shared.change(|s| {

@@ -37,6 +37,8 @@ pub struct View {
     /// rest of the view is then its run going on).
     series: Option<Levels>,
     end: Option<Box<RunResult>>,
+    /// The run's fault windows so far, shaded on its time charts.
+    faults: Vec<herd_result::FaultWindow>,
     /// Arrivals dropped so far, and exchanges in flight at the end of the last second.
     pub dropped: u64,
     pub in_flight: u64,
@@ -57,6 +59,7 @@ impl Default for View {
             server: None,
             series: None,
             end: None,
+            faults: Vec::new(),
             dropped: 0,
             in_flight: 0,
             seconds: 0,
@@ -144,6 +147,13 @@ impl View {
                     ..e.clone()
                 });
                 self.forget_past_the_window();
+                self.seconds += 1;
+            }
+            Event::Fault(w) => {
+                match self.faults.iter_mut().find(|f| f.name == w.name) {
+                    Some(f) => *f = w.clone(),
+                    None => self.faults.push(w.clone()),
+                }
                 self.seconds += 1;
             }
             Event::End(result) => {
@@ -237,6 +247,7 @@ impl View {
             .cloned()
             .collect();
         d.server = self.server.as_ref().map(|s| since(s, first as f64));
+        d.faults = self.faults.clone();
         d.by_name = self.sections.by_name(d.duration_s);
         d.by_scenario = self.sections.by_scenario();
         d.checks = self.sections.checks();

@@ -30,11 +30,15 @@ pub fn generator_figure(r: &RunResult) -> Figure {
 }
 
 /// The samples of the measurement, each drawn in the middle of the second it covers (sample
-/// `t` covers [t, t + 1), as the timeline's entries do).
+/// `t` covers [t, t + 1), as the timeline's entries do), over the seconds the throughput chart
+/// draws: its whole seconds, so both end at the same second (a cut-short last second's CPU
+/// would read as a dip).
 fn at(r: &RunResult, f: impl Fn(&GeneratorSample) -> Option<f64>) -> Vec<(f64, f64)> {
+    let last = r.samples().map(|e| e.t).max();
     r.generator
         .timeline
         .iter()
+        .filter(|s| last.is_none_or(|l| s.t <= l))
         .filter_map(|s| Some((s.t as f64 + 0.5, f(s)?)))
         .collect()
 }

@@ -35,7 +35,7 @@ pub use panel::TIME_AXIS;
 pub use phases::phases_figure;
 pub(crate) use reading::trim;
 pub use reading::{short_duration, time_unit};
-pub use run::{mid, run_end, run_figure};
+pub use run::{fault_bands, mid, run_end, run_figure};
 pub use scale::{latency_axis, load_axis, rate_axis, span};
 pub use search::{purpose, search_figure};
 pub use server::{
@@ -85,6 +85,17 @@ pub struct Panel {
     pub series: Vec<Series>,
     /// Reference lines (a knee, a stop rule) drawn behind the series.
     pub marks: Vec<Mark>,
+    /// Spans of the x axis shaded behind everything (a fault window of the run).
+    pub bands: Vec<Band>,
+}
+
+/// A span of the x axis shaded across a panel, labelled: a fault in force from `from` to `to`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    pub from: f64,
+    pub to: f64,
+    pub label: String,
+    pub color: &'static str,
 }
 
 /// What kind of chart a panel is.

@@ -1,7 +1,7 @@
 //! Building a [`Panel`]: a line chart on linear axes unless told otherwise, so each figure
 //! states only what sets its chart apart.
 
-use super::{Kind, Mark, Panel, Reading, Series, XAxis};
+use super::{Band, Kind, Mark, Panel, Reading, Series, XAxis};
 
 /// The title of every axis of time since the measurement began.
 pub const TIME_AXIS: &str = "time since start (s)";
@@ -26,6 +26,7 @@ impl Panel {
             height: 240.0,
             series: Vec::new(),
             marks: Vec::new(),
+            bands: Vec::new(),
         }
     }
 
@@ -76,5 +77,9 @@ impl Panel {
 
     pub fn marks(self, marks: Vec<Mark>) -> Panel {
         Panel { marks, ..self }
+    }
+
+    pub fn bands(self, bands: Vec<Band>) -> Panel {
+        Panel { bands, ..self }
     }
 }

@@ -1,7 +1,9 @@
 //! One run over time, and its latency distribution (HdrHistogram's plotter, in pure Rust):
 //! the figure `herd plot` draws and `herd report`'s run page draws.
 
-use super::{distribution_panel, max_y, palette, percentiles, Figure, Panel, Reading, Series};
+use super::{
+    distribution_panel, max_y, palette, percentiles, Band, Figure, Panel, Reading, Series,
+};
 use crate::{decode_histogram, Model, RunResult, TimelineEntry};
 
 /// Where a second of the timeline is drawn on a time axis: in its middle, so lines and the
@@ -48,6 +50,21 @@ fn throughput_panel(r: &RunResult) -> Panel {
         )
         .height(220.0)
         .series(series)
+        .bands(fault_bands(r))
+}
+
+/// Each fault window of the run (a workload's `faults:`), shaded on its time charts.
+pub fn fault_bands(r: &RunResult) -> Vec<Band> {
+    r.faults
+        .iter()
+        .enumerate()
+        .map(|(i, w)| Band {
+            from: w.start_s,
+            to: w.end_s,
+            label: format!("fault {}: {}", i + 1, w.description),
+            color: palette::RED,
+        })
+        .collect()
 }
 
 fn latency_panel(r: &RunResult) -> Panel {
@@ -61,6 +78,7 @@ fn latency_panel(r: &RunResult) -> Panel {
     .y_to("latency", Reading::Duration, max_y(&series, &[]) * 1.05)
     .height(240.0)
     .series(series)
+    .bands(fault_bands(r))
 }
 
 fn throughput(r: &RunResult) -> Vec<Series> {

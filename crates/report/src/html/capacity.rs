@@ -228,7 +228,7 @@ fn config(c: &CapacityResult) -> String {
                 "calls per connection",
                 cfg.calls_per_conn.map_or("-".to_owned(), count),
             ),
-            ("warm-up per probe", duration_s(cfg.warmup_s)),
+            ("warm-up per probe", crate::format::warmup(cfg.warmup_s)),
         ]);
         if c.model == Model::Open {
             pairs.push(("max connections", count(cfg.connections)));

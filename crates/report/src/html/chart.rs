@@ -9,10 +9,19 @@ use super::page::esc;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// A line chart with reference lines (a limit, a knee) drawn behind the series.
-pub fn lines_with(f: &Frame, series: &[Series], rules: &[Rule]) -> String {
+/// A line chart with reference lines (a limit, a knee) drawn behind the series, and spans of
+/// the x axis (fault windows) shaded behind everything.
+pub fn lines_with(
+    f: &Frame,
+    series: &[Series],
+    rules: &[Rule],
+    bands: &[crate::figure::Band],
+) -> String {
     let mut svg = String::new();
     axes(f, &mut svg);
+    for (i, b) in bands.iter().enumerate() {
+        marks::band(f, b, i, &mut svg);
+    }
     let (mut across, mut down) = (0, 0);
     for r in rules {
         let nth = if r.vertical { &mut down } else { &mut across };
@@ -252,6 +261,7 @@ pub(super) mod tests {
                 p99,
             ],
             &[],
+            &[],
         );
         assert_eq!(html.matches("<path class=\"series").count(), 2);
         assert!(html.contains("class=\"series dash\""));
@@ -269,7 +279,12 @@ pub(super) mod tests {
     #[test]
     fn no_points_says_so() {
         let label = |v: f64| format!("{v}");
-        let html = lines_with(&frame(&label), &[Series::new("p50", "#000", vec![])], &[]);
+        let html = lines_with(
+            &frame(&label),
+            &[Series::new("p50", "#000", vec![])],
+            &[],
+            &[],
+        );
         assert!(html.contains("no data"));
     }
 }

@@ -49,7 +49,7 @@ pub fn chart(p: &Panel) -> String {
         y_label: &y_text,
     };
     match &p.kind {
-        Kind::Lines => lines_with(&frame, &series(p), &rules(p)),
+        Kind::Lines => lines_with(&frame, &series(p), &rules(p), &p.bands),
         Kind::StackedBars { starts, width } => {
             stacked_bars(&frame, starts, *width, &stacks(p, starts))
         }

@@ -109,3 +109,26 @@ pub fn rule(f: &Frame, r: &Rule, nth: usize, svg: &mut String) {
         );
     }
 }
+
+/// A shaded span of the x axis, top to bottom, its label at the top: a fault window. The
+/// `nth` band's label steps down so neighbours stay legible.
+pub fn band(f: &Frame, b: &crate::figure::Band, nth: usize, svg: &mut String) {
+    let (left, top, right, bottom) = f.area();
+    let x0 = f.px(b.from).clamp(left, right);
+    let x1 = f.px(b.to).clamp(left, right);
+    let color = esc(b.color);
+    let _ = write!(
+        svg,
+        "<g class=\"fault-window\" data-from=\"{:.3}\" data-to=\"{:.3}\">\
+         <rect x=\"{x0:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\" fill-opacity=\"0.10\"><title>{}</title></rect>\
+         <text class=\"rule\" style=\"fill:{color}\" x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
+        b.from,
+        b.to,
+        (x1 - x0).max(1.0),
+        bottom - top,
+        esc(&b.label),
+        x0 + 4.0,
+        bottom - 6.0 - 14.0 * nth as f64,
+        esc(&b.label)
+    );
+}

@@ -60,7 +60,7 @@ pub fn all(page: &mut Page, doc: &Value) {
             .map(|c| {
                 let total = c.passes + c.fails;
                 let rate = if total == 0 {
-                    "-".to_owned()
+                    "never ran".to_owned()
                 } else {
                     percent(c.passes as f64 * 100.0 / total as f64)
                 };

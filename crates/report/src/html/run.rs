@@ -360,11 +360,15 @@ fn config(r: &RunResult) -> String {
         ("requests", opt(c.requests.map(count))),
         (
             "warm-up",
-            format!(
-                "{} ({} requests, not counted)",
-                duration_s(r.warmup.duration_s),
-                count(r.warmup.requests)
-            ),
+            if r.warmup.duration_s > 0.0 || r.warmup.requests > 0 {
+                format!(
+                    "{} ({} requests, not counted)",
+                    duration_s(r.warmup.duration_s),
+                    count(r.warmup.requests)
+                )
+            } else {
+                crate::format::warmup(0.0)
+            },
         ),
         ("threads", count(c.threads)),
         ("timeout", duration_s(c.timeout_s)),

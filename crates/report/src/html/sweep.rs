@@ -125,6 +125,14 @@ fn steps_table(s: &SweepResult) -> String {
             if many {
                 row.push(esc(s.targets.get(i).map_or("", |t| t.name.as_str())));
             }
+            // A step with no response has no latency: "0 us" would read as a very fast server.
+            let time = |ms: f64| {
+                if run.totals.completed > 0 {
+                    duration_ms(ms)
+                } else {
+                    "-".to_owned()
+                }
+            };
             row.extend([
                 rate(r.req_rate),
                 format!(
@@ -134,9 +142,9 @@ fn steps_table(s: &SweepResult) -> String {
                     rate(r.max_rep_rate)
                 ),
                 rate(good_rate(&r)),
-                duration_ms(r.resp_time),
-                duration_ms(run.latency_ms.p50),
-                duration_ms(run.latency_ms.p99),
+                time(r.resp_time),
+                time(run.latency_ms.p50),
+                time(run.latency_ms.p99),
                 percent(r.errors),
                 generator_cell(limited, &run.generator.reasons, "server"),
             ]);
@@ -212,7 +220,7 @@ fn config(s: &SweepResult) -> String {
         pairs.extend([
             ("method", esc(&r.config.method)),
             ("threads", count(r.config.threads)),
-            ("warm-up per step", duration_s(r.config.warmup_s)),
+            ("warm-up per step", crate::format::warmup(r.config.warmup_s)),
         ]);
     }
     pairs.push(("herd", esc(&s.herd_version)));

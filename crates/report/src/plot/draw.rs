@@ -202,6 +202,16 @@ fn draw_panel<DB: DrawingBackend>(
         .axis_desc_style((FONT, 16))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
+    // Fault windows shaded behind everything.
+    for b in &p.bands {
+        let (r, g, bl) = palette::rgb(b.color);
+        let fill = RGBColor(r, g, bl).mix(0.12).filled();
+        let (from, to) = (place(axis, b.from), place(axis, b.to));
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(from, y0), (to, y1)],
+            fill,
+        )))?;
+    }
     // Marks behind the series: a thin dashed line across the panel, its label at one end.
     let (mut down, mut across) = (0.0, 0.0);
     for m in &p.marks {

@@ -330,3 +330,26 @@ fn a_run_page_says_its_protocol_streams_tls_handshakes_and_phases() {
     let page = html::render_run(&h1);
     assert!(page.contains("pipelining 16") && page.contains("pipeline depth"));
 }
+
+#[test]
+fn the_generator_charts_end_at_the_throughputs_last_second() {
+    // A 5 s run's five whole seconds, and the generator's sample of a sixth second cut short
+    // by the drain: its CPU would read as a dip after the throughput chart has ended.
+    let mut r = fixtures::run(OPEN);
+    r.generator.timeline = (0..6)
+        .map(|t| herd_result::GeneratorSample {
+            t,
+            cpu_percent: vec![if t < 5 { 50.0 } else { 1.0 }],
+            ..Default::default()
+        })
+        .collect();
+    let page = html::render_run(&r);
+    let throughput = series_paths(&page, "chart-throughput")[0];
+    for id in ["chart-generator-cpu", "chart-generator-lag"] {
+        let drawn = series_paths(&page, id);
+        assert!(!drawn.is_empty(), "{id}");
+        for d in drawn {
+            assert_eq!(points(d), points(throughput), "{id}: {d}");
+        }
+    }
+}

@@ -177,3 +177,113 @@ fn phases_are_one_line_each_with_p50_and_p99_and_http2_says_streams() {
         "a phase that never happened is left out:\n{text}"
     );
 }
+
+#[test]
+fn counts_in_the_wire_lines_keep_their_thousands_separators() {
+    let mut r = fixture::result();
+    let times = |count| herd_result::HandshakeTimes {
+        count,
+        mean_ms: 2.0,
+        max_ms: 3.0,
+        total_ms: 2.0 * count as f64,
+    };
+    r.generator.protocols = vec![herd_result::ProtocolUse {
+        protocol: "h2".into(),
+        connections: 1_065,
+        requests: 12_345,
+        handshakes: Some(herd_result::Handshakes {
+            full: times(1_065),
+            resumed: times(2_000),
+            early_data_accepted: 1_500,
+            early_data_rejected: 1_200,
+        }),
+    }];
+    let text = render(&r);
+    assert_has(
+        &text,
+        &[
+            "h2 1,065 connections, 12,345 streams (handshakes: 1,065 full 2.00 ms, 2,000 resumed \
+             2.00 ms, 1,500 in 0-RTT, 1,200 0-RTT refused)",
+        ],
+    );
+}
+
+#[test]
+fn a_check_that_never_ran_says_so_instead_of_ok() {
+    let mut r = fixture::result();
+    r.checks = vec![
+        herd_result::CheckResult {
+            name: "status is 200".into(),
+            passes: 1_500,
+            fails: 0,
+            sample: None,
+        },
+        herd_result::CheckResult {
+            name: "has a token".into(),
+            passes: 0,
+            fails: 0,
+            sample: None,
+        },
+    ];
+    let text = render(&r);
+    assert_has(
+        &text,
+        &[
+            "check ok   status is 200: 1,500 passed, 0 failed",
+            "check --   has a token: never ran (no response reached it)",
+        ],
+    );
+    assert!(!text.contains("has a token: 0 passed"), "{text}");
+}
+
+#[test]
+fn a_sweep_step_with_no_response_shows_no_latency() {
+    use herd_result::sweep::{Extra, Row};
+    let row = |ok| Row {
+        req_rate: 100.0,
+        con_rate: 100.0,
+        min_rep_rate: 0.0,
+        avg_rep_rate: 0.0,
+        max_rep_rate: 0.0,
+        stddev_rep_rate: 0.0,
+        resp_time: 0.0,
+        net_io: 0.0,
+        errors: 100.0,
+        extra: Some(Extra {
+            p50: 0.0,
+            p95: 0.0,
+            p99: 0.0,
+            p999: 0.0,
+            ok,
+            failed: 0,
+            generator: GeneratorVerdict::Ok,
+        }),
+    };
+    let none = herd_report::series_text::sweep_line(100.0, None, &row(0), false);
+    assert!(!none.contains(" us"), "{none}");
+    let cells: Vec<&str> = none.split_whitespace().collect();
+    assert_eq!(cells.iter().filter(|c| **c == "-").count(), 3, "{none}");
+    let some = herd_report::series_text::sweep_line(100.0, None, &row(10), false);
+    assert!(some.contains("0 us"), "{some}");
+}
+
+#[test]
+fn a_probe_with_no_response_shows_no_p99() {
+    use herd_report::series_text::{probe_line, ProbeLine};
+    let line = |p99_ms| {
+        probe_line(&ProbeLine {
+            n: 1,
+            purpose: herd_result::capacity::Purpose::Ramp,
+            level: "100 req/s",
+            duration_s: 5.0,
+            goodput: 0.0,
+            error_percent: 100.0,
+            p99_ms,
+            verdict: "broke: errors 100%",
+        })
+    };
+    let none = line(None);
+    assert!(!none.contains(" us"), "{none}");
+    assert!(none.split_whitespace().any(|c| c == "-"), "{none}");
+    assert!(line(Some(1.5)).contains("1.50 ms"));
+}

@@ -38,6 +38,12 @@ impl Criterion {
                 None => return self.unmeasured(format!("no request is named `{n}`")),
             },
         };
+        self.judge(totals, rps, latency)
+    }
+
+    /// Compares the criterion's metric, measured on these figures (a run's, a request name's,
+    /// a fault window's seconds'), with its value.
+    pub fn judge(&self, totals: &Totals, rps: f64, latency: &Summary) -> ThresholdResult {
         let asked = totals
             .scheduled
             .max(totals.completed + totals.errors + totals.dropped);
@@ -47,7 +53,8 @@ impl Criterion {
         if matches!(self.metric, Metric::Latency(_)) && latency.count == 0 {
             // Latency is of responses: with none, a 0 would pass any limit.
             return self.unmeasured(format!(
-                "no responses to measure latency on: all {asked} requests failed without one"
+                "no responses to measure latency on: all {} requests failed without one",
+                crate::format::count(asked)
             ));
         }
         let value = match self.metric {

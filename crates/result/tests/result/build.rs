@@ -115,7 +115,7 @@ fn identity_and_provenance() {
     assert_eq!(r.herd_version, HERD_VERSION);
     assert_eq!(r.kind, Kind::Run);
     assert_eq!(r.target, fixture::URL);
-    assert_eq!(r.started_at, "2023-11-14T22:13:20Z");
+    assert_eq!(r.started_at, "2023-11-14T22:13:20.000Z");
     assert_eq!((r.warmup.requests, r.warmup.duration_s), (42, 1.0));
     assert_eq!(r.duration_s, 2.5);
 }

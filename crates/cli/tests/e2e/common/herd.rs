@@ -95,6 +95,8 @@ impl Herd {
         if let Some(j) = &self.json {
             cmd.arg("--json").arg(j);
         }
+        // A toxiproxy of whoever runs the tests would take a workload's faults.
+        cmd.env_remove("TOXIPROXY_URL");
         // The OpenTelemetry variables of whoever runs the tests would turn on OTLP pushes.
         for (name, _) in std::env::vars().filter(|(k, _)| k.starts_with("OTEL_")) {
             cmd.env_remove(name);

@@ -73,6 +73,18 @@ for suite in xml:
     let summary = std::fs::read_to_string(&md).unwrap();
     assert!(summary.starts_with(&format!("## herd: {url}")), "{summary}");
     assert!(summary.contains("| latency |"), "{summary}");
+    // Thousands separators, as the text summary has them: `67,767.4 req/s`, not `67767.4`.
+    let rps = result["throughput_rps"].as_f64().unwrap();
+    let fixed = format!("{rps:.1}");
+    let (whole, frac) = fixed.split_once('.').unwrap();
+    let grouped: Vec<String> = whole
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let want = format!("| Throughput | {}.{frac} req/s |", grouped.join(","));
+    assert!(summary.contains(&want), "{want} in\n{summary}");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod every_command;
 mod files;
 mod killed;
+mod metrics_doc;
 mod otlp;
 mod prometheus;
 pub(crate) mod requests_log;

@@ -1,0 +1,190 @@
+//! The help a user reads: `herd run -h` a short page and `--help` the full one (ripgrep's
+//! split), the exit codes `run` can return, headings that say what their flags are for, and
+//! the shell completions and man pages made from the same flag definitions.
+
+use crate::common::*;
+use std::process::Command;
+
+/// The long flags a help page lists: its entries, `  -c, --connections <N>` or
+/// `      --rate <R>` (a wrapped description is indented further).
+fn flags(page: &str) -> Vec<String> {
+    page.lines()
+        .filter_map(|l| {
+            let long_only = l.starts_with("      --") && !l.starts_with("       ");
+            let short_and_long =
+                l.starts_with("  -") && !l.starts_with("   ") && l.get(4..8) == Some(", --");
+            if !(long_only || short_and_long) {
+                return None;
+            }
+            let rest = &l[6..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            (name.len() > 2).then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn run_h_is_a_short_page_and_help_the_full_one() {
+    let short = stdout(&run_herd(&["run", "-h"]));
+    let long = stdout(&run_herd(&["run", "--help"]));
+    let (s, l) = (flags(&short), flags(&long));
+    for common in [
+        "--connections",
+        "--rate",
+        "--duration",
+        "--header",
+        "--http2",
+        "--json",
+    ] {
+        assert!(s.iter().any(|f| f == common), "-h lacks {common}:\n{short}");
+    }
+    for rare in [
+        "--watch-pid",
+        "--shard",
+        "--otlp",
+        "--h2-window",
+        "--resolve",
+    ] {
+        assert!(!s.iter().any(|f| f == rare), "-h shows {rare}:\n{short}");
+        assert!(l.iter().any(|f| f == rare), "--help lacks {rare}");
+    }
+    assert!(
+        s.len() * 2 < l.len(),
+        "{} flags in -h, {} in --help",
+        s.len(),
+        l.len()
+    );
+    assert!(
+        short.lines().count() < 80,
+        "-h is {} lines",
+        short.lines().count()
+    );
+    assert!(
+        short.contains("--help"),
+        "-h says where the rest is:\n{short}"
+    );
+}
+
+#[test]
+fn run_help_lists_only_the_exit_codes_run_can_return() {
+    let long = stdout(&run_herd(&["run", "--help"]));
+    let codes = long
+        .split("Exit codes:")
+        .nth(1)
+        .expect("an exit codes section");
+    let listed: Vec<&str> = codes
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
+        .filter(|w| w.parse::<u32>().is_ok())
+        .collect();
+    assert_eq!(listed, ["0", "2", "3", "4", "6", "7", "130"], "{codes}");
+    assert!(
+        !codes.contains("herd capacity") && !codes.contains("herd merge"),
+        "{codes}"
+    );
+}
+
+#[test]
+fn shard_flags_sit_under_their_own_heading() {
+    let long = stdout(&run_herd(&["run", "--help"]));
+    let heading_of = |flag: &str| {
+        let at = long
+            .find(&format!("  {flag} "))
+            .or_else(|| long.find(&format!("  {flag}\n")))
+            .unwrap_or_else(|| panic!("no {flag}"));
+        long[..at]
+            .lines()
+            .rev()
+            .find(|l| !l.starts_with(' ') && l.ends_with(':'))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    for flag in ["--shard", "--start-at", "--late"] {
+        let h = heading_of(flag);
+        assert!(h.starts_with("Shards"), "{flag} under {h:?}");
+    }
+    assert_eq!(heading_of("--watch-pid"), "Watching the server:");
+    for flag in ["--store", "--label"] {
+        assert_eq!(heading_of(flag), "Outputs:", "{flag}");
+    }
+}
+
+#[test]
+fn completions_load_in_bash_and_name_runs_flags_in_each_shell() {
+    let dir = TempDir::new("completions");
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run_herd(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        for flag in ["connections", "rate", "watch-pid", "shard"] {
+            assert!(script.contains(flag), "{shell}: no {flag}");
+        }
+        std::fs::write(dir.path(shell), &script).unwrap();
+    }
+    let loaded = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {}; complete -p herd",
+            dir.path("bash").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&loaded).contains("herd"),
+        "bash did not load it: {}",
+        stderr(&loaded)
+    );
+    refused(&["completions", "tcsh"], "tcsh");
+}
+
+#[test]
+fn man_pages_render_with_man_and_list_every_run_flag() {
+    let dir = TempDir::new("man");
+    let long = stdout(&run_herd(&["run", "--help"]));
+    for (args, title) in [(vec!["man"], "herd"), (vec!["man", "run"], "herd-run")] {
+        let out = run_herd(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let file = dir.path(&format!("{title}.1"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        let shown = Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(&file)
+            .env("MANWIDTH", "100")
+            .output()
+            .expect("man (scripts/check installs man-db)");
+        let text = stdout(&shown);
+        assert!(text.contains(title), "{title}: {text}");
+        if title == "herd-run" {
+            for flag in flags(&long) {
+                assert!(text.contains(&flag), "herd-run(1) lacks {flag}");
+            }
+        }
+    }
+    refused(&["man", "runn"], "no subcommand `runn`");
+}
+
+#[test]
+fn completions_and_man_pages_piped_into_head_end_quietly() {
+    for args in [["completions", "bash"], ["man", "run"]] {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -o pipefail; {} {} {} | head -c 10 >/dev/null; echo \"exit ${{PIPESTATUS[0]}}\"",
+                env!("CARGO_BIN_EXE_herd"),
+                args[0],
+                args[1]
+            ))
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        let code = stdout(&out);
+        assert!(
+            code.trim() == "exit 0" || code.trim() == "exit 141",
+            "{args:?}: {code}"
+        );
+    }
+}
