@@ -1,15 +1,12 @@
 use crate::requests_log::RequestsLog;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Stops a run from outside (Ctrl-C, SIGTERM): sending stops at once, in-flight requests get a
 /// short grace. Worker loops look at it on every pass, so it takes effect within one wake-up.
 #[derive(Debug, Default)]
 pub struct Control {
     cancelled: AtomicBool,
-    /// Where each measured request goes (`--requests-log`); read once as a run starts, so a
-    /// series can give each of its runs its own.
-    requests_log: Mutex<Option<Arc<RequestsLog>>>,
 }
 
 impl Control {
@@ -24,17 +21,23 @@ impl Control {
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }
+}
 
-    /// Sends a line for each measured request of the runs started from now on to `log`
-    /// (`None`: no more lines).
-    pub fn log_requests(&self, log: Option<Arc<RequestsLog>>) {
-        *self.requests_log.lock().unwrap_or_else(|e| e.into_inner()) = log;
-    }
+/// What a run is handed from outside besides its plan: the handle that stops it, and the tap
+/// each measured request goes to (`--requests-log`). Given to one run: a series gives each of
+/// its runs its own tap, and the stop handle they share.
+#[derive(Clone, Debug, Default)]
+pub struct Hooks {
+    pub control: Arc<Control>,
+    /// Where each measured request goes; `None`: nowhere, at no cost.
+    pub requests_log: Option<Arc<RequestsLog>>,
+}
 
-    pub(crate) fn requests_log(&self) -> Option<Arc<RequestsLog>> {
-        self.requests_log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+impl From<Arc<Control>> for Hooks {
+    fn from(control: Arc<Control>) -> Hooks {
+        Hooks {
+            control,
+            requests_log: None,
+        }
     }
 }

@@ -22,7 +22,7 @@
 //!     let plan = Plan { load: Load::Open { rate: 100.0, max_connections: 50 }, ..Plan::default() };
 //!     let req = Request::new(&b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..]);
 //!     let out = run(&plan, Arc::new(SystemClock), transport, |_| Single(req.clone()),
-//!         Control::new().into(), |_| {}).unwrap();
+//!         Arc::new(Control::new()), |_| {}).unwrap();
 //!     println!("{} ok", out.total.ok);
 //! }
 //! ```
@@ -52,7 +52,7 @@ mod ticker;
 mod transport;
 mod worker;
 
-pub use control::Control;
+pub use control::{Control, Hooks};
 pub use events::EventStream;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;

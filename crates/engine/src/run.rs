@@ -7,7 +7,7 @@ use crate::share::Shares;
 use crate::stream::{self, Record};
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
-use crate::{Clock, Control, Plan, PlanError, Script, ScriptReport, Transport};
+use crate::{Clock, Hooks, Plan, PlanError, Script, ScriptReport, Transport};
 use herd_metrics::Timeline;
 use herd_spill::SpillError;
 use std::sync::atomic::AtomicU64;
@@ -47,7 +47,7 @@ pub fn run<T, S, MT, MS>(
     clock: Arc<dyn Clock>,
     make_transport: MT,
     make_script: MS,
-    control: Arc<Control>,
+    hooks: impl Into<Hooks>,
     progress: impl FnMut(&Progress),
 ) -> Result<RunOutput<S::Report>, RunError>
 where
@@ -57,12 +57,18 @@ where
     MS: Fn(usize) -> S + Sync,
 {
     plan.validate()?;
-    run_threads(plan, clock, control, progress, |shared, k, threads, tx| {
-        let transport = make_transport(k).map_err(RunError::Worker)?;
-        let script = make_script(k);
-        let out = worker::work(shared, k, threads, transport, &script, Some(tx))?;
-        Ok((out, script.finish()))
-    })
+    run_threads(
+        plan,
+        clock,
+        hooks.into(),
+        progress,
+        |shared, k, threads, tx| {
+            let transport = make_transport(k).map_err(RunError::Worker)?;
+            let script = make_script(k);
+            let out = worker::work(shared, k, threads, transport, &script, Some(tx))?;
+            Ok((out, script.finish()))
+        },
+    )
 }
 
 /// Starts `plan.effective_threads()` worker threads running `body`, collects their seconds
@@ -70,7 +76,7 @@ where
 fn run_threads<B, R>(
     plan: &Plan,
     clock: Arc<dyn Clock>,
-    control: Arc<Control>,
+    hooks: Hooks,
     mut progress: impl FnMut(&Progress),
     body: B,
 ) -> Result<RunOutput<R>, RunError>
@@ -83,7 +89,8 @@ where
     let started_at = SystemTime::now();
     let shared = Shared {
         plan: plan.clone(),
-        control,
+        control: hooks.control,
+        requests_log: hooks.requests_log,
         issued: AtomicU64::new(0),
         mismatch: Default::default(),
         // A late start (`Plan::late`) puts instant 0 in the past: the rest of the plan keeps

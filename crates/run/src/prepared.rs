@@ -5,7 +5,7 @@ use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
 use crate::what::What;
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
-use herd_engine::{Control, Plan, Shard, Single, SystemClock};
+use herd_engine::{Control, Hooks, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
 use herd_http::{HttpTransport, Scheme, Target, TlsOptions};
 use herd_result::{RunConfig, RunResult};
@@ -145,17 +145,15 @@ impl Prepared {
             None => None,
         };
         let labels = self.labels();
-        // The requests log goes to this run's workers only, and only while it plays.
-        control.log_requests(observer.requests_log(&labels));
-        let played = self.play(
-            &mut plan,
-            &config,
-            labels,
-            shard.as_ref(),
-            control,
-            observer,
-        );
-        control.log_requests(None);
+        // The requests log goes to this run's workers only: the engine is handed it with the
+        // stop handle.
+        let hooks = Hooks {
+            control: Arc::clone(control),
+            requests_log: observer.requests_log(&labels),
+        };
+        let played = self.play(&mut plan, &config, labels, shard.as_ref(), &hooks, observer);
+        // The tap's last holder: the writer ends its file once every holder let go.
+        drop(hooks);
         let (out, tally, pipelined, server, faulted) = played?;
         observer.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
@@ -199,7 +197,7 @@ impl Prepared {
         config: &RunConfig,
         labels: crate::Labels,
         shard: Option<&(herd_result::ShardHeader, Option<u64>)>,
-        control: &Arc<Control>,
+        hooks: &Hooks,
         observer: &mut dyn Observer,
     ) -> Result<Played, RunError> {
         let options = TlsOptions {
@@ -267,7 +265,7 @@ impl Prepared {
                     &r.target,
                     options,
                     |_| Single(request.clone()),
-                    control,
+                    hooks,
                     progress,
                 )
                 .map(|out| (out, None))
@@ -278,13 +276,13 @@ impl Prepared {
                     target,
                     options,
                     |_| replay.script.clone(),
-                    control,
+                    hooks,
                     progress,
                 )
                 .map(|out| (out, None)),
             What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => {
                 let script = |_| w.script_in(plan.shard.as_ref());
-                self.engine(plan, w.target(), options, script, control, progress)
+                self.engine(plan, w.target(), options, script, hooks, progress)
                     .map(|out| {
                         let (out, tally) = out.split();
                         (out, Some(tally))
@@ -292,7 +290,7 @@ impl Prepared {
             }
             What::Script { .. } => {
                 let threads = scripted.expect("a script's threads are started above");
-                crate::script::play(plan, threads, control, progress)
+                crate::script::play(plan, threads, hooks, progress)
                     .map(|out| (out, None))
                     .map_err(|e| RunError::Start(e.to_string()))
             }
@@ -351,18 +349,18 @@ impl Prepared {
         target: &Target,
         options: TlsOptions,
         script: impl Fn(usize) -> S + Sync,
-        control: &Arc<Control>,
+        hooks: &Hooks,
         progress: impl FnMut(&herd_engine::Progress),
     ) -> Result<herd_engine::RunOutput<S::Report>, RunError> {
         let start = |e: String| RunError::Start(e);
         let clock = Arc::new(SystemClock);
-        let control = Arc::clone(control);
+        let hooks = hooks.clone();
         if self.http.http3 {
             let transport = H3Transport::new(target, options).map_err(|e| start(e.to_string()))?;
-            herd_engine::run(plan, clock, |_| transport.wire(), script, control, progress)
+            herd_engine::run(plan, clock, |_| transport.wire(), script, hooks, progress)
         } else {
             let transport = self.transport(target, options)?;
-            herd_engine::run(plan, clock, |_| transport.wire(), script, control, progress)
+            herd_engine::run(plan, clock, |_| transport.wire(), script, hooks, progress)
         }
         .map_err(|e| start(e.to_string()))
     }

@@ -5,7 +5,7 @@
 
 use crate::what::UrlRequest;
 use crate::RunError;
-use herd_engine::{Control, Plan, Progress, RunOutput, SystemClock};
+use herd_engine::{Plan, Progress, RunOutput, SystemClock};
 use herd_http::{HttpTransport, TlsOptions};
 use herd_lua::{Summary, Wrk, WrkScript, WrkUrl};
 use herd_result::RunResult;
@@ -130,7 +130,7 @@ pub(crate) fn start(
 pub(crate) fn play(
     plan: &Plan,
     threads: Threads,
-    control: &Arc<Control>,
+    hooks: &herd_engine::Hooks,
     progress: impl FnMut(&Progress),
 ) -> Result<RunOutput, herd_engine::RunError> {
     let Threads {
@@ -149,7 +149,7 @@ pub(crate) fn play(
                 .take()
                 .expect("one script per worker thread")
         },
-        Arc::clone(control),
+        hooks.clone(),
         progress,
     )
 }

@@ -64,6 +64,8 @@ const SCRATCH: usize = 64 * 1024;
 pub(crate) struct Shared {
     pub plan: Plan,
     pub control: Arc<Control>,
+    /// Where each measured request goes (`--requests-log`), this run's own.
+    pub requests_log: Option<Arc<crate::RequestsLog>>,
     /// Iterations handed out so far in the closed model (for `-n`).
     pub issued: AtomicU64,
     /// The run's first instant; the measurement starts after the warm-up.
@@ -349,8 +351,8 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             seconds,
             woke: now,
             requests_log: shared
-                .control
-                .requests_log()
+                .requests_log
+                .clone()
                 .map(|log| crate::requests_log::Batch::new(log, now)),
             limit,
             limit_seen: None,

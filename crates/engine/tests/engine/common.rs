@@ -2,7 +2,7 @@
 //! the accounting every run must keep.
 
 use herd_engine::fake::FakeServer;
-use herd_engine::{run, Control, Plan, Request, RunOutput, Script, Single};
+use herd_engine::{run, Control, Hooks, Plan, Request, RunOutput, Script, Single};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,15 +14,15 @@ pub fn go(plan: Plan, fake: &FakeServer) -> RunOutput {
     go_with(plan, fake, Arc::new(Control::new()))
 }
 
-pub fn go_with(plan: Plan, fake: &FakeServer, control: Arc<Control>) -> RunOutput {
+pub fn go_with(plan: Plan, fake: &FakeServer, hooks: impl Into<Hooks>) -> RunOutput {
     let script = Single(Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]));
-    go_script(plan, fake, control, move |_| script.clone())
+    go_script(plan, fake, hooks, move |_| script.clone())
 }
 
 pub fn go_script<S: Script>(
     plan: Plan,
     fake: &FakeServer,
-    control: Arc<Control>,
+    hooks: impl Into<Hooks>,
     script: impl Fn(usize) -> S + Sync,
 ) -> RunOutput {
     let clock = Arc::clone(&fake.clock);
@@ -31,7 +31,7 @@ pub fn go_script<S: Script>(
         clock,
         |_| Ok(fake.transport()),
         script,
-        control,
+        hooks,
         |_| {},
     )
     .unwrap()

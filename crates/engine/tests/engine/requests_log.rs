@@ -4,7 +4,7 @@
 use crate::common::{go_with, ms};
 use herd_engine::fake::{FakeServer, Reply};
 use herd_engine::metrics::{ErrorKind, Verdict};
-use herd_engine::{Control, Load, Plan, RequestsLog};
+use herd_engine::{Control, Hooks, Load, Plan, RequestsLog};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,13 +16,14 @@ fn logged(
     Vec<herd_engine::requests_log::Line>,
     u64,
 ) {
-    let control = Arc::new(Control::new());
     let (log, rx) = RequestsLog::new();
-    control.log_requests(Some(Arc::clone(&log)));
+    let hooks = Hooks {
+        control: Arc::new(Control::new()),
+        requests_log: Some(Arc::clone(&log)),
+    };
     // The receiver drains as the run goes, as the writer thread does.
     let drain = std::thread::spawn(move || rx.iter().flatten().collect::<Vec<_>>());
-    let out = go_with(plan, fake, control.clone());
-    control.log_requests(None);
+    let out = go_with(plan, fake, hooks);
     let lost = log.lost();
     drop(log);
     (out, drain.join().unwrap(), lost)
