@@ -190,7 +190,7 @@ fn a_response_of_several_tls_records_on_a_kept_alive_connection_is_read_whole() 
     // rustls hands out one record (16 KiB at most) a read: the loop once took a read shorter
     // than its buffer for an empty socket, left the other records of a 64 KiB response in a
     // socket whose readiness edge had come, and every exchange waited for its deadline.
-    use herd_engine::{run, Control, Load, Plan, Request, Single, SystemClock};
+    use herd_engine::{run, Load, Plan, Request, Single, SystemClock};
     use herd_http::{HttpTransport, Target};
     use std::time::Duration;
     let addr = start_tls_server_of_large_responses();
@@ -213,7 +213,7 @@ fn a_response_of_several_tls_records_on_a_kept_alive_connection_is_read_whole() 
         Arc::new(SystemClock),
         |_| transport.wire(),
         |_| Single(request.clone()),
-        Control::new().into(),
+        herd_engine::Hooks::default(),
         |_| {},
     )
     .unwrap();

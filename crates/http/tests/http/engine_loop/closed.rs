@@ -2,7 +2,7 @@
 //! threads and replaced after `--calls-per-conn`, the warm-up, Ctrl-C, stages of users.
 
 use crate::common::loop_server::{plan, run_plan, run_until_ctrl_c, server, Serve, ANSWER, ASK};
-use herd_engine::{run, Control, Plan, Request, Single, SystemClock};
+use herd_engine::{run, Plan, Request, Single, SystemClock};
 use herd_http::{HttpTransport, Target, TlsOptions};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -156,7 +156,7 @@ fn the_last_call_of_a_connection_asks_the_server_to_close_and_the_server_closes_
         Arc::new(SystemClock),
         |_| transport.wire(),
         |_| Single(request.clone()),
-        Control::new().into(),
+        herd_engine::Hooks::default(),
         |_| {},
     )
     .unwrap();
