@@ -240,7 +240,7 @@ def requests_of(tool, out, json_path=None):
         # herd without --json: its summary's counts.
         n = int(re.search(r"([\d,]+) completed", out).group(1).replace(",", ""))
         return n, int(re.search(r"([\d,]+) errors", out).group(1).replace(",", ""))
-    if tool.startswith("herd") or tool == "baseline":
+    if tool.startswith("herd") or tool.startswith("baseline"):
         r = json.loads(Path(json_path).read_text())
         return r["totals"]["completed"], r["totals"]["errors"]
     if tool == "wrk":
@@ -260,8 +260,9 @@ BASELINE = None  # --baseline: an older herd binary, measured beside this one
 
 
 def argv_for(tool, url, conns, seconds, json_path):
-    if tool == "baseline":
-        return [str(BASELINE), *argv_for("herd", url, conns, seconds, json_path)[1:]]
+    if tool in ("baseline", "baseline+ua"):
+        mine = "herd" if tool == "baseline" else "herd+ua"
+        return [str(BASELINE), *argv_for(mine, url, conns, seconds, json_path)[1:]]
     if tool in ("herd", "herd+ua"):
         # wrk sends only Host; without its User-Agent and Accept headers herd sends wrk's very
         # request, so nginx does the same work for both. "herd+ua" keeps them (39 bytes more
@@ -279,7 +280,7 @@ def argv_for(tool, url, conns, seconds, json_path):
 
 
 def bench_cpu(nginx, rounds, seconds, path="/"):
-    tools = ["herd", "wrk", "ab", "h2load", "herd+ua"] + (["baseline"] if BASELINE else [])
+    tools = ["herd", "wrk", "ab", "h2load", "herd+ua"] + (["baseline", "baseline+ua"] if BASELINE else [])
     samples = {t: [] for t in tools}
     rps = {t: [] for t in tools}
     for r in range(rounds):
@@ -317,6 +318,10 @@ def bench_cpu(nginx, rounds, seconds, path="/"):
         vs = statistics.median(a / b for a, b in zip(samples["herd"], samples["baseline"]))
         print(f"  herd / baseline ({BASELINE}) = {vs:.3f}  (no regression: <= 1.00 within noise)")
         figures["herd_vs_baseline"] = vs
+        # herd's default request (User-Agent and Accept) against the older herd's.
+        ua = statistics.median(a / b for a, b in zip(samples["herd+ua"], samples["baseline+ua"]))
+        print(f"  herd+ua / baseline+ua (default headers) = {ua:.3f}")
+        figures["herd_ua_vs_baseline_ua"] = ua
     return figures
 
 
