@@ -54,7 +54,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
     eprintln!(
         "\nherd demo: the mock server answered {} requests. Next: `herd serve --route '/slow latency=normal:100ms:20ms'` \
          in one terminal, `herd run --rate 500 -d 30s http://127.0.0.1:8080/slow` in another.",
-        served.requests
+        herd_result::format::count(served.requests)
     );
     Ok(code)
 }

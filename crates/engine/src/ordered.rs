@@ -460,7 +460,8 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
         // 16` from 0.123 writes per request to 0.084 (half left it above wrk's); the whole
         // window, as wrk's script, takes it to 1/16 and, the server then answering 16 at a
         // time, halves the reads (0.64 to 0.37 per request against nginx's static file) and the
-        // waits in epoll: herd's CPU per request fell from ~1.1 to ~0.95 x wrk's.
+        // waits in epoll: herd's CPU per request on the static file read 0.85 x wrk's (bench/
+        // RESULTS.md, session 13; 1.27 in session 12).
         self.batch = self.window.max(1);
     }
 

@@ -205,7 +205,18 @@ fn demo_runs_the_mock_server_and_prints_a_summary() {
         text.contains("p99") && text.contains("throughput"),
         "{text}"
     );
-    assert!(stderr(&out).contains("mock server"));
+    // What the server counted is what herd counted, both written with separators (4,000).
+    let err = stderr(&out);
+    let served = err
+        .split("the mock server answered ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(served.contains(','), "{err}");
+    assert!(
+        text.contains(&format!("{served} completed")),
+        "server {served}: {text}"
+    );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
