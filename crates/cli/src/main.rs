@@ -136,8 +136,8 @@ fn main() {
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),
         Command::Store(a) => store_cmd::cmd(a),
         Command::History(a) => history_cmd::cmd(a),
-        Command::Completions(a) => shell::completions(a),
-        Command::Man(a) => shell::man(a),
+        Command::Completions(a) => shell::completions(a, <Cli as clap::CommandFactory>::command()),
+        Command::Man(a) => shell::man(a, <Cli as clap::CommandFactory>::command()),
     };
     match code {
         Ok(code) => std::process::exit(code),

@@ -2,7 +2,7 @@
 //! man pages in roff (clap_mangen), both made from the clap definitions `herd` parses with, so
 //! they cannot drift from the flags.
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use std::io::Write;
 
 #[derive(Args, Debug)]
@@ -23,22 +23,22 @@ pub struct ManArgs {
 }
 
 /// Every subcommand declared: `herd`'s subcommands declare their flags only when parsed
-/// (`Deferred`), and completions and pages need them all.
-fn command() -> clap::Command {
-    let mut cmd = crate::Cli::command();
+/// (`Deferred`), and completions and pages need them all. `cmd` is herd's whole command
+/// (`Cli::command()`), handed down by main so this file needs nothing above it.
+fn built(mut cmd: clap::Command) -> clap::Command {
     cmd.build();
     cmd
 }
 
-pub fn completions(a: &CompletionsArgs) -> Result<i32, crate::exit::Exit> {
-    let mut cmd = command();
+pub fn completions(a: &CompletionsArgs, cmd: clap::Command) -> Result<i32, crate::exit::Exit> {
+    let mut cmd = built(cmd);
     let mut script = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "herd", &mut script);
     print(&script)
 }
 
-pub fn man(a: &ManArgs) -> Result<i32, crate::exit::Exit> {
-    print(&page(a.subcommand.as_deref())?)
+pub fn man(a: &ManArgs, cmd: clap::Command) -> Result<i32, crate::exit::Exit> {
+    print(&page(a.subcommand.as_deref(), cmd)?)
 }
 
 /// Writes `bytes` to stdout. A reader that stopped early (`herd man run | head`) ends herd as
@@ -55,8 +55,8 @@ fn print(bytes: &[u8]) -> Result<i32, crate::exit::Exit> {
 }
 
 /// The roff page of `herd`, or of one of its subcommands (named `herd-run` as git's are).
-fn page(subcommand: Option<&str>) -> Result<Vec<u8>, crate::exit::Exit> {
-    let cmd = command();
+fn page(subcommand: Option<&str>, cmd: clap::Command) -> Result<Vec<u8>, crate::exit::Exit> {
+    let cmd = built(cmd);
     let cmd = match subcommand {
         None => cmd,
         Some(name) => {
@@ -84,13 +84,18 @@ fn page(subcommand: Option<&str>) -> Result<Vec<u8>, crate::exit::Exit> {
 #[cfg(test)]
 mod tests {
     use super::page;
+    use clap::CommandFactory;
+
+    fn herd() -> clap::Command {
+        crate::Cli::command()
+    }
 
     #[test]
     fn the_run_page_lists_every_flag_run_takes() {
-        let text = String::from_utf8(page(Some("run")).expect("page")).expect("utf-8");
+        let text = String::from_utf8(page(Some("run"), herd()).expect("page")).expect("utf-8");
         assert!(text.starts_with(".ie"), "{}", &text[..80.min(text.len())]);
         assert!(text.contains(".TH herd-run 1"), "no title");
-        let mut cmd = super::command();
+        let mut cmd = super::built(herd());
         let run = cmd.find_subcommand_mut("run").expect("run");
         for arg in run.get_arguments() {
             if let Some(long) = arg.get_long() {
@@ -103,7 +108,7 @@ mod tests {
 
     #[test]
     fn an_unknown_subcommand_names_the_known_ones() {
-        let e = page(Some("runn")).expect_err("no such subcommand");
+        let e = page(Some("runn"), herd()).expect_err("no such subcommand");
         assert!(e.message.contains("run, validate"), "{}", e.message);
     }
 }
