@@ -114,7 +114,7 @@ fn two_keep_alive_connections_among_many_time_wait_sockets_are_judged_ok() {
     assert!(g["ephemeral_ports_peak"].as_u64().unwrap() >= 850, "{g}");
     let warning = g["warnings"][0].as_str().unwrap();
     assert!(
-        warning.contains("of 1000 local ports were in use machine-wide")
+        warning.contains("of 1,000 local ports were in use machine-wide")
             && warning.contains("herd's own ~2 "),
         "{warning}"
     );
