@@ -222,41 +222,7 @@ mod tests {
     }
 
     fn run(p50s: &[f64]) -> RunResult {
-        let config = crate::RunConfig {
-            url: "http://h/".into(),
-            method: "GET".into(),
-            model: crate::Model::Open,
-            connections: 1,
-            rate: Some(100.0),
-            duration_s: Some(p50s.len() as f64),
-            requests: None,
-            warmup_s: 0.0,
-            threads: 1,
-            timeout_s: 1.0,
-            calls_per_conn: None,
-            pipeline: None,
-            streams: None,
-            proxy: None,
-            headers: vec![],
-            body_bytes: 0,
-            secrets_shown: false,
-            labels: Default::default(),
-            arrivals: None,
-        };
-        let mut r = crate::build_run(crate::RunInput {
-            target: config.url.clone(),
-            config,
-            started_at: std::time::SystemTime::now(),
-            duration: std::time::Duration::from_secs(p50s.len() as u64),
-            offered: None,
-            interrupted: false,
-            stats: &herd_metrics::Stats::default(),
-            timeline: &[],
-            dropped: 0,
-            warmup_requests: 0,
-            warmup_duration: std::time::Duration::ZERO,
-            generator: crate::Generator::default(),
-        });
+        let mut r = crate::fixture::empty_run(p50s.len() as u64);
         r.duration_s = p50s.len() as f64;
         r.timeline = p50s
             .iter()

@@ -74,6 +74,8 @@ mod document;
 mod error;
 pub mod fault;
 mod fault_window;
+#[cfg(test)]
+mod fixture;
 pub mod format;
 pub mod frame;
 mod histogram;

@@ -84,41 +84,7 @@ fn every_mistake_is_reported_with_its_column() {
 }
 
 fn result(ok: u64, failed: u64, errors: u64, dropped: u64) -> RunResult {
-    let config = crate::RunConfig {
-        url: "http://h/".into(),
-        method: "GET".into(),
-        model: crate::Model::Open,
-        connections: 1,
-        rate: Some(100.0),
-        duration_s: Some(1.0),
-        requests: None,
-        warmup_s: 0.0,
-        threads: 1,
-        timeout_s: 1.0,
-        calls_per_conn: None,
-        pipeline: None,
-        streams: None,
-        proxy: None,
-        headers: vec![],
-        body_bytes: 0,
-        secrets_shown: false,
-        labels: Default::default(),
-        arrivals: None,
-    };
-    let mut r = crate::build_run(crate::RunInput {
-        target: config.url.clone(),
-        config,
-        started_at: std::time::SystemTime::now(),
-        duration: std::time::Duration::from_secs(1),
-        offered: None,
-        interrupted: false,
-        stats: &herd_metrics::Stats::default(),
-        timeline: &[],
-        dropped: 0,
-        warmup_requests: 0,
-        warmup_duration: std::time::Duration::ZERO,
-        generator: crate::Generator::default(),
-    });
+    let mut r = crate::fixture::empty_run(1);
     r.totals = Totals {
         scheduled: ok + failed + errors + dropped,
         sent: ok + failed + errors,
