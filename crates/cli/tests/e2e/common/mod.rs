@@ -111,6 +111,39 @@ pub fn python(code: &str, args: &[&Path]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Starts a Python server of the tests (`python3 SCRIPT` with what `cmd` sets) that prints
+/// `listening PORT` first; its process and port. When it does not start (a PyPI package
+/// missing), the panic names `what` and how to install `packages` (prose) with `pip`.
+pub fn python_server(
+    cmd: &mut std::process::Command,
+    what: &str,
+    packages: &str,
+    pip: &str,
+) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("python3");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first
+        .strip_prefix("listening ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "{what} did not start ({first:?}): run `scripts/check` (it installs PyPI's \
+                 {packages}) or `pip install {pip}`"
+            )
+        });
+    (child, port)
+}
+
 /// The mock server, in-process on a free port, with `routes` (none: its defaults).
 pub fn mock(routes: &[&str]) -> herd_mock::Server {
     herd_mock::Server::start(herd_mock::Config {

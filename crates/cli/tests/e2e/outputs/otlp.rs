@@ -3,11 +3,11 @@
 //! and the numbers are the run's own.
 
 use crate::common::{
-    free_port, mock, name_ok, one_at_a_time, refused, shop_workload, Herd, TempDir,
+    free_port, mock, name_ok, one_at_a_time, python_server, refused, shop_workload, Herd, TempDir,
 };
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::io::Read;
+use std::process::{Child, Command};
 
 /// The Python receiver on a free loopback port; what it got is read once it is stopped.
 struct Receiver {
@@ -26,28 +26,15 @@ impl Receiver {
             env!("CARGO_MANIFEST_DIR"),
             "/tests/e2e/outputs/otlp_receiver.py"
         );
-        let mut child = Command::new("python3")
-            .arg(script)
-            .env_remove("OTLP_RECEIVER_REJECT")
-            .envs(reject.then_some(("OTLP_RECEIVER_REJECT", "1")))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3");
-        let mut first = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let port = first
-            .strip_prefix("listening ")
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "the receiver did not start ({first:?}): run `scripts/check` (it installs \
-                     PyPI's opentelemetry-proto) or `pip install opentelemetry-proto`"
-                )
-            });
+        let (child, port) = python_server(
+            Command::new("python3")
+                .arg(script)
+                .env_remove("OTLP_RECEIVER_REJECT")
+                .envs(reject.then_some(("OTLP_RECEIVER_REJECT", "1"))),
+            "the receiver",
+            "opentelemetry-proto",
+            "opentelemetry-proto",
+        );
         Receiver { child, port }
     }
 

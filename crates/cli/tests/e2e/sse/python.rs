@@ -3,8 +3,7 @@
 //! `proxy_buffering off`.
 
 use crate::common::*;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 
 /// The Python server on a free loopback port.
 struct Chat {
@@ -15,29 +14,16 @@ struct Chat {
 impl Chat {
     fn start(first_ms: u64, gap_ms: u64, tokens: u64) -> Chat {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/sse/chat_server.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .env("FIRST_MS", first_ms.to_string())
-            .env("GAP_MS", gap_ms.to_string())
-            .env("TOKENS", tokens.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3");
-        let mut first = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let port = first
-            .strip_prefix("listening ")
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "the SSE server did not start ({first:?}): run `scripts/check` (it installs \
-                     PyPI's sse-starlette and uvicorn) or `pip install sse-starlette uvicorn`"
-                )
-            });
+        let (child, port) = python_server(
+            Command::new("python3")
+                .arg(script)
+                .env("FIRST_MS", first_ms.to_string())
+                .env("GAP_MS", gap_ms.to_string())
+                .env("TOKENS", tokens.to_string()),
+            "the SSE server",
+            "sse-starlette and uvicorn",
+            "sse-starlette uvicorn",
+        );
         Chat { child, port }
     }
 }
