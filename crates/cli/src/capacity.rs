@@ -5,13 +5,12 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{runs_for, Length, Level, SeriesArgs, StepOutputs};
-use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
-use herd_result::capacity::{backlog_note, CapacityResult, Measured, Slo};
+use herd_result::capacity::{CapacityResult, Measured, Slo};
 use herd_result::format::{count, rate};
-use herd_result::{write_json, Model};
+use herd_result::Model;
 use herd_series::capacity::{capacity, CapacitySpec, Judged, SearchConfig};
 use std::io::Write;
 use std::sync::Arc;
@@ -110,11 +109,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let report = || herd_report::html::render_capacity(&result);
     let unwritten = table.outputs.end(report, interrupted);
     let answered = print_answer(&result, &a.url, unit);
-    if let Some(p) = &a.outputs.json {
-        let mut buf = Vec::new();
-        write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        write_file(p, &buf)?;
-    }
+    table.outputs.write_json(&result)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         return Err(Exit::from(e));
@@ -195,25 +190,13 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
     Ok((spec, runs, slo))
 }
 
-/// After the probe table: the warnings, the answer (unless nothing answered), the knee and the
-/// listen queue. Whether anything answered.
+/// After the probe table: the warnings, the answer, the knee and the listen queue. Whether
+/// anything answered.
 fn print_answer(result: &CapacityResult, url: &str, unit: &str) -> bool {
+    let (lines, answered) = series_text::capacity_answer(result, url, unit);
     println!();
-    let answers =
-        herd_result::answers::series_answers(url, result.probes.iter().map(|p| &p.result));
-    for w in &answers.warnings {
-        println!("{w}");
-    }
-    // A search nothing answered found no server: no sentence about its capacity.
-    let answered = !answers.nothing_answered || result.probes.is_empty();
-    if answered {
-        println!("{}", result.sentence);
-    }
-    if let Some(k) = series_text::knee_line(result, unit) {
-        println!("{k}");
-    }
-    if let Some(b) = backlog_note(result, unit) {
-        println!("LISTEN QUEUE FULL {b}");
+    for l in lines {
+        println!("{l}");
     }
     answered
 }
@@ -231,6 +214,10 @@ struct ProbeTable {
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> &mut dyn herd_run::Observer {
         self.outputs.begin()
+    }
+
+    fn searched(&mut self, so_far: &dyn Fn() -> CapacityResult) {
+        self.outputs.so_far(so_far);
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured, run: &mut herd_result::RunResult) {

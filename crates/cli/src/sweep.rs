@@ -4,14 +4,13 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{
-    name_targets, parse_levels, runs_for, Length, Level, Runs, SeriesArgs, StepOutputs,
-};
+use crate::series::{runs_for, Length, Level, Runs, SeriesArgs, StepOutputs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
 use herd_result::sweep::{write_table, Separator, StopRule, SweepResult, SweepTarget};
-use herd_result::{write_json, Model};
+use herd_result::Model;
+use herd_series::levels::{name_targets, parse_levels, NamedTarget};
 use herd_series::sweep::SweepSpec;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,7 +79,7 @@ pub struct SweepArgs {
 /// A sweep whose every flag and target was checked, nothing sent yet.
 struct Checked {
     given: Vec<String>,
-    targets: Vec<crate::series::NamedTarget>,
+    targets: Vec<NamedTarget>,
     model: Model,
     levels: Vec<f64>,
     length: Length,
@@ -145,6 +144,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let unwritten = table.outputs.end(report, result.interrupted);
     let answered = summary(&result);
     write_outputs(&result, a)?;
+    table.outputs.write_json(&result)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
@@ -192,7 +192,7 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     for (j, t) in targets.iter().enumerate() {
         let shard = shard
             .clone()
-            .map(|s| step_instants(s, a, length, j, targets.len()));
+            .map(|s| s.in_series(length, a.series.warmup, a.cooldown, j, targets.len()));
         match runs_for(&t.url, &a.series, Level::of(model, top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
@@ -268,57 +268,13 @@ fn shard_problems(a: &SweepArgs, length: Length) -> Vec<String> {
     problems
 }
 
-/// A sharded sweep's runs start on shared instants: every step of every target has a slot of
-/// whole seconds (its warm-up and length, the drain of at most 2 s, the cooldown and 1 s to
-/// spare), so each shard's step `k` of target `j` starts with the others' wherever each ended
-/// the last one.
-fn step_instants(
-    mut shard: herd_run::shard::ShardRun,
-    a: &SweepArgs,
-    length: Length,
-    target: usize,
-    targets: usize,
-) -> herd_run::shard::ShardRun {
-    let Length::Time(step) = length else {
-        return shard;
-    };
-    let warmup = a.series.warmup.unwrap_or_default();
-    let slot = warmup + step + Duration::from_secs(3) + a.cooldown;
-    let slot = Duration::from_secs(slot.as_secs() + u64::from(slot.subsec_nanos() > 0));
-    shard.start_at = shard.start_at.map(|at| at + slot * target as u32);
-    shard.stride = slot * targets as u32;
-    shard
-}
-
 /// After the table: where each target saturated, and why the sweep ended. Returns whether any
-/// target answered at all (a sweep nothing answered measured no server, as a run would not).
+/// target answered at all.
 pub fn summary(r: &SweepResult) -> bool {
+    let (lines, answered) = herd_report::series_text::sweep_summary(r);
     println!();
-    let mut answered = r.steps.is_empty();
-    for (i, k) in r.knees().into_iter().enumerate() {
-        let runs = r.steps.iter().filter_map(|s| s.runs.get(i));
-        let answers = herd_result::answers::series_answers(&r.targets[i].url, runs);
-        for w in &answers.warnings {
-            println!("{w}");
-        }
-        if answers.nothing_answered {
-            // "Saturated from the first level" would blame a server that is not there.
-            continue;
-        }
-        answered = true;
-        println!("{}", k.sentence_in(&r.level_unit()));
-        if k.limited_steps > 0 {
-            println!(
-                "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",
-                k.name
-            );
-        }
-    }
-    if let Some(why) = &r.stopped_early {
-        println!("stopped early: {why}");
-    }
-    if r.interrupted {
-        println!("interrupted: later levels did not run");
+    for l in lines {
+        println!("{l}");
     }
     answered
 }
@@ -330,11 +286,6 @@ fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
     }
     if let Some(p) = &a.outputs.csv {
         write_file(p, write_table(&table, Separator::Comma).as_bytes())?;
-    }
-    if let Some(p) = &a.outputs.json {
-        let mut buf = Vec::new();
-        write_json(r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        write_file(p, &buf)?;
     }
     Ok(())
 }

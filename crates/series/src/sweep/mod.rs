@@ -106,6 +106,10 @@ pub fn sweep(
         }
         if complete {
             result.steps.push(step);
+            observer.swept(&|| SweepResult {
+                interrupted: true,
+                ..result.clone()
+            });
         }
         if result.interrupted || result.stopped_early.is_some() {
             break;
