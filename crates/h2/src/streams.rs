@@ -30,6 +30,13 @@ pub(crate) struct Stream {
     pub(crate) fields: Vec<u8>,
     pub(crate) request_body: Vec<u8>,
     pub(crate) received: usize,
+    /// Server side: a response opened with `ServerSession::open`, its body written as it
+    /// comes; `finished` once the last piece is in, then `trailers` end the stream.
+    pub(crate) streaming: bool,
+    pub(crate) finished: bool,
+    pub(crate) trailers: Vec<(Box<[u8]>, Box<[u8]>)>,
+    /// nghttp2 holds the stream's DATA back until resumed (nothing was left to send).
+    pub(crate) deferred: bool,
 }
 
 #[derive(Debug, Default)]
