@@ -1,7 +1,7 @@
 //! What nghttp2's callbacks do, in safe code: `ffi.rs` turns each callback's pointers into
 //! slices and calls one of these methods on the session's [`State`].
 
-use crate::streams::Streams;
+use crate::streams::{Field, Streams};
 use crate::{Event, Events, StreamEnd};
 
 #[derive(Debug, Default)]
@@ -51,10 +51,7 @@ pub(crate) enum Read {
     /// Nothing to send yet: hold the stream's DATA until more is written.
     Defer,
     /// The last bytes (`n` of them) are out; these trailers end the stream.
-    Trailers {
-        n: usize,
-        fields: Vec<(Box<[u8]>, Box<[u8]>)>,
-    },
+    Trailers { n: usize, fields: Vec<Field> },
 }
 
 impl State {

@@ -7,6 +7,9 @@
 
 use std::collections::VecDeque;
 
+/// A header field kept past the call that gave it: name, value.
+pub(crate) type Field = (Box<[u8]>, Box<[u8]>);
+
 /// One stream's state, on either side.
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
@@ -34,7 +37,7 @@ pub(crate) struct Stream {
     /// comes; `finished` once the last piece is in, then `trailers` end the stream.
     pub(crate) streaming: bool,
     pub(crate) finished: bool,
-    pub(crate) trailers: Vec<(Box<[u8]>, Box<[u8]>)>,
+    pub(crate) trailers: Vec<Field>,
     /// nghttp2 holds the stream's DATA back until resumed (nothing was left to send).
     pub(crate) deferred: bool,
 }
