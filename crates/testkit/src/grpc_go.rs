@@ -1,0 +1,117 @@
+//! A real gRPC server: grpc-go's helloworld greeter and echo services with server reflection
+//! (tests/grpc-go, built by scripts/check into ~/.cache/herd/go-bin/herd-grpc-go), on a free
+//! loopback port, counting the calls it answers; stopped on drop. And ghz, built beside it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// A Go binary scripts/check builds into `~/.cache/herd/go-bin` (`herd-grpc-go`, `ghz`); the
+/// panic says how to get it.
+pub fn go_bin(name: &str) -> PathBuf {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let path = PathBuf::from(home).join(".cache/herd/go-bin").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `scripts/check` (it builds {name} with the Go toolchain)",
+        path.display()
+    );
+    path
+}
+
+/// How the Go server answers `ServerStreamingEcho`: `count` messages, `interval` apart.
+#[derive(Debug, Clone, Copy)]
+pub struct Streams {
+    pub count: u32,
+    pub interval: Duration,
+}
+
+impl Default for Streams {
+    fn default() -> Streams {
+        Streams {
+            count: 10,
+            interval: Duration::ZERO,
+        }
+    }
+}
+
+pub struct GrpcGo {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    /// Where it serves gRPC (h2c).
+    pub addr: SocketAddr,
+    admin: SocketAddr,
+}
+
+impl GrpcGo {
+    pub fn start(streams: Streams) -> GrpcGo {
+        let mut child = Command::new(go_bin("herd-grpc-go"))
+            .arg("-stream-count")
+            .arg(streams.count.to_string())
+            .arg("-stream-interval")
+            .arg(format!("{}us", streams.interval.as_micros()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn herd-grpc-go");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut port = |word: &str| {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            let port: u16 = line
+                .strip_prefix(word)
+                .and_then(|p| p.trim().parse().ok())
+                .unwrap_or_else(|| panic!("herd-grpc-go said {line:?}, not '{word}PORT'"));
+            SocketAddr::from(([127, 0, 0, 1], port))
+        };
+        let addr = port("listening ");
+        let admin = port("admin ");
+        GrpcGo {
+            child,
+            stdout,
+            addr,
+            admin,
+        }
+    }
+
+    /// Calls answered so far, by full method name (`/helloworld.Greeter/SayHello`).
+    pub fn calls(&self, method: &str) -> u64 {
+        let counts = self.counts();
+        counts["methods"][method].as_u64().unwrap_or(0)
+    }
+
+    /// `{"calls": N, "methods": {"/pkg.Service/Method": N, ...}}`
+    pub fn counts(&self) -> serde_json::Value {
+        let mut s = TcpStream::connect(self.admin).expect("herd-grpc-go's admin port");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET /count HTTP/1.0\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"))
+    }
+
+    /// Stops it with SIGTERM; the counts it printed on the way out.
+    pub fn stop(mut self) -> serde_json::Value {
+        // SAFETY: a signal to the process this value started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let mut last = String::new();
+        let mut line = String::new();
+        while self.stdout.read_line(&mut line).unwrap_or(0) > 0 {
+            last = std::mem::take(&mut line);
+        }
+        let _ = self.child.wait();
+        serde_json::from_str(last.trim()).unwrap_or_else(|e| panic!("{e}: {last:?}"))
+    }
+}
+
+impl Drop for GrpcGo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
