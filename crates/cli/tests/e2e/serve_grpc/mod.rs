@@ -1,9 +1,10 @@
 //! gRPC against real clients: `herd serve`'s gRPC services driven by Python's grpcio (messages
-//! learnt by server reflection) and by ghz; grpc-go's own greeter (tests/grpc-go, through
-//! herd-testkit) counting what ghz sent, directly and through nginx's `grpc_pass`.
+//! learnt by server reflection) and by ghz; grpc-go's own greeter (tests/grpc-go) and Python
+//! grpcio's (tests/grpc-py), through herd-testkit, counting what ghz sent, directly and
+//! through nginx's `grpc_pass`.
 
 use crate::common::*;
-use herd_testkit::{go_bin, GrpcGo, Streams};
+use herd_testkit::{go_bin, GrpcServer, Streams};
 use std::process::{Child, Command, Stdio};
 
 /// ghz's names for gRPC's codes (Go's `codes.Code.String()`), in code order.
@@ -180,7 +181,7 @@ fn ghz_counts_each_status_of_herd_serve_under_its_name_and_the_go_greeter_counts
     );
     assert_eq!(ok["statusCodeDistribution"], serde_json::json!({"OK": 10}));
 
-    let go = GrpcGo::start(Streams::default());
+    let go = GrpcServer::go(Streams::default());
     let addr = go.addr.to_string();
     let report = ghz(
         &addr,
@@ -202,7 +203,7 @@ fn ghz_counts_each_status_of_herd_serve_under_its_name_and_the_go_greeter_counts
 
 #[test]
 fn nginx_grpc_pass_carries_ghz_and_grpcio_to_the_go_greeter() {
-    let go = GrpcGo::start(Streams::default());
+    let go = GrpcServer::go(Streams::default());
     let nginx = Nginx::grpc_pass(go.addr);
     let addr = nginx.addr.to_string();
     let report = ghz(
@@ -221,5 +222,32 @@ fn nginx_grpc_pass_carries_ghz_and_grpcio_to_the_go_greeter() {
         go.calls("/helloworld.Greeter/SayHello"),
         101,
         "every call went through nginx to the Go server"
+    );
+}
+
+#[test]
+fn the_python_greeter_answers_grpcio_by_reflection_and_counts_what_ghz_sent() {
+    let py = GrpcServer::python(std::time::Duration::ZERO);
+    let addr = py.addr.to_string();
+    let r = grpcio(&addr, &["list", "hello"]);
+    assert_eq!(r["hello"], "Hello herd", "{r}");
+    let proto = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../mock/proto/helloworld.proto"
+    );
+    let report = ghz(
+        &addr,
+        "helloworld.Greeter/SayHello",
+        r#"{"name":"x"}"#,
+        &["--proto", proto, "-n", "50", "-c", "2"],
+    );
+    assert_eq!(
+        report["statusCodeDistribution"],
+        serde_json::json!({"OK": 50})
+    );
+    let said = py.stop();
+    assert_eq!(
+        said["methods"]["/helloworld.Greeter/SayHello"], 51,
+        "{said}"
     );
 }

@@ -1,6 +1,7 @@
-//! A real gRPC server: grpc-go's helloworld greeter and echo services with server reflection
-//! (tests/grpc-go, built by scripts/check into ~/.cache/herd/go-bin/herd-grpc-go), on a free
-//! loopback port, counting the calls it answers; stopped on drop. And ghz, built beside it.
+//! Real gRPC servers on a free loopback port, counting the calls they answer; stopped on drop:
+//! grpc-go's helloworld greeter and echo services with server reflection (tests/grpc-go, built
+//! by scripts/check into ~/.cache/herd/go-bin/herd-grpc-go), and Python grpcio's greeter with
+//! reflection (tests/grpc-py). And ghz, built beside the Go one.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -37,26 +38,45 @@ impl Default for Streams {
     }
 }
 
-pub struct GrpcGo {
+pub struct GrpcServer {
     child: Child,
     stdout: BufReader<ChildStdout>,
     /// Where it serves gRPC (h2c).
     pub addr: SocketAddr,
-    admin: SocketAddr,
+    /// The Go server's GET /count.
+    admin: Option<SocketAddr>,
 }
 
-impl GrpcGo {
-    pub fn start(streams: Streams) -> GrpcGo {
-        let mut child = Command::new(go_bin("herd-grpc-go"))
-            .arg("-stream-count")
+impl GrpcServer {
+    /// grpc-go's greeter and echo services (`grpc.examples.echo.Echo`), with reflection.
+    pub fn go(streams: Streams) -> GrpcServer {
+        let mut cmd = Command::new(go_bin("herd-grpc-go"));
+        cmd.arg("-stream-count")
             .arg(streams.count.to_string())
             .arg("-stream-interval")
-            .arg(format!("{}us", streams.interval.as_micros()))
+            .arg(format!("{}us", streams.interval.as_micros()));
+        GrpcServer::spawn(&mut cmd, true)
+    }
+
+    /// Python grpcio's greeter with reflection (v1alpha only: ghz, which asks for the method's
+    /// symbol, needs `--proto crates/mock/proto/helloworld.proto` there); `delay` before each
+    /// answer.
+    pub fn python(delay: Duration) -> GrpcServer {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/grpc-py/server.py");
+        let mut cmd = Command::new("python3");
+        cmd.arg(script)
+            .arg("--delay-ms")
+            .arg(format!("{}", delay.as_secs_f64() * 1000.0));
+        GrpcServer::spawn(&mut cmd, false)
+    }
+
+    fn spawn(cmd: &mut Command, admin: bool) -> GrpcServer {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .expect("spawn herd-grpc-go");
+            .expect("spawn the gRPC server");
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut port = |word: &str| {
             let mut line = String::new();
@@ -64,12 +84,18 @@ impl GrpcGo {
             let port: u16 = line
                 .strip_prefix(word)
                 .and_then(|p| p.trim().parse().ok())
-                .unwrap_or_else(|| panic!("herd-grpc-go said {line:?}, not '{word}PORT'"));
+                .unwrap_or_else(|| {
+                    panic!(
+                        "the gRPC server said {line:?}, not '{word}PORT': run `scripts/check` \
+                         (it builds tests/grpc-go and installs PyPI's grpcio, grpcio-reflection \
+                         and grpcio-tools)"
+                    )
+                });
             SocketAddr::from(([127, 0, 0, 1], port))
         };
         let addr = port("listening ");
-        let admin = port("admin ");
-        GrpcGo {
+        let admin = admin.then(|| port("admin "));
+        GrpcServer {
             child,
             stdout,
             addr,
@@ -83,9 +109,13 @@ impl GrpcGo {
         counts["methods"][method].as_u64().unwrap_or(0)
     }
 
-    /// `{"calls": N, "methods": {"/pkg.Service/Method": N, ...}}`
+    /// `{"calls": N, "methods": {"/pkg.Service/Method": N, ...}}` while it runs (the Go
+    /// server; the Python one says them on [`GrpcServer::stop`]).
     pub fn counts(&self) -> serde_json::Value {
-        let mut s = TcpStream::connect(self.admin).expect("herd-grpc-go's admin port");
+        let admin = self
+            .admin
+            .expect("only the Go server counts while running: stop() the Python one");
+        let mut s = TcpStream::connect(admin).expect("herd-grpc-go's admin port");
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         s.write_all(b"GET /count HTTP/1.0\r\nHost: x\r\n\r\n")
             .unwrap();
@@ -109,7 +139,7 @@ impl GrpcGo {
     }
 }
 
-impl Drop for GrpcGo {
+impl Drop for GrpcServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
