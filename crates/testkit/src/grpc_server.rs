@@ -103,6 +103,11 @@ impl GrpcServer {
         }
     }
 
+    /// Its process id: SIGSTOP and SIGCONT make a server stall (the stop-the-server test).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Calls answered so far, by full method name (`/helloworld.Greeter/SayHello`).
     pub fn calls(&self, method: &str) -> u64 {
         let counts = self.counts();
