@@ -54,6 +54,7 @@ mod streams;
 pub use client::{ClientSession, Request};
 pub use error::{code_name, H2Error};
 pub use server::ServerSession;
+pub use state::Part;
 
 /// What a session offers its peer. The defaults are h2load's (`-w 30 -W 30`): windows so large
 /// that flow control never holds a response back on loopback.

@@ -3,6 +3,8 @@
 
 use herd_h2::{ClientSession, Event, H2Error, Request, ServerSession, Settings, StreamEnd};
 
+mod streaming;
+
 /// What the server does with a whole request.
 enum Answer {
     Respond(u16, Vec<u8>),
