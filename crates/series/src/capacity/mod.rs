@@ -4,9 +4,11 @@
 //! ([`result`]).
 
 pub mod evidence;
+mod flags;
 mod search;
 
 pub use evidence::{ObjectiveEvidence, SloEvidence, Verdict, TAIL_SAMPLES};
+pub use flags::CapacityFlags;
 pub use search::{Action, Judged, Probe, Search, SearchConfig, GENERATOR_RETRIES};
 
 use crate::{pause, Observer};
