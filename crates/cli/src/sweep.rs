@@ -8,10 +8,10 @@ use crate::series::{runs_for, Length, Level, Runs, SeriesArgs, StepOutputs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::sweep::{write_table, Separator, StopRule, SweepResult, SweepTarget};
+use herd_result::sweep::{write_table, Separator, SweepResult, SweepTarget};
 use herd_result::Model;
-use herd_series::levels::{name_targets, parse_levels, NamedTarget};
-use herd_series::sweep::SweepSpec;
+use herd_series::levels::{name_targets, NamedTarget};
+use herd_series::sweep::{SweepFlags, SweepSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -111,7 +111,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .first()
             .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
         cooldown: a.cooldown,
-        stop: stop_rule(a, c.sharded)?,
+        stop: flags(a).stop_rule(c.sharded).map_err(Exit::bad_input)?,
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
@@ -169,24 +169,14 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
         ));
     }
     let targets = name_targets(&given);
-    let (model, levels) = match (&a.rates, &a.connections) {
-        (Some(r), _) => (Model::Open, parse_levels(r)),
-        (None, Some(c)) => (Model::Closed, parse_levels(c)),
-        (None, None) => unreachable!("clap requires one of --rates and --connections"),
-    };
-    let mut levels = levels.map_err(Exit::bad_input)?;
-    if model == Model::Closed {
-        levels = levels.iter().map(|u| u.round().max(1.0)).collect();
-    }
-    let length = match a.num_conns {
-        Some(n) => Length::Requests(n.saturating_mul(a.series.calls_per_conn.unwrap_or(1))),
-        None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
-    };
+    let flags = flags(a);
+    let (model, levels) = flags.levels().map_err(Exit::bad_input)?;
+    let length = flags.length();
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
     let shard = a.series.reach.shard.resolve()?;
     if shard.is_some() {
-        problems.extend(shard_problems(a, length));
+        problems.extend(flags.shard_problems(a.series.reach.shard.start_at.is_some()));
     }
     let mut runs: Vec<Box<dyn Runs>> = Vec::new();
     for (j, t) in targets.iter().enumerate() {
@@ -232,40 +222,19 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     })
 }
 
-/// The stop rule the flags ask for.
-fn stop_rule(a: &SweepArgs, sharded: bool) -> Result<StopRule, Exit> {
-    Ok(match &a.stop {
-        Some(text) => StopRule::parse(text).map_err(|e| Exit::bad_input(format!("--stop: {e}")))?,
-        // A shard sees only its share: the shards would stop apart, so a sharded sweep runs
-        // every level and the stop rule is the merge's to judge.
-        None if sharded => StopRule::default(),
-        None => StopRule {
-            max_error_percent: (!a.no_stop).then_some(a.stop_errors),
-            max_p99_ms: a
-                .stop_p99
-                .filter(|_| !a.no_stop)
-                .map(|d| d.as_secs_f64() * 1e3),
-            ..StopRule::default()
-        },
-    })
-}
-
-/// What a sharded sweep cannot do, each with what to do instead.
-fn shard_problems(a: &SweepArgs, length: Length) -> Vec<String> {
-    let mut problems = Vec::new();
-    if a.stop.is_some() || a.stop_p99.is_some() {
-        problems.push(
-            "--stop and --stop-p99 judge each step, but a shard sees only its share and the shards would stop apart: a sharded sweep runs every level; judge the merged sweep (herd merge)"
-                .to_owned(),
-        );
+/// The flags that shape the series, for herd-series to read.
+fn flags(a: &SweepArgs) -> SweepFlags {
+    SweepFlags {
+        rates: a.rates.clone(),
+        connections: a.connections.clone(),
+        step_duration: a.step_duration,
+        num_conns: a.num_conns,
+        calls_per_conn: a.series.calls_per_conn,
+        stop: a.stop.clone(),
+        stop_errors: a.stop_errors,
+        stop_p99: a.stop_p99,
+        no_stop: a.no_stop,
     }
-    if a.series.reach.shard.start_at.is_some() && matches!(length, Length::Requests(_)) {
-        problems.push(
-            "--start-at with --num-conns: a step ended by a request count has no known length, so the shards' later steps could not start together; give --step-duration"
-                .to_owned(),
-        );
-    }
-    problems
 }
 
 /// After the table: where each target saturated, and why the sweep ended. Returns whether any
