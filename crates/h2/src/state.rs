@@ -107,8 +107,16 @@ impl State {
             // 1xx heads are interim; only the final status is the response's.
             if status >= 200 {
                 self.events.push(Event::Status { exchange, status });
+                // Its body is as long as its content-length says, unless it has none.
+                stream.bodiless = stream.head || status == 204 || status == 304;
+                stream.length = None;
             }
-        } else if stream.keep || event_stream(name, value) {
+            return;
+        }
+        if name == b"content-length" && !stream.bodiless {
+            stream.length = Some(length(value));
+        }
+        if stream.keep || event_stream(name, value) {
             stream.events |= event_stream(name, value);
             let name = keep(&mut self.kept, name);
             let value = keep(&mut self.kept, value);
@@ -147,6 +155,7 @@ impl State {
             return;
         }
         let (exchange, len) = (stream.exchange, bytes.len());
+        stream.received += len;
         let kept = (stream.keep || stream.events).then(|| keep(&mut self.kept, bytes));
         // A response's DATA frames arrive together: one event for a run of them.
         if let Some(Event::Data {
@@ -251,7 +260,13 @@ impl State {
         let end = if unprocessed && !self.server {
             StreamEnd::Unprocessed
         } else if code == 0 {
-            StreamEnd::Complete
+            match stream.length {
+                Some(said) if said != stream.received as u64 => StreamEnd::BadLength {
+                    said,
+                    got: stream.received as u64,
+                },
+                _ => StreamEnd::Complete,
+            }
         } else {
             StreamEnd::Reset(code)
         };
@@ -300,6 +315,19 @@ fn event_stream(name: &[u8], value: &[u8]) -> bool {
         && value
             .get(..17)
             .is_some_and(|v| v.eq_ignore_ascii_case(b"text/event-stream"))
+}
+
+/// A `content-length` value: its digits, or `u64::MAX` (no body is that long) when it is
+/// no number.
+fn length(value: &[u8]) -> u64 {
+    match value {
+        [] => u64::MAX,
+        digits if digits.iter().all(u8::is_ascii_digit) => std::str::from_utf8(digits)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX),
+        _ => u64::MAX,
+    }
 }
 
 fn keep(kept: &mut Vec<u8>, bytes: &[u8]) -> std::ops::Range<usize> {

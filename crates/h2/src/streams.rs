@@ -32,7 +32,15 @@ pub(crate) struct Stream {
     pub(crate) path: Vec<u8>,
     pub(crate) fields: Vec<u8>,
     pub(crate) request_body: Vec<u8>,
+    /// Body bytes received (the request's on a server, the response's on a client).
     pub(crate) received: usize,
+    /// Client side: the request was HEAD (its response has no body whatever its length says).
+    pub(crate) head: bool,
+    /// Client side: the final response has no body whatever its length says (HEAD, 204, 304).
+    pub(crate) bodiless: bool,
+    /// Client side: the final response's `content-length`, when it has one and a body;
+    /// `u64::MAX` when it is no number.
+    pub(crate) length: Option<u64>,
     /// Server side: a response opened with `ServerSession::open`, its body written as it
     /// comes; `finished` once the last piece is in, then `trailers` end the stream.
     pub(crate) streaming: bool,

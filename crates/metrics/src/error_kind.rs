@@ -61,10 +61,13 @@ pub enum ErrorKind {
     Lua,
     /// `--sse llm`: the event stream ended without its `data: [DONE]`.
     SseNoDone,
+    /// gRPC: the reply was not a call's (no `grpc-status` in its trailers), a message's frame
+    /// was cut or bad, or a message did not decode as the method's reply type.
+    GrpcMalformed,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 23] = [
+    pub const ALL: [ErrorKind; 24] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -88,6 +91,7 @@ impl ErrorKind {
         ErrorKind::H3Protocol,
         ErrorKind::Lua,
         ErrorKind::SseNoDone,
+        ErrorKind::GrpcMalformed,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -121,6 +125,7 @@ impl ErrorKind {
             ErrorKind::H3Protocol => "h3_protocol",
             ErrorKind::Lua => "lua",
             ErrorKind::SseNoDone => "sse_no_done",
+            ErrorKind::GrpcMalformed => "grpc_malformed",
         }
     }
 
@@ -312,7 +317,8 @@ mod tests {
                 "h3_stream_reset",
                 "h3_protocol",
                 "lua",
-                "sse_no_done"
+                "sse_no_done",
+                "grpc_malformed"
             ]
         );
     }
