@@ -61,10 +61,16 @@ pub enum ErrorKind {
     Lua,
     /// `--sse llm`: the event stream ended without its `data: [DONE]`.
     SseNoDone,
+    /// WebSocket: the server did not switch protocols (its status under 400, or a wrong
+    /// `Sec-WebSocket-Accept`; a status of 400 and above is counted as that status).
+    WsHandshake,
+    /// WebSocket: the server closed the socket (a close frame, its code in the message, or
+    /// the connection) while a message waited for its reply.
+    WsClosed,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 23] = [
+    pub const ALL: [ErrorKind; 25] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -88,6 +94,8 @@ impl ErrorKind {
         ErrorKind::H3Protocol,
         ErrorKind::Lua,
         ErrorKind::SseNoDone,
+        ErrorKind::WsHandshake,
+        ErrorKind::WsClosed,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -121,6 +129,8 @@ impl ErrorKind {
             ErrorKind::H3Protocol => "h3_protocol",
             ErrorKind::Lua => "lua",
             ErrorKind::SseNoDone => "sse_no_done",
+            ErrorKind::WsHandshake => "ws_handshake",
+            ErrorKind::WsClosed => "ws_closed",
         }
     }
 
@@ -312,7 +322,9 @@ mod tests {
                 "h3_stream_reset",
                 "h3_protocol",
                 "lua",
-                "sse_no_done"
+                "sse_no_done",
+                "ws_handshake",
+                "ws_closed"
             ]
         );
     }
