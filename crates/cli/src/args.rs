@@ -102,6 +102,21 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
     pub sse: Option<bool>,
 
+    /// A ws:// or wss:// URL's message, sent on each socket; {{seq}} is the message's number
+    /// in the run. Each reply is timed from its message's intended send
+    #[arg(long, value_name = "TEXT")]
+    pub send: Option<String>,
+
+    /// WebSocket: messages per second on each of the -c sockets, on a fixed schedule (the
+    /// open model); without it each socket sends, awaits the reply, sends again
+    #[arg(long = "message-rate", value_name = "R", value_parser = crate::values::rate)]
+    pub message_rate: Option<f64>,
+
+    /// WebSocket: a reply answers the message whose JSON field FIELD has the same value
+    /// (e.g. id) [default: the oldest message waiting]
+    #[arg(long = "match", value_name = "FIELD")]
+    pub matching: Option<String>,
+
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
     #[arg(

@@ -19,6 +19,11 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         form: a.form.clone(),
         redact: a.secrets.redaction(),
         llm: a.sse == Some(true),
+        ws: herd_run::WsFlags {
+            send: a.send.clone(),
+            message_rate: a.message_rate,
+            matching: a.matching.clone(),
+        },
     };
     let file = a.workload_file();
     let source = match (&file, &a.urls_file) {

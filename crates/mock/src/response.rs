@@ -188,6 +188,8 @@ pub(crate) struct Compiled {
     pub(crate) unauthorized: Prepared,
     /// Server-Sent Events instead of the body (`sse`, `sse=llm`).
     pub(crate) events: Option<crate::events::Compiled>,
+    /// Upgrades to a WebSocket that echoes messages (`ws`).
+    pub(crate) websocket: bool,
 }
 
 impl Compiled {
@@ -220,6 +222,7 @@ impl Compiled {
             },
             truncated: truncated.into(),
             echo: route.echo,
+            websocket: route.websocket,
             goaway_after: route.goaway_after,
             close_after: route.close_after,
             status: route.status,

@@ -58,6 +58,10 @@ pub struct Route {
     /// Answer with Server-Sent Events (`sse`) or an LLM's streamed chat completion (`sse=llm`)
     /// instead of the `size` filler.
     pub events: Option<crate::Events>,
+    /// HTTP/1.1: a request asking to upgrade to a WebSocket (`ws`) gets `101` and then each
+    /// message echoed back after `latency`; `fault=` on its share of messages: `close` sends
+    /// a close frame with code 1011, `stall` stops answering, `reset` aborts.
+    pub websocket: bool,
 }
 
 /// What a route wants to see before it answers.
@@ -138,6 +142,7 @@ impl Route {
             max_streams: None,
             close_after: None,
             events: None,
+            websocket: false,
         }
     }
 

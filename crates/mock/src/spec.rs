@@ -23,6 +23,9 @@
 //!            | "ttft=" latency                    with sse: before the first event
 //!            | "itl=" latency                     with sse: between events
 //!            | "tokens=" INT                      with sse: events per stream (default 10)
+//!            | "ws"                               HTTP/1.1: a WebSocket echoing each message
+//!                                                 after latency; fault=close sends close
+//!                                                 code 1011, fault=stall stops answering
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -39,7 +42,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, ws";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -70,7 +73,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     for word in words {
         let (key, value) = match word.split_once('=') {
             Some(kv) => kv,
-            None if word == "echo" || word == "sse" => (word, ""),
+            None if word == "echo" || word == "sse" || word == "ws" => (word, ""),
             None => {
                 return Err(format!(
                     "'{word}' is not an option; write key=value, with key one of: {OPTIONS}"
@@ -83,7 +86,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             seen.push(key);
         }
-        if value.is_empty() && key != "echo" && key != "sse" {
+        if value.is_empty() && key != "echo" && key != "sse" && key != "ws" {
             return Err(format!("'{word}' has no value"));
         }
         match key {
@@ -124,6 +127,12 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "close-after" => route.close_after = Some(parse_count(key, value)?),
             "sse" | "ttft" | "itl" | "tokens" => events(&mut route, key, value)?,
+            "ws" => {
+                if !value.is_empty() {
+                    return Err(format!("'{word}': ws takes no value"));
+                }
+                route.websocket = true;
+            }
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -341,6 +350,9 @@ impl fmt::Display for Route {
         }
         if let Some(events) = &self.events {
             write!(f, "{events}")?;
+        }
+        if self.websocket {
+            f.write_str(" ws")?;
         }
         Ok(())
     }

@@ -34,6 +34,7 @@ pub mod shard;
 mod spec;
 mod watch;
 mod what;
+mod ws;
 
 pub use body::MAX_BODY;
 pub use conclusion::{conclude, conclude_merged, Conclusion};
@@ -45,6 +46,7 @@ pub use prepared::Prepared;
 pub use replay::{p95_change, Replay};
 pub use result::{generator_sample, to_result};
 pub use spec::{ConnectFlags, LoadFlags, Pipeline, RequestFlags, RunSpec, Source};
+pub use ws::WsFlags;
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;

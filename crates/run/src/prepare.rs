@@ -242,7 +242,17 @@ impl RunSpec {
         if let Err(e) = plan.validate() {
             problems.extend(e.0);
         }
+        if let Some(t) = &target {
+            request.ws.check(t.websocket(), self, problems);
+            if t.websocket() && matches!(self.source, Source::Script { .. }) {
+                problems.push("-s/--script drives HTTP requests: a ws:// URL takes --send".into());
+            }
+        }
         let target = target?;
+        let ws = target.websocket().then(|| {
+            let ws = herd_http::ws::WebSocket::new(&target, &spec.headers, request.ws.matching());
+            (std::sync::Arc::new(ws), request.ws.clone())
+        });
         // A connection's last request asks the server to close (`--calls-per-conn`), so the
         // TIME_WAIT lands on the server's side, as with ab and httperf.
         let made = match body_file {
@@ -283,6 +293,7 @@ impl RunSpec {
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
             secrets_shown: request.redact.shows(),
+            ws,
         };
         Some(match file {
             None => What::Url(request),
@@ -488,6 +499,7 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         arrivals_period: None,
         process: f.arrivals.unwrap_or_default(),
         seed: f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED),
+        in_turn: false,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
-use crate::what::What;
+use crate::what::{UrlRequest, What};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
 use herd_engine::{Control, Hooks, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
@@ -252,6 +252,17 @@ impl Prepared {
         };
         let plan = &*plan;
         let out = match &self.what {
+            What::Url(UrlRequest {
+                target,
+                ws: Some((_, ws)),
+                ..
+            }) => {
+                let text = ws.send.as_deref().unwrap_or_default();
+                let seq = Arc::default();
+                let script = |_| crate::ws::Messages::new(text, Arc::clone(&seq));
+                self.engine(plan, target, options, script, hooks, progress)
+                    .map(|out| (out, None))
+            }
             What::Url(r) => {
                 let mut request = r.request.clone();
                 if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
@@ -397,9 +408,15 @@ impl Prepared {
 
     /// The transport to `target`, through the run's proxy when it has one.
     fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
+        let protocol = match &self.what {
+            What::Url(UrlRequest {
+                ws: Some((ws, _)), ..
+            }) => herd_http::Protocol::WebSocket(Arc::clone(ws)),
+            _ => self.http().protocol(),
+        };
         let t = HttpTransport::new(target, options)
             .map_err(|e| RunError::Start(e.to_string()))?
-            .speaking(self.http().protocol());
+            .speaking(protocol);
         Ok(match &self.proxy {
             Some(p) => t.through(p, target),
             None => t,
