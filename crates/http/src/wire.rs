@@ -70,13 +70,15 @@ impl HttpTransport {
         self
     }
 
-    /// Connections go to `proxy`: for https each opens a tunnel to `target` first (TLS then
-    /// runs end to end); for http the requests must be in absolute form
+    /// Connections go to `proxy`: for https and WebSockets each opens a tunnel to `target`
+    /// first (TLS then runs end to end); for http the requests must be in absolute form
     /// ([`Proxy::absolute_form`]).
     pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
         self.addr = proxy.addr;
         self.via = "the proxy ";
-        if target.scheme() == Scheme::Https {
+        // A WebSocket's Upgrade goes through a tunnel too, as browsers send ws:// through a
+        // forward proxy: the proxy would not pass on the upgraded connection's frames.
+        if target.scheme() == Scheme::Https || target.websocket() {
             self.tunnel = Some(proxy.connect_request(target));
         }
         self

@@ -31,8 +31,8 @@ enum Phase {
     /// TCP, a proxy's tunnel, TLS.
     Connecting,
     /// The Upgrade request is out (or going); the `101` is awaited. The connect and TLS
-    /// phases' times, for the open note.
-    Upgrading(Duration, Option<Duration>),
+    /// phases' times, for the open note, and when the request went.
+    Upgrading(Duration, Option<Duration>, Instant),
     Open,
     /// Nothing more goes either way; `Note::Closed` was said.
     Finished,
@@ -131,7 +131,7 @@ impl WsSession {
         t: &Wire,
         conn: &Conn,
         now: Instant,
-        times: (Duration, Option<Duration>),
+        times: (Duration, Option<Duration>, Instant),
         out: &mut Vec<Note>,
     ) -> Result<Option<usize>, Failure> {
         let mut headers = [MaybeUninit::<httparse::Header<'_>>::uninit(); 64];
@@ -201,8 +201,10 @@ impl WsSession {
             connect: times.0,
             tls: times.1,
             protocol: "websocket",
-            resumption: None,
+            // Counted with the protocol's handshakes, the Upgrade's time apart.
+            resumption: Some(herd_engine::Resumption::default()),
             negotiated: herd_engine::Transport::negotiated(t, conn),
+            upgrade: Some(now.saturating_duration_since(times.2)),
         }));
         for w in &mut self.queue {
             if let Some(f) = w.frame.take() {
@@ -345,9 +347,9 @@ impl WsSession {
                 }
             };
             let got = &scratch[..n];
-            if let Phase::Upgrading(c, tls) = self.phase {
+            if let Phase::Upgrading(c, tls, at) = self.phase {
                 self.input.extend_from_slice(got);
-                match self.upgraded(t, conn, now, (c, tls), out)? {
+                match self.upgraded(t, conn, now, (c, tls, at), out)? {
                     None => continue,
                     Some(len) => {
                         self.input.drain(..len);
@@ -387,11 +389,13 @@ impl WsSession {
                 return Ok(());
             }
             let (connect, tls) = Opened::times(t, conn, self.started);
-            self.phase = Phase::Upgrading(connect, tls);
+            self.phase = Phase::Upgrading(connect, tls, t.clock().now());
             self.out.extend_from_slice(&self.ws.handshake);
         }
         self.write_out(t, conn)?;
-        if ready.readable || ready.closed || self.hup || ready.writable {
+        // Not on a write alone (a message just handed over): its reply cannot be in yet, and
+        // a read in the same pass would date a fast one at the pass's instant, its send's.
+        if ready.readable || ready.closed || self.hup {
             self.read_in(t, conn, now, scratch, out)?;
         }
         if self.phase != Phase::Finished {

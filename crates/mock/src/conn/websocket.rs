@@ -1,7 +1,7 @@
 //! A `ws` route's connection after the Upgrade: RFC 6455 frames from the client (masked) are
 //! read, each message (its fragments joined) echoed back after the route's latency, one after
 //! another as they came; pings answered, a close answered with its code. A message is counted
-//! as a request; the route's faults fire on their share of messages.
+//! as a request (as the Upgrade was); the route's faults fire on their share of messages.
 
 use super::{Conn, End};
 use crate::counters::bump;

@@ -9,6 +9,7 @@ import time
 from http import HTTPStatus
 
 from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
 
 STALL_AFTER = int(os.environ.get("STALL_AFTER", "0"))
 STALL = float(os.environ.get("STALL_MS", "1000")) / 1000
@@ -17,11 +18,14 @@ count = 0
 
 async def echo(ws):
     global count
-    async for message in ws:
-        count += 1
-        if count == STALL_AFTER:
-            time.sleep(STALL)
-        await ws.send(message)
+    try:
+        async for message in ws:
+            count += 1
+            if count == STALL_AFTER:
+                time.sleep(STALL)
+            await ws.send(message)
+    except ConnectionClosed:
+        pass  # herd ends a run by closing its sockets
 
 
 def counting(connection, request):
