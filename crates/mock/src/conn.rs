@@ -49,6 +49,19 @@ enum Rejection {
     TooLarge,
 }
 
+/// The request's `Sec-WebSocket-Key`, when it asks to upgrade to a WebSocket.
+fn upgrade_key(headers: &[httparse::Header<'_>]) -> Option<String> {
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    };
+    get("upgrade")
+        .filter(|u| u.eq_ignore_ascii_case("websocket"))
+        .and(get("sec-websocket-key"))
+}
+
 /// Serves HTTP/1.1 on `stream`, `buf[..end]` being what was read from it already.
 pub(crate) async fn serve_http1<S: Socket>(
     stream: S,
@@ -186,7 +199,7 @@ impl<S: Socket> Conn<S> {
                     _ => true,
                 };
                 let ws_key = match &lookup {
-                    Lookup::Found(route) if route.websocket => websocket::key(req.headers),
+                    Lookup::Found(route) if route.websocket => upgrade_key(req.headers),
                     _ => None,
                 };
                 Ok(Some(Parsed {

@@ -243,10 +243,21 @@ impl RunSpec {
             problems.extend(e.0);
         }
         if let Some(t) = &target {
-            request.ws.check(t.websocket(), self, problems);
-            if t.websocket() && matches!(self.source, Source::Script { .. }) {
-                problems.push("-s/--script drives HTTP requests: a ws:// URL takes --send".into());
-            }
+            let others = [
+                (request.method.is_some(), "-m/--method"),
+                (
+                    request.body.is_some() || request.body_file.is_some(),
+                    "--body/--body-file",
+                ),
+                (!request.form.is_empty(), "-F/--form"),
+                (request.llm, "--sse"),
+                (self.load.pipeline.is_some(), "--pipeline"),
+                (self.load.calls_per_conn.is_some(), "--calls-per-conn"),
+                (self.http.http2 || self.http.http3, "--http2/--http3"),
+                (matches!(self.source, Source::Script { .. }), "-s/--script"),
+            ];
+            let rate = self.load.rate.is_some();
+            request.ws.check(t.websocket(), rate, &others, problems);
         }
         let target = target?;
         let ws = target.websocket().then(|| {

@@ -252,35 +252,9 @@ impl Prepared {
         };
         let plan = &*plan;
         let out = match &self.what {
-            What::Url(UrlRequest {
-                target,
-                ws: Some((_, ws)),
-                ..
-            }) => {
-                let text = ws.send.as_deref().unwrap_or_default();
-                let seq = Arc::default();
-                let script = |_| crate::ws::Messages::new(text, Arc::clone(&seq));
-                self.engine(plan, target, options, script, hooks, progress)
-                    .map(|out| (out, None))
-            }
-            What::Url(r) => {
-                let mut request = r.request.clone();
-                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
-                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
-                    request.closing = request
-                        .closing
-                        .map(|c| p.absolute_form(&c, &r.target).into());
-                }
-                self.engine(
-                    plan,
-                    &r.target,
-                    options,
-                    |_| Single(request.clone()),
-                    hooks,
-                    progress,
-                )
-                .map(|out| (out, None))
-            }
+            What::Url(r) => self
+                .play_url(plan, r, options, hooks, progress)
+                .map(|out| (out, None)),
             What::Replay { target, replay, .. } => self
                 .engine(
                     plan,
@@ -320,6 +294,32 @@ impl Prepared {
             out.total.record_lookup(d);
         }
         Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// A URL's run: its one request, built once, again and again; or a WebSocket's messages.
+    fn play_url(
+        &self,
+        plan: &Plan,
+        r: &UrlRequest,
+        options: TlsOptions,
+        hooks: &Hooks,
+        progress: impl FnMut(&herd_engine::Progress),
+    ) -> Result<herd_engine::RunOutput, RunError> {
+        if let Some((_, ws)) = &r.ws {
+            let text = ws.send.as_deref().unwrap_or_default();
+            let seq = Arc::default();
+            let script = |_| crate::ws::Messages::new(text, Arc::clone(&seq));
+            return self.engine(plan, &r.target, options, script, hooks, progress);
+        }
+        let mut request = r.request.clone();
+        if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+            request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+            request.closing = request
+                .closing
+                .map(|c| p.absolute_form(&c, &r.target).into());
+        }
+        let script = |_| Single(request.clone());
+        self.engine(plan, &r.target, options, script, hooks, progress)
     }
 
     /// Tells `observer` of the faults added or removed since the last report.

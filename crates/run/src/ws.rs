@@ -28,8 +28,15 @@ impl WsFlags {
         self.send.is_some() || self.message_rate.is_some() || self.matching.is_some()
     }
 
-    /// Every problem of these flags for a URL that is (`websocket`) or is not a WebSocket's.
-    pub(crate) fn check(&self, websocket: bool, spec: &crate::RunSpec, problems: &mut Vec<String>) {
+    /// Every problem of these flags for a URL that is (`websocket`) or is not a WebSocket's;
+    /// `others`: the flags given that a WebSocket's messages leave no place for, by name.
+    pub(crate) fn check(
+        &self,
+        websocket: bool,
+        rate: bool,
+        others: &[(bool, &str)],
+        problems: &mut Vec<String>,
+    ) {
         if !websocket {
             if self.given() {
                 problems.push(
@@ -54,28 +61,15 @@ impl WsFlags {
             )),
             _ => {}
         }
-        if spec.load.rate.is_some() {
+        if rate {
             problems.push(
                 "--rate counts requests; a WebSocket's messages are paced per socket: write \
                  --message-rate R (messages per second on each of the -c sockets)"
                     .into(),
             );
         }
-        let r = &spec.request;
-        let refused = [
-            (r.method.is_some(), "-m/--method"),
-            (
-                r.body.is_some() || r.body_file.is_some(),
-                "--body/--body-file",
-            ),
-            (!r.form.is_empty(), "-F/--form"),
-            (r.llm, "--sse"),
-            (spec.load.pipeline.is_some(), "--pipeline"),
-            (spec.load.calls_per_conn.is_some(), "--calls-per-conn"),
-            (spec.http.http2 || spec.http.http3, "--http2/--http3"),
-        ];
-        for (given, flag) in refused {
-            if given {
+        for (given, flag) in others {
+            if *given {
                 problems.push(format!(
                     "{flag} does not apply to a WebSocket URL: its messages are --send's"
                 ));

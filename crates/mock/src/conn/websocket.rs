@@ -16,19 +16,6 @@ const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /// The close code a `fault=close` (or an injected error) ends the socket with: internal error.
 const FAULT_CODE: u16 = 1011;
 
-/// The request's `Sec-WebSocket-Key`, when it asks to upgrade to a WebSocket.
-pub(super) fn key(headers: &[httparse::Header<'_>]) -> Option<String> {
-    let get = |name: &str| {
-        headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
-    };
-    get("upgrade")
-        .filter(|u| u.eq_ignore_ascii_case("websocket"))
-        .and(get("sec-websocket-key"))
-}
-
 fn accept(key: &str) -> String {
     let digest = ring::digest::digest(
         &ring::digest::SHA1_FOR_LEGACY_USE_ONLY,
