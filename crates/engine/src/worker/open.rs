@@ -296,6 +296,26 @@ mod tests {
     }
 
     #[test]
+    fn in_turn_every_user_is_made_first_then_the_longest_idle_goes() {
+        let (mut d, start) = dispatch(1000.0, 1, 3);
+        d.in_turn = true;
+        // Two users exist and one is idle: a third is made all the same (a socket each).
+        d.idle.push_back(0);
+        assert!(matches!(d.hand(0, start, 2, start), Hand::New));
+        // Then the idle ones in the order they were freed: each socket on its share.
+        d.idle.push_back(2);
+        d.idle.push_back(1);
+        let order: Vec<_> = (0..3)
+            .map(|i| match d.hand(i, start, 3, start) {
+                Hand::Idle(u) => u,
+                _ => usize::MAX,
+            })
+            .collect();
+        assert_eq!(order, [0, 2, 1]);
+        assert!(matches!(d.hand(3, start, 3, start), Hand::Held));
+    }
+
+    #[test]
     fn free_users_first_then_new_ones_then_the_queue() {
         let (mut d, start) = dispatch(1000.0, 1, 2);
         d.idle.push_back(7);

@@ -7,13 +7,13 @@ use crate::common::*;
 use std::process::{Child, Command};
 
 /// Python's websockets echo server on a free loopback port, counting messages.
-struct Echo {
+pub struct Echo {
     child: Child,
-    port: u16,
+    pub port: u16,
 }
 
 impl Echo {
-    fn start(stall_after: u64, stall_ms: u64) -> Echo {
+    pub fn start(stall_after: u64, stall_ms: u64) -> Echo {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/ws/echo_server.py");
         let (child, port) = python_server(
             Command::new("python3")
@@ -28,7 +28,7 @@ impl Echo {
     }
 
     /// Messages the server received.
-    fn count(&self) -> u64 {
+    pub fn count(&self) -> u64 {
         let addr = format!("127.0.0.1:{}", self.port).parse().unwrap();
         let body = get(addr, "/count");
         let text = body.rsplit("\r\n\r\n").next().unwrap_or(&body);
@@ -61,7 +61,7 @@ fn run_ws(url: &str, more: &[&str], dir: &TempDir) -> serde_json::Value {
 }
 
 /// Every message sent was answered: sent = completed = ok, no error.
-fn all_answered(r: &serde_json::Value) -> u64 {
+pub fn all_answered(r: &serde_json::Value) -> u64 {
     let t = &r["totals"];
     assert_eq!(t["sent"], t["completed"], "{t}");
     assert_eq!(t["completed"], t["ok"], "{t}");
@@ -124,6 +124,37 @@ fn nginx_proxying_the_upgrade_passes_every_message() {
     assert_eq!(all_answered(&r), 400);
     assert_eq!(echo.count(), 400);
     assert_eq!(r["config"]["model"], "closed");
+}
+
+#[test]
+fn wss_through_nginx_terminating_tls_passes_every_message() {
+    let _turn = one_at_a_time();
+    let echo = Echo::start(0, 0);
+    let dir = TempDir::new("wss-nginx");
+    let nginx = Nginx::start_with(
+        &nginx_tls(
+            &dir,
+            &format!(
+                r#"location /ws {{
+                     proxy_pass http://127.0.0.1:{};
+                     proxy_http_version 1.1;
+                     proxy_set_header Upgrade $http_upgrade;
+                     proxy_set_header Connection "upgrade";
+                   }}"#,
+                echo.port
+            ),
+        ),
+        "ssl",
+    );
+    let url = format!("wss://127.0.0.1:{}/ws", nginx.addr.port());
+    let r = run_ws(&url, &["-k", "-c", "4", "-n", "200"], &dir);
+    assert_eq!(all_answered(&r), 200);
+    assert_eq!(echo.count(), 200);
+    assert!(
+        r["generator"]["tls"].to_string().contains("TLSv1.3"),
+        "{}",
+        r["generator"]
+    );
 }
 
 #[test]
