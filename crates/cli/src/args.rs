@@ -7,8 +7,8 @@ use std::time::Duration;
 #[derive(Args, Debug, Clone)]
 #[command(mut_args = crate::short_help::run)]
 pub struct RunArgs {
-    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates), or a
-    /// workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)
+    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates; ws:// and
+    /// wss:// send WebSocket messages, see --send), or a workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)
     #[arg(required_unless_present = "urls_file", value_name = "URL|FILE.yaml")]
     pub url: Option<String>,
 
@@ -199,7 +199,7 @@ pub struct ConnectArgs {
     pub connect_to: Vec<String>,
 
     /// Send connections through this forward proxy, http://host:port (user:password@ before the host when it asks for credentials): http://
-    /// sites in absolute form, https:// ones through a CONNECT tunnel [default: $https_proxy or
+    /// sites in absolute form, https:// and WebSockets through a CONNECT tunnel [default: $https_proxy or
     /// $http_proxy, unless $no_proxy names the host; never for loopback]
     #[arg(short = 'x', long, value_name = "URL")]
     pub proxy: Option<String>,

@@ -106,7 +106,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         plural(t.errors, "error"),
         count(t.dropped)
     );
-    line(out, "requests", &body)?;
+    // A WebSocket's exchanges are its messages and their replies.
+    let messages = r.config.url.starts_with("ws://") || r.config.url.starts_with("wss://");
+    line(out, if messages { "messages" } else { "requests" }, &body)?;
     checked_errors(r, out)?;
     let per_s = |n: u64| {
         if r.duration_s > 0.0 {
@@ -121,8 +123,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         NOT_RECORDED.to_owned()
     };
     let body = format!(
-        "{} req/s   net I/O {}/s in, {out_rate} out",
+        "{} {}/s   net I/O {}/s in, {out_rate} out",
         rate(r.throughput_rps),
+        if messages { "msg" } else { "req" },
         bytes(per_s(t.bytes_received)),
     );
     line(out, "throughput", &body)?;

@@ -50,13 +50,18 @@ const PING: &str = r#"{"op":"ping","id":"{{seq}}"}"#;
 /// `herd run URL --send PING` with `more`; the result.
 fn run_ws(url: &str, more: &[&str], dir: &TempDir) -> serde_json::Value {
     let json = dir.path("r.json");
-    let r = Herd::new(&["run", url, "--send", PING, "-t", "1"])
+    let ran = Herd::new(&["run", url, "--send", PING, "-t", "1"])
         .args(more)
         .json(&json)
-        .run()
-        .code(0)
-        .json();
+        .run();
+    let r = ran.code(0).json();
     assert_matches_schema("result.schema.json", &r);
+    // The summary counts messages.
+    let out = ran.stdout();
+    assert!(
+        out.contains("  messages  ") && out.contains(" msg/s "),
+        "{out}"
+    );
     r
 }
 
@@ -151,7 +156,9 @@ fn wss_through_nginx_terminating_tls_passes_every_message() {
     assert_eq!(all_answered(&r), 200);
     assert_eq!(echo.count(), 200);
     assert!(
-        r["generator"]["tls"].to_string().contains("TLSv1.3"),
+        r["generator"]["tls"]
+            .to_string()
+            .contains("\"version\":\"TLSv1."),
         "{}",
         r["generator"]
     );
