@@ -61,6 +61,9 @@ pub enum ErrorKind {
     Lua,
     /// `--sse llm`: the event stream ended without its `data: [DONE]`.
     SseNoDone,
+    /// gRPC: the reply was not a call's (no `grpc-status` in its trailers), a message's frame
+    /// was cut or bad, or a message did not decode as the method's reply type.
+    GrpcMalformed,
     /// WebSocket: the server did not switch protocols (its status under 400, or a wrong
     /// `Sec-WebSocket-Accept`; a status of 400 and above is counted as that status).
     WsHandshake,
@@ -70,7 +73,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 25] = [
+    pub const ALL: [ErrorKind; 26] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -94,6 +97,7 @@ impl ErrorKind {
         ErrorKind::H3Protocol,
         ErrorKind::Lua,
         ErrorKind::SseNoDone,
+        ErrorKind::GrpcMalformed,
         ErrorKind::WsHandshake,
         ErrorKind::WsClosed,
     ];
@@ -129,6 +133,7 @@ impl ErrorKind {
             ErrorKind::H3Protocol => "h3_protocol",
             ErrorKind::Lua => "lua",
             ErrorKind::SseNoDone => "sse_no_done",
+            ErrorKind::GrpcMalformed => "grpc_malformed",
             ErrorKind::WsHandshake => "ws_handshake",
             ErrorKind::WsClosed => "ws_closed",
         }
@@ -323,6 +328,7 @@ mod tests {
                 "h3_protocol",
                 "lua",
                 "sse_no_done",
+                "grpc_malformed",
                 "ws_handshake",
                 "ws_closed"
             ]

@@ -43,6 +43,8 @@ pub struct Outcome {
     pub phases: Phases,
     /// HTTP status, 0 when no response arrived.
     pub status: u16,
+    /// A gRPC call's `grpc-status` (its trailers'), when the response was a call's and said one.
+    pub grpc: Option<u8>,
     /// `Ok(verdict)` for a full response, `Err(kind)` for no valid response.
     pub result: Result<Verdict, ErrorKind>,
     /// A sample message for errors; only allocated when something failed.
@@ -78,6 +80,7 @@ impl Outcome {
             bytes_received: 0,
             body_bytes: 0,
             stream: None,
+            grpc: None,
         }
     }
 
@@ -97,6 +100,7 @@ impl Outcome {
             bytes_received: 0,
             body_bytes: 0,
             stream: None,
+            grpc: None,
         }
     }
 }

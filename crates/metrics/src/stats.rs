@@ -46,6 +46,8 @@ pub struct Stats {
     /// The responses read as event streams, when there were any (boxed: most runs have none,
     /// and there is one `Stats` per request name per thread).
     pub stream: Option<Box<crate::StreamStats>>,
+    /// gRPC calls by `grpc-status`, when there were any (boxed, as `stream`).
+    pub grpc: Option<Box<crate::GrpcCounts>>,
 }
 
 impl Stats {
@@ -89,6 +91,7 @@ impl Default for Stats {
             body_max: 0,
             body_sum: 0,
             stream: None,
+            grpc: None,
         }
     }
 }
@@ -145,6 +148,9 @@ impl Stats {
                     Verdict::Failed => self.failed += 1,
                 }
                 self.status.add(o.status, 1);
+                if let Some(code) = o.grpc {
+                    self.grpc.get_or_insert_default().add(code, 1);
+                }
                 self.body_min = self.body_min.min(o.body_bytes);
                 self.body_max = self.body_max.max(o.body_bytes);
                 self.body_sum += o.body_bytes;
@@ -167,6 +173,10 @@ impl Stats {
             + self.status.heap_bytes()
             + self.errors.heap_bytes()
             + self.stream.as_ref().map_or(0, |s| s.heap_bytes())
+            + self
+                .grpc
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<crate::GrpcCounts>())
     }
 
     /// Records the lookup of the target's name, made before the run.
@@ -209,6 +219,9 @@ impl Stats {
         self.body_sum += other.body_sum;
         if let Some(s) = &other.stream {
             self.stream.get_or_insert_default().merge(s);
+        }
+        if let Some(g) = &other.grpc {
+            self.grpc.get_or_insert_default().merge(g);
         }
     }
 

@@ -33,6 +33,8 @@ pub struct Second {
     pub tokens: u64,
     /// Responses by status code: a run killed before its end still tells its codes.
     pub status: StatusCounts,
+    /// gRPC calls that ended in this second, by `grpc-status` (none without calls).
+    pub grpc: Option<Box<crate::GrpcCounts>>,
     /// Latency of the responses that ended in this second, in microseconds (requests that got
     /// no response are counted in `errors` only).
     pub latency: SecondLatency,
@@ -59,6 +61,7 @@ impl Second {
             events: 0,
             tokens: 0,
             status: StatusCounts::default(),
+            grpc: None,
             latency: SecondLatency::default(),
             service: SecondLatency::default(),
             by_name: ByName::default(),
@@ -93,6 +96,9 @@ impl Second {
                 let class = (o.status / 100) as usize;
                 self.status_class[if (1..=5).contains(&class) { class } else { 0 }] += 1;
                 self.status.add(o.status, 1);
+                if let Some(code) = o.grpc {
+                    self.grpc.get_or_insert_default().add(code, 1);
+                }
                 self.body_bytes += o.body_bytes;
                 self.body_min = self.body_min.min(o.body_bytes);
                 self.body_max = self.body_max.max(o.body_bytes);
@@ -128,6 +134,9 @@ impl Second {
         self.tokens += other.tokens;
         for (code, n) in other.status.iter() {
             self.status.add(code, n);
+        }
+        if let Some(g) = &other.grpc {
+            self.grpc.get_or_insert_default().merge(g);
         }
         self.latency.add(&other.latency);
         self.service.add(&other.service);
@@ -175,6 +184,12 @@ impl Spilled for Second {
             put_varint(out, u64::from(code));
             put_varint(out, n);
         }
+        // gRPC's codes: a count of the slots that follow (0 without calls).
+        let grpc = self.grpc.as_deref().map_or(&[][..], |g| &g.0[..]);
+        put_varint(out, grpc.len() as u64);
+        for n in grpc {
+            put_varint(out, *n);
+        }
         self.latency.encode(out);
         self.service.encode(out);
     }
@@ -196,6 +211,14 @@ impl Spilled for Second {
         for _ in 0..get_varint(input)? {
             let code = u16::try_from(get_varint(input)?).ok()?;
             s.status.add(code, get_varint(input)?);
+        }
+        let slots = get_varint(input)?;
+        if slots > 0 {
+            let mut g = crate::GrpcCounts::default();
+            for i in 0..slots {
+                g.add(u8::try_from(i).ok()?, get_varint(input)?);
+            }
+            s.grpc = Some(Box::new(g));
         }
         s.latency = SecondLatency::decode(input)?;
         s.service = SecondLatency::decode(input)?;
@@ -379,9 +402,9 @@ mod tests {
             at.push(t.held_bytes());
         }
         // Past the first minute each new second adds its sealed summaries (latency and service
-        // time), its bytes, body sizes and status codes (what a killed run's file reports), and
-        // nothing else: 50 MB a day (older seconds wait on disk: `spill_below`). Each error
-        // class adds its count's 4 bytes (the WebSocket ones took 576 to 584).
+        // time), its bytes, body sizes and status codes (what a killed run's file reports), a
+        // pointer for gRPC's codes, and nothing else: 50 MB a day (older seconds wait on disk:
+        // `spill_below`). Each error class adds its count's 4 bytes (WebSocket's two: 8).
         let per_second = (at[599] - at[299]) / 300;
         assert!(per_second <= 584, "{per_second} bytes per second");
         assert_eq!(at[599] - at[499], at[499] - at[399]);
@@ -440,5 +463,41 @@ mod tests {
         ));
         assert_eq!((s.requests(), s.latency.len()), (2, 1));
         assert!(s.latency.max() < 3_000);
+    }
+}
+
+#[cfg(test)]
+mod grpc_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_spilled_second_keeps_its_grpc_codes() {
+        let mut s = Second::new(3);
+        let mut o = Outcome::completed(
+            0,
+            Duration::from_millis(2),
+            Duration::ZERO,
+            200,
+            Verdict::Ok,
+        );
+        for code in [0, 0, 14] {
+            o.grpc = Some(code);
+            s.record(&o);
+        }
+        s.seal();
+        let mut bytes = Vec::new();
+        s.encode(&mut bytes);
+        let back = Second::decode(&mut bytes.as_slice()).unwrap();
+        let codes: Vec<_> = back.grpc.unwrap().iter().collect();
+        assert_eq!(codes, [("OK", 2), ("UNAVAILABLE", 1)]);
+        let mut plain = Second::new(4);
+        plain.seal();
+        bytes.clear();
+        plain.encode(&mut bytes);
+        assert!(Second::decode(&mut bytes.as_slice())
+            .unwrap()
+            .grpc
+            .is_none());
     }
 }

@@ -119,6 +119,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         shard: None,
         requests_log: None,
         streams: crate::streams::of(s.stream.as_deref(), duration_s),
+        grpc: None,
         faults: Vec::new(),
     }
 }
@@ -227,6 +228,11 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
         events: sec.events,
         tokens: sec.tokens,
+        grpc: sec
+            .grpc
+            .as_deref()
+            .map(|g| g.iter().map(|(k, n)| (k.to_owned(), n)).collect())
+            .unwrap_or_default(),
         latency_histogram: sec.latency.histogram().map(encode_histogram),
     }
 }

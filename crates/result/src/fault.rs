@@ -217,6 +217,7 @@ mod tests {
             error_kinds: Default::default(),
             events: 0,
             tokens: 0,
+            grpc: Default::default(),
             latency_histogram: None,
         }
     }

@@ -78,6 +78,7 @@ mod fault_window;
 mod fixture;
 pub mod format;
 pub mod frame;
+mod grpc;
 mod histogram;
 mod json;
 pub mod knee;
@@ -101,6 +102,7 @@ pub use criteria::{Criteria, Criterion, Diagnostic};
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use fault_window::{FaultWindow, Recovery};
+pub use grpc::{Grpc, GrpcMethod};
 pub use histogram::{
     decode_histogram, encode_histogram, summarize_us, Histograms, PhaseHistograms,
 };

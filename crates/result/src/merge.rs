@@ -55,6 +55,7 @@ pub struct Merge {
     time_to_error: Option<Histogram<u64>>,
     phases: crate::phases::PhaseSum,
     streams: crate::streams::StreamSum,
+    grpc: crate::grpc::GrpcSum,
     bodies: Bodies,
     generator: GeneratorSum,
     seconds: Seconds,
@@ -204,6 +205,7 @@ impl Merge {
         }
         self.phases.add(r.histograms.phases.as_ref())?;
         self.streams.add(r.streams.as_ref())?;
+        self.grpc.add(r.grpc.as_ref())?;
         self.seconds.add(r, start)?;
         self.windows
             .push((start as f64, start as f64 + r.duration_s.max(0.0)));
@@ -328,6 +330,7 @@ impl Merge {
             shard: Some(header),
             requests_log: None,
             streams: self.streams.finish(duration_s),
+            grpc: self.grpc.finish(),
             faults: Vec::new(),
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.

@@ -99,6 +99,10 @@ pub struct RunResult {
     /// the gaps between events, events and tokens per second; absent when there were none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<crate::Streams>,
+    /// gRPC calls (`herd grpc`): the method, its latency, the calls by `grpc-status` name;
+    /// absent for HTTP runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<crate::Grpc>,
     /// A workload's `faults:`: each toxic as it was in force on the proxy, its own thresholds
     /// and the recovery after it (read by [`crate::fault`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -432,6 +436,10 @@ pub struct TimelineEntry {
     pub events: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tokens: u64,
+    /// gRPC calls that ended in this second by `grpc-status` name (`OK`, `UNAVAILABLE`, ...);
+    /// absent without calls.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub grpc: BTreeMap<String, u64>,
     /// This second's latency histogram (microseconds, 2 significant digits), encoded as
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -238,6 +238,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     let mut extra = BTreeMap::new();
     extra.insert("partial".to_owned(), Value::Bool(true));
     extra.insert(NOT_RECORDED.to_owned(), Value::from(lacks));
+    let grpc = crate::grpc::of_timeline(&timeline);
     Ok(RunResult {
         herd_version: header.herd_version,
         schema_version: header.schema_version,
@@ -289,6 +290,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         shard: header.shard,
         requests_log: None,
         streams: None,
+        grpc,
         faults: Vec::new(),
     })
 }

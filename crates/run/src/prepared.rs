@@ -451,6 +451,6 @@ impl Runs for Prepared {
     }
 
     fn labels(&self) -> crate::Labels {
-        Prepared::labels(self)
+        self.what.labels()
     }
 }

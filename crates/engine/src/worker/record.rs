@@ -45,6 +45,15 @@ pub(crate) fn outcome(
         (result, _) => result,
     };
     let stream = resp.events.as_deref().map(|ev| Box::new(stream(ev, &span)));
+    // A gRPC call keeps its response, whose trailers say its code (a call that got no valid
+    // response has none). Only kept responses are looked at: no flag in the request, whose
+    // size is memory per connection.
+    let grpc = match (&result, req.keep_response && !resp.headers.is_empty()) {
+        (Ok(_), true) => {
+            herd_metrics::grpc_status(resp.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+        }
+        _ => None,
+    };
     let (status, result, message, body_bytes) = match result {
         Ok((verdict, message)) => (resp.status, Ok(verdict), message, resp.body_len),
         Err(f) => (0, Err(f.kind), Some(f.message), 0),
@@ -102,6 +111,7 @@ pub(crate) fn outcome(
         bytes_received: resp.bytes_received,
         body_bytes,
         stream,
+        grpc,
     }
 }
 

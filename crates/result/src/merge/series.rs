@@ -24,6 +24,7 @@ struct Sum {
     tokens: u64,
     status_class: BTreeMap<String, u64>,
     error_kinds: BTreeMap<String, u64>,
+    grpc: BTreeMap<String, u64>,
     latency: Option<Histogram<u64>>,
     partial: bool,
 }
@@ -50,6 +51,7 @@ impl Seconds {
             s.tokens += e.tokens;
             super::parts::add_counts(&mut s.status_class, &e.status_class);
             super::parts::add_counts(&mut s.error_kinds, &e.error_kinds);
+            super::parts::add_counts(&mut s.grpc, &e.grpc);
             match &e.latency_histogram {
                 Some(text) => {
                     let h = decode_histogram(text).map_err(|err| {
@@ -110,6 +112,7 @@ impl Seconds {
                     error_kinds: s.error_kinds,
                     events: s.events,
                     tokens: s.tokens,
+                    grpc: s.grpc,
                     latency_histogram: h.as_ref().map(encode_histogram),
                 }
             })
