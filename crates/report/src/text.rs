@@ -106,8 +106,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         plural(t.errors, "error"),
         count(t.dropped)
     );
-    // A WebSocket's exchanges are its messages and their replies.
-    let messages = r.config.url.starts_with("ws://") || r.config.url.starts_with("wss://");
+    let messages = exchange(r) == "msg";
     line(out, if messages { "messages" } else { "requests" }, &body)?;
     checked_errors(r, out)?;
     let per_s = |n: u64| {
@@ -125,7 +124,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let body = format!(
         "{} {}/s   net I/O {}/s in, {out_rate} out",
         rate(r.throughput_rps),
-        if messages { "msg" } else { "req" },
+        exchange(r),
         bytes(per_s(t.bytes_received)),
     );
     line(out, "throughput", &body)?;
@@ -150,11 +149,21 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     crate::workload_text::render_workload(r, out)
 }
 
+/// What one exchange of the run is, short: `req`, or `msg` for a WebSocket's messages.
+fn exchange(r: &RunResult) -> &'static str {
+    let url = &r.config.url;
+    if url.starts_with("ws://") || url.starts_with("wss://") {
+        "msg"
+    } else {
+        "req"
+    }
+}
+
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let c = &r.config;
     let mut how = format!("{} model", c.model.name());
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
-        write!(how, " at {} req/s", rate(rps))?;
+        write!(how, " at {} {}/s", rate(rps), exchange(r))?;
     }
     if let Some(a) = &c.arrivals {
         write!(how, " ({} arrivals, seed {})", a.process, a.seed)?;
