@@ -923,7 +923,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
                                                "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
-                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", []],
+                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", "wscpu", "wsrss", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -981,6 +981,11 @@ def main():
             figures["h2rate"] = bench_h2.rate(this, nginx, max(1, a.rounds // 2))
         if "h2rss" in a.which:
             figures["h2rss"] = bench_h2.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
+        import bench_ws  # WebSocket's bars (issue 29), against a Go echo server built here
+        if "wscpu" in a.which:
+            figures["wscpu"] = bench_ws.cpu(this, nginx, a.rounds, a.seconds)
+        if "wsrss" in a.which:
+            figures["wsrss"] = bench_ws.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
         if "corpus" in a.which:
             import corpus
             figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds)

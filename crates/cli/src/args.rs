@@ -8,8 +8,8 @@ use std::time::Duration;
 #[derive(Args, Debug, Clone)]
 #[command(mut_args = crate::short_help::run)]
 pub struct RunArgs {
-    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates), or a
-    /// workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)
+    /// The URL to load, e.g. http://127.0.0.1:8080/ (https:// verifies certificates; ws:// and
+    /// wss:// send WebSocket messages, see --send), or a workload file (shop.yaml: scenarios, data, stages, thresholds; see docs/workload.md)
     #[arg(required_unless_present = "urls_file", value_name = "URL|FILE.yaml")]
     pub url: Option<String>,
 
@@ -81,6 +81,21 @@ pub struct RunArgs {
     /// ;type=T and ;filename=F after it) or name=<file (its text); repeatable, POST by default
     #[arg(short = 'F', long = "form", value_name = "NAME=VALUE", conflicts_with_all = ["body", "body_file"])]
     pub form: Vec<String>,
+
+    /// A ws:// or wss:// URL's message, sent on each socket; {{seq}} is the message's number
+    /// in the run. Each reply is timed from its message's intended send
+    #[arg(long, value_name = "TEXT")]
+    pub send: Option<String>,
+
+    /// WebSocket: messages per second on each of the -c sockets, on a fixed schedule (the
+    /// open model); without it each socket sends, awaits the reply, sends again
+    #[arg(long = "message-rate", value_name = "R", value_parser = crate::values::rate)]
+    pub message_rate: Option<f64>,
+
+    /// WebSocket: a reply answers the message whose JSON field FIELD has the same value
+    /// (e.g. id) [default: the oldest message waiting]
+    #[arg(long = "match", value_name = "FIELD")]
+    pub matching: Option<String>,
 
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
@@ -235,7 +250,7 @@ pub struct ConnectArgs {
     pub connect_to: Vec<String>,
 
     /// Send connections through this forward proxy, http://host:port (user:password@ before the host when it asks for credentials): http://
-    /// sites in absolute form, https:// ones through a CONNECT tunnel [default: $https_proxy or
+    /// sites in absolute form, https:// and WebSockets through a CONNECT tunnel [default: $https_proxy or
     /// $http_proxy, unless $no_proxy names the host; never for loopback]
     #[arg(short = 'x', long, value_name = "URL")]
     pub proxy: Option<String>,

@@ -45,6 +45,11 @@ pub fn spec(a: &RunArgs) -> RunSpec {
     };
     let mut spec = a.reach.spec(source, &a.request, load);
     spec.request.form = a.form.clone();
+    spec.request.ws = herd_run::WsFlags {
+        send: a.send.clone(),
+        message_rate: a.message_rate,
+        matching: a.matching.clone(),
+    };
     spec
 }
 

@@ -411,6 +411,7 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                         protocol: "http/1.1",
                         resumption: None,
                         negotiated: t.negotiated(conn),
+                        upgrade: None,
                     }));
                     writable = true;
                 }

@@ -77,6 +77,11 @@ pub struct Plan {
     pub process: Process,
     /// What a random process draws from (`--seed`): the same seed, the same instants.
     pub seed: u64,
+    /// Open model: every user (connection) is made before any is reused, and free users take
+    /// arrivals in turn, so each connection carries its share of the schedule (a WebSocket's
+    /// messages at `--message-rate` on each of `-c` sockets) instead of the fewest connections
+    /// the rate needs.
+    pub in_turn: bool,
 }
 
 impl Default for Plan {
@@ -99,6 +104,7 @@ impl Default for Plan {
             arrivals_period: None,
             process: Process::Constant,
             seed: DEFAULT_SEED,
+            in_turn: false,
         }
     }
 }

@@ -80,6 +80,10 @@ pub struct Opened {
     pub resumption: Option<Resumption>,
     /// What its TLS handshake settled on; `None` for plain connections.
     pub negotiated: Option<Negotiated>,
+    /// A protocol's own opening handshake after TLS (a WebSocket's Upgrade: the request out to
+    /// the `101` in): counted as the protocol's handshake (`ProtocolUse::handshakes`) apart
+    /// from connect and TLS.
+    pub upgrade: Option<Duration>,
 }
 
 impl Opened {
@@ -236,8 +240,10 @@ pub(crate) fn count_handshake(rows: &mut Vec<ProtocolUse>, o: &Opened) {
     let Some(r) = o.resumption else { return };
     count_protocol(rows, o.protocol, 0, 0);
     if let Some(row) = rows.iter_mut().find(|row| row.protocol == o.protocol) {
-        row.handshakes
-            .count(r, o.connect + o.tls.unwrap_or_default());
+        row.handshakes.count(
+            r,
+            o.upgrade.unwrap_or(o.connect + o.tls.unwrap_or_default()),
+        );
     }
 }
 

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 pub enum HttpError {
     #[error("missing scheme in {url:?}: did you mean {suggestion:?}?")]
     MissingScheme { url: String, suggestion: String },
-    #[error("unsupported scheme {scheme:?} in {url:?}: herd speaks http:// and https://")]
+    #[error(
+        "unsupported scheme {scheme:?} in {url:?}: herd speaks http://, https://, ws:// and wss://"
+    )]
     UnsupportedScheme { scheme: String, url: String },
     #[error("missing host in {url:?}")]
     MissingHost { url: String },

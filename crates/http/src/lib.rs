@@ -50,6 +50,7 @@ mod target;
 mod tls;
 mod transport;
 mod wire;
+pub mod ws;
 
 pub use error::HttpError;
 pub use herd_h2::Settings as H2Settings;

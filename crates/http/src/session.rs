@@ -3,6 +3,7 @@
 use crate::h2::H2;
 use crate::protocol::Protocol;
 use crate::wire::{Conn, Wire};
+use crate::ws::WsSession;
 use crate::ResponseParser;
 use herd_engine::{Failure, Note, Ordered, Ready, Request, Session, Ticket};
 use std::time::Instant;
@@ -15,14 +16,18 @@ use std::time::Instant;
 pub enum HttpSession {
     Http1(Ordered<ResponseParser>),
     Http2(Box<H2>),
+    WebSocket(Box<WsSession>),
 }
 
 impl HttpSession {
-    pub(crate) fn new(protocol: Protocol, tls: bool, window: usize, started: Instant) -> Self {
+    pub(crate) fn new(protocol: &Protocol, tls: bool, window: usize, started: Instant) -> Self {
         match protocol {
             Protocol::Http1 => HttpSession::Http1(Ordered::new(window, started)),
             Protocol::Http2(settings) => {
-                HttpSession::Http2(Box::new(H2::new(&settings, window, started, tls)))
+                HttpSession::Http2(Box::new(H2::new(settings, window, started, tls)))
+            }
+            Protocol::WebSocket(ws) => {
+                HttpSession::WebSocket(Box::new(WsSession::new(ws.clone(), window, started)))
             }
         }
     }
@@ -34,6 +39,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::room(s),
             HttpSession::Http2(s) => s.room(),
+            HttpSession::WebSocket(s) => s.room(),
         }
     }
 
@@ -42,6 +48,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::submit(s, ticket, req, last),
             HttpSession::Http2(s) => s.submit(ticket, req, last),
+            HttpSession::WebSocket(s) => s.submit(ticket, req, last),
         }
     }
 
@@ -58,6 +65,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => s.pump(t, conn, ready, now, scratch, out),
             HttpSession::Http2(s) => s.pump(t, conn, ready, now, scratch, out),
+            HttpSession::WebSocket(s) => s.pump(t, conn, ready, now, scratch, out),
         }
     }
 
@@ -65,6 +73,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::cancel(s, ticket),
             HttpSession::Http2(s) => s.cancel(ticket),
+            HttpSession::WebSocket(s) => s.cancel(ticket),
         }
     }
 
@@ -72,6 +81,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::abandon(s, why, out),
             HttpSession::Http2(s) => s.abandon(why, out),
+            HttpSession::WebSocket(s) => s.abandon(why, out),
         }
     }
 
@@ -80,12 +90,13 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::in_flight(s),
             HttpSession::Http2(s) => s.in_flight(),
+            HttpSession::WebSocket(s) => s.in_flight(),
         }
     }
 
     fn limit(&self) -> Option<usize> {
         match self {
-            HttpSession::Http1(_) => None,
+            HttpSession::Http1(_) | HttpSession::WebSocket(_) => None,
             HttpSession::Http2(s) => s.limit(),
         }
     }
@@ -93,7 +104,7 @@ impl Session<Wire> for HttpSession {
     #[inline]
     fn wake_at(&self) -> Option<Instant> {
         match self {
-            HttpSession::Http1(_) => None,
+            HttpSession::Http1(_) | HttpSession::WebSocket(_) => None,
             HttpSession::Http2(s) => s.wake_at(),
         }
     }
@@ -102,6 +113,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::refill_in_batches(s),
             HttpSession::Http2(s) => s.refill_in_batches(),
+            HttpSession::WebSocket(_) => {}
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct Target {
     lookup: Option<Duration>,
     authority: String,
     path_and_query: String,
+    /// `ws://` or `wss://`: each connection upgrades to a WebSocket (over http or https).
+    websocket: bool,
 }
 
 impl Target {
@@ -74,7 +76,13 @@ impl Target {
             lookup,
             authority: parts.authority(),
             path_and_query: parts.path_and_query().into_owned(),
+            websocket: parts.websocket,
         })
+    }
+
+    /// The URL said `ws://` or `wss://`: connections speak WebSocket after an HTTP/1.1 Upgrade.
+    pub fn websocket(&self) -> bool {
+        self.websocket
     }
 
     pub fn scheme(&self) -> Scheme {
@@ -173,6 +181,8 @@ pub(crate) struct UrlParts<'a> {
     pub port: u16,
     /// As written: may be empty or start with '?'; see [`UrlParts::path_and_query`].
     pub path: &'a str,
+    /// `ws://` (http) or `wss://` (https).
+    pub websocket: bool,
 }
 
 impl<'a> UrlParts<'a> {
@@ -183,9 +193,10 @@ impl<'a> UrlParts<'a> {
                 suggestion: format!("http://{}", url.trim_start_matches('/')),
             });
         };
-        let scheme = if scheme.eq_ignore_ascii_case("http") {
+        let websocket = scheme.eq_ignore_ascii_case("ws") || scheme.eq_ignore_ascii_case("wss");
+        let scheme = if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("ws") {
             Scheme::Http
-        } else if scheme.eq_ignore_ascii_case("https") {
+        } else if scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("wss") {
             Scheme::Https
         } else {
             return Err(HttpError::UnsupportedScheme {
@@ -224,6 +235,7 @@ impl<'a> UrlParts<'a> {
             host,
             port,
             path: path_and_query,
+            websocket,
         })
     }
 
@@ -371,7 +383,7 @@ mod tests {
             ),
             (
                 "ftp://h/",
-                r#"unsupported scheme "ftp" in "ftp://h/": herd speaks http:// and https://"#,
+                r#"unsupported scheme "ftp" in "ftp://h/": herd speaks http://, https://, ws:// and wss://"#,
             ),
             ("http:///x", r#"missing host in "http:///x""#),
             ("http://:80/", r#"missing host in "http://:80/""#),

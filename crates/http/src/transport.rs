@@ -234,7 +234,7 @@ impl Transport for Wire {
     }
 
     fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {
-        HttpSession::new(self.protocol, conn.tls.is_some(), window, started)
+        HttpSession::new(&self.protocol, conn.tls.is_some(), window, started)
     }
 
     fn connected_at(&self, conn: &Conn) -> Option<Instant> {

@@ -61,22 +61,24 @@ impl HttpTransport {
     /// Speaks `protocol` on every connection; for HTTP/2 over https, TLS offers `h2` (then
     /// `http/1.1`) by ALPN, and a connection whose server picks anything else fails.
     pub fn speaking(mut self, protocol: Protocol) -> Self {
-        self.protocol = protocol;
-        if let (Some(tls), Protocol::Http2(_)) = (&mut self.tls, protocol) {
+        if let (Some(tls), Protocol::Http2(_)) = (&mut self.tls, &protocol) {
             let mut config = ClientConfig::clone(&tls.config);
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
             tls.config = Arc::new(config);
         }
+        self.protocol = protocol;
         self
     }
 
-    /// Connections go to `proxy`: for https each opens a tunnel to `target` first (TLS then
-    /// runs end to end); for http the requests must be in absolute form
+    /// Connections go to `proxy`: for https and WebSockets each opens a tunnel to `target`
+    /// first (TLS then runs end to end); for http the requests must be in absolute form
     /// ([`Proxy::absolute_form`]).
     pub fn through(mut self, proxy: &Proxy, target: &Target) -> Self {
         self.addr = proxy.addr;
         self.via = "the proxy ";
-        if target.scheme() == Scheme::Https {
+        // A WebSocket's Upgrade goes through a tunnel too, as browsers send ws:// through a
+        // forward proxy: the proxy would not pass on the upgraded connection's frames.
+        if target.scheme() == Scheme::Https || target.websocket() {
             self.tunnel = Some(proxy.connect_request(target));
         }
         self
@@ -90,7 +92,7 @@ impl HttpTransport {
             poll,
             events: Events::with_capacity(1024),
             addr: self.addr,
-            protocol: self.protocol,
+            protocol: self.protocol.clone(),
             tls: self.tls.clone(),
             source: self.source,
             tunnel: self.tunnel.clone(),

@@ -64,10 +64,16 @@ pub enum ErrorKind {
     /// gRPC: the reply was not a call's (no `grpc-status` in its trailers), a message's frame
     /// was cut or bad, or a message did not decode as the method's reply type.
     GrpcMalformed,
+    /// WebSocket: the server did not switch protocols (its status under 400, or a wrong
+    /// `Sec-WebSocket-Accept`; a status of 400 and above is counted as that status).
+    WsHandshake,
+    /// WebSocket: the server closed the socket (a close frame, its code in the message, or
+    /// the connection) while a message waited for its reply.
+    WsClosed,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 24] = [
+    pub const ALL: [ErrorKind; 26] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -92,6 +98,8 @@ impl ErrorKind {
         ErrorKind::Lua,
         ErrorKind::SseNoDone,
         ErrorKind::GrpcMalformed,
+        ErrorKind::WsHandshake,
+        ErrorKind::WsClosed,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -126,6 +134,8 @@ impl ErrorKind {
             ErrorKind::Lua => "lua",
             ErrorKind::SseNoDone => "sse_no_done",
             ErrorKind::GrpcMalformed => "grpc_malformed",
+            ErrorKind::WsHandshake => "ws_handshake",
+            ErrorKind::WsClosed => "ws_closed",
         }
     }
 
@@ -318,7 +328,9 @@ mod tests {
                 "h3_protocol",
                 "lua",
                 "sse_no_done",
-                "grpc_malformed"
+                "grpc_malformed",
+                "ws_handshake",
+                "ws_closed"
             ]
         );
     }

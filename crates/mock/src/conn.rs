@@ -30,6 +30,8 @@ const MAX_ECHO_BODY: usize = 1 << 20;
 /// kernel answers with FIN rather than RST and the client sees our last response.
 const LINGER: Duration = Duration::from_secs(5);
 
+mod websocket;
+
 /// Why a connection stopped being served.
 enum End {
     /// The client closed, or the socket failed: nothing left to say.
@@ -45,6 +47,19 @@ enum End {
 enum Rejection {
     Malformed,
     TooLarge,
+}
+
+/// The request's `Sec-WebSocket-Key`, when it asks to upgrade to a WebSocket.
+fn upgrade_key(headers: &[httparse::Header<'_>]) -> Option<String> {
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    };
+    get("upgrade")
+        .filter(|u| u.eq_ignore_ascii_case("websocket"))
+        .and(get("sec-websocket-key"))
 }
 
 /// Serves HTTP/1.1 on `stream`, `buf[..end]` being what was read from it already.
@@ -82,6 +97,8 @@ struct Conn<S> {
 
 /// A request head parsed out of the buffer, reduced to what outlives the borrow of the buffer.
 struct Parsed<'t> {
+    /// A WebSocket route's `Sec-WebSocket-Key`, when the request asked to upgrade.
+    ws_key: Option<String>,
     head: Head,
     len: usize,
     lookup: Lookup<'t>,
@@ -108,6 +125,7 @@ impl<S: Socket> Conn<S> {
     /// Answers the next buffered request; `Ok(false)` when its head is not complete yet.
     async fn next(&mut self, w: &Worker) -> Result<bool, End> {
         let Parsed {
+            ws_key,
             head,
             len,
             lookup,
@@ -137,6 +155,10 @@ impl<S: Socket> Conn<S> {
         };
         let fixed = match lookup {
             Lookup::Found(route) if !authorized => &route.unauthorized,
+            Lookup::Found(route) if authorized && ws_key.is_some() => {
+                let key = ws_key.unwrap_or_default();
+                return Err(self.websocket(w, route, &key).await);
+            }
             Lookup::Found(route) => return self.answer(w, route, &head, persist).await,
             Lookup::NotFound => &w.table.not_found,
             Lookup::MethodNotAllowed => &w.table.method_not_allowed,
@@ -176,7 +198,12 @@ impl<S: Socket> Conn<S> {
                     }
                     _ => true,
                 };
+                let ws_key = match &lookup {
+                    Lookup::Found(route) if route.websocket => upgrade_key(req.headers),
+                    _ => None,
+                };
                 Ok(Some(Parsed {
+                    ws_key,
                     head,
                     len,
                     lookup,

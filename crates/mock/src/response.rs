@@ -191,6 +191,8 @@ pub(crate) struct Compiled {
     /// Matches gRPC calls only (`grpc`), whose failing share ends with these codes in turn.
     pub(crate) grpc: bool,
     pub(crate) grpc_status: Box<[u8]>,
+    /// Upgrades to a WebSocket that echoes messages (`ws`).
+    pub(crate) websocket: bool,
 }
 
 impl Compiled {
@@ -223,6 +225,7 @@ impl Compiled {
             },
             truncated: truncated.into(),
             echo: route.echo,
+            websocket: route.websocket,
             goaway_after: route.goaway_after,
             close_after: route.close_after,
             status: route.status,

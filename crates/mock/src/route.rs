@@ -65,6 +65,10 @@ pub struct Route {
     /// gRPC: the status codes (1..=16, or 0) failing calls end with, taken in turn;
     /// `INTERNAL` when empty and no fault is set.
     pub grpc_status: Vec<u8>,
+    /// HTTP/1.1: a request asking to upgrade to a WebSocket (`ws`) gets `101` and then each
+    /// message echoed back after `latency`; `fault=` on its share of messages: `close` sends
+    /// a close frame with code 1011, `stall` stops answering, `reset` aborts.
+    pub websocket: bool,
 }
 
 /// What a route wants to see before it answers.
@@ -147,6 +151,7 @@ impl Route {
             events: None,
             grpc: false,
             grpc_status: Vec::new(),
+            websocket: false,
         }
     }
 

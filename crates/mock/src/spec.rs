@@ -28,6 +28,9 @@
 //!            | "grpc-status=" CODE *( "," CODE ) | "grpc-status=all"
 //!                                                 with grpc: what the failing share ends with,
 //!                                                 codes in turn (0..16 or names: unavailable)
+//!            | "ws"                               HTTP/1.1: a WebSocket echoing each message
+//!                                                 after latency; fault=close sends close
+//!                                                 code 1011, fault=stall stops answering
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
@@ -45,7 +48,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, grpc, grpc-status";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, grpc, grpc-status, ws";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -76,7 +79,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     for word in words {
         let (key, value) = match word.split_once('=') {
             Some(kv) => kv,
-            None if word == "echo" || word == "sse" || word == "grpc" => (word, ""),
+            None if word == "echo" || word == "sse" || word == "grpc" || word == "ws" => (word, ""),
             None => {
                 return Err(format!(
                     "'{word}' is not an option; write key=value, with key one of: {OPTIONS}"
@@ -89,7 +92,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             seen.push(key);
         }
-        if value.is_empty() && key != "echo" && key != "sse" && key != "grpc" {
+        if value.is_empty() && key != "echo" && key != "sse" && key != "grpc" && key != "ws" {
             return Err(format!("'{word}' has no value"));
         }
         match key {
@@ -137,6 +140,12 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
                 route.grpc = true;
             }
             "grpc-status" => route.grpc_status = crate::grpc::status::parse_list(value)?,
+            "ws" => {
+                if !value.is_empty() {
+                    return Err(format!("'{word}': ws takes no value"));
+                }
+                route.websocket = true;
+            }
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -362,6 +371,9 @@ impl fmt::Display for Route {
         if !self.grpc_status.is_empty() {
             let codes = crate::grpc::status::format_list(&self.grpc_status);
             write!(f, " grpc-status={codes}")?;
+        }
+        if self.websocket {
+            f.write_str(" ws")?;
         }
         Ok(())
     }

@@ -106,7 +106,8 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         plural(t.errors, "error"),
         count(t.dropped)
     );
-    line(out, "requests", &body)?;
+    let messages = exchange(r) == "msg";
+    line(out, if messages { "messages" } else { "requests" }, &body)?;
     checked_errors(r, out)?;
     let per_s = |n: u64| {
         if r.duration_s > 0.0 {
@@ -121,8 +122,9 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         NOT_RECORDED.to_owned()
     };
     let body = format!(
-        "{} req/s   net I/O {}/s in, {out_rate} out",
+        "{} {}/s   net I/O {}/s in, {out_rate} out",
         rate(r.throughput_rps),
+        exchange(r),
         bytes(per_s(t.bytes_received)),
     );
     line(out, "throughput", &body)?;
@@ -147,11 +149,21 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     crate::workload_text::render_workload(r, out)
 }
 
+/// What one exchange of the run is, short: `req`, or `msg` for a WebSocket's messages.
+fn exchange(r: &RunResult) -> &'static str {
+    let url = &r.config.url;
+    if url.starts_with("ws://") || url.starts_with("wss://") {
+        "msg"
+    } else {
+        "req"
+    }
+}
+
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let c = &r.config;
     let mut how = format!("{} model", c.model.name());
     if let (Model::Open, Some(rps)) = (c.model, c.rate) {
-        write!(how, " at {} req/s", rate(rps))?;
+        write!(how, " at {} {}/s", rate(rps), exchange(r))?;
     }
     if let Some(a) = &c.arrivals {
         write!(how, " ({} arrivals, seed {})", a.process, a.seed)?;

@@ -55,6 +55,8 @@ pub enum Flag {
     Shard,
     /// `--sse llm`: event streams read as an LLM's tokens.
     Sse,
+    /// `--send`, `--message-rate`, `--match`: a WebSocket URL's messages.
+    WebSocket,
 }
 
 /// What a kind of run does with a flag.
@@ -80,7 +82,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 23] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 24] = [
     //                                        URL  URL file workload at level replay
     // Beside a workload file, the load flags win over its `load:` (k6's order), said in the
     // summary.
@@ -121,7 +123,14 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 23] = [
     // Every kind plays its stripe; a series' runs each start on their own instant.
     (Flag::Shard, "--shard/--start-at", [A, A, A, A, A]),
     (Flag::Sse, "--sse", [A, SSE_URLS, SSE_STEP, SSE_STEP, LOG]),
+    (
+        Flag::WebSocket,
+        "--send/--message-rate/--match",
+        [A, WS_URLS, WS_URLS, WS_URLS, LOG],
+    ),
 ];
+
+const WS_URLS: Use = Use::Refused("WebSocket messages apply to one ws:// or wss:// URL for now");
 
 const SSE_URLS: Use = Use::Refused("--sse llm applies to one URL or a workload's steps for now");
 const SSE_STEP: Use = Use::Refused("set `stream: llm` on the file's steps");
@@ -196,6 +205,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::BodyFile, request.body_file.is_some()),
         (Flag::Form, !request.form.is_empty()),
         (Flag::Sse, request.llm),
+        (Flag::WebSocket, request.ws.given()),
     ]);
     flags.into_iter().filter(|f| f.1).map(|f| f.0).collect()
 }

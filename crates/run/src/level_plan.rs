@@ -83,7 +83,15 @@ impl Prepared {
 
     pub(crate) fn plan_of(&self, level: Option<Level>, length: Option<Length>) -> Plan {
         let w = match &self.what {
-            What::Url(_) | What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
+            What::Url(r) => {
+                let load = self.load.at(level, length);
+                let mut plan = url_plan(&load, 1);
+                if let Some((_, ws)) = &r.ws {
+                    ws.apply(&mut plan, load.connections);
+                }
+                return plan;
+            }
+            What::Script { .. } => return url_plan(&self.load.at(level, length), 1),
             What::UrlFile { workload, .. } => {
                 return url_plan(&self.load.at(level, length), workload.names().len())
             }

@@ -35,6 +35,7 @@ pub mod shard;
 mod spec;
 mod watch;
 mod what;
+mod ws;
 
 pub use body::MAX_BODY;
 pub use conclusion::{conclude, conclude_merged, Conclusion};
@@ -48,6 +49,7 @@ pub use replay::p95_change;
 pub use replay_load::Replay;
 pub use result::{generator_sample, to_result};
 pub use spec::{ConnectFlags, RequestFlags, RunSpec, Source};
+pub use ws::WsFlags;
 
 use herd_engine::{Control, Progress};
 use herd_result::RunResult;

@@ -242,7 +242,28 @@ impl RunSpec {
         if let Err(e) = plan.validate() {
             problems.extend(e.0);
         }
+        if let Some(t) = &target {
+            let others = [
+                (request.method.is_some(), "-m/--method"),
+                (
+                    request.body.is_some() || request.body_file.is_some(),
+                    "--body/--body-file",
+                ),
+                (!request.form.is_empty(), "-F/--form"),
+                (request.llm, "--sse"),
+                (self.load.pipeline.is_some(), "--pipeline"),
+                (self.load.calls_per_conn.is_some(), "--calls-per-conn"),
+                (self.http.http2 || self.http.http3, "--http2/--http3"),
+                (matches!(self.source, Source::Script { .. }), "-s/--script"),
+            ];
+            let rate = self.load.rate.is_some();
+            request.ws.check(t.websocket(), rate, &others, problems);
+        }
         let target = target?;
+        let ws = target.websocket().then(|| {
+            let ws = herd_http::ws::WebSocket::new(&target, &spec.headers, request.ws.matching());
+            (std::sync::Arc::new(ws), request.ws.clone())
+        });
         // A connection's last request asks the server to close (`--calls-per-conn`), so the
         // TIME_WAIT lands on the server's side, as with ab and httperf.
         let made = match body_file {
@@ -283,6 +304,7 @@ impl RunSpec {
             shown_url: request.redact.url(url),
             headers: request.redact.headers(&request.headers),
             secrets_shown: request.redact.shows(),
+            ws,
         };
         Some(match file {
             None => What::Url(request),
@@ -488,6 +510,7 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         arrivals_period: None,
         process: f.arrivals.unwrap_or_default(),
         seed: f.seed.unwrap_or(herd_engine::process::DEFAULT_SEED),
+        in_turn: false,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
-use crate::what::What;
+use crate::what::{UrlRequest, What};
 use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
 use herd_engine::{Control, Hooks, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
@@ -252,24 +252,9 @@ impl Prepared {
         };
         let plan = &*plan;
         let out = match &self.what {
-            What::Url(r) => {
-                let mut request = r.request.clone();
-                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
-                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
-                    request.closing = request
-                        .closing
-                        .map(|c| p.absolute_form(&c, &r.target).into());
-                }
-                self.engine(
-                    plan,
-                    &r.target,
-                    options,
-                    |_| Single(request.clone()),
-                    hooks,
-                    progress,
-                )
-                .map(|out| (out, None))
-            }
+            What::Url(r) => self
+                .play_url(plan, r, options, hooks, progress)
+                .map(|out| (out, None)),
             What::Replay { target, replay, .. } => self
                 .engine(
                     plan,
@@ -309,6 +294,32 @@ impl Prepared {
             out.total.record_lookup(d);
         }
         Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// A URL's run: its one request, built once, again and again; or a WebSocket's messages.
+    fn play_url(
+        &self,
+        plan: &Plan,
+        r: &UrlRequest,
+        options: TlsOptions,
+        hooks: &Hooks,
+        progress: impl FnMut(&herd_engine::Progress),
+    ) -> Result<herd_engine::RunOutput, RunError> {
+        if let Some((_, ws)) = &r.ws {
+            let text = ws.send.as_deref().unwrap_or_default();
+            let seq = Arc::default();
+            let script = |_| crate::ws::Messages::new(text, Arc::clone(&seq));
+            return self.engine(plan, &r.target, options, script, hooks, progress);
+        }
+        let mut request = r.request.clone();
+        if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+            request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+            request.closing = request
+                .closing
+                .map(|c| p.absolute_form(&c, &r.target).into());
+        }
+        let script = |_| Single(request.clone());
+        self.engine(plan, &r.target, options, script, hooks, progress)
     }
 
     /// Tells `observer` of the faults added or removed since the last report.
@@ -397,9 +408,15 @@ impl Prepared {
 
     /// The transport to `target`, through the run's proxy when it has one.
     fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
+        let protocol = match &self.what {
+            What::Url(UrlRequest {
+                ws: Some((ws, _)), ..
+            }) => herd_http::Protocol::WebSocket(Arc::clone(ws)),
+            _ => self.http().protocol(),
+        };
         let t = HttpTransport::new(target, options)
             .map_err(|e| RunError::Start(e.to_string()))?
-            .speaking(self.http().protocol());
+            .speaking(protocol);
         Ok(match &self.proxy {
             Some(p) => t.through(p, target),
             None => t,

@@ -130,13 +130,15 @@ pub(crate) fn url_config(r: &UrlRequest, f: &LoadFlags, plan: &Plan) -> RunConfi
     RunConfig {
         url: r.shown_url.clone(),
         method: r.spec.method.clone(),
-        model: if f.rate.is_some() {
-            Model::Open
-        } else {
-            Model::Closed
+        model: match plan.load {
+            Load::Open { .. } => Model::Open,
+            Load::Closed { .. } => Model::Closed,
         },
         connections: plan.max_connections(),
-        rate: f.rate,
+        rate: match plan.load {
+            Load::Open { rate, .. } => f.rate.or(Some(rate)),
+            Load::Closed { .. } => None,
+        },
         duration_s: plan.duration.map(|d| d.as_secs_f64()),
         requests: plan.requests,
         warmup_s: plan.warmup.as_secs_f64(),

@@ -147,6 +147,8 @@ pub struct RequestFlags {
     pub redact: herd_result::redact::Redaction,
     /// `--sse llm`: an event-stream response is read as an LLM's tokens.
     pub llm: bool,
+    /// `--send`, `--message-rate`, `--match`: a `ws://` URL's messages.
+    pub ws: crate::ws::WsFlags,
 }
 
 impl RequestFlags {

@@ -20,6 +20,8 @@ pub(crate) struct UrlRequest {
     pub headers: Vec<String>,
     /// `--show-secrets`: `shown_url` and `headers` are as given.
     pub secrets_shown: bool,
+    /// A `ws://` URL: what each connection says in its Upgrade, and the messages' flags.
+    pub ws: Option<(std::sync::Arc<herd_http::ws::WebSocket>, crate::ws::WsFlags)>,
 }
 
 impl UrlRequest {

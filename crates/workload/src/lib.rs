@@ -175,6 +175,7 @@ impl Workload {
             arrivals_period: None,
             process: l.process,
             seed: self.program.seed,
+            in_turn: false,
         }
     }
 

@@ -55,3 +55,4 @@ mod watch;
 mod wording;
 mod workload;
 mod workload_lua;
+mod ws;

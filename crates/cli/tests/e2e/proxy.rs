@@ -229,3 +229,33 @@ fn a_proxy_that_is_down_is_blamed_not_the_target() {
         "{sample}"
     );
 }
+
+#[test]
+fn a_websocket_goes_through_a_connect_tunnel() {
+    let _turn = one_at_a_time();
+    let proxy = Tinyproxy::start();
+    let echo = crate::ws::Echo::start(0, 0);
+    let url = format!("ws://127.0.0.1:{}/", echo.port);
+    let dir = TempDir::new("ws-tunnel");
+    let r = Herd::new(&[
+        "run",
+        "-q",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "-n",
+        "50",
+        "--send",
+        "hi {{seq}}",
+    ])
+    .args(&["--proxy", &proxy.url("ann:s3cret@"), &url])
+    .json(&dir.path("r.json"))
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(crate::ws::all_answered(&r), 50);
+    assert_eq!(echo.count(), 50);
+    let tunnels = proxy.log().matches("CONNECT 127.0.0.1:").count();
+    assert_eq!(tunnels, 2, "{}", proxy.log());
+}

@@ -242,6 +242,7 @@ mod tests {
                 early_data,
             }),
             negotiated: None,
+            upgrade: None,
         }
     }
 

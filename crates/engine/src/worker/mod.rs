@@ -284,6 +284,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 let users = cap * window as u64;
                 let mut d = Dispatch::new(schedule, shared.start, plan.warmup, k, threads, users)
                     .sharded(stripe);
+                d.in_turn = plan.in_turn;
                 // Started late: what was due before now is missed, not sent in a burst.
                 d.miss(plan.late);
                 (0, cap as usize, Some(d))

@@ -43,7 +43,10 @@ pub(crate) struct Dispatch {
     queue: VecDeque<(u64, Instant)>,
     bound: usize,
     /// Users with nothing to do (most recently freed last), their connections kept open.
-    pub idle: Vec<usize>,
+    pub idle: VecDeque<usize>,
+    /// Every user is made before any is reused, and the idle take arrivals oldest first
+    /// ([`crate::Plan::in_turn`]).
+    pub in_turn: bool,
     /// Arrivals that will never be sent and are counted so.
     pub dropped: u64,
     /// No arrival is taken any more; free users end.
@@ -92,7 +95,8 @@ impl Dispatch {
             // Past this, an arrival can only be dropped, so it is counted at once rather than
             // held in memory.
             bound: (cap * 64).max(10_000),
-            idle: Vec::new(),
+            idle: VecDeque::new(),
+            in_turn: false,
             dropped: 0,
             closed: false,
             send_lag: CompactHistogram::dense(),
@@ -179,7 +183,12 @@ impl Dispatch {
 
     /// Decides where the due arrival `at` goes, given how many users this thread has, at `now`.
     pub fn hand(&mut self, index: u64, at: Instant, users: usize, now: Instant) -> Hand {
-        if let Some(i) = self.idle.pop() {
+        if self.in_turn && users < self.cap {
+            Hand::New
+        } else if let Some(i) = match self.in_turn {
+            true => self.idle.pop_front(),
+            false => self.idle.pop_back(),
+        } {
             Hand::Idle(i)
         } else if users < self.cap {
             Hand::New
@@ -219,7 +228,12 @@ impl Dispatch {
     /// now. An interrupt (Ctrl-C, the dashboard's Stop) drops nothing: what it left unsent was
     /// cut short by the user, not refused by a saturated server, and is no more scheduled than
     /// the arrivals after it.
-    pub fn close(&mut self, measure_start: Instant, now: Instant, interrupted: bool) -> Vec<usize> {
+    pub fn close(
+        &mut self,
+        measure_start: Instant,
+        now: Instant,
+        interrupted: bool,
+    ) -> VecDeque<usize> {
         self.closed = true;
         if interrupted {
             self.miss(now.saturating_duration_since(self.start) + Duration::from_nanos(1));
@@ -282,9 +296,29 @@ mod tests {
     }
 
     #[test]
+    fn in_turn_every_user_is_made_first_then_the_longest_idle_goes() {
+        let (mut d, start) = dispatch(1000.0, 1, 3);
+        d.in_turn = true;
+        // Two users exist and one is idle: a third is made all the same (a socket each).
+        d.idle.push_back(0);
+        assert!(matches!(d.hand(0, start, 2, start), Hand::New));
+        // Then the idle ones in the order they were freed: each socket on its share.
+        d.idle.push_back(2);
+        d.idle.push_back(1);
+        let order: Vec<_> = (0..3)
+            .map(|i| match d.hand(i, start, 3, start) {
+                Hand::Idle(u) => u,
+                _ => usize::MAX,
+            })
+            .collect();
+        assert_eq!(order, [0, 2, 1]);
+        assert!(matches!(d.hand(3, start, 3, start), Hand::Held));
+    }
+
+    #[test]
     fn free_users_first_then_new_ones_then_the_queue() {
         let (mut d, start) = dispatch(1000.0, 1, 2);
-        d.idle.push(7);
+        d.idle.push_back(7);
         assert!(matches!(d.hand(0, start, 1, start), Hand::Idle(7)));
         assert!(matches!(d.hand(0, start, 1, start), Hand::New));
         assert!(matches!(d.hand(0, start, 2, start), Hand::Held));
@@ -301,9 +335,9 @@ mod tests {
         d.hand(0, start, 1, start); // a warm-up arrival: not counted when dropped
         d.hand(0, warm, 1, warm);
         d.hand(0, warm, 1, warm);
-        d.idle.push(3);
+        d.idle.push_back(3);
         // closed at the start: nothing of the schedule was due yet but what was queued
-        assert_eq!(d.close(warm, start, false), vec![3]);
+        assert_eq!(d.close(warm, start, false), [3]);
         assert_eq!(d.dropped, 2);
         assert!(d.waiting().is_none() && d.due(warm, None).is_none());
     }

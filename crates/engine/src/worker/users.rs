@@ -130,7 +130,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             self.retire(i);
         } else {
             self.users[i].state = State::Idle;
-            o.idle.push(i);
+            o.idle.push_back(i);
         }
     }
 

@@ -311,6 +311,7 @@ impl Session<Wire> for H2 {
                 protocol: if self.tls { "h2" } else { "h2c" },
                 resumption: None,
                 negotiated: herd_engine::Transport::negotiated(t, conn),
+                upgrade: None,
             }));
         }
         if !self.held.is_empty() && self.due(now) {

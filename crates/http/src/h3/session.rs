@@ -157,6 +157,7 @@ impl H3Session {
                             },
                         }),
                         negotiated: None,
+                        upgrade: None,
                     }));
                 }
                 H3Event::Done { token, response } => {
