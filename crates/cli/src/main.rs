@@ -9,6 +9,8 @@ mod demo;
 mod doctor;
 mod env_values;
 mod exit;
+mod grpc;
+mod grpc_args;
 mod history_cmd;
 mod history_select;
 mod history_trend;
@@ -62,6 +64,9 @@ enum Command {
     /// Load a URL or run a workload file and print what the server did
     #[command(after_help = exit::RUN_HELP, allow_negative_numbers = true)]
     Run(Deferred<Box<args::RunArgs>>),
+    /// Call a gRPC method under load, with ghz's flags (--proto, --call, -d, -c, -n, -z, --rps)
+    #[command(after_help = exit::HELP)]
+    Grpc(Deferred<Box<grpc_args::GrpcArgs>>),
     /// Check a workload file and report every problem with its line and column; sends nothing
     Validate(Deferred<workload_cmd::ValidateArgs>),
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
@@ -115,6 +120,7 @@ fn main() {
     let cli = Cli::parse_from(serve::listen_values(std::env::args_os().collect()));
     let code = match &cli.command {
         Command::Run(a) => run::cmd(a),
+        Command::Grpc(a) => grpc::cmd(a),
         Command::Serve(a) => serve::run(a)
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),

@@ -19,6 +19,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         form: a.form.clone(),
         redact: a.secrets.redaction(),
         llm: a.sse == Some(true),
+        grpc: None,
     };
     let file = a.workload_file();
     let source = match (&file, &a.urls_file) {

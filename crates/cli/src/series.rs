@@ -38,6 +38,7 @@ pub fn runs_for(
             body_file: r.body_file.clone(),
             redact: r.secrets.redaction(),
             llm: r.sse == Some(true),
+            grpc: None,
             ..RequestFlags::default()
         },
         load: LoadFlags {

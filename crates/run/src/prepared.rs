@@ -260,14 +260,17 @@ impl Prepared {
                         .closing
                         .map(|c| p.absolute_form(&c, &r.target).into());
                 }
-                self.engine(
-                    plan,
-                    &r.target,
-                    options,
-                    |_| Single(request.clone()),
-                    hooks,
-                    progress,
-                )
+                match &r.grpc {
+                    Some(call) => {
+                        let script = herd_grpc::GrpcScript::new(request, call.reply());
+                        let script = |_| script.clone();
+                        self.engine(plan, &r.target, options, script, hooks, progress)
+                    }
+                    None => {
+                        let single = |_| Single(request.clone());
+                        self.engine(plan, &r.target, options, single, hooks, progress)
+                    }
+                }
                 .map(|out| (out, None))
             }
             What::Replay { target, replay, .. } => self
@@ -374,7 +377,11 @@ impl Prepared {
         result: &mut RunResult,
     ) {
         match &self.what {
-            What::Url(_) => {}
+            What::Url(r) => {
+                if let Some(call) = &r.grpc {
+                    result.grpc = herd_result::Grpc::of(&call.name(), &out.total);
+                }
+            }
             What::Replay { replay, .. } => replay.add_to(out, result),
             What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, out, result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {

@@ -148,6 +148,9 @@ pub struct RequestFlags {
     pub redact: herd_result::redact::Redaction,
     /// `--sse llm`: an event-stream response is read as an LLM's tokens.
     pub llm: bool,
+    /// `herd grpc`: the URL's request is this gRPC call (ghz's flags), sent over HTTP/2 and
+    /// judged by its trailers.
+    pub grpc: Option<Box<herd_grpc::CallSpec>>,
 }
 
 impl RequestFlags {

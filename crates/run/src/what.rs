@@ -19,6 +19,8 @@ pub(crate) struct UrlRequest {
     pub headers: Vec<String>,
     /// `--show-secrets`: `shown_url` and `headers` are as given.
     pub secrets_shown: bool,
+    /// The gRPC call the request is (`herd grpc`).
+    pub grpc: Option<std::sync::Arc<herd_grpc::Call>>,
 }
 
 impl UrlRequest {
