@@ -1,6 +1,7 @@
 //! Flags of `herd run`, as users know them from wrk, hey, ab and httperf.
 
 use clap::Args;
+use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -73,34 +74,13 @@ pub struct RunArgs {
     #[arg(long = "pipeline-any-method", requires = "pipeline")]
     pub pipeline_any_method: bool,
 
-    /// HTTP method [default: GET, or POST when a body is given]
-    #[arg(short = 'm', long, value_name = "METHOD")]
-    pub method: Option<String>,
-
-    /// A request header, 'Name: value' (repeatable); 'User-Agent:' or 'Accept:' with no value
-    /// removes that default header, as in curl
-    #[arg(short = 'H', long = "header", value_name = "HEADER")]
-    pub headers: Vec<String>,
-
-    /// The request body
-    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
-    pub body: Option<String>,
-
-    /// Read the request body from a file
-    #[arg(long = "body-file", value_name = "FILE")]
-    pub body_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub request: RequestArgs,
 
     /// A multipart/form-data field, curl's syntax: name=value, name=@file (an upload;
     /// ;type=T and ;filename=F after it) or name=<file (its text); repeatable, POST by default
     #[arg(short = 'F', long = "form", value_name = "NAME=VALUE", conflicts_with_all = ["body", "body_file"])]
     pub form: Vec<String>,
-
-    /// How a text/event-stream response is read (always as events as they arrive): `events`
-    /// times every event; `llm` an OpenAI-compatible chat completion's tokens: the first
-    /// content is the time to first token, gaps are inter-token latency, a stream must end
-    /// with `data: [DONE]` (else error `sse_no_done`) [default: events]
-    #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
-    pub sse: Option<bool>,
 
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
@@ -133,6 +113,71 @@ pub struct RunArgs {
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
 
+    #[command(flatten)]
+    pub reach: ReachArgs,
+
+    /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
+    /// so secrets stay out of files (repeatable; k6's -e)
+    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+}
+
+impl RunArgs {
+    /// The workload file the argument names, if it names one rather than a URL.
+    pub fn workload_file(&self) -> Option<PathBuf> {
+        herd_run::workload_path(self.url.as_deref()?)
+    }
+}
+
+/// The request every run of a URL sends (curl's and wrk's flags), shared by `run`, `sweep`
+/// and `capacity`.
+#[derive(Args, Debug, Clone)]
+pub struct RequestArgs {
+    /// HTTP method [default: GET, or POST when a body is given]
+    #[arg(short = 'm', long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// A request header, 'Name: value' (repeatable); 'User-Agent:' or 'Accept:' with no value
+    /// removes that default header, as in curl
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// The request body
+    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Read the request body from a file
+    #[arg(long = "body-file", value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+
+    /// How a text/event-stream response is read (always as events as they arrive): `events`
+    /// times every event; `llm` an OpenAI-compatible chat completion's tokens: the first
+    /// content is the time to first token, gaps are inter-token latency, a stream must end
+    /// with `data: [DONE]` (else error `sse_no_done`) [default: events]
+    #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
+    pub sse: Option<bool>,
+}
+
+impl RequestArgs {
+    /// The request flags, credentials in them masked as `redact` says.
+    pub fn flags(&self, redact: herd_result::redact::Redaction) -> RequestFlags {
+        RequestFlags {
+            method: self.method.clone(),
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+            body_file: self.body_file.clone(),
+            redact,
+            llm: self.sse == Some(true),
+            ..RequestFlags::default()
+        }
+    }
+}
+
+/// How herd reaches the target, and what else each run of it carries besides its request and
+/// its load: TLS verification, the local address, routes and identity (curl's flags), secrets,
+/// the HTTP version, the server watched and the shard. Shared by `run`, `sweep` and `capacity`.
+#[derive(Args, Debug, Clone)]
+pub struct ReachArgs {
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]
     pub insecure: bool,
@@ -144,11 +189,6 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub connect: ConnectArgs,
-
-    /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
-    /// so secrets stay out of files (repeatable; k6's -e)
-    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
-    pub env: Vec<String>,
 
     #[command(flatten)]
     pub secrets: crate::secret_args::SecretArgs,
@@ -163,10 +203,21 @@ pub struct RunArgs {
     pub shard: crate::shard_args::ShardArgs,
 }
 
-impl RunArgs {
-    /// The workload file the argument names, if it names one rather than a URL.
-    pub fn workload_file(&self) -> Option<PathBuf> {
-        herd_run::workload_path(self.url.as_deref()?)
+impl ReachArgs {
+    /// The one place a [`RunSpec`] is filled from flags: `source` played with `request`'s
+    /// request at `load`, reached as these flags say (no shard yet: a series gives each of its
+    /// targets its own start instants).
+    pub fn spec(&self, source: Source, request: &RequestArgs, load: LoadFlags) -> RunSpec {
+        RunSpec {
+            request: request.flags(self.secrets.redaction()),
+            load,
+            insecure: self.insecure,
+            bind: self.bind,
+            connect: self.connect.flags(),
+            watch: self.watch.plan(),
+            http: self.http.flags(),
+            ..RunSpec::new(source)
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, RequestArgs, StepOutputs};
+use crate::series::{runs_for, Length, Level, SeriesArgs, StepOutputs};
 use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
@@ -59,7 +59,7 @@ pub struct CapacityArgs {
     pub outputs: crate::outputs::OutputArgs,
 
     #[command(flatten)]
-    pub request: RequestArgs,
+    pub series: SeriesArgs,
 }
 
 /// Requests a probe aims for at least, whatever the SLO (which may ask for more: a p99 needs
@@ -149,7 +149,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
         problems.push("--precision must be above 0%".to_owned());
     }
     let model = if a.users { Model::Closed } else { Model::Open };
-    if a.request.shard.given() {
+    if a.series.reach.shard.given() {
         // Each probe's level follows from what the last measured: a shard measures only its
         // share, so the shards would choose different levels and no merge adds them up.
         problems.push(
@@ -158,7 +158,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
     }
     let runs = runs_for(
         &a.url,
-        &a.request,
+        &a.series,
         Level::of(model, start),
         Length::Time(a.probe_duration),
         None,

@@ -6,21 +6,11 @@ use crate::args::RunArgs;
 use crate::exit::Exit;
 use crate::interrupt;
 use herd_engine::Control;
-use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
+use herd_run::{LoadFlags, RunSpec, Source};
 use std::sync::Arc;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
 pub fn spec(a: &RunArgs) -> RunSpec {
-    let request = RequestFlags {
-        method: a.method.clone(),
-        headers: a.headers.clone(),
-        body: a.body.clone(),
-        body_file: a.body_file.clone(),
-        form: a.form.clone(),
-        redact: a.secrets.redaction(),
-        llm: a.sse == Some(true),
-        grpc: None,
-    };
     let file = a.workload_file();
     let source = match (&file, &a.urls_file) {
         (Some(path), _) => Source::Workload {
@@ -37,34 +27,25 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             url: a.url.clone().unwrap_or_default(),
         },
     };
-    RunSpec {
-        source,
-        request,
-        load: LoadFlags {
-            connections: a.connections,
-            rate: a.rate,
-            duration: a.duration,
-            requests: a.requests,
-            calls_per_conn: a.calls_per_conn,
-            pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
-                depth: depth as usize,
-                any_method: a.pipeline_any_method,
-            }),
-            timeout: a.timeout,
-            warmup: a.warmup,
-            threads: a.threads,
-            arrivals: a.arrivals,
-            seed: a.seed,
-        },
-        level: None,
-        length: None,
-        insecure: a.insecure,
-        bind: a.bind,
-        connect: a.connect.flags(),
-        watch: a.watch.plan(),
-        http: a.http.flags(),
-        shard: None,
-    }
+    let load = LoadFlags {
+        connections: a.connections,
+        rate: a.rate,
+        duration: a.duration,
+        requests: a.requests,
+        calls_per_conn: a.calls_per_conn,
+        pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
+            depth: depth as usize,
+            any_method: a.pipeline_any_method,
+        }),
+        timeout: a.timeout,
+        warmup: a.warmup,
+        threads: a.threads,
+        arrivals: a.arrivals,
+        seed: a.seed,
+    };
+    let mut spec = a.reach.spec(source, &a.request, load);
+    spec.request.form = a.form.clone();
+    spec
 }
 
 pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
@@ -83,7 +64,7 @@ pub fn cmd(a: &RunArgs) -> Result<i32, Exit> {
         )));
     }
     let mut spec = spec(a);
-    spec.shard = a.shard.resolve()?;
+    spec.shard = a.reach.shard.resolve()?;
     let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
     play(&prepared, &a.outputs)
 }

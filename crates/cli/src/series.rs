@@ -9,59 +9,39 @@ use crate::exit::Exit;
 use clap::Args;
 use herd_result::RunResult;
 pub use herd_run::{Length, Level, Runs};
-use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
-use std::path::PathBuf;
+use herd_run::{LoadFlags, RunSpec, Source};
 use std::time::Duration;
 
 /// A URL or a workload file, by the rule `herd run` uses, checked at `level` and `length`
 /// (every problem before anything is sent); a shard plays its share of every run.
 pub fn runs_for(
     target: &str,
-    request: &RequestArgs,
+    a: &SeriesArgs,
     level: Level,
     length: Length,
     shard: Option<herd_run::shard::ShardRun>,
 ) -> Result<Box<dyn Runs>, Exit> {
-    let r = request;
     let source = match herd_run::workload_path(target) {
         Some(path) => Source::Workload { path, target: None },
         None => Source::Url {
             url: target.to_owned(),
         },
     };
+    let load = LoadFlags {
+        connections: a.max_connections,
+        calls_per_conn: a.calls_per_conn,
+        timeout: a.timeout,
+        warmup: a.warmup,
+        threads: a.threads,
+        arrivals: a.arrivals,
+        seed: a.seed,
+        ..LoadFlags::default()
+    };
     let spec = RunSpec {
-        source,
-        request: RequestFlags {
-            method: r.method.clone(),
-            headers: r.headers.clone(),
-            body: r.body.clone(),
-            body_file: r.body_file.clone(),
-            redact: r.secrets.redaction(),
-            llm: r.sse == Some(true),
-            grpc: None,
-            ..RequestFlags::default()
-        },
-        load: LoadFlags {
-            connections: r.max_connections,
-            rate: None,
-            duration: None,
-            requests: None,
-            calls_per_conn: r.calls_per_conn,
-            pipeline: None,
-            timeout: r.timeout,
-            warmup: r.warmup,
-            threads: r.threads,
-            arrivals: r.arrivals,
-            seed: r.seed,
-        },
         level: Some(level),
         length: Some(length),
-        insecure: r.insecure,
-        bind: r.bind,
-        connect: r.connect.flags(),
-        watch: r.watch.plan(),
-        http: r.http.flags(),
         shard,
+        ..a.reach.spec(source, &a.request, load)
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -132,29 +112,12 @@ impl StepOutputs {
     }
 }
 
-/// The request and connection flags of `herd run` that a series keeps the same at every level.
+/// The flags of `herd run` that a series keeps the same at every level: the request, how the
+/// target is reached, and the load besides the level and the length.
 #[derive(Args, Debug, Clone)]
-pub struct RequestArgs {
-    /// HTTP method [default: GET, or POST when a body is given]
-    #[arg(short = 'm', long, value_name = "METHOD")]
-    pub method: Option<String>,
-
-    /// A request header, 'Name: value' (repeatable)
-    #[arg(short = 'H', long = "header", value_name = "HEADER")]
-    pub headers: Vec<String>,
-
-    /// The request body
-    #[arg(long, value_name = "STRING", conflicts_with = "body_file")]
-    pub body: Option<String>,
-
-    /// Read the request body from a file
-    #[arg(long = "body-file", value_name = "FILE")]
-    pub body_file: Option<PathBuf>,
-
-    /// How a text/event-stream response is read: `events`, or `llm` (an OpenAI-compatible
-    /// chat completion's tokens: time to first token, inter-token latency) [default: events]
-    #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
-    pub sse: Option<bool>,
+pub struct SeriesArgs {
+    #[command(flatten)]
+    pub request: crate::args::RequestArgs,
 
     /// Per-request deadline, connect included (autobench's --timeout); wins over a workload
     /// file's `defaults: timeout` [default: 10s]
@@ -186,29 +149,8 @@ pub struct RequestArgs {
     #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
     pub seed: Option<u64>,
 
-    /// Do not verify TLS certificates (self-signed test servers)
-    #[arg(short = 'k', long)]
-    pub insecure: bool,
-
-    /// Make connections from this local address (ab's -B), e.g. 127.0.0.2: shards on one
-    /// machine, each from its own address, do not compete for local ports
-    #[arg(long, value_name = "IP")]
-    pub bind: Option<std::net::IpAddr>,
-
     #[command(flatten)]
-    pub connect: crate::args::ConnectArgs,
-
-    #[command(flatten)]
-    pub shard: crate::shard_args::ShardArgs,
-
-    #[command(flatten)]
-    pub watch: crate::watch::WatchArgs,
-
-    #[command(flatten)]
-    pub secrets: crate::secret_args::SecretArgs,
-
-    #[command(flatten)]
-    pub http: crate::http_args::HttpArgs,
+    pub reach: crate::args::ReachArgs,
 }
 
 /// Parses levels: `20:600:20` (low:high:step, both ends included) or a list `1,5,10,100`.

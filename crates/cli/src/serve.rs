@@ -19,11 +19,15 @@ Route specs (--route, repeatable, first match wins):
     echo                              answer with the request itself
     auth=hmac:KEY                     401 unless 'Authorization: Bearer JWT', an HS256 JWT
                                       signed with KEY whose exp (if any) is not past
+    grpc                              match gRPC calls to the path (/herd.echo.Echo/*), only them
+    grpc-status=unavailable,5 | all   with grpc: the status failing calls end with, in turn
 Without --route: '/echo echo' and '/*' (200, \"hello from herd serve\").
+gRPC is always on: herd.echo.Echo, helloworld.Greeter and server reflection (docs/serve.md).
 
 Examples:
   herd serve --route '/slow latency=lognormal:200ms:0.5 size=10kb'
-  herd serve --route '/flaky error-rate=0.1 fault=reset' --route '/*'";
+  herd serve --route '/flaky error-rate=0.1 fault=reset' --route '/*'
+  herd serve --route '/herd.echo.Echo/* grpc latency=20ms error-rate=1% grpc-status=unavailable'";
 
 /// Run a mock HTTP server with configurable latency, body sizes, statuses and faults
 #[derive(clap::Args, Debug)]

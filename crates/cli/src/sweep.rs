@@ -5,7 +5,7 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{
-    name_targets, parse_levels, runs_for, Length, Level, RequestArgs, Runs, StepOutputs,
+    name_targets, parse_levels, runs_for, Length, Level, Runs, SeriesArgs, StepOutputs,
 };
 use crate::sweep_table::LiveTable;
 use clap::Args;
@@ -74,7 +74,7 @@ pub struct SweepArgs {
     pub outputs: crate::outputs::OutputArgs,
 
     #[command(flatten)]
-    pub request: RequestArgs,
+    pub series: SeriesArgs,
 }
 
 /// A sweep whose every flag and target was checked, nothing sent yet.
@@ -106,7 +106,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .collect(),
         levels: c.levels.clone(),
         length: c.length,
-        calls_per_conn: a.request.calls_per_conn,
+        calls_per_conn: a.series.calls_per_conn,
         timeout: c
             .runs
             .first()
@@ -116,7 +116,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let http = a.request.http.flags();
+    let http = a.series.reach.http.flags();
     let what = format!(
         "herd sweep {} at {}",
         c.given.join(" "),
@@ -179,12 +179,12 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
         levels = levels.iter().map(|u| u.round().max(1.0)).collect();
     }
     let length = match a.num_conns {
-        Some(n) => Length::Requests(n.saturating_mul(a.request.calls_per_conn.unwrap_or(1))),
+        Some(n) => Length::Requests(n.saturating_mul(a.series.calls_per_conn.unwrap_or(1))),
         None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
     };
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
-    let shard = a.request.shard.resolve()?;
+    let shard = a.series.reach.shard.resolve()?;
     if shard.is_some() {
         problems.extend(shard_problems(a, length));
     }
@@ -193,7 +193,7 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
         let shard = shard
             .clone()
             .map(|s| step_instants(s, a, length, j, targets.len()));
-        match runs_for(&t.url, &a.request, Level::of(model, top), length, shard) {
+        match runs_for(&t.url, &a.series, Level::of(model, top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
                 format!("{}: {}", t.name, e.message)
@@ -259,7 +259,7 @@ fn shard_problems(a: &SweepArgs, length: Length) -> Vec<String> {
                 .to_owned(),
         );
     }
-    if a.request.shard.start_at.is_some() && matches!(length, Length::Requests(_)) {
+    if a.series.reach.shard.start_at.is_some() && matches!(length, Length::Requests(_)) {
         problems.push(
             "--start-at with --num-conns: a step ended by a request count has no known length, so the shards' later steps could not start together; give --step-duration"
                 .to_owned(),
@@ -282,7 +282,7 @@ fn step_instants(
     let Length::Time(step) = length else {
         return shard;
     };
-    let warmup = a.request.warmup.unwrap_or_default();
+    let warmup = a.series.warmup.unwrap_or_default();
     let slot = warmup + step + Duration::from_secs(3) + a.cooldown;
     let slot = Duration::from_secs(slot.as_secs() + u64::from(slot.subsec_nanos() > 0));
     shard.start_at = shard.start_at.map(|at| at + slot * target as u32);

@@ -28,6 +28,7 @@
 //! ```
 
 mod control;
+mod error;
 mod events;
 #[cfg(feature = "fake")]
 pub mod fake;
@@ -53,14 +54,16 @@ mod transport;
 mod worker;
 
 pub use control::{Control, Hooks};
+pub use error::RunError;
 pub use events::EventStream;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
 pub use ordered::Ordered;
+pub use output::Record;
 pub use plan::{Load, Plan, PlanError};
 pub use process::Process;
 pub use requests_log::RequestsLog;
-pub use run::{run, GeneratorReport, Progress, RunError, RunOutput, KEPT_S};
+pub use run::{run, GeneratorReport, Progress, RunOutput, KEPT_S};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{
@@ -69,7 +72,7 @@ pub use session::{
 };
 pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
-pub use stream::{target_at, Record};
+pub use stream::target_at;
 pub use transport::{
     Body, Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, ThinVec,
     Transport,

@@ -2,10 +2,10 @@
 //! added exactly ([`WorkerTotals::add`]), the measured window, and the generator's view of
 //! itself ([`health`]) for its verdict.
 
+use crate::error::RunError;
 use crate::generator::{self, Bounds, Health, ThreadCpu};
 use crate::health::Watch;
 use crate::output::{GeneratorReport, RunOutput};
-use crate::run::RunError;
 use crate::worker::{Shared, WorkerOutput};
 use crate::{Load, Plan, ProtocolUse, ScriptReport, TlsUse};
 use herd_metrics::{CompactHistogram, ErrorKind, Stats, Timeline};

@@ -2,7 +2,7 @@
 //! itself, and the live numbers of a run still going on ([`Progress`]).
 
 use crate::health::HealthSample;
-use crate::stream::Record;
+use crate::share::{ScriptSecond, SecondLoad};
 use herd_metrics::{CompactHistogram, Second, Stats};
 use std::time::{Duration, SystemTime};
 
@@ -119,4 +119,30 @@ pub struct Progress {
     /// Seconds the collector holds in memory: the last minutes ([`crate::KEPT_S`]); older ones
     /// wait on disk for the end of the run.
     pub held: usize,
+}
+
+/// One closed second of the measurement.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// Every worker's outcomes of this second, merged (totals, statuses, error classes, the
+    /// latency and service-time histograms, the same per request name).
+    pub second: Second,
+    /// Requests scheduled and dropped in this second, exchanges in flight at its end.
+    pub load: SecondLoad,
+    /// What the script counted in this second: iterations per scenario, checks.
+    pub script: ScriptSecond,
+    /// The generator's health in this second, when every worker reported it in time.
+    pub health: Option<HealthSample>,
+    /// What the plan asked for in this second: arrivals per second (open model) or active users
+    /// (closed model).
+    pub target: Option<f64>,
+    /// The second lies wholly inside the measurement: not the warm-up's edge, not a drain, not
+    /// the part of a second before Ctrl-C.
+    pub whole: bool,
+}
+
+impl Record {
+    pub fn index(&self) -> u64 {
+        self.second.index
+    }
 }

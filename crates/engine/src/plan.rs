@@ -252,10 +252,33 @@ impl Plan {
     pub fn missed(&self) -> u64 {
         match self.load {
             Load::Open { rate, .. } if !self.late.is_zero() && rate > 0.0 => {
-                self.share(crate::worker::open_schedule(self, rate).due_before(self.late))
+                self.share(self.open_schedule(rate).due_before(self.late))
             }
             _ => 0,
         }
+    }
+
+    /// The open model's arrivals: at `rate`, or following the stages, spaced by the plan's
+    /// process; `-n` counts after the warm-up.
+    pub(crate) fn open_schedule(&self, rate: f64) -> crate::schedule::Schedule {
+        use crate::schedule::Schedule;
+        let spaced = |s: Schedule| s.spaced(self.process, self.seed);
+        if let Some(p) = self.profile() {
+            let warm = spaced(Schedule::staged(p.clone(), None)).count_before(self.warmup);
+            return spaced(Schedule::staged(p, self.requests.map(|n| warm + n)));
+        }
+        let end = self.duration.map(|d| self.warmup + d);
+        if let Some(offsets) = &self.arrivals {
+            let warm = offsets.partition_point(|o| *o < self.warmup) as u64;
+            return Schedule::repeating(
+                offsets.clone(),
+                self.arrivals_period,
+                end,
+                self.requests.map(|n| warm + n),
+            );
+        }
+        let warm = spaced(Schedule::new(rate, None, None)).count_before(self.warmup);
+        spaced(Schedule::new(rate, end, self.requests.map(|n| warm + n)))
     }
 
     /// The global index of this shard's `j`th user or arrival.

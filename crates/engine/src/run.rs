@@ -1,37 +1,20 @@
 //! Starting the worker threads, collecting their seconds while they run, and merging what they
 //! measured into one [`RunOutput`].
 
+pub use crate::error::RunError;
 use crate::health::Watch;
-pub use crate::output::{GeneratorReport, Progress, RunOutput};
+pub use crate::output::{GeneratorReport, Progress, Record, RunOutput};
 use crate::share::Shares;
-use crate::stream::{self, Record};
+use crate::stream;
 use crate::ticker::Report;
 use crate::worker::{self, Shared, WorkerOutput};
-use crate::{Clock, Hooks, Plan, PlanError, Script, ScriptReport, Transport};
+use crate::{Clock, Hooks, Plan, Script, ScriptReport, Transport};
 use herd_metrics::Timeline;
-use herd_spill::SpillError;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 use std::time::{Duration, SystemTime};
-use thiserror::Error;
-
-#[derive(Debug, Error)]
-pub enum RunError {
-    #[error("the plan cannot run: {0}")]
-    Plan(#[from] PlanError),
-    #[error("cannot start worker thread: {0}")]
-    Thread(#[source] std::io::Error),
-    #[error("a worker thread failed: {0}")]
-    Worker(String),
-    #[error(transparent)]
-    Spill(#[from] SpillError),
-    /// A connection proved the run cannot work as asked (the server speaks another protocol):
-    /// the run stopped at once; the message says what to change.
-    #[error("{0}")]
-    Mismatch(String),
-}
 
 /// Seconds the collector keeps in memory after handing them out; older ones (their totals, their
 /// sealed percentiles, the generator's health) wait on disk for the end of the run, so a day-long

@@ -4,38 +4,12 @@
 //! collector's thread, never on a worker's.
 
 use crate::health::HealthSample;
+use crate::output::{Progress, Record, RunOutput};
 use crate::share::Shares;
 use crate::stages::Profile;
-use crate::{Load, Plan, Progress, RunOutput};
-use crate::{ScriptSecond, SecondLoad};
+use crate::{Load, Plan};
 use herd_metrics::Second;
 use std::time::Duration;
-
-/// One closed second of the measurement.
-#[derive(Clone, Debug)]
-pub struct Record {
-    /// Every worker's outcomes of this second, merged (totals, statuses, error classes, the
-    /// latency and service-time histograms, the same per request name).
-    pub second: Second,
-    /// Requests scheduled and dropped in this second, exchanges in flight at its end.
-    pub load: SecondLoad,
-    /// What the script counted in this second: iterations per scenario, checks.
-    pub script: ScriptSecond,
-    /// The generator's health in this second, when every worker reported it in time.
-    pub health: Option<HealthSample>,
-    /// What the plan asked for in this second: arrivals per second (open model) or active users
-    /// (closed model).
-    pub target: Option<f64>,
-    /// The second lies wholly inside the measurement: not the warm-up's edge, not a drain, not
-    /// the part of a second before Ctrl-C.
-    pub whole: bool,
-}
-
-impl Record {
-    pub fn index(&self) -> u64 {
-        self.second.index
-    }
-}
 
 /// Second `index` as the collector holds it: every worker's share merged (`None`: nothing
 /// ended in it).

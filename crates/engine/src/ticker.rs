@@ -173,3 +173,73 @@ impl Ticks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ScriptSecond;
+
+    struct NoScript;
+    impl Counts for NoScript {
+        fn take_second(&self) -> ScriptSecond {
+            ScriptSecond::default()
+        }
+    }
+
+    fn state<'a>(
+        measure_start: Instant,
+        recorder: &'a mut Recorder,
+        loop_delay: &'a mut CompactHistogram,
+        second_lag: &'a mut CompactHistogram,
+        tx: &'a Sender<Report>,
+    ) -> TickState<'a> {
+        TickState {
+            measure_start,
+            recorder,
+            loop_delay,
+            second_lag,
+            open_connections: 1,
+            dropped: 0,
+            in_flight: 0,
+            script: &NoScript,
+            seconds: Some(tx),
+        }
+    }
+
+    /// The seconds a worker's ticks report health for, when its last tick comes at `last` and
+    /// it finishes at `end` (both after the start).
+    fn health_seconds(last: Duration, end: Duration) -> Vec<u64> {
+        let start = Instant::now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut recorder = Recorder::new(1);
+        let (mut delay, mut lag) = (CompactHistogram::new(), CompactHistogram::new());
+        let mut ticks = Ticks::new(0, start);
+        let mut at = TICK;
+        while at <= last {
+            let s = state(start, &mut recorder, &mut delay, &mut lag, &tx);
+            ticks.tick(start + at, s);
+            at += TICK;
+        }
+        ticks.finish(
+            start + end,
+            state(start, &mut recorder, &mut delay, &mut lag, &tx),
+        );
+        drop(tx);
+        rx.try_iter()
+            .filter_map(|r| match r {
+                Report::Health(h) => Some(h.index),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The run's last whole second is in progress when the duration ends (the worker's last
+    /// tick came just before it): it still has its health, so the generator's charts end where
+    /// the throughput's do; a cut-short last second has none.
+    #[test]
+    fn the_last_whole_second_has_its_health_and_a_cut_short_one_none() {
+        let ms = Duration::from_millis;
+        assert_eq!(health_seconds(ms(2_995), ms(3_000)), vec![0, 1, 2]);
+        assert_eq!(health_seconds(ms(2_495), ms(2_500)), vec![0, 1]);
+    }
+}

@@ -95,6 +95,7 @@ impl ClientSession {
             .ok_or_else(|| H2Error::lib("submit_request2", -505))?;
         stream.exchange = exchange;
         stream.keep = keep;
+        stream.head = request.method == b"HEAD";
         if with_body {
             stream.body.extend_from_slice(request.body);
         }

@@ -54,6 +54,7 @@ mod streams;
 pub use client::{ClientSession, Request};
 pub use error::{code_name, H2Error};
 pub use server::ServerSession;
+pub use state::Part;
 
 /// What a session offers its peer. The defaults are h2load's (`-w 30 -W 30`): windows so large
 /// that flow control never holds a response back on loopback.
@@ -147,4 +148,9 @@ pub enum StreamEnd {
     /// The peer never processed it (above a GOAWAY's last stream id): safe to send again on a
     /// new connection, and no error of the server's.
     Unprocessed,
+    /// The response ended with fewer or more body bytes than its `content-length` said
+    /// (RFC 9113 section 8.1.1: malformed). herd checks the length itself: nghttp2's own
+    /// checks of every header field (HTTP messaging) cost a tenth of a response's
+    /// instructions, and this is the one of them a count relies on.
+    BadLength { said: u64, got: u64 },
 }

@@ -1,6 +1,7 @@
 //! The server's side of an HTTP/2 connection: the mock server's, and the tests' peer.
 
 use crate::ffi::Raw;
+use crate::state::Part;
 use crate::{Events, H2Error, Settings};
 
 /// A server session. Requests arrive as [`Event::Request`](crate::Event::Request) once
@@ -59,6 +60,77 @@ impl ServerSession {
             stream.sent = 0;
         }
         Ok(())
+    }
+
+    /// Hands requests over in [`Part`]s as they arrive (see [`ServerSession::parts`]) instead
+    /// of as one [`Event::Request`](crate::Event::Request) once whole: for answers that begin
+    /// before the client is done (gRPC's client and bidirectional streams).
+    pub fn stream_requests(&mut self) {
+        self.raw.state().partial = true;
+    }
+
+    /// The request parts received since the last call (with [`ServerSession::stream_requests`]).
+    pub fn parts(&mut self) -> std::vec::Drain<'_, Part> {
+        self.raw.state().parts.drain(..)
+    }
+
+    /// Starts a response whose body is written piece by piece ([`ServerSession::write`]) and
+    /// ended with trailers ([`ServerSession::finish`]): a gRPC answer, a stream of messages.
+    pub fn open(
+        &mut self,
+        stream_id: i32,
+        status: u16,
+        headers: &[(&[u8], &[u8])],
+    ) -> Result<(), H2Error> {
+        let digits = status.to_string();
+        let fields = [(&b":status"[..], digits.as_bytes())]
+            .into_iter()
+            .chain(headers.iter().copied());
+        self.raw.submit_response(stream_id, fields, true)?;
+        if let Some(stream) = self.raw.state().streams.get(stream_id) {
+            stream.streaming = true;
+        }
+        Ok(())
+    }
+
+    /// Adds bytes to an open response's body; they go out with the next `send`. A stream the
+    /// client has reset takes nothing: false.
+    pub fn write(&mut self, stream_id: i32, bytes: &[u8]) -> Result<bool, H2Error> {
+        let Some(stream) = self.raw.state().streams.get(stream_id) else {
+            return Ok(false);
+        };
+        if stream.sent == stream.body.len() {
+            stream.body.clear();
+            stream.sent = 0;
+        }
+        stream.body.extend_from_slice(bytes);
+        self.wake(stream_id)
+    }
+
+    /// Ends an open response: what was written, then `trailers` (names in lower case).
+    pub fn finish(&mut self, stream_id: i32, trailers: &[(&[u8], &[u8])]) -> Result<bool, H2Error> {
+        let Some(stream) = self.raw.state().streams.get(stream_id) else {
+            return Ok(false);
+        };
+        stream.finished = true;
+        stream.trailers = trailers
+            .iter()
+            .map(|(n, v)| (Box::from(*n), Box::from(*v)))
+            .collect();
+        self.wake(stream_id)
+    }
+
+    fn wake(&mut self, stream_id: i32) -> Result<bool, H2Error> {
+        let deferred = self
+            .raw
+            .state()
+            .streams
+            .get(stream_id)
+            .is_some_and(|s| std::mem::take(&mut s.deferred));
+        if deferred {
+            self.raw.resume(stream_id)?;
+        }
+        Ok(true)
     }
 
     /// Refuses or aborts a stream with RST_STREAM and an HTTP/2 error code.

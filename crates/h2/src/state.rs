@@ -1,7 +1,7 @@
 //! What nghttp2's callbacks do, in safe code: `ffi.rs` turns each callback's pointers into
 //! slices and calls one of these methods on the session's [`State`].
 
-use crate::streams::Streams;
+use crate::streams::{Field, Streams};
 use crate::{Event, Events, StreamEnd};
 
 #[derive(Debug, Default)]
@@ -21,6 +21,37 @@ pub(crate) struct State {
     pub(crate) unclaimed_out: u64,
     /// nghttp2's last word on what the peer did wrong, during the current `recv`.
     pub(crate) complaint: Option<String>,
+    /// Server side, `ServerSession::stream_requests`: requests are handed over in [`Part`]s
+    /// as they arrive (head, body pieces, end) instead of as one `Event::Request` once whole.
+    pub(crate) partial: bool,
+    pub(crate) parts: Vec<Part>,
+}
+
+/// A piece of a request, for a server that answers before the request is whole (a gRPC
+/// stream from the client, a bidirectional one); see `ServerSession::stream_requests`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// The request's head: method, path, and the other fields as `name: value\r\n` lines.
+    Head {
+        stream_id: i32,
+        method: Box<[u8]>,
+        path: Box<[u8]>,
+        fields: Box<[u8]>,
+    },
+    /// Body bytes, in order (consecutive pieces of one stream come as one).
+    Data { stream_id: i32, bytes: Vec<u8> },
+    /// The client's side of the stream is over.
+    End { stream_id: i32 },
+}
+
+/// What the body provider does next for a stream.
+pub(crate) enum Read {
+    /// `n` bytes written; `end` when that was the last of them.
+    Bytes { n: usize, end: bool },
+    /// Nothing to send yet: hold the stream's DATA until more is written.
+    Defer,
+    /// The last bytes (`n` of them) are out; these trailers end the stream.
+    Trailers { n: usize, fields: Vec<Field> },
 }
 
 impl State {
@@ -76,8 +107,16 @@ impl State {
             // 1xx heads are interim; only the final status is the response's.
             if status >= 200 {
                 self.events.push(Event::Status { exchange, status });
+                // Its body is as long as its content-length says, unless it has none.
+                stream.bodiless = stream.head || status == 204 || status == 304;
+                stream.length = None;
             }
-        } else if stream.keep || event_stream(name, value) {
+            return;
+        }
+        if name == b"content-length" && !stream.bodiless {
+            stream.length = Some(length(value));
+        }
+        if stream.keep || event_stream(name, value) {
             stream.events |= event_stream(name, value);
             let name = keep(&mut self.kept, name);
             let value = keep(&mut self.kept, value);
@@ -93,6 +132,20 @@ impl State {
         let Some(stream) = self.streams.get(stream_id) else {
             return;
         };
+        if self.server && self.partial {
+            stream.received += bytes.len();
+            match self.parts.last_mut() {
+                Some(Part::Data {
+                    stream_id: last,
+                    bytes: kept,
+                }) if *last == stream_id => kept.extend_from_slice(bytes),
+                _ => self.parts.push(Part::Data {
+                    stream_id,
+                    bytes: bytes.to_vec(),
+                }),
+            }
+            return;
+        }
         if self.server {
             stream.received += bytes.len();
             let room = crate::KEPT_BODY.saturating_sub(stream.request_body.len());
@@ -102,6 +155,7 @@ impl State {
             return;
         }
         let (exchange, len) = (stream.exchange, bytes.len());
+        stream.received += len;
         let kept = (stream.keep || stream.events).then(|| keep(&mut self.kept, bytes));
         // A response's DATA frames arrive together: one event for a run of them.
         if let Some(Event::Data {
@@ -139,9 +193,30 @@ impl State {
         });
     }
 
+    /// A request's HEADERS arrived whole: with `partial`, its head goes out now.
+    pub(crate) fn request_head(&mut self, stream_id: i32) {
+        if !(self.server && self.partial) {
+            return;
+        }
+        if let Some(stream) = self.streams.get(stream_id) {
+            self.parts.push(Part::Head {
+                stream_id,
+                method: std::mem::take(&mut stream.method).into(),
+                path: std::mem::take(&mut stream.path).into(),
+                fields: std::mem::take(&mut stream.fields).into(),
+            });
+        }
+    }
+
     /// The peer ended its side of a stream: on a server, the request is whole.
     pub(crate) fn end_of_request(&mut self, stream_id: i32) {
         if !self.server {
+            return;
+        }
+        if self.partial {
+            if self.streams.get(stream_id).is_some() {
+                self.parts.push(Part::End { stream_id });
+            }
             return;
         }
         if let Some(stream) = self.streams.get(stream_id) {
@@ -185,7 +260,13 @@ impl State {
         let end = if unprocessed && !self.server {
             StreamEnd::Unprocessed
         } else if code == 0 {
-            StreamEnd::Complete
+            match stream.length {
+                Some(said) if said != stream.received as u64 => StreamEnd::BadLength {
+                    said,
+                    got: stream.received as u64,
+                },
+                _ => StreamEnd::Complete,
+            }
         } else {
             StreamEnd::Reset(code)
         };
@@ -198,17 +279,33 @@ impl State {
         });
     }
 
-    /// Fills `buf` with the next bytes of a stream's body: (bytes written, whether that was
-    /// the end).
-    pub(crate) fn read_body(&mut self, stream_id: i32, buf: &mut [u8]) -> (usize, bool) {
+    /// Fills `buf` with the next bytes of a stream's body and says what comes after them.
+    pub(crate) fn read_body(&mut self, stream_id: i32, buf: &mut [u8]) -> Read {
         let Some(stream) = self.streams.get(stream_id) else {
-            return (0, true);
+            return Read::Bytes { n: 0, end: true };
         };
         let rest = &stream.body[stream.sent..];
         let n = rest.len().min(buf.len());
         buf[..n].copy_from_slice(&rest[..n]);
         stream.sent += n;
-        (n, stream.sent == stream.body.len())
+        let drained = stream.sent == stream.body.len();
+        if !stream.streaming {
+            return Read::Bytes { n, end: drained };
+        }
+        if !drained {
+            return Read::Bytes { n, end: false };
+        }
+        if !stream.finished {
+            if n > 0 {
+                return Read::Bytes { n, end: false };
+            }
+            stream.deferred = true;
+            return Read::Defer;
+        }
+        Read::Trailers {
+            n,
+            fields: std::mem::take(&mut stream.trailers),
+        }
     }
 }
 
@@ -218,6 +315,19 @@ fn event_stream(name: &[u8], value: &[u8]) -> bool {
         && value
             .get(..17)
             .is_some_and(|v| v.eq_ignore_ascii_case(b"text/event-stream"))
+}
+
+/// A `content-length` value: its digits, or `u64::MAX` (no body is that long) when it is
+/// no number.
+fn length(value: &[u8]) -> u64 {
+    match value {
+        [] => u64::MAX,
+        digits if digits.iter().all(u8::is_ascii_digit) => std::str::from_utf8(digits)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX),
+        _ => u64::MAX,
+    }
 }
 
 fn keep(kept: &mut Vec<u8>, bytes: &[u8]) -> std::ops::Range<usize> {

@@ -7,6 +7,9 @@
 
 use std::collections::VecDeque;
 
+/// A header field kept past the call that gave it: name, value.
+pub(crate) type Field = (Box<[u8]>, Box<[u8]>);
+
 /// One stream's state, on either side.
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
@@ -29,7 +32,22 @@ pub(crate) struct Stream {
     pub(crate) path: Vec<u8>,
     pub(crate) fields: Vec<u8>,
     pub(crate) request_body: Vec<u8>,
+    /// Body bytes received (the request's on a server, the response's on a client).
     pub(crate) received: usize,
+    /// Client side: the request was HEAD (its response has no body whatever its length says).
+    pub(crate) head: bool,
+    /// Client side: the final response has no body whatever its length says (HEAD, 204, 304).
+    pub(crate) bodiless: bool,
+    /// Client side: the final response's `content-length`, when it has one and a body;
+    /// `u64::MAX` when it is no number.
+    pub(crate) length: Option<u64>,
+    /// Server side: a response opened with `ServerSession::open`, its body written as it
+    /// comes; `finished` once the last piece is in, then `trailers` end the stream.
+    pub(crate) streaming: bool,
+    pub(crate) finished: bool,
+    pub(crate) trailers: Vec<Field>,
+    /// nghttp2 holds the stream's DATA back until resumed (nothing was left to send).
+    pub(crate) deferred: bool,
 }
 
 #[derive(Debug, Default)]

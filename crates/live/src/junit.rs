@@ -29,11 +29,13 @@ impl Sink for Junit {
     }
 }
 
-/// One case: its name, and why it failed.
+/// One case: its name, and why it failed or was skipped.
 struct Case {
     class: &'static str,
     name: String,
     failure: Option<String>,
+    /// A check no response reached: neither passed nor failed (JUnit's `<skipped/>`).
+    skipped: Option<String>,
 }
 
 /// The JUnit document of `result`.
@@ -48,6 +50,7 @@ pub fn render(result: &RunResult) -> String {
                 Some(n) => format!("{measured}: {n}"),
                 None => measured,
             }),
+            skipped: None,
         });
     }
     for c in &result.checks {
@@ -61,6 +64,8 @@ pub fn render(result: &RunResult) -> String {
                 }
                 m
             }),
+            skipped: (c.passes + c.fails == 0)
+                .then(|| "never ran (no response reached it)".to_owned()),
         });
     }
     if cases.is_empty() {
@@ -80,19 +85,21 @@ pub fn render(result: &RunResult) -> String {
             class: "herd.run",
             name: format!("{} {}", result.config.method, result.target),
             failure,
+            skipped: None,
         });
     }
     let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    let skipped = cases.iter().filter(|c| c.skipped.is_some()).count();
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         x,
-        "<testsuites name=\"herd\" tests=\"{}\" failures=\"{failures}\" time=\"{:.3}\">",
+        "<testsuites name=\"herd\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">",
         cases.len(),
         result.duration_s
     );
     let _ = writeln!(
         x,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"{:.3}\" timestamp=\"{}\">",
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{:.3}\" timestamp=\"{}\">",
         escape(&result.target),
         cases.len(),
         result.duration_s,
@@ -106,9 +113,16 @@ pub fn render(result: &RunResult) -> String {
             escape(&c.name),
             result.duration_s
         );
-        match &c.failure {
-            None => x.push_str("/>\n"),
-            Some(f) => {
+        match (&c.failure, &c.skipped) {
+            (None, None) => x.push_str("/>\n"),
+            (None, Some(why)) => {
+                let _ = writeln!(
+                    x,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                    escape(why)
+                );
+            }
+            (Some(f), _) => {
                 let _ = writeln!(
                     x,
                     ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
@@ -157,5 +171,29 @@ mod tests {
         );
         assert_eq!(trim(12.5), "12.5");
         assert_eq!(trim(3.0), "3");
+    }
+
+    /// A check no response reached is skipped, not passed (a CI server shows it apart).
+    #[test]
+    fn a_check_that_never_ran_is_skipped_not_passed() {
+        let json = include_str!("../../result/tests/fixtures/run-open.json");
+        let mut r = herd_result::parse_json(json, "run-open.json").unwrap();
+        let check = |name: &str, passes, fails| herd_result::CheckResult {
+            name: name.into(),
+            passes,
+            fails,
+            sample: None,
+        };
+        r.checks = vec![check("has a token", 0, 0), check("status 200", 5, 0)];
+        let x = render(&r);
+        assert!(
+            x.contains("tests=\"2\" failures=\"0\" skipped=\"1\""),
+            "{x}"
+        );
+        assert!(
+            x.contains("name=\"has a token\" time=\"5.000\">\n      <skipped message=\"never ran (no response reached it)\"/>"),
+            "{x}"
+        );
+        assert!(x.contains("name=\"status 200\" time=\"5.000\"/>"), "{x}");
     }
 }

@@ -5,15 +5,18 @@
 //! Streams of one connection are answered independently: a delayed answer waits on the
 //! worker's timer while later streams go by, and a stalled stream holds only itself.
 
+use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Duration;
 
-use herd_h2::{Event, ServerSession, Settings};
+use herd_h2::{Event, Part, ServerSession, Settings};
 use rand::Rng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use crate::auth::authorized;
 use crate::counters::bump;
+use crate::grpc::{self, Action, Call, Step};
 use crate::response::{Failure, Lookup, Prepared, GARBAGE};
 use crate::route::Fault;
 use crate::worker::{Socket, Worker};
@@ -40,8 +43,33 @@ struct Due {
     echo: Option<Vec<u8>>,
 }
 
+/// What the worker's timer hands back to a connection.
+enum Wake {
+    Http(Due),
+    /// A gRPC call's next steps are due.
+    Grpc(i32, Vec<Action>),
+}
+
+/// A request whose body is still coming.
+struct Pending {
+    method: Box<[u8]>,
+    path: Box<[u8]>,
+    fields: Box<[u8]>,
+    body: Vec<u8>,
+}
+
+/// A gRPC call in progress.
+struct Live {
+    call: Call,
+    started: tokio::time::Instant,
+    /// Its response headers are submitted.
+    opened: bool,
+}
+
 struct H2Conn {
     session: ServerSession,
+    pending: HashMap<i32, Pending>,
+    calls: HashMap<i32, Live>,
     out: Vec<u8>,
     /// Requests answered per route, for `goaway-after`.
     served: Vec<u32>,
@@ -55,17 +83,21 @@ pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Work
         max_concurrent_streams: w.table.max_streams.unwrap_or(DEFAULT_MAX_STREAMS),
         ..Settings::default()
     };
-    let Ok(session) = ServerSession::new(&settings) else {
+    let Ok(mut session) = ServerSession::new(&settings) else {
         return;
     };
+    // gRPC answers a stream before the client is done with it.
+    session.stream_requests();
     let mut conn = H2Conn {
         session,
+        pending: HashMap::new(),
+        calls: HashMap::new(),
         out: Vec::with_capacity(READ_BUF),
         served: vec![0; w.table.routes()],
         goaway_sent: false,
         closing: false,
     };
-    let (tx, mut rx) = mpsc::unbounded_channel::<Due>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Wake>();
     let mut broken = conn.session.recv(&buf).is_err();
     buf.resize(READ_BUF.max(buf.len()), 0);
     loop {
@@ -81,7 +113,10 @@ pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Work
                 Ok(0) | Err(_) => return,
                 Ok(n) => broken = conn.session.recv(&buf[..n]).is_err(),
             },
-            Some(due) = rx.recv() => conn.answer(&w, due),
+            Some(wake) = rx.recv() => match wake {
+                Wake::Http(due) => conn.answer(&w, due),
+                Wake::Grpc(stream_id, actions) => conn.act(stream_id, actions),
+            },
         }
     }
     // nghttp2 has said GOAWAY (or a fault closes): let the client read it before the FIN.
@@ -89,20 +124,162 @@ pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Work
 }
 
 impl H2Conn {
-    fn take_requests(&mut self, w: &Rc<Worker>, tx: &mpsc::UnboundedSender<Due>) {
-        let requests: Vec<Event> = self.session.events().events.collect();
-        for event in requests {
-            if let Event::Request {
-                stream_id,
-                method,
-                path,
-                fields,
-                body,
-                ..
-            } = event
-            {
-                bump(&w.counters.requests);
-                self.request(w, tx, stream_id, &method, &path, &fields, &body);
+    fn take_requests(&mut self, w: &Rc<Worker>, tx: &mpsc::UnboundedSender<Wake>) {
+        let parts: Vec<Part> = self.session.parts().collect();
+        for part in parts {
+            match part {
+                Part::Head {
+                    stream_id,
+                    method,
+                    path,
+                    fields,
+                } => {
+                    if grpc::is_grpc(&fields) {
+                        bump(&w.counters.requests);
+                        self.grpc_begin(w, tx, stream_id, &path, &fields);
+                    } else {
+                        let body = Vec::new();
+                        let request = Pending {
+                            method,
+                            path,
+                            fields,
+                            body,
+                        };
+                        self.pending.insert(stream_id, request);
+                    }
+                }
+                Part::Data { stream_id, bytes } => {
+                    if let Some(live) = self.calls.get_mut(&stream_id) {
+                        let steps = live.call.data(&bytes, live.started.elapsed());
+                        self.carry_out(w, tx, stream_id, steps);
+                    } else if let Some(request) = self.pending.get_mut(&stream_id) {
+                        let room = herd_h2::KEPT_BODY.saturating_sub(request.body.len());
+                        request
+                            .body
+                            .extend_from_slice(&bytes[..room.min(bytes.len())]);
+                    }
+                }
+                Part::End { stream_id } => {
+                    if let Some(live) = self.calls.get_mut(&stream_id) {
+                        let steps = live.call.end(live.started.elapsed());
+                        self.carry_out(w, tx, stream_id, steps);
+                    } else if let Some(r) = self.pending.remove(&stream_id) {
+                        bump(&w.counters.requests);
+                        self.request(w, tx, stream_id, &r.method, &r.path, &r.fields, &r.body);
+                    }
+                }
+            }
+        }
+        let closed: Vec<i32> = self
+            .session
+            .events()
+            .events
+            .filter_map(|e| match e {
+                Event::Closed { stream_id, .. } => Some(stream_id),
+                _ => None,
+            })
+            .collect();
+        for stream_id in closed {
+            self.calls.remove(&stream_id);
+            self.pending.remove(&stream_id);
+        }
+    }
+
+    fn grpc_begin(
+        &mut self,
+        w: &Rc<Worker>,
+        tx: &mpsc::UnboundedSender<Wake>,
+        stream_id: i32,
+        path: &[u8],
+        fields: &[u8],
+    ) {
+        let path = String::from_utf8_lossy(path);
+        let (call, failing) = match grpc::begin(w, &path, fields) {
+            Ok(begun) => begun,
+            Err((code, message)) => {
+                self.calls.insert(stream_id, self.live(Call::refused()));
+                let steps = vec![Step {
+                    after: Duration::ZERO,
+                    action: Action::Finish(code, message),
+                }];
+                return self.carry_out(w, tx, stream_id, steps);
+            }
+        };
+        if failing {
+            bump(&w.counters.injected);
+        }
+        let mut live = self.live(call);
+        let steps = live.call.begin(Duration::ZERO);
+        self.calls.insert(stream_id, live);
+        self.carry_out(w, tx, stream_id, steps);
+    }
+
+    fn live(&self, call: Call) -> Live {
+        Live {
+            call,
+            started: tokio::time::Instant::now(),
+            opened: false,
+        }
+    }
+
+    /// Does what is due now, and hands the rest to the timer, in order.
+    fn carry_out(
+        &mut self,
+        w: &Rc<Worker>,
+        tx: &mpsc::UnboundedSender<Wake>,
+        stream_id: i32,
+        steps: Vec<Step>,
+    ) {
+        let (now, later) = grpc::due_now(steps);
+        self.act(stream_id, now);
+        if later.is_empty() {
+            return;
+        }
+        let (w, tx) = (Rc::clone(w), tx.clone());
+        tokio::task::spawn_local(async move {
+            let start = tokio::time::Instant::now();
+            for step in later {
+                let wait =
+                    (start + step.after).saturating_duration_since(tokio::time::Instant::now());
+                if !wait.is_zero() {
+                    w.delays.sleep(wait).await;
+                }
+                // The connection may be gone; then so is the call.
+                if tx.send(Wake::Grpc(stream_id, vec![step.action])).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
+    fn act(&mut self, stream_id: i32, actions: Vec<Action>) {
+        for action in actions {
+            let Some(live) = self.calls.get_mut(&stream_id) else {
+                return;
+            };
+            let grpc_type: [(&[u8], &[u8]); 1] = [(b"content-type", b"application/grpc")];
+            if !live.opened && !matches!(action, Action::Fault(_)) {
+                live.opened = self.session.open(stream_id, 200, &grpc_type).is_ok();
+            }
+            match action {
+                Action::Message(message) => {
+                    let mut framed = Vec::with_capacity(message.len() + 5);
+                    grpc::encode(&message, &mut framed);
+                    let _ = self.session.write(stream_id, &framed);
+                }
+                Action::Finish(code, message) => {
+                    let (code, message) = grpc::trailers(code, &message);
+                    let mut fields: Vec<(&[u8], &[u8])> = vec![(b"grpc-status", code.as_bytes())];
+                    if !message.is_empty() {
+                        fields.push((b"grpc-message", message.as_bytes()));
+                    }
+                    let _ = self.session.finish(stream_id, &fields);
+                    self.calls.remove(&stream_id);
+                }
+                Action::Fault(fault) => {
+                    self.fault(fault, stream_id);
+                    self.calls.remove(&stream_id);
+                }
             }
         }
     }
@@ -111,7 +288,7 @@ impl H2Conn {
     fn request(
         &mut self,
         w: &Rc<Worker>,
-        tx: &mpsc::UnboundedSender<Due>,
+        tx: &mpsc::UnboundedSender<Wake>,
         stream_id: i32,
         method: &[u8],
         path: &[u8],
@@ -157,7 +334,7 @@ impl H2Conn {
         tokio::task::spawn_local(async move {
             w.delays.sleep(delay).await;
             // The connection may be gone; then so is the answer.
-            let _ = tx.send(due);
+            let _ = tx.send(Wake::Http(due));
         });
     }
 

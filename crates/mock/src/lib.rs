@@ -43,6 +43,7 @@ mod counters;
 mod delay;
 mod error;
 mod events;
+mod grpc;
 mod h2;
 mod latency;
 mod request;

@@ -188,6 +188,9 @@ pub(crate) struct Compiled {
     pub(crate) unauthorized: Prepared,
     /// Server-Sent Events instead of the body (`sse`, `sse=llm`).
     pub(crate) events: Option<crate::events::Compiled>,
+    /// Matches gRPC calls only (`grpc`), whose failing share ends with these codes in turn.
+    pub(crate) grpc: bool,
+    pub(crate) grpc_status: Box<[u8]>,
 }
 
 impl Compiled {
@@ -239,6 +242,8 @@ impl Compiled {
                 })?),
                 None => None,
             },
+            grpc: route.grpc,
+            grpc_status: route.grpc_status.clone().into(),
         })
     }
 
@@ -294,10 +299,15 @@ impl Table {
         self.routes.len()
     }
 
+    /// The first gRPC route whose path matches a call's (`/package.Service/Method`).
+    pub(crate) fn lookup_grpc(&self, path: &str) -> Option<&Compiled> {
+        self.routes.iter().find(|r| r.grpc && r.matches_path(path))
+    }
+
     pub(crate) fn lookup(&self, method: &str, target: &str) -> Lookup<'_> {
         let path = target.split_once('?').map_or(target, |(p, _)| p);
         let mut path_matched = false;
-        for route in &self.routes {
+        for route in self.routes.iter().filter(|r| !r.grpc) {
             if route.matches_path(path) {
                 match &route.method {
                     Some(m) if &**m != method => path_matched = true,

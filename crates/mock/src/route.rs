@@ -58,6 +58,13 @@ pub struct Route {
     /// Answer with Server-Sent Events (`sse`) or an LLM's streamed chat completion (`sse=llm`)
     /// instead of the `size` filler.
     pub events: Option<crate::Events>,
+    /// gRPC: the route matches gRPC calls (`content-type: application/grpc`) to its path
+    /// (`/herd.echo.Echo/*`, `/helloworld.Greeter/SayHello`) and no other request; its
+    /// latency delays each answer, and its failing share gets `grpc_status`, or its fault.
+    pub grpc: bool,
+    /// gRPC: the status codes (1..=16, or 0) failing calls end with, taken in turn;
+    /// `INTERNAL` when empty and no fault is set.
+    pub grpc_status: Vec<u8>,
 }
 
 /// What a route wants to see before it answers.
@@ -138,6 +145,8 @@ impl Route {
             max_streams: None,
             close_after: None,
             events: None,
+            grpc: false,
+            grpc_status: Vec::new(),
         }
     }
 
@@ -188,6 +197,17 @@ impl Route {
             if key.is_empty() {
                 return Err("auth=hmac: needs a key, e.g. auth=hmac:s3cret".into());
             }
+        }
+        if !self.grpc_status.is_empty() && !self.grpc {
+            return Err("grpc-status is for gRPC routes: add grpc".into());
+        }
+        if let Some(code) = self.grpc_status.iter().find(|c| **c > 16) {
+            return Err(format!("grpc-status {code} is not a gRPC status (0..16)"));
+        }
+        if self.grpc && (self.echo || self.events.is_some() || self.auth.is_some()) {
+            return Err(
+                "a grpc route answers with herd serve's gRPC services: echo, sse and auth are for HTTP routes".into(),
+            );
         }
         if let Some(events) = &self.events {
             if events.count == 0 {

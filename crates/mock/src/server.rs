@@ -185,6 +185,7 @@ fn run_worker(
             counters: seed.counters,
             rng: RefCell::new(SmallRng::seed_from_u64(seed.seed)),
             delays: Delays::new(),
+            grpc_failures: Default::default(),
         });
         tokio::task::spawn_local(Rc::clone(&worker.delays).drive());
         loop {

@@ -23,14 +23,20 @@
 //!            | "ttft=" latency                    with sse: before the first event
 //!            | "itl=" latency                     with sse: between events
 //!            | "tokens=" INT                      with sse: events per stream (default 10)
+//!            | "grpc"                             match gRPC calls to the path (and only them):
+//!                                                 /herd.echo.Echo/*, /helloworld.Greeter/*
+//!            | "grpc-status=" CODE *( "," CODE ) | "grpc-status=all"
+//!                                                 with grpc: what the failing share ends with,
+//!                                                 codes in turn (0..16 or names: unavailable)
 //! latency    = "none" | DURATION | "fixed:" DURATION
 //!            | "uniform:" MIN ":" MAX | "normal:" MEAN ":" STDDEV
 //!            | "lognormal:" MEDIAN ":" SIGMA | "exp:" MEAN
 //! DURATION   = DECIMAL ( "ns" | "us" | "ms" | "s" | "m" | "h" )    200ms, 1.8s
 //! ```
 //!
-//! `fault=` without `error-rate=` fails every request; `error-rate=` without `fault=` answers
-//! that share with 500.
+//! `fault=` (or `grpc-status=`) without `error-rate=` fails every request; `error-rate=` without `fault=` answers
+//! that share with 500 (a gRPC route: with `grpc-status`, or INTERNAL). On a gRPC route,
+//! `fault=garbage` is a reply message that does not decode.
 
 use std::fmt;
 
@@ -39,7 +45,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, grpc, grpc-status";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -70,7 +76,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     for word in words {
         let (key, value) = match word.split_once('=') {
             Some(kv) => kv,
-            None if word == "echo" || word == "sse" => (word, ""),
+            None if word == "echo" || word == "sse" || word == "grpc" => (word, ""),
             None => {
                 return Err(format!(
                     "'{word}' is not an option; write key=value, with key one of: {OPTIONS}"
@@ -83,7 +89,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             }
             seen.push(key);
         }
-        if value.is_empty() && key != "echo" && key != "sse" {
+        if value.is_empty() && key != "echo" && key != "sse" && key != "grpc" {
             return Err(format!("'{word}' has no value"));
         }
         match key {
@@ -124,6 +130,13 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "close-after" => route.close_after = Some(parse_count(key, value)?),
             "sse" | "ttft" | "itl" | "tokens" => events(&mut route, key, value)?,
+            "grpc" => {
+                if !value.is_empty() {
+                    return Err(format!("'{word}': grpc takes no value"));
+                }
+                route.grpc = true;
+            }
+            "grpc-status" => route.grpc_status = crate::grpc::status::parse_list(value)?,
             "echo" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': echo takes no value"));
@@ -140,7 +153,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     if route.events.is_some() && !seen.contains(&"sse") {
         return Err("ttft, itl and tokens describe an event stream: add sse or sse=llm".into());
     }
-    if route.fault.is_some() && !seen.contains(&"error-rate") {
+    if (route.fault.is_some() || !route.grpc_status.is_empty()) && !seen.contains(&"error-rate") {
         route.error_rate = 1.0;
     }
     route.check()?;
@@ -314,7 +327,8 @@ impl fmt::Display for Route {
         if self.status != 200 {
             write!(f, " status={}", self.status)?;
         }
-        let implied_rate = if self.fault.is_some() { 1.0 } else { 0.0 };
+        let fails = self.fault.is_some() || !self.grpc_status.is_empty();
+        let implied_rate = if fails { 1.0 } else { 0.0 };
         if self.error_rate != implied_rate {
             write!(f, " error-rate={}", self.error_rate)?;
         }
@@ -341,6 +355,13 @@ impl fmt::Display for Route {
         }
         if let Some(events) = &self.events {
             write!(f, "{events}")?;
+        }
+        if self.grpc {
+            f.write_str(" grpc")?;
+        }
+        if !self.grpc_status.is_empty() {
+            let codes = crate::grpc::status::format_list(&self.grpc_status);
+            write!(f, " grpc-status={codes}")?;
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! What the connections of one worker thread share, and the byte stream each is served on.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -20,6 +20,8 @@ pub(crate) struct Worker {
     pub(crate) rng: RefCell<SmallRng>,
     /// Route latencies, timed to the microsecond.
     pub(crate) delays: Rc<Delays>,
+    /// Failing gRPC calls so far: a route's `grpc-status` codes are taken in turn.
+    pub(crate) grpc_failures: Cell<u64>,
 }
 
 /// A connection's byte stream, plain TCP or TLS over it.

@@ -2,9 +2,6 @@
 //! Sinks that label series (a metrics endpoint, OTLP, the JSON stream) read them once at the
 //! start; a record then carries only indices.
 
-use crate::prepared::Prepared;
-use crate::what::What;
-
 /// What the indices of a run's records name. Empty for a run of one URL.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Labels {
@@ -28,19 +25,5 @@ impl Labels {
 
     pub fn check(&self, i: u32) -> &str {
         self.checks.get(i as usize).map_or("other", String::as_str)
-    }
-}
-
-impl Prepared {
-    /// The names this run's records refer to.
-    pub fn labels(&self) -> Labels {
-        match &self.what {
-            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => Labels {
-                names: w.names().to_vec(),
-                scenarios: w.scenarios().iter().map(|s| s.0.to_owned()).collect(),
-                checks: w.checks().to_vec(),
-            },
-            _ => Labels::default(),
-        }
     }
 }

@@ -252,27 +252,9 @@ impl Prepared {
         };
         let plan = &*plan;
         let out = match &self.what {
-            What::Url(r) => {
-                let mut request = r.request.clone();
-                if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
-                    request.bytes = p.absolute_form(&request.bytes, &r.target).into();
-                    request.closing = request
-                        .closing
-                        .map(|c| p.absolute_form(&c, &r.target).into());
-                }
-                match &r.grpc {
-                    Some(call) => {
-                        let script = herd_grpc::GrpcScript::new(request, call.reply());
-                        let script = |_| script.clone();
-                        self.engine(plan, &r.target, options, script, hooks, progress)
-                    }
-                    None => {
-                        let single = |_| Single(request.clone());
-                        self.engine(plan, &r.target, options, single, hooks, progress)
-                    }
-                }
-                .map(|out| (out, None))
-            }
+            What::Url(r) => self
+                .url(plan, r, options, hooks, progress)
+                .map(|out| (out, None)),
             What::Replay { target, replay, .. } => self
                 .engine(
                     plan,
@@ -312,6 +294,36 @@ impl Prepared {
             out.total.record_lookup(d);
         }
         Ok((out, tally, pipelined, server, faulted))
+    }
+
+    /// A URL's request on the engine, every request the same: a plain one (`Single`), or a
+    /// gRPC call judged by its trailers.
+    fn url(
+        &self,
+        plan: &Plan,
+        r: &crate::what::UrlRequest,
+        options: TlsOptions,
+        hooks: &Hooks,
+        progress: impl FnMut(&herd_engine::Progress),
+    ) -> Result<herd_engine::RunOutput, RunError> {
+        let mut request = r.request.clone();
+        if let (Some(p), Scheme::Http) = (&self.proxy, r.target.scheme()) {
+            request.bytes = p.absolute_form(&request.bytes, &r.target).into();
+            request.closing = request
+                .closing
+                .map(|c| p.absolute_form(&c, &r.target).into());
+        }
+        match &r.grpc {
+            Some(call) => {
+                let script = herd_grpc::GrpcScript::new(request, call.reply());
+                let script = |_| script.clone();
+                self.engine(plan, &r.target, options, script, hooks, progress)
+            }
+            None => {
+                let single = |_| Single(request.clone());
+                self.engine(plan, &r.target, options, single, hooks, progress)
+            }
+        }
     }
 
     /// Tells `observer` of the faults added or removed since the last report.
@@ -441,6 +453,6 @@ impl Runs for Prepared {
     }
 
     fn labels(&self) -> crate::Labels {
-        Prepared::labels(self)
+        self.what.labels()
     }
 }

@@ -3,31 +3,13 @@
 //! line's own time, so no coordinated omission), a script that sends each arrival's request,
 //! and the result's per-type rows beside what the production server took.
 
+use crate::replay_load::Replay;
 use crate::LoadFlags;
 use hdrhistogram::Histogram;
 use herd_engine::{Action, Ctx, Last, Load, Plan, Request, RunOutput, Script};
 use herd_result::RunResult;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// A log read into what the engine plays. Identical requests are built once; a line costs its
-/// offset and a request number.
-#[derive(Clone, Debug, Default)]
-pub struct Replay {
-    /// Per arrival, its offset from the log's first line (already scaled by `--speed`).
-    pub offsets: Vec<Duration>,
-    /// Per arrival, its request.
-    pub ids: Vec<u32>,
-    pub requests: Vec<Request>,
-    /// Request types, as `Request::name` numbers them.
-    pub names: Vec<String>,
-    /// Per request type, the time the production server took (when the log says), in us.
-    pub production: Vec<Option<Histogram<u64>>>,
-    /// `--loop`: play the log again and again until the duration ends.
-    pub repeat: bool,
-    /// The logs, as the result names them.
-    pub logs: String,
-}
 
 /// A replay checked and ready: its arrivals as the engine takes them.
 pub(crate) struct Prepared {

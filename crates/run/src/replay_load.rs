@@ -2,12 +2,33 @@
 //! at its own offset, identical requests built once, each request type named as `herd logs`
 //! names it; herd-run then plays it as any other run.
 
-use crate::Replay;
+use hdrhistogram::Histogram;
+use herd_engine::Request;
 use herd_http::{prepare, RequestSpec, Target};
 use herd_logs::replay::{arrivals, ReplayOptions, Skipped};
 use herd_logs::source::{FormatSpec, ReadStats};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// A log read into what the engine plays. Identical requests are built once; a line costs its
+/// offset and a request number.
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
+    /// Per arrival, its offset from the log's first line (already scaled by `--speed`).
+    pub offsets: Vec<Duration>,
+    /// Per arrival, its request.
+    pub ids: Vec<u32>,
+    pub requests: Vec<Request>,
+    /// Request types, as `Request::name` numbers them.
+    pub names: Vec<String>,
+    /// Per request type, the time the production server took (when the log says), in us.
+    pub production: Vec<Option<Histogram<u64>>>,
+    /// `--loop`: play the log again and again until the duration ends.
+    pub repeat: bool,
+    /// The logs, as the result names them.
+    pub logs: String,
+}
 
 /// Request types beyond this many are reported together as `other`.
 const MAX_NAMES: usize = 50;

@@ -1,6 +1,7 @@
 //! What a prepared run plays: a URL with its request, a URL file, a workload file, a log replay
 //! or a URL driven by a wrk script, resolved from the spec.
 
+use crate::Labels;
 use herd_engine::Request;
 use herd_http::{RequestSpec, Target};
 use herd_workload::Workload;
@@ -65,6 +66,18 @@ impl What {
             }
             What::Workload { workload, .. } => workload.target(),
             What::Replay { target, .. } => target,
+        }
+    }
+
+    /// The names a run of it refers to in its records.
+    pub(crate) fn labels(&self) -> Labels {
+        match self {
+            What::UrlFile { workload: w, .. } | What::Workload { workload: w, .. } => Labels {
+                names: w.names().to_vec(),
+                scenarios: w.scenarios().iter().map(|s| s.0.to_owned()).collect(),
+                checks: w.checks().to_vec(),
+            },
+            _ => Labels::default(),
         }
     }
 }

@@ -44,6 +44,7 @@ mod run_guards;
 mod run_nginx;
 mod scripting;
 mod secrets;
+mod serve_grpc;
 mod shard;
 mod sse;
 mod stop_the_server;

@@ -131,29 +131,6 @@ pub(crate) fn share(total: u64, k: usize, threads: usize) -> u64 {
     total / t + u64::from((k as u64) < total % t)
 }
 
-/// The open model's arrivals: at `rate`, or following the stages, spaced by the plan's
-/// process; `-n` counts after the warm-up.
-pub(crate) fn open_schedule(plan: &Plan, rate: f64) -> crate::schedule::Schedule {
-    use crate::schedule::Schedule;
-    let spaced = |s: Schedule| s.spaced(plan.process, plan.seed);
-    if let Some(p) = plan.profile() {
-        let warm = spaced(Schedule::staged(p.clone(), None)).count_before(plan.warmup);
-        return spaced(Schedule::staged(p, plan.requests.map(|n| warm + n)));
-    }
-    let end = plan.duration.map(|d| plan.warmup + d);
-    if let Some(offsets) = &plan.arrivals {
-        let warm = offsets.partition_point(|o| *o < plan.warmup) as u64;
-        return Schedule::repeating(
-            offsets.clone(),
-            plan.arrivals_period,
-            end,
-            plan.requests.map(|n| warm + n),
-        );
-    }
-    let warm = spaced(Schedule::new(rate, None, None)).count_before(plan.warmup);
-    spaced(Schedule::new(rate, end, plan.requests.map(|n| warm + n)))
-}
-
 struct Loop<'a, T: Transport, S: Script> {
     shared: &'a Shared,
     t: T,
@@ -300,7 +277,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 rate,
                 max_connections,
             } => {
-                let schedule = open_schedule(plan, rate);
+                let schedule = plan.open_schedule(rate);
                 let cap = share(plan.share_limit(max_connections), k, threads).max(1);
                 let stripe = plan.shard.clone();
                 // A user has one request in flight: the connections' places bound the users.

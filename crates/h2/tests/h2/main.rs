@@ -3,6 +3,8 @@
 
 use herd_h2::{ClientSession, Event, H2Error, Request, ServerSession, Settings, StreamEnd};
 
+mod streaming;
+
 /// What the server does with a whole request.
 enum Answer {
     Respond(u16, Vec<u8>),
@@ -377,4 +379,51 @@ fn bytes_that_are_not_http2_end_the_session_with_an_error() {
         "an HTTP/1.1 server answering h2c: {err}"
     );
     assert!(!client.alive() || client.capacity() == 0);
+}
+
+/// A response whose body is not as long as its content-length says is malformed (RFC 9113
+/// section 8.1.1): never a complete response. herd checks this itself, not through nghttp2's
+/// checks of every header field; a HEAD's, a 204's and a 304's length describe no body here.
+#[test]
+fn a_body_shorter_or_longer_than_its_content_length_is_no_complete_response() {
+    let mut pair = Pair::new(Settings::default(), Settings::default());
+    for exchange in 0..5 {
+        pair.get("/", exchange);
+    }
+    let head = Request {
+        method: b"HEAD",
+        authority: b"mock.test",
+        path: b"/",
+        ..Request::default()
+    };
+    pair.client.submit(&head, 5, false).unwrap();
+    pair.pump(&mut |_, _| Answer::Hold);
+    // `respond` says the body's own length first; a second content-length is the one kept.
+    let said = |n: &'static [u8]| [(&b"content-length"[..], n)];
+    pair.server.respond(1, 200, &said(b"10"), b"hello").unwrap();
+    pair.server.respond(3, 200, &said(b"2"), b"hello").unwrap();
+    pair.server.respond(5, 200, &said(b"5"), b"hello").unwrap();
+    pair.server
+        .respond(7, 200, &said(b"five"), b"hello")
+        .unwrap();
+    pair.server.respond(9, 304, &said(b"10"), b"").unwrap();
+    pair.server.respond(11, 200, &said(b"10"), b"").unwrap();
+    pair.pump(&mut |_, _| Answer::Hold);
+    assert_eq!(
+        pair.ends(),
+        vec![
+            (0, StreamEnd::BadLength { said: 10, got: 5 }),
+            (1, StreamEnd::BadLength { said: 2, got: 5 }),
+            (2, StreamEnd::Complete),
+            (
+                3,
+                StreamEnd::BadLength {
+                    said: u64::MAX,
+                    got: 5
+                }
+            ),
+            (4, StreamEnd::Complete),
+            (5, StreamEnd::Complete),
+        ]
+    );
 }

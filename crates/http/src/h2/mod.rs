@@ -165,14 +165,7 @@ impl H2 {
             let n = match herd_engine::Transport::read(t, conn, scratch) {
                 Ok(Io::Done(n)) => n,
                 Ok(Io::Blocked) => return,
-                Ok(Io::Closed) => {
-                    let open = self.in_flight;
-                    let why = Failure::new(
-                        ErrorKind::Eof,
-                        format!("the server closed the connection with {open} streams open"),
-                    );
-                    return self.broke(why, out);
-                }
+                Ok(Io::Closed) => return self.broke(closed_with(self.in_flight), out),
                 Err(f) => return self.broke(f, out),
             };
             self.unclaimed += n as u64;
@@ -394,4 +387,15 @@ impl Session<Wire> for H2 {
         let server = self.h2.max_streams();
         (server < self.window).then_some(server)
     }
+}
+
+/// What a connection the server closed with `open` streams still waiting says.
+fn closed_with(open: usize) -> Failure {
+    Failure::new(
+        ErrorKind::Eof,
+        format!(
+            "the server closed the connection with {} streams open",
+            herd_result::format::count(open as u64)
+        ),
+    )
 }

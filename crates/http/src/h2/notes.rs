@@ -170,6 +170,16 @@ fn ended(mut s: Stream, end: StreamEnd, over: bool, last: bool) -> Note {
             format!("the stream was reset with {}", code_name(code)),
             false,
         ),
+        StreamEnd::BadLength { said, got } => failed(
+            ErrorKind::H2Protocol,
+            match said {
+                u64::MAX => {
+                    format!("the response's content-length is no number ({got} bytes came)")
+                }
+                _ => format!("the response said content-length {said} and carried {got} bytes"),
+            },
+            false,
+        ),
         StreamEnd::Unprocessed => failed(
             ErrorKind::H2Goaway,
             "the server's GOAWAY left this stream unprocessed".into(),

@@ -109,3 +109,13 @@ fn without_batches_each_stream_opens_as_it_is_submitted() {
     client.submit(ticket(2), &req, false);
     assert_eq!(deliver(&mut client, &mut server).len(), 1);
 }
+
+#[test]
+fn a_connection_closed_under_many_streams_says_how_many_with_separators() {
+    let f = super::closed_with(1_000);
+    assert_eq!(f.kind, herd_metrics::ErrorKind::Eof);
+    assert_eq!(
+        f.message,
+        "the server closed the connection with 1,000 streams open"
+    );
+}

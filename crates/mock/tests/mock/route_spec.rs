@@ -156,6 +156,34 @@ fn good_specs() {
                 ..r("/events")
             },
         ),
+        (
+            "/herd.echo.Echo/* grpc latency=10ms grpc-status=unavailable,5 error-rate=1%",
+            Route {
+                grpc: true,
+                grpc_status: vec![14, 5],
+                error_rate: 0.01,
+                latency: Latency::Fixed(ms(10)),
+                ..r("/herd.echo.Echo/*")
+            },
+        ),
+        (
+            "/* grpc grpc-status=all",
+            Route {
+                grpc: true,
+                grpc_status: (1..=16).collect(),
+                error_rate: 1.0,
+                ..r("/*")
+            },
+        ),
+        (
+            "/helloworld.Greeter/SayHello grpc fault=garbage error-rate=0.5",
+            Route {
+                grpc: true,
+                fault: Some(Fault::Garbage),
+                error_rate: 0.5,
+                ..r("/helloworld.Greeter/SayHello")
+            },
+        ),
     ];
     for (spec, want) in table {
         let got = Route::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
@@ -236,6 +264,20 @@ fn bad_specs_name_the_bad_part_and_what_is_allowed() {
         ("/x header=Content-Length:5", "set by the server"),
         ("/x method=GE(T", "not an HTTP method name"),
         ("/x echo=yes", "echo takes no value"),
+        ("/x grpc=yes", "grpc takes no value"),
+        (
+            "/x grpc-status=5",
+            "grpc-status is for gRPC routes: add grpc",
+        ),
+        (
+            "/x grpc grpc-status=teapot",
+            "grpc-status 'teapot' is not a gRPC status",
+        ),
+        (
+            "/x grpc grpc-status=17",
+            "grpc-status '17' is not a gRPC status",
+        ),
+        ("/x grpc echo", "echo, sse and auth are for HTTP routes"),
     ];
     for (spec, want) in table {
         match Route::parse(spec) {

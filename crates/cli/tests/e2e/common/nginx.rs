@@ -102,6 +102,14 @@ http {{
         Nginx { child, addr, dir }
     }
 
+    /// nginx as a gRPC proxy: h2c on its port, every gRPC call (`/package.Service/Method`)
+    /// passed to `upstream` with `grpc_pass`; other paths as in [`Nginx::start`].
+    pub fn grpc_pass(upstream: SocketAddr) -> Nginx {
+        let location =
+            format!(r#"location ~ "^/[^/]+\.[^/]+/[^/]+$" {{ grpc_pass grpc://{upstream}; }}"#);
+        Self::start_with(&location, "http2")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
