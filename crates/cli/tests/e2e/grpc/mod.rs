@@ -6,6 +6,8 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
+mod real;
+
 /// The Python greeter on a free loopback port, counting its calls into a file.
 struct Greeter {
     child: Child,

@@ -1,0 +1,134 @@
+//! `herd grpc` against the project's other gRPC servers: grpc-go's greeter (tests/grpc-go,
+//! counting the calls it answered) and `herd serve`'s echo service (every error code in turn,
+//! server streams).
+
+use crate::common::*;
+use herd_testkit::{GrpcServer, Streams};
+use std::process::{Child, Stdio};
+
+fn mock_proto(name: &str) -> String {
+    format!("{}/../mock/proto/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `herd serve` on a free port, one thread (failing calls take the codes in a known order).
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Serve {
+    fn start(route: &str) -> Serve {
+        let port = free_port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = herd()
+            .args(["serve", "--listen", &addr, "-t", "1", "--route", route])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_listening(addr.parse().unwrap(), "herd serve");
+        Serve { child, addr }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn echo(addr: &str, method: &str, data: &str, n: &str, c: &str, json: &std::path::Path) -> Ran {
+    Herd::new(&[
+        "grpc",
+        "--insecure",
+        "--proto",
+        &mock_proto("echo.proto"),
+        "--call",
+        method,
+        "-d",
+        data,
+        "-n",
+        n,
+        "-c",
+        c,
+        addr,
+    ])
+    .json(json)
+    .run()
+}
+
+#[test]
+fn the_go_greeter_answered_as_many_calls_as_herd_counted() {
+    let go = GrpcServer::go(Streams::default());
+    let dir = TempDir::new("grpc-go");
+    let json = dir.path("r.json");
+    let addr = go.addr.to_string();
+    let proto = mock_proto("helloworld.proto");
+    let r = Herd::new(&[
+        "grpc",
+        "--insecure",
+        "--proto",
+        &proto,
+        "--call",
+        "helloworld.Greeter/SayHello",
+        "-d",
+        r#"{"name":"x"}"#,
+        "-n",
+        "200",
+        "-c",
+        "4",
+        &addr,
+    ])
+    .json(&json)
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(go.calls("/helloworld.Greeter/SayHello"), 200);
+    assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 200}));
+}
+
+#[test]
+fn every_error_code_of_herd_serve_is_counted_under_its_name() {
+    let serve = Serve::start("/herd.echo.Echo/Unary grpc grpc-status=all error-rate=100%");
+    let dir = TempDir::new("grpc-serve-codes");
+    let json = dir.path("r.json");
+    let r = echo(
+        &serve.addr,
+        "herd.echo.Echo/Unary",
+        r#"{"message":"m"}"#,
+        "32",
+        "1",
+        &json,
+    )
+    .code(0)
+    .json();
+    let status = r["grpc"]["status"].as_object().unwrap();
+    assert_eq!(status.len(), 16, "{status:?}");
+    assert!(status.values().all(|n| n == 2), "{status:?}");
+    assert!(!status.contains_key("OK"));
+    assert_eq!(r["totals"]["failed"], 32);
+}
+
+#[test]
+fn a_server_stream_is_a_call_whose_every_message_is_read() {
+    let serve = Serve::start("/herd.echo.Echo/* grpc");
+    let dir = TempDir::new("grpc-serve-stream");
+    let json = dir.path("r.json");
+    let data = r#"{"message":"m","count":5}"#;
+    let r = echo(
+        &serve.addr,
+        "herd.echo.Echo/ServerStream",
+        data,
+        "10",
+        "2",
+        &json,
+    )
+    .code(0)
+    .json();
+    assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 10}));
+    assert!(
+        r["errors"].as_object().unwrap().is_empty(),
+        "{}",
+        r["errors"]
+    );
+}
