@@ -28,6 +28,8 @@ pub fn spec(a: &GrpcArgs, binary: Option<Vec<u8>>) -> RunSpec {
         binary_file: a.binary_file.clone(),
         metadata: a.metadata.clone(),
         deadline: a.deadline,
+        // Neither --proto nor --protoset: the server says its types, when it speaks plaintext.
+        reflect: a.insecure.then(|| a.host.clone()),
     };
     let request = RequestFlags {
         headers: a.authority.iter().map(|h| format!("Host: {h}")).collect(),

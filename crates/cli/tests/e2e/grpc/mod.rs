@@ -201,6 +201,7 @@ fn bad_flags_say_what_is_wrong_with_exit_2() {
             ],
             "-d: the data is not JSON",
         ),
+        // 127.0.0.1:9 serves no reflection (nothing listens): told, with the way out.
         (&["--call", "helloworld.Greeter/SayHello"], "--protoset"),
     ];
     for (args, says) in cases {

@@ -132,3 +132,46 @@ fn a_server_stream_is_a_call_whose_every_message_is_read() {
         r["errors"]
     );
 }
+
+#[test]
+fn without_a_proto_the_types_come_by_server_reflection() {
+    let dir = TempDir::new("grpc-reflect");
+    let serve = Serve::start("/herd.echo.Echo/* grpc");
+    let json = dir.path("serve.json");
+    let r = Herd::new(&[
+        "grpc",
+        "--insecure",
+        "--call",
+        "herd.echo.Echo/ServerStream",
+    ])
+    .args(&[
+        "-d",
+        r#"{"message":"m","count":3}"#,
+        "-n",
+        "20",
+        "-c",
+        "2",
+        &serve.addr,
+    ])
+    .json(&json)
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 20}));
+    let go = GrpcServer::go(Streams::default());
+    let json = dir.path("go.json");
+    let addr = go.addr.to_string();
+    let r = Herd::new(&[
+        "grpc",
+        "--insecure",
+        "--call",
+        "helloworld.Greeter.SayHello",
+    ])
+    .args(&["-d", r#"{"name":"x"}"#, "-n", "30", "-c", "3", &addr])
+    .json(&json)
+    .run()
+    .code(0)
+    .json();
+    assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 30}));
+    assert_eq!(go.calls("/helloworld.Greeter/SayHello"), 30);
+}
