@@ -175,3 +175,43 @@ fn without_a_proto_the_types_come_by_server_reflection() {
     assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 30}));
     assert_eq!(go.calls("/helloworld.Greeter/SayHello"), 30);
 }
+
+#[test]
+fn a_server_streams_messages_are_timed_as_they_arrive() {
+    let _turn = one_at_a_time();
+    let serve = Serve::start("/herd.echo.Echo/* grpc latency=50ms");
+    let dir = TempDir::new("grpc-stream-timing");
+    let json = dir.path("r.json");
+    let data = r#"{"message":"m","count":100,"interval":"0.010s"}"#;
+    let r = echo(
+        &serve.addr,
+        "herd.echo.Echo/ServerStream",
+        data,
+        "4",
+        "4",
+        &json,
+    )
+    .code(0)
+    .json();
+    let st = &r["streams"];
+    assert_eq!(
+        (st["streams"].as_u64(), st["events"].as_u64()),
+        (Some(4), Some(400)),
+        "{st}"
+    );
+    assert_eq!(st["events_per_stream"]["p50"], 100);
+    let gap = st["itl_ms"]["p50"].as_f64().unwrap();
+    assert!((gap - 10.0).abs() <= 0.5, "per-message gap p50 {gap} ms");
+    // The route's 50 ms before the first message (never less), not the call's whole second;
+    // a loaded test machine adds to it, so no upper bound tighter than that.
+    let first = st["ttft_ms"]["p50"].as_f64().unwrap();
+    assert!(
+        (50.0..=300.0).contains(&first),
+        "time to first message p50 {first} ms"
+    );
+    let whole = r["latency_ms"]["p50"].as_f64().unwrap();
+    assert!(
+        whole >= 1_040.0,
+        "the call lasts its 100 messages: {whole} ms"
+    );
+}
