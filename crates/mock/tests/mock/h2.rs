@@ -14,6 +14,8 @@ struct Seen {
     status: u16,
     body: Vec<u8>,
     end: Option<StreamEnd>,
+    /// Header fields and trailers, in order.
+    fields: Vec<(String, String)>,
 }
 
 /// A byte stream to the mock: plain TCP or TLS.
@@ -90,6 +92,16 @@ impl H2 {
                     ..
                 } => self.seen[exchange].body.extend_from_slice(&got.kept[k]),
                 Event::Closed { exchange, end, .. } => self.seen[exchange].end = Some(end),
+                Event::Header {
+                    exchange,
+                    name,
+                    value,
+                } => {
+                    let text = |r: std::ops::Range<usize>| {
+                        String::from_utf8_lossy(&got.kept[r]).into_owned()
+                    };
+                    self.seen[exchange].fields.push((text(name), text(value)));
+                }
                 Event::GoAway {
                     last_stream_id,
                     code,
@@ -276,4 +288,50 @@ fn over_tls_alpn_picks_h2_or_http1_for_the_same_routes() {
     assert!(answer.ends_with("\r\n\r\nhello"), "{answer}");
     assert_eq!(server.shutdown().requests, 4);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn grpc_routes_take_only_grpc_calls_and_fail_them_on_the_stream() {
+    let server = serve(&["/herd.echo.Echo/* grpc fault=refuse", "/* size=5"]);
+    let mut h2 = H2::connect(&server);
+    let grpc: [(&[u8], &[u8]); 2] = [(b"content-type", b"application/grpc"), (b"te", b"trailers")];
+    let call = |path: &'static [u8]| Request {
+        method: b"POST",
+        authority: b"mock",
+        path,
+        headers: &grpc,
+        // An empty message: 5 bytes of prefix (not compressed, length 0).
+        body: &[0, 0, 0, 0, 0],
+        ..Request::default()
+    };
+    let refused = h2.submit(call(b"/herd.echo.Echo/Unary"));
+    let plain = h2.get("/herd.echo.Echo/Unary");
+    let hello = h2.submit(call(b"/helloworld.Greeter/SayHello"));
+    h2.run_until(|h| h.ended() == 3);
+    assert_eq!(
+        h2.seen[refused].end,
+        Some(StreamEnd::Reset(7)),
+        "REFUSED_STREAM"
+    );
+    assert_eq!(
+        (h2.seen[plain].status, &h2.seen[plain].body[..]),
+        (200, &b"hello"[..]),
+        "an HTTP request to the same path goes to the HTTP route"
+    );
+    let hello = &h2.seen[hello];
+    assert_eq!((hello.status, hello.end), (200, Some(StreamEnd::Complete)));
+    // HelloReply{message: "Hello "}, framed: field 1, length 6.
+    assert_eq!(hello.body, b"\0\0\0\0\x08\x0a\x06Hello ");
+    let fields: Vec<(&str, &str)> = hello
+        .fields
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [("content-type", "application/grpc"), ("grpc-status", "0")],
+        "no route matched the greeter: answered at once, status OK in the trailers"
+    );
+    let stats = server.shutdown();
+    assert_eq!((stats.requests, stats.injected), (3, 1));
 }
