@@ -64,9 +64,6 @@ enum Command {
     /// Load a URL or run a workload file and print what the server did
     #[command(after_help = exit::RUN_HELP, allow_negative_numbers = true)]
     Run(Deferred<Box<args::RunArgs>>),
-    /// Call a gRPC method under load, with ghz's flags (--proto, --call, -d, -c, -n, -z, --rps)
-    #[command(after_help = exit::HELP)]
-    Grpc(Deferred<Box<grpc_args::GrpcArgs>>),
     /// Check a workload file and report every problem with its line and column; sends nothing
     Validate(Deferred<workload_cmd::ValidateArgs>),
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
@@ -103,6 +100,9 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// Call a gRPC method under load, with ghz's flags (--proto, --call, -d, -c, -n, -z, --rps)
+    #[command(after_help = exit::HELP)]
+    Grpc(Deferred<Box<grpc_args::GrpcArgs>>),
     /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
     Proxy(Deferred<proxy_cmd::ProxyArgs>),
     /// Keep results written earlier in a store of runs (SQLite or PostgreSQL)
