@@ -5,14 +5,12 @@
 use crate::exit::{self, Exit};
 use crate::interrupt;
 use crate::series::{runs_for, Length, Level, SeriesArgs, StepOutputs};
-use crate::sweep::write_file;
 use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
-use herd_result::capacity::{backlog_note, CapacityResult, Measured, Slo};
+use herd_result::capacity::{CapacityResult, Measured, Slo};
 use herd_result::format::{count, rate};
-use herd_result::{write_json, Model};
-use herd_series::capacity::{capacity, CapacitySpec, Judged, SearchConfig};
+use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec, Judged};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,13 +60,6 @@ pub struct CapacityArgs {
     pub series: SeriesArgs,
 }
 
-/// Requests a probe aims for at least, whatever the SLO (which may ask for more: a p99 needs
-/// 1,000, see `herd_series::capacity::evidence`).
-const MIN_REQUESTS: u64 = 500;
-
-/// The longest a probe is made, in probe durations, to get the requests a verdict needs.
-const LONGEST_PROBE: u32 = 12;
-
 /// Searches for the highest level within the SLO, a probe table line as each probe is
 /// judged; then the answer, the files and the exit code.
 pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
@@ -110,11 +101,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let report = || herd_report::html::render_capacity(&result);
     let unwritten = table.outputs.end(report, interrupted);
     let answered = print_answer(&result, &a.url, unit);
-    if let Some(p) = &a.outputs.json {
-        let mut buf = Vec::new();
-        write_json(&result, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        write_file(p, &buf)?;
-    }
+    table.outputs.write_json(&result)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         return Err(Exit::from(e));
@@ -130,25 +117,19 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
 /// Every problem with the flags, the target and the outputs, before anything is sent: the
 /// search's spec, the run it probes and the SLO.
 fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo), Exit> {
-    let mut problems = Vec::new();
-    let slo = Slo::parse(&a.slo).map_err(|e| problems.push(format!("--slo: {e}")));
-    let (start, max) = if a.users {
-        (a.start.unwrap_or(1.0), a.max.unwrap_or(10_000.0))
-    } else {
-        (a.start.unwrap_or(50.0), a.max.unwrap_or(1e6))
+    let flags = CapacityFlags {
+        target: a.url.clone(),
+        slo: a.slo.clone(),
+        users: a.users,
+        start: a.start,
+        max: a.max,
+        probe: a.probe_duration,
+        max_probes: a.max_probes,
+        precision: a.precision,
+        cooldown: a.cooldown,
     };
-    if !(start.is_finite() && start > 0.0 && max.is_finite() && max >= start) {
-        problems.push(format!(
-            "--start ({start}) must be above 0 and at most --max ({max})"
-        ));
-    }
-    if a.max_probes == 0 {
-        problems.push("--max-probes must be at least 1".to_owned());
-    }
-    if a.precision <= 0.0 {
-        problems.push("--precision must be above 0%".to_owned());
-    }
-    let model = if a.users { Model::Closed } else { Model::Open };
+    let spec = flags.spec();
+    let mut problems = spec.as_ref().err().cloned().unwrap_or_default();
     if a.series.reach.shard.given() {
         // Each probe's level follows from what the last measured: a shard measures only its
         // share, so the shards would choose different levels and no merge adds them up.
@@ -156,64 +137,33 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
             "herd capacity cannot be sharded (--shard, --shard-from-env, --start-at): each shard would judge its own share and probe different levels; shard a sweep over the levels instead (herd sweep --rates ... --shard I/N, then herd merge)".to_owned(),
         );
     }
+    let level = Level::of(flags.model(), flags.range().0);
     let runs = runs_for(
         &a.url,
         &a.series,
-        Level::of(model, start),
+        level,
         Length::Time(a.probe_duration),
         None,
-    );
-    let runs = match runs {
-        Ok(r) => Some(r),
-        Err(e) => {
-            problems.push(e.message);
-            None
-        }
-    };
+    )
+    .map_err(|e| problems.push(e.message))
+    .ok();
     problems.extend(a.outputs.check(true, false));
-    let (slo, runs) = match (slo, runs) {
-        (Ok(slo), Some(runs)) if problems.is_empty() => (slo, runs),
-        _ => return Err(Exit::bad_input(problems.join("\n"))),
-    };
-    let spec = CapacitySpec {
-        target: a.url.clone(),
-        model,
-        search: SearchConfig {
-            slo: slo.clone(),
-            start,
-            max,
-            min: 1.0,
-            precision: a.precision / 100.0,
-            max_probes: a.max_probes,
-            probe: a.probe_duration,
-            min_requests: MIN_REQUESTS,
-            longest: a.probe_duration * LONGEST_PROBE,
-            users: a.users,
-        },
-        cooldown: a.cooldown,
-    };
-    Ok((spec, runs, slo))
+    match (spec, runs) {
+        (Ok(spec), Some(runs)) if problems.is_empty() => {
+            let slo = spec.search.slo.clone();
+            Ok((spec, runs, slo))
+        }
+        _ => Err(Exit::bad_input(problems.join("\n"))),
+    }
 }
 
-/// After the probe table: the warnings, the answer (unless nothing answered), the knee and the
-/// listen queue. Whether anything answered.
+/// After the probe table: the warnings, the answer, the knee and the listen queue. Whether
+/// anything answered.
 fn print_answer(result: &CapacityResult, url: &str, unit: &str) -> bool {
+    let (lines, answered) = series_text::capacity_answer(result, url, unit);
     println!();
-    let answers =
-        herd_result::answers::series_answers(url, result.probes.iter().map(|p| &p.result));
-    for w in &answers.warnings {
-        println!("{w}");
-    }
-    // A search nothing answered found no server: no sentence about its capacity.
-    let answered = !answers.nothing_answered || result.probes.is_empty();
-    if answered {
-        println!("{}", result.sentence);
-    }
-    if let Some(k) = series_text::knee_line(result, unit) {
-        println!("{k}");
-    }
-    if let Some(b) = backlog_note(result, unit) {
-        println!("LISTEN QUEUE FULL {b}");
+    for l in lines {
+        println!("{l}");
     }
     answered
 }
@@ -231,6 +181,10 @@ struct ProbeTable {
 impl herd_series::Observer for ProbeTable {
     fn live(&mut self) -> &mut dyn herd_run::Observer {
         self.outputs.begin()
+    }
+
+    fn searched(&mut self, so_far: &dyn Fn() -> CapacityResult) {
+        self.outputs.so_far(so_far);
     }
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured, run: &mut herd_result::RunResult) {

@@ -71,13 +71,7 @@ fn changes_of(
 }
 
 fn change_text(metric: &str, c: &herd_store::Change) -> String {
-    format!(
-        "{metric} {:+.1}% ({:.3} -> {:.3}), confidence {:.1}%",
-        c.size * 100.0,
-        c.before,
-        c.after,
-        c.confidence * 100.0
-    )
+    herd_report::history_text::change(metric, c.size, c.before, c.after, c.confidence)
 }
 
 pub fn trend(a: &TrendArgs) -> Result<i32, Exit> {
@@ -117,28 +111,7 @@ pub fn trend(a: &TrendArgs) -> Result<i32, Exit> {
             row
         })
         .collect();
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].len())
-                .chain([header[c].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let mut s: String = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}  "))
-            .collect();
-        s.truncate(s.trim_end().len());
-        s + "\n"
-    };
-    let mut out = line(&header);
-    for r in &rows {
-        out.push_str(&line(r));
-    }
+    let mut out = herd_report::history_text::table(&header, &rows);
     if !name.is_empty() {
         out.push_str(&format!("(request name {name})\n"));
     }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub struct OutputArgs {
     /// Write the result as JSON to FILE: a run's each second as it closes, the full result at
     /// the end (also on Ctrl-C; a run killed mid-way leaves a partial result herd report reads);
-    /// a sweep's or capacity search's every run at the end
+    /// a sweep's or capacity search's every run, rewritten after each step or probe
     #[arg(long, value_name = "FILE", help_heading = "Outputs")]
     pub json: Option<PathBuf>,
     /// No live panel on the terminal

@@ -4,9 +4,9 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_logs::replay::{arrivals, ReplayOptions};
+use herd_logs::replay::ReplayOptions;
+use herd_logs::replay_preview::preview;
 use herd_run::{LoadFlags, RunSpec, Source};
-use regex::Regex;
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -130,34 +130,16 @@ fn prepare(
     crate::outputs::prepared(spec.prepare(), &a.outputs)
 }
 
-fn time(s: &str, what: &str) -> Result<i64, Exit> {
-    let mut c = herd_logs::time::Clock::default();
-    c.iso8601(s.as_bytes())
-        .or_else(|| c.apache(s.as_bytes()))
-        .map(|t| t.micros)
-        .ok_or_else(|| Exit::bad_input(format!("{what} `{s}` is not a time (write 2026-11-24T10:00:00Z or 24/Nov/2026:10:00:00 +0000)")))
-}
-
-fn regexes(list: &[String], what: &str) -> Result<Vec<Regex>, Exit> {
-    list.iter()
-        .map(|r| Regex::new(r).map_err(|e| Exit::bad_input(format!("{what} `{r}`: {e}"))))
-        .collect()
-}
-
 pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
-    let opts = ReplayOptions {
-        speed: a.speed,
-        include: regexes(&a.include, "--include")?,
-        exclude: regexes(&a.exclude, "--exclude")?,
-        from: a.from.as_deref().map(|s| time(s, "--from")).transpose()?,
-        to: a.to.as_deref().map(|s| time(s, "--to")).transpose()?,
-        methods: a
-            .methods
-            .iter()
-            .map(|m| m.trim().to_ascii_uppercase())
-            .filter(|m| !m.is_empty())
-            .collect(),
-    };
+    let opts = ReplayOptions::from_words(
+        a.speed,
+        &a.include,
+        &a.exclude,
+        a.from.as_deref(),
+        a.to.as_deref(),
+        &a.methods,
+    )
+    .map_err(Exit::bad_input)?;
     let spec = a.files.spec()?;
     if !a.dry_run {
         let Some(url) = a.target.as_deref() else {
@@ -202,55 +184,11 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         );
         return Ok(code);
     }
-    let mut shown = 0;
-    let mut per_second: Vec<u64> = Vec::new();
-    let mut total = 0u64;
-    let (stats, skipped) = arrivals(
-        &a.files.logs,
-        &spec,
-        a.files.fields.as_deref(),
-        &opts,
-        |arr| {
-            if shown < a.show {
-                println!(
-                    "{:>10.3} s  {} {}{}",
-                    arr.offset.as_secs_f64(),
-                    arr.method,
-                    arr.path_and_query,
-                    arr.user_agent
-                        .as_deref()
-                        .map_or(String::new(), |u| format!("  (User-Agent: {u})"))
-                );
-                shown += 1;
-            }
-            let s = arr.offset.as_secs() as usize;
-            if per_second.len() <= s {
-                per_second.resize(s + 1, 0);
-            }
-            per_second[s] += 1;
-            total += 1;
-        },
-    )
-    .map_err(|e| Exit::bad_input(e.to_string()))?;
-    crate::logs_cmd::warn_bad(&stats);
-    let skipped_methods: u64 = skipped.methods.values().sum();
-    let by_method: Vec<String> = skipped
-        .methods
-        .iter()
-        .map(|(m, n)| format!("{m} {n}"))
-        .collect();
-    println!(
-        "would send {total} requests over {} s at --speed {}; skipped: {skipped_methods} by method ({}), {} by --include/--exclude, {} outside --from/--to; {} lines out of order sent at once",
-        per_second.len(),
-        a.speed,
-        if by_method.is_empty() { "none".into() } else { by_method.join(", ") },
-        skipped.filtered,
-        skipped.outside,
-        skipped.late
-    );
-    println!("per second:");
-    for (i, n) in per_second.iter().enumerate() {
-        println!("{i:>6} {n}");
-    }
+    let files = &a.files;
+    let preview = preview(&files.logs, &spec, files.fields.as_deref(), &opts, a.show)
+        .map_err(|e| Exit::bad_input(e.to_string()))?;
+    print!("{}", preview.shown);
+    crate::logs_cmd::warn_bad(&preview.stats);
+    print!("{}", preview.shape(a.speed));
     Ok(exit::OK)
 }

@@ -4,15 +4,14 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{
-    name_targets, parse_levels, runs_for, Length, Level, Runs, SeriesArgs, StepOutputs,
-};
+use crate::series::{runs_for, Length, Level, Runs, SeriesArgs, StepOutputs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::sweep::{write_table, Separator, StopRule, SweepResult, SweepTarget};
-use herd_result::{write_json, Model};
-use herd_series::sweep::SweepSpec;
+use herd_result::sweep::{write_table, Separator, SweepResult, SweepTarget};
+use herd_result::Model;
+use herd_series::levels::{name_targets, NamedTarget};
+use herd_series::sweep::{SweepFlags, SweepSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -80,7 +79,7 @@ pub struct SweepArgs {
 /// A sweep whose every flag and target was checked, nothing sent yet.
 struct Checked {
     given: Vec<String>,
-    targets: Vec<crate::series::NamedTarget>,
+    targets: Vec<NamedTarget>,
     model: Model,
     levels: Vec<f64>,
     length: Length,
@@ -112,7 +111,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .first()
             .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
         cooldown: a.cooldown,
-        stop: stop_rule(a, c.sharded)?,
+        stop: flags(a).stop_rule(c.sharded).map_err(Exit::bad_input)?,
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
@@ -145,6 +144,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let unwritten = table.outputs.end(report, result.interrupted);
     let answered = summary(&result);
     write_outputs(&result, a)?;
+    table.outputs.write_json(&result)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
@@ -169,30 +169,20 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
         ));
     }
     let targets = name_targets(&given);
-    let (model, levels) = match (&a.rates, &a.connections) {
-        (Some(r), _) => (Model::Open, parse_levels(r)),
-        (None, Some(c)) => (Model::Closed, parse_levels(c)),
-        (None, None) => unreachable!("clap requires one of --rates and --connections"),
-    };
-    let mut levels = levels.map_err(Exit::bad_input)?;
-    if model == Model::Closed {
-        levels = levels.iter().map(|u| u.round().max(1.0)).collect();
-    }
-    let length = match a.num_conns {
-        Some(n) => Length::Requests(n.saturating_mul(a.series.calls_per_conn.unwrap_or(1))),
-        None => Length::Time(a.step_duration.unwrap_or(Duration::from_secs(10))),
-    };
+    let flags = flags(a);
+    let (model, levels) = flags.levels().map_err(Exit::bad_input)?;
+    let length = flags.length();
     let top = levels.iter().copied().fold(0.0, f64::max);
     let mut problems = Vec::new();
     let shard = a.series.reach.shard.resolve()?;
     if shard.is_some() {
-        problems.extend(shard_problems(a, length));
+        problems.extend(flags.shard_problems(a.series.reach.shard.start_at.is_some()));
     }
     let mut runs: Vec<Box<dyn Runs>> = Vec::new();
     for (j, t) in targets.iter().enumerate() {
         let shard = shard
             .clone()
-            .map(|s| step_instants(s, a, length, j, targets.len()));
+            .map(|s| s.in_series(length, a.series.warmup, a.cooldown, j, targets.len()));
         match runs_for(&t.url, &a.series, Level::of(model, top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
@@ -232,93 +222,28 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     })
 }
 
-/// The stop rule the flags ask for.
-fn stop_rule(a: &SweepArgs, sharded: bool) -> Result<StopRule, Exit> {
-    Ok(match &a.stop {
-        Some(text) => StopRule::parse(text).map_err(|e| Exit::bad_input(format!("--stop: {e}")))?,
-        // A shard sees only its share: the shards would stop apart, so a sharded sweep runs
-        // every level and the stop rule is the merge's to judge.
-        None if sharded => StopRule::default(),
-        None => StopRule {
-            max_error_percent: (!a.no_stop).then_some(a.stop_errors),
-            max_p99_ms: a
-                .stop_p99
-                .filter(|_| !a.no_stop)
-                .map(|d| d.as_secs_f64() * 1e3),
-            ..StopRule::default()
-        },
-    })
-}
-
-/// What a sharded sweep cannot do, each with what to do instead.
-fn shard_problems(a: &SweepArgs, length: Length) -> Vec<String> {
-    let mut problems = Vec::new();
-    if a.stop.is_some() || a.stop_p99.is_some() {
-        problems.push(
-            "--stop and --stop-p99 judge each step, but a shard sees only its share and the shards would stop apart: a sharded sweep runs every level; judge the merged sweep (herd merge)"
-                .to_owned(),
-        );
+/// The flags that shape the series, for herd-series to read.
+fn flags(a: &SweepArgs) -> SweepFlags {
+    SweepFlags {
+        rates: a.rates.clone(),
+        connections: a.connections.clone(),
+        step_duration: a.step_duration,
+        num_conns: a.num_conns,
+        calls_per_conn: a.series.calls_per_conn,
+        stop: a.stop.clone(),
+        stop_errors: a.stop_errors,
+        stop_p99: a.stop_p99,
+        no_stop: a.no_stop,
     }
-    if a.series.reach.shard.start_at.is_some() && matches!(length, Length::Requests(_)) {
-        problems.push(
-            "--start-at with --num-conns: a step ended by a request count has no known length, so the shards' later steps could not start together; give --step-duration"
-                .to_owned(),
-        );
-    }
-    problems
-}
-
-/// A sharded sweep's runs start on shared instants: every step of every target has a slot of
-/// whole seconds (its warm-up and length, the drain of at most 2 s, the cooldown and 1 s to
-/// spare), so each shard's step `k` of target `j` starts with the others' wherever each ended
-/// the last one.
-fn step_instants(
-    mut shard: herd_run::shard::ShardRun,
-    a: &SweepArgs,
-    length: Length,
-    target: usize,
-    targets: usize,
-) -> herd_run::shard::ShardRun {
-    let Length::Time(step) = length else {
-        return shard;
-    };
-    let warmup = a.series.warmup.unwrap_or_default();
-    let slot = warmup + step + Duration::from_secs(3) + a.cooldown;
-    let slot = Duration::from_secs(slot.as_secs() + u64::from(slot.subsec_nanos() > 0));
-    shard.start_at = shard.start_at.map(|at| at + slot * target as u32);
-    shard.stride = slot * targets as u32;
-    shard
 }
 
 /// After the table: where each target saturated, and why the sweep ended. Returns whether any
-/// target answered at all (a sweep nothing answered measured no server, as a run would not).
+/// target answered at all.
 pub fn summary(r: &SweepResult) -> bool {
+    let (lines, answered) = herd_report::series_text::sweep_summary(r);
     println!();
-    let mut answered = r.steps.is_empty();
-    for (i, k) in r.knees().into_iter().enumerate() {
-        let runs = r.steps.iter().filter_map(|s| s.runs.get(i));
-        let answers = herd_result::answers::series_answers(&r.targets[i].url, runs);
-        for w in &answers.warnings {
-            println!("{w}");
-        }
-        if answers.nothing_answered {
-            // "Saturated from the first level" would blame a server that is not there.
-            continue;
-        }
-        answered = true;
-        println!("{}", k.sentence_in(&r.level_unit()));
-        if k.limited_steps > 0 {
-            println!(
-                "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",
-                k.name
-            );
-        }
-    }
-    if let Some(why) = &r.stopped_early {
-        println!("stopped early: {why}");
-    }
-    if r.interrupted {
-        println!("interrupted: later levels did not run");
+    for l in lines {
+        println!("{l}");
     }
     answered
 }
@@ -330,11 +255,6 @@ fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
     }
     if let Some(p) = &a.outputs.csv {
         write_file(p, write_table(&table, Separator::Comma).as_bytes())?;
-    }
-    if let Some(p) = &a.outputs.json {
-        let mut buf = Vec::new();
-        write_json(r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        write_file(p, &buf)?;
     }
     Ok(())
 }

@@ -25,6 +25,10 @@ impl herd_series::Observer for LiveTable {
         self.outputs.begin()
     }
 
+    fn swept(&mut self, so_far: &dyn Fn() -> herd_result::sweep::SweepResult) {
+        self.outputs.so_far(so_far);
+    }
+
     fn ran(&mut self, level: f64, target: &SweepTarget, run: &mut RunResult) {
         let row = row_of(run);
         let short = too_short(run);

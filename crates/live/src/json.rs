@@ -91,9 +91,9 @@ pub(crate) fn stream_line(r: &Record, labels: &herd_run::Labels) -> StreamLine {
     line
 }
 
-/// Writes `result` to `path` whole or not at all: into a file beside it, then renamed over it,
-/// so a reader (or a kill) never meets half a result.
-pub fn write_final(path: &Path, result: &RunResult) -> std::io::Result<()> {
+/// Writes `result` (a run's, or a series' so far) to `path` whole or not at all: into a file
+/// beside it, then renamed over it, so a reader (or a kill) never meets half a result.
+pub fn write_final(path: &Path, result: &impl serde::Serialize) -> std::io::Result<()> {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".herd-partial");
     let temp = path.with_file_name(name);

@@ -33,6 +33,7 @@ pub mod rate;
 mod read_stats;
 pub mod record;
 pub mod replay;
+pub mod replay_preview;
 mod run_side;
 pub mod session;
 pub mod source;

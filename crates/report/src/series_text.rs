@@ -1,11 +1,11 @@
 //! The live tables of a series, a line as each run ends: `herd sweep`'s steps and `herd
-//! capacity`'s probes, and the capacity search's knee line. Pure text from what was measured;
-//! the CLI prints it.
+//! capacity`'s probes; then what each says after its table (where each target saturated, the
+//! capacity and its knee). Pure text from what was measured; the CLI prints it.
 
-use herd_result::capacity::{measured, CapacityResult, Purpose};
+use herd_result::capacity::{backlog_note, measured, CapacityResult, Purpose};
 use herd_result::format::{count, duration_ms, duration_s, rate};
 use herd_result::knee::{shape, Shape};
-use herd_result::sweep::{level_text, Row};
+use herd_result::sweep::{level_text, Row, SweepResult};
 use herd_result::{GeneratorVerdict, Model};
 
 /// The sweep table's header: the level's column named by model and unit (`iterations/s` for a
@@ -169,4 +169,54 @@ pub fn purpose_name(p: Purpose) -> &'static str {
         Purpose::Narrow => "narrow",
         Purpose::Confirm => "confirm",
     }
+}
+
+/// What a sweep says after its table: where each target saturated, and why the sweep ended;
+/// with whether any target answered at all (a sweep nothing answered measured no server, as a
+/// run would not).
+pub fn sweep_summary(r: &SweepResult) -> (Vec<String>, bool) {
+    let mut lines = Vec::new();
+    let mut answered = r.steps.is_empty();
+    for (i, k) in r.knees().into_iter().enumerate() {
+        let runs = r.steps.iter().filter_map(|s| s.runs.get(i));
+        let answers = herd_result::answers::series_answers(&r.targets[i].url, runs);
+        lines.extend(answers.warnings.iter().cloned());
+        if answers.nothing_answered {
+            // "Saturated from the first level" would blame a server that is not there.
+            continue;
+        }
+        answered = true;
+        lines.push(k.sentence_in(&r.level_unit()));
+        if k.limited_steps > 0 {
+            lines.push(format!(
+                "{}: some steps were limited by herd itself (marked LIMITED): their numbers describe herd, not the server",
+                k.name
+            ));
+        }
+    }
+    if let Some(why) = &r.stopped_early {
+        lines.push(format!("stopped early: {why}"));
+    }
+    if r.interrupted {
+        lines.push("interrupted: later levels did not run".to_owned());
+    }
+    (lines, answered)
+}
+
+/// What a capacity search says after its probe table: the warnings, the answer (unless nothing
+/// answered), the knee and the listen queue; with whether anything answered.
+pub fn capacity_answer(result: &CapacityResult, url: &str, unit: &str) -> (Vec<String>, bool) {
+    let answers =
+        herd_result::answers::series_answers(url, result.probes.iter().map(|p| &p.result));
+    let mut lines = answers.warnings.clone();
+    // A search nothing answered found no server: no sentence about its capacity.
+    let answered = !answers.nothing_answered || result.probes.is_empty();
+    if answered {
+        lines.push(result.sentence.clone());
+    }
+    lines.extend(knee_line(result, unit));
+    if let Some(b) = backlog_note(result, unit) {
+        lines.push(format!("LISTEN QUEUE FULL {b}"));
+    }
+    (lines, answered)
 }

@@ -48,6 +48,28 @@ impl ShardRun {
         }
     }
 
+    /// A sharded series' runs start on shared instants: every step of every target has a slot
+    /// of whole seconds (its warm-up and length, the drain of at most 2 s, the cooldown and 1 s
+    /// to spare), so each shard's step `k` of target `target` starts with the others' wherever
+    /// each ended the last one. Steps ended by a request count have no known length: unchanged.
+    pub fn in_series(
+        mut self,
+        length: Length,
+        warmup: Option<Duration>,
+        cooldown: Duration,
+        target: usize,
+        targets: usize,
+    ) -> ShardRun {
+        let Length::Time(step) = length else {
+            return self;
+        };
+        let slot = warmup.unwrap_or_default() + step + Duration::from_secs(3) + cooldown;
+        let slot = Duration::from_secs(slot.as_secs() + u64::from(slot.subsec_nanos() > 0));
+        self.start_at = self.start_at.map(|at| at + slot * target as u32);
+        self.stride = slot * targets as u32;
+        self
+    }
+
     /// The start instant of this spec's `k`th run.
     pub fn instant(&self, k: u64) -> Option<SystemTime> {
         self.start_at

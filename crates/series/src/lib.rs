@@ -37,11 +37,12 @@
 //! ```
 
 pub mod capacity;
+pub mod levels;
 pub mod sweep;
 
 use herd_engine::Control;
-use herd_result::capacity::Measured;
-use herd_result::sweep::SweepTarget;
+use herd_result::capacity::{CapacityResult, Measured};
+use herd_result::sweep::{SweepResult, SweepTarget};
 use herd_result::RunResult;
 use std::time::{Duration, Instant};
 
@@ -65,6 +66,13 @@ pub trait Observer {
         _run: &mut RunResult,
     ) {
     }
+    /// After each complete step, the sweep as it would read if nothing more ran (marked
+    /// interrupted: its later levels did not run). `--json` is rewritten from it as the sweep
+    /// goes, so a kill leaves every step that ran, readable by `herd report`.
+    fn swept(&mut self, _so_far: &dyn Fn() -> SweepResult) {}
+    /// After each probe, the capacity search as it would read if nothing more ran (marked
+    /// interrupted), for the same purpose.
+    fn searched(&mut self, _so_far: &dyn Fn() -> CapacityResult) {}
 }
 
 impl Observer for () {}

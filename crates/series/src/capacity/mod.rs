@@ -4,9 +4,11 @@
 //! ([`result`]).
 
 pub mod evidence;
+mod flags;
 mod search;
 
 pub use evidence::{ObjectiveEvidence, SloEvidence, Verdict, TAIL_SAMPLES};
+pub use flags::CapacityFlags;
 pub use search::{Action, Judged, Probe, Search, SearchConfig, GENERATOR_RETRIES};
 
 use crate::{pause, Observer};
@@ -71,6 +73,19 @@ pub fn capacity(
         let judged = search.history().last().expect("a probe was judged");
         observer.probed(search.history().len(), judged, &m, &mut run);
         done.push(run);
+        observer.searched(&|| {
+            // Interrupted: no answer from `action`, the probes as judged so far.
+            let r = result(
+                spec.target.clone(),
+                model,
+                slo.clone(),
+                &action,
+                search.history(),
+                done.clone(),
+                true,
+            );
+            with_unit(r, runs.rate_unit())
+        });
         if nothing_answers(&done) {
             // Every request failed before a response and none ever got one (nothing listens, or
             // nothing answers): longer or other probes would only say so again.
@@ -78,7 +93,7 @@ pub fn capacity(
         }
     }
     let interrupted = control.is_cancelled();
-    let mut r = result(
+    let r = result(
         spec.target,
         model,
         slo,
@@ -87,11 +102,15 @@ pub fn capacity(
         done,
         interrupted,
     );
-    let unit = runs.rate_unit();
+    (with_unit(r, runs.rate_unit()), failure)
+}
+
+/// The result's sentence in the unit a level counts (`iterations/s` for a workload).
+fn with_unit(mut r: CapacityResult, unit: &str) -> CapacityResult {
     if unit != "req/s" {
         r.sentence = sentence_in(&r, unit);
     }
-    (r, failure)
+    r
 }
 
 /// No probe got a response although requests were sent: there is no server to search.

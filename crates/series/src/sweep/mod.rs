@@ -1,8 +1,10 @@
 //! `herd sweep`'s loop: the same targets at rising levels, one step per level, until the last
 //! level, the stop rule ([`Saturation`]), Ctrl-C or a failed run.
 
+mod flags;
 mod saturation;
 
+pub use flags::SweepFlags;
 pub use saturation::Saturation;
 
 use crate::{pause, Observer};
@@ -106,6 +108,10 @@ pub fn sweep(
         }
         if complete {
             result.steps.push(step);
+            observer.swept(&|| SweepResult {
+                interrupted: true,
+                ..result.clone()
+            });
         }
         if result.interrupted || result.stopped_early.is_some() {
             break;

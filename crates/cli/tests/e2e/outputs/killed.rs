@@ -219,3 +219,76 @@ fn a_killed_workload_run_keeps_its_seconds_per_name_scenario_and_check() {
         "the check is reported: {out}"
     );
 }
+
+/// Waits (bounded) until `path` holds a whole result whose `key` lists `n` entries.
+fn wait_for_entries(path: &std::path::Path, key: &str, n: usize) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let read = std::fs::read(path).ok();
+        let value = read.and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        if let Some(v) = value.filter(|v| v[key].as_array().is_some_and(|a| a.len() >= n)) {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} has no {n} {key} after 30 s",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_sweep_or_capacity_search_killed_mid_way_leaves_the_steps_it_ran_for_report() {
+    let _turn = one_at_a_time();
+    let server = mock(&[]);
+    let url = format!("http://{}/", server.local_addr());
+    let dir = TempDir::new("killed-series");
+    let series = [
+        (
+            "sweep.json",
+            "steps",
+            "sweep.schema.json",
+            vec!["sweep", &url, "--rates", "50,100,150"],
+        ),
+        (
+            "capacity.json",
+            "probes",
+            "capacity.schema.json",
+            vec!["capacity", &url, "--slo", "errors<5%", "--start", "500"],
+        ),
+    ];
+    for (file, key, schema, args) in series {
+        let json = dir.path(file);
+        // After the first step herd sits in a ten-minute cooldown: the kill comes mid-series.
+        let mut child = Herd::new(&args)
+            .args(&["--cooldown", "10m", "-t", "1", "-q"])
+            .args(if key == "steps" {
+                &["--step-duration", "500ms"]
+            } else {
+                &["--probe-duration", "500ms"]
+            })
+            .json(&json)
+            .spawn();
+        let written = wait_for_entries(&json, key, 1);
+        child.kill().unwrap(); // SIGKILL: nothing of herd runs after it
+        child.wait().unwrap();
+        crate::common::assert_matches_schema(schema, &written);
+        assert_eq!(
+            written["interrupted"], true,
+            "{file}: later steps did not run"
+        );
+        // A series' report is a page: herd report reads the file the kill left.
+        let page = dir.path(&format!("{key}.html"));
+        let report = Herd::new(&["report", json.to_str().unwrap()])
+            .file("-o", &page)
+            .run();
+        report.code(0);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            html.to_lowercase().contains("interrupted"),
+            "{file}: {html}"
+        );
+    }
+    server.shutdown();
+}
