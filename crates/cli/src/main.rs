@@ -9,6 +9,8 @@ mod demo;
 mod doctor;
 mod env_values;
 mod exit;
+mod grpc;
+mod grpc_args;
 mod history_cmd;
 mod history_select;
 mod history_trend;
@@ -98,6 +100,9 @@ enum Command {
     /// Replay access logs with their timing against a target (--dry-run: what would be sent)
     #[command(allow_negative_numbers = true)]
     Replay(Deferred<Box<replay_cmd::ReplayArgs>>),
+    /// Call a gRPC method under load, with ghz's flags (--proto, --call, -d, -c, -n, -z, --rps)
+    #[command(after_help = exit::HELP)]
+    Grpc(Deferred<Box<grpc_args::GrpcArgs>>),
     /// A TCP fault proxy (latency, resets, cut connections...) driven by toxiproxy's API and CLI
     Proxy(Deferred<proxy_cmd::ProxyArgs>),
     /// Keep results written earlier in a store of runs (SQLite or PostgreSQL)
@@ -115,6 +120,7 @@ fn main() {
     let cli = Cli::parse_from(serve::listen_values(std::env::args_os().collect()));
     let code = match &cli.command {
         Command::Run(a) => run::cmd(a),
+        Command::Grpc(a) => grpc::cmd(a),
         Command::Serve(a) => serve::run(a)
             .map(|()| exit::OK)
             .map_err(|e| exit::Exit::bad_input(format!("{e:#}"))),

@@ -24,8 +24,12 @@ pub struct EventStream {
     pub done: bool,
     /// The server's `usage.completion_tokens`, when an event said it.
     pub usage: Option<u64>,
-    /// The bytes of an event whose end has not arrived yet.
+    /// The bytes of an event whose end has not arrived yet (a gRPC message's prefix).
     pub carry: Vec<u8>,
+    /// A gRPC call's reply (`application/grpc`): its events are its messages, each counted
+    /// when its last byte arrives; `left` is what the current message still lacks.
+    pub grpc: bool,
+    pub left: u64,
 }
 
 impl EventStream {

@@ -28,6 +28,9 @@ pub struct CallSpec {
     pub metadata: Option<String>,
     /// `--deadline`: sent as `grpc-timeout`.
     pub deadline: Option<Duration>,
+    /// Where to ask for the types by server reflection (`host:port`, plaintext) when neither
+    /// `proto` nor `protoset` is given.
+    pub reflect: Option<String>,
 }
 
 /// A checked call.
@@ -58,11 +61,16 @@ impl CallSpec {
     /// Reads the types and the data and checks them; every problem at once.
     pub fn compile(&self) -> Result<Call, Vec<String>> {
         let mut problems = Vec::new();
-        let pool = crate::describe::pool(
-            self.proto.as_deref(),
-            &self.import_paths,
-            self.protoset.as_deref(),
-        )
+        let pool = match (&self.proto, &self.protoset, &self.reflect) {
+            (None, None, Some(addr)) if !self.call.is_empty() => {
+                crate::reflect::pool(addr, service(&self.call), Duration::from_secs(5))
+            }
+            _ => crate::describe::pool(
+                self.proto.as_deref(),
+                &self.import_paths,
+                self.protoset.as_deref(),
+            ),
+        }
         .map_err(|e| problems.push(e))
         .ok();
         let method = if self.call.is_empty() {
@@ -177,6 +185,15 @@ impl CallSpec {
         }
         Ok(body)
     }
+}
+
+/// The service a call names (`helloworld.Greeter` of `helloworld.Greeter/SayHello`).
+fn service(call: &str) -> &str {
+    let at = call
+        .rfind('/')
+        .or_else(|| call.rfind('.'))
+        .unwrap_or(call.len());
+    call[..at].trim_start_matches('/')
 }
 
 /// `grpc-timeout`: at most 8 digits and a unit (gRPC over HTTP/2), the finest that fits.

@@ -26,8 +26,8 @@ pub fn pool(
         }
         (None, None) => Err(
             "give the call's types: --proto FILE.proto (with --import-paths \
-                             for its imports) or --protoset FILE (server reflection is not \
-                             built yet)"
+                             for its imports) or --protoset FILE (server reflection asks a \
+             plaintext server only, with --insecure, for now)"
                 .into(),
         ),
     }

@@ -19,6 +19,7 @@ mod describe;
 #[cfg(test)]
 mod fixture;
 pub mod frame;
+mod reflect;
 mod script;
 
 pub use call::{Call, CallSpec};

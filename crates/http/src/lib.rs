@@ -34,6 +34,7 @@ mod alarm;
 mod blocking;
 mod chunked;
 mod error;
+mod grpc_messages;
 mod h2;
 pub mod h3;
 mod handshake;

@@ -61,6 +61,7 @@
 mod compare_text;
 mod connection_text;
 pub mod figure;
+mod grpc_text;
 pub mod history_text;
 pub mod html;
 mod lines;

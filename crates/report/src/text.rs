@@ -135,6 +135,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     connection_text::phases(r, out)?;
     time_to_error(&r.time_to_error_ms, out)?;
     crate::stream_text::render(r, out)?;
+    crate::grpc_text::render(r, out)?;
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;
@@ -190,12 +191,12 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         };
         write!(how, ", {}", plural(n, unit))?;
     }
-    writeln!(
-        out,
-        "herd run {}  {how}, {}",
-        r.target,
-        duration_s(r.duration_s)
-    )?;
+    // A gRPC run names its method: the URL is only where the calls went.
+    let what = match r.grpc.as_ref().map(|g| g.methods.as_slice()) {
+        Some([m]) => format!("herd grpc {} {}", r.target, m.method),
+        _ => format!("herd run {}", r.target),
+    };
+    writeln!(out, "{what}  {how}, {}", duration_s(r.duration_s))?;
     for said in r.overrides() {
         writeln!(out, "  {said}")?;
     }

@@ -50,19 +50,6 @@ impl Grpc {
     }
 }
 
-/// The calls a partial result's seconds counted (a killed run's file still tells its codes;
-/// its methods' latency is not recorded).
-pub(crate) fn of_timeline(timeline: &[crate::TimelineEntry]) -> Option<Grpc> {
-    let mut status = BTreeMap::new();
-    for e in timeline {
-        add_counts(&mut status, &e.grpc);
-    }
-    (!status.is_empty()).then(|| Grpc {
-        status,
-        methods: Vec::new(),
-    })
-}
-
 /// Shards' calls added up.
 /// A method's calls, their codes and their latency.
 type MethodSum = (u64, BTreeMap<String, u64>, Histogram<u64>);
@@ -118,7 +105,7 @@ impl GrpcSum {
     }
 }
 
-fn add_counts(to: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
+pub(crate) fn add_counts(to: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
     for (k, n) in from {
         *to.entry(k.clone()).or_default() += n;
     }

@@ -238,7 +238,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     let mut extra = BTreeMap::new();
     extra.insert("partial".to_owned(), Value::Bool(true));
     extra.insert(NOT_RECORDED.to_owned(), Value::from(lacks));
-    let grpc = crate::grpc::of_timeline(&timeline);
+    let grpc = grpc_of(&timeline);
     Ok(RunResult {
         herd_version: header.herd_version,
         schema_version: header.schema_version,
@@ -292,6 +292,19 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         streams: None,
         grpc,
         faults: Vec::new(),
+    })
+}
+
+/// The calls a partial result's seconds counted (a killed run's file still tells its codes;
+/// its methods' latency is not recorded).
+fn grpc_of(timeline: &[TimelineEntry]) -> Option<crate::Grpc> {
+    let mut status = BTreeMap::new();
+    for e in timeline {
+        crate::grpc::add_counts(&mut status, &e.grpc);
+    }
+    (!status.is_empty()).then(|| crate::Grpc {
+        status,
+        methods: Vec::new(),
     })
 }
 

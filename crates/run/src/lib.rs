@@ -39,6 +39,8 @@ mod ws;
 
 pub use body::MAX_BODY;
 pub use conclusion::{conclude, conclude_merged, Conclusion};
+/// A gRPC call as ghz's flags give it (`RequestFlags::grpc`).
+pub use herd_grpc::CallSpec as GrpcCall;
 pub use http::HttpFlags;
 pub use labels::Labels;
 pub use limits::{ensure_fds, SPARE_FDS};

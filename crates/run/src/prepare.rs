@@ -236,6 +236,10 @@ impl RunSpec {
             }
         };
         let mut spec = request_spec(request, problems);
+        let grpc = request
+            .grpc
+            .as_ref()
+            .and_then(|c| call(c, &mut spec, problems));
         let body_file = body_file(request, problems);
         let names = file.as_ref().map_or(1, |(w, _)| w.names().len());
         let plan = url_plan(&self.load.at(self.level, self.length), names);
@@ -305,6 +309,7 @@ impl RunSpec {
             headers: request.redact.headers(&request.headers),
             secrets_shown: request.redact.shows(),
             ws,
+            grpc,
         };
         Some(match file {
             None => What::Url(request),
@@ -370,6 +375,21 @@ impl RunSpec {
 }
 
 /// The request the flags describe; their problems are added to `problems`.
+/// A gRPC call checked and made the request: a POST to its path with its fields and framed
+/// message.
+fn call(
+    c: &herd_grpc::CallSpec,
+    spec: &mut RequestSpec,
+    problems: &mut Vec<String>,
+) -> Option<std::sync::Arc<herd_grpc::Call>> {
+    let call = c.compile().map_err(|p| problems.extend(p)).ok()?;
+    spec.method = "POST".into();
+    spec.path = call.path.clone();
+    spec.headers.extend(call.headers.iter().cloned());
+    spec.body = call.body.clone();
+    Some(std::sync::Arc::new(call))
+}
+
 fn request_spec(r: &RequestFlags, problems: &mut Vec<String>) -> RequestSpec {
     let mut headers = Vec::new();
     for h in &r.headers {

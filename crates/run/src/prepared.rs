@@ -296,7 +296,8 @@ impl Prepared {
         Ok((out, tally, pipelined, server, faulted))
     }
 
-    /// A URL's run: its one request, built once, again and again; or a WebSocket's messages.
+    /// A URL's run: its one request, built once, again and again (a plain one, `Single`, or a
+    /// gRPC call judged by its trailers); or a WebSocket's messages.
     fn play_url(
         &self,
         plan: &Plan,
@@ -318,8 +319,17 @@ impl Prepared {
                 .closing
                 .map(|c| p.absolute_form(&c, &r.target).into());
         }
-        let script = |_| Single(request.clone());
-        self.engine(plan, &r.target, options, script, hooks, progress)
+        match &r.grpc {
+            Some(call) => {
+                let script = herd_grpc::GrpcScript::new(request, call.reply());
+                let script = |_| script.clone();
+                self.engine(plan, &r.target, options, script, hooks, progress)
+            }
+            None => {
+                let single = |_| Single(request.clone());
+                self.engine(plan, &r.target, options, single, hooks, progress)
+            }
+        }
     }
 
     /// Tells `observer` of the faults added or removed since the last report.
@@ -385,7 +395,11 @@ impl Prepared {
         result: &mut RunResult,
     ) {
         match &self.what {
-            What::Url(_) => {}
+            What::Url(r) => {
+                if let Some(call) = &r.grpc {
+                    result.grpc = herd_result::Grpc::of(&call.name(), &out.total);
+                }
+            }
             What::Replay { replay, .. } => replay.add_to(out, result),
             What::Script { wrk, file, .. } => crate::script::conclude(wrk, file, out, result),
             What::UrlFile { workload, file, .. } | What::Workload { workload, file } => {

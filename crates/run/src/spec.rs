@@ -149,6 +149,9 @@ pub struct RequestFlags {
     pub llm: bool,
     /// `--send`, `--message-rate`, `--match`: a `ws://` URL's messages.
     pub ws: crate::ws::WsFlags,
+    /// `herd grpc`: the URL's request is this gRPC call (ghz's flags), sent over HTTP/2 and
+    /// judged by its trailers.
+    pub grpc: Option<Box<herd_grpc::CallSpec>>,
 }
 
 impl RequestFlags {

@@ -22,6 +22,8 @@ pub(crate) struct UrlRequest {
     pub secrets_shown: bool,
     /// A `ws://` URL: what each connection says in its Upgrade, and the messages' flags.
     pub ws: Option<(std::sync::Arc<herd_http::ws::WebSocket>, crate::ws::WsFlags)>,
+    /// The gRPC call the request is (`herd grpc`).
+    pub grpc: Option<std::sync::Arc<herd_grpc::Call>>,
 }
 
 impl UrlRequest {

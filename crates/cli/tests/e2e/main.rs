@@ -20,6 +20,7 @@ mod faults;
 mod flags;
 mod form;
 mod generator;
+mod grpc;
 mod har;
 mod help;
 mod history;

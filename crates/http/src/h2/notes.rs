@@ -77,6 +77,11 @@ impl H2 {
                     if let Some(Some(s)) = self.streams.get_mut(exchange) {
                         if is_event_stream(&kept[name.clone()], &kept[value.clone()]) {
                             s.resp.events = Some(Box::new(EventStream::new(s.llm)));
+                        } else if is_grpc(&kept[name.clone()], &kept[value.clone()]) {
+                            // Only kept responses say their headers: a call keeps its own.
+                            let mut ev = EventStream::new(false);
+                            ev.grpc = true;
+                            s.resp.events = Some(Box::new(ev));
                         }
                         if s.keep {
                             s.resp.headers.push((text(name), text(value)));
@@ -92,7 +97,11 @@ impl H2 {
                         s.resp.body_len += len as u64;
                         if let Some(r) = body {
                             if let Some(ev) = &mut s.resp.events {
-                                crate::sse::scan(ev, &kept[r.clone()], now);
+                                if ev.grpc {
+                                    crate::grpc_messages::scan(ev, &kept[r.clone()], now);
+                                } else {
+                                    crate::sse::scan(ev, &kept[r.clone()], now);
+                                }
                             }
                             if s.keep {
                                 s.resp.body.extend_from_slice(&kept[r]);
@@ -126,6 +135,15 @@ impl H2 {
             }
         }
     }
+}
+
+/// `content-type: application/grpc` (`+proto` and the like too): a call's reply, its
+/// messages timed as they arrive.
+fn is_grpc(name: &[u8], value: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b"content-type")
+        && value
+            .get(..16)
+            .is_some_and(|v| v.eq_ignore_ascii_case(b"application/grpc"))
 }
 
 fn is_event_stream(name: &[u8], value: &[u8]) -> bool {

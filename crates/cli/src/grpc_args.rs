@@ -1,0 +1,117 @@
+//! Flags of `herd grpc`: ghz's, with ghz's meanings (so a ghz command line runs with `ghz`
+//! replaced by `herd grpc`), and herd's own long flags where ghz has none.
+
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct GrpcArgs {
+    /// The server, HOST:PORT (ghz's host), e.g. 127.0.0.1:50051; TLS unless --insecure
+    #[arg(value_name = "HOST:PORT")]
+    pub host: String,
+
+    /// A fully-qualified method: package.Service/Method or package.Service.Method
+    #[arg(long, value_name = "METHOD")]
+    pub call: Option<String>,
+
+    /// The Protocol Buffer .proto file, compiled in-process (no protoc needed)
+    #[arg(long, value_name = "FILE.proto")]
+    pub proto: Option<PathBuf>,
+
+    /// Where the .proto's imports are, comma separated (its own directory is searched too)
+    #[arg(
+        short = 'i',
+        long = "import-paths",
+        value_name = "DIR,DIR",
+        value_delimiter = ','
+    )]
+    pub import_paths: Vec<PathBuf>,
+
+    /// A compiled FileDescriptorSet (protoc --include_imports -o FILE); --proto wins over it
+    #[arg(long, value_name = "FILE")]
+    pub protoset: Option<PathBuf>,
+
+    /// The request message as JSON (an array: a client stream's messages)
+    #[arg(short = 'd', long = "data", value_name = "JSON")]
+    pub data: Option<String>,
+
+    /// The request message as JSON, from a file
+    #[arg(short = 'D', long = "data-file", value_name = "FILE")]
+    pub data_file: Option<PathBuf>,
+
+    /// The request message as a serialized protobuf message read from stdin
+    #[arg(short = 'b', long = "binary")]
+    pub binary: bool,
+
+    /// The request message as a serialized protobuf message, from a file
+    #[arg(short = 'B', long = "binary-file", value_name = "FILE")]
+    pub binary_file: Option<PathBuf>,
+
+    /// Request metadata as a JSON object of strings, e.g. '{"authorization":"Bearer t"}'
+    #[arg(short = 'm', long = "metadata", value_name = "JSON")]
+    pub metadata: Option<String>,
+
+    /// Plaintext (h2c): no TLS, as ghz's --insecure
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// TLS without verifying the server's certificate (ghz's --skipTLS)
+    #[arg(long = "skipTLS", alias = "skip-tls")]
+    pub skip_tls: bool,
+
+    /// Check the server's certificate against these CA certificates (PEM)
+    #[arg(long, value_name = "CA.pem")]
+    pub cacert: Option<PathBuf>,
+
+    /// A client certificate (PEM) for servers that ask for one
+    #[arg(long, value_name = "CERT.pem")]
+    pub cert: Option<PathBuf>,
+
+    /// The client certificate's private key (PEM)
+    #[arg(long, value_name = "KEY.pem", requires = "cert")]
+    pub key: Option<PathBuf>,
+
+    /// The :authority the calls carry [default: HOST:PORT]
+    #[arg(long, value_name = "AUTHORITY")]
+    pub authority: Option<String>,
+
+    /// Calls in flight at once (ghz's workers), spread over --connections [default: 50]
+    #[arg(short = 'c', long = "concurrency", value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub concurrency: Option<u64>,
+
+    /// Calls to make [default: 200, unless -z]
+    #[arg(short = 'n', long = "total", value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub total: Option<u64>,
+
+    /// How long to call, e.g. 10s, 1m; -n is then ignored, as in ghz
+    #[arg(short = 'z', long = "duration", value_name = "TIME", value_parser = crate::values::duration)]
+    pub duration: Option<Duration>,
+
+    /// Open model: calls per second on a fixed schedule, latency from each call's intended send
+    /// (no coordinated omission)
+    #[arg(short = 'r', long = "rps", visible_alias = "rate", value_name = "R", value_parser = crate::values::rate)]
+    pub rps: Option<f64>,
+
+    /// HTTP/2 connections the calls share [default: 1]
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
+    pub connections: Option<u64>,
+
+    /// Each call's deadline, sent as grpc-timeout
+    #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub deadline: Option<Duration>,
+
+    /// How long herd waits for a call before counting it a timeout [default: 20s]
+    #[arg(short = 't', long, value_name = "TIME", value_parser = crate::values::duration)]
+    pub timeout: Option<Duration>,
+
+    /// Worker threads, each with its own event loop [default: one per core]
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<usize>)]
+    pub threads: Option<usize>,
+
+    #[command(flatten)]
+    pub outputs: crate::outputs::OutputArgs,
+
+    #[command(flatten)]
+    pub shard: crate::shard_args::ShardArgs,
+}
