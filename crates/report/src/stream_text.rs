@@ -11,6 +11,26 @@ pub(crate) fn render(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     let Some(s) = &r.streams else {
         return Ok(());
     };
+    // A gRPC call's reply messages are read as an event stream's events: said in its words
+    // (messages of calls), with no tokens.
+    if r.grpc.is_some() {
+        let body = format!(
+            "{}   {} reply messages ({}/s)   {} a call (p50)",
+            plural(s.streams, "call"),
+            count(s.events),
+            rate(s.events_per_second),
+            count(s.events_per_stream.p50),
+        );
+        line(out, "messages", &body)?;
+        spread(
+            out,
+            "first msg",
+            &s.ttft_ms,
+            "first reply message, from the intended send",
+        )?;
+        spread(out, "", &s.ttft_sent_ms, "from the actual send")?;
+        return spread(out, "gaps", &s.itl_ms, "between a call's reply messages");
+    }
     let body = format!(
         "{}   {} events ({}/s)   {} tokens ({}/s)   {} events a stream (p50)",
         plural(s.streams, "stream"),

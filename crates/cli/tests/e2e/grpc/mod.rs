@@ -105,6 +105,12 @@ fn unary_calls_are_counted_as_the_server_counted_them() {
         "{out}"
     );
     assert!(out.contains("OK 200"), "{out}");
+    // Reply messages said in gRPC's words, not an LLM's.
+    assert!(out.contains("200 calls   200 reply messages"), "{out}");
+    assert!(
+        out.contains("first msg") && !out.contains("tokens"),
+        "{out}"
+    );
     let seconds: u64 = r["timeline"]
         .as_array()
         .unwrap()
