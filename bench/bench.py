@@ -207,11 +207,13 @@ def run_measured(argv, timeout):
     child from its own small image. CPU time still comes from wait4 (time's children included).
     """
     peak_file = tempfile.NamedTemporaryFile(suffix=".maxrss")
+    # Output goes to files, not pipes read at the end: a tool that writes more than a pipe holds
+    # (ghz's JSON lists every call) would block on its write while this waits for its exit.
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
     proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_file.name, "taskset", "-c", CLIENT_CPU, *argv],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            stdout=out_file, stderr=err_file, stdin=subprocess.DEVNULL, text=True,
                             start_new_session=True)
     deadline = time.time() + timeout
-    out_chunks = []
     # wait4 gives the child's own rusage and its reaped children's (GNU time's child, which
     # taskset execs into the tool).
     while True:
@@ -223,8 +225,11 @@ def run_measured(argv, timeout):
             pid, status, ru = os.wait4(proc.pid, 0)
             raise RuntimeError(f"timed out: {' '.join(argv)}")
         time.sleep(0.02)
-    out = proc.stdout.read()
-    err = proc.stderr.read()
+    out_file.seek(0)
+    err_file.seek(0)
+    out, err = out_file.read(), err_file.read()
+    out_file.close()
+    err_file.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     # herd exits 4 when it judges itself the bottleneck, as a flat-out benchmark makes it; the
     # figures are still written.
