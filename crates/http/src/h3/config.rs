@@ -71,6 +71,12 @@ impl H3Config {
     }
 
     /// The server's UDP address.
+    /// TLS 1.3 session tickets held for the next connections' resumption (a server sends a
+    /// connection its ticket after the handshake, at its own pace).
+    pub fn tickets_held(&self) -> usize {
+        self.tickets.held()
+    }
+
     pub fn remote(&self) -> SocketAddr {
         self.remote
     }

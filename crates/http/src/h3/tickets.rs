@@ -36,6 +36,13 @@ pub(crate) fn store() -> Arc<Tickets> {
 }
 
 impl Tickets {
+    /// TLS 1.3 tickets held, for every server.
+    pub(crate) fn held(&self) -> usize {
+        self.tls13
+            .lock()
+            .map_or(0, |m| m.values().map(VecDeque::len).sum())
+    }
+
     /// The TLS 1.3 cipher suite the server's tickets were made under, once one came.
     pub(crate) fn suite(&self) -> Option<&'static str> {
         *self.suite.lock().unwrap_or_else(|e| e.into_inner())

@@ -103,9 +103,14 @@ fn a_reconnect_resumes_its_session_and_sends_a_get_in_0rtt_but_never_a_post() {
         .expect("the handshake is over with the response");
     assert!(handshake.resumed, "{handshake:?}");
     assert_eq!(handshake.early_data, EarlyData::Accepted, "{handshake:?}");
-    // A ticket serves one resumption; this connection's own comes after the handshake, before
-    // the answer to a request sent after it.
-    assert_eq!(again.exchange(&get, LIMIT).unwrap().status, 200);
+    // A ticket serves one resumption; this connection's own comes after its handshake, at the
+    // server's pace (on a loaded machine, after more than one answer): ask until it is here.
+    let mut gets = 1;
+    while config.tickets_held() == 0 && gets < 50 {
+        assert_eq!(again.exchange(&get, LIMIT).unwrap().status, 200);
+        gets += 1;
+    }
+    assert!(config.tickets_held() > 0, "no ticket after {gets} requests");
     again.close();
 
     // A POST may not be replayed: it waits for the handshake's end even on a resumed session.
@@ -118,13 +123,15 @@ fn a_reconnect_resumes_its_session_and_sends_a_get_in_0rtt_but_never_a_post() {
     post_conn.close();
 
     // Caddy logs each request once: none was lost or doubled by going early.
-    let log = caddy.access_log(4);
-    assert_eq!(log.len(), 4);
+    let log = caddy.access_log(2 + gets);
+    assert_eq!(log.len(), 2 + gets);
     let methods: Vec<&str> = log
         .iter()
         .map(|e| e["request"]["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods, ["GET", "GET", "GET", "POST"]);
+    let mut sent = vec!["GET"; 1 + gets];
+    sent.push("POST");
+    assert_eq!(methods, sent);
 }
 
 #[test]
