@@ -14,6 +14,21 @@ const FLAG: &str = "--csv";
 pub const HEADER: &str = "t,requests,ok,failed,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,\
 bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,events,tokens";
 
+/// The columns of a WebSocket run, whose exchanges are messages: the same columns, the
+/// second and sixth named for them (a message's reply has no status: those columns count
+/// refused Upgrades).
+pub const MESSAGES_HEADER: &str = "t,messages,ok,failed,errors,msg_per_s,p50_ms,p90_ms,p99_ms,\
+max_ms,bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,\
+events,tokens";
+
+/// The header for a run whose exchanges are `x`.
+pub fn header(x: herd_result::Exchange) -> &'static str {
+    match x {
+        herd_result::Exchange::Request => HEADER,
+        herd_result::Exchange::Message => MESSAGES_HEADER,
+    }
+}
+
 pub struct Csv {
     path: PathBuf,
     out: Option<BufWriter<File>>,
@@ -63,10 +78,10 @@ pub fn row(r: &Record) -> String {
 }
 
 impl Sink for Csv {
-    fn start(&mut self, _start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
-        writeln!(out, "{HEADER}").map_err(err)?;
+        writeln!(out, "{}", header(start.config.exchange())).map_err(err)?;
         self.out = Some(out);
         Ok(())
     }

@@ -32,7 +32,7 @@ pub use compact::CompactHistogram;
 pub use compact::{new_histogram, HISTOGRAM_MAX_US};
 pub use error_kind::{ErrorKind, ErrorTable};
 pub use grpc::{grpc_code, grpc_code_name, grpc_status, GrpcCounts, GRPC_CODES};
-pub use outcome::{Outcome, Phases, Verdict};
+pub use outcome::{Outcome, Phases, Verdict, NO_STATUS};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
 pub use stats::{Stats, StatusCounts};

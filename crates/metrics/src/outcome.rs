@@ -1,6 +1,11 @@
 use crate::ErrorKind;
 use std::time::Duration;
 
+/// The status of an answer that is not an HTTP response: a WebSocket message's reply (the
+/// connection's `101` was its Upgrade's, once, not each message's). Counted as completed,
+/// in no status table or class.
+pub const NO_STATUS: u16 = 0;
+
 /// How a request that got a full response is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -41,7 +46,8 @@ pub struct Outcome {
     pub connect: Option<Duration>,
     /// Where its time went, phase by phase.
     pub phases: Phases,
-    /// HTTP status, 0 when no response arrived.
+    /// HTTP status, 0 when no response arrived, or when what answered has none (a WebSocket
+    /// message's reply: [`NO_STATUS`], counted in no status table).
     pub status: u16,
     /// A gRPC call's `grpc-status` (its trailers'), when the response was a call's and said one.
     pub grpc: Option<u8>,

@@ -147,7 +147,9 @@ impl Stats {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
                 }
-                self.status.add(o.status, 1);
+                if o.status != crate::NO_STATUS {
+                    self.status.add(o.status, 1);
+                }
                 if let Some(code) = o.grpc {
                     self.grpc.get_or_insert_default().add(code, 1);
                 }
@@ -296,6 +298,25 @@ mod tests {
         assert_eq!(s.latency.len(), 2);
         assert_eq!(s.service.len(), 2);
         assert_eq!(s.time_to_error.len(), 1);
+    }
+
+    #[test]
+    fn a_messages_reply_is_completed_under_no_status() {
+        let mut s = Stats::default();
+        let mut second = crate::Second::new(0);
+        for o in [
+            Outcome::completed(0, ms(5), ms(4), crate::NO_STATUS, Verdict::Ok),
+            Outcome::completed(0, ms(5), ms(4), crate::NO_STATUS, Verdict::Ok),
+            // An Upgrade refused: its status, as any response's.
+            Outcome::completed(0, ms(6), ms(4), 403, Verdict::Failed),
+        ] {
+            s.record(&o);
+            second.record(&o);
+        }
+        assert_eq!((s.completed, s.ok, s.failed), (3, 2, 1));
+        assert_eq!(s.statuses().collect::<Vec<_>>(), vec![(403, 1)]);
+        assert_eq!(s.latency.len(), 3);
+        assert_eq!((second.ok, second.status_class), (2, [0, 0, 0, 0, 1, 0]));
     }
 
     #[test]

@@ -93,9 +93,11 @@ impl Second {
                     Verdict::Ok => self.ok += 1,
                     Verdict::Failed => self.failed += 1,
                 }
-                let class = (o.status / 100) as usize;
-                self.status_class[if (1..=5).contains(&class) { class } else { 0 }] += 1;
-                self.status.add(o.status, 1);
+                if o.status != crate::NO_STATUS {
+                    let class = (o.status / 100) as usize;
+                    self.status_class[if (1..=5).contains(&class) { class } else { 0 }] += 1;
+                    self.status.add(o.status, 1);
+                }
                 if let Some(code) = o.grpc {
                     self.grpc.get_or_insert_default().add(code, 1);
                 }

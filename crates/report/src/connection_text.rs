@@ -17,6 +17,8 @@ pub(crate) fn protocols(uses: &[herd_result::ProtocolUse], out: &mut impl Write)
         .map(|u| {
             let unit = if u.protocol.starts_with("h2") {
                 "stream"
+            } else if u.protocol == "websocket" {
+                "message"
             } else {
                 "request"
             };
@@ -115,11 +117,12 @@ pub(crate) fn phases(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         line(out, label, &body)?;
         label = "";
     }
+    let each = r.config.exchange().noun();
     for (name, s, of) in [
         ("tls", &p.tls_ms, "connection"),
-        ("blocked", &p.blocked_ms, "request"),
-        ("waiting", &p.waiting_ms, "request"),
-        ("receiving", &p.receiving_ms, "request"),
+        ("blocked", &p.blocked_ms, each),
+        ("waiting", &p.waiting_ms, each),
+        ("receiving", &p.receiving_ms, each),
     ] {
         if s.count == 0 {
             continue;

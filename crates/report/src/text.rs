@@ -4,7 +4,7 @@
 use crate::connection_text;
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::lines::{line, plural};
-use crate::{GeneratorVerdict, Model, RunResult, Summary};
+use crate::{Exchange, GeneratorVerdict, Model, RunResult, Summary};
 use std::fmt::{self, Write};
 
 /// Which shards the numbers cover; a partial merge says so before any number.
@@ -92,7 +92,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         let body = format!(
             "{}, {} (not counted below)",
             duration_s(r.warmup.duration_s),
-            plural(r.warmup.requests, "request")
+            plural(r.warmup.requests, r.config.exchange().noun())
         );
         line(out, "warm-up", &body)?;
     }
@@ -106,7 +106,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         plural(t.errors, "error"),
         count(t.dropped)
     );
-    let messages = exchange(r) == "msg";
+    let messages = r.config.exchange() == Exchange::Message;
     line(out, if messages { "messages" } else { "requests" }, &body)?;
     checked_errors(r, out)?;
     let per_s = |n: u64| {
@@ -128,12 +128,16 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         bytes(per_s(t.bytes_received)),
     );
     line(out, "throughput", &body)?;
-    latency(&r.latency_ms, out)?;
+    let answers = match r.config.exchange() {
+        Exchange::Request => "responses",
+        Exchange::Message => "replies",
+    };
+    latency(&r.latency_ms, answers, out)?;
     service(&r.service_time_ms, out)?;
     connection_text::connect(&r.connect_ms, &r.generator.tls, out)?;
     connection_text::protocols(&r.generator.protocols, out)?;
     connection_text::phases(r, out)?;
-    time_to_error(&r.time_to_error_ms, out)?;
+    time_to_error(&r.time_to_error_ms, r.config.exchange(), out)?;
     crate::stream_text::render(r, out)?;
     crate::grpc_text::render(r, out)?;
     responses(r, out)?;
@@ -152,12 +156,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
 
 /// What one exchange of the run is, short: `req`, or `msg` for a WebSocket's messages.
 fn exchange(r: &RunResult) -> &'static str {
-    let url = &r.config.url;
-    if url.starts_with("ws://") || url.starts_with("wss://") {
-        "msg"
-    } else {
-        "req"
-    }
+    r.config.exchange().short()
 }
 
 fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
@@ -187,7 +186,7 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         let unit = if !r.by_scenario.is_empty() {
             "iteration"
         } else {
-            "request"
+            r.config.exchange().noun()
         };
         write!(how, ", {}", plural(n, unit))?;
     }
@@ -228,26 +227,30 @@ fn checked_errors(r: &RunResult, out: &mut impl Write) -> fmt::Result {
 }
 
 /// Requests that got no response are not in latency: how long they took to fail, on one line.
-fn time_to_error(s: &Summary, out: &mut impl Write) -> fmt::Result {
+fn time_to_error(s: &Summary, x: Exchange, out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
         return Ok(());
     }
     let body = format!(
-        "p50 {}  p99 {}  max {}   ({} without a response; not in latency)",
+        "p50 {}  p99 {}  max {}   ({} without {}; not in latency)",
         duration_ms(s.p50),
         duration_ms(s.p99),
         duration_ms(s.max),
-        plural(s.count, "request")
+        plural(s.count, x.noun()),
+        match x {
+            Exchange::Request => "a response",
+            Exchange::Message => "a reply",
+        }
     );
     line(out, "error time", &body)
 }
 
-fn latency(s: &Summary, out: &mut impl Write) -> fmt::Result {
+fn latency(s: &Summary, answers: &str, out: &mut impl Write) -> fmt::Result {
     if s.count == 0 {
-        return line(out, "latency", "no responses");
+        return line(out, "latency", &format!("no {answers}"));
     }
     let body = format!(
-        "min {}  mean {}  stddev {}   (responses, from the intended send time)",
+        "min {}  mean {}  stddev {}   ({answers}, from the intended send time)",
         duration_ms(s.min),
         duration_ms(s.mean),
         duration_ms(s.stddev)
@@ -281,6 +284,9 @@ fn service(s: &Summary, out: &mut impl Write) -> fmt::Result {
 }
 
 fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    if r.config.exchange() == Exchange::Message {
+        return replies(r, out);
+    }
     if r.totals.completed == 0 {
         return line(out, "responses", "none");
     }
@@ -302,6 +308,31 @@ fn responses(r: &RunResult, out: &mut impl Write) -> fmt::Result {
         write!(body, " {code}: {}", count(*n))?;
     }
     line(out, "responses", &body)
+}
+
+/// A WebSocket run's replies: their sizes, and the Upgrades refused by status (a message has
+/// none of its own).
+fn replies(r: &RunResult, out: &mut impl Write) -> fmt::Result {
+    let b = &r.response_bytes;
+    let mut body = if r.totals.completed == 0 {
+        "none".to_owned()
+    } else if r.recorded("response_bytes") {
+        format!(
+            "min {}  mean {}  max {}",
+            bytes(b.min as f64),
+            bytes(b.mean),
+            bytes(b.max as f64)
+        )
+    } else {
+        format!("size {NOT_RECORDED}")
+    };
+    if !r.status.is_empty() {
+        body.push_str("   refused Upgrades' status");
+        for (code, n) in &r.status {
+            write!(body, " {code}: {}", count(*n))?;
+        }
+    }
+    line(out, "replies", &body)
 }
 
 fn errors(r: &RunResult, out: &mut impl Write) -> fmt::Result {

@@ -109,8 +109,8 @@ pub use histogram::{
 pub use json::{parse_json, parse_json_kind, read_json, write_json};
 pub use phases::Phases;
 pub use result::{
-    Arrivals, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes, Kind,
-    Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, TimelineEntry, TlsUse, Warmup,
+    Arrivals, Exchange, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes,
+    Kind, Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, TimelineEntry, TlsUse, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

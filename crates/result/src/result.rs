@@ -186,6 +186,45 @@ pub struct Arrivals {
     pub seed: u64,
 }
 
+/// What one exchange of a run is, in the words its outputs use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exchange {
+    /// An HTTP request and its response (a gRPC call is one).
+    Request,
+    /// A WebSocket message and its reply: no status of its own (the `101` was the
+    /// connection's Upgrade's).
+    Message,
+}
+
+impl Exchange {
+    /// `request`, `message`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Exchange::Request => "request",
+            Exchange::Message => "message",
+        }
+    }
+
+    /// `req`, `msg`: `req/s`, `msg/s`.
+    pub fn short(self) -> &'static str {
+        match self {
+            Exchange::Request => "req",
+            Exchange::Message => "msg",
+        }
+    }
+}
+
+impl RunConfig {
+    /// What one exchange of this run is: a `ws://` or `wss://` run's are messages.
+    pub fn exchange(&self) -> Exchange {
+        if self.url.starts_with("ws://") || self.url.starts_with("wss://") {
+            Exchange::Message
+        } else {
+            Exchange::Request
+        }
+    }
+}
+
 /// How requests were issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

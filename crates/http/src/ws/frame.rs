@@ -75,18 +75,26 @@ pub(crate) fn decode(bytes: &[u8], max: u64) -> Result<Option<Head>, String> {
 
 /// Appends a final frame of `opcode` carrying `payload`, masked with `mask`, to `out`.
 pub(crate) fn encode(opcode: u8, payload: &[u8], mask: [u8; 4], out: &mut Vec<u8>) {
-    out.push(0x80 | opcode);
+    // The head is put together on the stack and goes in with the payload in one reservation:
+    // a message's frame is a few pushes fewer (each one a capacity check) than byte by byte.
     let len = payload.len();
-    if len < 126 {
-        out.push(0x80 | len as u8);
+    let mut head = [0u8; 14];
+    head[0] = 0x80 | opcode;
+    let n = if len < 126 {
+        head[1] = 0x80 | len as u8;
+        2
     } else if len <= usize::from(u16::MAX) {
-        out.push(0x80 | 126);
-        out.extend_from_slice(&(len as u16).to_be_bytes());
+        head[1] = 0x80 | 126;
+        head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+        4
     } else {
-        out.push(0x80 | 127);
-        out.extend_from_slice(&(len as u64).to_be_bytes());
-    }
-    out.extend_from_slice(&mask);
+        head[1] = 0x80 | 127;
+        head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+        10
+    };
+    head[n..n + 4].copy_from_slice(&mask);
+    out.reserve(n + 4 + len);
+    out.extend_from_slice(&head[..n + 4]);
     let at = out.len();
     out.extend_from_slice(payload);
     apply_mask(&mut out[at..], mask);

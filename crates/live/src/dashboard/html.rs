@@ -9,7 +9,7 @@ use herd_report::figure::{
 };
 use herd_report::html::{esc, figure_svg};
 use herd_result::format::{bytes, count, duration_ms, percent, rate};
-use herd_result::{Model, RunResult};
+use herd_result::{Exchange, Model, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -54,8 +54,9 @@ fn status(out: &mut String, view: &Frame, d: &RunResult, report: &str) {
             ("running", format!("Running: {elapsed}{planned} measured."))
         }
     };
+    let per = d.config.exchange().short();
     let mut load = match (d.config.model, d.config.rate) {
-        (Model::Open, Some(r)) => format!("at {} req/s", rate(r)),
+        (Model::Open, Some(r)) => format!("at {} {per}/s", rate(r)),
         _ => format!("{} connections", count(d.config.connections)),
     };
     // h2load's words: requests in flight are connections times streams.
@@ -83,18 +84,21 @@ fn status(out: &mut String, view: &Frame, d: &RunResult, report: &str) {
 fn tiles(out: &mut String, view: &Frame, d: &RunResult) {
     let last = d.timeline.iter().rev().find(|e| !e.partial);
     let target = view.targets.last().map(|t| t.1);
+    // A WebSocket run's exchanges are messages (msg/s), every other run's requests.
+    let (noun, per) = match d.config.exchange() {
+        Exchange::Request => ("requests", "req/s, last second"),
+        Exchange::Message => ("messages", "msg/s, last second"),
+    };
     let unit = match d.config.model {
+        Model::Open if noun == "messages" => " msg/s",
         Model::Open => " req/s",
         Model::Closed => " users",
     };
     let ended = d.totals.completed + d.totals.errors;
     let not_ok = d.totals.failed + d.totals.errors;
     let mut tiles = vec![
-        ("requests", count(ended)),
-        (
-            "req/s, last second",
-            last.map_or("-".into(), |e| rate(e.rps)),
-        ),
+        (noun, count(ended)),
+        (per, last.map_or("-".into(), |e| rate(e.rps))),
         (
             "plan asks",
             target.map_or("-".into(), |t| match (d.config.model, d.config.streams) {

@@ -335,3 +335,20 @@ fn an_http2_run_says_connections_times_streams_and_asks_in_streams() {
     );
     assert!(!live.contains("32.0 users"), "{live}");
 }
+
+#[test]
+fn a_websocket_runs_page_counts_messages_not_requests() {
+    let mut r = run();
+    r.config.url = "ws://127.0.0.1:9/chat".to_owned();
+    r.target = r.config.url.clone();
+    let mut view = View::default();
+    for e in events(&r, 2) {
+        view.apply(&e);
+    }
+    let live = fragment(&view.frame(), "");
+    assert!(live.contains("<dt>messages</dt>"), "{live}");
+    assert!(live.contains("msg/s, last second"), "{live}");
+    assert!(live.contains("Messages per second"), "{live}");
+    assert!(!live.contains("<dt>requests</dt>"), "{live}");
+    assert!(!live.contains("req/s"), "{live}");
+}

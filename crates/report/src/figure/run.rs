@@ -41,11 +41,16 @@ fn throughput_panel(r: &RunResult) -> Panel {
     let series = throughput(r);
     let max = r.samples().map(|e| e.rps).fold(0.0, f64::max);
     let max = max.max(r.config.rate.unwrap_or(0.0));
-    Panel::new("chart-throughput", "Throughput", "Requests per second")
+    // A WebSocket run's are messages: "Messages per second (msg/s)".
+    let x = r.config.exchange();
+    let (noun, short) = (x.noun(), x.short());
+    let mut title = format!("{noun}s per second");
+    title[..1].make_ascii_uppercase();
+    Panel::new("chart-throughput", "Throughput", &title)
         .over_time(run_end(r), Reading::Second)
         .y_to(
-            "requests per second (req/s)",
-            Reading::Rate(" req/s".into()),
+            &format!("{noun}s per second ({short}/s)"),
+            Reading::Rate(format!(" {short}/s")),
             max * 1.05,
         )
         .height(220.0)
@@ -96,7 +101,7 @@ fn throughput(r: &RunResult) -> Vec<Series> {
         })
         .collect();
     let mut series = vec![Series::line(
-        "requests ended per second",
+        &format!("{}s ended per second", r.config.exchange().noun()),
         palette::BLUE,
         all,
     )];

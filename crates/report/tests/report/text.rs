@@ -287,3 +287,49 @@ fn a_probe_with_no_response_shows_no_p99() {
     assert!(none.split_whitespace().any(|c| c == "-"), "{none}");
     assert!(line(Some(1.5)).contains("1.50 ms"));
 }
+
+#[test]
+fn a_websocket_run_counts_messages_and_their_replies_have_no_status() {
+    let mut r = fixture::result();
+    r.config = fixture::config(Model::Closed);
+    r.config.url = "ws://127.0.0.1:8080/chat".into();
+    r.target = r.config.url.clone();
+    r.config.requests = Some(2_000);
+    // What a WebSocket run records: the replies under no status, the Upgrades refused by theirs.
+    r.status = [("403".to_owned(), 3)].into();
+    r.phases = Some(herd_result::Phases {
+        dns_ms: None,
+        tls_ms: herd_result::Summary::default(),
+        blocked_ms: herd_result::Summary::default(),
+        waiting_ms: herd_result::Summary {
+            count: 90,
+            p50: 1.5,
+            p99: 4.0,
+            ..Default::default()
+        },
+        receiving_ms: herd_result::Summary::default(),
+    });
+    r.generator.protocols = vec![herd_result::ProtocolUse {
+        protocol: "websocket".into(),
+        connections: 4,
+        requests: 1_990,
+        handshakes: None,
+    }];
+    let text = render(&r);
+    assert_has(
+        &text,
+        &[
+            "closed model, 4 connections, 1 thread, 2,000 messages, 2.50 s",
+            "warm-up    1.00 s, 42 messages",
+            "messages   110 scheduled   100 completed",
+            "throughput 40.0 msg/s",
+            "(replies, from the intended send time)",
+            "protocol   websocket 4 connections, 1,990 messages",
+            "waiting    p50 1.50 ms    p99 4.00 ms    (90 messages)",
+            "replies    min 612 B  mean 612 B  max 612 B   refused Upgrades' status 403: 3",
+        ],
+    );
+    for said in ["requests", "req/s", "responses", "status 101"] {
+        assert!(!text.contains(said), "{said:?} in\n{text}");
+    }
+}
