@@ -50,9 +50,15 @@ func (c *counts) json() []byte {
 
 type greeter struct {
 	hwpb.UnimplementedGreeterServer
+	// delay: how long each SayHello takes before it answers (-delay), so that a benchmark can
+	// compare clients' latencies where the server, not the clients, sets them.
+	delay time.Duration
 }
 
-func (greeter) SayHello(_ context.Context, in *hwpb.HelloRequest) (*hwpb.HelloReply, error) {
+func (g greeter) SayHello(_ context.Context, in *hwpb.HelloRequest) (*hwpb.HelloReply, error) {
+	if g.delay > 0 {
+		time.Sleep(g.delay)
+	}
 	return &hwpb.HelloReply{Message: "Hello " + in.GetName()}, nil
 }
 
@@ -115,6 +121,7 @@ func main() {
 	admin := flag.String("admin", "127.0.0.1:0", "address of GET /count")
 	streamCount := flag.Int("stream-count", 10, "messages of a ServerStreamingEcho call")
 	streamInterval := flag.Duration("stream-interval", 0, "time between them")
+	delay := flag.Duration("delay", 0, "how long each SayHello takes before it answers")
 	flag.Parse()
 
 	c := &counts{methods: map[string]uint64{}}
@@ -127,7 +134,7 @@ func main() {
 		return h(srv, ss)
 	}
 	s := grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))
-	hwpb.RegisterGreeterServer(s, greeter{})
+	hwpb.RegisterGreeterServer(s, greeter{delay: *delay})
 	ecpb.RegisterEchoServer(s, echo{streamCount: *streamCount, streamInterval: *streamInterval})
 	reflection.Register(s)
 

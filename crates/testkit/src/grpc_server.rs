@@ -58,6 +58,14 @@ impl GrpcServer {
         GrpcServer::spawn(&mut cmd, true)
     }
 
+    /// The Go server whose `SayHello` takes `delay` before it answers (`-delay`): a load at
+    /// which the server, not the client, sets the latency.
+    pub fn go_delayed(delay: Duration) -> GrpcServer {
+        let mut cmd = Command::new(go_bin("herd-grpc-go"));
+        cmd.arg("-delay").arg(format!("{}us", delay.as_micros()));
+        GrpcServer::spawn(&mut cmd, true)
+    }
+
     /// Python grpcio's greeter with reflection (v1alpha only: ghz, which asks for the method's
     /// symbol, needs `--proto crates/mock/proto/helloworld.proto` there); `delay` before each
     /// answer.

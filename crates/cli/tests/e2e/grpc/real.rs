@@ -5,6 +5,7 @@
 use crate::common::*;
 use herd_testkit::{GrpcServer, Streams};
 use std::process::{Child, Stdio};
+use std::time::Duration;
 
 fn mock_proto(name: &str) -> String {
     format!("{}/../mock/proto/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -214,4 +215,62 @@ fn a_server_streams_messages_are_timed_as_they_arrive() {
         whole >= 1_040.0,
         "the call lasts its 100 messages: {whole} ms"
     );
+}
+
+#[test]
+fn the_go_greeters_delay_is_herds_p50_as_it_is_ghzs() {
+    // Where the server sets the latency (20 ms a call, 4 in flight: 200 calls/s, far below
+    // what either client can drive), herd's p50 and ghz's read the same time.
+    let go = GrpcServer::go_delayed(Duration::from_millis(20));
+    let dir = TempDir::new("grpc-go-delay");
+    let json = dir.path("r.json");
+    let (addr, proto) = (go.addr.to_string(), mock_proto("helloworld.proto"));
+    let call = [
+        "--insecure",
+        "--proto",
+        &proto,
+        "--call",
+        "helloworld.Greeter/SayHello",
+        "-d",
+        r#"{"name":"x"}"#,
+        "-n",
+        "60",
+        "-c",
+        "4",
+    ];
+    let r = Herd::new(&["grpc"])
+        .args(&call)
+        .args(&[&addr])
+        .json(&json)
+        .run()
+        .code(0)
+        .json();
+    let herd_p50 = r["latency_ms"]["p50"].as_f64().unwrap();
+    let out = std::process::Command::new(herd_testkit::go_bin("ghz"))
+        .args(call)
+        .args(["-O", "json", &addr])
+        .output()
+        .expect("ghz");
+    assert!(
+        out.status.success(),
+        "ghz: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let g: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ghz_p50 = g["latencyDistribution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["percentage"] == 50)
+        .unwrap()["latency"]
+        .as_f64()
+        .unwrap()
+        / 1e6;
+    assert_eq!(go.calls("/helloworld.Greeter/SayHello"), 120);
+    for (who, p50) in [("herd", herd_p50), ("ghz", ghz_p50)] {
+        assert!(
+            (20.0..30.0).contains(&p50),
+            "{who}'s p50 {p50} ms at a 20 ms server"
+        );
+    }
 }
