@@ -32,6 +32,7 @@ pub mod replay_load;
 mod result;
 mod script;
 pub mod shard;
+mod shard_flags;
 mod spec;
 mod watch;
 mod what;
@@ -50,6 +51,7 @@ pub use prepared::Prepared;
 pub use replay::p95_change;
 pub use replay_load::Replay;
 pub use result::{generator_sample, to_result};
+pub use shard_flags::{parse_start_at, ShardFlags};
 pub use spec::{ConnectFlags, RequestFlags, RunSpec, Source};
 pub use ws::WsFlags;
 
