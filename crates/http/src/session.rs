@@ -56,7 +56,8 @@ impl Session<Wire> for HttpSession {
     fn write_now(&mut self, t: &mut Wire, conn: &mut Conn) -> bool {
         match self {
             HttpSession::Http1(s) => s.write_now(t, conn),
-            HttpSession::Http2(_) | HttpSession::WebSocket(_) => false,
+            HttpSession::WebSocket(s) => s.write_now(t, conn),
+            HttpSession::Http2(_) => false,
         }
     }
 

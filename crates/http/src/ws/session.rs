@@ -475,6 +475,26 @@ impl Session<Wire> for WsSession {
         });
     }
 
+    fn write_now(&mut self, t: &mut Wire, conn: &mut Conn) -> bool {
+        use herd_engine::Transport;
+        // An open socket that owes nothing else: the frame just framed into `out` is all of it.
+        if self.phase != Phase::Open || self.hup || self.outpos != 0 || self.out.is_empty() {
+            return false;
+        }
+        match t.write(conn, &self.out) {
+            Ok(Io::Done(n)) if n == self.out.len() => {
+                self.out.clear();
+                true
+            }
+            Ok(Io::Done(n)) => {
+                self.outpos = n;
+                false
+            }
+            // The pump that follows writes again and reports what this one met.
+            _ => false,
+        }
+    }
+
     fn pump(
         &mut self,
         t: &mut Wire,
