@@ -130,6 +130,7 @@ impl Script for Messages {
 
     fn new_user(&self, _id: u64) {}
 
+    #[inline]
     fn next(&self, _user: &mut (), last: Last<'_>, _ctx: Ctx) -> Action {
         match last {
             Last::Start => Action::Send(self.message()),

@@ -78,12 +78,19 @@ pub(crate) fn encode(opcode: u8, payload: &[u8], mask: [u8; 4], out: &mut Vec<u8
     // The head is put together on the stack and goes in with the payload in one reservation:
     // a message's frame is a few pushes fewer (each one a capacity check) than byte by byte.
     let len = payload.len();
+    let [m0, m1, m2, m3] = mask;
+    if len < 126 {
+        // A message's usual frame: six bytes of head, written at once.
+        out.reserve(6 + len);
+        out.extend_from_slice(&[0x80 | opcode, 0x80 | len as u8, m0, m1, m2, m3]);
+        let at = out.len();
+        out.extend_from_slice(payload);
+        apply_mask(&mut out[at..], mask);
+        return;
+    }
     let mut head = [0u8; 14];
     head[0] = 0x80 | opcode;
-    let n = if len < 126 {
-        head[1] = 0x80 | len as u8;
-        2
-    } else if len <= usize::from(u16::MAX) {
+    let n = if len <= usize::from(u16::MAX) {
         head[1] = 0x80 | 126;
         head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
         4
