@@ -200,9 +200,7 @@ fn show(a: &ShowArgs) -> Result<i32, Exit> {
         Format::Html | Format::Pdf => herd_report::html::render_run(&r),
     };
     if let Some(path) = &a.json {
-        let mut buf = Vec::new();
-        herd_result::write_json(&r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        crate::sweep::write_file(path, &buf)?;
+        herd_result::write_json_file(&r, path).map_err(Exit::bad_input)?;
     }
     emit(&out, format, a.output.as_deref())?;
     Ok(exit::OK)
