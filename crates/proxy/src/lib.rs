@@ -43,6 +43,7 @@
 mod alarm;
 mod api;
 mod error;
+mod flags;
 mod framing;
 mod http_fault;
 mod link;
@@ -58,6 +59,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub use error::ApiError;
+pub use flags::ProxyFlags;
 pub use http_fault::HttpFault;
 pub use registry::{Entry, Registry, Shared};
 pub use stats::Stats;
