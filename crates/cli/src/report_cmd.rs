@@ -19,7 +19,7 @@ pub struct ReportArgs {
 
     /// text, html or pdf (pdf prints the HTML with a headless Chromium and needs -o)
     /// [default: from -o's extension, else text]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = crate::report_format::format_flag())]
     pub format: Option<Format>,
 }
 
