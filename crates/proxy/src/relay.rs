@@ -58,7 +58,7 @@ pub(crate) struct Relay {
 
 impl Relay {
     pub fn new(poll: Poll, shared: Arc<Shared>, seed: u64) -> Relay {
-        let wakeup = Wakeup::register(poll.registry());
+        let wakeup = Wakeup::register(poll.registry(), ALARM);
         Relay {
             poll,
             shared,
