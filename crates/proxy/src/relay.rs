@@ -277,6 +277,7 @@ impl Relay {
                 timer_at: None,
                 wake: None,
                 requests: RequestScan::default(),
+                h2: None,
             };
             let reg = self.poll.registry();
             let both = Interest::READABLE | Interest::WRITABLE;

@@ -53,7 +53,7 @@ impl HerdProxy {
         HerdProxy { child, api, listen }
     }
 
-    fn cli(&self, args: &[&str]) -> Output {
+    pub fn cli(&self, args: &[&str]) -> Output {
         let out = Command::new(toxiproxy_cli())
             .args(["--host", &format!("http://{}", self.api)])
             .args(args)
@@ -76,7 +76,7 @@ impl HerdProxy {
     }
 
     /// A line of the API's /metrics, by its start.
-    fn metric(&self, prefix: &str) -> u64 {
+    pub fn metric(&self, prefix: &str) -> u64 {
         let mut s = TcpStream::connect(self.api).unwrap();
         write!(
             s,
