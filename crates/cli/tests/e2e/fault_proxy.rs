@@ -354,3 +354,113 @@ fn a_toxiproxy_populate_file_starts_each_proxy_as_toxiproxy_would() {
         "a disabled proxy listens on nothing"
     );
 }
+
+/// toxiproxy's CLI drives the rest of the API as it would toxiproxy's: a proxy created,
+/// inspected, disabled and enabled, an upstream toxic with a toxicity and its update, toxics
+/// of every type, the metrics of what is in force, and the proxy deleted.
+#[test]
+fn toxiproxy_cli_creates_inspects_toggles_updates_and_deletes_as_on_toxiproxy() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let listen: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    proxy.cli(&[
+        "create",
+        "--listen",
+        &listen.to_string(),
+        "--upstream",
+        &nginx.addr.to_string(),
+        "api",
+    ]);
+    wait_listening(listen, "the proxy the CLI created");
+    assert!(get(listen, "/").ends_with("hello from nginx\n"));
+
+    proxy.cli(&["toggle", "api"]);
+    assert_eq!(proxy.api_get("/proxies/api")["enabled"], false);
+    assert!(
+        TcpStream::connect(listen).is_err(),
+        "a disabled proxy listens no more"
+    );
+    proxy.cli(&["toggle", "api"]);
+    wait_listening(listen, "the proxy enabled again");
+
+    proxy.cli(&[
+        "toxic",
+        "add",
+        "-t",
+        "latency",
+        "-n",
+        "slow",
+        "-a",
+        "latency=30",
+        "-a",
+        "jitter=5",
+        "--upstream",
+        "--tox",
+        "0.5",
+        "api",
+    ]);
+    proxy.cli(&[
+        "toxic",
+        "update",
+        "-n",
+        "slow",
+        "-a",
+        "latency=40",
+        "--tox",
+        "0.25",
+        "api",
+    ]);
+    for (t, a) in [
+        ("bandwidth", "rate=1000"),
+        ("slow_close", "delay=10"),
+        ("timeout", "timeout=0"),
+        ("reset_peer", "timeout=0"),
+        ("slicer", "average_size=64"),
+        ("limit_data", "bytes=100000"),
+        ("packet_loss", "loss_rate=0"),
+    ] {
+        proxy.cli(&["toxic", "add", "-t", t, "-a", a, "--tox", "0", "api"]);
+    }
+    let shown = stdout(&proxy.cli(&["inspect", "api"]));
+    assert!(
+        shown.contains("slow") && shown.contains("packet_loss"),
+        "{shown}"
+    );
+    let slow = proxy.api_get("/proxies/api/toxics/slow");
+    assert_eq!(slow["stream"], "upstream", "{slow}");
+    assert_eq!(slow["toxicity"], 0.25, "{slow}");
+    assert_eq!(
+        slow["attributes"],
+        serde_json::json!({"latency": 40, "jitter": 5})
+    );
+    assert_eq!(
+        proxy
+            .api_get("/proxies/api/toxics")
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
+    assert_eq!(
+        proxy.metric(
+            "herd_proxy_toxic{proxy=\"api\",toxic=\"slow\",type=\"latency\",stream=\"upstream\"}"
+        ),
+        1
+    );
+    // Toxics at toxicity 0 act on no connection (the latency at most slows it): the answer
+    // comes whole, and the bytes each way are counted under the proxy's labels.
+    let answer = get(listen, "/");
+    assert!(answer.ends_with("hello from nginx\n"), "{answer}");
+    let up = format!(
+        "toxiproxy_proxy_received_bytes_total{{direction=\"upstream\",listener=\"{listen}\",proxy=\"api\""
+    );
+    assert!(proxy.metric(&up) > 0);
+
+    proxy.cli(&["delete", "api"]);
+    assert!(
+        TcpStream::connect(listen).is_err(),
+        "a deleted proxy listens no more"
+    );
+    let list = stdout(&proxy.cli(&["list"]));
+    assert!(list.contains("web") && !list.contains("api"), "{list}");
+}

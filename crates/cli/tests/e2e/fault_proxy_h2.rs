@@ -137,3 +137,59 @@ fn an_http2_goaway_at_a_rate_loses_no_request() {
     assert!(goaways > 5, "{goaways}");
     assert_eq!(r["totals"]["ok"], 600, "{}", r["errors"]);
 }
+
+/// No connection escapes: an `http2` toxic added while herd's h2c connections are open (and
+/// their HPACK tables long in use) resets streams on those very connections.
+#[test]
+fn an_http2_toxic_added_mid_run_reaches_the_connections_already_open() {
+    let nginx = Nginx::start_with("", "http2");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-h2");
+    let json = dir.path("r.json");
+    let child = Herd::new(&[
+        "run",
+        "--http2",
+        "-c",
+        "2",
+        "--rate",
+        "200",
+        "-d",
+        "4s",
+        "-t",
+        "1",
+        &format!("http://{}/", proxy.listen),
+    ])
+    .json(&json)
+    .spawn();
+    // Wait (bounded) until both connections carried requests.
+    let started = std::time::Instant::now();
+    let up = "toxiproxy_proxy_received_bytes_total{direction=\"upstream\"";
+    while proxy.metric("herd_proxy_connections_total{proxy=\"web\"}") < 2
+        || proxy.metric(up) < 2_000
+    {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "no traffic through the proxy"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let open = proxy.metric("herd_proxy_connections_total{proxy=\"web\"}");
+    add_toxic(&proxy, &["rate=0.3"]);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let resets = proxy.metric("herd_proxy_h2_stream_resets_total{proxy=\"web\"}");
+    assert!(resets > 20, "{resets}");
+    assert_eq!(
+        proxy.metric("herd_proxy_connections_total{proxy=\"web\"}"),
+        open,
+        "the resets were on the connections open before the toxic"
+    );
+    assert_eq!(
+        r["errors"]["h2_reset"].as_u64().unwrap_or(0),
+        resets,
+        "{}",
+        r["errors"]
+    );
+}

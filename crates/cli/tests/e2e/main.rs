@@ -16,6 +16,7 @@ mod doctor;
 mod environment;
 mod fault_proxy;
 mod fault_proxy_h2;
+mod fault_proxy_http;
 mod fault_timeline;
 mod faults;
 mod flags;
