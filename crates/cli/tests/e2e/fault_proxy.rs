@@ -464,3 +464,76 @@ fn toxiproxy_cli_creates_inspects_toggles_updates_and_deletes_as_on_toxiproxy() 
     let list = stdout(&proxy.cli(&["list"]));
     assert!(list.contains("web") && !list.contains("api"), "{list}");
 }
+
+/// One API call with a body, its status line's code (toxiproxy's API is plain HTTP/1.1).
+fn api_call(api: SocketAddr, method: &str, path: &str, body: &str) -> u16 {
+    let mut s = TcpStream::connect(api).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// toxiproxy#412, #558: its API hung while the proxy was busy. herd's answers every call
+/// promptly (toxics added and removed, proxies listed) while 200 connections carry a run
+/// through the proxy.
+#[test]
+fn the_api_answers_promptly_while_the_proxy_carries_a_heavy_run() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let child = Herd::new(&[
+        "run",
+        "-c",
+        "200",
+        "-d",
+        "4s",
+        "-t",
+        "1",
+        &format!("http://{}/", proxy.listen),
+    ])
+    .spawn();
+    let started = std::time::Instant::now();
+    while proxy.metric("herd_proxy_connections_open{proxy=\"web\"}") < 200 {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the run never opened its connections"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut slowest = std::time::Duration::ZERO;
+    for i in 0..20 {
+        let t = std::time::Instant::now();
+        let body = format!(r#"{{"name":"t{i}","type":"latency","attributes":{{"latency":1}}}}"#);
+        assert_eq!(
+            api_call(proxy.api, "POST", "/proxies/web/toxics", &body),
+            200
+        );
+        assert_eq!(api_call(proxy.api, "GET", "/proxies", ""), 200);
+        assert_eq!(
+            api_call(
+                proxy.api,
+                "DELETE",
+                &format!("/proxies/web/toxics/t{i}"),
+                ""
+            ),
+            204
+        );
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(
+        slowest < std::time::Duration::from_secs(1),
+        "three API calls took {slowest:?} under load"
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
