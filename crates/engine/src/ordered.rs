@@ -384,6 +384,39 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
         });
     }
 
+    fn write_now(&mut self, t: &mut T, conn: &mut T::Conn) -> bool {
+        // One request at a time on an open connection that owes nothing: no batch, nothing
+        // half written, nothing unread or held, the server still there.
+        let idle = self.open
+            && !self.finished
+            && !self.hup
+            && !self.unread
+            && self.window == 1
+            && self.sent + 1 == self.queue.len()
+            && self.partial == 0
+            && self.outpos >= self.outbuf.len()
+            && self.pending.is_empty();
+        if !idle {
+            return false;
+        }
+        let e = &self.queue[self.sent];
+        match t.write(conn, &e.bytes) {
+            Ok(Io::Done(n)) if n == e.bytes.len() => {
+                self.sent += 1;
+                self.staged = self.sent;
+                true
+            }
+            Ok(Io::Done(n)) => {
+                self.partial = n;
+                false
+            }
+            // The pump that follows writes again and reports what this one met: a socket
+            // that failed fails again (TLS holds what it took, but nothing leaves a broken
+            // socket), one that blocked waits for its event.
+            _ => false,
+        }
+    }
+
     fn pump(
         &mut self,
         t: &mut T,

@@ -53,6 +53,14 @@ impl Session<Wire> for HttpSession {
     }
 
     #[inline]
+    fn write_now(&mut self, t: &mut Wire, conn: &mut Conn) -> bool {
+        match self {
+            HttpSession::Http1(s) => s.write_now(t, conn),
+            HttpSession::Http2(_) | HttpSession::WebSocket(_) => false,
+        }
+    }
+
+    #[inline]
     fn pump(
         &mut self,
         t: &mut Wire,

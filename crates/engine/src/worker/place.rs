@@ -116,7 +116,8 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
-    /// Submits exchange `x` on connection `l`; the write follows in a pump.
+    /// Submits exchange `x` on connection `l` and writes it when its session can at once;
+    /// else the write follows in a pump.
     fn submit(&mut self, l: u32, x: Ticket, now: Instant) {
         let calls = self.shared.plan.calls_per_conn;
         let link = &mut self.links.slots[l as usize];
@@ -129,10 +130,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k);
         link.retiring |= ex.last_call;
         ex.reused = link.opened.is_some() && link.uses > 0;
-        ex.stale_candidate =
-            ex.reused && now.saturating_duration_since(link.last_used) >= STALE_AFTER;
+        ex.stale_candidate = ex.reused && now >= link.stale_at;
         link.uses += 1;
-        link.last_used = now;
+        link.stale_at = now + STALE_AFTER;
         ex.link = LinkRef::new(l, link.generation);
         ex.carrier = Some(link.serial * self.threads as u64 + self.k as u64).into();
         ex.placed = now;
@@ -140,7 +140,13 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         ex.written = link.opened.is_some();
         session.submit(x, req, ex.last_call);
         self.users[ex.user as usize].link = LinkRef::new(l, link.generation);
-        self.kicks.push((l, link.generation));
+        let written = match link.conn.as_mut() {
+            Some(conn) if link.opened.is_some() => session.write_now(&mut self.t, conn),
+            _ => false,
+        };
+        if !written {
+            self.kicks.push((l, link.generation));
+        }
     }
 
     /// Exchanges waiting for a place take the places freed.
