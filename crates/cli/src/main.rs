@@ -12,8 +12,6 @@ mod exit;
 mod grpc;
 mod grpc_args;
 mod history_cmd;
-mod history_select;
-mod history_trend;
 mod http_args;
 mod interrupt;
 mod k8s;
