@@ -3,7 +3,6 @@
 use clap::Args;
 use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
 #[command(mut_args = crate::short_help::run)]
@@ -28,51 +27,8 @@ pub struct RunArgs {
     #[arg(long = "target", value_name = "URL")]
     pub target: Option<String>,
 
-    /// Closed model: concurrent connections, each sending its next request when the last one
-    /// answered. With --rate: the cap on connections, opened as the schedule needs them
-    /// [default: 10, or 1000 with --rate]
-    #[arg(short = 'c', long = "connections", value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub connections: Option<u64>,
-
-    /// Open model: requests per second on a fixed schedule, whatever the server does; latency is
-    /// measured from each request's intended send time
-    #[arg(long, value_name = "R", value_parser = crate::values::rate)]
-    pub rate: Option<f64>,
-
-    /// With --rate: how arrivals are spaced: constant (evenly), poisson (exponential gaps, a
-    /// Poisson process: many independent visitors) or uniform (gaps uniform on [0, 2/R]);
-    /// httperf's --period d|e|u [default: constant]
-    #[arg(long, value_name = "PROCESS", value_parser = crate::values::arrivals)]
-    pub arrivals: Option<herd_engine::Process>,
-
-    /// What poisson or uniform arrivals are drawn from: the same seed sends at the same
-    /// instants, on one machine or split into shards [default: 1]
-    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub seed: Option<u64>,
-
-    /// How long to measure, e.g. 30s, 5m, 1h (after the warm-up) [default: 10s unless -n]
-    #[arg(short = 'd', long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub duration: Option<Duration>,
-
-    /// Stop after this many requests (after the warm-up)
-    #[arg(short = 'n', long = "requests", value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub requests: Option<u64>,
-
-    /// Requests per connection before it is replaced (httperf's --num-calls); 1 = a new
-    /// connection per request [default: unlimited keep-alive]
-    #[arg(long = "calls-per-conn", value_name = "K", value_parser = crate::values::count::<u64>)]
-    pub calls_per_conn: Option<u64>,
-
-    /// HTTP/1.1 pipelining: keep up to K requests in flight on each connection, each response
-    /// timed against its own request; -c connections then carry -c x K requests, refilled three
-    /// quarters of a window at a time (nearly wrk's batches; the open model sends each when due)
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub pipeline: Option<u16>,
-
-    /// With --pipeline: pipeline methods that are not idempotent (POST, PATCH) too, which HTTP
-    /// advises against
-    #[arg(long = "pipeline-any-method", requires = "pipeline")]
-    pub pipeline_any_method: bool,
+    #[command(flatten)]
+    pub load: crate::load_args::LoadArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -111,20 +67,6 @@ pub struct RunArgs {
     #[arg(last = true, value_name = "ARGS", requires = "script")]
     pub script_args: Vec<String>,
 
-    /// Per-request deadline, connect included: a stalled request ends as a timeout and its
-    /// connection is replaced; wins over a workload file's `defaults: timeout` [default: 10s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
-
-    /// Run this long first, measured but excluded from the results (start-up effects); wins
-    /// over a workload file's `load: warmup` [default: 0s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub warmup: Option<Duration>,
-
-    /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
-    pub threads: Option<usize>,
-
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
 
@@ -146,7 +88,7 @@ impl RunArgs {
 
 /// The request every run of a URL sends (curl's and wrk's flags), shared by `run`, `sweep`
 /// and `capacity`.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct RequestArgs {
     /// HTTP method [default: GET, or POST when a body is given]
     #[arg(short = 'm', long, value_name = "METHOD")]
@@ -190,8 +132,9 @@ impl RequestArgs {
 
 /// How herd reaches the target, and what else each run of it carries besides its request and
 /// its load: TLS verification, the local address, routes and identity (curl's flags), secrets,
-/// the HTTP version, the server watched and the shard. Shared by `run`, `sweep` and `capacity`.
-#[derive(Args, Debug, Clone)]
+/// the HTTP version, the server watched and the shard. Shared by `run`, `replay`, `sweep` and
+/// `capacity`; `demo` gives none of them (the default).
+#[derive(Args, Debug, Clone, Default)]
 pub struct ReachArgs {
     /// Do not verify TLS certificates (self-signed test servers)
     #[arg(short = 'k', long)]
@@ -219,9 +162,10 @@ pub struct ReachArgs {
 }
 
 impl ReachArgs {
-    /// The one place a [`RunSpec`] is filled from flags: `source` played with `request`'s
-    /// request at `load`, reached as these flags say (no shard yet: a series gives each of its
-    /// targets its own start instants).
+    /// The one place a [`RunSpec`] is filled from flags (`run`, `replay`, `demo`, `grpc`'s
+    /// shard aside, and each run of a series): `source` played with `request`'s request at
+    /// `load`, reached as these flags say (no shard yet: a series gives each of its targets its
+    /// own start instants).
     pub fn spec(&self, source: Source, request: &RequestArgs, load: LoadFlags) -> RunSpec {
         RunSpec {
             request: request.flags(self.secrets.redaction()),

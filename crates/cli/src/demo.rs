@@ -4,17 +4,14 @@
 use crate::exit::Exit;
 use clap::Args;
 use herd_mock::{Config, Route, Server};
-use herd_run::{LoadFlags, RunSpec, Source};
-use std::time::Duration;
+use herd_run::Source;
 
+/// `herd run`'s load flags, with the demo's defaults (`load_args::DEMO`).
 #[derive(Args, Debug)]
+#[command(mut_args = crate::load_args::demo)]
 pub struct DemoArgs {
-    /// How long to load the mock server
-    #[arg(short = 'd', long, default_value = "5s", value_parser = crate::values::duration)]
-    pub duration: Duration,
-    /// Arrivals per second
-    #[arg(long, default_value_t = 2000.0)]
-    pub rate: f64,
+    #[command(flatten)]
+    pub load: crate::load_args::LoadArgs,
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
 }
@@ -33,20 +30,14 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
     eprintln!("herd demo: mock server on {url} (route `{ROUTE}`)");
     eprintln!(
         "herd demo: open model, {} req/s for {}, latency measured from each request's intended send time\n",
-        a.rate,
-        humantime::format_duration(a.duration)
+        a.load.rate.unwrap_or_default(),
+        humantime::format_duration(a.load.duration.unwrap_or_default())
     );
-    let spec = RunSpec {
-        load: LoadFlags {
-            connections: Some(200),
-            rate: Some(a.rate),
-            duration: Some(a.duration),
-            timeout: Some(Duration::from_secs(5)),
-            threads: Some(1),
-            ..LoadFlags::default()
-        },
-        ..RunSpec::new(Source::url(url.clone()))
-    };
+    let spec = crate::args::ReachArgs::default().spec(
+        Source::url(url.clone()),
+        &crate::args::RequestArgs::default(),
+        a.load.flags(),
+    );
     let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
     let code = crate::run::play(&prepared, &a.outputs)?;
     let served = server.stats();

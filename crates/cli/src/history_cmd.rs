@@ -1,11 +1,11 @@
 //! `herd history ls|show|trend|detect|baseline`: questions answered from a store of runs
-//! (herd-store). Arguments, tables and files only; the answers are the store's.
+//! (herd-history). Arguments, and where the answers go.
 
 use crate::exit::{self, Exit};
-use crate::history_select::{self, labels_text, store_err, write_json};
-use crate::history_trend;
 use crate::report_format::{emit, format_for, Format};
 use clap::{Args, Subcommand};
+use herd_history::{Changes, Trend};
+use herd_store::{Filter, Store};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -21,10 +21,10 @@ pub enum HistoryCommand {
     /// One stored run, as `herd report` shows a result (-o run.html for its page)
     Show(ShowArgs),
     /// A metric over the runs, as a table, or a chart page with -o trend.html
-    Trend(history_trend::TrendArgs),
+    Trend(TrendArgs),
     /// The runs where a metric's level changed (E-Divisive means, a permutation test, and the
     /// runs' own noise), each named with its labels
-    Detect(history_trend::DetectArgs),
+    Detect(DetectArgs),
     /// Pin a run as the baseline `herd compare --baseline` compares with
     Baseline(BaselineArgs),
 }
@@ -32,7 +32,7 @@ pub enum HistoryCommand {
 #[derive(Args, Debug)]
 pub struct LsArgs {
     #[command(flatten)]
-    pub select: history_select::Select,
+    pub select: Select,
 }
 
 #[derive(Args, Debug)]
@@ -74,39 +74,113 @@ pub struct BaselineSetArgs {
     pub store: Option<String>,
 }
 
+/// Which runs: the store and the filters every question shares.
+#[derive(Args, Debug)]
+pub struct Select {
+    /// The store: a SQLite file or postgres://... (default: $HERD_STORE)
+    #[arg(long, value_name = "PATH|URL")]
+    pub store: Option<String>,
+    /// Only runs with this label; repeat for runs with all of them
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub labels: Vec<String>,
+    /// Only runs against this target (as listed)
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// Only runs of this workload file (or URL, for a run of one URL)
+    #[arg(long, value_name = "FILE|URL")]
+    pub workload: Option<String>,
+    /// Only runs started at or after: 2026-11-01, 2026-11-01T12:00:00Z, or a time ago (7d, 12h)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only runs started before (same forms as --since)
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only the last N of them
+    #[arg(long, value_name = "N", value_parser = crate::values::count::<usize>)]
+    pub last: Option<usize>,
+    /// Also write the answer as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TrendArgs {
+    #[command(flatten)]
+    pub select: Select,
+    /// The metrics, comma-separated: throughput, error_rate, p50, p75, p90, p95, p99, p999,
+    /// max, mean, bytes, requests
+    #[arg(
+        long,
+        value_name = "METRIC",
+        default_value = "p99",
+        value_delimiter = ','
+    )]
+    pub metric: Vec<String>,
+    /// A request name's figures instead of the whole run's
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Also draw the trend as an HTML page (change points marked)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DetectArgs {
+    #[command(flatten)]
+    pub select: Select,
+    /// The metric whose changes to find (as for trend)
+    #[arg(long, value_name = "METRIC", default_value = "p99")]
+    pub metric: String,
+    /// A request name's figures instead of the whole run's
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The seed of the permutation test's shuffles: the same seed, the same answer
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl Select {
+    /// The filter first (a bad --since is said before a missing store), then the store.
+    fn open(&self) -> Result<(Store, Filter), Exit> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let select = herd_history::Select {
+            labels: self.labels.clone(),
+            target: self.target.clone(),
+            workload: self.workload.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            last: self.last,
+        };
+        let filter = select.filter(now).map_err(store_err)?;
+        let (store, _) = crate::store_cmd::open(self.store.as_deref())?;
+        Ok((store, filter))
+    }
+}
+
+fn store_err(e: impl std::fmt::Display) -> Exit {
+    Exit::bad_input(e.to_string())
+}
+
+fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(), Exit> {
+    herd_history::write_json(path, value).map_err(store_err)
+}
+
 pub fn cmd(a: &HistoryArgs) -> Result<i32, Exit> {
     match &a.command {
         HistoryCommand::Ls(a) => ls(a),
         HistoryCommand::Show(a) => show(a),
-        HistoryCommand::Trend(a) => history_trend::trend(a),
-        HistoryCommand::Detect(a) => history_trend::detect(a),
+        HistoryCommand::Trend(a) => trend(a),
+        HistoryCommand::Detect(a) => detect(a),
         HistoryCommand::Baseline(a) => baseline(a),
     }
 }
 
 fn ls(a: &LsArgs) -> Result<i32, Exit> {
     let (mut store, filter) = a.select.open()?;
-    let runs = store.list(&filter).map_err(store_err)?;
-    let mut out = format!(
-        "{:>6}  {:<24}  {:<28}  {:<16}  labels\n",
-        "id", "started", "target", "workload hash"
-    );
-    for r in &runs {
-        out.push_str(&format!(
-            "{:>6}  {:<24}  {:<28}  {:<16}  {}\n",
-            r.id,
-            r.started_at,
-            r.target,
-            r.workload_hash,
-            labels_text(r)
-        ));
-    }
-    out.push_str(&format!(
-        "{} run{}\n",
-        runs.len(),
-        if runs.len() == 1 { "" } else { "s" }
-    ));
-    print!("{out}");
+    let (text, runs) = herd_history::list(&mut store, &filter).map_err(store_err)?;
+    print!("{text}");
     if let Some(path) = &a.select.json {
         write_json(path, &runs)?;
     }
@@ -137,17 +211,36 @@ fn show(a: &ShowArgs) -> Result<i32, Exit> {
 fn baseline(a: &BaselineArgs) -> Result<i32, Exit> {
     let BaselineCommand::Set(a) = &a.command;
     let (mut store, at) = crate::store_cmd::open(a.store.as_deref())?;
-    let selector = a.labels.join(",");
-    store.set_baseline(&selector, a.id).map_err(store_err)?;
-    let canonical = herd_store::canonical(&selector).map_err(store_err)?;
-    println!(
-        "run #{} is the baseline of {} in {at}",
-        a.id,
-        if canonical.is_empty() {
-            "every run".to_owned()
-        } else {
-            format!("runs labelled {canonical}")
-        }
-    );
+    let said = herd_history::set_baseline(&mut store, &at, a.id, &a.labels).map_err(store_err)?;
+    println!("{said}");
+    Ok(exit::OK)
+}
+
+fn trend(a: &TrendArgs) -> Result<i32, Exit> {
+    let name = a.name.clone().unwrap_or_default();
+    for m in &a.metric {
+        herd_history::check_metric(m).map_err(store_err)?;
+    }
+    let (mut store, filter) = a.select.open()?;
+    let t = Trend::ask(&mut store, &filter, &a.metric, &name).map_err(store_err)?;
+    print!("{}", t.text());
+    if let Some(path) = &a.select.json {
+        write_json(path, &t.json())?;
+    }
+    if let Some(path) = &a.output {
+        t.write_page(&mut store, path).map_err(store_err)?;
+    }
+    Ok(exit::OK)
+}
+
+fn detect(a: &DetectArgs) -> Result<i32, Exit> {
+    let name = a.name.clone().unwrap_or_default();
+    herd_history::check_metric(&a.metric).map_err(store_err)?;
+    let (mut store, filter) = a.select.open()?;
+    let c = Changes::ask(&mut store, &filter, &a.metric, &name, a.seed).map_err(store_err)?;
+    print!("{}", c.text());
+    if let Some(path) = &a.select.json {
+        write_json(path, &c.json())?;
+    }
     Ok(exit::OK)
 }

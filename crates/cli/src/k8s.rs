@@ -4,7 +4,7 @@
 use crate::exit::Exit;
 use clap::{Args, Subcommand};
 use herd_k8s::{Bundle, Options};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 #[derive(Args, Debug)]
@@ -135,7 +135,11 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
     // The plan must be valid before pods are scheduled to run it; but its target may be a name
     // only the cluster resolves (shop.default.svc), so that alone is not a problem here.
     match herd_workload::Workload::load(&file) {
-        Ok(w) => warn_loopback(&w.target().to_string()),
+        Ok(w) => {
+            if let Some(warning) = herd_k8s::loopback_warning(&w.target().to_string()) {
+                eprintln!("herd: {warning}");
+            }
+        }
         Err(d) => {
             let unresolved = |m: &str| m.starts_with("cannot resolve host");
             if d.problems.iter().all(|p| unresolved(&p.message)) {
@@ -159,76 +163,13 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
 /// The manifests into `-o DIR`, and what to do next.
 fn write(a: &RenderArgs, bundle: &Bundle) -> Result<(), Exit> {
     let manifests = bundle.manifests();
-    std::fs::create_dir_all(&a.output)
-        .map_err(|e| Exit::bad_input(format!("cannot create {}: {e}", a.output.display())))?;
-    let secret_path = a.output.join("00-secret.yaml");
-    match &manifests.secret {
-        Some(content) => write_private(&secret_path, content)?,
-        // A Secret left by an earlier render would be applied with these manifests.
-        None => match std::fs::remove_file(&secret_path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Exit::bad_input(format!(
-                    "cannot remove the old {}: {e}",
-                    secret_path.display()
-                )))
-            }
-            _ => {}
-        },
-    }
-    for (f, content) in [
-        ("00-configmap.yaml", &manifests.config_map),
-        ("01-job.yaml", &manifests.job),
-    ] {
-        let path = a.output.join(f);
-        std::fs::write(&path, content)
-            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
-    }
-    if manifests.secret.is_some() {
-        println!(
-            "wrote {}: it holds credentials (readable by you only): keep it out of version control",
-            secret_path.display()
-        );
-    }
-    println!(
-        "wrote {dir}/00-configmap.yaml and {dir}/01-job.yaml: Job {name}, {n} shards, starting at {start}\n\
-         next: kubectl apply -f {dir}/   (now: the start is in {lead})\n\
-         then: herd k8s collect {name}{ns} -o total.json",
-        dir = a.output.display().to_string().trim_end_matches('/'),
-        name = bundle.name,
-        n = a.shards,
-        start = bundle.start_at,
-        lead = humantime::format_duration(a.start_in),
-        ns = a.namespace.as_ref().map(|n| format!(" --namespace {n}")).unwrap_or_default(),
+    manifests.write_to(&a.output).map_err(Exit::bad_input)?;
+    let secret = manifests.secret.is_some();
+    print!(
+        "{}",
+        bundle.next_steps(&a.output, a.shards, a.start_in, secret)
     );
     Ok(())
-}
-
-/// On a cluster a target on 127.0.0.1 is each pod itself: the run would measure herd.
-fn warn_loopback(target: &str) {
-    if let Some(host) = herd_k8s::check::loopback_host(target) {
-        eprintln!(
-            "herd: warning: the target {host} is the local machine: on the cluster each pod would load itself, not your server; give the server's address as the pods see it (a Service name such as http://shop.default.svc:8080)"
-        );
-    }
-}
-
-/// A file only its owner can read: it holds credentials.
-fn write_private(path: &Path, content: &str) -> Result<(), Exit> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let fail = |e: std::io::Error| Exit::bad_input(format!("cannot write {}: {e}", path.display()));
-    // Removed first: an existing file would keep its wider permissions.
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(fail(e)),
-        _ => {}
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut f| f.write_all(content.as_bytes()))
-        .map_err(fail)
 }
 
 fn collect(a: &CollectArgs) -> Result<i32, Exit> {

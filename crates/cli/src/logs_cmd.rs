@@ -4,11 +4,8 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_logs::against::{self, Against, RunSide};
-use herd_logs::analysis::Analyzer;
-use herd_logs::source::{read_logs, FormatSpec, ReadStats};
+use herd_logs::source::{FormatSpec, ReadStats};
 use herd_logs::summary::LogsReport;
-use herd_result::{read_document, Document};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,7 +31,15 @@ pub struct LogFiles {
 
 impl LogFiles {
     pub fn spec(&self) -> Result<FormatSpec, Exit> {
-        FormatSpec::parse(&self.format).map_err(|e| Exit::bad_input(e.to_string()))
+        self.plain().spec().map_err(Exit::bad_input)
+    }
+
+    fn plain(&self) -> herd_logs::input::Files {
+        herd_logs::input::Files {
+            logs: self.logs.clone(),
+            format: self.format.clone(),
+            fields: self.fields.clone(),
+        }
     }
 }
 
@@ -58,30 +63,23 @@ impl LogInput {
     /// Reads and analyses the logs; `warn` tells of bad lines on stderr (`herd logs` shows
     /// them in its summary instead).
     pub fn analyse(&self, warn: bool) -> Result<LogsReport, Exit> {
-        let f = &self.files;
-        let spec = f.spec()?;
-        let mut a = Analyzer::new(&self.patterns, self.session_idle.as_secs().max(1));
-        let stats = read_logs(&f.logs, &spec, f.fields.as_deref(), |r| a.add(r))
-            .map_err(|e| Exit::bad_input(e.to_string()))?;
+        let input = herd_logs::input::Input {
+            files: self.files.plain(),
+            patterns: self.patterns.clone(),
+            session_idle: self.session_idle,
+        };
+        let (report, stats) = input.analyse().map_err(Exit::bad_input)?;
         if warn {
             warn_bad(&stats);
         }
-        Ok(a.finish(&stats))
+        Ok(report)
     }
 }
 
 /// Bad lines are not fatal, but the user hears of them (stderr, so stdout stays clean).
 pub fn warn_bad(s: &ReadStats) {
-    if s.bad > 0 {
-        eprintln!(
-            "herd: {} of {} lines could not be read ({:.2}%) and were skipped; the first:",
-            herd_result::format::count(s.bad),
-            herd_result::format::count(s.lines),
-            100.0 * s.bad as f64 / s.lines.max(1) as f64
-        );
-        for b in &s.bad_samples {
-            eprintln!("  {}:{}: {}: {}", b.file, b.line, b.reason, b.text);
-        }
+    if let Some(said) = herd_logs::input::bad_lines(s) {
+        eprintln!("herd: {said}");
     }
 }
 
@@ -156,41 +154,15 @@ pub fn cmd(a: &LogsArgs) -> Result<i32, Exit> {
 
 /// A `herd logs --json` file, when `path` holds one (`kind: "logs"`): `herd report` shows it.
 pub fn read_logs_json(path: &Path) -> Option<Result<LogsReport, Exit>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    if value.get("kind").and_then(|k| k.as_str()) != Some("logs") {
-        return None;
-    }
-    Some(serde_json::from_value(value).map_err(|e| {
-        Exit::bad_input(format!(
-            "{}: not a `herd logs --json` file this herd can read: {e}",
-            path.display()
-        ))
-    }))
+    herd_logs::input::read_report_json(path).map(|r| r.map_err(Exit::bad_input))
 }
 
 fn against_cmd(a: &LogsArgs, result: &Path) -> Result<i32, Exit> {
-    let doc = read_document(result).map_err(|e| Exit::bad_input(e.to_string()))?;
-    let Document::Run(run) = doc else {
-        return Err(Exit::bad_input(format!(
-            "{}: --against takes a run's result, not a {}",
-            result.display(),
-            doc.kind()
-        )));
-    };
-    let side = RunSide::of(&run).map_err(Exit::bad_input)?;
-    let mut cmp = Against::new(side, a.tolerance * 100.0);
-    let spec = a.input.files.spec()?;
-    let stats = read_logs(
-        &a.input.files.logs,
-        &spec,
-        a.input.files.fields.as_deref(),
-        |r| cmp.add(r),
-    )
-    .map_err(|e| Exit::bad_input(e.to_string()))?;
+    let files = a.input.files.plain();
+    let (c, stats) =
+        herd_logs::input::against(&files, result, a.tolerance * 100.0).map_err(Exit::bad_input)?;
     warn_bad(&stats);
-    let c = cmp.finish();
-    print!("{}", against::render(&c));
+    print!("{}", herd_logs::against::render(&c));
     if let Some(p) = &a.json {
         write(
             p,

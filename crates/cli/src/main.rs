@@ -12,11 +12,10 @@ mod exit;
 mod grpc;
 mod grpc_args;
 mod history_cmd;
-mod history_select;
-mod history_trend;
 mod http_args;
 mod interrupt;
 mod k8s;
+mod load_args;
 mod logs_cmd;
 mod merge_cmd;
 mod model_cmd;
@@ -69,7 +68,7 @@ enum Command {
     /// Run the mock target server: routes with latency distributions, sizes, statuses and faults
     Serve(Deferred<serve::ServeArgs>),
     /// Start the mock server in-process and run a short load test against it
-    Demo(Deferred<demo::DemoArgs>),
+    Demo(Deferred<Box<demo::DemoArgs>>),
     /// Show a stored result: text, or a self-contained HTML page or PDF with charts (-o FILE)
     Report(Deferred<report_cmd::ReportArgs>),
     /// Compare runs with a base run; exit 3 when a key metric regressed beyond --threshold and noise

@@ -96,29 +96,18 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
         scenarios: a.scenarios,
         scale: a.scale,
         duration: a.duration.clone(),
-        data: match a.data.as_str() {
-            "values" => DataChoice::Values,
-            "zipf" => DataChoice::Zipf,
-            _ => DataChoice::Auto,
-        },
+        data: DataChoice::parse(&a.data),
         assets: a.assets,
         open: a.open,
     };
-    let yaml = render(&report, &opts);
-    std::fs::write(&a.output, &yaml)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", a.output.display())))?;
-    let picked = herd_logs::model::pick(&report, &opts);
-    let covered: f64 = picked.iter().map(|t| t.share).sum();
-    println!(
-        "{}: {} scenarios from {} requests ({} request types), covering {:.1}% of the requests (the file's last comment lists the types left out and why); check it with `herd validate {}`",
-        a.output.display(),
-        picked.len(),
-        report.input.records,
-        report.types.len(),
-        covered,
-        a.output.display()
-    );
+    write(&a.output, &render(&report, &opts))?;
+    println!("{}", herd_logs::model::summary(&report, &opts, &a.output));
     Ok(exit::OK)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Exit> {
+    std::fs::write(path, text)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
 }
 
 fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
@@ -126,8 +115,6 @@ fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
     if users == 0 {
         return Err(Exit::bad_input("--users must be 1 or more"));
     }
-    let bytes = std::fs::read(har)
-        .map_err(|e| Exit::bad_input(format!("cannot read {}: {e}", har.display())))?;
     let opts = herd_har::Options {
         target: a.target.clone(),
         users,
@@ -135,23 +122,8 @@ fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
         assets: a.assets,
         source: har.display().to_string(),
     };
-    let m = herd_har::model(&bytes, &opts)
-        .map_err(|e| Exit::bad_input(format!("{}: {e}", har.display())))?;
-    std::fs::write(&a.output, &m.yaml)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", a.output.display())))?;
-    let env: String = m
-        .secrets
-        .iter()
-        .map(|(n, _)| format!("-e {n}=... "))
-        .collect();
-    println!(
-        "{}: {} steps in {} pages, {} values taken from responses, {} recorded requests left out (the file's last comment says which); check it with `herd validate {env}{}`",
-        a.output.display(),
-        m.steps,
-        m.pages,
-        m.extractions,
-        m.left_out,
-        a.output.display()
-    );
+    let m = herd_har::model_file(har, &opts).map_err(Exit::bad_input)?;
+    write(&a.output, &m.yaml)?;
+    println!("{}", m.summary(&a.output));
     Ok(exit::OK)
 }

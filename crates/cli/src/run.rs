@@ -6,7 +6,7 @@ use crate::args::RunArgs;
 use crate::exit::Exit;
 use crate::interrupt;
 use herd_engine::Control;
-use herd_run::{LoadFlags, RunSpec, Source};
+use herd_run::{RunSpec, Source};
 use std::sync::Arc;
 
 /// The run `herd run`'s flags describe: a workload file, a URL file or a URL.
@@ -27,23 +27,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             url: a.url.clone().unwrap_or_default(),
         },
     };
-    let load = LoadFlags {
-        connections: a.connections,
-        rate: a.rate,
-        duration: a.duration,
-        requests: a.requests,
-        calls_per_conn: a.calls_per_conn,
-        pipeline: a.pipeline.map(|depth| herd_run::Pipeline {
-            depth: depth as usize,
-            any_method: a.pipeline_any_method,
-        }),
-        timeout: a.timeout,
-        warmup: a.warmup,
-        threads: a.threads,
-        arrivals: a.arrivals,
-        seed: a.seed,
-    };
-    let mut spec = a.reach.spec(source, &a.request, load);
+    let mut spec = a.reach.spec(source, &a.request, a.load.flags());
     spec.request.form = a.form.clone();
     spec.request.ws = herd_run::WsFlags {
         send: a.send.clone(),

@@ -11,7 +11,6 @@ use clap::Args;
 use herd_result::RunResult;
 pub use herd_run::{Length, Level, Runs};
 use herd_run::{LoadFlags, RunSpec, Source};
-use std::time::Duration;
 
 /// A URL or a workload file, by the rule `herd run` uses, checked at `level` and `length`
 /// (every problem before anything is sent); a shard plays its share of every run.
@@ -30,13 +29,7 @@ pub fn runs_for(
     };
     let load = LoadFlags {
         connections: a.max_connections,
-        calls_per_conn: a.calls_per_conn,
-        timeout: a.timeout,
-        warmup: a.warmup,
-        threads: a.threads,
-        arrivals: a.arrivals,
-        seed: a.seed,
-        ..LoadFlags::default()
+        ..a.per_run.flags()
     };
     let spec = RunSpec {
         level: Some(level),
@@ -136,41 +129,20 @@ impl StepOutputs {
 }
 
 /// The flags of `herd run` that a series keeps the same at every level: the request, how the
-/// target is reached, and the load besides the level and the length.
+/// target is reached, and the load besides the level and the length (in a series' words:
+/// `load_args::SERIES`).
 #[derive(Args, Debug, Clone)]
+#[command(mut_args = crate::load_args::series)]
 pub struct SeriesArgs {
     #[command(flatten)]
     pub request: crate::args::RequestArgs,
 
-    /// Per-request deadline, connect included (autobench's --timeout); wins over a workload
-    /// file's `defaults: timeout` [default: 10s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
-
-    /// Requests per connection before it is replaced (httperf's --num-calls) [default: keep-alive]
-    #[arg(long = "calls-per-conn", visible_alias = "num-calls", value_name = "K", value_parser = crate::values::count::<u64>)]
-    pub calls_per_conn: Option<u64>,
+    #[command(flatten)]
+    pub per_run: crate::load_args::PerRunArgs,
 
     /// Open model: the most connections a run may open [default: 1000]
     #[arg(long = "max-connections", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub max_connections: Option<u64>,
-
-    /// Run this long before each measurement, excluded from it [default: 0s]
-    #[arg(long, value_name = "TIME", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub warmup: Option<Duration>,
-
-    /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(short = 't', long, value_name = "N", value_parser = crate::values::count::<usize>)]
-    pub threads: Option<usize>,
-
-    /// Open model: how each step's arrivals are spaced around its rate: constant, poisson or
-    /// uniform, as `herd run --arrivals` [default: constant]
-    #[arg(long, value_name = "PROCESS", value_parser = crate::values::arrivals)]
-    pub arrivals: Option<herd_engine::Process>,
-
-    /// What poisson or uniform arrivals are drawn from, as `herd run --seed` [default: 1]
-    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub seed: Option<u64>,
 
     #[command(flatten)]
     pub reach: crate::args::ReachArgs,

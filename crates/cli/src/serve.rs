@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 
-use herd_mock::{Config, Route};
+use herd_mock::Route;
 
 const ROUTE_HELP: &str = "\
 Route specs (--route, repeatable, first match wins):
@@ -107,39 +107,7 @@ pub(crate) fn listen_values(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     out
 }
 
-pub(crate) fn parse_listen(s: &str) -> Result<SocketAddr, String> {
-    use std::net::{Ipv4Addr, ToSocketAddrs};
-    let t = s.trim();
-    let port_only = t.strip_prefix(':').unwrap_or(t);
-    if !port_only.is_empty() && port_only.bytes().all(|b| b.is_ascii_digit()) {
-        return port_only
-            .parse::<u16>()
-            .map(|p| SocketAddr::from((Ipv4Addr::LOCALHOST, p)))
-            .map_err(|_| format!("port {port_only} is not from 0 to 65535"));
-    }
-    if let Ok(a) = t.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    let hint =
-        "write HOST:PORT or a port, e.g. 8080, :8080, localhost:8080, 0.0.0.0:8080, [::1]:8080";
-    if t.rsplit_once(':')
-        .is_none_or(|(h, p)| h.is_empty() || p.parse::<u16>().is_err())
-    {
-        return Err(format!("`{s}` is not an address: {hint}"));
-    }
-    let addrs: Vec<SocketAddr> = t
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve `{s}`: {e}; {hint}"))?
-        .collect();
-    // localhost may list ::1 first; clients told "localhost" try 127.0.0.1 too, and tools given
-    // the printed address (curl, herd run) expect the IPv4 one.
-    addrs
-        .iter()
-        .find(|a| a.is_ipv4())
-        .or(addrs.first())
-        .copied()
-        .ok_or_else(|| format!("`{s}` resolved to no address; {hint}"))
-}
+pub(crate) use herd_mock::parse_listen;
 
 /// Clap already quotes the spec in its error, so only the parser's message is passed on.
 fn parse_route(spec: &str) -> Result<Route, String> {
@@ -150,67 +118,14 @@ fn parse_route(spec: &str) -> Result<Route, String> {
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
-    let threads = match args.threads {
-        Some(n) => n.get(),
-        None => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
-    };
-    let routes = if args.routes.is_empty() {
-        herd_mock::default_routes()
-    } else {
-        args.routes.clone()
-    };
-    let summary: Vec<String> = routes.iter().map(Route::to_string).collect();
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(herd_mock::Tls::Files {
-            cert: cert.clone(),
-            key: key.clone(),
-        }),
-        _ => args.tls.then_some(herd_mock::Tls::SelfSigned),
-    };
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    let config = Config {
+    let flags = herd_mock::ServeFlags {
         listen: args.listen,
-        threads,
-        routes,
+        threads: args.threads,
+        routes: args.routes.clone(),
         seed: args.seed,
-        tls,
+        tls: args.tls,
+        tls_files: args.tls_cert.clone().zip(args.tls_key.clone()),
     };
-    let stats = herd_mock::serve_until_signal(config, |addr| {
-        eprintln!(
-            "herd serve listening on {scheme}://{addr} ({threads} thread{}, routes: {})",
-            if threads == 1 { "" } else { "s" },
-            summary.join("; "),
-        )
-    })?;
-    eprintln!(
-        "herd serve stopped: {} requests served on {} connections ({} injected errors)",
-        stats.requests, stats.connections, stats.injected
-    );
+    herd_mock::serve_flags_until_signal(flags, |said| eprintln!("{said}"))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listen_addresses_as_people_write_them() {
-        let lo = |p: u16| SocketAddr::from(([127, 0, 0, 1], p));
-        assert_eq!(parse_listen("8080"), Ok(lo(8080)));
-        assert_eq!(parse_listen(":8080"), Ok(lo(8080)));
-        assert_eq!(parse_listen("localhost:8080"), Ok(lo(8080)));
-        assert_eq!(parse_listen("127.0.0.1:0"), Ok(lo(0)));
-        assert_eq!(
-            parse_listen("0.0.0.0:8080"),
-            Ok(SocketAddr::from(([0, 0, 0, 0], 8080)))
-        );
-        assert_eq!(parse_listen("[::1]:9"), Ok("[::1]:9".parse().unwrap()));
-        for bad in ["", "http://x:1/", "localhost", "99999", ":x", "h:70000"] {
-            let e = parse_listen(bad).unwrap_err();
-            assert!(
-                e.contains("e.g. 8080, :8080") || e.contains("65535"),
-                "{bad}: {e}"
-            );
-        }
-    }
 }

@@ -1,11 +1,15 @@
 //! `--shard I/N`, `--shard-from-env VAR --shards N`, `--start-at`, `--late`: which part of a run
-//! this instance plays and when it starts, the same flags for `herd run`, `sweep`, `capacity`
-//! and `replay`. Read here into herd-run's `ShardRun`, which plays it; checked with every other
-//! flag, before anything is sent.
+//! this instance plays and when it starts, the same flags for `herd run`, `grpc`, `sweep`,
+//! `capacity` and `replay`. herd-run reads them (`ShardFlags`) into the `ShardRun` it plays,
+//! checked with every other flag before anything is sent.
 
 use clap::{Args, ValueEnum};
-use herd_run::shard::{Shard, ShardRun};
-use std::time::{Duration, SystemTime};
+use herd_run::shard::Late as Lateness;
+use herd_run::shard::ShardRun;
+use herd_run::ShardFlags;
+// `herd k8s render --start-in` writes the start instant as a shard reads it.
+pub use herd_run::parse_start_at;
+use std::time::SystemTime;
 
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Shards (one run from several machines)")]
@@ -44,197 +48,29 @@ pub enum Late {
 }
 
 impl ShardArgs {
+    /// The flags as herd-run reads them.
+    pub fn flags(&self) -> ShardFlags {
+        ShardFlags {
+            shard: self.shard.clone(),
+            shard_from_env: self.shard_from_env.clone(),
+            shards: self.shards,
+            start_at: self.start_at.clone(),
+            late: match self.late {
+                Late::Fail => Lateness::Fail,
+                Late::Skip => Lateness::Skip,
+            },
+        }
+    }
+
     /// The shard flags, from the process's environment.
     pub fn resolve(&self) -> Result<Option<ShardRun>, crate::exit::Exit> {
-        resolve(self, |v| std::env::var(v).ok(), SystemTime::now())
+        self.flags()
+            .resolve(|v| std::env::var(v).ok(), SystemTime::now())
             .map_err(|p| crate::exit::Exit::bad_input(p.join("\n")))
     }
 
     /// Whether any shard flag was given.
     pub fn given(&self) -> bool {
-        self.shard.is_some()
-            || self.shard_from_env.is_some()
-            || self.shards.is_some()
-            || self.start_at.is_some()
-            || self.late != Late::Fail
-    }
-}
-
-/// Checks the shard flags; every problem at once. `None` when the run is not sharded.
-pub fn resolve(
-    a: &ShardArgs,
-    env: impl Fn(&str) -> Option<String>,
-    now: SystemTime,
-) -> Result<Option<ShardRun>, Vec<String>> {
-    let mut problems = Vec::new();
-    let shard = match (&a.shard, &a.shard_from_env, a.shards) {
-        (Some(s), None, None) => Shard::parse(s).map_err(|e| e.0),
-        (Some(_), None, Some(_)) => Err(
-            "--shards goes with --shard-from-env; --shard I/N already says N".to_owned(),
-        ),
-        (None, Some(var), Some(n)) => match env(var) {
-            None => Err(format!(
-                "--shard-from-env {var}: the environment variable {var} is not set (Kubernetes sets JOB_COMPLETION_INDEX in Indexed Jobs)"
-            )),
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(i) => Shard::new(i, n).map_err(|e| format!("--shard-from-env {var}={v}: {e}")),
-                Err(_) => Err(format!(
-                    "--shard-from-env {var}: its value `{v}` is not a shard index (0, 1, 2, ...)"
-                )),
-            },
-        },
-        (None, Some(_), None) => Err("--shard-from-env needs --shards N".to_owned()),
-        (None, None, Some(_)) => {
-            Err("--shards needs --shard-from-env VAR (or write --shard I/N)".to_owned())
-        }
-        (None, None, None) => {
-            if a.start_at.is_some() {
-                // A synchronised start is useful alone too: several plain runs at one instant.
-                Shard::new(0, 1).map_err(|e| e.0)
-            } else if a.late != Late::Fail {
-                return Err(vec!["--late needs --start-at".to_owned()]);
-            } else {
-                return Ok(None);
-            }
-        }
-        (Some(_), Some(_), _) => Err("give --shard or --shard-from-env, not both".to_owned()),
-    };
-    let start_at = match a.start_at.as_deref().map(|s| parse_start_at(s, now)) {
-        Some(Ok(t)) => Some(t),
-        Some(Err(e)) => {
-            problems.push(e);
-            None
-        }
-        None => None,
-    };
-    if a.late != Late::Fail && a.start_at.is_none() {
-        problems.push("--late needs --start-at".to_owned());
-    }
-    let shard = shard.map_err(|e| problems.insert(0, e)).ok();
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(shard.map(|shard| ShardRun {
-        shard,
-        start_at,
-        late: match a.late {
-            Late::Fail => herd_run::shard::Late::Fail,
-            Late::Skip => herd_run::shard::Late::Skip,
-        },
-        stride: Duration::ZERO,
-    }))
-}
-
-/// `2026-12-01T12:00:00Z` or `+90s`. Instants are whole seconds so the shards' timelines line
-/// up on absolute seconds; `+DURATION` is rounded up to the next whole second.
-pub fn parse_start_at(s: &str, now: SystemTime) -> Result<SystemTime, String> {
-    let t = s.trim();
-    if let Some(rel) = t.strip_prefix('+') {
-        let d = crate::values::duration(rel).map_err(|e| format!("--start-at {s}: {e}"))?;
-        let at = now + d;
-        let secs = at
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_err(|_| format!("--start-at {s}: the clock is before 1970"))?;
-        let whole = secs.as_secs() + u64::from(secs.subsec_nanos() > 0);
-        return Ok(SystemTime::UNIX_EPOCH + Duration::from_secs(whole));
-    }
-    let at = humantime::parse_rfc3339(t).map_err(|_| {
-        format!(
-            "--start-at `{s}` is not a time: write 2026-12-01T12:00:00Z (RFC 3339, UTC) or +90s"
-        )
-    })?;
-    let since = at
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    if since.subsec_nanos() != 0 {
-        return Err(format!(
-            "--start-at `{s}` has a fraction of a second: give a whole second so the shards' timelines line up"
-        ));
-    }
-    Ok(at)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(shard: Option<&str>, env: Option<&str>, n: Option<u64>) -> ShardArgs {
-        ShardArgs {
-            shard: shard.map(Into::into),
-            shard_from_env: env.map(Into::into),
-            shards: n,
-            ..ShardArgs::default()
-        }
-    }
-
-    fn now() -> SystemTime {
-        SystemTime::UNIX_EPOCH + Duration::from_millis(1_800_000_000_400)
-    }
-
-    #[test]
-    fn shard_flags_resolve_or_say_what_to_write() {
-        let no_env = |_: &str| None;
-        let env = |v: &str| (v == "JOB_COMPLETION_INDEX").then(|| "2".to_owned());
-        let r = resolve(&args(Some("1/4"), None, None), no_env, now())
-            .unwrap()
-            .unwrap();
-        assert_eq!(r.shard.to_string(), "1/4");
-        let r = resolve(
-            &args(None, Some("JOB_COMPLETION_INDEX"), Some(3)),
-            env,
-            now(),
-        );
-        assert_eq!(r.unwrap().unwrap().shard.to_string(), "2/3");
-        assert!(resolve(&args(None, None, None), no_env, now())
-            .unwrap()
-            .is_none());
-        for (a, want) in [
-            (args(Some("4/4"), None, None), "numbered 0 to 3"),
-            (args(Some("x"), None, None), "write I/N"),
-            (args(None, Some("NOPE"), Some(3)), "NOPE is not set"),
-            (
-                args(None, Some("JOB_COMPLETION_INDEX"), Some(2)),
-                "numbered 0 to 1",
-            ),
-            (args(None, None, Some(3)), "--shards needs --shard-from-env"),
-            (
-                args(Some("0/2"), None, Some(2)),
-                "--shard I/N already says N",
-            ),
-        ] {
-            let e = resolve(&a, env, now()).unwrap_err().join("\n");
-            assert!(e.contains(want), "{a:?}: {e}");
-        }
-        let late = ShardArgs {
-            late: Late::Skip,
-            ..ShardArgs::default()
-        };
-        assert!(resolve(&late, no_env, now()).unwrap_err()[0].contains("--start-at"));
-    }
-
-    #[test]
-    fn start_instants_are_whole_seconds() {
-        let secs = |t: SystemTime| {
-            t.duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap()
-                .as_secs_f64()
-        };
-        assert_eq!(
-            secs(parse_start_at("+90s", now()).unwrap()),
-            1_800_000_091.0
-        );
-        assert_eq!(
-            secs(parse_start_at("2027-01-15T08:00:00Z", now()).unwrap()),
-            1_800_000_000.0
-        );
-        assert!(parse_start_at("2027-01-15T08:00:00.5Z", now())
-            .unwrap_err()
-            .contains("whole second"));
-        assert!(parse_start_at("noon", now())
-            .unwrap_err()
-            .contains("RFC 3339"));
-        assert!(parse_start_at("+soon", now())
-            .unwrap_err()
-            .contains("not a duration"));
+        self.flags().given()
     }
 }

@@ -3,14 +3,10 @@
 
 use crate::exit::{self, Exit};
 use clap::{Args, Subcommand};
-use herd_result::{read_document, Document, RunResult};
-use herd_store::{Added, Store};
+use herd_result::RunResult;
+use herd_store::{keep, Store};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// The machine a result written before herd recorded it is filed under: not the storing
-/// machine's, which may not be the one that ran the load.
-const UNRECORDED: &str = "not recorded";
 
 /// The store flags of a command that sends load.
 #[derive(Args, Debug, Clone, Default)]
@@ -36,13 +32,7 @@ pub fn location(given: Option<&str>) -> Option<String> {
 
 /// Opens the store given, or says how to give one.
 pub fn open(given: Option<&str>) -> Result<(Store, String), Exit> {
-    let Some(at) = location(given) else {
-        return Err(Exit::bad_input(
-            "no store given: add --store runs.db (a SQLite file) or --store postgres://..., or set HERD_STORE",
-        ));
-    };
-    let store = Store::open(&at).map_err(|e| Exit::bad_input(e.to_string()))?;
-    Ok((store, herd_store::redact_url(&at)))
+    keep::open_at(location(given).as_deref()).map_err(|e| Exit::bad_input(e.to_string()))
 }
 
 /// The labels of --label, checked before anything is sent.
@@ -51,23 +41,10 @@ pub fn labels(f: &StoreFlags) -> Result<BTreeMap<String, String>, Exit> {
 }
 
 impl StoreFlags {
-    /// Every problem with the labels and the store, before the run: a long run's result must
-    /// have somewhere to go. A shard is a part of a run: its merge is what is stored.
+    /// Every problem with the labels and the store, before the run.
     pub fn problems(&self, sharded: bool) -> Vec<String> {
-        let mut problems = Vec::new();
-        if let Err(e) = labels(self) {
-            problems.push(e.message);
-        }
-        if sharded && self.store.is_some() {
-            problems.push(
-                "--store keeps whole runs, and a shard is a part of one: store the shards' files together (`herd store add shard-*.json` merges them first)".to_owned(),
-            );
-        } else if location(self.store.as_deref()).is_some() {
-            if let Err(e) = open(self.store.as_deref()) {
-                problems.push(e.message);
-            }
-        }
-        problems
+        let at = location(self.store.as_deref());
+        keep::problems(&self.labels, self.store.as_deref(), at.as_deref(), sharded)
     }
 }
 
@@ -80,35 +57,17 @@ pub fn keep(f: &StoreFlags, result: &RunResult) -> Result<(), Exit> {
     keep_at(f.store.as_deref(), result)
 }
 
-/// A run of a sweep or capacity search, filed as its own run: the user's labels, then which
-/// series it belongs to (`series=sweep`), its number in the series (`step=3`, as its files
-/// x-3.csv and its metrics' `step` label) and its level (`level=400`: a rate, or users), so
-/// `herd history trend --label level=400` follows one level over the nightly sweeps.
+/// A run of a sweep or capacity search, filed as its own run (herd-store's `label_step`).
 pub fn label_step(f: &StoreFlags, run: &mut RunResult, series: &str, step: usize, level: f64) {
-    if let Ok(given) = labels(f) {
-        run.config.labels.extend(given);
-    }
-    let facts = [
-        ("series", series.to_owned()),
-        ("step", step.to_string()),
-        // Plain digits (400, 0.5), never a thousands separator: a label is matched as written.
-        ("level", level.to_string()),
-    ];
-    for (k, v) in facts {
-        run.config.labels.insert(k.to_owned(), v);
-    }
+    keep::label_step(&f.labels, run, series, step, level);
 }
 
 /// Keeps a whole run (a merged one included) in the store given, or $HERD_STORE's; none: nothing.
 pub fn keep_at(given: Option<&str>, result: &RunResult) -> Result<(), Exit> {
-    if location(given).is_none() {
-        return Ok(());
+    let said = keep::keep_at(location(given).as_deref(), result).map_err(Exit::bad_input)?;
+    if let Some(said) = said {
+        eprintln!("herd: {said}");
     }
-    let (mut store, at) = open(given)?;
-    let added = store
-        .add(result, UNRECORDED)
-        .map_err(|e| Exit::bad_input(format!("the result was not stored in {at}: {e}")))?;
-    eprintln!("herd: stored as run #{} in {at}", added.id());
     Ok(())
 }
 
@@ -137,29 +96,7 @@ pub struct AddArgs {
 
 pub fn cmd(a: &StoreArgs) -> Result<i32, Exit> {
     let StoreCommand::Add(a) = &a.command;
-    let mut problems = Vec::new();
-    let mut runs: Vec<(String, RunResult)> = Vec::new();
-    for path in &a.files {
-        match read_document(path) {
-            Ok(Document::Run(r)) => runs.push((path.display().to_string(), *r)),
-            Ok(doc) => problems.push(format!(
-                "{} is a `{}` result: only runs are stored (each run of a series has its own JSON)",
-                path.display(),
-                doc.kind()
-            )),
-            Err(e) => problems.push(e.to_string()),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(Exit::bad_input(problems.join("\n")));
-    }
-    let (mut store, at) = open(a.store.as_deref())?;
-    for (what, r) in herd_store::whole_runs(runs).map_err(|e| Exit::bad_input(e.to_string()))? {
-        match store.add(&r, UNRECORDED) {
-            Ok(Added::New(id)) => println!("{what}: stored as run #{id} in {at}"),
-            Ok(Added::Already(id)) => println!("{what}: already stored as run #{id}"),
-            Err(e) => return Err(Exit::bad_input(format!("{what}: {e}"))),
-        }
-    }
+    let at = location(a.store.as_deref());
+    keep::add_files(&a.files, at.as_deref(), |said| println!("{said}")).map_err(Exit::bad_input)?;
     Ok(exit::OK)
 }

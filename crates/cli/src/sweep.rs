@@ -105,7 +105,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
             .collect(),
         levels: c.levels.clone(),
         length: c.length,
-        calls_per_conn: a.series.calls_per_conn,
+        calls_per_conn: a.series.per_run.calls_per_conn,
         timeout: c
             .runs
             .first()
@@ -180,9 +180,15 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     }
     let mut runs: Vec<Box<dyn Runs>> = Vec::new();
     for (j, t) in targets.iter().enumerate() {
-        let shard = shard
-            .clone()
-            .map(|s| s.in_series(length, a.series.warmup, a.cooldown, j, targets.len()));
+        let shard = shard.clone().map(|s| {
+            s.in_series(
+                length,
+                a.series.per_run.warmup,
+                a.cooldown,
+                j,
+                targets.len(),
+            )
+        });
         match runs_for(&t.url, &a.series, Level::of(model, top), length, shard) {
             Ok(r) => runs.push(r),
             Err(e) => problems.push(if targets.len() > 1 {
@@ -229,7 +235,7 @@ fn flags(a: &SweepArgs) -> SweepFlags {
         connections: a.connections.clone(),
         step_duration: a.step_duration,
         num_conns: a.num_conns,
-        calls_per_conn: a.series.calls_per_conn,
+        calls_per_conn: a.series.per_run.calls_per_conn,
         stop: a.stop.clone(),
         stop_errors: a.stop_errors,
         stop_p99: a.stop_p99,

@@ -36,10 +36,12 @@ pub mod generator;
 pub mod health;
 mod in_flight;
 mod merge;
+mod message;
 mod ordered;
 mod output;
 pub mod plan;
 pub mod process;
+mod protocols;
 pub mod requests_log;
 mod run;
 pub mod schedule;
@@ -58,22 +60,18 @@ pub use error::RunError;
 pub use events::EventStream;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
+pub use message::{Body, Failure, Parts, Request, Response, ThinVec};
 pub use ordered::Ordered;
 pub use output::Record;
 pub use plan::{Load, Plan, PlanError};
 pub use process::Process;
+pub use protocols::{HandshakeTimes, Handshakes, Negotiated, ProtocolUse, Resumption, TlsUse};
 pub use requests_log::RequestsLog;
 pub use run::{run, GeneratorReport, Progress, RunOutput, KEPT_S};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
-pub use session::{
-    Failed, HandshakeTimes, Handshakes, Negotiated, Note, Opened, ProtocolUse, Ready, Resumption,
-    Session, Ticket, TlsUse,
-};
+pub use session::{Failed, Note, Opened, Ready, Ticket};
 pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::target_at;
-pub use transport::{
-    Body, Clock, Event, Failure, Io, Parse, Parts, Request, Response, SystemClock, ThinVec,
-    Transport,
-};
+pub use transport::{Clock, Event, Io, Parse, Session, SystemClock, Transport};

@@ -95,10 +95,10 @@ impl<R: ScriptReport> WorkerTotals<R> {
         self.server_closed += o.server_closed;
         self.peak += o.peak_connections;
         for p in &o.protocols {
-            crate::session::add_protocol(&mut self.protocols, p);
+            crate::protocols::add_protocol(&mut self.protocols, p);
         }
         for u in &o.tls {
-            crate::session::count_tls(&mut self.tls, u.negotiated, u.connections);
+            crate::protocols::count_tls(&mut self.tls, u.negotiated, u.connections);
         }
         self.last_done = self.last_done.max(o.last_done);
         self.stream_limit = self.stream_limit.max(o.stream_limit);

@@ -13,7 +13,8 @@
 //! engine's fake transport.
 
 use crate::in_flight::InFlight;
-use crate::session::{Failed, Note, Opened, Ready, Session, Ticket};
+use crate::session::{Failed, Note, Opened, Ready, Ticket};
+use crate::Session;
 use crate::{Failure, Io, Parse, Request, Response, ThinVec, Transport};
 use herd_metrics::ErrorKind;
 use std::sync::Arc;

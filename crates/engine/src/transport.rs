@@ -3,214 +3,48 @@
 //! scheduling: the engine's loop (one per thread) decides what to do with each socket and when.
 //! The real transport (TCP, TLS through rustls, a readiness poll) lives in `herd-http`; the engine
 //! is tested against a fake one on a virtual [`Clock`], so every rule is tested once, exactly.
+//!
+//! Beside it, the seam between the loop and a protocol: one [`Session`] per connection (h2load's shape,
+//! quinn-proto's manners). The loop owns sockets, time and the tables of connections and
+//! exchanges; a session owns what one protocol keeps about one connection: the requests it
+//! was handed, what is written and what is half read. HTTP/1.1 (one at a time, or pipelined)
+//! is [`crate::Ordered`]; HTTP/2 and HTTP/3 are sessions of their own.
+//!
+//! Who calls what, and when:
+//!
+//! 1. The loop opens a connection with [`crate::Transport::connect`] (its events carry the token
+//!    given) and asks the transport for its session ([`crate::Transport::session`]).
+//! 2. While [`Session::room`] is above 0, the loop may [`Session::submit`] an exchange, naming
+//!    it by a [`Ticket`]; it may do so before the connection is open (the session holds the
+//!    request until it can send it). After submitting, the loop asks the session to
+//!    [`Session::write_now`] or else pumps it with `Ready::WRITE`, so the request leaves at once.
+//! 3. Whenever the connection's socket is ready (an [`crate::Event`] with its token), or the
+//!    instant the session asked for with [`Session::wake_at`] has come, the loop calls
+//!    [`Session::pump`] once: the session does all the I/O it can through the transport
+//!    (finish opening the connection, write, read, flush), never blocking, and reports what
+//!    happened as [`Note`]s. Read readiness is edge-triggered: a session reads until the
+//!    transport says [`crate::Io::Blocked`], or remembers that it did not.
+//! 4. The loop reads the notes in order. Every submitted ticket comes back exactly once, as
+//!    [`Note::Response`] or [`Note::Failed`]. [`Note::Closed`] comes last of all: the
+//!    connection is finished, every ticket it held was already reported, and the loop closes
+//!    it with [`crate::Transport::close`].
+//! 5. When the loop gives up on an exchange (its deadline, the end of the run), it calls
+//!    [`Session::cancel`]: a protocol that can drop one exchange alone (HTTP/2's RST_STREAM)
+//!    does so and says `true`; otherwise the loop closes the whole connection after asking
+//!    [`Session::abandon`] to report every ticket it still holds.
+//!
+//! A session allocates nothing per exchange in the steady state, reads the clock never (the
+//! loop passes `now`) and keeps per-exchange state in its own small queue or slab, keyed by
+//! the ticket the loop gave.
+//!
+//! The two traits name each other (`Transport::Session: Session<Self>`, `Session<T: Transport>`),
+//! so they share this file; what they pass is plain data in files of its own (`message.rs`,
+//! `session.rs`), which name neither.
 
-use herd_metrics::ErrorKind;
-use std::sync::Arc;
-use std::time::Instant;
-pub use thin_vec::ThinVec;
-
-/// One request: what it asks ([`Parts`], for protocols that encode it their own way: HTTP/2,
-/// HTTP/3) and its HTTP/1.1 bytes, serialized once and sent as is.
-#[derive(Clone, Debug)]
-pub struct Request {
-    /// The HTTP/1.1 bytes on the wire.
-    pub bytes: Arc<[u8]>,
-    /// Method, target, headers and body, as HTTP/2 and HTTP/3 encode them; `None` for a
-    /// request made from bytes alone (tests, the fake transport).
-    pub parts: Option<Arc<Parts>>,
-    /// The same request asking the server to close the connection after its response
-    /// (`Connection: close`): sent as a connection's last request (`--calls-per-conn`), so the
-    /// server closes first and the TIME_WAIT lands on its side, as with ab and httperf. `None`
-    /// when the request cannot carry it; the engine then closes the connection itself.
-    pub closing: Option<Arc<[u8]>>,
-    /// Index of the request's name in the plan's name table (0 for a plain run).
-    pub name: u32,
-    /// A HEAD request: the response has no body whatever its headers say.
-    pub head: bool,
-    /// Keep the response headers and body in [`Response`] (for checks and extraction); otherwise
-    /// the body is counted and thrown away as it arrives.
-    pub keep_response: bool,
-    /// With `keep_response`: of the response only its `Set-Cookie` headers are read (a cookie
-    /// jar, no check or extraction): a protocol may keep just those, and no body.
-    pub keep_only_cookies: bool,
-    /// An event-stream response is read as an LLM's tokens (`--sse llm`, a step's
-    /// `stream: llm`).
-    pub llm: bool,
-}
-
-impl Request {
-    pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
-        Request {
-            bytes: bytes.into(),
-            parts: None,
-            closing: None,
-            name: 0,
-            head: false,
-            keep_response: false,
-            keep_only_cookies: false,
-            llm: false,
-        }
-    }
-
-    /// The method, as the request line says it (`GET`).
-    pub fn method(&self) -> &[u8] {
-        let end = self.bytes.iter().position(|&b| b == b' ').unwrap_or(0);
-        &self.bytes[..end]
-    }
-
-    /// Sending it twice does what sending it once does (RFC 9110 9.2.2): only these may be
-    /// pipelined, or sent again after a connection failed under them.
-    pub fn idempotent(&self) -> bool {
-        matches!(
-            self.method(),
-            b"GET" | b"HEAD" | b"OPTIONS" | b"TRACE" | b"PUT" | b"DELETE"
-        )
-    }
-}
-
-/// What a request asks, apart from how HTTP/1.1 spells it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Parts {
-    pub method: String,
-    /// `http` or `https`.
-    pub scheme: String,
-    /// `host[:port]`, HTTP/2's `:authority`.
-    pub authority: String,
-    /// Path and query, HTTP/2's `:path`.
-    pub path: String,
-    /// Headers other than `Host`, in order, as sent.
-    pub headers: Vec<(String, String)>,
-    pub body: Body,
-}
-
-/// A request's body, held once: most often the tail of the request's own HTTP/1.1 bytes (head,
-/// then body), so HTTP/2 and HTTP/3 send the same bytes without a second copy of a large body.
-#[derive(Clone, Debug, Default)]
-pub struct Body {
-    bytes: Option<Arc<[u8]>>,
-    start: usize,
-}
-
-impl Body {
-    /// The bytes of `all` from `start` on.
-    pub fn tail(all: Arc<[u8]>, start: usize) -> Body {
-        assert!(start <= all.len(), "a body starts inside its request");
-        Body {
-            bytes: Some(all),
-            start,
-        }
-    }
-}
-
-impl std::ops::Deref for Body {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match &self.bytes {
-            Some(b) => &b[self.start..],
-            None => &[],
-        }
-    }
-}
-
-impl PartialEq for Body {
-    fn eq(&self, other: &Body) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for Body {}
-
-impl From<Vec<u8>> for Body {
-    fn from(v: Vec<u8>) -> Body {
-        Body::tail(v.into(), 0)
-    }
-}
-
-impl From<&[u8]> for Body {
-    fn from(v: &[u8]) -> Body {
-        Body::tail(v.into(), 0)
-    }
-}
-
-/// What came back. Reused across exchanges on a connection to avoid allocating per request.
-///
-/// One is held per request in flight, ten thousand of them with as many connections, and most
-/// keep no headers or body: those two are [`ThinVec`]s, 8 bytes each where a `Vec` is 24.
-#[derive(Clone, Debug, Default)]
-pub struct Response {
-    pub status: u16,
-    /// When the first byte of the response arrived.
-    pub first_byte: Option<Instant>,
-    /// When the request was written, where its session held it back after the loop handed
-    /// it over ([`crate::Session::refill_in_batches`]); `None`: written when handed over.
-    pub sent: Option<Instant>,
-    /// Bytes read from the connection for this response: head and body.
-    pub bytes_received: u64,
-    /// Bytes written for this exchange when its session encodes requests its own way (HTTP/2's
-    /// frames, HPACK-compressed); 0: the request's bytes as given were what went out (no
-    /// `Option`: its 8 bytes more per request in flight made room for `events`).
-    pub bytes_sent: u64,
-    /// Length of the decoded body (page weight).
-    pub body_len: u64,
-    /// Whether the connection may carry another request.
-    pub keep_alive: bool,
-    /// Response headers, only when the request asked to keep the response.
-    pub headers: ThinVec<(String, String)>,
-    /// Response body, only when the request asked to keep the response.
-    pub body: ThinVec<u8>,
-    /// The events of a `text/event-stream` body, as they arrived.
-    pub events: Option<Box<crate::EventStream>>,
-}
-
-impl Response {
-    /// Clears the previous exchange's values, keeping allocations.
-    pub fn reset(&mut self) {
-        self.status = 0;
-        self.first_byte = None;
-        self.sent = None;
-        self.bytes_received = 0;
-        self.bytes_sent = 0;
-        self.body_len = 0;
-        self.keep_alive = false;
-        self.headers.clear();
-        self.body.clear();
-        self.events = None;
-    }
-}
-
-/// A request that got no valid response: its class and a message for the sample table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    pub kind: ErrorKind,
-    pub message: String,
-    /// The connection proved the run cannot work as asked (the server speaks another protocol
-    /// than the one asked for: HTTP/1.1 to `--http2`, plain HTTP to `https://`): every other
-    /// connection would fail the same way, so the run stops and sends nothing more.
-    pub mismatch: bool,
-}
-
-impl Failure {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure {
-            kind,
-            message: message.into(),
-            mismatch: false,
-        }
-    }
-
-    /// A failure that proves the run cannot work as asked ([`Failure::mismatch`]); `message`
-    /// says what to change.
-    pub fn mismatched(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure {
-            mismatch: true,
-            ..Failure::new(kind, message)
-        }
-    }
-
-    pub fn io(err: &std::io::Error) -> Self {
-        Failure::new(ErrorKind::from_io(err), err.to_string())
-    }
-}
+use crate::message::{Failure, Request, Response};
+use crate::protocols::Negotiated;
+use crate::session::{Note, Opened, Ready, Ticket};
+use std::time::{Duration, Instant};
 
 /// The run's clock. Real runs read the monotonic clock; engine tests hand the loop a virtual
 /// clock that moves only when the loop waits, so timing rules are tested exactly.
@@ -299,13 +133,90 @@ pub trait Transport: 'static {
     }
 
     /// What `conn`'s TLS handshake settled on, once it is done; `None` for plain connections.
-    fn negotiated(&self, conn: &Self::Conn) -> Option<crate::Negotiated> {
+    fn negotiated(&self, conn: &Self::Conn) -> Option<Negotiated> {
         let _ = conn;
         None
     }
 
     /// The clock this transport's waits are measured on.
     fn clock(&self) -> &dyn Clock;
+}
+
+/// One connection's protocol, driven by the loop (see the module's text for the order of calls).
+pub trait Session<T: Transport + ?Sized> {
+    /// How many more exchanges it can take now: the pipeline's free places (HTTP/1.1), the
+    /// peer's SETTINGS_MAX_CONCURRENT_STREAMS less the open streams (HTTP/2, HTTP/3); 0 once the
+    /// connection is going away. Before the connection is open it may already take some.
+    fn room(&self) -> usize;
+
+    /// Takes the exchange `ticket` for `req`; `last` asks the server to close the connection
+    /// after answering it (`--calls-per-conn`). Called only while [`Session::room`] is above 0.
+    /// Nothing is written here: the loop asks [`Session::write_now`], else pumps with
+    /// [`Ready::WRITE`] afterwards.
+    fn submit(&mut self, ticket: Ticket, req: &Request, last: bool);
+
+    /// Writes the exchange just submitted at once when that needs no pump: HTTP/1.1 one request
+    /// at a time on an open connection that owes nothing else. `true` when the socket took all
+    /// of it; otherwise (and by default) the loop pumps with [`Ready::WRITE`] as usual, which
+    /// also reports a write that failed here. (That pump after each submit was a second trip
+    /// through the loop per request: ~400 of HTTP/1.1's ~3,000 instructions per request.)
+    fn write_now(&mut self, t: &mut T, conn: &mut T::Conn) -> bool {
+        let _ = (t, conn);
+        false
+    }
+
+    /// Does all the I/O `conn` allows now (see [`Ready`]), appending what happened to `out`.
+    /// `now` is the pass's instant (the first byte's time); `scratch` is the loop's read
+    /// buffer.
+    fn pump(
+        &mut self,
+        t: &mut T,
+        conn: &mut T::Conn,
+        ready: Ready,
+        now: Instant,
+        scratch: &mut [u8],
+        out: &mut Vec<Note>,
+    );
+
+    /// When the loop must pump this session even without an event (the longest an exchange
+    /// held for a batch may wait); `None` when only events matter. Read after each pump: a
+    /// session names each instant once, and a pump at a stale one does no harm.
+    fn wake_at(&self) -> Option<Instant> {
+        None
+    }
+
+    /// The loop gives up on `ticket`: `true` if the session dropped it alone and the
+    /// connection goes on (no note comes for it); `false` if the protocol cannot (HTTP/1.1's
+    /// responses come in order), and the loop will close the connection.
+    fn cancel(&mut self, ticket: Ticket) -> bool {
+        let _ = ticket;
+        false
+    }
+
+    /// The loop closes the connection: every ticket still held is reported as failed with
+    /// `why`, `unseen` where the server cannot have seen it. No [`Note::Closed`] follows.
+    fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>);
+
+    /// Exchanges submitted and not yet reported.
+    fn in_flight(&self) -> usize;
+
+    /// The server's limit on this connection's exchanges in flight when it is below the window
+    /// the loop asked for (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS, HTTP/3's stream credit):
+    /// the loop then begins no more iterations than the servers' places take, as h2load's
+    /// `-m` follows the server's limit. `None`: the window is the limit.
+    fn limit(&self) -> Option<usize> {
+        None
+    }
+
+    /// From now on, new exchanges wait to be written until a share of the window is free
+    /// (HTTP/1.1 pipelining all of it, HTTP/2 half) or nothing is in flight, and then
+    /// leave together (nearly wrk's pipelining batches), instead of each as soon as a place
+    /// frees. A generator faster than its server otherwise answers every response with a
+    /// write of one request: a system call and a TCP segment per request, most of its CPU on
+    /// loopback. The closed model asks for it on a window above 1; the open model never (an
+    /// arrival goes when due). A session that holds an exchange back says when it wrote it in
+    /// [`Response::sent`]. Protocols without the choice ignore it.
+    fn refill_in_batches(&mut self) {}
 }
 
 /// Reads one response from bytes as they arrive, doing no I/O itself (sans-IO): the codec of
@@ -334,4 +245,24 @@ pub trait Parse {
     /// that ends the response (a body delimited by the close), else the `eof` failure saying how
     /// far the response got.
     fn closed(&mut self, unconsumed: &[u8], resp: &mut Response) -> Result<(), Failure>;
+}
+
+// Here rather than beside `Opened`: it asks the transport, and session.rs names none.
+impl Opened {
+    /// The connect and TLS phases of `conn`, which began opening at `started` and is open now:
+    /// split where the transport says the way to the server came up.
+    pub fn times<T: Transport + ?Sized>(
+        t: &T,
+        conn: &T::Conn,
+        started: Instant,
+    ) -> (Duration, Option<Duration>) {
+        let now = t.clock().now();
+        match t.connected_at(conn) {
+            Some(up) => (
+                up.saturating_duration_since(started),
+                Some(now.saturating_duration_since(up)),
+            ),
+            None => (now.saturating_duration_since(started), None),
+        }
+    }
 }

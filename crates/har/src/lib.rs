@@ -81,6 +81,33 @@ pub struct Model {
     pub left_out: usize,
 }
 
+impl Model {
+    /// What `herd model --har` says once the workload is in `output`: what it holds, what was
+    /// left out, and how to check it (with the env values it needs).
+    pub fn summary(&self, output: &std::path::Path) -> String {
+        let env: String = self
+            .secrets
+            .iter()
+            .map(|(n, _)| format!("-e {n}=... "))
+            .collect();
+        format!(
+            "{}: {} steps in {} pages, {} values taken from responses, {} recorded requests left out (the file's last comment says which); check it with `herd validate {env}{}`",
+            output.display(),
+            self.steps,
+            self.pages,
+            self.extractions,
+            self.left_out,
+            output.display()
+        )
+    }
+}
+
+/// Reads the HAR file at `path` and writes the workload; messages name the file.
+pub fn model_file(path: &std::path::Path, o: &Options) -> Result<Model, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    model(&bytes, o).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Reads a HAR file's bytes and writes the workload.
 pub fn model(bytes: &[u8], o: &Options) -> Result<Model, ModelError> {
     let har = har::read(bytes)?;

@@ -34,7 +34,9 @@ mod bundle;
 pub mod check;
 mod collect;
 mod manifest;
+mod write;
 
 pub use bundle::{dns_name, Manifests, Options};
 pub use collect::{merge_logs, pod_logs, saved_logs};
 pub use manifest::Bundle;
+pub use write::loopback_warning;

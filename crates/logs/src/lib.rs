@@ -24,6 +24,7 @@ pub mod distinct;
 mod error;
 pub mod format;
 pub mod html;
+pub mod input;
 pub mod json;
 pub mod model;
 pub mod params;

@@ -21,6 +21,17 @@ pub enum DataChoice {
     Zipf,
 }
 
+impl DataChoice {
+    /// `values`, `zipf`, else auto (the flag's parser admits only those three).
+    pub fn parse(s: &str) -> DataChoice {
+        match s {
+            "values" => DataChoice::Values,
+            "zipf" => DataChoice::Zipf,
+            _ => DataChoice::Auto,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ModelOptions {
     pub target: String,
@@ -239,6 +250,22 @@ pub fn pick<'r>(r: &'r LogsReport, o: &ModelOptions) -> Vec<&'r TypeSummary> {
                 .collect()
         }
     }
+}
+
+/// What `herd model` says once the workload from `r` is in `output`: its scenarios, the
+/// share of the requests they cover, and how to check it.
+pub fn summary(r: &LogsReport, o: &ModelOptions, output: &std::path::Path) -> String {
+    let picked = pick(r, o);
+    let covered: f64 = picked.iter().map(|t| t.share).sum();
+    format!(
+        "{}: {} scenarios from {} requests ({} request types), covering {:.1}% of the requests (the file's last comment lists the types left out and why); check it with `herd validate {}`",
+        output.display(),
+        picked.len(),
+        r.input.records,
+        r.types.len(),
+        covered,
+        output.display()
+    )
 }
 
 /// Writes the workload file.

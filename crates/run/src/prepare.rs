@@ -123,20 +123,22 @@ impl RunSpec {
         match &self.source {
             Source::Url { url } => self.url(url, &self.request, None, problems),
             Source::UrlFile { path } => self.url_file(path, &self.request, problems),
-            Source::Replay { url, replay } => {
+            Source::Replay { url, logs } => {
                 let routes = self.connect.routes(problems);
-                let target =
-                    Target::parse_routed(url, &routes).map_err(|e| problems.push(e.to_string()));
-                let replay =
-                    crate::replay::prepare(replay, &self.load).map_err(|p| problems.extend(p));
-                match (target, replay) {
-                    (Ok(target), Ok(replay)) => Some(What::Replay {
-                        url: url.clone(),
-                        target,
-                        replay: Box::new(replay),
-                    }),
-                    _ => None,
-                }
+                let target = Target::parse_routed(url, &routes)
+                    .map_err(|e| problems.push(e.to_string()))
+                    .ok()?;
+                let loaded = crate::replay_load::load(logs, &target)
+                    .map_err(|e| problems.push(e))
+                    .ok()?;
+                let replay = crate::replay::prepare(loaded, &self.load)
+                    .map_err(|p| problems.extend(p))
+                    .ok()?;
+                Some(What::Replay {
+                    url: url.clone(),
+                    target,
+                    replay: Box::new(replay),
+                })
             }
             Source::Script { url, script, args } => {
                 let request = &self.request;

@@ -76,6 +76,14 @@ impl Prepared {
         self.shard.as_ref()
     }
 
+    /// A replay's: what reading its logs found besides the arrivals.
+    pub fn replay_read(&self) -> Option<&crate::ReplayRead> {
+        match &self.what {
+            What::Replay { replay, .. } => Some(&replay.read),
+            _ => None,
+        }
+    }
+
     fn stripe(&self) -> Option<Shard> {
         self.shard.as_ref().map(|s| s.shard.clone())
     }

@@ -1,9 +1,9 @@
-//! A log replayed (`herd replay`): the CLI reads the log into arrivals and requests; here they
+//! A log replayed (`herd replay`): read into arrivals and requests (`replay_load`), they
 //! become an open-model plan whose arrivals are the lines' offsets (latency measured from each
 //! line's own time, so no coordinated omission), a script that sends each arrival's request,
 //! and the result's per-type rows beside what the production server took.
 
-use crate::replay_load::Replay;
+use crate::replay_load::{Loaded, Replay, ReplayRead};
 use crate::LoadFlags;
 use hdrhistogram::Histogram;
 use herd_engine::{Action, Ctx, Last, Load, Plan, Request, RunOutput, Script};
@@ -14,6 +14,8 @@ use std::time::Duration;
 /// A replay checked and ready: its arrivals as the engine takes them.
 pub(crate) struct Prepared {
     pub replay: Replay,
+    /// What reading the logs found besides the arrivals.
+    pub read: ReplayRead,
     pub arrivals: Arc<[Duration]>,
     pub period: Option<Duration>,
     pub duration: Duration,
@@ -22,7 +24,11 @@ pub(crate) struct Prepared {
 }
 
 /// Checks a replay with its flags: something to send, a usable `--rate`.
-pub(crate) fn prepare(r: &Replay, f: &LoadFlags) -> Result<Prepared, Vec<String>> {
+pub(crate) fn prepare(loaded: Loaded, f: &LoadFlags) -> Result<Prepared, Vec<String>> {
+    let Loaded {
+        replay: mut r,
+        read,
+    } = loaded;
     if r.offsets.is_empty() {
         return Err(vec![
             "nothing to replay: no line of the logs passed the filters (see --methods, --include, --exclude, --from, --to)".to_owned(),
@@ -59,12 +65,12 @@ pub(crate) fn prepare(r: &Replay, f: &LoadFlags) -> Result<Prepared, Vec<String>
         requests: r.requests.clone().into(),
         ids: r.ids.clone().into(),
     };
-    let mut replay = r.clone();
     // The arrivals are kept once, in `arrivals`.
-    replay.offsets = Vec::new();
-    replay.ids = Vec::new();
+    r.offsets = Vec::new();
+    r.ids = Vec::new();
     Ok(Prepared {
-        replay,
+        replay: r,
+        read,
         arrivals: offsets.into(),
         period,
         duration,

@@ -34,27 +34,39 @@ pub struct Replay {
 const MAX_NAMES: usize = 50;
 
 /// A log read into what the engine plays, and what reading it found.
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub replay: Replay,
+    pub read: ReplayRead,
+}
+
+/// What reading a replay's logs found besides the arrivals: what the CLI tells before the run
+/// (lines it could not read) and after it (what was skipped).
+#[derive(Clone, Debug, Default)]
+pub struct ReplayRead {
     pub stats: ReadStats,
     pub skipped: Skipped,
     /// Lines whose request cannot be sent to the target (a path it refuses).
     pub invalid: u64,
 }
 
-/// Which logs, in which format, and how they are played (`--loop`).
-pub struct Logs<'a> {
-    pub paths: &'a [PathBuf],
-    pub format: &'a FormatSpec,
+/// Which logs a replay reads, in which format, and how it plays them (`herd replay`'s flags):
+/// [`crate::Source::Replay`]'s, read when the run is prepared.
+#[derive(Clone, Debug)]
+pub struct ReplayLogs {
+    pub paths: Vec<PathBuf>,
+    pub format: FormatSpec,
     /// The fields of a custom format (`--fields`).
-    pub fields: Option<&'a str>,
+    pub fields: Option<String>,
     /// `--loop`: play the log again and again until the duration ends.
     pub repeat: bool,
+    /// The window, the filters and the speed (`--from`, `--include`, `--speed`...).
+    pub options: ReplayOptions,
 }
 
 /// Reads the logs' arrivals and builds their requests for `target`: each line an arrival at
 /// its own offset, identical requests built once, named as `herd logs` names them.
-pub fn load(logs: &Logs, target: &Target, opts: &ReplayOptions) -> Result<Loaded, String> {
+pub(crate) fn load(logs: &ReplayLogs, target: &Target) -> Result<Loaded, String> {
+    let opts = &logs.options;
     let mut by_key: HashMap<(String, String, Option<String>, Option<String>), u32> = HashMap::new();
     let mut by_name: HashMap<String, u32> = HashMap::new();
     let mut r = Replay {
@@ -69,7 +81,8 @@ pub fn load(logs: &Logs, target: &Target, opts: &ReplayOptions) -> Result<Loaded
     };
     let mut invalid = 0;
     let mut key_buf = Vec::new();
-    let (stats, skipped) = arrivals(logs.paths, logs.format, logs.fields, opts, |arr| {
+    let fields = logs.fields.as_deref();
+    let (stats, skipped) = arrivals(&logs.paths, &logs.format, fields, opts, |arr| {
         let key = (
             arr.method.clone(),
             arr.path_and_query.clone(),
@@ -138,8 +151,10 @@ pub fn load(logs: &Logs, target: &Target, opts: &ReplayOptions) -> Result<Loaded
     .map_err(|e| e.to_string())?;
     Ok(Loaded {
         replay: r,
-        stats,
-        skipped,
-        invalid,
+        read: ReplayRead {
+            stats,
+            skipped,
+            invalid,
+        },
     })
 }

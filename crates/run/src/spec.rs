@@ -113,10 +113,11 @@ pub enum Source {
         path: PathBuf,
         target: Option<String>,
     },
-    /// A web server's log sent to `url` with its recorded timing (or at `--rate`).
+    /// A web server's logs sent to `url` with their recorded timing (or at `--rate`), read
+    /// when the run is prepared.
     Replay {
         url: String,
-        replay: Box<crate::Replay>,
+        logs: Box<crate::ReplayLogs>,
     },
     /// One URL driven by a wrk Lua script (`-s script.lua URL -- args`): the flags fill the
     /// script's `wrk` table, `args` go to its `init`.

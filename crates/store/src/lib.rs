@@ -29,6 +29,7 @@ mod baseline;
 mod db;
 pub mod detect;
 mod error;
+pub mod keep;
 mod query;
 pub mod record;
 pub mod schema;

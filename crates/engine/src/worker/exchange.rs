@@ -7,8 +7,10 @@ use super::links::Up;
 use super::record::{outcome, Span};
 use super::user::{Resume, State};
 use super::{Loop, LINGER, UNSEEN_TRIES};
+use crate::protocols::count_protocol;
 use crate::script::Last;
-use crate::session::{count_handshake, count_protocol, Failed, Note, Ready, Session, Ticket};
+use crate::session::{count_handshake, Failed, Note, Ready, Ticket};
+use crate::Session;
 use crate::{Failure, Response, Script, Transport};
 use herd_metrics::ErrorKind;
 use std::time::{Duration, Instant};
@@ -92,7 +94,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                             count_protocol(&mut self.tally.protocols, o.protocol, 1, 0);
                             count_handshake(&mut self.tally.protocols, &o);
                             if let Some(n) = o.negotiated {
-                                crate::session::count_tls(&mut self.tally.tls, n, 1);
+                                crate::protocols::count_tls(&mut self.tally.tls, n, 1);
                             }
                         }
                     }
@@ -166,7 +168,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let untold = link.opened.is_some_and(|o| !o.told);
         if let Some((conn, opened)) = self.links.take(l) {
             if let Some(n) = untold.then(|| self.t.negotiated(&conn)).flatten() {
-                crate::session::count_tls(&mut self.tally.tls, n, 1);
+                crate::protocols::count_tls(&mut self.tally.tls, n, 1);
             }
             if opened {
                 self.tally.connection_closed();

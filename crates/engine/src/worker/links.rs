@@ -231,7 +231,8 @@ impl<C, S> Links<C, S> {
 #[cfg(test)]
 mod tests {
     use super::Up;
-    use crate::session::{Opened, Resumption};
+    use crate::session::Opened;
+    use crate::Resumption;
     use std::time::{Duration, Instant};
 
     fn opened(early_data: Option<bool>) -> Opened {

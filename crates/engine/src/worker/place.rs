@@ -6,7 +6,8 @@
 use super::links::{token, LinkRef};
 use super::user::State;
 use super::{Loop, STALE_AFTER};
-use crate::session::{Session, Ticket};
+use crate::session::Ticket;
+use crate::Session;
 use crate::{Failure, Script, Transport};
 use std::time::Instant;
 

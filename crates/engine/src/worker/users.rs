@@ -6,7 +6,7 @@ use super::open::{Dispatch, Hand, PER_PASS};
 use super::user::{Resume, State, User};
 use super::{Loop, IDLE_ITERATION};
 use crate::script::{Action, Ctx, Last};
-use crate::session::Session;
+use crate::Session;
 use crate::{Load, Script, Transport};
 use std::cmp::Reverse;
 use std::sync::atomic::Ordering;

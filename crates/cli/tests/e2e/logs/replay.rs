@@ -160,3 +160,52 @@ fn a_replay_puts_productions_time_taken_beside_its_own_and_can_loop() {
     let ok = r["totals"]["ok"].as_u64().unwrap();
     assert!((95..=105).contains(&ok), "about 20 a second for 5 s: {ok}");
 }
+
+#[test]
+fn a_replay_takes_runs_load_flags_and_refuses_those_its_log_decides() {
+    let nginx = Nginx::start("");
+    let dir = TempDir::new("replay-load-flags");
+    let log = shaped_log(&dir, &[2, 2]);
+    let log = log.to_str().unwrap();
+    let url = nginx.url("/");
+    // `herd run`'s flags, refused with the reason: the log decides the requests and their times.
+    let out = run_herd(&[
+        "replay", log, "--target", &url, "-n", "5", "--warmup", "1s", "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("-n/--requests, --warmup cannot be combined with a log replay")
+            && err.contains("the log says which requests are sent and when"),
+        "{err}"
+    );
+    // A log that cannot be read and an output that cannot be written: told together.
+    let missing = dir.path("missing.log");
+    let json = dir.path("no-such-dir/r.json");
+    let out = run_herd(&[
+        "replay",
+        missing.to_str().unwrap(),
+        "--target",
+        &url,
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot read") && err.contains("missing.log"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no-such-dir") && err.contains("nothing was sent"),
+        "{err}"
+    );
+    // The load flags it shares with `herd run` apply: -c caps the connections, -t the threads.
+    let json = dir.path("r.json");
+    replay(Path::new(log), &nginx, &["-c", "3", "-t", "2"], &json);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["config"]["threads"], 2, "{}", r["config"]);
+    assert_eq!(r["config"]["connections"], 3, "{}", r["config"]);
+}
