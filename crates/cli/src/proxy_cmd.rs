@@ -9,7 +9,10 @@ const HELP: &str = "\
 The API is toxiproxy's: its CLI and client libraries drive herd's proxy unchanged, e.g.
   toxiproxy-cli toxic add -t latency -a latency=50 db
   curl -X POST localhost:8474/proxies/db/toxics -d '{\"type\":\"reset_peer\",\"attributes\":{\"timeout\":0}}'
-Toxics: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, packet_loss.
+Toxics: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, packet_loss;
+herd's own: http (HTTP/1.1 responses by method and path: a status, delays, cuts, drop_first)
+and http2 (h2c streams reset, or GOAWAY), e.g.
+  toxiproxy-cli toxic add -t http2 -a action=goaway -a after=100 db
 Prometheus metrics at the API's /metrics. More: docs/proxy.md.
 
 Examples:

@@ -13,7 +13,8 @@ use crate::request::{pattern_matches, Req};
 /// What a hit stream gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum H2Action {
-    /// The client gets RST_STREAM with the code for it; the server gets RST_STREAM(CANCEL).
+    /// The server answers; the client gets the response without its end, then RST_STREAM
+    /// with the code.
     RstStream,
     /// The client gets GOAWAY naming the last stream the server got; the hit stream and those
     /// after it never reach the server, and the connection closes once the others are answered.

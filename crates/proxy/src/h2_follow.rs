@@ -5,10 +5,13 @@
 //! toxic added later reaches it); the server's frames are walked for where they end and which
 //! streams they end.
 //!
-//! Nothing is rewritten: frames are passed whole, held (a header block until its last
-//! CONTINUATION, so the GOAWAY fault can keep it from the server), dropped (streams after a
-//! GOAWAY), or new ones put between two frames (RST_STREAM, GOAWAY). Header blocks are never
-//! dropped on their way to a peer that goes on decoding, so neither HPACK table loses step.
+//! Nothing is rewritten but one flag: frames are passed whole, held (a header block until its
+//! last CONTINUATION, so the GOAWAY fault can keep it from the server), dropped (streams after
+//! a GOAWAY), or new ones put between two frames (RST_STREAM, GOAWAY); a response to reset
+//! loses END_STREAM from its last frame, and the reset follows it (a frame of the stream after
+//! the reset would be a connection error to the client). Header blocks are never dropped on
+//! their way to a peer that goes on decoding, so neither HPACK table loses step. With no
+//! `http2` toxic in force, the bytes go on as they came and are only followed (no copy).
 
 use herd_h2::Inflater;
 
@@ -29,7 +32,6 @@ const END_STREAM: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
 const PADDED: u8 = 0x8;
 const PRIORITY: u8 = 0x20;
-const CANCEL: u32 = 0x8;
 
 /// A frame's 9-byte head.
 #[derive(Clone, Copy, Debug, Default)]
@@ -64,6 +66,9 @@ struct Framer {
     /// A whole frame went by: on the server's side, its SETTINGS, which must come before
     /// anything the proxy puts in.
     started: bool,
+    /// Bytes of the head in hand that went on as they came (read while nothing could change):
+    /// the rest of the head is all that may still be passed.
+    passed: usize,
 }
 
 impl Framer {
@@ -107,8 +112,21 @@ impl Framer {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Route {
     Pass,
+    /// A header block kept back until it is whole, its stream's fate decided.
     Hold,
+    /// A header block passed as it comes, and copied to be decoded once whole.
+    Copy,
     Drop,
+}
+
+/// Where bytes for the other side go: `None` when the caller passes what it read as it was
+/// (nothing to hold, drop or put in), so following costs no copy.
+type Sink<'a> = Option<&'a mut Vec<u8>>;
+
+fn emit(out: &mut Sink, bytes: &[u8]) {
+    if let Some(o) = out.as_deref_mut() {
+        o.extend_from_slice(bytes);
+    }
 }
 
 /// What following some bytes found, for the proxy's counters and its connection.
@@ -127,10 +145,17 @@ pub(crate) struct H2Conn {
     /// `None` once a block failed to decode or grew too large: the connection is no longer
     /// followed, everything passes.
     hpack: Option<Inflater>,
-    /// The client's frames of the header block in hand, and its fragments joined.
+    /// The client's frames of the header block in hand (held or copied), and its fragments
+    /// joined.
     block: Vec<u8>,
     fragment: Vec<u8>,
     block_head: Head,
+    /// The block in hand is held (its stream's fate is decided), not only copied.
+    block_held: bool,
+    /// Streams to reset for the client at the end of their response, and the code.
+    resetting: Vec<(u32, u32)>,
+    /// The server's frame in hand ends such a stream: the reset follows it.
+    reset_at_end: Option<(u32, u32)>,
     /// Streams the server got and has not ended.
     open: Vec<u32>,
     highest: u32,
@@ -158,6 +183,9 @@ impl H2Conn {
             block: Vec::new(),
             fragment: Vec::new(),
             block_head: Head::default(),
+            block_held: false,
+            resetting: Vec::new(),
+            reset_at_end: None,
             open: Vec::new(),
             highest: 0,
             forwarded: 0,
@@ -169,70 +197,109 @@ impl H2Conn {
         }
     }
 
-    /// The client's bytes: what goes to the server is appended to `out`; a stream's fate is
-    /// asked of `choose` (the connection's `http2` toxics) once its request head is whole.
+    /// Whether the client's bytes may pass as they are, only followed: no toxic to decide a
+    /// stream's fate (`faulty` false) and no GOAWAY sent.
+    pub fn up_quiet(&self, faulty: bool) -> bool {
+        !faulty && !self.going_away && !self.block_held && self.up.got == self.up.passed
+    }
+
+    /// Whether the server's bytes may pass as they are: nothing waits to be put in for the
+    /// client, no response to end with a reset, and no GOAWAY sent.
+    pub fn down_quiet(&self) -> bool {
+        self.pending.is_empty()
+            && self.resetting.is_empty()
+            && !self.going_away
+            && self.down.got == self.down.passed
+    }
+
+    /// The client's bytes: what goes to the server is appended to `out` (`None`: they all go
+    /// as they are); a stream's fate is asked of `choose` (the connection's `http2` toxics)
+    /// once its request head is whole.
     pub fn up(
         &mut self,
         mut bytes: &[u8],
         choose: &mut dyn FnMut(&Req) -> Option<H2Hit>,
-        out: &mut Vec<u8>,
+        mut out: Sink,
         found: &mut Found,
     ) {
         let n = self.preface_left.min(bytes.len());
-        out.extend_from_slice(&bytes[..n]);
+        emit(&mut out, &bytes[..n]);
         self.preface_left -= n;
         bytes = &bytes[n..];
         while !bytes.is_empty() {
             if self.hpack.is_none() {
-                out.extend_from_slice(&self.block);
-                self.block.clear();
-                out.extend_from_slice(bytes);
+                self.give_up(&mut out);
+                emit(&mut out, bytes);
                 return;
             }
             if self.up.got < 9 {
-                let Some(head) = self.up.head_from(&mut bytes) else {
+                let head = self.up.head_from(&mut bytes);
+                if out.is_none() {
+                    self.up.passed = self.up.got;
+                }
+                let Some(head) = head else {
                     return;
                 };
-                self.route = self.route_of(head);
+                // A block whose head partly went on already cannot be held.
+                let deciding = out.is_some() && self.up.passed == 0;
+                self.route = self.route_of(head, deciding);
                 let head_bytes = self.up.head;
-                self.put(&head_bytes, out);
+                let passed = std::mem::take(&mut self.up.passed).min(9);
+                self.put(&head_bytes[passed..], &mut out);
                 if head.len > 0 {
                     continue;
                 }
                 self.up.got = 0;
             } else {
                 let (taken, ended) = self.up.payload_from(&mut bytes);
-                self.put(taken, out);
+                self.put(taken, &mut out);
                 if !ended {
                     continue;
                 }
             }
-            self.client_frame_ended(choose, out, found);
+            self.client_frame_ended(choose, &mut out, found);
         }
         if self.hpack.is_none() {
-            out.append(&mut self.block);
+            self.give_up(&mut out);
         }
     }
 
-    fn put(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
-        match self.route {
-            Route::Pass => out.extend_from_slice(bytes),
-            Route::Hold => {
-                self.block.extend_from_slice(bytes);
-                if self.block.len() > BLOCK_MAX {
-                    self.hpack = None;
-                }
+    /// No longer following: a held block goes on as it came.
+    fn give_up(&mut self, out: &mut Sink) {
+        if self.block_held {
+            emit(out, &self.block);
+        }
+        self.block.clear();
+        self.block_held = false;
+    }
+
+    fn put(&mut self, bytes: &[u8], out: &mut Sink) {
+        if matches!(self.route, Route::Pass | Route::Copy) {
+            emit(out, bytes);
+        }
+        if matches!(self.route, Route::Hold | Route::Copy) {
+            self.block.extend_from_slice(bytes);
+            if self.block.len() > BLOCK_MAX {
+                self.hpack = None;
             }
-            Route::Drop => {}
         }
     }
 
-    /// A client frame's route, from its head.
-    fn route_of(&self, head: Head) -> Route {
+    /// A client frame's route, from its head; `deciding`: a stream's fate may be decided.
+    fn route_of(&mut self, head: Head, deciding: bool) -> Route {
         let later = head.stream != 0 && head.stream > self.forwarded;
         match head.kind {
             _ if self.going_away && later => Route::Drop,
-            HEADERS | CONTINUATION => Route::Hold,
+            HEADERS => {
+                self.block_held = deciding;
+                if deciding {
+                    Route::Hold
+                } else {
+                    Route::Copy
+                }
+            }
+            CONTINUATION if self.block_held => Route::Hold,
+            CONTINUATION => Route::Copy,
             _ => Route::Pass,
         }
     }
@@ -240,13 +307,16 @@ impl H2Conn {
     fn client_frame_ended(
         &mut self,
         choose: &mut dyn FnMut(&Req) -> Option<H2Hit>,
-        out: &mut Vec<u8>,
+        out: &mut Sink,
         found: &mut Found,
     ) {
         let head = self.up.frame;
         match head.kind {
-            RST_STREAM => self.ended(head.stream),
-            HEADERS | CONTINUATION if self.route == Route::Hold => {
+            RST_STREAM => {
+                self.resetting.retain(|(s, _)| *s != head.stream);
+                self.ended(head.stream)
+            }
+            HEADERS | CONTINUATION if matches!(self.route, Route::Hold | Route::Copy) => {
                 if head.kind == HEADERS {
                     self.block_head = head;
                 }
@@ -265,11 +335,12 @@ impl H2Conn {
         }
     }
 
-    /// A whole header block from the client: decoded, then the stream's fate.
+    /// A whole header block from the client: decoded, then (when it was held) the stream's
+    /// fate.
     fn header_block(
         &mut self,
         choose: &mut dyn FnMut(&Req) -> Option<H2Hit>,
-        out: &mut Vec<u8>,
+        out: &mut Sink,
         found: &mut Found,
     ) {
         let mut req = Req {
@@ -284,37 +355,44 @@ impl H2Conn {
             })
         });
         self.fragment.clear();
-        let block = std::mem::take(&mut self.block);
-        let stream = self.block_head.stream;
         if !matches!(decoded, Some(Ok(()))) {
             self.hpack = None;
-            out.extend_from_slice(&block);
             return;
         }
-        if stream <= self.highest {
+        let held = std::mem::replace(&mut self.block_held, false);
+        let stream = self.block_head.stream;
+        let hit = if stream > self.highest {
+            self.highest = stream;
+            if held {
+                choose(&req)
+            } else {
+                None
+            }
+        } else {
             // Trailers of a stream the server has.
-            out.extend_from_slice(&block);
-            self.block = block;
-            self.block.clear();
-            return;
-        }
-        self.highest = stream;
-        match choose(&req) {
+            None
+        };
+        match hit {
             None => {
-                out.extend_from_slice(&block);
-                self.forwarded = stream;
-                self.open.push(stream);
+                if held {
+                    emit(out, &self.block);
+                }
+                if stream > self.forwarded {
+                    self.forwarded = stream;
+                    self.open.push(stream);
+                }
             }
             Some(H2Hit {
                 action: H2Action::RstStream,
                 code,
             }) => {
-                out.extend_from_slice(&block);
+                // The server answers as usual; its response's end becomes the reset (a frame
+                // of the stream after a reset would be an error to the client, and a header
+                // block kept from it would put its HPACK table out of step).
+                emit(out, &self.block);
                 self.forwarded = stream;
-                out.extend_from_slice(&frame(RST_STREAM, stream, &CANCEL.to_be_bytes()));
-                self.pending
-                    .extend_from_slice(&frame(RST_STREAM, stream, &code.to_be_bytes()));
-                found.resets += 1;
+                self.open.push(stream);
+                self.resetting.push((stream, code));
             }
             Some(H2Hit {
                 action: H2Action::Goaway,
@@ -328,7 +406,6 @@ impl H2Conn {
                 found.goaways += 1;
             }
         }
-        self.block = block;
         self.block.clear();
     }
 
@@ -349,14 +426,15 @@ impl H2Conn {
     /// whether the connection closes after them.
     pub fn down_now(&mut self, out: &mut Vec<u8>) -> bool {
         if self.down.at_boundary() {
-            self.flush(out)
+            self.flush(&mut Some(out))
         } else {
             false
         }
     }
 
-    fn flush(&mut self, out: &mut Vec<u8>) -> bool {
-        out.append(&mut self.pending);
+    fn flush(&mut self, out: &mut Sink) -> bool {
+        emit(out, &self.pending);
+        self.pending.clear();
         if self.close_pending && !self.closed {
             self.closed = true;
             return true;
@@ -364,20 +442,26 @@ impl H2Conn {
         false
     }
 
-    /// The server's bytes, with what waits for the client put in at the first boundary;
-    /// true when the connection closes after `out`.
-    pub fn down(&mut self, mut bytes: &[u8], out: &mut Vec<u8>) -> bool {
+    /// The server's bytes, with what waits for the client put in at the first boundary
+    /// (`out`; `None` when [`down_quiet`](Self::down_quiet): they go as they are); true when
+    /// the connection closes after them.
+    pub fn down(&mut self, mut bytes: &[u8], mut out: Sink, found: &mut Found) -> bool {
         while !bytes.is_empty() {
-            if self.down.at_boundary() && self.flush(out) {
+            if self.down.at_boundary() && self.flush(&mut out) {
                 return true;
             }
             if self.down.got < 9 {
-                let before = bytes;
-                let Some(head) = self.down.head_from(&mut bytes) else {
-                    out.extend_from_slice(before);
+                let head = self.down.head_from(&mut bytes);
+                if out.is_none() {
+                    self.down.passed = self.down.got;
+                }
+                let Some(head) = head else {
                     return false;
                 };
-                out.extend_from_slice(&before[..before.len() - bytes.len()]);
+                let mut head_bytes = self.down.head;
+                let passed = std::mem::take(&mut self.down.passed).min(9);
+                self.end_with_reset(head, &mut head_bytes, passed);
+                emit(&mut out, &head_bytes[passed..]);
                 if head.len > 0 {
                     continue;
                 }
@@ -385,22 +469,53 @@ impl H2Conn {
                 self.down.started = true;
             } else {
                 let (taken, ended) = self.down.payload_from(&mut bytes);
-                out.extend_from_slice(taken);
+                emit(&mut out, taken);
                 if !ended {
                     continue;
                 }
             }
-            let f = self.down.frame;
-            let ends = match f.kind {
-                DATA | HEADERS => f.flags & END_STREAM != 0,
-                RST_STREAM => true,
-                _ => false,
-            };
-            if ends {
-                self.ended(f.stream);
+            self.server_frame_ended(found);
+        }
+        self.down.at_boundary() && self.flush(&mut out)
+    }
+
+    /// A server frame that ends a stream to be reset: it goes on without END_STREAM, and the
+    /// reset follows it (unless its flags already went on).
+    fn end_with_reset(&mut self, head: Head, head_bytes: &mut [u8; 9], passed: usize) {
+        let Some(&(stream, code)) = self.resetting.iter().find(|(s, _)| *s == head.stream) else {
+            return;
+        };
+        let ends = matches!(head.kind, DATA | HEADERS) && head.flags & END_STREAM != 0;
+        if ends && passed <= 4 {
+            head_bytes[4] &= !END_STREAM;
+            self.reset_at_end = Some((stream, code));
+        }
+    }
+
+    fn server_frame_ended(&mut self, found: &mut Found) {
+        let f = self.down.frame;
+        let mut ends = match f.kind {
+            DATA | HEADERS => f.flags & END_STREAM != 0,
+            RST_STREAM => true,
+            _ => false,
+        }
+        .then_some(f.stream);
+        if self.reset_at_end.is_some() {
+            // Its reset goes once the frame (and its header block) is whole.
+            ends = None;
+            if !self.down.in_block {
+                if let Some((stream, code)) = self.reset_at_end.take() {
+                    self.pending
+                        .extend_from_slice(&frame(RST_STREAM, stream, &code.to_be_bytes()));
+                    found.resets += 1;
+                    ends = Some(stream);
+                }
             }
         }
-        self.down.at_boundary() && self.flush(out)
+        if let Some(stream) = ends {
+            self.resetting.retain(|(s, _)| *s != stream);
+            self.ended(stream);
+        }
     }
 }
 

@@ -106,7 +106,8 @@ impl Link {
     }
 
     /// Bytes read from an h2c connection's `dir` side: through its follower, which may hold
-    /// or drop client frames and put frames in for the client (the `http2` toxics).
+    /// or drop client frames and put frames in for the client (the `http2` toxics). With no
+    /// such toxic the bytes go on as they came, only followed.
     fn h2_read(&mut self, dir: usize, bytes: &[u8], now: Instant) -> io::Result<()> {
         let Some(h2) = self.h2.as_mut() else {
             return Ok(());
@@ -114,25 +115,33 @@ impl Link {
         let mut out = std::mem::take(&mut h2.out);
         let mut found = Found::default();
         let mut to_client = Vec::new();
-        let close = if dir == 0 {
+        let (close, changed) = if dir == 0 {
             let pipe = &mut self.pipes[1];
-            h2.up(bytes, &mut |req| pipe.h2_choose(req), &mut out, &mut found);
-            h2.down_now(&mut to_client)
+            let quiet = h2.up_quiet(pipe.h2_faulty());
+            if quiet {
+                h2.up(bytes, &mut |_| None, None, &mut found);
+            } else {
+                h2.up(
+                    bytes,
+                    &mut |req| pipe.h2_choose(req),
+                    Some(&mut out),
+                    &mut found,
+                );
+            }
+            (h2.down_now(&mut to_client), !quiet)
+        } else if h2.down_quiet() {
+            (h2.down(bytes, None, &mut found), false)
         } else {
-            h2.down(bytes, &mut to_client)
+            (h2.down(bytes, Some(&mut out), &mut found), true)
         };
         Stats::add(&self.stats.h2_resets, found.resets);
         Stats::add(&self.stats.h2_goaways, found.goaways);
-        if dir == 0 {
-            self.forward(0, &out, now)?;
-            if !to_client.is_empty() {
-                self.pipes[1].push(Item::Data {
-                    bytes: to_client,
-                    stamp: now,
-                });
-            }
-        } else {
-            self.forward(1, &to_client, now)?;
+        self.forward(dir, if changed { &out } else { bytes }, now)?;
+        if !to_client.is_empty() {
+            self.pipes[1].push(Item::Data {
+                bytes: to_client,
+                stamp: now,
+            });
         }
         if close {
             self.pipes[1].push(Item::Close);

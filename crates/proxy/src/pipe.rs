@@ -77,6 +77,11 @@ impl Pipe {
         self.stages.iter_mut().find_map(|s| s.h2_choose(req))
     }
 
+    /// An `http2` toxic acts on this connection.
+    pub fn h2_faulty(&self) -> bool {
+        self.stages.iter().any(|s| s.h2_active())
+    }
+
     pub fn has_http(&self) -> bool {
         self.stages
             .iter()

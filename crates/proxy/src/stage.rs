@@ -209,6 +209,11 @@ impl Stage {
         }
     }
 
+    /// An `http2` toxic that acts on this connection.
+    pub fn h2_active(&self) -> bool {
+        self.active && matches!(self.toxic.kind, Kind::Http2(_))
+    }
+
     /// Holds an item until `due`, after everything held before it.
     fn hold(&mut self, due: Instant, item: Item) {
         let due = self.next_due.map_or(due, |n| n.max(due));

@@ -367,5 +367,14 @@ mod tests {
         );
         let e = Toxic::from_json(&json!({"type": "latency", "toxicity": 2})).unwrap_err();
         assert!(e.message.contains("toxicity"), "{}", e.message);
+        let e = Toxic::from_json(&json!({"type": "http2", "stream": "upstream"})).unwrap_err();
+        assert!(
+            e.message.contains("an http2 toxic acts on responses"),
+            "{}",
+            e.message
+        );
+        let e = Toxic::from_json(&json!({"type": "http2", "attributes": {"action": "boom"}}))
+            .unwrap_err();
+        assert!(e.message.contains("rst_stream"), "{}", e.message);
     }
 }

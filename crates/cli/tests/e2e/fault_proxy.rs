@@ -537,3 +537,26 @@ fn the_api_answers_promptly_while_the_proxy_carries_a_heavy_run() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// `herd proxy` listens for its API where toxiproxy's does unless told, and its help names
+/// every toxic, herd's own too.
+#[test]
+fn herd_proxy_help_names_toxiproxys_api_address_and_every_toxic() {
+    let out = run_herd(&["proxy", "--help"]);
+    let text = stdout(&out);
+    assert!(text.contains("[default: 127.0.0.1:8474]"), "{text}");
+    for toxic in [
+        "latency",
+        "bandwidth",
+        "slow_close",
+        "timeout",
+        "reset_peer",
+        "slicer",
+        "limit_data",
+        "packet_loss",
+        "http (",
+        "http2 (",
+    ] {
+        assert!(text.contains(toxic), "{toxic}: {text}");
+    }
+}

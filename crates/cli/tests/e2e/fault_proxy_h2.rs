@@ -77,6 +77,13 @@ fn http2_stream_resets_at_a_rate_are_h2_reset_errors_herd_counts_as_the_proxy_do
     );
     assert_eq!(r["totals"]["ok"].as_u64().unwrap(), 500 - resets);
     assert_eq!(r["generator"]["protocols"][0]["protocol"], "h2c");
+    // A reset is the stream's alone: no connection broke over it (a frame of a stream after
+    // its reset would be a connection error to nghttp2).
+    assert_eq!(
+        r["generator"]["connections_opened"], 2,
+        "{}",
+        r["generator"]
+    );
 }
 
 #[test]
@@ -151,21 +158,21 @@ fn an_http2_toxic_added_mid_run_reaches_the_connections_already_open() {
         "--http2",
         "-c",
         "2",
-        "--rate",
-        "200",
+        "--streams",
+        "1",
         "-d",
-        "4s",
+        "3s",
         "-t",
         "1",
         &format!("http://{}/", proxy.listen),
     ])
     .json(&json)
     .spawn();
-    // Wait (bounded) until both connections carried requests.
+    // Wait (bounded) until both users' connections are open and carried requests.
     let started = std::time::Instant::now();
     let up = "toxiproxy_proxy_received_bytes_total{direction=\"upstream\"";
-    while proxy.metric("herd_proxy_connections_total{proxy=\"web\"}") < 2
-        || proxy.metric(up) < 2_000
+    while proxy.metric("herd_proxy_connections_open{proxy=\"web\"}") < 2
+        || proxy.metric(up) < 20_000
     {
         assert!(
             started.elapsed().as_secs() < 10,
@@ -184,7 +191,9 @@ fn an_http2_toxic_added_mid_run_reaches_the_connections_already_open() {
     assert_eq!(
         proxy.metric("herd_proxy_connections_total{proxy=\"web\"}"),
         open,
-        "the resets were on the connections open before the toxic"
+        "the resets were on the connections open before the toxic: {} {}",
+        r["errors"],
+        r["generator"]
     );
     assert_eq!(
         r["errors"]["h2_reset"].as_u64().unwrap_or(0),
@@ -192,4 +201,51 @@ fn an_http2_toxic_added_mid_run_reaches_the_connections_already_open() {
         "{}",
         r["errors"]
     );
+}
+
+/// A workload's `faults:` window with an `http2` toxic: herd adds it to herd proxy through
+/// the API at its instant, the proxy takes its attributes as the file wrote them, and the
+/// streams it reset inside the window are herd's errors of that class, there only.
+#[test]
+fn a_workload_window_of_http2_resets_counts_as_the_proxy_does() {
+    let nginx = Nginx::start_with("", "http2");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-h2-window");
+    let file = dir.path("h2.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: http://{}\nproxy_api: http://{}\nprotocol: h2\nload: {{ model: open, rate: 100, duration: 5s }}\nscenarios:\n  - {{ name: home, steps: [{{ get: / }}] }}\nfaults:\n  - {{ at: 1s, for: 2s, proxy: web, http2: {{ rate: 50%, error_code: refused_stream, path: /* }} }}\n",
+            proxy.listen, proxy.api
+        ),
+    )
+    .unwrap();
+    let r = Herd::new(&["run", "-t", "1", file.to_str().unwrap()])
+        .json(&dir.path("r.json"))
+        .run()
+        .code(0)
+        .json();
+    let w = &r["faults"][0];
+    assert_eq!(w["toxic"], "http2", "{w}");
+    assert_eq!(w["attributes"]["error_code"], "REFUSED_STREAM", "{w}");
+    let resets = proxy.metric("herd_proxy_h2_stream_resets_total{proxy=\"web\"}");
+    assert!(resets > 20, "about half of 200 requests: {resets}");
+    assert_eq!(
+        r["errors"]["h2_refused_stream"].as_u64().unwrap_or(0),
+        resets,
+        "{}",
+        r["errors"]
+    );
+    // The errors are in the window's seconds only.
+    for e in r["timeline"].as_array().unwrap() {
+        let errors = e["errors"].as_u64().unwrap();
+        if e.get("faults").is_none() {
+            assert_eq!(errors, 0, "a second outside the window: {e}");
+        }
+    }
+    assert!(proxy
+        .api_get("/proxies/web/toxics")
+        .as_array()
+        .unwrap()
+        .is_empty());
 }

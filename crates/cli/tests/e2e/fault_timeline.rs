@@ -243,3 +243,39 @@ fn the_dashboard_shades_a_window_while_it_is_in_force() {
     assert_eq!(code, 130, "{err}");
     assert!(toxics(&proxy).is_empty());
 }
+
+/// A workload without `proxy_api:` finds the API at `$TOXIPROXY_URL`, as toxiproxy's clients
+/// do; a window threshold that fails fails the run (exit 3), and says so for its window.
+#[test]
+fn toxiproxy_url_finds_the_api_and_a_failed_window_threshold_fails_the_run() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-env");
+    let file = dir.path("faults.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: http://{}\nload: {{ model: open, rate: 20, duration: 6s }}\nscenarios:\n  - {{ name: home, steps: [{{ get: / }}] }}\nfaults:\n  - {{ at: 2s, for: 2s, proxy: web, latency: 200ms, thresholds: [\"p50 < 50ms\"] }}\n",
+            proxy.listen
+        ),
+    )
+    .unwrap();
+    let ran = Herd::new(&["run", file.to_str().unwrap()])
+        .env("TOXIPROXY_URL", &format!("http://{}", proxy.api))
+        .json(&dir.path("r.json"))
+        .run();
+    ran.code(3);
+    let r = ran.json();
+    let w = &r["faults"][0];
+    assert_eq!(w["toxic"], "latency", "{w}");
+    assert_eq!(w["thresholds"][0]["pass"], false, "{w}");
+    assert!(
+        r["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["faults"] == serde_json::json!([0])),
+        "the window's seconds are marked"
+    );
+    assert!(toxics(&proxy).is_empty());
+}
