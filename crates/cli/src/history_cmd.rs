@@ -2,7 +2,7 @@
 //! (herd-history). Arguments, and where the answers go.
 
 use crate::exit::{self, Exit};
-use crate::report_format::{emit, format_for, Format};
+use crate::report_format::{emit, format_for};
 use clap::{Args, Subcommand};
 use herd_history::{Changes, Trend};
 use herd_store::{Filter, Store};
@@ -191,14 +191,7 @@ fn show(a: &ShowArgs) -> Result<i32, Exit> {
     let (mut store, _) = crate::store_cmd::open(a.store.as_deref())?;
     let r = store.run(a.id).map_err(store_err)?;
     let format = format_for(None, a.output.as_deref());
-    let out = match format {
-        Format::Text => {
-            let mut text = String::new();
-            let _ = herd_report::render_text(&r, &mut text);
-            text
-        }
-        Format::Html | Format::Pdf => herd_report::html::render_run(&r),
-    };
+    let out = herd_report::output::run_report(&r, format);
     if let Some(path) = &a.json {
         herd_result::write_json_file(&r, path).map_err(Exit::bad_input)?;
     }

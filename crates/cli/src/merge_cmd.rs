@@ -3,7 +3,7 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_report::render_text;
+use herd_report::output::{run_report, Format};
 use herd_result::merge::{merge_files, partial_run, partial_sweep, Merged};
 use herd_result::sweep::SweepResult;
 use herd_result::{write_json_file, RunResult};
@@ -59,9 +59,7 @@ pub fn check_output(path: Option<&Path>) -> Result<(), Exit> {
 /// Prints the merged summary, writes it, and picks the exit code: generator-limited (4, naming
 /// the shards) before thresholds (3), as for a single run.
 pub fn conclude(merged: &RunResult, output: Option<&Path>) -> Result<i32, Exit> {
-    let mut text = String::new();
-    let _ = render_text(merged, &mut text);
-    print!("{text}");
+    print!("{}", run_report(merged, Format::Text));
     if let Some(path) = output {
         write_json_file(merged, path).map_err(Exit::bad_input)?;
     }

@@ -41,6 +41,19 @@ impl Format {
     }
 }
 
+/// A run's report in `format`: the text summary, or its HTML page (a PDF is printed from the
+/// page by [`write_report`]).
+pub fn run_report(r: &herd_result::RunResult, format: Format) -> String {
+    match format {
+        Format::Text => {
+            let mut text = String::new();
+            let _ = crate::render_text(r, &mut text);
+            text
+        }
+        Format::Html | Format::Pdf => crate::html::render_run(r),
+    }
+}
+
 /// Writes a rendered report to `path`: a PDF printed by a headless Chromium (the `pdf`
 /// feature), anything else as it is.
 pub fn write_report(content: &str, format: Format, path: &Path) -> Result<(), String> {
