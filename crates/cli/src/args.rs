@@ -162,10 +162,10 @@ pub struct ReachArgs {
 }
 
 impl ReachArgs {
-    /// The one place a [`RunSpec`] is filled from flags (`run`, `replay`, `demo`, `grpc`'s
-    /// shard aside, and each run of a series): `source` played with `request`'s request at
-    /// `load`, reached as these flags say (no shard yet: a series gives each of its targets its
-    /// own start instants).
+    /// The one place a [`RunSpec`] is filled from flags (`run`, `replay`, `demo` and each run
+    /// of a series; `grpc` maps ghz's flags to its own): `source` played with `request`'s
+    /// request at `load`, reached as these flags say (no shard yet: a series gives each of its
+    /// targets its own start instants).
     pub fn spec(&self, source: Source, request: &RequestArgs, load: LoadFlags) -> RunSpec {
         RunSpec {
             request: request.flags(self.secrets.redaction()),

@@ -9,7 +9,7 @@ use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
 use herd_result::capacity::{CapacityResult, Measured, Slo};
-use herd_result::format::{count, rate};
+use herd_result::format::rate;
 use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec, Judged};
 use std::io::Write;
 use std::sync::Arc;
@@ -66,13 +66,9 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let (spec, runs, slo) = check(a)?;
     let unit = runs.rate_unit();
     let model = spec.model;
-    if let Some(addr) = refused(&a.url) {
+    if let Some(said) = herd_run::nothing_listens(&a.url) {
         // A search would probe for tens of seconds to learn what one connection says.
-        println!(
-            "NOTHING LISTENS: the connection to {} ({addr}) was refused; is the server running, \
-             and are the host and port right?",
-            a.url
-        );
+        println!("{said}");
         return Ok(exit::NO_RESPONSE);
     }
     let control = Arc::new(Control::new());
@@ -189,19 +185,7 @@ impl herd_series::Observer for ProbeTable {
 
     fn probed(&mut self, n: usize, j: &Judged, m: &Measured, run: &mut herd_result::RunResult) {
         let p = &j.probe;
-        let verdict = if !j.generator_limited.is_empty() {
-            "LIMITED: herd, not the target".to_owned()
-        } else if let Some(s) = j.too_few {
-            format!(
-                "too few to judge: {} of {} requests",
-                count(s.have),
-                count(s.need)
-            )
-        } else if j.held() {
-            "held".to_owned()
-        } else {
-            format!("broke: {}", j.broke.join(", "))
-        };
+        let verdict = j.verdict();
         let level = series_text::probe_level(self.users, p.level, self.unit);
         println!(
             "{}",
@@ -227,16 +211,5 @@ impl herd_series::Observer for ProbeTable {
                 errors_percent: m.error_percent,
                 verdict,
             });
-    }
-}
-
-/// The address of a URL target whose connection is refused outright (nothing listens there);
-/// `None` for anything else, workload files included: their probes say the rest.
-fn refused(url: &str) -> Option<std::net::SocketAddr> {
-    let target = herd_http::Target::parse(url).ok()?;
-    let addr = target.addr();
-    match std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Some(addr),
-        _ => None,
     }
 }

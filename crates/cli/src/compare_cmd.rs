@@ -4,9 +4,9 @@
 use crate::exit::{self, Exit};
 use crate::report_format::{emit, format_for, Format};
 use clap::Args;
-use herd_compare::compare;
+use herd_compare::{baseline_label, compare, read_runs};
 use herd_report::{html, render_compare_text};
-use herd_result::{read_document, write_json, Document, ReportError, RunResult};
+use herd_result::{write_json_file, RunResult};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -45,21 +45,7 @@ pub struct CompareArgs {
 }
 
 pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
-    let mut problems = Vec::new();
-    let mut runs: Vec<(String, RunResult)> = Vec::new();
-    for path in &a.files {
-        // The reader every command uses, so a file gets the same message here as from `report`.
-        match read_document(path) {
-            Ok(Document::Run(r)) => runs.push((label(path, &runs), *r)),
-            Ok(doc) => problems.push(runs_only(path, doc.kind().to_owned())),
-            // A kind herd knows but cannot show (a comparison): compare still wants a run.
-            Err(ReportError::WrongKind { kind, .. }) => problems.push(runs_only(path, kind)),
-            Err(e) => problems.push(e.to_string()),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(Exit::bad_input(problems.join("\n")));
-    }
+    let mut runs = read_runs(&a.files).map_err(Exit::bad_input)?;
     match &a.baseline {
         Some(selector) => runs.insert(0, baseline(a, selector, &runs[0].1)?),
         None if runs.len() < 2 => {
@@ -87,9 +73,7 @@ pub fn cmd(a: &CompareArgs) -> Result<i32, Exit> {
         )?;
     }
     if let Some(path) = &a.json {
-        let mut buf = Vec::new();
-        write_json(&comparison.document(), &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        crate::sweep::write_file(path, &buf)?;
+        write_json_file(&comparison.document(), path).map_err(Exit::bad_input)?;
     }
     Ok(if comparison.passed() {
         exit::OK
@@ -108,41 +92,6 @@ fn baseline(
     let (base, ids) = store
         .baseline_run(selector, a.last, like)
         .map_err(|e| Exit::bad_input(e.to_string()))?;
-    let label = match ids.as_slice() {
-        [id] => format!("baseline #{id}"),
-        _ => format!(
-            "baseline {selector} (last {}: #{}..#{})",
-            ids.len(),
-            ids[0],
-            ids[ids.len() - 1]
-        ),
-    };
+    let label = baseline_label(selector, &ids);
     Ok((label, base))
-}
-
-/// What compare says of a herd file that is not a run.
-fn runs_only(path: &std::path::Path, kind: String) -> String {
-    ReportError::WrongKind {
-        origin: path.display().to_string(),
-        kind,
-        expected: "a `run` result: compare compares runs (`herd run --json`)".to_owned(),
-    }
-    .to_string()
-}
-
-/// The file name, or the path as given when two runs share a name.
-fn label(path: &std::path::Path, earlier: &[(String, RunResult)]) -> String {
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let taken = |l: &str| earlier.iter().any(|(e, _)| e == l);
-    if !taken(&name) {
-        return name;
-    }
-    let full = path.display().to_string();
-    if !taken(&full) {
-        return full;
-    }
-    format!("{full} (#{})", earlier.len() + 1)
 }

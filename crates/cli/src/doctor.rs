@@ -7,8 +7,7 @@
 use crate::exit::{self, Exit};
 use clap::Args;
 use herd_http::Target;
-use herd_monitor::doctor::{run_checks, Load, Probe, Status};
-use herd_result::format::{count, rate};
+use herd_monitor::doctor::{checks_text, heading, run_checks, Load, Probe};
 
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
@@ -47,55 +46,14 @@ pub fn cmd(a: &DoctorArgs) -> Result<i32, Exit> {
         calls_per_conn: a.calls_per_conn,
         spare_fds: herd_run::SPARE_FDS,
     };
-    println!(
-        "herd doctor: this machine as a load generator for {}; target {}",
-        describe(&load),
-        describe_target(a.url.as_deref())
-    );
+    println!("{}", heading(&load, a.url.as_deref()));
     let target = a.url.as_deref().map(|url| {
         let addr = Target::parse(url)
             .map(|t| t.addr())
             .map_err(|e| e.to_string());
         (url, Probe::connect(addr))
     });
-    let checks = run_checks(target, &load);
-    for c in &checks {
-        println!("  {:<5} {:<13} {}", c.status.label(), c.name, c.value);
-        if let Some(fix) = &c.fix {
-            println!("  {:<5} {:<13} fix: {fix}", "", "");
-        }
-    }
-    let n = |s: Status| checks.iter().filter(|c| c.status == s).count();
-    println!(
-        "doctor: {} FAIL, {} WARN, {} OK",
-        n(Status::Fail),
-        n(Status::Warn),
-        n(Status::Ok)
-    );
-    Ok(if n(Status::Fail) > 0 {
-        exit::BAD_INPUT
-    } else {
-        exit::OK
-    })
-}
-
-fn describe(load: &Load) -> String {
-    let plural =
-        |n: u64, noun: &str| format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" });
-    let mut s = plural(load.connections, "connection");
-    if let Some(r) = load.rate {
-        s.push_str(&format!(" at {} req/s", rate(r)));
-    }
-    match load.calls_per_conn {
-        Some(k) => s.push_str(&format!(", {} per connection", plural(k, "request"))),
-        None => s.push_str(", kept alive"),
-    }
-    s
-}
-
-fn describe_target(url: Option<&str>) -> String {
-    match url {
-        Some(url) => url.to_owned(),
-        None => "not given (checked as a remote server)".to_owned(),
-    }
+    let (text, failed) = checks_text(&run_checks(target, &load));
+    print!("{text}");
+    Ok(if failed { exit::BAD_INPUT } else { exit::OK })
 }

@@ -2,7 +2,7 @@
 //! (herd-history). Arguments, and where the answers go.
 
 use crate::exit::{self, Exit};
-use crate::report_format::{emit, format_for, Format};
+use crate::report_format::{emit, format_for};
 use clap::{Args, Subcommand};
 use herd_history::{Changes, Trend};
 use herd_store::{Filter, Store};
@@ -191,18 +191,9 @@ fn show(a: &ShowArgs) -> Result<i32, Exit> {
     let (mut store, _) = crate::store_cmd::open(a.store.as_deref())?;
     let r = store.run(a.id).map_err(store_err)?;
     let format = format_for(None, a.output.as_deref());
-    let out = match format {
-        Format::Text => {
-            let mut text = String::new();
-            let _ = herd_report::render_text(&r, &mut text);
-            text
-        }
-        Format::Html | Format::Pdf => herd_report::html::render_run(&r),
-    };
+    let out = herd_report::output::run_report(&r, format);
     if let Some(path) = &a.json {
-        let mut buf = Vec::new();
-        herd_result::write_json(&r, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        crate::sweep::write_file(path, &buf)?;
+        herd_result::write_json_file(&r, path).map_err(Exit::bad_input)?;
     }
     emit(&out, format, a.output.as_deref())?;
     Ok(exit::OK)

@@ -3,9 +3,10 @@
 
 use crate::exit::{self, Exit};
 use clap::Args;
-use herd_report::render_text;
+use herd_report::output::{run_report, Format};
+use herd_result::merge::{merge_files, partial_run, partial_sweep, Merged};
 use herd_result::sweep::SweepResult;
-use herd_result::{write_json, Document, RunResult};
+use herd_result::{write_json_file, RunResult};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -21,44 +22,10 @@ pub struct MergeArgs {
 
 pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
     check_output(a.output.as_deref())?;
-    let mut merge = herd_result::merge::Merge::new();
-    let mut sweeps = Vec::new();
-    let mut unreadable = Vec::new();
-    for f in &a.files {
-        let name = f.display().to_string();
-        match herd_result::read_document(f) {
-            Ok(Document::Run(r)) => merge.add(&name, *r),
-            Ok(Document::Sweep(s)) => sweeps.push((name, *s)),
-            Ok(Document::Capacity(_)) => unreadable.push(format!(
-                "{name} is a capacity search: its shards would have searched apart, so herd capacity is not sharded; merge runs or sweeps"
-            )),
-            Err(e) => unreadable.push(format!("{name}: {e}")),
-        }
+    match merge_files(&a.files).map_err(Exit::bad_input)? {
+        Merged::Run(merged) => conclude(&merged, a.output.as_deref()),
+        Merged::Sweep(merged) => conclude_sweep(&merged, a.output.as_deref()),
     }
-    if !sweeps.is_empty() {
-        if sweeps.len() != a.files.len() || !unreadable.is_empty() {
-            unreadable.insert(0, "a sweep's shards merge only with each other: give the files of one herd sweep --shard I/N".to_owned());
-            return Err(Exit::bad_input(format!(
-                "nothing merged:\n{}",
-                unreadable.join("\n")
-            )));
-        }
-        let merged = herd_result::merge::merge_sweeps(sweeps)
-            .map_err(|e| Exit::bad_input(format!("nothing merged:\n{e}")))?;
-        return conclude_sweep(&merged, a.output.as_deref());
-    }
-    let merged = merge.finish();
-    let mut problems = unreadable;
-    if let Err(e) = &merged {
-        problems.extend(e.0.iter().cloned());
-    }
-    if !problems.is_empty() {
-        return Err(Exit::bad_input(format!(
-            "nothing merged:\n{}",
-            problems.join("\n")
-        )));
-    }
-    conclude(&merged.expect("no problems"), a.output.as_deref())
 }
 
 /// A merged sweep: its table and knees as `herd sweep` prints them, the file, the exit code.
@@ -70,25 +37,13 @@ fn conclude_sweep(merged: &SweepResult, output: Option<&Path>) -> Result<i32, Ex
     );
     let answered = crate::sweep::summary(merged);
     if let Some(path) = output {
-        let mut buf = Vec::new();
-        write_json(merged, &mut buf).map_err(|e| Exit::bad_input(e.to_string()))?;
-        crate::sweep::write_file(path, &buf)?;
+        write_json_file(merged, path).map_err(Exit::bad_input)?;
     }
-    let partial: Vec<String> = merged
-        .steps
-        .iter()
-        .flat_map(|s| &s.runs)
-        .filter_map(|r| {
-            r.shard
-                .as_ref()
-                .filter(|h| h.is_partial())
-                .map(|h| h.label())
-        })
-        .collect();
-    if let Some(p) = partial.first() {
-        eprintln!("herd: partial result: only shards {p} of some steps (nothing was scaled up to stand for the rest)");
+    let partial = partial_sweep(merged);
+    if let Some(p) = &partial {
+        eprintln!("herd: {p}");
     }
-    let ended = herd_series::sweep::conclude(merged, !partial.is_empty(), answered);
+    let ended = herd_series::sweep::conclude(merged, partial.is_some(), answered);
     Ok(exit::code(ended))
 }
 
@@ -104,25 +59,12 @@ pub fn check_output(path: Option<&Path>) -> Result<(), Exit> {
 /// Prints the merged summary, writes it, and picks the exit code: generator-limited (4, naming
 /// the shards) before thresholds (3), as for a single run.
 pub fn conclude(merged: &RunResult, output: Option<&Path>) -> Result<i32, Exit> {
-    let mut text = String::new();
-    let _ = render_text(merged, &mut text);
-    print!("{text}");
+    print!("{}", run_report(merged, Format::Text));
     if let Some(path) = output {
-        let file = std::fs::File::create(path)
-            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
-        write_json(merged, std::io::BufWriter::new(file))
-            .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
+        write_json_file(merged, path).map_err(Exit::bad_input)?;
     }
-    if let Some(h) = merged.shard.as_ref().filter(|h| h.is_partial()) {
-        let missing: Vec<String> = h
-            .missing
-            .iter()
-            .map(|i| format!("{i}/{}", h.count))
-            .collect();
-        eprintln!(
-            "herd: partial result: shard {} missing (nothing was scaled up to stand for it)",
-            missing.join(", ")
-        );
+    if let Some(p) = partial_run(merged) {
+        eprintln!("herd: {p}");
     }
     let ended = herd_run::conclude_merged(merged);
     if ended == herd_run::Conclusion::GeneratorLimited {

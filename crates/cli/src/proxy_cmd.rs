@@ -3,15 +3,16 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use anyhow::Context;
-use herd_proxy::{Config, Server};
-use serde_json::json;
+use herd_proxy::{ProxyFlags, Server};
 
 const HELP: &str = "\
 The API is toxiproxy's: its CLI and client libraries drive herd's proxy unchanged, e.g.
   toxiproxy-cli toxic add -t latency -a latency=50 db
   curl -X POST localhost:8474/proxies/db/toxics -d '{\"type\":\"reset_peer\",\"attributes\":{\"timeout\":0}}'
-Toxics: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, packet_loss.
+Toxics: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, packet_loss;
+herd's own: http (HTTP/1.1 responses by method and path: a status, delays, cuts, drop_first)
+and http2 (h2c streams reset, or GOAWAY), e.g.
+  toxiproxy-cli toxic add -t http2 -a action=goaway -a after=100 db
 Prometheus metrics at the API's /metrics. More: docs/proxy.md.
 
 Examples:
@@ -54,44 +55,17 @@ pub struct ProxyArgs {
 }
 
 pub fn run(args: &ProxyArgs) -> anyhow::Result<()> {
-    let mut populate = Vec::new();
-    if let Some(path) = &args.config {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read --config {}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| {
-            format!(
-                "--config {} is not JSON (toxiproxy's populate file: an array of proxies)",
-                path.display()
-            )
-        })?;
-        match v {
-            serde_json::Value::Array(list) => populate.extend(list),
-            _ => anyhow::bail!(
-                "--config {}: toxiproxy's populate file is a JSON array of proxies, \
-                 e.g. [{{\"name\": \"db\", \"listen\": \"127.0.0.1:5433\", \"upstream\": \"127.0.0.1:5432\"}}]",
-                path.display()
-            ),
-        }
-    }
-    if let (Some(listen), Some(upstream)) = (args.listen, &args.upstream) {
-        populate
-            .push(json!({"name": args.name, "listen": listen.to_string(), "upstream": upstream}));
-    }
-    let server = Server::start(Config {
+    let flags = ProxyFlags {
+        config: args.config.clone(),
+        one: args
+            .listen
+            .zip(args.upstream.clone())
+            .map(|(l, u)| (l, u, args.name.clone())),
         api: args.api,
         seed: args.seed,
-        populate: (!populate.is_empty()).then_some(serde_json::Value::Array(populate)),
-    })?;
-    println!(
-        "herd proxy: API on http://{} (toxiproxy's; TOXIPROXY_URL=http://{}), seed {}",
-        server.api_addr(),
-        server.api_addr(),
-        args.seed
-    );
-    for e in server.shared().lock().proxies.values() {
-        let state = if e.enabled { "" } else { " (disabled)" };
-        println!("  {}  {} -> {}{state}", e.name, e.listen, e.upstream);
-    }
+    };
+    let server = Server::start(flags.config().map_err(anyhow::Error::msg)?)?;
+    print!("{}", server.banner(args.seed));
     loop {
         std::thread::park();
     }

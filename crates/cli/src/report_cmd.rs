@@ -3,7 +3,8 @@
 use crate::exit::{self, Exit};
 use crate::report_format::{emit, format_for, Format};
 use clap::Args;
-use herd_report::{html, render_text};
+use herd_report::html;
+use herd_report::output::run_report;
 use herd_result::{read_document, Document};
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ pub struct ReportArgs {
 
     /// text, html or pdf (pdf prints the HTML with a headless Chromium and needs -o)
     /// [default: from -o's extension, else text]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = crate::report_format::format_flag())]
     pub format: Option<Format>,
 }
 
@@ -45,11 +46,7 @@ pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
     }
     let doc = read_document(&a.file).map_err(|e| Exit::bad_input(e.to_string()))?;
     let out = match (format, &doc) {
-        (Format::Text, Document::Run(r)) => {
-            let mut text = String::new();
-            let _ = render_text(r, &mut text);
-            text
-        }
+        (Format::Text, Document::Run(r)) => run_report(r, format),
         (Format::Text, doc) => {
             let kind = doc.kind();
             return Err(Exit::bad_input(format!(
@@ -70,11 +67,7 @@ fn recording(
     format: Format,
 ) -> Result<i32, Exit> {
     let out = match (format, view.end()) {
-        (Format::Text, Some(r)) => {
-            let mut text = String::new();
-            let _ = render_text(r, &mut text);
-            text
-        }
+        (Format::Text, Some(r)) => run_report(r, format),
         (Format::Text, None) if view.series().is_some() => {
             return Err(Exit::bad_input(format!(
                 "{} is a recording of a series of runs: its report is the dashboard's page, write it with -o dashboard.html (the series' own report: herd report on its --json)",

@@ -8,11 +8,11 @@ use crate::series::{runs_for, Length, Level, Runs, SeriesArgs, StepOutputs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::sweep::{write_table, Separator, SweepResult, SweepTarget};
+use herd_result::sweep::{SweepResult, SweepTarget};
 use herd_result::Model;
 use herd_series::levels::{name_targets, NamedTarget};
 use herd_series::sweep::{SweepFlags, SweepSpec};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -143,7 +143,9 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let report = || herd_report::html::render_sweep(&result);
     let unwritten = table.outputs.end(report, result.interrupted);
     let answered = summary(&result);
-    write_outputs(&result, a)?;
+    result
+        .write_tables(a.tsv.as_deref(), a.outputs.csv.as_deref())
+        .map_err(Exit::bad_input)?;
     table.outputs.write_json(&result)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
@@ -252,20 +254,4 @@ pub fn summary(r: &SweepResult) -> bool {
         println!("{l}");
     }
     answered
-}
-
-fn write_outputs(r: &SweepResult, a: &SweepArgs) -> Result<(), Exit> {
-    let table = r.table();
-    if let Some(p) = &a.tsv {
-        write_file(p, write_table(&table, Separator::Tab).as_bytes())?;
-    }
-    if let Some(p) = &a.outputs.csv {
-        write_file(p, write_table(&table, Separator::Comma).as_bytes())?;
-    }
-    Ok(())
-}
-
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
-    std::fs::write(path, bytes)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
 }

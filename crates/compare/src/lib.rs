@@ -19,9 +19,11 @@
 //! ```
 
 mod asked;
+mod files;
 mod noise;
 pub mod significance;
 
+pub use files::{baseline_label, read_runs};
 use herd_result::sections::{self, NameStats};
 use herd_result::RunResult;
 use noise::{histogram_noise, judge};

@@ -27,6 +27,7 @@
 //! }
 //! ```
 
+mod buf;
 mod control;
 mod error;
 mod events;
@@ -55,6 +56,7 @@ mod ticker;
 mod transport;
 mod worker;
 
+pub use buf::Buf;
 pub use control::{Control, Hooks};
 pub use error::RunError;
 pub use events::EventStream;

@@ -132,7 +132,8 @@ impl From<&[u8]> for Body {
 /// What came back. Reused across exchanges on a connection to avoid allocating per request.
 ///
 /// One is held per request in flight, ten thousand of them with as many connections, and most
-/// keep no headers or body: those two are [`ThinVec`]s, 8 bytes each where a `Vec` is 24.
+/// keep no headers or body: those two are 8 bytes each where a `Vec` is 24 (a [`ThinVec`], a
+/// [`crate::Buf`]).
 #[derive(Clone, Debug, Default)]
 pub struct Response {
     pub status: u16,
@@ -154,7 +155,7 @@ pub struct Response {
     /// Response headers, only when the request asked to keep the response.
     pub headers: ThinVec<(String, String)>,
     /// Response body, only when the request asked to keep the response.
-    pub body: ThinVec<u8>,
+    pub body: crate::Buf,
     /// The events of a `text/event-stream` body, as they arrived.
     pub events: Option<Box<crate::EventStream>>,
 }

@@ -15,7 +15,7 @@
 use crate::in_flight::InFlight;
 use crate::session::{Failed, Note, Opened, Ready, Ticket};
 use crate::Session;
-use crate::{Failure, Io, Parse, Request, Response, ThinVec, Transport};
+use crate::{Buf, Failure, Io, Parse, Request, Response, Transport};
 use herd_metrics::ErrorKind;
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,12 +38,12 @@ pub struct Ordered<P> {
     sent: usize,
     staged: usize,
     /// Requests written together; empty with a window of one. This and `pending` are
-    /// [`ThinVec`]s: 8 bytes each in a session held per connection, and mostly empty.
-    outbuf: ThinVec<u8>,
+    /// [`Buf`]s: 8 bytes each in a session held per connection, and mostly empty.
+    outbuf: Buf,
     outpos: usize,
     partial: usize,
     /// Received and not yet consumed: a partial head, or what a server sent ahead.
-    pending: ThinVec<u8>,
+    pending: Buf,
     started: Instant,
     open: bool,
     /// The server said it closes (or the last call went out): no more requests.
@@ -66,10 +66,10 @@ impl<P: Parse> Ordered<P> {
             queue: InFlight::with_capacity(window),
             sent: 0,
             staged: 0,
-            outbuf: ThinVec::new(),
+            outbuf: Buf::new(),
             outpos: 0,
             partial: 0,
-            pending: ThinVec::new(),
+            pending: Buf::new(),
             started,
             open: false,
             closing: false,
@@ -341,7 +341,7 @@ impl<P: Parse> Ordered<P> {
                 held.extend_from_slice(got);
                 let fed = self.absorb(&held, now, out);
                 if let Ok(used) = fed {
-                    held.drain(..used);
+                    held.consume(used);
                 }
                 self.pending = held;
                 fed.map(|_| ())

@@ -121,7 +121,7 @@ mod tests {
             status,
             ..Response::default()
         };
-        r.body.extend(body);
+        r.body = body.into();
         for (n, v) in trailers {
             r.headers.push(((*n).to_owned(), (*v).to_owned()));
         }

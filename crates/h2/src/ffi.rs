@@ -1,4 +1,5 @@
-//! Every `unsafe` of herd's HTTP/2: the calls into nghttp2 and its callbacks into us.
+//! Every `unsafe` of herd's HTTP/2 sessions: the calls into nghttp2 and its callbacks into us
+//! (the lone header-block inflater's are in `hpack.rs`).
 //!
 //! Why this is sound, once for the whole file:
 //! - The session pointer comes from `nghttp2_session_{client,server}_new3`, is owned by one

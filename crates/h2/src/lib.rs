@@ -46,6 +46,7 @@
 mod client;
 mod error;
 mod ffi;
+mod hpack;
 mod pool;
 mod server;
 mod state;
@@ -53,6 +54,7 @@ mod streams;
 
 pub use client::{ClientSession, Request};
 pub use error::{code_name, H2Error};
+pub use hpack::Inflater;
 pub use server::ServerSession;
 pub use state::Part;
 

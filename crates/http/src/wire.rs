@@ -4,7 +4,7 @@
 //! `transport.rs`, which also picks each connection's session (`session.rs`): a session
 //! drives a `Wire`, so the two are kept apart from the wire itself.
 
-use crate::alarm::Wakeup;
+use crate::alarm::{Wakeup, ALARM};
 use crate::protocol::Protocol;
 use crate::proxy::{Proxy, Tunnel};
 use crate::tls::{client_config, server_name, TlsOptions};
@@ -87,7 +87,7 @@ impl HttpTransport {
     /// The transport of one worker thread: its own poll and alarm.
     pub fn wire(&self) -> Result<Wire, String> {
         let poll = Poll::new().map_err(|e| format!("cannot create an event loop: {e}"))?;
-        let wakeup = Wakeup::register(poll.registry());
+        let wakeup = Wakeup::register(poll.registry(), ALARM);
         Ok(Wire {
             poll,
             events: Events::with_capacity(1024),

@@ -3,7 +3,9 @@
 
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
+use herd_result::fault::in_force;
 use herd_result::stream::StreamLine;
+use herd_result::FaultWindow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -12,14 +14,15 @@ const FLAG: &str = "--csv";
 
 /// The columns, in order.
 pub const HEADER: &str = "t,requests,ok,failed,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,\
-bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,events,tokens";
+bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,events,tokens,\
+fault";
 
 /// The columns of a WebSocket run, whose exchanges are messages: the same columns, the
 /// second and sixth named for them (a message's reply has no status: those columns count
 /// refused Upgrades).
 pub const MESSAGES_HEADER: &str = "t,messages,ok,failed,errors,msg_per_s,p50_ms,p90_ms,p99_ms,\
 max_ms,bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,\
-events,tokens";
+events,tokens,fault";
 
 /// The header for a run whose exchanges are `x`.
 pub fn header(x: herd_result::Exchange) -> &'static str {
@@ -32,6 +35,8 @@ pub fn header(x: herd_result::Exchange) -> &'static str {
 pub struct Csv {
     path: PathBuf,
     out: Option<BufWriter<File>>,
+    /// A workload's fault windows as they were told (the planned end while in force).
+    faults: Vec<FaultWindow>,
 }
 
 impl Csv {
@@ -39,12 +44,15 @@ impl Csv {
         Csv {
             path: path.to_owned(),
             out: None,
+            faults: Vec::new(),
         }
     }
 }
 
-/// One record as a CSV row (every field a number: nothing to quote).
-pub fn row(r: &Record) -> String {
+/// One record as a CSV row: every field a number but the last, the fault windows in force
+/// during part of the second (`fault 1: latency 200 ms on db`, as the report labels them),
+/// quoted when it needs to be.
+pub fn row(r: &Record, faults: &[FaultWindow]) -> String {
     let e = StreamLine::new(&r.second, r.whole, None).second;
     let class = |c: &str| e.status_class.get(c).copied().unwrap_or(0);
     let (cpu, conns) = match &r.health {
@@ -54,8 +62,18 @@ pub fn row(r: &Record) -> String {
         ),
         None => (String::new(), String::new()),
     };
+    let fault = in_force(faults, e.t)
+        .into_iter()
+        .map(|i| format!("fault {}: {}", i + 1, faults[i].description))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let fault = if fault.contains([',', '"', '\n']) {
+        format!("\"{}\"", fault.replace('"', "\"\""))
+    } else {
+        fault
+    };
     format!(
-        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{}",
+        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{},{fault}",
         e.t,
         e.requests,
         e.ok,
@@ -78,6 +96,13 @@ pub fn row(r: &Record) -> String {
 }
 
 impl Sink for Csv {
+    fn fault(&mut self, window: &FaultWindow) {
+        match self.faults.iter_mut().find(|f| f.name == window.name) {
+            Some(f) => *f = window.clone(),
+            None => self.faults.push(window.clone()),
+        }
+    }
+
     fn start(&mut self, start: &Start) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
@@ -93,7 +118,7 @@ impl Sink for Csv {
     ) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         if let Some(out) = self.out.as_mut() {
-            writeln!(out, "{}", row(r)).map_err(err)?;
+            writeln!(out, "{}", row(r, &self.faults)).map_err(err)?;
             out.flush().map_err(err)?;
         }
         Ok(())

@@ -18,6 +18,8 @@ use serde_json::{json, Map, Value};
 
 use crate::error::ApiError;
 use crate::framing::Framing;
+use crate::h2_follow::PREFACE;
+use crate::request::{pattern_matches, Req};
 
 /// The attributes of an `http` toxic.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,13 +117,7 @@ impl HttpFault {
     }
 
     fn matches(&self, req: &Req) -> bool {
-        let method = self.method.is_empty() || self.method == req.method;
-        let path = match self.path.strip_suffix('*') {
-            _ if self.path.is_empty() => true,
-            Some(prefix) => req.path.starts_with(prefix),
-            None => req.path.split('?').next() == Some(self.path.as_str()),
-        };
-        method && path
+        pattern_matches(&self.method, &self.path, req)
     }
 
     /// The response the proxy gives instead of the server's.
@@ -149,30 +145,26 @@ impl HttpFault {
     }
 }
 
-/// A request as the responses' side needs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Req {
-    pub method: String,
-    pub path: String,
-}
-
 /// Follows the requests going up a connection: each head parsed, each body skipped.
 #[derive(Default)]
 pub(crate) struct RequestScan {
     head: Vec<u8>,
     body: Option<Framing>,
     broken: bool,
+    /// A request head was read: the connection is HTTP/1.1.
+    started: bool,
 }
 
 impl RequestScan {
     /// The requests whose heads end in `bytes` (kept in `found` only when `keep`: with no
-    /// `http` toxic, requests are followed but not copied).
-    pub fn scan(&mut self, mut bytes: &[u8], keep: bool, found: &mut Vec<Req>) {
+    /// `http` toxic, requests are followed but not copied). `Some(n)` when the connection
+    /// opens with HTTP/2's preface instead (h2c): `n` of its bytes came before `bytes`.
+    pub fn scan(&mut self, mut bytes: &[u8], keep: bool, found: &mut Vec<Req>) -> Option<usize> {
         while !self.broken && !bytes.is_empty() {
             if let Some(body) = &mut self.body {
                 let Some((n, done)) = body.consume(bytes) else {
                     self.broken = true;
-                    return;
+                    return None;
                 };
                 bytes = &bytes[n..];
                 if done {
@@ -182,10 +174,22 @@ impl RequestScan {
             }
             let before = self.head.len();
             self.head.extend_from_slice(bytes);
+            if !self.started {
+                let n = self.head.len().min(PREFACE.len());
+                if self.head[..n] == PREFACE[..n] {
+                    if n < PREFACE.len() {
+                        return None;
+                    }
+                    self.broken = true;
+                    self.head = Vec::new();
+                    return Some(before);
+                }
+            }
             let mut headers = [httparse::EMPTY_HEADER; 64];
             let mut req = httparse::Request::new(&mut headers);
             match req.parse(&self.head) {
                 Ok(httparse::Status::Complete(len)) => {
+                    self.started = true;
                     if keep {
                         found.push(Req {
                             method: req.method.unwrap_or("").to_string(),
@@ -201,10 +205,11 @@ impl RequestScan {
                         None => self.broken = true,
                     }
                 }
-                Ok(httparse::Status::Partial) if self.head.len() < 64 * 1024 => return,
+                Ok(httparse::Status::Partial) if self.head.len() < 64 * 1024 => return None,
                 _ => self.broken = true,
             }
         }
+        None
     }
 }
 

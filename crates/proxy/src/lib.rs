@@ -43,13 +43,17 @@
 mod alarm;
 mod api;
 mod error;
+mod flags;
 mod framing;
+mod h2_fault;
+mod h2_follow;
 mod http_fault;
 mod link;
 mod metrics;
 mod pipe;
 mod registry;
 mod relay;
+mod request;
 mod stage;
 mod stats;
 mod toxic;
@@ -58,6 +62,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub use error::ApiError;
+pub use flags::ProxyFlags;
+pub use h2_fault::{H2Action, H2Fault};
 pub use http_fault::HttpFault;
 pub use registry::{Entry, Registry, Shared};
 pub use stats::Stats;

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use mio::net::TcpStream;
 
+use crate::h2_follow::{Found, H2Conn};
 use crate::http_fault::RequestScan;
 use crate::pipe::Pipe;
 use crate::stage::{CloseCause, Item};
@@ -32,6 +33,8 @@ pub(crate) struct Link {
     /// The first instant a toxic holds something for, from the last pump.
     pub(crate) wake: Option<Instant>,
     pub(crate) requests: RequestScan,
+    /// An h2c connection's frames, followed from its preface (`h2_follow`).
+    pub(crate) h2: Option<Box<H2Conn>>,
 }
 
 pub(crate) enum End {
@@ -89,19 +92,89 @@ impl Link {
         End::More
     }
 
-    /// Requests going up, for the `http` toxics of the responses coming down.
+    /// Requests going up, for the `http` toxics of the responses coming down; an h2c
+    /// connection's preface starts following its frames.
     fn follow_requests(&mut self, bytes: &[u8]) {
         let mut found = Vec::new();
         let keep = self.pipes[1].has_http();
-        self.requests.scan(bytes, keep, &mut found);
+        if let Some(seen) = self.requests.scan(bytes, keep, &mut found) {
+            self.h2 = Some(Box::new(H2Conn::new(seen)));
+        }
         for r in &found {
             self.pipes[1].note_request(r);
         }
     }
 
+    /// Bytes read from an h2c connection's `dir` side: through its follower, which may hold
+    /// or drop client frames and put frames in for the client (the `http2` toxics). With no
+    /// such toxic the bytes go on as they came, only followed.
+    fn h2_read(&mut self, dir: usize, bytes: &[u8], now: Instant) -> io::Result<()> {
+        let Some(h2) = self.h2.as_mut() else {
+            return Ok(());
+        };
+        let mut out = std::mem::take(&mut h2.out);
+        let mut found = Found::default();
+        let mut to_client = Vec::new();
+        let (close, changed) = if dir == 0 {
+            let pipe = &mut self.pipes[1];
+            let quiet = h2.up_quiet(pipe.h2_faulty());
+            if quiet {
+                h2.up(bytes, &mut |_| None, None, &mut found);
+            } else {
+                h2.up(
+                    bytes,
+                    &mut |req| pipe.h2_choose(req),
+                    Some(&mut out),
+                    &mut found,
+                );
+            }
+            (h2.down_now(&mut to_client), !quiet)
+        } else if h2.down_quiet() {
+            (h2.down(bytes, None, &mut found), false)
+        } else {
+            (h2.down(bytes, Some(&mut out), &mut found), true)
+        };
+        Stats::add(&self.stats.h2_resets, found.resets);
+        Stats::add(&self.stats.h2_goaways, found.goaways);
+        self.forward(dir, if changed { &out } else { bytes }, now)?;
+        if !to_client.is_empty() {
+            self.pipes[1].push(Item::Data {
+                bytes: to_client,
+                stamp: now,
+            });
+        }
+        if close {
+            self.pipes[1].push(Item::Close);
+        }
+        out.clear();
+        if let Some(h2) = self.h2.as_mut() {
+            h2.out = out;
+        }
+        Ok(())
+    }
+
+    /// Bytes for `dir`'s destination: written at once when nothing waits before them and no
+    /// toxic is in the way, else queued.
+    fn forward(&mut self, dir: usize, bytes: &[u8], now: Instant) -> io::Result<()> {
+        let dst = 1 - dir;
+        let stream = self.pipes[dir].stream;
+        let mut from = 0;
+        if self.pipes[dir].direct() && self.writable[dst] {
+            from = self.write_some(dst, bytes)?;
+            Stats::add(&self.stats.sent[stream.index()], from as u64);
+        }
+        if from < bytes.len() {
+            self.pipes[dir].push(Item::Data {
+                bytes: bytes[from..].to_vec(),
+                stamp: now,
+            });
+        }
+        Ok(())
+    }
+
     /// One direction: `dir` 0 reads the client and writes upstream, 1 the other way.
     fn flow(&mut self, dir: usize, now: Instant, scratch: &mut [u8]) -> io::Result<(bool, End)> {
-        let (src, dst) = (dir, 1 - dir);
+        let src = dir;
         let mut moved = false;
         let stream = self.pipes[dir].stream;
         while self.readable[src] && !self.pipes[dir].src_done && self.pipes[dir].buffered < HOLD_MAX
@@ -115,19 +188,13 @@ impl Link {
                 Ok(n) => {
                     moved = true;
                     Stats::add(&self.stats.received[stream.index()], n as u64);
-                    if dir == 0 {
+                    if dir == 0 && self.h2.is_none() {
                         self.follow_requests(&scratch[..n]);
                     }
-                    let mut from = 0;
-                    if self.pipes[dir].direct() && self.writable[dst] {
-                        from = self.write_some(dst, &scratch[..n])?;
-                        Stats::add(&self.stats.sent[stream.index()], from as u64);
-                    }
-                    if from < n {
-                        self.pipes[dir].push(Item::Data {
-                            bytes: scratch[from..n].to_vec(),
-                            stamp: now,
-                        });
+                    if self.h2.is_some() {
+                        self.h2_read(dir, &scratch[..n], now)?;
+                    } else {
+                        self.forward(dir, &scratch[..n], now)?;
                     }
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => self.readable[src] = false,

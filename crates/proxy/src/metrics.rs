@@ -45,43 +45,7 @@ pub(crate) fn render(shared: &Shared) -> String {
             }
         }
     }
-    let counters: [Counter; 7] = [
-        (
-            "herd_proxy_http_faults_total",
-            "Responses an http toxic hit",
-            |s| Stats::get(&s.http_faults),
-        ),
-        (
-            "herd_proxy_connections_total",
-            "Connections accepted",
-            |s| Stats::get(&s.accepted),
-        ),
-        (
-            "herd_proxy_resets_total",
-            "Connections reset by reset_peer",
-            |s| Stats::get(&s.resets),
-        ),
-        (
-            "herd_proxy_limit_closes_total",
-            "Connections closed by limit_data",
-            |s| Stats::get(&s.limited),
-        ),
-        (
-            "herd_proxy_timeout_closes_total",
-            "Connections closed by timeout",
-            |s| Stats::get(&s.timed_out),
-        ),
-        (
-            "herd_proxy_dropped_chunks_total",
-            "Chunks dropped by packet_loss",
-            |s| Stats::get(&s.dropped_chunks),
-        ),
-        (
-            "herd_proxy_upstream_failures_total",
-            "Connections whose upstream could not be reached",
-            |s| Stats::get(&s.upstream_failures),
-        ),
-    ];
+    let counters = counters();
     let _ = writeln!(
         out,
         "# HELP herd_proxy_connections_open Connections open now\n# TYPE herd_proxy_connections_open gauge"
@@ -128,4 +92,55 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
+}
+
+/// herd's own counters of each proxy.
+fn counters() -> [Counter; 9] {
+    [
+        (
+            "herd_proxy_http_faults_total",
+            "Responses an http toxic hit",
+            |s| Stats::get(&s.http_faults),
+        ),
+        (
+            "herd_proxy_h2_stream_resets_total",
+            "HTTP/2 streams an http2 toxic reset",
+            |s| Stats::get(&s.h2_resets),
+        ),
+        (
+            "herd_proxy_h2_goaways_total",
+            "GOAWAYs an http2 toxic sent",
+            |s| Stats::get(&s.h2_goaways),
+        ),
+        (
+            "herd_proxy_connections_total",
+            "Connections accepted",
+            |s| Stats::get(&s.accepted),
+        ),
+        (
+            "herd_proxy_resets_total",
+            "Connections reset by reset_peer",
+            |s| Stats::get(&s.resets),
+        ),
+        (
+            "herd_proxy_limit_closes_total",
+            "Connections closed by limit_data",
+            |s| Stats::get(&s.limited),
+        ),
+        (
+            "herd_proxy_timeout_closes_total",
+            "Connections closed by timeout",
+            |s| Stats::get(&s.timed_out),
+        ),
+        (
+            "herd_proxy_dropped_chunks_total",
+            "Chunks dropped by packet_loss",
+            |s| Stats::get(&s.dropped_chunks),
+        ),
+        (
+            "herd_proxy_upstream_failures_total",
+            "Connections whose upstream could not be reached",
+            |s| Stats::get(&s.upstream_failures),
+        ),
+    ]
 }

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crate::http_fault::Req;
+use crate::request::Req;
 use crate::stage::{Ask, CloseCause, Item, Stage, Tally};
 use crate::toxic::{Kind, Stream, Toxic};
 
@@ -70,6 +70,16 @@ impl Pipe {
         for s in &mut self.stages {
             s.note_request(req);
         }
+    }
+
+    /// A new HTTP/2 stream: the first of this pipe's `http2` toxics that hits it.
+    pub fn h2_choose(&mut self, req: &Req) -> Option<crate::h2_fault::H2Hit> {
+        self.stages.iter_mut().find_map(|s| s.h2_choose(req))
+    }
+
+    /// An `http2` toxic acts on this connection.
+    pub fn h2_faulty(&self) -> bool {
+        self.stages.iter().any(|s| s.h2_active())
     }
 
     pub fn has_http(&self) -> bool {

@@ -58,7 +58,7 @@ pub(crate) struct Relay {
 
 impl Relay {
     pub fn new(poll: Poll, shared: Arc<Shared>, seed: u64) -> Relay {
-        let wakeup = Wakeup::register(poll.registry());
+        let wakeup = Wakeup::register(poll.registry(), ALARM);
         Relay {
             poll,
             shared,
@@ -277,6 +277,7 @@ impl Relay {
                 timer_at: None,
                 wake: None,
                 requests: RequestScan::default(),
+                h2: None,
             };
             let reg = self.poll.registry();
             let both = Interest::READABLE | Interest::WRITABLE;

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::http_fault::{Out, Req, ResponseTap};
+use crate::h2_fault::H2Hit;
+use crate::http_fault::{Out, ResponseTap};
+use crate::request::Req;
 use crate::toxic::{Kind, Toxic};
 
 /// What travels through a direction: bytes stamped with when they arrived, the end of the
@@ -63,6 +65,8 @@ pub(crate) struct Stage {
     pub(crate) close_cause: Option<CloseCause>,
     /// The `http` toxic's view of the connection's responses.
     tap: Option<Box<ResponseTap>>,
+    /// The `http2` toxic's count of the connection's matching streams.
+    matched: u64,
 }
 
 /// Counts a stage hands back to the pipe.
@@ -91,6 +95,7 @@ impl Stage {
             closed: false,
             close_cause: None,
             tap: matches!(toxic.kind, Kind::Http(_)).then(|| Box::new(ResponseTap::new())),
+            matched: 0,
         };
         s.arm(now);
         s
@@ -192,6 +197,21 @@ impl Stage {
         if let Some(tap) = &mut self.tap {
             tap.requests.push_back(req.clone());
         }
+    }
+
+    /// A new HTTP/2 stream of the connection: whether this (`http2`) toxic hits it.
+    pub fn h2_choose(&mut self, req: &Req) -> Option<H2Hit> {
+        match &self.toxic.kind {
+            Kind::Http2(fault) if self.active => {
+                fault.choose(req, &mut self.matched, &mut self.rng)
+            }
+            _ => None,
+        }
+    }
+
+    /// An `http2` toxic that acts on this connection.
+    pub fn h2_active(&self) -> bool {
+        self.active && matches!(self.toxic.kind, Kind::Http2(_))
     }
 
     /// Holds an item until `due`, after everything held before it.
@@ -317,7 +337,8 @@ impl Stage {
                     }
                 }
             }
-            Kind::Bandwidth { .. } | Kind::SlowClose { .. } => {
+            // The `http2` toxic acts where the connection's frames are followed (`h2_follow`).
+            Kind::Bandwidth { .. } | Kind::SlowClose { .. } | Kind::Http2(_) => {
                 self.pass(now, Item::Data { bytes, stamp }, output)
             }
         }

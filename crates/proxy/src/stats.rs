@@ -23,6 +23,10 @@ pub struct Stats {
     pub dropped_chunks: AtomicU64,
     /// Responses an `http` toxic hit.
     pub http_faults: AtomicU64,
+    /// HTTP/2 streams an `http2` toxic reset.
+    pub h2_resets: AtomicU64,
+    /// GOAWAYs an `http2` toxic sent.
+    pub h2_goaways: AtomicU64,
     /// Connections whose upstream could not be reached.
     pub upstream_failures: AtomicU64,
 }

@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::ApiError;
+use crate::h2_fault::H2Fault;
 use crate::http_fault::HttpFault;
 
 /// Which way the bytes a toxic acts on travel: toxiproxy's `stream`.
@@ -67,6 +68,8 @@ pub enum Kind {
     PacketLoss { loss_rate: f64, correlation: f64 },
     /// herd's own: HTTP/1.1-aware faults on responses, by method and path (`http_fault`).
     Http(Box<HttpFault>),
+    /// herd's own: HTTP/2 (h2c) stream resets and GOAWAY, by method and path (`h2_fault`).
+    Http2(Box<H2Fault>),
 }
 
 impl Kind {
@@ -92,6 +95,7 @@ impl Kind {
                 correlation: 0.0,
             },
             "http" => Kind::Http(Box::default()),
+            "http2" => Kind::Http2(Box::default()),
             _ => return None,
         })
     }
@@ -107,6 +111,7 @@ impl Kind {
             Kind::LimitData { .. } => "limit_data",
             Kind::PacketLoss { .. } => "packet_loss",
             Kind::Http(_) => "http",
+            Kind::Http2(_) => "http2",
         }
     }
 
@@ -166,6 +171,7 @@ impl Kind {
                 float("correlation", correlation)
             }
             Kind::Http(fault) => fault.apply(attrs),
+            Kind::Http2(fault) => fault.apply(attrs),
         }
     }
 
@@ -192,6 +198,7 @@ impl Kind {
                 correlation,
             } => json!({"loss_rate": loss_rate, "correlation": correlation}),
             Kind::Http(fault) => fault.attributes(),
+            Kind::Http2(fault) => fault.attributes(),
         }
     }
 }
@@ -240,10 +247,11 @@ impl Toxic {
         if let Some(attrs) = attributes(obj)? {
             kind.apply(attrs)?;
         }
-        if matches!(kind, Kind::Http(_)) && stream == Stream::Upstream {
-            return Err(ApiError::bad_body(
-                "an http toxic acts on responses: its stream is downstream".into(),
-            ));
+        if matches!(kind, Kind::Http(_) | Kind::Http2(_)) && stream == Stream::Upstream {
+            return Err(ApiError::bad_body(format!(
+                "an {} toxic acts on responses: its stream is downstream",
+                kind.type_name()
+            )));
         }
         Ok(Toxic {
             name,
@@ -359,5 +367,14 @@ mod tests {
         );
         let e = Toxic::from_json(&json!({"type": "latency", "toxicity": 2})).unwrap_err();
         assert!(e.message.contains("toxicity"), "{}", e.message);
+        let e = Toxic::from_json(&json!({"type": "http2", "stream": "upstream"})).unwrap_err();
+        assert!(
+            e.message.contains("an http2 toxic acts on responses"),
+            "{}",
+            e.message
+        );
+        let e = Toxic::from_json(&json!({"type": "http2", "attributes": {"action": "boom"}}))
+            .unwrap_err();
+        assert!(e.message.contains("rst_stream"), "{}", e.message);
     }
 }

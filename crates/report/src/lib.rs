@@ -65,6 +65,7 @@ mod grpc_text;
 pub mod history_text;
 pub mod html;
 mod lines;
+pub mod output;
 #[cfg(feature = "pdf")]
 pub mod pdf;
 #[cfg(feature = "png")]

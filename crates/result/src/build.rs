@@ -234,6 +234,7 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
             .map(|g| g.iter().map(|(k, n)| (k.to_owned(), n)).collect())
             .unwrap_or_default(),
         latency_histogram: sec.latency.histogram().map(encode_histogram),
+        faults: Vec::new(),
     }
 }
 

@@ -184,6 +184,15 @@ fn not_ok_percent(t: &Totals) -> f64 {
     }
 }
 
+/// Marks each second of the timeline with the windows in force during part of it, so a reader
+/// of the timeline alone (the JSON's seconds, the CSV) sees them where they were.
+pub fn mark_timeline(r: &mut RunResult) {
+    let faults = &r.faults;
+    for e in &mut r.timeline {
+        e.faults = in_force(faults, e.t);
+    }
+}
+
 /// The windows in force during part of second `t` (indices into `faults`).
 pub fn in_force(faults: &[FaultWindow], t: u64) -> Vec<usize> {
     let (from, to) = (t as f64, t as f64 + 1.0);
@@ -219,6 +228,7 @@ mod tests {
             tokens: 0,
             grpc: Default::default(),
             latency_histogram: None,
+            faults: Vec::new(),
         }
     }
 

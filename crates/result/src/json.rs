@@ -14,6 +14,14 @@ pub fn write_json(r: &impl Serialize, mut w: impl Write) -> std::io::Result<()> 
     w.write_all(b"\n")
 }
 
+/// Writes a result as [`write_json`] does into the file at `path`; the message names it.
+pub fn write_json_file(r: &impl Serialize, path: &Path) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(fail)?;
+    let mut w = std::io::BufWriter::new(file);
+    write_json(r, &mut w).and_then(|()| w.flush()).map_err(fail)
+}
+
 /// Reads a result written by [`write_json`].
 pub fn read_json(path: impl AsRef<Path>) -> Result<RunResult, ReportError> {
     let path = path.as_ref();

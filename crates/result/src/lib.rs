@@ -106,7 +106,7 @@ pub use grpc::{Grpc, GrpcMethod};
 pub use histogram::{
     decode_histogram, encode_histogram, summarize_us, Histograms, PhaseHistograms,
 };
-pub use json::{parse_json, parse_json_kind, read_json, write_json};
+pub use json::{parse_json, parse_json_kind, read_json, write_json, write_json_file};
 pub use phases::Phases;
 pub use result::{
     Arrivals, Exchange, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes,

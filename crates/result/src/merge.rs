@@ -11,10 +11,12 @@
 //! Results are added one at a time to a [`Merge`]: memory follows one result and the running
 //! sums, not the number of files.
 
+mod files;
 mod parts;
 mod series;
 mod sweeps;
 
+pub use files::{merge_files, partial_run, partial_sweep, Merged};
 pub use sweeps::merge_sweeps;
 
 use crate::histogram::Histograms;

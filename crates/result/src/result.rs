@@ -483,6 +483,10 @@ pub struct TimelineEntry {
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histogram: Option<String>,
+    /// The fault windows in force during part of this second: indices into the result's
+    /// `faults` (the report's "fault 1" is index 0); absent outside every window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<usize>,
 }
 
 fn is_zero(n: &u64) -> bool {

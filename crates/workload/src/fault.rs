@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use std::time::Duration;
 
 const ENTRY: [&str; 6] = ["at", "for", "proxy", "stream", "toxicity", "thresholds"];
-const TOXICS: [&str; 9] = [
+const TOXICS: [&str; 10] = [
     "latency",
     "bandwidth",
     "slow_close",
@@ -29,6 +29,7 @@ const TOXICS: [&str; 9] = [
     "limit_data",
     "packet_loss",
     "http",
+    "http2",
 ];
 /// `jitter` goes with `latency`; it is an entry key so `latency: 200ms` stays one line.
 const EXTRA: [&str; 1] = ["jitter"];
@@ -44,6 +45,16 @@ const HTTP: [&str; 10] = [
     "truncate",
     "reset",
     "drop_first",
+];
+
+const HTTP2: [&str; 7] = [
+    "action",
+    "method",
+    "path",
+    "rate",
+    "after",
+    "first",
+    "error_code",
 ];
 
 /// One window of the timeline with a toxic in force on one proxy.
@@ -88,6 +99,12 @@ impl Fault {
             "http" if a.get("status").and_then(Value::as_u64).unwrap_or(0) > 0 => {
                 format!("http status {}", a["status"])
             }
+            "http2" => format!(
+                "http2 {}",
+                a.get("action")
+                    .and_then(Value::as_str)
+                    .unwrap_or("rst_stream")
+            ),
             other => other.to_owned(),
         };
         format!("{what} on {}", self.proxy)
@@ -250,6 +267,7 @@ fn read_toxic(r: &mut Reader, f: &Fields, node: &Node) -> Option<(String, Map<St
         "limit_data" => json!({"bytes": r.count(v, "limit_data (bytes)")?}),
         "packet_loss" => json!({"loss_rate": share(r, v, "packet_loss")?, "correlation": 0.0}),
         "slicer" => read_slicer(r, v)?,
+        "http2" => read_http2(r, v)?,
         _ => read_http(r, v)?,
     };
     match attributes {
@@ -305,6 +323,60 @@ fn read_http(r: &mut Reader, v: &Node) -> Option<Value> {
         }
     }
     ok.then_some(Value::Object(out))
+}
+
+/// herd proxy's `http2` toxic: stream resets or GOAWAY on h2c, by method and path.
+fn read_http2(r: &mut Reader, v: &Node) -> Option<Value> {
+    let h = r.fields(v, "http2", &HTTP2)?;
+    let mut out = Map::new();
+    let mut ok = true;
+    for (k, n) in h.entries() {
+        let key = k.scalar().unwrap_or_default();
+        let value = match key {
+            "method" | "path" => r.string(n, key).map(Value::from),
+            "rate" => share(r, n, key).map(Value::from),
+            "action" => match r.string(n, key).as_deref() {
+                Some(a @ ("rst_stream" | "goaway")) => Some(Value::from(a)),
+                Some(other) => {
+                    r.report(
+                        Diag::new(n.at, format!("http2 action `{other}` is not known"))
+                            .hint("write action: rst_stream (the default) or action: goaway"),
+                    );
+                    None
+                }
+                None => None,
+            },
+            "error_code" => error_code(r, n),
+            _ => r.count(n, key).map(Value::from),
+        };
+        match value {
+            Some(v) => {
+                out.insert(key.to_owned(), v);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(Value::Object(out))
+}
+
+/// An HTTP/2 error code: a number, or its name in RFC 9113 (`REFUSED_STREAM`).
+fn error_code(r: &mut Reader, n: &Node) -> Option<Value> {
+    let text = n.scalar().unwrap_or_default().trim();
+    if let Ok(code) = text.parse::<u32>() {
+        return Some(Value::from(code));
+    }
+    let name = text.to_ascii_uppercase();
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+        return Some(Value::from(name));
+    }
+    r.report(
+        Diag::new(
+            n.at,
+            format!("error_code `{text}` is not an HTTP/2 error code"),
+        )
+        .hint("a number or a name: INTERNAL_ERROR, REFUSED_STREAM, CANCEL, ENHANCE_YOUR_CALM, ..."),
+    );
+    None
 }
 
 /// A duration in whole milliseconds, as toxiproxy takes them.
@@ -432,6 +504,34 @@ mod tests {
         ] {
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    #[test]
+    fn an_http2_fault_is_sent_as_herd_proxys_http2_toxic() {
+        let w = compile(
+            "faults:\n  - { at: 1s, for: 2s, proxy: web, http2: { action: goaway, after: 50, rate: 10%, error_code: enhance_your_calm } }\n  - { at: 5s, for: 1s, proxy: web, http2: { path: /api/*, error_code: 7 } }\n",
+        )
+        .unwrap();
+        let f = &w.faults;
+        assert_eq!(f[0].toxic, "http2");
+        assert_eq!(f[0].attributes["action"], "goaway");
+        assert_eq!(f[0].attributes["after"], 50);
+        assert_eq!(f[0].attributes["rate"], 0.1);
+        assert_eq!(f[0].attributes["error_code"], "ENHANCE_YOUR_CALM");
+        assert_eq!(f[0].describe(), "http2 goaway on web");
+        assert_eq!(f[1].attributes["error_code"], 7);
+        assert_eq!(f[1].describe(), "http2 rst_stream on web");
+        let e = refused(
+            "faults:\n  - { at: 1s, for: 1s, proxy: y, http2: { action: explode } }\n  - { at: 3s, for: 1s, proxy: y, http2: { error_code: \"no such\" } }\n",
+        );
+        assert!(
+            e.contains("w.yaml:5:") && e.contains("http2 action `explode`"),
+            "{e}"
+        );
+        assert!(
+            e.contains("w.yaml:6:") && e.contains("not an HTTP/2 error code"),
+            "{e}"
+        );
     }
 
     #[test]

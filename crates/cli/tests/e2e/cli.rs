@@ -220,6 +220,59 @@ fn demo_runs_the_mock_server_and_prints_a_summary() {
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
+/// `herd demo` takes `herd run`'s load flags with its own defaults: 200 connections at most,
+/// a 5 s deadline, one thread; given, they apply.
+#[test]
+fn demo_takes_runs_load_flags_with_its_own_defaults() {
+    let dir = TempDir::new("demo-load");
+    let json = dir.path("demo.json");
+    let json_arg = json.to_str().unwrap();
+    let out = run_herd(&[
+        "demo", "-d", "1s", "--rate", "100", "-q", "--json", json_arg,
+    ]);
+    // 0, or 4 when a loaded machine starved the generator: the flags are what is asked here.
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &r["config"];
+    assert_eq!(
+        (c["connections"].as_u64(), c["threads"].as_u64()),
+        (Some(200), Some(1)),
+        "{c}"
+    );
+    assert_eq!(
+        (c["rate"].as_f64(), c["timeout_s"].as_f64()),
+        (Some(100.0), Some(5.0)),
+        "{c}"
+    );
+    let out = run_herd(&[
+        "demo",
+        "-d",
+        "1s",
+        "--rate",
+        "100",
+        "-c",
+        "7",
+        "-t",
+        "2",
+        "--timeout",
+        "2s",
+        "-q",
+        "--json",
+        json_arg,
+    ]);
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", stderr(&out));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let c = &r["config"];
+    assert_eq!(
+        (c["connections"].as_u64(), c["threads"].as_u64()),
+        (Some(7), Some(2)),
+        "{c}"
+    );
+    assert_eq!(c["timeout_s"].as_f64(), Some(2.0), "{c}");
+}
+
 #[test]
 fn serve_answers_on_the_address_it_prints() {
     let port = free_port();

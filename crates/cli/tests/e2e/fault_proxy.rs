@@ -53,7 +53,7 @@ impl HerdProxy {
         HerdProxy { child, api, listen }
     }
 
-    fn cli(&self, args: &[&str]) -> Output {
+    pub fn cli(&self, args: &[&str]) -> Output {
         let out = Command::new(toxiproxy_cli())
             .args(["--host", &format!("http://{}", self.api)])
             .args(args)
@@ -76,7 +76,7 @@ impl HerdProxy {
     }
 
     /// A line of the API's /metrics, by its start.
-    fn metric(&self, prefix: &str) -> u64 {
+    pub fn metric(&self, prefix: &str) -> u64 {
         let mut s = TcpStream::connect(self.api).unwrap();
         write!(
             s,
@@ -353,4 +353,210 @@ fn a_toxiproxy_populate_file_starts_each_proxy_as_toxiproxy_would() {
         TcpStream::connect(format!("127.0.0.1:{off}")).is_err(),
         "a disabled proxy listens on nothing"
     );
+}
+
+/// toxiproxy's CLI drives the rest of the API as it would toxiproxy's: a proxy created,
+/// inspected, disabled and enabled, an upstream toxic with a toxicity and its update, toxics
+/// of every type, the metrics of what is in force, and the proxy deleted.
+#[test]
+fn toxiproxy_cli_creates_inspects_toggles_updates_and_deletes_as_on_toxiproxy() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let listen: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    proxy.cli(&[
+        "create",
+        "--listen",
+        &listen.to_string(),
+        "--upstream",
+        &nginx.addr.to_string(),
+        "api",
+    ]);
+    wait_listening(listen, "the proxy the CLI created");
+    assert!(get(listen, "/").ends_with("hello from nginx\n"));
+
+    proxy.cli(&["toggle", "api"]);
+    assert_eq!(proxy.api_get("/proxies/api")["enabled"], false);
+    assert!(
+        TcpStream::connect(listen).is_err(),
+        "a disabled proxy listens no more"
+    );
+    proxy.cli(&["toggle", "api"]);
+    wait_listening(listen, "the proxy enabled again");
+
+    proxy.cli(&[
+        "toxic",
+        "add",
+        "-t",
+        "latency",
+        "-n",
+        "slow",
+        "-a",
+        "latency=30",
+        "-a",
+        "jitter=5",
+        "--upstream",
+        "--tox",
+        "0.5",
+        "api",
+    ]);
+    proxy.cli(&[
+        "toxic",
+        "update",
+        "-n",
+        "slow",
+        "-a",
+        "latency=40",
+        "--tox",
+        "0.25",
+        "api",
+    ]);
+    for (t, a) in [
+        ("bandwidth", "rate=1000"),
+        ("slow_close", "delay=10"),
+        ("timeout", "timeout=0"),
+        ("reset_peer", "timeout=0"),
+        ("slicer", "average_size=64"),
+        ("limit_data", "bytes=100000"),
+        ("packet_loss", "loss_rate=0"),
+    ] {
+        proxy.cli(&["toxic", "add", "-t", t, "-a", a, "--tox", "0", "api"]);
+    }
+    let shown = stdout(&proxy.cli(&["inspect", "api"]));
+    assert!(
+        shown.contains("slow") && shown.contains("packet_loss"),
+        "{shown}"
+    );
+    let slow = proxy.api_get("/proxies/api/toxics/slow");
+    assert_eq!(slow["stream"], "upstream", "{slow}");
+    assert_eq!(slow["toxicity"], 0.25, "{slow}");
+    assert_eq!(
+        slow["attributes"],
+        serde_json::json!({"latency": 40, "jitter": 5})
+    );
+    assert_eq!(
+        proxy
+            .api_get("/proxies/api/toxics")
+            .as_array()
+            .unwrap()
+            .len(),
+        8
+    );
+    assert_eq!(
+        proxy.metric(
+            "herd_proxy_toxic{proxy=\"api\",toxic=\"slow\",type=\"latency\",stream=\"upstream\"}"
+        ),
+        1
+    );
+    // Toxics at toxicity 0 act on no connection (the latency at most slows it): the answer
+    // comes whole, and the bytes each way are counted under the proxy's labels.
+    let answer = get(listen, "/");
+    assert!(answer.ends_with("hello from nginx\n"), "{answer}");
+    let up = format!(
+        "toxiproxy_proxy_received_bytes_total{{direction=\"upstream\",listener=\"{listen}\",proxy=\"api\""
+    );
+    assert!(proxy.metric(&up) > 0);
+
+    proxy.cli(&["delete", "api"]);
+    assert!(
+        TcpStream::connect(listen).is_err(),
+        "a deleted proxy listens no more"
+    );
+    let list = stdout(&proxy.cli(&["list"]));
+    assert!(list.contains("web") && !list.contains("api"), "{list}");
+}
+
+/// One API call with a body, its status line's code (toxiproxy's API is plain HTTP/1.1).
+fn api_call(api: SocketAddr, method: &str, path: &str, body: &str) -> u16 {
+    let mut s = TcpStream::connect(api).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// toxiproxy#412, #558: its API hung while the proxy was busy. herd's answers every call
+/// promptly (toxics added and removed, proxies listed) while 200 connections carry a run
+/// through the proxy.
+#[test]
+fn the_api_answers_promptly_while_the_proxy_carries_a_heavy_run() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let child = Herd::new(&[
+        "run",
+        "-c",
+        "200",
+        "-d",
+        "4s",
+        "-t",
+        "1",
+        &format!("http://{}/", proxy.listen),
+    ])
+    .spawn();
+    let started = std::time::Instant::now();
+    while proxy.metric("herd_proxy_connections_open{proxy=\"web\"}") < 200 {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the run never opened its connections"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut slowest = std::time::Duration::ZERO;
+    for i in 0..20 {
+        let t = std::time::Instant::now();
+        let body = format!(r#"{{"name":"t{i}","type":"latency","attributes":{{"latency":1}}}}"#);
+        assert_eq!(
+            api_call(proxy.api, "POST", "/proxies/web/toxics", &body),
+            200
+        );
+        assert_eq!(api_call(proxy.api, "GET", "/proxies", ""), 200);
+        assert_eq!(
+            api_call(
+                proxy.api,
+                "DELETE",
+                &format!("/proxies/web/toxics/t{i}"),
+                ""
+            ),
+            204
+        );
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(
+        slowest < std::time::Duration::from_secs(1),
+        "three API calls took {slowest:?} under load"
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// `herd proxy` listens for its API where toxiproxy's does unless told, and its help names
+/// every toxic, herd's own too.
+#[test]
+fn herd_proxy_help_names_toxiproxys_api_address_and_every_toxic() {
+    let out = run_herd(&["proxy", "--help"]);
+    let text = stdout(&out);
+    assert!(text.contains("[default: 127.0.0.1:8474]"), "{text}");
+    for toxic in [
+        "latency",
+        "bandwidth",
+        "slow_close",
+        "timeout",
+        "reset_peer",
+        "slicer",
+        "limit_data",
+        "packet_loss",
+        "http (",
+        "http2 (",
+    ] {
+        assert!(text.contains(toxic), "{toxic}: {text}");
+    }
 }

@@ -25,22 +25,32 @@ fn toxics(proxy: &HerdProxy) -> Vec<serde_json::Value> {
         .clone()
 }
 
-#[test]
-fn a_latency_window_raises_p50_inside_it_only_is_shaded_and_recovers() {
-    let _turn = one_at_a_time();
+/// A run of `duration` with one 200 ms latency window from `at` for `length` seconds: the
+/// window is in the result where the API put it, the per-second p50 rises inside it and only
+/// there, each second inside it says so (the JSON's timeline and the CSV), a recovery time is
+/// stated, and the summary and the report show it.
+fn latency_window(duration: u64, at: u64, length: u64) {
     let nginx = Nginx::start("");
     let proxy = HerdProxy::start(nginx.addr, "web");
     let dir = TempDir::new("fault-timeline");
     let file = workload(
         &dir,
         &proxy,
-        "10s",
-        "  - { at: 3s, for: 3s, proxy: web, latency: 200ms, thresholds: [\"p50 > 150ms\"] }\n",
+        &format!("{duration}s"),
+        &format!(
+            "  - {{ at: {at}s, for: {length}s, proxy: web, latency: 200ms, thresholds: [\"p50 > 150ms\"] }}\n"
+        ),
     );
     let json = dir.path("r.json");
-    let ran = Herd::new(&["run", file.to_str().unwrap()])
-        .json(&json)
-        .run();
+    let csv = dir.path("r.csv");
+    let ran = Herd::new(&[
+        "run",
+        file.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ])
+    .json(&json)
+    .run();
     ran.code(0);
     let r = ran.json();
     let w = &r["faults"][0];
@@ -49,16 +59,27 @@ fn a_latency_window_raises_p50_inside_it_only_is_shaded_and_recovers() {
     assert_eq!(w["attributes"]["latency"], 200);
     let (start, end) = (w["start_s"].as_f64().unwrap(), w["end_s"].as_f64().unwrap());
     // The API was called at the window's instants (a second of slack for a loaded machine).
+    let (at, length) = (at as f64, length as f64);
     assert!(
-        (2.9..4.0).contains(&start) && (5.9..7.0).contains(&end),
+        (at - 0.1..at + 1.0).contains(&start)
+            && (at + length - 0.1..at + length + 1.0).contains(&end),
         "{w}"
     );
     // Seconds wholly inside the window are slow; those wholly outside it, a margin second
-    // away from each edge, are not: the latency is there and only there.
-    let mut inside = 0;
-    let mut outside = 0;
+    // away from each edge, are not: the latency is there and only there. Each second that
+    // overlaps the window names it; no other does.
+    let (mut inside, mut outside, mut marked) = (0, 0, Vec::new());
     for e in r["timeline"].as_array().unwrap() {
         let t = e["t"].as_f64().unwrap();
+        let in_force = t < end && t + 1.0 > start;
+        assert_eq!(
+            e.get("faults"),
+            in_force.then(|| serde_json::json!([0])).as_ref(),
+            "second {t}: {e}"
+        );
+        if in_force {
+            marked.push(t as u64);
+        }
         let p50 = e["p50_ms"].as_f64().unwrap();
         if e["partial"] == true || e["requests"] == 0 {
             continue;
@@ -78,9 +99,18 @@ fn a_latency_window_raises_p50_inside_it_only_is_shaded_and_recovers() {
         }
     }
     assert!(
-        inside >= 2 && outside >= 3,
+        inside as f64 >= length - 1.0 && outside as f64 >= duration as f64 - length - 4.0,
         "inside {inside}, outside {outside}"
     );
+    // The CSV names the window on the same seconds.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().ends_with(",tokens,fault"));
+    let csv_marked: Vec<u64> = lines
+        .filter(|l| l.ends_with(",fault 1: latency 200 ms on web"))
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(csv_marked, marked, "{text}");
     // The window's own threshold passed, and a recovery time is stated.
     assert_eq!(w["thresholds"][0]["pass"], true, "{w}");
     let rec = &w["recovery"];
@@ -104,6 +134,19 @@ fn a_latency_window_raises_p50_inside_it_only_is_shaded_and_recovers() {
     assert!(page.contains("fault 1: latency 200 ms on web"));
     // Nothing left on the proxy.
     assert!(toxics(&proxy).is_empty());
+}
+
+#[test]
+fn a_latency_window_raises_p50_inside_it_only_is_shaded_and_recovers() {
+    let _turn = one_at_a_time();
+    latency_window(10, 3, 3);
+}
+
+/// The bar as written: a 30 s window of 200 ms in a 90 s run.
+#[test]
+fn a_30s_window_of_200ms_in_a_90s_run_is_shaded_marked_and_recovers() {
+    let _turn = one_at_a_time();
+    latency_window(90, 30, 30);
 }
 
 #[test]
@@ -198,5 +241,41 @@ fn the_dashboard_shades_a_window_while_it_is_in_force() {
     kill(child.id(), SIGINT);
     let (code, _, err) = finish(child, reader);
     assert_eq!(code, 130, "{err}");
+    assert!(toxics(&proxy).is_empty());
+}
+
+/// A workload without `proxy_api:` finds the API at `$TOXIPROXY_URL`, as toxiproxy's clients
+/// do; a window threshold that fails fails the run (exit 3), and says so for its window.
+#[test]
+fn toxiproxy_url_finds_the_api_and_a_failed_window_threshold_fails_the_run() {
+    let nginx = Nginx::start("");
+    let proxy = HerdProxy::start(nginx.addr, "web");
+    let dir = TempDir::new("fault-env");
+    let file = dir.path("faults.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "target: http://{}\nload: {{ model: open, rate: 20, duration: 6s }}\nscenarios:\n  - {{ name: home, steps: [{{ get: / }}] }}\nfaults:\n  - {{ at: 2s, for: 2s, proxy: web, latency: 200ms, thresholds: [\"p50 < 50ms\"] }}\n",
+            proxy.listen
+        ),
+    )
+    .unwrap();
+    let ran = Herd::new(&["run", file.to_str().unwrap()])
+        .env("TOXIPROXY_URL", &format!("http://{}", proxy.api))
+        .json(&dir.path("r.json"))
+        .run();
+    ran.code(3);
+    let r = ran.json();
+    let w = &r["faults"][0];
+    assert_eq!(w["toxic"], "latency", "{w}");
+    assert_eq!(w["thresholds"][0]["pass"], false, "{w}");
+    assert!(
+        r["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["faults"] == serde_json::json!([0])),
+        "the window's seconds are marked"
+    );
     assert!(toxics(&proxy).is_empty());
 }

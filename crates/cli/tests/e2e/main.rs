@@ -15,6 +15,8 @@ mod dashboard_live;
 mod doctor;
 mod environment;
 mod fault_proxy;
+mod fault_proxy_h2;
+mod fault_proxy_http;
 mod fault_timeline;
 mod faults;
 mod flags;

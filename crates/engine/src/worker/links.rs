@@ -6,6 +6,11 @@
 use crate::session::Opened;
 use std::time::{Duration, Instant};
 
+/// A reused connection idle this long that fails with nothing received is taken to have been
+/// closed by the server's keep-alive timeout: the request is retried once on a new one, whatever
+/// its method (one that is safe to repeat is retried after any reuse).
+pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
+
 /// What the loop keeps of an open connection's opening: the parts of [`Opened`] its
 /// exchanges and counts read later, so ten thousand connections do not each hold the rest.
 /// The durations are kept as nanoseconds (exactly: u64 holds 584 years), 8 bytes each where a
@@ -162,7 +167,7 @@ impl<C, S> Links<C, S> {
                     opened: None,
                     opening_told: false,
                     uses: 0,
-                    stale_at: now + super::STALE_AFTER,
+                    stale_at: now + STALE_AFTER,
                     retiring: false,
                     server_closes: false,
                     linger: false,
@@ -189,7 +194,7 @@ impl<C, S> Links<C, S> {
         l.opened = None;
         l.opening_told = false;
         l.uses = 0;
-        l.stale_at = now + super::STALE_AFTER;
+        l.stale_at = now + STALE_AFTER;
         l.retiring = false;
         l.server_closes = false;
         l.linger = false;

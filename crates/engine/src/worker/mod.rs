@@ -42,10 +42,6 @@ use user::User;
 
 /// After Ctrl-C, in-flight requests get this long to finish before they are cut off.
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
-/// A reused connection idle this long that fails with nothing received is taken to have been
-/// closed by the server's keep-alive timeout: the request is retried once on a new one, whatever
-/// its method (one that is safe to repeat is retried after any reuse).
-pub(crate) const STALE_AFTER: Duration = Duration::from_secs(1);
 /// A request the server did not take (it said it closes, its GOAWAY named a stream below it,
 /// it closed under a pipelined tail) goes again on another connection at most this many
 /// times; then it fails with the class of the last failure.

@@ -3,9 +3,9 @@
 //! room when users share them, else a new connection up to the cap, else a first-come,
 //! first-served wait for a place.
 
-use super::links::{token, LinkRef};
+use super::links::{token, LinkRef, STALE_AFTER};
 use super::user::State;
-use super::{Loop, STALE_AFTER};
+use super::Loop;
 use crate::session::Ticket;
 use crate::Session;
 use crate::{Failure, Script, Transport};

@@ -12,7 +12,7 @@
 use super::config::H3Config;
 use super::connection::H3Connection;
 use super::request::H3Request;
-use crate::alarm::Wakeup;
+use crate::alarm::{Wakeup, ALARM};
 use crate::{HttpError, Target, TlsOptions};
 use herd_engine::{Failure, Request};
 use herd_metrics::ErrorKind;
@@ -46,7 +46,7 @@ impl H3Transport {
 
     pub fn wire(&self) -> Result<H3Wire, String> {
         let poll = Poll::new().map_err(|e| format!("cannot create a poll: {e}"))?;
-        let wakeup = Wakeup::register(poll.registry());
+        let wakeup = Wakeup::register(poll.registry(), ALARM);
         Ok(H3Wire {
             config: self.config.clone(),
             poll,

@@ -4,8 +4,10 @@
 //! each with OK, WARN or FAIL and the command that fixes it ([`checks`]: pure, tested as tables).
 
 pub mod checks;
+mod text;
 
 pub use checks::{Check, Load, Status};
+pub use text::{checks_text, heading};
 
 use crate::system::{self, read_sys};
 use std::net::{SocketAddr, TcpStream};

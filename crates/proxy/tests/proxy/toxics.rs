@@ -263,3 +263,51 @@ fn an_upstream_nobody_listens_on_closes_the_client_and_is_counted() {
         0
     );
 }
+
+#[test]
+fn packet_loss_drops_chunks_and_counts_them_and_an_upstream_slicer_still_delivers_all() {
+    let srv = server(0);
+    let api = srv.api_addr();
+    let listen = create(api, "db", blob(10_000));
+    add(
+        api,
+        "db",
+        json!({"type": "packet_loss", "attributes": {"loss_rate": 1}}),
+    );
+    assert_eq!(read_all(listen).unwrap().len(), 0, "every chunk dropped");
+    assert!(metric(api, "herd_proxy_dropped_chunks_total{proxy=\"db\"}") > 0);
+
+    // The client's bytes cut into slices of about 4 on the way up: the echo gets them all.
+    let echoed = create(api, "up", echo());
+    add(
+        api,
+        "up",
+        json!({"type": "slicer", "stream": "upstream",
+               "attributes": {"average_size": 4, "size_variation": 2, "delay": 100}}),
+    );
+    let mut c = BufReader::new(TcpStream::connect(echoed).unwrap());
+    let line = "a line cut into small slices on its way up\n";
+    assert_eq!(round_trip(&mut c, line), line);
+}
+
+#[test]
+fn latency_with_jitter_stays_within_its_bounds() {
+    let srv = server(3);
+    let api = srv.api_addr();
+    let listen = create(api, "db", echo());
+    add(
+        api,
+        "db",
+        json!({"type": "latency", "attributes": {"latency": 60, "jitter": 20}}),
+    );
+    let mut c = BufReader::new(TcpStream::connect(listen).unwrap());
+    for _ in 0..5 {
+        let t = Instant::now();
+        assert_eq!(round_trip(&mut c, "x\n"), "x\n");
+        let took = t.elapsed();
+        assert!(
+            took >= Duration::from_millis(40) && took < Duration::from_millis(500),
+            "{took:?}"
+        );
+    }
+}

@@ -17,10 +17,12 @@
 
 mod bars;
 mod draw;
+mod file;
 mod format;
 
 pub use crate::figure::{run_figure, sweep_figure, Figure, Panel, Series, XAxis};
 pub use draw::render;
+pub use file::{figure, plot_file};
 pub use format::{size, Format, PlotError, PANEL_SIZE};
 
 #[cfg(test)]

@@ -114,6 +114,7 @@ impl Seconds {
                     tokens: s.tokens,
                     grpc: s.grpc,
                     latency_histogram: h.as_ref().map(encode_histogram),
+                    faults: Vec::new(),
                 }
             })
             .collect()

@@ -217,6 +217,41 @@ fn a_missing_shard_makes_a_partial_result_never_scaled_up() {
     let h = m.shard.as_ref().unwrap();
     assert_eq!(h.missing, vec![1]);
     assert_eq!(m.totals.completed, 11, "5 + 6, nothing added for shard 1");
+    let said = partial_run(&m).unwrap();
+    assert!(
+        said.starts_with("partial result: shard 1/3 missing"),
+        "{said}"
+    );
+    assert!(partial_run(&merge(named(&three())).unwrap()).is_none());
+}
+
+#[test]
+fn merge_files_names_every_file_that_cannot_take_part() {
+    let dir = std::env::temp_dir().join(format!("herd-merge-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("shard-0.json");
+    crate::write_json_file(&three()[0], &run).unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let files = [
+        run.clone(),
+        fixtures.join("capacity-open.json"),
+        dir.join("gone.json"),
+    ];
+    let Err(e) = merge_files(&files) else {
+        panic!("a capacity search and a missing file merged");
+    };
+    assert!(e.starts_with("nothing merged:\n"), "{e}");
+    assert!(e.contains("capacity-open.json is a capacity search"), "{e}");
+    assert!(e.contains("gone.json"), "{e}");
+    let mixed = [run, fixtures.join("sweep-open.json")];
+    let Err(e) = merge_files(&mixed) else {
+        panic!("a run merged with a sweep");
+    };
+    assert!(
+        e.contains("a sweep's shards merge only with each other"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

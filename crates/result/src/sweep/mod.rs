@@ -95,4 +95,45 @@ impl SweepResult {
                 .collect(),
         }
     }
+
+    /// The table as autobench's TSV (`--tsv`) and as CSV (`--csv`), into the files given.
+    pub fn write_tables(
+        &self,
+        tsv: Option<&std::path::Path>,
+        csv: Option<&std::path::Path>,
+    ) -> Result<(), String> {
+        let table = self.table();
+        for (path, sep) in [(tsv, Separator::Tab), (csv, Separator::Comma)] {
+            if let Some(p) = path {
+                std::fs::write(p, write_table(&table, sep))
+                    .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_tables_are_written_as_tsv_and_csv_and_an_unwritable_one_is_named() {
+        let json = include_str!("../../tests/fixtures/sweep-open.json");
+        let crate::Document::Sweep(s) = crate::parse_document(json, "sweep-open.json").unwrap()
+        else {
+            panic!("the fixture is a sweep");
+        };
+        let dir = std::env::temp_dir().join(format!("herd-sweep-tables-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tsv, csv) = (dir.join("s.tsv"), dir.join("s.csv"));
+        s.write_tables(Some(&tsv), Some(&csv)).unwrap();
+        let t = std::fs::read_to_string(&tsv).unwrap();
+        let c = std::fs::read_to_string(&csv).unwrap();
+        assert!(t.lines().next().unwrap().contains('\t'), "{t}");
+        assert!(c.lines().next().unwrap().contains(','), "{c}");
+        let e = s
+            .write_tables(Some(&dir.join("no/such/dir.tsv")), None)
+            .unwrap_err();
+        assert!(e.starts_with("cannot write "), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -106,6 +106,7 @@ pub(crate) fn add_to(
             recovery: herd_result::fault::recovery(result, start_s, end_s, thresholds),
         });
     }
+    herd_result::fault::mark_timeline(result);
     result.warnings.extend(log.problems);
 }
 

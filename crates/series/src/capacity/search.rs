@@ -72,6 +72,25 @@ impl Judged {
     pub fn held(&self) -> bool {
         self.broke.is_empty() && self.too_few.is_none()
     }
+
+    /// The probe table's last column: why herd, not the target, was the limit; too few
+    /// requests to judge; held; or what broke.
+    pub fn verdict(&self) -> String {
+        use herd_result::format::count;
+        if !self.generator_limited.is_empty() {
+            "LIMITED: herd, not the target".to_owned()
+        } else if let Some(s) = self.too_few {
+            format!(
+                "too few to judge: {} of {} requests",
+                count(s.have),
+                count(s.need)
+            )
+        } else if self.held() {
+            "held".to_owned()
+        } else {
+            format!("broke: {}", self.broke.join(", "))
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -416,3 +416,33 @@ fn the_end_is_sticky() {
     assert!(matches!(end, Action::Undecided(_)));
     assert_eq!(s.next(None), end);
 }
+
+#[test]
+fn a_probes_verdict_says_herd_before_too_few_before_what_broke() {
+    let j = |broke: &[&str], limited: &[&str], too_few: Option<Shortfall>| Judged {
+        probe: Probe {
+            level: 100.0,
+            duration: Duration::from_secs(5),
+            purpose: Purpose::Ramp,
+        },
+        broke: broke.iter().map(|s| s.to_string()).collect(),
+        generator_limited: limited.iter().map(|s| s.to_string()).collect(),
+        too_few,
+    };
+    let few = Some(Shortfall {
+        have: 40,
+        need: 2000,
+    });
+    let table = [
+        (j(&["p99"], &["cpu"], few), "LIMITED: herd, not the target"),
+        (j(&[], &[], few), "too few to judge: 40 of 2,000 requests"),
+        (j(&[], &[], None), "held"),
+        (
+            j(&["p99 120ms > 100ms", "errors"], &[], None),
+            "broke: p99 120ms > 100ms, errors",
+        ),
+    ];
+    for (judged, want) in table {
+        assert_eq!(judged.verdict(), want);
+    }
+}
