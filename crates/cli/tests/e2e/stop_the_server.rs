@@ -1,8 +1,13 @@
-//! wrk2's stop-the-server experiment against a real nginx: 1000 req/s for 10 s, nginx stopped
+//! wrk2's stop-the-server experiment against a real nginx: 200 req/s for 10 s, nginx stopped
 //! (SIGSTOP) for about a second in the middle. Every request intended during the stop waits for
 //! it, so ~10% of requests have latencies spread evenly over 0..stop: p99 ~ 0.9 x stop and
 //! p95 ~ 0.5 x stop. A tool that measures from the actual send (coordinated omission) reports a
 //! few milliseconds instead; herd's service-time view shows exactly that difference.
+//!
+//! The rate is low on purpose: after the stop, the stalled requests drain through 50
+//! connections, and each adds its service time to the ones behind it. At 1,000 req/s a loaded
+//! machine's drain of 1,000 requests moved p95 by 11% (CI, session 15); at 200 req/s the drain of
+//! 200 is a fifth of that, far inside the tolerance.
 
 use crate::common::*;
 use std::time::{Duration, Instant};
@@ -14,7 +19,7 @@ fn latency_from_intended_time_matches_the_analytic_p95_and_p99() {
     let json = dir.path("r.json");
     let child = herd()
         .args([
-            "run", "--rate", "1000", "-d", "10s", "-c", "50", "-t", "1", "-q", "--json",
+            "run", "--rate", "200", "-d", "10s", "-c", "50", "-t", "1", "-q", "--json",
         ])
         .arg(&json)
         .arg(nginx.url("/"))
@@ -31,9 +36,9 @@ fn latency_from_intended_time_matches_the_analytic_p95_and_p99() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let r = read_json(&json);
-    assert_eq!(r["totals"]["scheduled"], 10_000);
+    assert_eq!(r["totals"]["scheduled"], 2_000);
     assert_eq!(
-        r["totals"]["ok"], 10_000,
+        r["totals"]["ok"], 2_000,
         "nothing lost or failed: {}",
         r["totals"]
     );
