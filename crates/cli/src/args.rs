@@ -53,6 +53,11 @@ pub struct RunArgs {
     #[arg(long = "match", value_name = "FIELD")]
     pub matching: Option<String>,
 
+    /// WebSocket: each open socket pings the server every D (e.g. 1s); each pong's round trip
+    /// is timed from its ping's intended instant (the summary's and JSON's ping RTT)
+    #[arg(long = "ping-interval", value_name = "D", value_parser = crate::values::duration)]
+    pub ping_interval: Option<std::time::Duration>,
+
     /// Drive the run with a wrk Lua script (wrk's scripting API: setup, init, delay, request,
     /// response, done); arguments after `--` go to its init(args). See docs/scripting.md
     #[arg(

@@ -33,6 +33,7 @@ pub fn spec(a: &RunArgs) -> RunSpec {
         send: a.send.clone(),
         message_rate: a.message_rate,
         matching: a.matching.clone(),
+        ping_interval: a.ping_interval,
     };
     spec
 }

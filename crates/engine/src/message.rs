@@ -33,6 +33,8 @@ pub struct Request {
     /// An event-stream response is read as an LLM's tokens (`--sse llm`, a step's
     /// `stream: llm`).
     pub llm: bool,
+    /// The connection's last exchange (a workload's `ws: close`): closed once it is answered.
+    pub last: bool,
 }
 
 impl Request {
@@ -46,6 +48,7 @@ impl Request {
             keep_response: false,
             keep_only_cookies: false,
             llm: false,
+            last: false,
         }
     }
 

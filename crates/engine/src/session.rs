@@ -82,6 +82,9 @@ pub enum Note {
     Response(Ticket, Response),
     /// This exchange got no valid response.
     Failed(Failed),
+    /// What a WebSocket's connection told apart from its messages (a pong, the server's
+    /// close, a refused Upgrade): counted once, from the end of the warm-up on.
+    Socket(herd_metrics::SocketEvent),
     /// The connection is finished (closed by the server, failed, or closed after the server
     /// said it would): every ticket was reported before this note. Comes once, last.
     Closed,

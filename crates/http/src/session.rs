@@ -113,8 +113,9 @@ impl Session<Wire> for HttpSession {
     #[inline]
     fn wake_at(&self) -> Option<Instant> {
         match self {
-            HttpSession::Http1(_) | HttpSession::WebSocket(_) => None,
+            HttpSession::Http1(_) => None,
             HttpSession::Http2(s) => s.wake_at(),
+            HttpSession::WebSocket(s) => s.wake_at(),
         }
     }
 

@@ -136,13 +136,13 @@ impl Target {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}://{}{}",
-            self.scheme.as_str(),
-            self.authority,
-            self.path_and_query
-        )
+        // A WebSocket's URL as written: ws:// and wss://, over http's and https's connections.
+        let scheme = match (self.websocket, self.scheme) {
+            (true, Scheme::Http) => "ws",
+            (true, Scheme::Https) => "wss",
+            (false, s) => s.as_str(),
+        };
+        write!(f, "{scheme}://{}{}", self.authority, self.path_and_query)
     }
 }
 
@@ -431,6 +431,17 @@ mod tests {
         for (url, want) in table {
             let err = UrlParts::split(url).expect_err(url);
             assert_eq!(err.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn a_websockets_url_is_shown_as_written() {
+        for url in [
+            "ws://127.0.0.1:9/chat?x=1",
+            "wss://127.0.0.1/",
+            "http://127.0.0.1:8/",
+        ] {
+            assert_eq!(Target::parse(url).unwrap().to_string(), url);
         }
     }
 

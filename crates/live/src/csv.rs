@@ -19,10 +19,11 @@ fault";
 
 /// The columns of a WebSocket run, whose exchanges are messages: the same columns, the
 /// second and sixth named for them (a message's reply has no status: those columns count
-/// refused Upgrades).
+/// refused Upgrades), and before `fault` the sockets' own: pongs and their round trips' p99,
+/// the server's closes and the refused Upgrades, each as `code:count` pairs (`1006:2 1011:1`).
 pub const MESSAGES_HEADER: &str = "t,messages,ok,failed,errors,msg_per_s,p50_ms,p90_ms,p99_ms,\
 max_ms,bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,\
-events,tokens,fault";
+events,tokens,pongs,ping_p99_ms,closes,handshakes_failed,fault";
 
 /// The header for a run whose exchanges are `x`.
 pub fn header(x: herd_result::Exchange) -> &'static str {
@@ -37,6 +38,8 @@ pub struct Csv {
     out: Option<BufWriter<File>>,
     /// A workload's fault windows as they were told (the planned end while in force).
     faults: Vec<FaultWindow>,
+    /// A WebSocket run's: its sockets' columns too.
+    messages: bool,
 }
 
 impl Csv {
@@ -45,6 +48,7 @@ impl Csv {
             path: path.to_owned(),
             out: None,
             faults: Vec::new(),
+            messages: false,
         }
     }
 }
@@ -52,8 +56,26 @@ impl Csv {
 /// One record as a CSV row: every field a number but the last, the fault windows in force
 /// during part of the second (`fault 1: latency 200 ms on db`, as the report labels them),
 /// quoted when it needs to be.
-pub fn row(r: &Record, faults: &[FaultWindow]) -> String {
+pub fn row(r: &Record, faults: &[FaultWindow], messages: bool) -> String {
     let e = StreamLine::new(&r.second, r.whole, None).second;
+    let sockets = if messages {
+        let ws = e.ws.clone().unwrap_or_default();
+        let pairs = |m: &std::collections::BTreeMap<String, u64>| {
+            m.iter()
+                .map(|(k, n)| format!("{k}:{n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        format!(
+            "{},{:.3},{},{},",
+            ws.pongs,
+            ws.ping_p99_ms,
+            pairs(&ws.closes),
+            pairs(&ws.handshakes_failed)
+        )
+    } else {
+        String::new()
+    };
     let class = |c: &str| e.status_class.get(c).copied().unwrap_or(0);
     let (cpu, conns) = match &r.health {
         Some(h) => (
@@ -73,7 +95,7 @@ pub fn row(r: &Record, faults: &[FaultWindow]) -> String {
         fault
     };
     format!(
-        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{},{fault}",
+        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{},{sockets}{fault}",
         e.t,
         e.requests,
         e.ok,
@@ -107,6 +129,7 @@ impl Sink for Csv {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         writeln!(out, "{}", header(start.config.exchange())).map_err(err)?;
+        self.messages = start.config.exchange() == herd_result::Exchange::Message;
         self.out = Some(out);
         Ok(())
     }
@@ -118,7 +141,7 @@ impl Sink for Csv {
     ) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         if let Some(out) = self.out.as_mut() {
-            writeln!(out, "{}", row(r, &self.faults)).map_err(err)?;
+            writeln!(out, "{}", row(r, &self.faults, self.messages)).map_err(err)?;
             out.flush().map_err(err)?;
         }
         Ok(())

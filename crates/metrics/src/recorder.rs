@@ -53,6 +53,17 @@ impl Recorder {
         }
     }
 
+    /// Records what a WebSocket's connection told at `at` (since the measurement started),
+    /// apart from its messages.
+    pub fn record_socket(&mut self, at: std::time::Duration, e: crate::SocketEvent) {
+        let sec = at.as_secs();
+        if sec > self.current.index {
+            self.roll(sec);
+        }
+        self.total.ws.get_or_insert_default().record(e);
+        self.current.ws.get_or_insert_default().record(e);
+    }
+
     /// Closes the current second if `now_sec` is past it.
     pub fn roll(&mut self, now_sec: u64) {
         if now_sec > self.current.index {

@@ -48,6 +48,9 @@ pub struct Stats {
     pub stream: Option<Box<crate::StreamStats>>,
     /// gRPC calls by `grpc-status`, when there were any (boxed, as `stream`).
     pub grpc: Option<Box<crate::GrpcCounts>>,
+    /// WebSocket pings, closes and refused handshakes, when there were any (boxed, as
+    /// `stream`).
+    pub ws: Option<Box<crate::SocketStats>>,
 }
 
 impl Stats {
@@ -92,6 +95,7 @@ impl Default for Stats {
             body_sum: 0,
             stream: None,
             grpc: None,
+            ws: None,
         }
     }
 }
@@ -179,6 +183,7 @@ impl Stats {
                 .grpc
                 .as_ref()
                 .map_or(0, |_| std::mem::size_of::<crate::GrpcCounts>())
+            + self.ws.as_ref().map_or(0, |w| w.heap_bytes())
     }
 
     /// Records the lookup of the target's name, made before the run.
@@ -224,6 +229,9 @@ impl Stats {
         }
         if let Some(g) = &other.grpc {
             self.grpc.get_or_insert_default().merge(g);
+        }
+        if let Some(w) = &other.ws {
+            self.ws.get_or_insert_default().merge(w);
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Second {
     pub status: StatusCounts,
     /// gRPC calls that ended in this second, by `grpc-status` (none without calls).
     pub grpc: Option<Box<crate::GrpcCounts>>,
+    /// WebSocket pings answered, closes and refused handshakes in this second (none without
+    /// any).
+    pub ws: Option<Box<crate::SocketSecond>>,
     /// Latency of the responses that ended in this second, in microseconds (requests that got
     /// no response are counted in `errors` only).
     pub latency: SecondLatency,
@@ -62,6 +65,7 @@ impl Second {
             tokens: 0,
             status: StatusCounts::default(),
             grpc: None,
+            ws: None,
             latency: SecondLatency::default(),
             service: SecondLatency::default(),
             by_name: ByName::default(),
@@ -140,6 +144,9 @@ impl Second {
         if let Some(g) = &other.grpc {
             self.grpc.get_or_insert_default().merge(g);
         }
+        if let Some(w) = &other.ws {
+            self.ws.get_or_insert_default().merge(w);
+        }
         self.latency.add(&other.latency);
         self.service.add(&other.service);
         self.by_name.merge(&other.by_name);
@@ -149,6 +156,9 @@ impl Second {
     pub fn seal(&mut self) {
         self.latency.seal();
         self.service.seal();
+        if let Some(w) = &mut self.ws {
+            w.ping.seal();
+        }
         self.by_name.clear();
     }
 
@@ -159,6 +169,7 @@ impl Second {
             + self.service.heap_bytes()
             + self.by_name.held_bytes()
             + self.status.heap_bytes()
+            + self.ws.as_ref().map_or(0, |w| w.heap_bytes())
     }
 }
 
@@ -192,6 +203,14 @@ impl Spilled for Second {
         for n in grpc {
             put_varint(out, *n);
         }
+        // A WebSocket's sockets: a tag, then their figures.
+        match &self.ws {
+            None => out.push(0),
+            Some(w) => {
+                out.push(1);
+                w.encode(out);
+            }
+        }
         self.latency.encode(out);
         self.service.encode(out);
     }
@@ -221,6 +240,11 @@ impl Spilled for Second {
                 g.add(u8::try_from(i).ok()?, get_varint(input)?);
             }
             s.grpc = Some(Box::new(g));
+        }
+        let (&tag, rest) = input.split_first()?;
+        *input = rest;
+        if tag == 1 {
+            s.ws = Some(Box::new(crate::SocketSecond::decode(input)?));
         }
         s.latency = SecondLatency::decode(input)?;
         s.service = SecondLatency::decode(input)?;
@@ -405,10 +429,11 @@ mod tests {
         }
         // Past the first minute each new second adds its sealed summaries (latency and service
         // time), its bytes, body sizes and status codes (what a killed run's file reports), a
-        // pointer for gRPC's codes, and nothing else: 50 MB a day (older seconds wait on disk:
-        // `spill_below`). Each error class adds its count (WebSocket's two took 584 to 600).
+        // pointer each for gRPC's codes and a WebSocket's sockets (600 to 608), and nothing
+        // else: 50 MB a day (older seconds wait on disk: `spill_below`). Each error class adds
+        // its count (WebSocket's two took 584 to 600).
         let per_second = (at[599] - at[299]) / 300;
-        assert!(per_second <= 600, "{per_second} bytes per second");
+        assert!(per_second <= 608, "{per_second} bytes per second");
         assert_eq!(at[599] - at[499], at[499] - at[399]);
         // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
         assert!(at[119] < 60 * 65_536, "{}", at[119]);

@@ -75,6 +75,7 @@ pub mod series_text;
 mod server_text;
 mod stream_text;
 mod text;
+mod websocket_text;
 mod workload_text;
 
 pub use compare_text::render_compare_text;

@@ -140,6 +140,7 @@ pub fn render_text(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     time_to_error(&r.time_to_error_ms, r.config.exchange(), out)?;
     crate::stream_text::render(r, out)?;
     crate::grpc_text::render(r, out)?;
+    crate::websocket_text::render(r, out)?;
     responses(r, out)?;
     errors(r, out)?;
     generator(r, out)?;

@@ -120,6 +120,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         requests_log: None,
         streams: crate::streams::of(s.stream.as_deref(), duration_s),
         grpc: None,
+        websocket: crate::websocket::of(s.ws.as_deref()),
         faults: Vec::new(),
     }
 }
@@ -233,6 +234,7 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
             .as_deref()
             .map(|g| g.iter().map(|(k, n)| (k.to_owned(), n)).collect())
             .unwrap_or_default(),
+        ws: crate::websocket::second(sec.ws.as_deref()),
         latency_histogram: sec.latency.histogram().map(encode_histogram),
         faults: Vec::new(),
     }

@@ -227,6 +227,7 @@ mod tests {
             events: 0,
             tokens: 0,
             grpc: Default::default(),
+            ws: None,
             latency_histogram: None,
             faults: Vec::new(),
         }

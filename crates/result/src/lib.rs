@@ -95,6 +95,7 @@ mod streams;
 mod summary;
 pub mod sweep;
 pub mod units;
+mod websocket;
 mod workload;
 
 pub use build::{build_run, name_result, scenario_result, RunInput};
@@ -119,6 +120,7 @@ pub use server::{
 pub use shard::{ShardHeader, ShardInstance};
 pub use streams::{Counts, StreamHistograms, Streams};
 pub use summary::{SizeSummary, Summary, Totals};
+pub use websocket::{Close, Sockets, SocketsSecond};
 pub use workload::{CheckResult, NameResult, ScenarioResult, ThresholdResult};
 
 /// The herd version written into results, and the one [`read_json`] checks files against.

@@ -58,6 +58,7 @@ pub struct Merge {
     phases: crate::phases::PhaseSum,
     streams: crate::streams::StreamSum,
     grpc: crate::grpc::GrpcSum,
+    websocket: crate::websocket::SocketSum,
     bodies: Bodies,
     generator: GeneratorSum,
     seconds: Seconds,
@@ -208,6 +209,7 @@ impl Merge {
         self.phases.add(r.histograms.phases.as_ref())?;
         self.streams.add(r.streams.as_ref())?;
         self.grpc.add(r.grpc.as_ref())?;
+        self.websocket.add(r.websocket.as_ref())?;
         self.seconds.add(r, start)?;
         self.windows
             .push((start as f64, start as f64 + r.duration_s.max(0.0)));
@@ -333,6 +335,7 @@ impl Merge {
             requests_log: None,
             streams: self.streams.finish(duration_s),
             grpc: self.grpc.finish(),
+            websocket: self.websocket.finish(),
             faults: Vec::new(),
         };
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.

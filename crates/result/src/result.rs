@@ -103,6 +103,10 @@ pub struct RunResult {
     /// absent for HTTP runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grpc: Option<crate::Grpc>,
+    /// A WebSocket run's sockets apart from their messages: ping round trips, the server's
+    /// closes by code, refused Upgrades by status; absent when they told nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub websocket: Option<crate::Sockets>,
     /// A workload's `faults:`: each toxic as it was in force on the proxy, its own thresholds
     /// and the recovery after it (read by [`crate::fault`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -479,6 +483,9 @@ pub struct TimelineEntry {
     /// absent without calls.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub grpc: BTreeMap<String, u64>,
+    /// A WebSocket run's pongs, closes and refused Upgrades in this second; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ws: Option<crate::SocketsSecond>,
     /// This second's latency histogram (microseconds, 2 significant digits), encoded as
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]

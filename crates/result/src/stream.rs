@@ -238,7 +238,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
     let mut extra = BTreeMap::new();
     extra.insert("partial".to_owned(), Value::Bool(true));
     extra.insert(NOT_RECORDED.to_owned(), Value::from(lacks));
-    let grpc = grpc_of(&timeline);
+    let (grpc, websocket) = (grpc_of(&timeline), sockets_of(&timeline)?);
     Ok(RunResult {
         herd_version: header.herd_version,
         schema_version: header.schema_version,
@@ -291,8 +291,24 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
         requests_log: None,
         streams: None,
         grpc,
+        websocket,
         faults: Vec::new(),
     })
+}
+
+/// The sockets a partial result's seconds counted (their round trips from the seconds still
+/// live when written).
+fn sockets_of(timeline: &[TimelineEntry]) -> Result<Option<crate::Sockets>, ReportError> {
+    let mut sum = crate::websocket::SocketSum::default();
+    for e in timeline {
+        sum.add_second(e.ws.as_ref())
+            .map_err(|reason| ReportError::Histogram {
+                origin: "the result".to_owned(),
+                path: format!("timeline[{}].ws", e.t),
+                reason,
+            })?;
+    }
+    Ok(sum.finish())
 }
 
 /// The calls a partial result's seconds counted (a killed run's file still tells its codes;

@@ -125,7 +125,7 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 24] = [
     (Flag::Sse, "--sse", [A, SSE_URLS, SSE_STEP, SSE_STEP, LOG]),
     (
         Flag::WebSocket,
-        "--send/--message-rate/--match",
+        "--send/--message-rate/--match/--ping-interval",
         [A, WS_URLS, WS_URLS, WS_URLS, LOG],
     ),
 ];

@@ -267,7 +267,9 @@ impl RunSpec {
         }
         let target = target?;
         let ws = target.websocket().then(|| {
-            let ws = herd_http::ws::WebSocket::new(&target, &spec.headers, request.ws.matching());
+            let mut ws =
+                herd_http::ws::WebSocket::new(&target, &spec.headers, request.ws.matching());
+            ws.ping_interval = request.ws.ping_interval;
             (std::sync::Arc::new(ws), request.ws.clone())
         });
         // A connection's last request asks the server to close (`--calls-per-conn`), so the

@@ -434,6 +434,14 @@ impl Prepared {
             What::Url(UrlRequest {
                 ws: Some((ws, _)), ..
             }) => herd_http::Protocol::WebSocket(Arc::clone(ws)),
+            // A workload of `ws:` steps: each user's messages on its socket, replies in order.
+            What::Workload { .. } if target.websocket() => {
+                herd_http::Protocol::WebSocket(Arc::new(herd_http::ws::WebSocket::new(
+                    target,
+                    &[],
+                    herd_http::ws::Match::InOrder,
+                )))
+            }
             _ => self.http().protocol(),
         };
         let t = HttpTransport::new(target, options)

@@ -21,11 +21,17 @@ pub struct WsFlags {
     pub message_rate: Option<f64>,
     /// `--match FIELD`: a reply answers the message whose JSON field FIELD has its value.
     pub matching: Option<String>,
+    /// `--ping-interval D`: each open socket pings the server this often, each pong's round
+    /// trip timed from its ping's intended instant.
+    pub ping_interval: Option<std::time::Duration>,
 }
 
 impl WsFlags {
     pub fn given(&self) -> bool {
-        self.send.is_some() || self.message_rate.is_some() || self.matching.is_some()
+        self.send.is_some()
+            || self.message_rate.is_some()
+            || self.matching.is_some()
+            || self.ping_interval.is_some()
     }
 
     /// Every problem of these flags for a URL that is (`websocket`) or is not a WebSocket's;
@@ -40,8 +46,8 @@ impl WsFlags {
         if !websocket {
             if self.given() {
                 problems.push(
-                    "--send, --message-rate and --match are for WebSocket URLs: write ws:// or \
-                     wss://"
+                    "--send, --message-rate, --match and --ping-interval are for WebSocket URLs: \
+                     write ws:// or wss://"
                         .into(),
                 );
             }
@@ -60,6 +66,16 @@ impl WsFlags {
                  above 0"
             )),
             _ => {}
+        }
+        if self
+            .ping_interval
+            .is_some_and(|d| d < std::time::Duration::from_millis(1))
+        {
+            problems.push(
+                "--ping-interval is below a millisecond: give the time between a socket's pings, \
+                 e.g. --ping-interval 1s"
+                    .into(),
+            );
         }
         if rate {
             problems.push(

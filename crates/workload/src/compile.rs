@@ -321,7 +321,27 @@ impl Build<'_> {
             for step in d.steps {
                 match step {
                     StepDraft::Think(t) => steps.push(Step::Think(t)),
+                    StepDraft::Connect => {
+                        crate::sockets::close_last(&mut steps);
+                    }
+                    StepDraft::Close(at) => {
+                        if !crate::sockets::close_last(&mut steps) {
+                            ctx.diags.push(
+                                Diag::new(
+                                    at,
+                                    "`ws: close` closes the socket of a message sent before it",
+                                )
+                                .hint("put it after a `ws: { send }` step"),
+                            );
+                        }
+                    }
                     StepDraft::Request(req) => {
+                        if !crate::sockets::fits(&req, self.target, ctx.diags) {
+                            continue;
+                        }
+                        if req.connect {
+                            crate::sockets::close_last(&mut steps);
+                        }
                         let send = compile_request(
                             *req,
                             &self.defaults.headers,
@@ -436,7 +456,12 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
                 r.error(s.at, "`steps` is empty");
             }
             for st in items {
-                if let Some(step) = read_step(r, st) {
+                let step = if crate::ws_step::is_ws(st) {
+                    crate::ws_step::read_ws_step(r, st)
+                } else {
+                    read_step(r, st)
+                };
+                if let Some(step) = step {
                     steps.push(step);
                 }
             }
@@ -446,7 +471,7 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
         .iter()
         .filter_map(|s| match s {
             StepDraft::Request(q) => Some(q.extract.iter().map(|(v, _, _)| v.clone())),
-            StepDraft::Think(_) => None,
+            StepDraft::Think(_) | StepDraft::Connect | StepDraft::Close(_) => None,
         })
         .flatten()
         .collect();

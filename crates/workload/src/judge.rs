@@ -44,6 +44,10 @@ impl WorkloadScript {
                 format!("the body does not contain {needle:?}")
             });
         }
+        if let Some((e, id)) = &s.expect {
+            let (ok, why) = expected(e, r);
+            check(Some(*id), ok, &|| why.clone());
+        }
         if let Some((f, id)) = s.lua_check {
             let judged = match &self.lua {
                 Some(Ok(lua)) => lua.judge(f, r.status, &r.headers, &r.body),
@@ -75,6 +79,27 @@ impl WorkloadScript {
             None => (Verdict::Ok, None),
             Some(m) => (Verdict::Failed, Some(m)),
         })
+    }
+}
+
+/// Whether a WebSocket reply holds what its step expects, and what it lacked.
+fn expected(e: &crate::step::Expect, r: &Response) -> (bool, String) {
+    use crate::step::Expect;
+    match e {
+        Expect::Text(t) => (
+            contains(&r.body, t.as_bytes()),
+            format!("the reply does not contain {t:?}"),
+        ),
+        Expect::Found { how, equals, label } => {
+            let found = how.apply(r);
+            match (found, equals) {
+                (None, _) => (false, format!("the reply lacks {label}")),
+                (Some(v), Some(want)) if v != *want => {
+                    (false, format!("the reply's {label}: found {v:?}"))
+                }
+                _ => (true, String::new()),
+            }
+        }
     }
 }
 

@@ -37,11 +37,13 @@ mod read;
 mod redirect;
 mod resolve;
 mod script;
+mod sockets;
 mod step;
 mod tally;
 mod template;
 mod think;
 mod urls;
+mod ws_step;
 pub mod yaml;
 
 pub use diag::{did_you_mean, Diag, Diagnostics, Pos};

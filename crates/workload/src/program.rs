@@ -135,6 +135,10 @@ pub struct Send {
     pub prebuilt: Option<(RequestSpec, Request)>,
     /// For a step without holes: where each user keeps it serialized with its cookies.
     pub cache_slot: Option<usize>,
+    /// A WebSocket message's: what its reply must hold, and the check that counts it.
+    pub expect: Option<(crate::step::Expect, usize)>,
+    /// A WebSocket message's: its socket closes after its reply (`ws: close`).
+    pub close: bool,
 }
 
 /// A step's values with its rendered body, for `{{request.body}}` in its headers.
@@ -161,6 +165,16 @@ impl<L: Lookup> Lookup for WithBody<'_, L> {
 }
 
 impl Send {
+    /// A WebSocket message of this step (`ws:`), its body as written: the socket frames its
+    /// bytes.
+    pub fn message(&self) -> Request {
+        let mut req = Request::new(self.body.source().into_bytes());
+        req.name = self.name;
+        req.keep_response = self.keep;
+        req.last = self.close;
+        req
+    }
+
     /// The spec of a step without holes.
     pub fn static_spec(&self) -> RequestSpec {
         let text = |t: &Template| t.source();
@@ -215,6 +229,11 @@ impl Send {
                 spec.headers
                     .retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
             }
+        }
+        if self.method == crate::step::WS {
+            let mut req = self.message();
+            req.bytes = spec.body.into();
+            return Ok(req);
         }
         if let Some(c) = jar.and_then(|j| j.header(target, &spec.path)) {
             spec.headers.push(("Cookie".to_owned(), c));

@@ -10,6 +10,10 @@ use crate::think::Think;
 use crate::yaml::{Node, Value};
 use std::time::Duration;
 
+/// The method a WebSocket message's draft carries (`ws:`): it is framed as a message, not
+/// an HTTP request.
+pub const WS: &str = "WS";
+
 pub const METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
 const KEYS: [&str; 19] = [
     "get",
@@ -53,12 +57,70 @@ pub struct RequestDraft {
     pub follow_redirects: Option<bool>,
     /// `stream: llm`: an event-stream response is read as an LLM's tokens.
     pub llm: bool,
+    /// A WebSocket message's (`ws:`): what its reply must hold.
+    pub expect: Option<Expect>,
+    /// A WebSocket message's: it opens a new socket (`connect: true`), the socket closes after
+    /// its reply (`close: true`).
+    pub connect: bool,
+    pub close: bool,
+}
+
+/// What a WebSocket message's reply must hold (`expect:`).
+#[derive(Debug)]
+pub enum Expect {
+    /// `{ text: T }`: the reply contains T.
+    Text(String),
+    /// `{ json: PATH }` or `{ regex: RE }`: found in the reply (and equal to `equals`).
+    Found {
+        how: Extract,
+        equals: Option<String>,
+        /// How the check is named (`json $.op = "pong"`).
+        label: String,
+    },
+}
+
+impl Expect {
+    /// The check's name after its step's: `expect json $.op = "pong"`.
+    pub fn label(&self) -> String {
+        match self {
+            Expect::Text(t) => format!("expect text {t:?}"),
+            Expect::Found { label, .. } => format!("expect {label}"),
+        }
+    }
+}
+
+impl RequestDraft {
+    /// A WebSocket message (`ws: { send }`): `body` is the message, `source` as written.
+    pub fn message(at: Pos, body: Template, source: String) -> Self {
+        RequestDraft {
+            at,
+            method: WS.to_owned(),
+            path: Template::default(),
+            path_source: source,
+            name: None,
+            headers: Vec::new(),
+            body,
+            extract: Vec::new(),
+            status: None,
+            body_contains: None,
+            lua_check: None,
+            follow_redirects: Some(false),
+            llm: false,
+            expect: None,
+            connect: false,
+            close: false,
+        }
+    }
 }
 
 #[derive(Debug)]
 pub enum StepDraft {
     Request(Box<RequestDraft>),
     Think(Think),
+    /// `ws: connect`: the next message goes on a new socket.
+    Connect,
+    /// `ws: close`: the socket closes after the last message's reply.
+    Close(Pos),
 }
 
 pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
@@ -161,6 +223,9 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         lua_check,
         follow_redirects,
         llm,
+        expect: None,
+        connect: false,
+        close: false,
     })))
 }
 
@@ -248,7 +313,12 @@ fn pairs<'n>(r: &mut Reader, node: &'n Node, what: &str) -> Vec<(String, &'n Nod
         .collect()
 }
 
-fn template(r: &mut Reader, node: &Node, escape: Escape, diags: &mut Vec<Diag>) -> Template {
+pub(crate) fn template(
+    r: &mut Reader,
+    node: &Node,
+    escape: Escape,
+    diags: &mut Vec<Diag>,
+) -> Template {
     match r.string(node, "a value") {
         Some(text) => Template::parse(node, &text, escape, diags),
         None => Template::default(),
@@ -262,7 +332,7 @@ fn encode(s: &str) -> String {
 }
 
 /// A YAML value as a JSON body template: strings may hold holes, escaped as JSON.
-fn json_template(node: &Node, out: &mut Template, diags: &mut Vec<Diag>) {
+pub(crate) fn json_template(node: &Node, out: &mut Template, diags: &mut Vec<Diag>) {
     match &node.value {
         Value::Scalar { text, quoted } => {
             let plain = (!*quoted).then(|| crate::yaml::plain_scalar(text));
@@ -301,7 +371,7 @@ fn json_template(node: &Node, out: &mut Template, diags: &mut Vec<Diag>) {
     }
 }
 
-fn read_extract(r: &mut Reader, node: &Node) -> Option<Extract> {
+pub(crate) fn read_extract(r: &mut Reader, node: &Node) -> Option<Extract> {
     let f = r.fields(
         node,
         "an extraction",

@@ -203,5 +203,7 @@ fn prebuilt(method: String, url: &str, index: usize, spec: RequestSpec, req: Req
         sent_check: None,
         prebuilt: Some((spec, req)),
         cache_slot: None,
+        expect: None,
+        close: false,
     }
 }

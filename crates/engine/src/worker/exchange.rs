@@ -108,6 +108,12 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         self.complete(x, resp, now);
                     }
                     Note::Failed(f) => self.failed(f, now),
+                    Note::Socket(e) => {
+                        if now >= self.measure_start {
+                            let at = now.saturating_duration_since(self.measure_start);
+                            self.recorder.record_socket(at, e);
+                        }
+                    }
                     Note::Closed => closed = true,
                 }
             }

@@ -127,7 +127,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let (Some(session), Some(req)) = (link.session.as_mut(), ex.req.as_ref()) else {
             return;
         };
-        ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k);
+        ex.last_call = calls.is_some_and(|k| link.uses + 1 >= k) || req.last;
         link.retiring |= ex.last_call;
         ex.reused = link.opened.is_some() && link.uses > 0;
         ex.stale_candidate = ex.reused && now >= link.stale_at;

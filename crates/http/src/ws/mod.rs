@@ -6,7 +6,10 @@
 //! field names the same value, `--match id`) is its [`Response`](herd_engine::Response), timed
 //! like any other from its intended instant. Pings are answered, a server's close is an error
 //! of its own (`ws_closed`, its code in the message), and a refused handshake is counted by its
-//! status.
+//! status. Apart from the messages, each socket tells the loop (`Note::Socket`) its pongs (with
+//! `--ping-interval`, a ping on a fixed schedule, its round trip timed from its intended
+//! instant), the server's close by its code (1006 when the connection ended without a close
+//! frame) and a refused Upgrade by its status: counted per run and per second.
 
 mod frame;
 mod session;
@@ -40,6 +43,9 @@ pub struct WebSocket {
     pub(crate) accept: String,
     /// `"name"`, quoted as the field's key is in JSON; `None`: in order.
     pub(crate) field: Option<Box<[u8]>>,
+    /// Each open socket pings the server this often (`--ping-interval`), each pong timed from
+    /// its ping's intended instant; `None`: no pings.
+    pub ping_interval: Option<std::time::Duration>,
 }
 
 impl WebSocket {
@@ -65,6 +71,7 @@ impl WebSocket {
                 Match::InOrder => None,
                 Match::Field(name) => Some(format!("\"{name}\"").into_bytes().into()),
             },
+            ping_interval: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use super::{field_value, WebSocket, MAX_MESSAGE};
 use crate::error::excerpt;
 use crate::wire::{Conn, Wire};
 use herd_engine::{Failed, Failure, Io, Note, Opened, Ready, Request, Response, Session, Ticket};
-use herd_metrics::ErrorKind;
+use herd_metrics::{ErrorKind, SocketEvent};
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
 use std::mem::MaybeUninit;
@@ -29,7 +29,11 @@ struct Waiting {
     /// over.
     sent: Option<Instant>,
     /// The frame's bytes on the wire.
-    bytes: u64,
+    bytes: u32,
+    /// Its reply is kept (a workload's checks and extractions read it).
+    keep: bool,
+    /// The socket's last message (a workload's `ws: close`): closed once it is answered.
+    last: bool,
 }
 
 impl Waiting {
@@ -39,7 +43,7 @@ impl Waiting {
             failure: why.clone(),
             received: 0,
             unseen: self.frame.is_some(),
-            sent: Some(self.bytes).filter(|_| self.frame.is_none()),
+            sent: Some(u64::from(self.bytes)).filter(|_| self.frame.is_none()),
         })
     }
 
@@ -47,11 +51,28 @@ impl Waiting {
     fn response(&self) -> Response {
         Response {
             sent: self.sent,
-            bytes_sent: self.bytes,
+            bytes_sent: u64::from(self.bytes),
             ..Response::default()
         }
     }
 }
+
+/// Pings on a fixed schedule (`--ping-interval`), boxed: a socket that does not ping pays a
+/// pointer for them.
+struct Pinger {
+    every: Duration,
+    /// The next ping's intended instant.
+    next: Instant,
+    seq: u32,
+    /// Pings out and not yet answered: their number (their payload) and intended instant.
+    out: VecDeque<(u32, Instant)>,
+    /// The instant the loop must pump at, named in this pump (`Session::wake_at`).
+    wake: Option<Instant>,
+}
+
+/// Pings a socket keeps waiting for: more and the oldest are given up (a server may answer
+/// only the latest, as RFC 6455 5.5.3 allows).
+const PINGS_OUT: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -82,6 +103,7 @@ pub struct WsSession {
     hup: bool,
     /// Masks are drawn from here (xorshift, seeded at random per connection).
     rng: u64,
+    pinger: Option<Box<Pinger>>,
 }
 
 impl WsSession {
@@ -100,6 +122,42 @@ impl WsSession {
             parts: None,
             hup: false,
             rng: h.finish() | 1,
+            pinger: None,
+        }
+    }
+
+    /// Sends the pings due by `now`, each on its own intended instant (a loop that fell
+    /// behind sends the ones it owes at once, timed from when they were due).
+    fn ping(&mut self, now: Instant) {
+        let Some(mut p) = self.pinger.take() else {
+            return;
+        };
+        while p.next <= now {
+            p.seq = p.seq.wrapping_add(1);
+            let mask = self.mask();
+            frame::encode(frame::PING, &p.seq.to_be_bytes(), mask, &mut self.out);
+            if p.out.len() == PINGS_OUT {
+                p.out.pop_front();
+            }
+            p.out.push_back((p.seq, p.next));
+            p.next += p.every;
+            p.wake = Some(p.next);
+        }
+        self.pinger = Some(p);
+    }
+
+    /// A pong: the round trip of the ping it answers (and the older ones given up).
+    fn pong(&mut self, payload: &[u8], now: Instant, out: &mut Vec<Note>) {
+        let (Some(p), Ok(seq)) = (self.pinger.as_mut(), <[u8; 4]>::try_from(payload)) else {
+            return;
+        };
+        let seq = u32::from_be_bytes(seq);
+        if let Some(i) = p.out.iter().position(|&(s, _)| s == seq) {
+            let (_, intended) = p.out[i];
+            p.out.drain(..=i);
+            out.push(Note::Socket(SocketEvent::Pong(
+                now.saturating_duration_since(intended),
+            )));
         }
     }
 
@@ -185,6 +243,9 @@ impl WsSession {
                 .find(|h| h.name.eq_ignore_ascii_case(name))
                 .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
         };
+        if status != 101 {
+            out.push(Note::Socket(SocketEvent::Refused(status)));
+        }
         if status >= 400 {
             // Counted by its status, as any response of 400 and above is.
             for w in self.queue.drain(..) {
@@ -211,6 +272,7 @@ impl WsSession {
             ));
         }
         if header("sec-websocket-accept").as_deref() != Some(self.ws.accept.as_str()) {
+            out.push(Note::Socket(SocketEvent::Refused(101)));
             return Err(Failure::new(
                 ErrorKind::WsHandshake,
                 format!(
@@ -222,6 +284,15 @@ impl WsSession {
             ));
         }
         self.phase = Phase::Open;
+        if let Some(every) = self.ws.ping_interval {
+            self.pinger = Some(Box::new(Pinger {
+                every,
+                next: now + every,
+                seq: 0,
+                out: VecDeque::new(),
+                wake: Some(now + every),
+            }));
+        }
         if self.outpos >= self.out.len() {
             // The Upgrade request's room (~200 bytes, and its headers') is let go: a socket
             // holds only a frame's from now on, ten thousand of them in `bench.py wsrss`.
@@ -313,9 +384,13 @@ impl WsSession {
                 frame::encode(frame::PONG, payload, mask, &mut self.out);
                 Ok(())
             }
-            frame::PONG => Ok(()),
+            frame::PONG => {
+                self.pong(payload, now, out);
+                Ok(())
+            }
             _ => {
                 let (code, reason) = frame::close_code(payload);
+                out.push(Note::Socket(SocketEvent::Closed(code)));
                 // Answered with the same code, as RFC 6455 section 5.5.1 asks.
                 let mask = self.mask();
                 frame::encode(
@@ -350,7 +425,7 @@ impl WsSession {
         }) else {
             return;
         };
-        let resp = Response {
+        let mut resp = Response {
             // A message has no status: the 101 was the Upgrade's, once per connection.
             status: herd_metrics::NO_STATUS,
             keep_alive: true,
@@ -359,6 +434,15 @@ impl WsSession {
             body_len: payload.len() as u64,
             ..w.response()
         };
+        if w.keep {
+            resp.body = payload.into();
+        }
+        if w.last {
+            // Its socket's last message: a close frame (1000) goes before the loop closes
+            // the connection (the exchange was its last call).
+            let mask = self.mask();
+            frame::encode(frame::CLOSE, &1000u16.to_be_bytes(), mask, &mut self.out);
+        }
         out.push(Note::Response(w.ticket, resp));
     }
 
@@ -377,10 +461,13 @@ impl WsSession {
                 Io::Done(n) => n,
                 Io::Blocked => return Ok(()),
                 Io::Closed => {
+                    if self.phase == Phase::Open {
+                        out.push(Note::Socket(SocketEvent::Closed(1006)));
+                    }
                     return Err(Failure::new(
                         ErrorKind::WsClosed,
                         "the server closed the connection without a close frame (1006)",
-                    ))
+                    ));
                 }
             };
             let got = &scratch[..n];
@@ -428,6 +515,9 @@ impl WsSession {
             let (connect, tls) = Opened::times(t, conn, self.started);
             self.phase = Phase::Upgrading(connect, tls, t.clock().now());
             self.out.extend_from_slice(&self.ws.handshake);
+        }
+        if self.phase == Phase::Open && self.pinger.as_ref().is_some_and(|p| p.next <= now) {
+            self.ping(now);
         }
         if self.outpos < self.out.len() {
             self.write_out(t, conn)?;
@@ -480,7 +570,9 @@ impl Session<Wire> for WsSession {
             id,
             frame,
             sent: None,
-            bytes: bytes as u64,
+            bytes: bytes as u32,
+            keep: req.keep_response,
+            last: req.last,
         });
     }
 
@@ -517,7 +609,14 @@ impl Session<Wire> for WsSession {
             return;
         }
         self.hup |= ready.closed;
+        if let Some(p) = &mut self.pinger {
+            p.wake = None;
+        }
         if let Err(f) = self.step(t, conn, ready, now, scratch, out) {
+            if self.phase == Phase::Open && f.kind == ErrorKind::Reset {
+                // Reset under an open socket: ended without a close frame.
+                out.push(Note::Socket(SocketEvent::Closed(1006)));
+            }
             if self.phase == Phase::Open && !self.out.is_empty() {
                 // A close frame owed to the server: one try, the connection ends anyway.
                 let _ = self.write_out(t, conn);
@@ -544,6 +643,10 @@ impl Session<Wire> for WsSession {
 
     fn in_flight(&self) -> usize {
         self.queue.len()
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        self.pinger.as_ref().and_then(|p| p.wake)
     }
 }
 

@@ -55,6 +55,8 @@ pub struct Exposition {
     /// who, CPU % and resident bytes.
     server: Vec<(String, f64, u64)>,
     named: super::named::Named,
+    /// A WebSocket run's sockets, once one told something.
+    sockets: Option<super::sockets::Sockets>,
     pub finished: bool,
 }
 
@@ -111,6 +113,9 @@ impl Exposition {
             self.connections = Some(h.open_connections);
         }
         self.named.add(r, &self.bounds);
+        if let Some(w) = &s.ws {
+            self.sockets.get_or_insert_default().add(w, &self.bounds);
+        }
     }
 
     /// The watched server's readings since the last call: each process's last one stands.
@@ -133,6 +138,9 @@ impl Exposition {
         self.gauges(&mut out);
         self.server(&mut out);
         self.named.families(&self.bounds, &mut out);
+        if let Some(w) = &self.sockets {
+            w.families(&self.bounds, &mut out);
+        }
         let f = family(
             &mut out,
             "herd_run_finished",

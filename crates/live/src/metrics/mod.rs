@@ -13,6 +13,7 @@ mod push;
 mod pushed;
 pub mod remote_write;
 mod server;
+mod sockets;
 
 pub use exposition::{buckets_for, Exposition};
 pub use family::{Family, Point};

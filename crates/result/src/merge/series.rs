@@ -25,6 +25,7 @@ struct Sum {
     status_class: BTreeMap<String, u64>,
     error_kinds: BTreeMap<String, u64>,
     grpc: BTreeMap<String, u64>,
+    ws: Option<crate::SocketsSecond>,
     latency: Option<Histogram<u64>>,
     partial: bool,
 }
@@ -52,6 +53,8 @@ impl Seconds {
             super::parts::add_counts(&mut s.status_class, &e.status_class);
             super::parts::add_counts(&mut s.error_kinds, &e.error_kinds);
             super::parts::add_counts(&mut s.grpc, &e.grpc);
+            crate::websocket::add_seconds(&mut s.ws, e.ws.as_ref())
+                .map_err(|err| format!("its second t = {}: {err}", e.t))?;
             match &e.latency_histogram {
                 Some(text) => {
                     let h = decode_histogram(text).map_err(|err| {
@@ -113,6 +116,7 @@ impl Seconds {
                     events: s.events,
                     tokens: s.tokens,
                     grpc: s.grpc,
+                    ws: s.ws,
                     latency_histogram: h.as_ref().map(encode_histogram),
                     faults: Vec::new(),
                 }

@@ -58,6 +58,10 @@ pub(super) fn compile_request(
         let index = crate::lua::bind(ctx.lua.as_deref_mut(), f, *at, &what, ctx.diags)?;
         Some((index, check(format!("lua {f}"))))
     });
+    let expect = q.expect.take().map(|e| {
+        let id = check(e.label());
+        (e, id)
+    });
     let mut extract = Vec::new();
     for (var, _, how) in q.extract {
         let c = check(format!("extract {var}"));
@@ -66,7 +70,11 @@ pub(super) fn compile_request(
             ctx.known.push(var);
         }
     }
-    let reads = follows || !extract.is_empty() || q.body_contains.is_some() || lua_check.is_some();
+    let reads = follows
+        || !extract.is_empty()
+        || q.body_contains.is_some()
+        || lua_check.is_some()
+        || expect.is_some();
     let keep = cookies || reads;
     // The cookie jar alone reads only `Set-Cookie`: the rest of the response is not copied.
     let only_cookies = !reads;
@@ -91,8 +99,12 @@ pub(super) fn compile_request(
         sent_check,
         prebuilt: None,
         cache_slot: None,
+        expect,
+        close: q.close,
     };
-    if let (true, Some(target)) = (is_static, target) {
+    if is_static && send.method == crate::step::WS {
+        send.prebuilt = Some((send.static_spec(), send.message()));
+    } else if let (true, Some(target)) = (is_static, target) {
         let spec = send.static_spec();
         match prepare(target, &spec) {
             Ok(mut req) => {

@@ -1,7 +1,12 @@
 """A WebSocket echo server on Python's websockets (PyPI), for herd's WebSocket tests: each
 message is echoed back and counted; GET /count answers the count. After STALL_AFTER messages
 (if set) the whole server stalls STALL_MS once, its event loop blocked, as a stopped server
-would. Listens on a free loopback port and prints it first."""
+would. Its own counts of what herd's figures must match: on /close/CODE each socket is closed
+with CODE when its fourth message comes (unanswered), on /abort its connection is dropped
+without a close frame then; /forbidden refuses the Upgrade with 403. GET /closes and
+/refused answer how many sockets it closed and Upgrades it refused, /sockets how many it
+opened, /clean how many the client closed with a close frame of code 1000. Listens on a free
+loopback port and prints it first."""
 
 import asyncio
 import os
@@ -14,23 +19,47 @@ from websockets.exceptions import ConnectionClosed
 STALL_AFTER = int(os.environ.get("STALL_AFTER", "0"))
 STALL = float(os.environ.get("STALL_MS", "1000")) / 1000
 count = 0
+closes = 0
+refused = 0
+sockets = 0
+clean = 0
 
 
 async def echo(ws):
-    global count
+    global count, closes, sockets, clean
+    sockets += 1
+    path = ws.request.path
+    mine = 0
     try:
         async for message in ws:
             count += 1
+            mine += 1
             if count == STALL_AFTER:
                 time.sleep(STALL)
+            if mine == 4 and path.startswith("/close/"):
+                closes += 1
+                await ws.close(code=int(path.split("/")[2]), reason="test")
+                return
+            if mine == 4 and path == "/abort":
+                closes += 1
+                ws.transport.abort()
+                return
             await ws.send(message)
+        if ws.close_code == 1000:
+            clean += 1
     except ConnectionClosed:
         pass  # herd ends a run by closing its sockets
 
 
 def counting(connection, request):
-    if request.path == "/count":
-        return connection.respond(HTTPStatus.OK, f"{count}\n")
+    global refused
+    for path, value in (("/count", count), ("/closes", closes), ("/refused", refused),
+                        ("/sockets", sockets), ("/clean", clean)):
+        if request.path == path:
+            return connection.respond(HTTPStatus.OK, f"{value}\n")
+    if request.path == "/forbidden":
+        refused += 1
+        return connection.respond(HTTPStatus.FORBIDDEN, "no\n")
     return None
 
 

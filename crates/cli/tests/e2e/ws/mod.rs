@@ -6,6 +6,10 @@
 use crate::common::*;
 use std::process::{Child, Command};
 
+mod bar;
+mod sockets;
+mod workload;
+
 /// Python's websockets echo server on a free loopback port, counting messages.
 pub struct Echo {
     child: Child,
@@ -29,12 +33,22 @@ impl Echo {
 
     /// Messages the server received.
     pub fn count(&self) -> u64 {
+        self.read("/count")
+    }
+
+    /// One of the server's own counts: `/count`, `/closes`, `/refused`.
+    pub fn read(&self, path: &str) -> u64 {
         let addr = format!("127.0.0.1:{}", self.port).parse().unwrap();
-        let body = get(addr, "/count");
+        let body = get(addr, path);
         let text = body.rsplit("\r\n\r\n").next().unwrap_or(&body);
         text.trim()
             .parse()
-            .unwrap_or_else(|_| panic!("count: {body:?}"))
+            .unwrap_or_else(|_| panic!("{path}: {body:?}"))
+    }
+
+    /// Stops (SIGSTOP) or resumes (SIGCONT) the server's process.
+    pub fn signal(&self, sig: i32) {
+        kill(self.child.id(), sig);
     }
 }
 
@@ -47,8 +61,8 @@ impl Drop for Echo {
 
 const PING: &str = r#"{"op":"ping","id":"{{seq}}"}"#;
 
-/// `herd run URL --send PING` with `more`; the result.
-fn run_ws(url: &str, more: &[&str], dir: &TempDir) -> serde_json::Value {
+/// `herd run URL --send PING` with `more`; the result and the summary.
+fn run_ws(url: &str, more: &[&str], dir: &TempDir) -> (serde_json::Value, String) {
     let json = dir.path("r.json");
     let ran = Herd::new(&["run", url, "--send", PING, "-t", "1"])
         .args(more)
@@ -62,7 +76,7 @@ fn run_ws(url: &str, more: &[&str], dir: &TempDir) -> serde_json::Value {
         out.contains("  messages  ") && out.contains(" msg/s "),
         "{out}"
     );
-    r
+    (r, out)
 }
 
 /// Every message sent was answered: sent = completed = ok, no error.
@@ -84,7 +98,7 @@ fn python_websockets_echo_answers_every_message_at_the_message_rate() {
     let echo = Echo::start(0, 0);
     let dir = TempDir::new("ws-python");
     let url = format!("ws://127.0.0.1:{}/", echo.port);
-    let r = run_ws(
+    let (r, _) = run_ws(
         &url,
         &[
             "-c",
@@ -130,7 +144,7 @@ fn nginx_proxying_the_upgrade_passes_every_message() {
     ));
     let dir = TempDir::new("ws-nginx");
     let url = nginx.url("/ws").replacen("http://", "ws://", 1);
-    let r = run_ws(&url, &["-c", "8", "-n", "400"], &dir);
+    let (r, _) = run_ws(&url, &["-c", "8", "-n", "400"], &dir);
     assert_eq!(all_answered(&r), 400);
     assert_eq!(echo.count(), 400);
     assert_eq!(r["config"]["model"], "closed");
@@ -157,7 +171,7 @@ fn wss_through_nginx_terminating_tls_passes_every_message() {
         "ssl",
     );
     let url = format!("wss://127.0.0.1:{}/ws", nginx.addr.port());
-    let r = run_ws(&url, &["-k", "-c", "4", "-n", "200"], &dir);
+    let (r, _) = run_ws(&url, &["-k", "-c", "4", "-n", "200"], &dir);
     assert_eq!(all_answered(&r), 200);
     assert_eq!(echo.count(), 200);
     assert!(
@@ -174,7 +188,7 @@ fn herd_serve_echoes_and_its_close_fault_is_counted_with_its_code() {
     let _turn = one_at_a_time();
     let s = mock(&["/ws ws latency=1ms", "/bad ws error-rate=0.5 fault=close"]);
     let dir = TempDir::new("ws-serve");
-    let r = run_ws(
+    let (r, _) = run_ws(
         &format!("ws://{}/ws", s.local_addr()),
         &["-c", "4", "-n", "200"],
         &dir,
@@ -186,7 +200,7 @@ fn herd_serve_echoes_and_its_close_fault_is_counted_with_its_code() {
     let lat = r["latency_ms"]["min"].as_f64().unwrap();
     assert!(lat >= 1.0, "an echo after 1 ms took {lat} ms");
 
-    let r = run_ws(
+    let (r, _) = run_ws(
         &format!("ws://{}/bad", s.local_addr()),
         &["-c", "2", "-n", "100"],
         &dir,
@@ -256,7 +270,7 @@ fn a_server_stall_of_one_second_shows_in_the_replies_from_their_intended_time() 
     let echo = Echo::start(60, 1000);
     let dir = TempDir::new("ws-stall");
     let url = format!("ws://127.0.0.1:{}/", echo.port);
-    let r = run_ws(
+    let (r, _) = run_ws(
         &url,
         &[
             "-c",
@@ -284,7 +298,8 @@ fn a_server_stall_of_one_second_shows_in_the_replies_from_their_intended_time() 
 fn websocket_flags_without_a_websocket_url_and_the_reverse_are_refused() {
     refused(
         &["run", "http://127.0.0.1:9/", "--send", "hi"],
-        "--send, --message-rate and --match are for WebSocket URLs: write ws:// or wss://",
+        "--send, --message-rate, --match and --ping-interval are for WebSocket URLs: write \
+         ws:// or wss://",
     );
     refused(
         &["run", "ws://127.0.0.1:9/"],
