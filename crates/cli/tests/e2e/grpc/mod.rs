@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
 mod real;
+mod stall;
+mod status;
 
 /// The Python greeter on a free loopback port, counting its calls into a file.
 struct Greeter {
