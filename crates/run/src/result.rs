@@ -234,6 +234,11 @@ pub(crate) fn add_workload(
             .collect()
     };
     result.by_name = by_name;
+    // A workload's `grpc:` steps: each request name whose answers were calls'.
+    result.grpc = match out.by_name.is_empty() {
+        true => herd_result::Grpc::of_calls(names.iter().map(|n| (n.as_str(), &out.total))),
+        false => herd_result::Grpc::of_calls(names.iter().map(String::as_str).zip(&out.by_name)),
+    };
     if !w.walks() {
         result.by_scenario = w
             .scenarios()
