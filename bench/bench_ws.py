@@ -6,6 +6,11 @@ module proxy) pinned beside bench.py's nginx:
   thread) <= 0.8 x herd's CPU per plain HTTP/1.1 request against nginx, same run, alternating.
 - wsrss: peak RSS holding 10,000 open WebSockets (closed model, each echoing) <= 2 x the peak
   holding 10,000 keep-alive HTTP/1.1 connections to nginx.
+
+The echo bar (1,000 sockets x 10 messages a second for 20 s against Python's websockets behind
+nginx, every message counted by the server, a 1 s SIGSTOP in the p99) is an end-to-end test,
+crates/cli/tests/e2e/ws/bar.rs: 200 sockets for 6 s in CI, the full size with
+`HERD_WS_BAR=full cargo test -p herd-cli --test e2e ws::bar -- --nocapture` (bench/RESULTS.md).
 """
 
 import subprocess

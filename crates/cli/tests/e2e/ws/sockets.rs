@@ -182,3 +182,61 @@ fn the_servers_closes_are_counted_by_code_and_its_refusals_by_status() {
         "{out}"
     );
 }
+
+#[test]
+fn two_shards_sockets_merge_into_the_sum_of_their_pongs_and_closes() {
+    let _turn = one_at_a_time();
+    let echo = Echo::start(0, 0);
+    let dir = TempDir::new("ws-shards");
+    let url = format!("ws://127.0.0.1:{}/close/1001", echo.port);
+    let shards: Vec<_> = (0..2)
+        .map(|i| {
+            let json = dir.path(&format!("shard-{i}.json"));
+            let child = Herd::new(&["run", &url, "--send", "hi", "-t", "1", "-q"])
+                .args(&["-c", "4", "--message-rate", "5", "-d", "2s"])
+                .args(&["--ping-interval", "100ms"])
+                .args(&["--shard", &format!("{i}/2"), "--start-at", "+2s"])
+                .file("--json", &json)
+                .spawn();
+            (child, json)
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for (child, json) in shards {
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        parts.push(json);
+    }
+    let total = dir.path("total.json");
+    let o = run_herd(&[
+        "merge",
+        parts[0].to_str().unwrap(),
+        parts[1].to_str().unwrap(),
+        "-o",
+        total.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = read_json(&total);
+    assert_matches_schema("result.schema.json", &r);
+    let of = |r: &serde_json::Value| {
+        let w = &r["websocket"];
+        (
+            w["ping_rtt_ms"]["count"].as_u64().unwrap(),
+            w["closes"][0]["count"].as_u64().unwrap(),
+        )
+    };
+    let (a, b) = (of(&read_json(&parts[0])), of(&read_json(&parts[1])));
+    let (pongs, closes) = of(&r);
+    assert!(a.0 > 0 && b.0 > 0, "{a:?} {b:?}");
+    assert_eq!((pongs, closes), (a.0 + b.0, a.1 + b.1));
+    // Every close the server made was counted by one shard or the other.
+    assert_eq!(closes, echo.read("/closes"));
+    assert_eq!(r["websocket"]["closes"][0]["name"], "going_away");
+    let seconds: u64 = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["ws"]["pongs"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(seconds, pongs);
+}
