@@ -1,7 +1,7 @@
 //! Flags of `herd run`, as users know them from wrk, hey, ab and httperf.
 
 use clap::Args;
-use herd_run::{LoadFlags, RequestFlags, RunSpec, Source};
+use herd_run::{HttpFlags, LoadFlags, RequestFlags, RunSpec, Source};
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
@@ -73,6 +73,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub reach: ReachArgs,
 
+    // Back under the first heading: the shard flags before it set their own.
+    #[command(flatten, next_help_heading = None::<&str>)]
+    pub http: crate::http_args::HttpArgs,
+
     /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
     /// so secrets stay out of files (repeatable; k6's -e)
     #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
@@ -137,10 +141,11 @@ impl RequestArgs {
     }
 }
 
-/// How herd reaches the target, and what else each run of it carries besides its request and
-/// its load: TLS verification, the local address, routes and identity (curl's flags), secrets,
-/// the HTTP version, the server watched and the shard. Shared by `run`, `replay`, `sweep` and
-/// `capacity`; `demo` gives none of them (the default).
+/// How herd reaches the target, and what else each run of it carries besides its request, its
+/// load and its protocol: TLS verification, the local address, routes and identity (curl's
+/// flags), secrets, the server watched and the shard. Shared by `run`, `replay`, `sweep`,
+/// `capacity` and `grpc` (which speaks HTTP/2 alone, so the protocol flags are apart:
+/// `HttpArgs`); `demo` gives none of them (the default).
 #[derive(Args, Debug, Clone, Default)]
 pub struct ReachArgs {
     /// Do not verify TLS certificates (self-signed test servers)
@@ -159,9 +164,6 @@ pub struct ReachArgs {
     pub secrets: crate::secret_args::SecretArgs,
 
     #[command(flatten)]
-    pub http: crate::http_args::HttpArgs,
-
-    #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
     #[command(flatten)]
@@ -169,11 +171,17 @@ pub struct ReachArgs {
 }
 
 impl ReachArgs {
-    /// The one place a [`RunSpec`] is filled from flags (`run`, `replay`, `demo` and each run
-    /// of a series; `grpc` maps ghz's flags to its own): `source` played with `request`'s
-    /// request at `load`, reached as these flags say (no shard yet: a series gives each of its
-    /// targets its own start instants).
-    pub fn spec(&self, source: Source, request: &RequestArgs, load: LoadFlags) -> RunSpec {
+    /// The one place a [`RunSpec`] is filled from flags (`run`, `replay`, `demo`, `grpc` and
+    /// each run of a series): `source` played with `request`'s request at `load` over `http`,
+    /// reached as these flags say (no shard yet: a series gives each of its targets its own
+    /// start instants).
+    pub fn spec(
+        &self,
+        source: Source,
+        request: &RequestArgs,
+        load: LoadFlags,
+        http: HttpFlags,
+    ) -> RunSpec {
         RunSpec {
             request: request.flags(self.secrets.redaction()),
             load: LoadFlags {
@@ -184,7 +192,7 @@ impl ReachArgs {
             bind: self.bind,
             connect: self.connect.flags(),
             watch: self.watch.plan(),
-            http: self.http.flags(),
+            http,
             ..RunSpec::new(source)
         }
     }

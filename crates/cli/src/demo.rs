@@ -37,6 +37,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         Source::url(url.clone()),
         &crate::args::RequestArgs::default(),
         a.load.flags(),
+        herd_run::HttpFlags::default(),
     );
     let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
     let code = crate::run::play(&prepared, &a.outputs)?;

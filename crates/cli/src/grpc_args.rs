@@ -1,11 +1,13 @@
 //! Flags of `herd grpc`: ghz's, with ghz's meanings (so a ghz command line runs with `ghz`
-//! replaced by `herd grpc`), and herd's own long flags where ghz has none.
+//! replaced by `herd grpc`), and herd's own long flags where ghz has none. The load and the
+//! reach are `herd run`'s groups, spelled as ghz spells them (`load_args::GRPC`).
 
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_args = crate::load_args::grpc)]
 pub struct GrpcArgs {
     /// The server, HOST:PORT (ghz's host), e.g. 127.0.0.1:50051; TLS unless --insecure
     #[arg(value_name = "HOST:PORT")]
@@ -53,24 +55,8 @@ pub struct GrpcArgs {
     pub metadata: Option<String>,
 
     /// Plaintext (h2c): no TLS, as ghz's --insecure
-    #[arg(long)]
-    pub insecure: bool,
-
-    /// TLS without verifying the server's certificate (ghz's --skipTLS)
-    #[arg(long = "skipTLS", alias = "skip-tls")]
-    pub skip_tls: bool,
-
-    /// Check the server's certificate against these CA certificates (PEM)
-    #[arg(long, value_name = "CA.pem")]
-    pub cacert: Option<PathBuf>,
-
-    /// A client certificate (PEM) for servers that ask for one
-    #[arg(long, value_name = "CERT.pem")]
-    pub cert: Option<PathBuf>,
-
-    /// The client certificate's private key (PEM)
-    #[arg(long, value_name = "KEY.pem", requires = "cert")]
-    pub key: Option<PathBuf>,
+    #[arg(long = "insecure")]
+    pub plaintext: bool,
 
     /// The :authority the calls carry [default: HOST:PORT]
     #[arg(long, value_name = "AUTHORITY")]
@@ -80,38 +66,20 @@ pub struct GrpcArgs {
     #[arg(short = 'c', long = "concurrency", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub concurrency: Option<u64>,
 
-    /// Calls to make [default: 200, unless -z]
-    #[arg(short = 'n', long = "total", value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub total: Option<u64>,
-
-    /// How long to call, e.g. 10s, 1m; -n is then ignored, as in ghz
-    #[arg(short = 'z', long = "duration", value_name = "TIME", value_parser = crate::values::duration)]
-    pub duration: Option<Duration>,
-
-    /// Open model: calls per second on a fixed schedule, latency from each call's intended send
-    /// (no coordinated omission)
-    #[arg(short = 'r', long = "rps", visible_alias = "rate", value_name = "R", value_parser = crate::values::rate)]
-    pub rps: Option<f64>,
-
-    /// HTTP/2 connections the calls share [default: 1]
-    #[arg(long, value_name = "N", value_parser = crate::values::count::<u64>)]
-    pub connections: Option<u64>,
-
     /// Each call's deadline, sent as grpc-timeout
     #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
     pub deadline: Option<Duration>,
 
-    /// How long herd waits for a call before counting it a timeout [default: 20s]
-    #[arg(short = 't', long, value_name = "TIME", value_parser = crate::values::duration)]
-    pub timeout: Option<Duration>,
+    // `herd run`'s load flags in ghz's words (`load_args::GRPC`): -n/--total, -z/--duration,
+    // -r/--rps, --connections, -t/--timeout, --threads...
+    #[command(flatten)]
+    pub load: crate::load_args::LoadArgs,
 
-    /// Worker threads, each with its own event loop [default: one per core]
-    #[arg(long, value_name = "N", value_parser = crate::values::count::<usize>)]
-    pub threads: Option<usize>,
+    // `herd run`'s reach: --skipTLS (herd's -k), --cacert, --cert, --key, routes, the watch,
+    // the shard...
+    #[command(flatten)]
+    pub reach: crate::args::ReachArgs,
 
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
-
-    #[command(flatten)]
-    pub shard: crate::shard_args::ShardArgs,
 }

@@ -1,6 +1,6 @@
 //! The load flags every command that sends load shares (`-c`, `--rate`, `-d`, `-n`, `--timeout`,
 //! `-t`...), declared once in `herd run`'s words. A command that says a flag otherwise, or gives
-//! it another default, has a row in a table of its own (`REPLAY`, `DEMO`, `SERIES`), applied to
+//! it another default, has a row in a table of its own (`REPLAY`, `DEMO`, `SERIES`, `GRPC`), applied to
 //! clap's declaration (`mut_args`): data, not a second copy of the flags.
 
 use clap::{Arg, Args};
@@ -113,12 +113,18 @@ impl PerRunArgs {
 }
 
 /// A flag a command says otherwise than `herd run`: by its id (the field's name), its words,
-/// and the default and alias it has there.
+/// and the default, alias, spelling and visibility it has there.
 struct Said {
     id: &'static str,
     help: &'static str,
     default: Option<&'static str>,
     alias: Option<&'static str>,
+    /// Another long name (ghz's `--total` for `-n/--requests`).
+    long: Option<&'static str>,
+    /// Another short letter, or none (`Some(None)`): ghz's `-z` for `-d/--duration`.
+    short: Option<Option<char>>,
+    /// Taken but not listed: a flag the command refuses with a reason (gRPC's `--pipeline`).
+    hide: bool,
 }
 
 const fn said(id: &'static str, help: &'static str) -> Said {
@@ -127,12 +133,29 @@ const fn said(id: &'static str, help: &'static str) -> Said {
         help,
         default: None,
         alias: None,
+        long: None,
+        short: None,
+        hide: false,
     }
 }
 
 const fn with_default(id: &'static str, help: &'static str, default: &'static str) -> Said {
     Said {
         default: Some(default),
+        ..said(id, help)
+    }
+}
+
+/// `id` spelled `--long` and `-short` (none: `None`), as another tool spells it.
+const fn spelled(
+    id: &'static str,
+    help: &'static str,
+    long: Option<&'static str>,
+    short: Option<char>,
+) -> Said {
+    Said {
+        long,
+        short: Some(short),
         ..said(id, help)
     }
 }
@@ -200,6 +223,72 @@ const SERIES: &[Said] = &[
     ),
 ];
 
+/// `herd grpc`: ghz's spellings and defaults (`-z` how long, `-n/--total`, `-r/--rps`, `-t` the
+/// timeout; `-c` is ghz's calls in flight, `--connections` the HTTP/2 connections they share).
+const GRPC: &[Said] = &[
+    spelled(
+        "connections",
+        "HTTP/2 connections the calls share [default: 1]",
+        None,
+        None,
+    ),
+    spelled(
+        "duration",
+        "How long to call, e.g. 10s, 1m; -n is then ignored, as in ghz",
+        None,
+        Some('z'),
+    ),
+    spelled(
+        "requests",
+        "Calls to make [default: 200, unless -z]",
+        Some("total"),
+        Some('n'),
+    ),
+    Said {
+        alias: Some("rate"),
+        ..spelled(
+            "rate",
+            "Open model: calls per second on a fixed schedule, latency from each call's \
+             intended send (no coordinated omission)",
+            Some("rps"),
+            Some('r'),
+        )
+    },
+    spelled(
+        "timeout",
+        "How long herd waits for a call before counting it a timeout [default: 20s]",
+        None,
+        Some('t'),
+    ),
+    spelled(
+        "threads",
+        "Worker threads, each with its own event loop [default: one per core]",
+        None,
+        None,
+    ),
+    Said {
+        alias: Some("skip-tls"),
+        ..spelled(
+            "insecure",
+            "TLS without verifying the server's certificate (ghz's --skipTLS)",
+            Some("skipTLS"),
+            Some('k'),
+        )
+    },
+    // HTTP/1.1's: herd-run refuses them over HTTP/2, with why.
+    Said {
+        hide: true,
+        ..said("pipeline", "HTTP/1.1 pipelining (refused: gRPC is HTTP/2)")
+    },
+    Said {
+        hide: true,
+        ..said(
+            "pipeline_any_method",
+            "With --pipeline: pipeline methods that are not idempotent",
+        )
+    },
+];
+
 fn apply(table: &[Said], arg: Arg) -> Arg {
     let Some(s) = table.iter().find(|s| arg.get_id() == s.id) else {
         return arg;
@@ -211,7 +300,13 @@ fn apply(table: &[Said], arg: Arg) -> Arg {
     if let Some(a) = s.alias {
         arg = arg.visible_alias(a);
     }
-    arg
+    if let Some(long) = s.long {
+        arg = arg.long(long);
+    }
+    if let Some(short) = s.short {
+        arg = arg.short(short);
+    }
+    arg.hide(s.hide)
 }
 
 /// `herd replay`'s load flags (clap's `mut_args`).
@@ -229,6 +324,11 @@ pub fn series(arg: Arg) -> Arg {
     apply(SERIES, arg)
 }
 
+/// `herd grpc`'s load and reach flags, in ghz's words (clap's `mut_args`).
+pub fn grpc(arg: Arg) -> Arg {
+    apply(GRPC, arg)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -244,6 +344,7 @@ mod tests {
             ("demo", super::DEMO),
             ("sweep", super::SERIES),
             ("capacity", super::SERIES),
+            ("grpc", super::GRPC),
         ] {
             let sub = cli.find_subcommand(command).expect(command);
             for s in table {
@@ -261,6 +362,13 @@ mod tests {
                     let aliases = arg.get_visible_aliases().unwrap_or_default();
                     assert!(aliases.contains(&alias), "herd {command} {}", s.id);
                 }
+                if let Some(long) = s.long {
+                    assert_eq!(arg.get_long(), Some(long), "herd {command} {}", s.id);
+                }
+                if let Some(short) = s.short {
+                    assert_eq!(arg.get_short(), short, "herd {command} {}", s.id);
+                }
+                assert_eq!(arg.is_hide_set(), s.hide, "herd {command} {}", s.id);
             }
         }
     }

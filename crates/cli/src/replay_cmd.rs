@@ -70,6 +70,9 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub reach: crate::args::ReachArgs,
 
+    #[command(flatten, next_help_heading = None::<&str>)]
+    pub http: crate::http_args::HttpArgs,
+
     #[command(flatten)]
     pub outputs: crate::outputs::OutputArgs,
 }
@@ -118,9 +121,10 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
         url,
         logs: Box::new(logs),
     };
+    let load = a.load.flags();
     let mut spec = a
         .reach
-        .spec(source, &RequestArgs::default(), a.load.flags());
+        .spec(source, &RequestArgs::default(), load, a.http.flags());
     spec.shard = a.reach.shard.resolve()?;
     let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
     let read = prepared.replay_read().cloned().unwrap_or_default();

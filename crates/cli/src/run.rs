@@ -27,7 +27,9 @@ pub fn spec(a: &RunArgs) -> RunSpec {
             url: a.url.clone().unwrap_or_default(),
         },
     };
-    let mut spec = a.reach.spec(source, &a.request, a.load.flags());
+    let mut spec = a
+        .reach
+        .spec(source, &a.request, a.load.flags(), a.http.flags());
     spec.request.form = a.form.clone();
     spec.request.ws = herd_run::WsFlags {
         send: a.send.clone(),

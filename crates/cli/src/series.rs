@@ -35,7 +35,7 @@ pub fn runs_for(
         level: Some(level),
         length: Some(length),
         shard,
-        ..a.reach.spec(source, &a.request, load)
+        ..a.reach.spec(source, &a.request, load, a.http.flags())
     };
     Ok(Box::new(spec.prepare()?))
 }
@@ -146,4 +146,7 @@ pub struct SeriesArgs {
 
     #[command(flatten)]
     pub reach: crate::args::ReachArgs,
+
+    #[command(flatten, next_help_heading = None::<&str>)]
+    pub http: crate::http_args::HttpArgs,
 }

@@ -115,7 +115,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
-    let http = a.series.reach.http.flags();
+    let http = a.series.http.flags();
     let what = format!(
         "herd sweep {} at {}",
         c.given.join(" "),

@@ -110,6 +110,10 @@ fn shard_flags_sit_under_their_own_heading() {
     for flag in ["--store", "--label"] {
         assert_eq!(heading_of(flag), "Outputs:", "{flag}");
     }
+    // The flags declared after the shard's group went under its heading.
+    for flag in ["-e, --env", "--http2", "--h2-window"] {
+        assert_eq!(heading_of(flag), "Options:", "{flag}");
+    }
 }
 
 #[test]
