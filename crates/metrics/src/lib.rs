@@ -23,6 +23,7 @@ mod grpc;
 mod outcome;
 mod recorder;
 mod second_latency;
+mod second_streams;
 mod stats;
 mod stream;
 mod timeline;
@@ -35,6 +36,7 @@ pub use grpc::{grpc_code, grpc_code_name, grpc_status, GrpcCounts, GrpcStats, GR
 pub use outcome::{Outcome, Phases, Verdict, NO_STATUS};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
+pub use second_streams::SecondStreams;
 pub use stats::{Stats, StatusCounts};
 pub use stream::{StreamOutcome, StreamStats};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

@@ -226,6 +226,7 @@ mod tests {
             error_kinds: Default::default(),
             events: 0,
             tokens: 0,
+            streams: None,
             grpc: Default::default(),
             latency_histogram: None,
             faults: Vec::new(),
