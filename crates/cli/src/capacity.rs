@@ -127,11 +127,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
     let spec = flags.spec();
     let mut problems = spec.as_ref().err().cloned().unwrap_or_default();
     if a.series.reach.shard.given() {
-        // Each probe's level follows from what the last measured: a shard measures only its
-        // share, so the shards would choose different levels and no merge adds them up.
-        problems.push(
-            "herd capacity cannot be sharded (--shard, --shard-from-env, --start-at): each shard would judge its own share and probe different levels; shard a sweep over the levels instead (herd sweep --rates ... --shard I/N, then herd merge)".to_owned(),
-        );
+        problems.push(herd_series::capacity::NOT_SHARDED.to_owned());
     }
     let level = Level::of(flags.model(), flags.range().0);
     let runs = runs_for(
@@ -203,7 +199,7 @@ impl herd_series::Observer for ProbeTable {
         let _ = std::io::stdout().flush();
         self.outputs
             .ended(run, p.level, || herd_live::dashboard::LevelRow {
-                asked: format!("{level} ({})", series_text::purpose_name(p.purpose)),
+                asked: series_text::probe_asked(&level, p.purpose),
                 target: String::new(),
                 achieved: format!("{} good/s", rate(m.goodput)),
                 p50_ms: m.latency_ms.p50,
