@@ -936,6 +936,9 @@ def main():
     ap.add_argument("--baseline", metavar="HERD", help="cpu: an older herd binary, measured in the same rounds")
     ap.add_argument("--path", default="/", help="cpu: the path asked for (default `/`, nginx's `return 200`; "
                     "/static/index.html is its static file with its usual headers)")
+    ap.add_argument("--responses", nargs="+", metavar="NAME",
+                    help="corpus: only these responses (static, headers, 4k, 64k, chunked); "
+                    "`static` alone spends the rounds on the bars' row")
     a = ap.parse_args()
     global BASELINE
     BASELINE = a.baseline and Path(a.baseline).resolve()
@@ -993,7 +996,7 @@ def main():
             figures["wsrss"] = bench_ws.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
         if "corpus" in a.which:
             import corpus
-            figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds)
+            figures["corpus"] = corpus.run(this, nginx, a.rounds, a.seconds, responses=a.responses)
         if "server" in a.which:
             import server_view
             figures["server"] = server_view.run(this, nginx, a.rounds, a.seconds)

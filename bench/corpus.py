@@ -129,15 +129,17 @@ def protocol_argv(b, proto, tool, base, path, headers, seconds, j, scripts):
     return a, kind
 
 
-def run(b, nginx, rounds, seconds, only=None):
-    """Every response x protocol, herd against its peer; prints the table and the headlines."""
+def run(b, nginx, rounds, seconds, only=None, responses=None):
+    """Every response x protocol, herd against its peer; prints the table and the headlines.
+    `only` keeps some protocols, `responses` some responses by name (`static`: the bars' row)."""
     scripts = Path(tempfile.mkdtemp(prefix="herd-bench-corpus-"))
     bases = {"plain": nginx.url.rstrip("/"), "https": nginx.tls_url.rstrip("/"),
              "pipeline": nginx.url.rstrip("/"), "h2c": nginx.h2_url.rstrip("/")}
     peers = {"plain": "wrk", "https": "wrk", "pipeline": "wrk", "h2c": "h2load"}
     table = {}
+    kept = [r for r in RESPONSES if not responses or r[0] in responses]
     try:
-        for name, path, headers in RESPONSES:
+        for name, path, headers in kept:
             for proto in [p for p in bases if not only or p in only]:
                 def argv(tool, j, proto=proto, path=path, headers=headers):
                     return protocol_argv(b, proto, tool, bases[proto], path, headers, seconds, j, scripts)
@@ -156,14 +158,14 @@ def run(b, nginx, rounds, seconds, only=None):
     print(f"\nCPU per request, herd / peer (median of {rounds} paired rounds, {seconds} s each)")
     print(f"  {'response':10s}" + "".join(f"{p:>10s}" for p in protos))
     cell = lambda r: f"{r:10.2f}" if r is not None else f"{'failed':>10s}"
-    for name, _, _ in RESPONSES:
+    for name, _, _ in kept:
         print(f"  {name:10s}" + "".join(cell(table[(name, p)]) for p in protos))
     figures = {"ratios": {f"{n}/{p}": r for (n, p), r in table.items()}, "headline": {}}
     for p in protos:
-        measured = [table[(n, p)] for n, _, _ in RESPONSES if table[(n, p)] is not None]
-        failed = [n for n, _, _ in RESPONSES if table[(n, p)] is None]
+        measured = [table[(n, p)] for n, _, _ in kept if table[(n, p)] is not None]
+        failed = [n for n, _, _ in kept if table[(n, p)] is None]
         worst = max(measured) if measured else None
-        static = table[("static", p)]
+        static = table.get(("static", p))
         ok = static is not None and static <= BARS[p] and not failed
         print(f"  {p:8s} headline (worst) {cell(worst).strip()}; static file {cell(static).strip()} "
               f"(bar <= {BARS[p]:.2f}){'; failed: ' + ', '.join(failed) if failed else ''} -> "

@@ -3,7 +3,6 @@
 //! its framed message, built once before the run.
 
 use crate::frame;
-use prost::Message;
 use prost_reflect::{DynamicMessage, MessageDescriptor, MethodDescriptor};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,10 +27,13 @@ pub struct CallSpec {
     pub metadata: Option<String>,
     /// `--deadline`: sent as `grpc-timeout`.
     pub deadline: Option<Duration>,
-    /// Where to ask for the types by server reflection (`host:port`, plaintext) when neither
-    /// `proto` nor `protoset` is given.
+    /// Where to ask for the types by server reflection (`host:port`) when neither `proto` nor
+    /// `protoset` is given.
     pub reflect: Option<String>,
 }
+
+/// The TLS server reflection is asked over (ALPN h2); `None`: plaintext (h2c).
+pub type ReflectTls = Option<std::sync::Arc<rustls::ClientConfig>>;
 
 /// A checked call.
 #[derive(Clone, Debug)]
@@ -41,8 +43,11 @@ pub struct Call {
     pub path: String,
     /// `content-type`, `te`, `grpc-timeout` and the metadata, in order.
     pub headers: Vec<(String, String)>,
-    /// The request's messages, each with its 5-byte prefix: the request body.
+    /// The request's messages, each with its 5-byte prefix: the request body (with templates
+    /// in the data: the first call's).
     pub body: Vec<u8>,
+    /// Data with templates (`{{seq}}`): each call's own messages.
+    pub data: Option<crate::Data>,
 }
 
 impl Call {
@@ -60,10 +65,15 @@ impl Call {
 impl CallSpec {
     /// Reads the types and the data and checks them; every problem at once.
     pub fn compile(&self) -> Result<Call, Vec<String>> {
+        self.compile_with(None)
+    }
+
+    /// [`CallSpec::compile`], server reflection asked over `tls`.
+    pub fn compile_with(&self, tls: ReflectTls) -> Result<Call, Vec<String>> {
         let mut problems = Vec::new();
         let pool = match (&self.proto, &self.protoset, &self.reflect) {
             (None, None, Some(addr)) if !self.call.is_empty() => {
-                crate::reflect::pool(addr, service(&self.call), Duration::from_secs(5))
+                crate::reflect::pool(addr, service(&self.call), Duration::from_secs(5), tls)
             }
             _ => crate::describe::pool(
                 self.proto.as_deref(),
@@ -92,11 +102,12 @@ impl CallSpec {
             .as_ref()
             .and_then(|m| self.body(m).map_err(|e| problems.push(e)).ok());
         match (method, headers, body) {
-            (Some(method), Some(headers), Some(body)) if problems.is_empty() => Ok(Call {
+            (Some(method), Some(headers), Some((body, data))) if problems.is_empty() => Ok(Call {
                 path: format!("/{}/{}", method.parent_service().full_name(), method.name()),
                 method,
                 headers,
                 body,
+                data,
             }),
             _ => Err(problems),
         }
@@ -116,8 +127,8 @@ impl CallSpec {
         Ok(h)
     }
 
-    /// The framed request messages.
-    fn body(&self, method: &MethodDescriptor) -> Result<Vec<u8>, String> {
+    /// The framed request messages, and the data's templates when it has some.
+    fn body(&self, method: &MethodDescriptor) -> Result<(Vec<u8>, Option<crate::Data>), String> {
         let input = method.input();
         let given = [
             self.data.is_some(),
@@ -143,7 +154,7 @@ impl CallSpec {
                     input.full_name()
                 )
             })?;
-            return Ok(frame::encode(&bytes));
+            return Ok((frame::encode(&bytes), None));
         }
         let (json, flag) = match (&self.data, &self.data_file) {
             (Some(d), _) => (d.clone(), "-d"),
@@ -154,36 +165,10 @@ impl CallSpec {
             ),
             (None, None) => ("{}".to_owned(), "-d"),
         };
-        if json.contains("{{") {
-            return Err(format!(
-                "{flag}: herd grpc does not render templates ({{{{...}}}}) in the data yet; \
-                 give the message as literal JSON"
-            ));
+        match crate::Data::parse(&json, method, flag)? {
+            Some(data) => Ok((data.first()?, Some(data))),
+            None => Ok((crate::message::encode_json(method, &json, flag)?, None)),
         }
-        let value: serde_json::Value = serde_json::from_str(&json)
-            .map_err(|e| format!("{flag}: the data is not JSON ({e}): give a JSON object"))?;
-        let messages = match value {
-            serde_json::Value::Array(items) if method.is_client_streaming() => items,
-            serde_json::Value::Array(_) => {
-                return Err(format!(
-                    "{flag}: an array is a client stream's messages, and {} takes one \
-                     message: give a JSON object",
-                    method.full_name()
-                ))
-            }
-            one => vec![one],
-        };
-        let mut body = Vec::new();
-        for m in messages {
-            let msg = DynamicMessage::deserialize(input.clone(), m).map_err(|e| {
-                format!(
-                    "{flag}: the data is not a {} message: {e}",
-                    input.full_name()
-                )
-            })?;
-            body.extend(frame::encode(&msg.encode_to_vec()));
-        }
-        Ok(body)
     }
 }
 
@@ -271,7 +256,7 @@ mod tests {
         let e = spec("[{}]").compile().unwrap_err();
         assert!(e[0].contains("takes one message"), "{e:?}");
         let e = spec(r#"{"name": "{{uuid()}}"}"#).compile().unwrap_err();
-        assert!(e[0].contains("templates"), "{e:?}");
+        assert!(e[0].contains("is not a template"), "{e:?}");
         let mut s = spec("{}");
         s.binary = Some(vec![0xff]);
         assert!(s.compile().unwrap_err()[0].contains("once"));

@@ -25,9 +25,8 @@ pub fn pool(
             })
         }
         (None, None) => Err(
-            "give the call's types: --proto FILE.proto (with --import-paths \
-                             for its imports) or --protoset FILE (server reflection asks a \
-             plaintext server only, with --insecure, for now)"
+            "give the call's types: --proto FILE.proto (with --import-paths for its imports) \
+             or --protoset FILE, or leave both out to ask the server (reflection)"
                 .into(),
         ),
     }

@@ -15,12 +15,18 @@
 //! ```
 
 mod call;
+mod data;
 mod describe;
 #[cfg(test)]
 mod fixture;
 pub mod frame;
+mod message;
 mod reflect;
 mod script;
 
-pub use call::{Call, CallSpec};
+pub use call::{Call, CallSpec, ReflectTls};
+pub use data::Data;
+pub use describe::{method, pool};
+pub use message::{encode_json, reply_json};
+pub use prost_reflect::{DescriptorPool, MessageDescriptor, MethodDescriptor};
 pub use script::{judge, GrpcScript};

@@ -1,22 +1,31 @@
 //! Server reflection (`grpc.reflection.v1alpha.ServerReflection`), asked once before the run
 //! when neither `--proto` nor `--protoset` is given: the files declaring the call's service,
-//! over one plaintext HTTP/2 connection of herd's own session (blocking, with a deadline).
+//! over one HTTP/2 connection of herd's own session (h2c, or TLS with ALPN h2: rustls over the
+//! blocking socket), blocking, with a deadline.
 
 use crate::frame::{self, Decoder};
 use herd_h2::{ClientSession, Event, Request, Settings};
 use prost::bytes::Buf;
 use prost::encoding::{decode_key, decode_varint, encode_varint, WireType};
 use prost_reflect::DescriptorPool;
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const PATH: &[u8] = b"/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
 
 /// The types of `service` as the server at `addr` (`host:port`, plaintext) describes them,
 /// the well-known types beside them.
-pub fn pool(addr: &str, service: &str, wait: Duration) -> Result<DescriptorPool, String> {
-    let files = ask(addr, service, wait).map_err(|e| {
+pub fn pool(
+    addr: &str,
+    service: &str,
+    wait: Duration,
+    tls: Option<Arc<ClientConfig>>,
+) -> Result<DescriptorPool, String> {
+    let files = ask(addr, service, wait, tls).map_err(|e| {
         format!(
             "server reflection at {addr}: {e}; give the call's types with --proto FILE or \
              --protoset FILE"
@@ -35,16 +44,77 @@ pub fn pool(addr: &str, service: &str, wait: Duration) -> Result<DescriptorPool,
     Ok(pool)
 }
 
+/// The connection reflection is asked over.
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Conn {
+    fn open(addr: &str, wait: Duration, tls: Option<Arc<ClientConfig>>) -> Result<Conn, String> {
+        let to = addr
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve: {e}"))?
+            .next()
+            .ok_or("no address")?;
+        let tcp = TcpStream::connect_timeout(&to, wait).map_err(|e| e.to_string())?;
+        let _ = tcp.set_nodelay(true);
+        // The TLS handshake reads inside the first write: it waits no longer than the rest.
+        tcp.set_read_timeout(Some(wait))
+            .map_err(|e| e.to_string())?;
+        let Some(config) = tls else {
+            return Ok(Conn::Plain(tcp));
+        };
+        let host = addr.rsplit_once(':').map_or(addr, |(h, _)| h);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let name = ServerName::try_from(host.to_owned())
+            .map_err(|e| format!("{host} is no name for TLS: {e}"))?;
+        let tls = ClientConnection::new(config, name).map_err(|e| e.to_string())?;
+        Ok(Conn::Tls(Box::new(StreamOwned::new(tls, tcp))))
+    }
+
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Conn::Plain(t) => t,
+            Conn::Tls(s) => &s.sock,
+        }
+    }
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(t) => t.read(buf),
+            Conn::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(t) => t.write(buf),
+            Conn::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Conn::Plain(t) => t.flush(),
+            Conn::Tls(s) => s.flush(),
+        }
+    }
+}
+
 /// The files (serialized FileDescriptorProtos) the server sends for `symbol`.
-fn ask(addr: &str, symbol: &str, wait: Duration) -> Result<Vec<Vec<u8>>, String> {
+fn ask(
+    addr: &str,
+    symbol: &str,
+    wait: Duration,
+    tls: Option<Arc<ClientConfig>>,
+) -> Result<Vec<Vec<u8>>, String> {
     let deadline = Instant::now() + wait;
-    let to = addr
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve: {e}"))?
-        .next()
-        .ok_or("no address")?;
-    let mut tcp = TcpStream::connect_timeout(&to, wait).map_err(|e| e.to_string())?;
-    let _ = tcp.set_nodelay(true);
+    let mut conn = Conn::open(addr, wait, tls)?;
     let mut session = ClientSession::new(&Settings::default()).map_err(|e| e.to_string())?;
     // ServerReflectionRequest { file_containing_symbol (4): symbol }
     let mut message = vec![0x22];
@@ -69,14 +139,16 @@ fn ask(addr: &str, symbol: &str, wait: Duration) -> Result<Vec<Vec<u8>>, String>
     loop {
         out.clear();
         session.send(&mut out).map_err(|e| e.to_string())?;
-        tcp.write_all(&out).map_err(|e| e.to_string())?;
+        conn.write_all(&out).map_err(|e| e.to_string())?;
+        conn.flush().map_err(|e| e.to_string())?;
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(format!("no answer within {wait:?}"));
         }
-        tcp.set_read_timeout(Some(left))
+        conn.tcp()
+            .set_read_timeout(Some(left))
             .map_err(|e| e.to_string())?;
-        let n = tcp.read(&mut buf).map_err(|e| e.to_string())?;
+        let n = conn.read(&mut buf).map_err(|e| e.to_string())?;
         if n == 0 {
             return Err("the server closed the connection".into());
         }

@@ -3,24 +3,46 @@
 //! (no `grpc-status`, a broken frame, a message of another type) is error `grpc_malformed`.
 
 use crate::frame::Decoder;
-use herd_engine::{Action, Ctx, Failure, Last, Request, Response, Script};
+use herd_engine::{Action, Ctx, Failure, Last, Parts, Request, Response, Script};
 use herd_metrics::{grpc_code_name, grpc_status, ErrorKind, Verdict};
 use prost_reflect::{DynamicMessage, MessageDescriptor};
 
-/// The same call every iteration: its request built once, its response kept (its trailers
-/// say the call's code, which the engine records).
+/// The same call every iteration: its request built once (with templates in the data, its
+/// messages made again for each call), its response kept (its trailers say the call's code,
+/// which the engine records).
 #[derive(Clone, Debug)]
 pub struct GrpcScript {
     request: Request,
     reply: MessageDescriptor,
+    data: Option<crate::Data>,
 }
 
 impl GrpcScript {
-    /// `request` carries the call (POST to its path, its fields and framed message); its
+    /// `request` carries `call` (POST to its path, its fields and framed message); its
     /// response is kept for its trailers and messages.
-    pub fn new(mut request: Request, reply: MessageDescriptor) -> GrpcScript {
+    pub fn new(mut request: Request, call: &crate::Call) -> GrpcScript {
         request.keep_response = true;
-        GrpcScript { request, reply }
+        GrpcScript {
+            request,
+            reply: call.reply(),
+            data: call.data.clone(),
+        }
+    }
+
+    /// The next call's request: the same one, or one with this call's messages. A number
+    /// that does not fit its field (a call past 2^31 into an int32) sends the first call's.
+    fn request(&self) -> Request {
+        let (Some(data), Some(parts)) = (&self.data, &self.request.parts) else {
+            return self.request.clone();
+        };
+        let Ok(body) = data.next() else {
+            return self.request.clone();
+        };
+        let mut parts = Parts::clone(parts);
+        parts.body = body.into();
+        let mut r = self.request.clone();
+        r.parts = Some(std::sync::Arc::new(parts));
+        r
     }
 }
 
@@ -33,7 +55,7 @@ impl Script for GrpcScript {
     #[inline]
     fn next(&self, _user: &mut (), last: Last<'_>, _ctx: Ctx) -> Action {
         match last {
-            Last::Start => Action::Send(self.request.clone()),
+            Last::Start => Action::Send(self.request()),
             _ => Action::Done,
         }
     }

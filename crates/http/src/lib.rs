@@ -62,5 +62,5 @@ pub use request::{closing, parts, prepare, prepare_with, serialize, with_closing
 pub use route::{Route, RouteError};
 pub use session::HttpSession;
 pub use target::{Scheme, Target};
-pub use tls::{TlsFiles, TlsOptions};
+pub use tls::{h2_client_config, TlsFiles, TlsOptions};
 pub use wire::{Conn, HttpTransport, Wire};

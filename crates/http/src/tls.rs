@@ -157,6 +157,14 @@ pub(crate) fn client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, H
     Ok(Arc::new(config))
 }
 
+/// A config for one HTTP/2 connection made outside the run's transport (a gRPC server's
+/// reflection, asked before the run): ALPN `h2`, the run's trust and client certificate.
+pub fn h2_client_config(options: &TlsOptions) -> Result<Arc<ClientConfig>, HttpError> {
+    let mut config = build(options, |b| b.with_safe_default_protocol_versions(), None)?;
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    Ok(Arc::new(config))
+}
+
 /// The config QUIC connections carry HTTP/3 with: TLS 1.3 only (QUIC has no other) and ALPN
 /// `h3`. Its session cache resumes reconnects, and early data is on: a resumed connection sends
 /// its first replayable requests in 0-RTT. Its certificate checks are counted on each thread,

@@ -85,6 +85,62 @@ impl GrpcCounts {
     }
 }
 
+/// A run's calls by `grpc-status`, each code with the latency of its calls (from the intended
+/// send, in microseconds): a call that fails fast and one that fails slow tell different
+/// stories (a DEADLINE_EXCEEDED at the deadline, an UNAVAILABLE at once).
+#[derive(Clone, Debug, Default)]
+pub struct GrpcStats {
+    pub counts: GrpcCounts,
+    /// The codes that occurred, each with its histogram (a run sees a handful of codes).
+    latency: Vec<(u8, crate::CompactHistogram)>,
+}
+
+impl GrpcStats {
+    pub fn record(&mut self, code: u8, latency_us: u64) {
+        if usize::from(code) >= GRPC_CODES.len() {
+            return;
+        }
+        self.counts.add(code, 1);
+        self.histogram(code).saturating_record(latency_us);
+    }
+
+    fn histogram(&mut self, code: u8) -> &mut crate::CompactHistogram {
+        let at = match self.latency.iter().position(|(c, _)| *c == code) {
+            Some(at) => at,
+            None => {
+                self.latency.push((code, crate::CompactHistogram::new()));
+                self.latency.len() - 1
+            }
+        };
+        &mut self.latency[at].1
+    }
+
+    pub fn merge(&mut self, other: &GrpcStats) {
+        self.counts.merge(&other.counts);
+        for (code, h) in &other.latency {
+            self.histogram(*code).add(h);
+        }
+    }
+
+    /// (name, latency) of the codes that occurred, in code order.
+    pub fn latency(&self) -> Vec<(&'static str, &crate::CompactHistogram)> {
+        let mut by_code: Vec<_> = self.latency.iter().collect();
+        by_code.sort_by_key(|(c, _)| *c);
+        by_code
+            .into_iter()
+            .map(|(c, h)| (GRPC_CODES[usize::from(*c)], h))
+            .collect()
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.latency
+            .iter()
+            .map(|(_, h)| h.heap_bytes())
+            .sum::<usize>()
+            + self.latency.capacity() * std::mem::size_of::<(u8, crate::CompactHistogram)>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +177,24 @@ mod tests {
             [("OK", 6), ("UNAVAILABLE", 2)]
         );
         assert_eq!(both.total(), 8);
+    }
+
+    #[test]
+    fn each_code_keeps_the_latency_of_its_calls() {
+        let mut a = GrpcStats::default();
+        for (code, us) in [(4, 500_000), (0, 1_000), (4, 500_000), (14, 10), (0, 3_000)] {
+            a.record(code, us);
+        }
+        a.record(17, 1);
+        let mut b = a.clone();
+        b.merge(&a);
+        let names: Vec<_> = b.latency().iter().map(|(n, h)| (*n, h.len())).collect();
+        assert_eq!(
+            names,
+            [("OK", 4), ("DEADLINE_EXCEEDED", 4), ("UNAVAILABLE", 2)]
+        );
+        let slow = b.latency()[1].1.value_at_quantile(0.5);
+        assert!((499_000..=501_000).contains(&slow), "{slow}");
+        assert_eq!(b.counts.total(), 10);
     }
 }

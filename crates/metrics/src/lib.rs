@@ -31,7 +31,7 @@ pub use by_name::{ByName, NameSecond, NAMED_PER_SECOND, OTHER_NAME};
 pub use compact::CompactHistogram;
 pub use compact::{new_histogram, HISTOGRAM_MAX_US};
 pub use error_kind::{ErrorKind, ErrorTable};
-pub use grpc::{grpc_code, grpc_code_name, grpc_status, GrpcCounts, GRPC_CODES};
+pub use grpc::{grpc_code, grpc_code_name, grpc_status, GrpcCounts, GrpcStats, GRPC_CODES};
 pub use outcome::{Outcome, Phases, Verdict, NO_STATUS};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};

@@ -46,8 +46,9 @@ pub struct Stats {
     /// The responses read as event streams, when there were any (boxed: most runs have none,
     /// and there is one `Stats` per request name per thread).
     pub stream: Option<Box<crate::StreamStats>>,
-    /// gRPC calls by `grpc-status`, when there were any (boxed, as `stream`).
-    pub grpc: Option<Box<crate::GrpcCounts>>,
+    /// gRPC calls by `grpc-status` and their latency, when there were any (boxed, as
+    /// `stream`).
+    pub grpc: Option<Box<crate::GrpcStats>>,
 }
 
 impl Stats {
@@ -151,7 +152,8 @@ impl Stats {
                     self.status.add(o.status, 1);
                 }
                 if let Some(code) = o.grpc {
-                    self.grpc.get_or_insert_default().add(code, 1);
+                    let g = self.grpc.get_or_insert_default();
+                    g.record(code, micros(o.latency));
                 }
                 self.body_min = self.body_min.min(o.body_bytes);
                 self.body_max = self.body_max.max(o.body_bytes);
@@ -175,10 +177,9 @@ impl Stats {
             + self.status.heap_bytes()
             + self.errors.heap_bytes()
             + self.stream.as_ref().map_or(0, |s| s.heap_bytes())
-            + self
-                .grpc
-                .as_ref()
-                .map_or(0, |_| std::mem::size_of::<crate::GrpcCounts>())
+            + self.grpc.as_ref().map_or(0, |g| {
+                std::mem::size_of::<crate::GrpcStats>() + g.heap_bytes()
+            })
     }
 
     /// Records the lookup of the target's name, made before the run.

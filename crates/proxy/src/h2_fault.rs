@@ -8,7 +8,7 @@ use rand::Rng;
 use serde_json::{json, Map, Value};
 
 use crate::error::ApiError;
-use crate::request::{pattern_matches, Req};
+use crate::request::{apply_choice, bad_attribute, pattern_matches, Req};
 
 /// What a hit stream gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,10 +82,11 @@ const CODES: [&str; 14] = [
 
 impl H2Fault {
     pub fn apply(&mut self, attrs: &Map<String, Value>) -> Result<(), ApiError> {
-        let bad = |k: &str, want: &str, v: &Value| {
-            ApiError::bad_body(format!("attribute {k} must be {want}, got {v}"))
-        };
+        let bad = bad_attribute;
         for (k, v) in attrs {
+            if apply_choice(k, v, &mut self.method, &mut self.path, &mut self.rate)? {
+                continue;
+            }
             let count = || {
                 v.as_u64()
                     .or_else(|| {
@@ -102,19 +103,6 @@ impl H2Fault {
                         Some("goaway") => H2Action::Goaway,
                         _ => return Err(bad(k, "\"rst_stream\" or \"goaway\"", v)),
                     }
-                }
-                "method" => {
-                    self.method = v
-                        .as_str()
-                        .ok_or_else(|| bad(k, "a string", v))?
-                        .to_ascii_uppercase()
-                }
-                "path" => self.path = v.as_str().ok_or_else(|| bad(k, "a string", v))?.into(),
-                "rate" => {
-                    self.rate = v
-                        .as_f64()
-                        .filter(|r| (0.0..=1.0).contains(r))
-                        .ok_or_else(|| bad(k, "a number from 0 to 1", v))?
                 }
                 "after" => self.after = count()?,
                 "first" => self.first = count()?,

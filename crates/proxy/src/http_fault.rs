@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use crate::error::ApiError;
 use crate::framing::Framing;
 use crate::h2_follow::PREFACE;
-use crate::request::{pattern_matches, Req};
+use crate::request::{apply_choice, bad_attribute, pattern_matches, Req};
 
 /// The attributes of an `http` toxic.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,29 +65,17 @@ impl Default for HttpFault {
 
 impl HttpFault {
     pub fn apply(&mut self, attrs: &Map<String, Value>) -> Result<(), ApiError> {
-        let bad = |k: &str, want: &str, v: &Value| {
-            ApiError::bad_body(format!("attribute {k} must be {want}, got {v}"))
-        };
+        let bad = bad_attribute;
         for (k, v) in attrs {
+            if apply_choice(k, v, &mut self.method, &mut self.path, &mut self.rate)? {
+                continue;
+            }
             let int = || {
                 v.as_i64()
                     .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
                     .ok_or_else(|| bad(k, "a whole number", v))
             };
             match k.as_str() {
-                "method" => {
-                    self.method = v
-                        .as_str()
-                        .ok_or_else(|| bad(k, "a string", v))?
-                        .to_ascii_uppercase()
-                }
-                "path" => self.path = v.as_str().ok_or_else(|| bad(k, "a string", v))?.into(),
-                "rate" => {
-                    self.rate = v
-                        .as_f64()
-                        .filter(|r| (0.0..=1.0).contains(r))
-                        .ok_or_else(|| bad(k, "a number from 0 to 1", v))?
-                }
                 "status" => {
                     let s = int()?;
                     if s != 0 && !(100..=599).contains(&s) {

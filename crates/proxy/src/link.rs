@@ -27,6 +27,9 @@ pub(crate) struct Link {
     /// Readable and writable flags of [client, upstream] (edge-triggered readiness).
     pub(crate) readable: [bool; 2],
     pub(crate) writable: [bool; 2],
+    /// A side whose poll said its peer's end (or an error) came: read it to the end, never
+    /// stop at a short read (the end comes after the bytes, with no new readiness).
+    pub(crate) ending: [bool; 2],
     /// [upstream: client -> server, downstream: server -> client]
     pub(crate) pipes: [Pipe; 2],
     pub(crate) timer_at: Option<Instant>,
@@ -187,6 +190,12 @@ impl Link {
                 }
                 Ok(n) => {
                     moved = true;
+                    // A short read emptied the socket (edge-triggered epoll on a stream
+                    // socket): the next bytes bring a new readiness, so the read that would
+                    // only say WouldBlock is saved (a third of the relay's calls per request).
+                    if n < scratch.len() && !self.ending[src] {
+                        self.readable[src] = false;
+                    }
                     Stats::add(&self.stats.received[stream.index()], n as u64);
                     if dir == 0 && self.h2.is_none() {
                         self.follow_requests(&scratch[..n]);

@@ -109,6 +109,9 @@ impl Relay {
                     if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
                         link.readable[side] = true;
                     }
+                    if ev.is_read_closed() || ev.is_error() {
+                        link.ending[side] = true;
+                    }
                     if ev.is_writable() || ev.is_write_closed() || ev.is_error() {
                         link.writable[side] = true;
                     }
@@ -273,6 +276,7 @@ impl Relay {
                 connected: false,
                 readable: [false; 2],
                 writable: [false; 2],
+                ending: [false; 2],
                 pipes,
                 timer_at: None,
                 wake: None,

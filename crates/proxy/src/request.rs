@@ -18,3 +18,32 @@ pub(crate) fn pattern_matches(method: &str, pattern: &str, req: &Req) -> bool {
     };
     method && path
 }
+
+/// "attribute K must be WANT, got V": the API's answer to an attribute of the wrong kind.
+pub(crate) fn bad_attribute(k: &str, want: &str, v: &serde_json::Value) -> crate::error::ApiError {
+    crate::error::ApiError::bad_body(format!("attribute {k} must be {want}, got {v}"))
+}
+
+/// The attributes every request-choosing toxic shares (`method`, `path`, `rate`): sets the
+/// one `k` names and says `Ok(true)`, or `Ok(false)` when `k` is none of them.
+pub(crate) fn apply_choice(
+    k: &str,
+    v: &serde_json::Value,
+    method: &mut String,
+    path: &mut String,
+    rate: &mut f64,
+) -> Result<bool, crate::error::ApiError> {
+    let text = || v.as_str().ok_or_else(|| bad_attribute(k, "a string", v));
+    match k {
+        "method" => *method = text()?.to_ascii_uppercase(),
+        "path" => *path = text()?.into(),
+        "rate" => {
+            *rate = v
+                .as_f64()
+                .filter(|r| (0.0..=1.0).contains(r))
+                .ok_or_else(|| bad_attribute(k, "a number from 0 to 1", v))?
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}

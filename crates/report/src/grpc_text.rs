@@ -1,5 +1,5 @@
 //! The summary's lines for gRPC calls: the calls by `grpc-status` name, and each method's
-//! latency. Nothing for an HTTP run.
+//! latency (and each code's, when there are several). Nothing for an HTTP run.
 
 use crate::format::{count, duration_ms};
 use crate::lines::line;
@@ -32,6 +32,21 @@ pub(crate) fn render(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             count(m.calls)
         );
         line(out, "", &body)?;
+        // Each code's own latency, when the calls did not all end alike: a fast refusal and
+        // a slow timeout read apart, not averaged into one line.
+        if m.by_status.len() > 1 {
+            for (name, l) in &m.by_status {
+                let s = &l.latency_ms;
+                let body = format!(
+                    "  {name}  p50 {}  p99 {}  max {}   ({} calls)",
+                    duration_ms(s.p50),
+                    duration_ms(s.p99),
+                    duration_ms(s.max),
+                    count(s.count)
+                );
+                line(out, "", &body)?;
+            }
+        }
     }
     Ok(())
 }

@@ -192,7 +192,7 @@ fn header(r: &RunResult, out: &mut impl Write) -> fmt::Result {
     }
     // A gRPC run names its method: the URL is only where the calls went.
     let what = match r.grpc.as_ref().map(|g| g.methods.as_slice()) {
-        Some([m]) => format!("herd grpc {} {}", r.target, m.method),
+        Some([m]) if r.workload.is_none() => format!("herd grpc {} {}", r.target, m.method),
         _ => format!("herd run {}", r.target),
     };
     writeln!(out, "{what}  {how}, {}", duration_s(r.duration_s))?;

@@ -102,7 +102,7 @@ pub use criteria::{Criteria, Criterion, Diagnostic};
 pub use document::{parse_document, read_document, Document};
 pub use error::ReportError;
 pub use fault_window::{FaultWindow, Recovery};
-pub use grpc::{Grpc, GrpcMethod};
+pub use grpc::{Grpc, GrpcMethod, StatusLatency};
 pub use histogram::{
     decode_histogram, encode_histogram, summarize_us, Histograms, PhaseHistograms,
 };

@@ -9,7 +9,7 @@ use crate::{LoadFlags, RequestFlags, RunError, RunSpec, Source};
 use herd_engine::Request;
 use herd_engine::{Load, Plan};
 use herd_http::h3::H3Transport;
-use herd_http::{prepare, with_closing, RequestSpec, Target, TlsOptions};
+use herd_http::{prepare, with_closing, RequestSpec, Scheme, Target, TlsOptions};
 use herd_workload::{UrlDefaults, Workload};
 use std::path::{Path, PathBuf};
 
@@ -238,10 +238,10 @@ impl RunSpec {
             }
         };
         let mut spec = request_spec(request, problems);
-        let grpc = request
-            .grpc
-            .as_ref()
-            .and_then(|c| call(c, &mut spec, problems));
+        let grpc = request.grpc.as_ref().and_then(|c| {
+            let (c, tls) = self.reflect_at_target(c, target.as_ref());
+            call(&c, tls, &mut spec, problems)
+        });
         let body_file = body_file(request, problems);
         let names = file.as_ref().map_or(1, |(w, _)| w.names().len());
         let plan = url_plan(&self.load.at(self.level, self.length), names);
@@ -376,15 +376,50 @@ impl RunSpec {
     }
 }
 
+impl RunSpec {
+    /// A call whose types are to come by server reflection asks the target: over TLS (ALPN h2)
+    /// for `https://`, trusting what the run trusts (`--cacert`, `--skipTLS`) and with its
+    /// client certificate (a file that cannot be read is told with the run's TLS flags).
+    fn reflect_at_target(
+        &self,
+        c: &herd_grpc::CallSpec,
+        target: Option<&Target>,
+    ) -> (herd_grpc::CallSpec, herd_grpc::ReflectTls) {
+        let mut c = c.clone();
+        let by_reflection = c.proto.is_none() && c.protoset.is_none() && c.reflect.is_none();
+        let Some(t) = target.filter(|_| by_reflection) else {
+            return (c, None);
+        };
+        let mut tls = None;
+        if matches!(t.scheme(), Scheme::Https) {
+            let options = TlsOptions {
+                insecure: self.insecure,
+                source: None,
+                files: self.connect.tls_files(&mut Vec::new()),
+            };
+            match herd_http::h2_client_config(&options) {
+                Ok(config) => tls = Some(config),
+                Err(_) => return (c, None),
+            }
+        }
+        c.reflect = Some(match t.host().contains(':') {
+            true => format!("[{}]:{}", t.host(), t.port()),
+            false => format!("{}:{}", t.host(), t.port()),
+        });
+        (c, tls)
+    }
+}
+
 /// The request the flags describe; their problems are added to `problems`.
 /// A gRPC call checked and made the request: a POST to its path with its fields and framed
 /// message.
 fn call(
     c: &herd_grpc::CallSpec,
+    tls: herd_grpc::ReflectTls,
     spec: &mut RequestSpec,
     problems: &mut Vec<String>,
 ) -> Option<std::sync::Arc<herd_grpc::Call>> {
-    let call = c.compile().map_err(|p| problems.extend(p)).ok()?;
+    let call = c.compile_with(tls).map_err(|p| problems.extend(p)).ok()?;
     spec.method = "POST".into();
     spec.path = call.path.clone();
     spec.headers.extend(call.headers.iter().cloned());

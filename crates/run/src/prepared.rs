@@ -329,7 +329,7 @@ impl Prepared {
         }
         match &r.grpc {
             Some(call) => {
-                let script = herd_grpc::GrpcScript::new(request, call.reply());
+                let script = herd_grpc::GrpcScript::new(request, call);
                 let script = |_| script.clone();
                 self.engine(plan, &r.target, options, script, hooks, progress)
             }

@@ -168,36 +168,24 @@ fn arrivals(plan: &Plan) -> Option<herd_result::Arrivals> {
 /// How a log replay is described in its result: the open model at the log's mean rate.
 pub(crate) fn replay_config(url: &str, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: url.to_owned(),
-        method: "replay".to_owned(),
         model: Model::Open,
-        connections: plan.max_connections(),
-        rate: match plan.load {
-            Load::Open { rate, .. } => Some(rate),
-            Load::Closed { .. } => None,
-        },
-        duration_s: plan.duration.map(|d| d.as_secs_f64()),
         requests: None,
         warmup_s: 0.0,
-        threads: plan.effective_threads() as u64,
-        timeout_s: plan.timeout.as_secs_f64(),
-        calls_per_conn: None,
-        pipeline: None,
-        streams: None,
-        proxy: None,
-        headers: Vec::new(),
-        body_bytes: 0,
-        secrets_shown: false,
-        labels: Default::default(),
-        arrivals: arrivals(plan),
+        ..plan_config(url.to_owned(), "replay", plan)
     }
 }
 
 /// How a workload's run is described in its result: the file's target, its plan's load.
 pub(crate) fn workload_config(w: &Workload, plan: &Plan) -> RunConfig {
+    let url = herd_result::redact::Redaction::default().url(&w.target().to_string());
+    plan_config(url, "workload", plan)
+}
+
+/// What the plan alone says of a run (no request flags: replay and workloads).
+fn plan_config(url: String, method: &str, plan: &Plan) -> RunConfig {
     RunConfig {
-        url: herd_result::redact::Redaction::default().url(&w.target().to_string()),
-        method: "workload".to_owned(),
+        url,
+        method: method.to_owned(),
         model: match plan.load {
             Load::Open { .. } => Model::Open,
             Load::Closed { .. } => Model::Closed,
@@ -246,6 +234,11 @@ pub(crate) fn add_workload(
             .collect()
     };
     result.by_name = by_name;
+    // A workload's `grpc:` steps: each request name whose answers were calls'.
+    result.grpc = match out.by_name.is_empty() {
+        true => herd_result::Grpc::of_calls(names.iter().map(|n| (n.as_str(), &out.total))),
+        false => herd_result::Grpc::of_calls(names.iter().map(String::as_str).zip(&out.by_name)),
+    };
     if !w.walks() {
         result.by_scenario = w
             .scenarios()

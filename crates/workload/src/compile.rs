@@ -20,10 +20,11 @@ use std::time::Duration;
 mod request;
 use request::{compile_request, Names};
 
-const TOP: [&str; 11] = [
+const TOP: [&str; 12] = [
     "target",
     "script",
     "protocol",
+    "proto",
     "defaults",
     "load",
     "data",
@@ -101,9 +102,10 @@ pub fn compile(
         .get("seed")
         .and_then(|s| r.count(s, "seed"))
         .unwrap_or(0);
-    let http2 = top
+    let protocol = top
         .get("protocol")
-        .is_some_and(|p| read_protocol(&mut r, p));
+        .map(|p| (read_protocol(&mut r, p), p.at));
+    let types = top.get("proto").and_then(|p| read_proto(&mut r, p));
     let mut script = top
         .get("script")
         .map(|s| crate::lua::LuaScript::read(&mut r, s, base));
@@ -115,6 +117,7 @@ pub fn compile(
         let mut b = Build {
             defaults: &defaults,
             target: target.as_ref(),
+            types: types.as_ref(),
             sources: &sources,
             broken: &broken,
             variables: &mut variables,
@@ -123,6 +126,7 @@ pub fn compile(
         };
         b.scenarios(&mut r, drafts, script.as_mut())
     };
+    let http2 = speaks_h2(&mut r, protocol, &scenarios);
     let thresholds = top
         .get("thresholds")
         .map(|t| read_thresholds(&mut r, t, &names))
@@ -250,6 +254,49 @@ fn read_protocol(r: &mut Reader, p: &Node) -> bool {
     }
 }
 
+/// Whether the workload speaks HTTP/2: as its `protocol:` says, else when a `grpc:` step's
+/// call needs it (one that says HTTP/1.1 beside a call is refused).
+fn speaks_h2(r: &mut Reader, protocol: Option<(bool, Pos)>, scenarios: &[Scenario]) -> bool {
+    let calls = scenarios
+        .iter()
+        .flat_map(|s| &s.steps)
+        .any(|s| matches!(s, Step::Send(send) if send.grpc.is_some()));
+    match protocol {
+        Some((false, at)) if calls => {
+            r.report(
+                Diag::new(
+                    at,
+                    "a grpc step's calls ride HTTP/2, and this workload says HTTP/1.1",
+                )
+                .hint("write protocol: h2, or leave `protocol` out"),
+            );
+            false
+        }
+        Some((h2, _)) => h2,
+        None => calls,
+    }
+}
+
+/// `proto:`: the `.proto` file (relative to the workload's folder) whose types the `grpc:`
+/// steps' calls use, compiled in-process (its own folder searched for its imports).
+fn read_proto(r: &mut Reader, p: &Node) -> Option<herd_grpc::DescriptorPool> {
+    let file = r.string(p, "proto")?;
+    let path = r.base.join(&file);
+    match herd_grpc::pool(Some(&path), &[], None) {
+        Ok(pool) => Some(pool),
+        Err(e) => {
+            let e = e
+                .replace(
+                    &format!("--proto {}", path.display()),
+                    &format!("proto {file}"),
+                )
+                .replace("; --import-paths DIR,DIR names where its imports are", "");
+            r.report(Diag::new(p.at, e));
+            None
+        }
+    }
+}
+
 /// `scenarios:`, each read into a draft (its steps not yet compiled).
 fn read_scenarios(r: &mut Reader, top: &Fields, root: &Node) -> Vec<ScenarioDraft> {
     let mut drafts = Vec::new();
@@ -280,6 +327,7 @@ fn read_scenarios(r: &mut Reader, top: &Fields, root: &Node) -> Vec<ScenarioDraf
 struct Build<'a> {
     defaults: &'a Defaults,
     target: Option<&'a Target>,
+    types: Option<&'a herd_grpc::DescriptorPool>,
     sources: &'a [crate::data::Source],
     broken: &'a [String],
     variables: &'a mut Vec<String>,
@@ -328,6 +376,7 @@ impl Build<'_> {
                             self.defaults.follow,
                             self.defaults.cookies,
                             self.target,
+                            self.types,
                             &mut ctx,
                             self.names,
                             self.checks,

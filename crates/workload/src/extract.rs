@@ -16,14 +16,7 @@ impl Extract {
     /// What `extract` finds in a kept response, or `None`.
     pub fn apply(&self, r: &Response) -> Option<String> {
         match self {
-            Extract::Json(path) => {
-                let v: serde_json::Value = serde_json::from_slice(&r.body).ok()?;
-                match path.find(&v)? {
-                    serde_json::Value::String(s) => Some(s.clone()),
-                    serde_json::Value::Null => None,
-                    other => Some(other.to_string()),
-                }
-            }
+            Extract::Json(path) => path.first_text(&r.body),
             Extract::Regex(re) => {
                 let body = std::str::from_utf8(&r.body).ok()?;
                 let caps = re.captures(body)?;
@@ -84,6 +77,17 @@ impl JsonPath {
                     message: format!("bad JSONPath `{text}`: {} ({hint})", e.message()),
                 }
             })
+    }
+
+    /// The first node `body` (JSON) has at this path, as text: a string as it is, `null` as
+    /// nothing, anything else as JSON.
+    pub fn first_text(&self, body: &[u8]) -> Option<String> {
+        let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+        match self.find(&v)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Null => None,
+            other => Some(other.to_string()),
+        }
     }
 
     /// The first node selected, in document order.

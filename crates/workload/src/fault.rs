@@ -292,42 +292,53 @@ fn read_slicer(r: &mut Reader, v: &Node) -> Option<Value> {
 }
 
 fn read_http(r: &mut Reader, v: &Node) -> Option<Value> {
-    let h = r.fields(v, "http", &HTTP)?;
-    let mut out = Map::new();
-    let mut ok = true;
-    for (k, n) in h.entries() {
-        let key = k.scalar().unwrap_or_default();
-        let value = match key {
-            "method" | "path" => r.string(n, key).map(Value::from),
-            "rate" => share(r, n, key).map(Value::from),
-            "header_delay" | "body_delay" => ms(r, n, key).map(Value::from),
-            "retry_after" => r.duration(n, key).map(|d| Value::from(d.as_secs())),
-            "status" => r.count(n, key).and_then(|s| {
-                if (100..=599).contains(&s) {
-                    Some(Value::from(s))
-                } else {
-                    r.error(
-                        n.at,
-                        format!("status {s} is not an HTTP status (100 to 599)"),
-                    );
-                    None
-                }
-            }),
-            _ => r.count(n, key).map(Value::from),
-        };
-        match value {
-            Some(v) => {
-                out.insert(key.to_owned(), v);
+    read_request_toxic(r, v, "http", &HTTP, |r, n, key| match key {
+        "header_delay" | "body_delay" => ms(r, n, key).map(Value::from),
+        "retry_after" => r.duration(n, key).map(|d| Value::from(d.as_secs())),
+        "status" => r.count(n, key).and_then(|s| {
+            if (100..=599).contains(&s) {
+                Some(Value::from(s))
+            } else {
+                r.error(
+                    n.at,
+                    format!("status {s} is not an HTTP status (100 to 599)"),
+                );
+                None
             }
-            None => ok = false,
-        }
-    }
-    ok.then_some(Value::Object(out))
+        }),
+        _ => r.count(n, key).map(Value::from),
+    })
 }
 
 /// herd proxy's `http2` toxic: stream resets or GOAWAY on h2c, by method and path.
 fn read_http2(r: &mut Reader, v: &Node) -> Option<Value> {
-    let h = r.fields(v, "http2", &HTTP2)?;
+    read_request_toxic(r, v, "http2", &HTTP2, |r, n, key| match key {
+        "action" => match r.string(n, key).as_deref() {
+            Some(a @ ("rst_stream" | "goaway")) => Some(Value::from(a)),
+            Some(other) => {
+                r.report(
+                    Diag::new(n.at, format!("http2 action `{other}` is not known"))
+                        .hint("write action: rst_stream (the default) or action: goaway"),
+                );
+                None
+            }
+            None => None,
+        },
+        "error_code" => error_code(r, n),
+        _ => r.count(n, key).map(Value::from),
+    })
+}
+
+/// A toxic that chooses requests (`method`, `path`, `rate`, read here) and reads its own
+/// attributes with `own`; every attribute is read (and each mistake said) before `None`.
+fn read_request_toxic(
+    r: &mut Reader,
+    v: &Node,
+    kind: &str,
+    fields: &[&str],
+    mut own: impl FnMut(&mut Reader, &Node, &str) -> Option<Value>,
+) -> Option<Value> {
+    let h = r.fields(v, kind, fields)?;
     let mut out = Map::new();
     let mut ok = true;
     for (k, n) in h.entries() {
@@ -335,19 +346,7 @@ fn read_http2(r: &mut Reader, v: &Node) -> Option<Value> {
         let value = match key {
             "method" | "path" => r.string(n, key).map(Value::from),
             "rate" => share(r, n, key).map(Value::from),
-            "action" => match r.string(n, key).as_deref() {
-                Some(a @ ("rst_stream" | "goaway")) => Some(Value::from(a)),
-                Some(other) => {
-                    r.report(
-                        Diag::new(n.at, format!("http2 action `{other}` is not known"))
-                            .hint("write action: rst_stream (the default) or action: goaway"),
-                    );
-                    None
-                }
-                None => None,
-            },
-            "error_code" => error_code(r, n),
-            _ => r.count(n, key).map(Value::from),
+            _ => own(r, n, key),
         };
         match value {
             Some(v) => {

@@ -1,7 +1,9 @@
-//! Judging a step's response: its status, `body_contains`, a `script:` function's verdict and
-//! the extractions, each counted as a check of the user's thread; the first failure is the
-//! response's message.
+//! Judging a step's response: its status (a gRPC call's `grpc-status`), `body_contains`, values
+//! at JSON paths, a `script:` function's verdict and the extractions, each counted as a check
+//! of the user's thread; the first failure is the response's message. A gRPC call's checks read
+//! its reply's messages as JSON; a reply that is not its call's is error `grpc_malformed`.
 
+use crate::grpc_call::GrpcSend;
 use crate::program::Send;
 use crate::script::WorkloadScript;
 use herd_engine::metrics::{ErrorKind, Verdict};
@@ -16,6 +18,16 @@ impl WorkloadScript {
         extracted: &mut [Option<String>],
         measured: bool,
     ) -> Result<(Verdict, Option<String>), Failure> {
+        let json;
+        let r = match &s.grpc {
+            Some(g) => {
+                json = g
+                    .as_json(r)
+                    .map_err(|e| Failure::new(ErrorKind::GrpcMalformed, e))?;
+                &json
+            }
+            None => r,
+        };
         let mut tally = self.tally.borrow_mut();
         let mut failed: Option<String> = None;
         // Recorded once `check` lets go of the tally.
@@ -28,7 +40,21 @@ impl WorkloadScript {
                 failed = Some(why());
             }
         };
-        if s.status.is_empty() {
+        if let Some(g) = &s.grpc {
+            let code = GrpcSend::status(r);
+            let said = || match code {
+                Some(c) => format!("grpc-status {}", herd_metrics::grpc_code_name(c)),
+                None => format!("no grpc-status (HTTP status {})", r.status),
+            };
+            match (g.codes.is_empty(), code) {
+                (true, Some(0)) => {}
+                (true, _) => check(None, false, &said),
+                (false, _) => {
+                    let ok = code.is_some_and(|c| g.codes.contains(&c));
+                    check(g.code_check, ok, &said);
+                }
+            }
+        } else if s.status.is_empty() {
             if r.status >= 400 {
                 check(None, false, &|| format!("status {}", r.status));
             }
@@ -42,6 +68,14 @@ impl WorkloadScript {
             let ok = contains(&r.body, needle.as_bytes());
             check(Some(*id), ok, &|| {
                 format!("the body does not contain {needle:?}")
+            });
+        }
+        for (path, want, id) in &s.json_checks {
+            let found = path.first_text(&r.body);
+            let ok = found.as_deref() == Some(want.as_str());
+            check(Some(*id), ok, &|| match &found {
+                Some(v) => format!("json check: {v:?} where {want:?} was expected"),
+                None => format!("json check: nothing where {want:?} was expected"),
             });
         }
         if let Some((f, id)) = s.lua_check {

@@ -26,6 +26,7 @@ mod expr_tests;
 mod extract;
 mod fault;
 mod func;
+mod grpc_call;
 mod hole;
 mod judge;
 mod load;

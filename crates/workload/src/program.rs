@@ -4,7 +4,8 @@
 
 use crate::cookie::Jar;
 use crate::data::Source;
-use crate::extract::Extract;
+use crate::extract::{Extract, JsonPath};
+use crate::grpc_call::GrpcSend;
 use crate::hole::{Lookup, NotSent, Slot};
 use crate::redirect::Redirect;
 use crate::template::Template;
@@ -126,6 +127,11 @@ pub struct Send {
     pub body_contains: Option<(String, usize)>,
     /// `check: { lua: NAME }`: (the script's function, the check).
     pub lua_check: Option<(usize, usize)>,
+    /// `check: { json: { PATH: VALUE } }`: (the path, the value its first node must be, the
+    /// check).
+    pub json_checks: Vec<(JsonPath, String, usize)>,
+    /// A `grpc:` step's call: its body is the request message as JSON until built.
+    pub grpc: Option<Box<GrpcSend>>,
     /// (variable slot, how, check).
     pub extract: Vec<(usize, Extract, usize)>,
     pub follow: bool,
@@ -199,11 +205,15 @@ impl Send {
                     v.render(&vars, &mut s)?;
                     headers.push((n.clone(), s));
                 }
+                let body = match &self.grpc {
+                    Some(g) => g.encode(body.as_bytes()).map_err(NotSent::Invalid)?,
+                    None => body.into_bytes(),
+                };
                 RequestSpec {
                     method: self.method.clone(),
                     path: render(&self.path)?,
                     headers,
-                    body: body.into_bytes(),
+                    body,
                 }
             }
         };

@@ -1,8 +1,10 @@
-//! Reading one scenario step: a request (`get: /path` and its options) or a pause (`think:`).
+//! Reading one scenario step: a request (`get: /path` and its options), a gRPC call
+//! (`grpc: package.Service/Method`, its `data` and `metadata`) or a pause (`think:`).
 //! Templates are parsed here; names in them are resolved later, when the whole file is known.
 
 use crate::diag::{did_you_mean, Diag, Pos};
 use crate::extract::{Extract, JsonPath};
+use crate::grpc_call::GrpcDraft;
 use crate::hole::Escape;
 use crate::read::{Fields, Reader};
 use crate::template::Template;
@@ -11,7 +13,7 @@ use crate::yaml::{Node, Value};
 use std::time::Duration;
 
 pub const METHODS: [&str; 7] = ["get", "post", "put", "patch", "delete", "head", "options"];
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 22] = [
     "get",
     "post",
     "put",
@@ -31,6 +33,19 @@ const KEYS: [&str; 19] = [
     "follow_redirects",
     "think",
     "stream",
+    "grpc",
+    "data",
+    "metadata",
+];
+/// An HTTP request's keys a `grpc:` step has no use for.
+const NOT_GRPC: [&str; 7] = [
+    "query",
+    "form",
+    "multipart",
+    "json",
+    "body",
+    "follow_redirects",
+    "stream",
 ];
 
 /// A request step as written, before names are resolved.
@@ -46,13 +61,26 @@ pub struct RequestDraft {
     pub headers: Vec<(String, Template)>,
     pub body: Template,
     pub extract: Vec<(String, Pos, Extract)>,
-    pub status: Option<Vec<u16>>,
-    pub body_contains: Option<String>,
-    /// `check: { lua: NAME }`: a function of the script judges the response.
-    pub lua_check: Option<(String, Pos)>,
+    pub check: CheckDraft,
     pub follow_redirects: Option<bool>,
     /// `stream: llm`: an event-stream response is read as an LLM's tokens.
     pub llm: bool,
+    /// A `grpc:` step's call (its body is then the request message as JSON).
+    pub grpc: Option<GrpcDraft>,
+}
+
+/// `check:` as written.
+#[derive(Debug, Default)]
+pub struct CheckDraft {
+    /// HTTP statuses that pass.
+    pub status: Option<Vec<u16>>,
+    /// A `grpc:` step's `grpc-status` codes that pass.
+    pub grpc_status: Option<Vec<u8>>,
+    pub body_contains: Option<String>,
+    /// `lua: NAME`: a function of the script judges the response.
+    pub lua: Option<(String, Pos)>,
+    /// `json: { PATH: VALUE }`: what a JSONPath selects first, as text, must be VALUE.
+    pub json: Vec<(String, JsonPath, String)>,
 }
 
 #[derive(Debug)]
@@ -65,10 +93,30 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
     let f = r.fields(node, "a step", &KEYS)?;
     let methods: Vec<&str> = METHODS.iter().copied().filter(|m| f.has(m)).collect();
     if let Some(t) = f.get("think") {
-        if !methods.is_empty() {
+        if !methods.is_empty() || f.has("grpc") {
             r.error(node.at, "a step is either a request or a `think`, not both");
         }
         return read_think(r, t).map(StepDraft::Think);
+    }
+    if f.has("grpc") {
+        if !methods.is_empty() {
+            r.error(
+                node.at,
+                format!(
+                    "a step is an HTTP request or a gRPC call, not both ({} and grpc)",
+                    methods.join(" and ")
+                ),
+            );
+        }
+        return read_grpc(r, &f, node);
+    }
+    for key in ["data", "metadata"] {
+        if let Some(n) = f.get(key) {
+            r.report(
+                Diag::new(n.at, format!("`{key}` belongs to a gRPC call (`grpc:`)"))
+                    .hint("an HTTP request's body is `json`, `body`, `form` or `multipart`; its fields are `headers`"),
+            );
+        }
     }
     let method = match methods.as_slice() {
         [m] => *m,
@@ -114,19 +162,11 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
             headers.push(("Content-Type".to_owned(), Template::literal(&ct)));
         }
     }
-    let mut extract = Vec::new();
-    if let Some(x) = f.get("extract") {
-        if let Some(xf) = r.map(x, "extract") {
-            for (k, v) in xf.entries() {
-                let Some(var) = k.scalar() else { continue };
-                if let Some(e) = read_extract(r, v) {
-                    extract.push((var.to_owned(), k.at, e));
-                }
-            }
-        }
-    }
-    let (status, body_contains, lua_check) =
-        f.get("check").map(|c| read_check(r, c)).unwrap_or_default();
+    let extract = read_extracts(r, &f);
+    let check = f
+        .get("check")
+        .map(|c| read_check(r, c, false))
+        .unwrap_or_default();
     let name = f.get("name").and_then(|n| r.string(n, "name"));
     let follow_redirects = f
         .get("follow_redirects")
@@ -156,12 +196,85 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         headers,
         body,
         extract,
-        status,
-        body_contains,
-        lua_check,
+        check,
         follow_redirects,
         llm,
+        grpc: None,
     })))
+}
+
+/// A `grpc:` step: a POST of the call's message (`data`, YAML as JSON, strings templates) with
+/// gRPC's fields and the `metadata`; its method and types are looked up when compiled.
+fn read_grpc(r: &mut Reader, f: &Fields, node: &Node) -> Option<StepDraft> {
+    let cnode = f.get("grpc")?;
+    let call = r.string(cnode, "grpc")?;
+    for key in NOT_GRPC.iter().filter(|k| f.has(k)) {
+        r.report(
+            Diag::new(
+                node.at,
+                format!("`{key}` is an HTTP request's; a gRPC call does not take it"),
+            )
+            .hint("a grpc step takes data (its message), metadata, name, check, extract, headers"),
+        );
+    }
+    let mut diags = Vec::new();
+    let mut body = Template::default();
+    match f.get("data") {
+        Some(d) => json_template(d, &mut body, &mut diags),
+        None => body.push_lit("{}"),
+    }
+    let mut headers = vec![
+        (
+            "content-type".to_owned(),
+            Template::literal("application/grpc"),
+        ),
+        ("te".to_owned(), Template::literal("trailers")),
+    ];
+    for key in ["metadata", "headers"] {
+        if let Some(m) = f.get(key) {
+            for (k, v) in pairs(r, m, key) {
+                let value = template(r, v, Escape::None, &mut diags);
+                headers.push((k.to_ascii_lowercase(), value));
+            }
+        }
+    }
+    let extract = read_extracts(r, f);
+    let check = f
+        .get("check")
+        .map(|c| read_check(r, c, true))
+        .unwrap_or_default();
+    let name = f.get("name").and_then(|n| r.string(n, "name"));
+    r.diags.extend(diags);
+    Some(StepDraft::Request(Box::new(RequestDraft {
+        at: node.at,
+        method: "POST".to_owned(),
+        path: Template::default(),
+        path_source: call.clone(),
+        name,
+        headers,
+        body,
+        extract,
+        check,
+        follow_redirects: Some(false),
+        llm: false,
+        grpc: Some(GrpcDraft { call, at: cnode.at }),
+    })))
+}
+
+/// `extract:`, each variable with how it is found.
+fn read_extracts(r: &mut Reader, f: &Fields) -> Vec<(String, Pos, Extract)> {
+    let mut extract = Vec::new();
+    if let Some(x) = f.get("extract") {
+        if let Some(xf) = r.map(x, "extract") {
+            for (k, v) in xf.entries() {
+                let Some(var) = k.scalar() else { continue };
+                if let Some(e) = read_extract(r, v) {
+                    extract.push((var.to_owned(), k.at, e));
+                }
+            }
+        }
+    }
+    extract
 }
 
 /// The request's body (`form`, `multipart`, `json` or `body`, one of them) and the content
@@ -204,37 +317,76 @@ fn read_body(
     (body, content_type.map(str::to_owned).or(multipart_type))
 }
 
-/// `check:`: the statuses that pass, text the body must contain, a Lua check.
-#[allow(clippy::type_complexity)]
-fn read_check(
-    r: &mut Reader,
-    c: &Node,
-) -> (Option<Vec<u16>>, Option<String>, Option<(String, Pos)>) {
-    let (mut status, mut body_contains, mut lua_check) = (None, None, None);
-    if let Some(cf) = r.fields(c, "check", &["status", "body_contains", "lua"]) {
-        if let Some(s) = cf.get("status") {
-            let codes: Vec<&Node> = match &s.value {
-                Value::Seq(items) => items.iter().collect(),
-                _ => vec![s],
-            };
-            let mut ok = Vec::new();
-            for n in codes {
-                match r.count(n, "status") {
-                    Some(c @ 100..=999) => ok.push(c as u16),
-                    Some(c) => r.error(n.at, format!("{c} is not an HTTP status code")),
-                    None => {}
-                }
-            }
-            status = Some(ok);
+/// `check:`: the statuses that pass (a gRPC call's: `grpc-status` names or codes), text the
+/// body must contain, values at JSON paths, a Lua check.
+fn read_check(r: &mut Reader, c: &Node, grpc: bool) -> CheckDraft {
+    let mut out = CheckDraft::default();
+    let Some(cf) = r.fields(c, "check", &["status", "body_contains", "lua", "json"]) else {
+        return out;
+    };
+    if let Some(s) = cf.get("status") {
+        let codes: Vec<&Node> = match &s.value {
+            Value::Seq(items) => items.iter().collect(),
+            _ => vec![s],
+        };
+        match grpc {
+            true => out.grpc_status = Some(grpc_codes(r, &codes)),
+            false => out.status = Some(http_codes(r, &codes)),
         }
-        body_contains = cf
-            .get("body_contains")
-            .and_then(|b| r.string(b, "body_contains"));
-        lua_check = cf
-            .get("lua")
-            .and_then(|l| Some((r.string(l, "lua")?, l.at)));
     }
-    (status, body_contains, lua_check)
+    out.body_contains = cf
+        .get("body_contains")
+        .and_then(|b| r.string(b, "body_contains"));
+    out.lua = cf
+        .get("lua")
+        .and_then(|l| Some((r.string(l, "lua")?, l.at)));
+    if let Some(j) = cf.get("json") {
+        for (path, want) in pairs(r, j, "json") {
+            let Some(value) = r.string(want, "a value") else {
+                continue;
+            };
+            match JsonPath::parse(&path) {
+                Ok(p) => out.json.push((path, p, value)),
+                Err(e) => r.report(
+                    Diag::new(want.at, format!("check json: {}", e.message))
+                        .hint("e.g. check: { json: { \"$.message\": hello } }"),
+                ),
+            }
+        }
+    }
+    out
+}
+
+fn http_codes(r: &mut Reader, nodes: &[&Node]) -> Vec<u16> {
+    let mut ok = Vec::new();
+    for n in nodes {
+        match r.count(n, "status") {
+            Some(c @ 100..=999) => ok.push(c as u16),
+            Some(c) => r.error(n.at, format!("{c} is not an HTTP status code")),
+            None => {}
+        }
+    }
+    ok
+}
+
+/// gRPC's codes by name (`OK`, `not_found`) or number (0..16).
+fn grpc_codes(r: &mut Reader, nodes: &[&Node]) -> Vec<u8> {
+    let mut ok = Vec::new();
+    for n in nodes {
+        let Some(word) = r.string(n, "status") else {
+            continue;
+        };
+        match herd_metrics::grpc_code(&word) {
+            Some(c) => ok.push(c),
+            None => r.report(
+                Diag::new(n.at, format!("`{word}` is not a gRPC status")).hint(format!(
+                    "a grpc step's status is a grpc-status: a code 0..16 or a name ({})",
+                    herd_metrics::GRPC_CODES.join(", ")
+                )),
+            ),
+        }
+    }
+    ok
 }
 
 /// A mapping of names to text templates (headers, query, form), in file order.

@@ -184,6 +184,8 @@ fn prebuilt(method: String, url: &str, index: usize, spec: RequestSpec, req: Req
     Send {
         llm: false,
         lua_check: None,
+        json_checks: Vec::new(),
+        grpc: None,
         name: index as u32,
         method,
         path: Template::literal(url),

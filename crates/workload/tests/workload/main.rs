@@ -6,5 +6,6 @@ mod common;
 
 mod browser_like;
 mod diagnostics;
+mod grpc;
 mod language;
 mod schema;

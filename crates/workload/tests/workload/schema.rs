@@ -37,6 +37,7 @@ fn the_example_matches_the_schema() {
     for src in [
         "target: http://h\nload: { model: open, rate: 200, duration: 1m }\nscenarios: [{ name: a, steps: [{ get: / }, { think: 1s }] }]",
         "target: http://h\nload: { profile: soak, target: 10, duration: 2h }\nscenarios: [{ name: a, steps: [{ put: /x, json: { a: [1, \"{{v}}\"] } }] }]",
+        "target: http://h\nproto: e.proto\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ grpc: e.E/U, data: { m: \"{{v}}\" }, metadata: { k: v }, check: { status: [OK, 5], json: { $.m: x } } }] }]",
     ] {
         let errs = errors(&as_json(src));
         assert!(errs.is_empty(), "{src}: {}", errs.join("\n"));
@@ -50,6 +51,7 @@ fn mistakes_do_not_match_the_schema() {
         "target: http://h\nload: { users: 1 }\nscenarios: [{ name: a, steps: [{ get: / }] }]",
         "target: http://h\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, weight: 0, steps: [{ get: / }] }]",
         "target: http://h\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: /, post: / }] }]",
+        "target: http://h\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: /, grpc: a.B/C }] }]",
         "target: http://h\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: / }] }]\nthresholds: ['p95 is fast']",
     ] {
         assert!(!errors(&as_json(src)).is_empty(), "accepted: {src}");

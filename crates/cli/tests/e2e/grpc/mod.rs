@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
 mod real;
+mod stall;
+mod status;
+mod tls;
+mod workload;
 
 /// The Python greeter on a free loopback port, counting its calls into a file.
 struct Greeter {
@@ -166,6 +170,29 @@ fn each_of_the_seventeen_codes_is_counted_under_its_name() {
             assert_eq!(said, 3, "the server's count of code {code}");
         }
     }
+}
+
+#[test]
+fn templates_in_the_data_number_each_call() {
+    // Call n asks for status n (ghz's {{.RequestNumber}}, from 0): 17 calls, each code once,
+    // and {{seq}} (from 1) beside it, as herd's other bodies number theirs.
+    let dir = TempDir::new("grpc-template");
+    let server = Greeter::start(&dir);
+    let json = dir.path("r.json");
+    let data = r#"{"name":"code:{{.RequestNumber}}"}"#;
+    let r = call(&server.addr(), data, "17", &json).code(0).json();
+    let status = r["grpc"]["status"].as_object().unwrap();
+    assert_eq!(status.len(), 17, "every code once: {status:?}");
+    assert!(status.values().all(|n| n == 1), "{status:?}");
+    let by_code = server.counted()["by_code"].clone();
+    assert_eq!(by_code.as_object().unwrap().len(), 17, "{by_code}");
+    let r = call(&server.addr(), r#"{"name":"n{{seq}}"}"#, "5", &json)
+        .code(0)
+        .json();
+    assert_eq!(r["grpc"]["status"], serde_json::json!({"OK": 5}));
+    let ran = call(&server.addr(), r#"{"name":"{{uuid}}"}"#, "1", &json);
+    ran.code(2);
+    assert!(ran.stderr().contains("{{seq}}"), "{}", ran.stderr());
 }
 
 #[test]

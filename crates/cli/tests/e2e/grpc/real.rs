@@ -7,25 +7,30 @@ use herd_testkit::{GrpcServer, Streams};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-fn mock_proto(name: &str) -> String {
+pub(super) fn mock_proto(name: &str) -> String {
     format!("{}/../mock/proto/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `herd serve` on a free port, one thread (failing calls take the codes in a known order).
-struct Serve {
+pub(super) struct Serve {
     child: Child,
-    addr: String,
+    pub(super) addr: String,
 }
 
 impl Serve {
-    fn start(route: &str) -> Serve {
+    pub(super) fn start(route: &str) -> Serve {
+        Serve::start_routes(&[route])
+    }
+
+    pub(super) fn start_routes(routes: &[&str]) -> Serve {
         let port = free_port();
         let addr = format!("127.0.0.1:{port}");
-        let child = herd()
-            .args(["serve", "--listen", &addr, "-t", "1", "--route", route])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut cmd = herd();
+        cmd.args(["serve", "--listen", &addr, "-t", "1"]);
+        for r in routes {
+            cmd.args(["--route", r]);
+        }
+        let child = cmd.stderr(Stdio::null()).spawn().unwrap();
         wait_listening(addr.parse().unwrap(), "herd serve");
         Serve { child, addr }
     }
@@ -38,7 +43,14 @@ impl Drop for Serve {
     }
 }
 
-fn echo(addr: &str, method: &str, data: &str, n: &str, c: &str, json: &std::path::Path) -> Ran {
+pub(super) fn echo(
+    addr: &str,
+    method: &str,
+    data: &str,
+    n: &str,
+    c: &str,
+    json: &std::path::Path,
+) -> Ran {
     Herd::new(&[
         "grpc",
         "--insecure",
