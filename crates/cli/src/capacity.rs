@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, SeriesArgs, StepOutputs};
+use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs, StepOutputs};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
@@ -90,20 +90,20 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let mut table = ProbeTable {
         users: a.users,
         unit,
-        outputs: StepOutputs::new(outputs, &a.outputs, "capacity"),
+        outputs: step_outputs(outputs, &a.outputs, "capacity"),
     };
     let (result, failure) = capacity(spec, &*runs, &control, &mut table);
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
     let unwritten = table.outputs.end(report, interrupted);
     let answered = print_answer(&result, &a.url, unit);
-    table.outputs.write_json(&result)?;
+    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         return Err(Exit::from(e));
     }
-    if let Some(e) = unwritten {
-        return Err(e);
+    if !unwritten.is_empty() {
+        return Err(Exit::bad_input(unwritten.join("\n")));
     }
     Ok(exit::code(herd_series::capacity::conclude(
         &result, answered,

@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Level, Runs, SeriesArgs, StepOutputs};
+use crate::series::{runs_for, step_outputs, Level, Runs, SeriesArgs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
@@ -114,7 +114,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         named: c.targets.len() > 1,
         unit: c.unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        outputs: StepOutputs::new(outputs, &a.outputs, "sweep"),
+        outputs: step_outputs(outputs, &a.outputs, "sweep"),
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut table);
@@ -124,14 +124,14 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     result
         .write_tables(a.tsv.as_deref(), a.outputs.csv.as_deref())
         .map_err(Exit::bad_input)?;
-    table.outputs.write_json(&result)?;
+    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
     }
-    if let Some(e) = unwritten {
-        return Err(e);
+    if !unwritten.is_empty() {
+        return Err(Exit::bad_input(unwritten.join("\n")));
     }
     Ok(exit::code(herd_series::sweep::conclude(
         &result, false, answered,
