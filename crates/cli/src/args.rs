@@ -122,6 +122,13 @@ pub struct RequestArgs {
     /// with `data: [DONE]` (else error `sse_no_done`) [default: events]
     #[arg(long, value_name = "MODE", value_parser = crate::values::sse_mode)]
     pub sse: Option<bool>,
+
+    /// The longest an event stream may go without an event (from the send to its first, then
+    /// between events): a stream quiet for longer ends as error `sse_stalled`, apart from a
+    /// missing [DONE]; --timeout still bounds the whole stream; wins over a workload file's
+    /// `defaults: event_timeout` [default: none]
+    #[arg(long = "event-timeout", value_name = "TIME", value_parser = crate::values::event_timeout)]
+    pub event_timeout: Option<std::time::Duration>,
 }
 
 impl RequestArgs {
@@ -182,7 +189,10 @@ impl ReachArgs {
     ) -> RunSpec {
         RunSpec {
             request: request.flags(self.secrets.redaction()),
-            load,
+            load: LoadFlags {
+                event_timeout: request.event_timeout,
+                ..load
+            },
             insecure: self.insecure,
             bind: self.bind,
             connect: self.connect.flags(),

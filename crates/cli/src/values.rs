@@ -52,6 +52,17 @@ pub fn threshold(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--event-timeout TIME`: a duration longer than 0.
+pub fn event_timeout(s: &str) -> Result<Duration, String> {
+    match duration(s)? {
+        d if d.is_zero() => Err(format!(
+            "`{s}` is no wait at all: give the longest gap a stream may have between events, \
+             e.g. 2s, or leave the flag out to wait as long as --timeout"
+        )),
+        d => Ok(d),
+    }
+}
+
 /// `--sse MODE`: `llm` (true) or `events` (false).
 pub fn sse_mode(s: &str) -> Result<bool, String> {
     match s {
@@ -66,6 +77,16 @@ pub fn sse_mode(s: &str) -> Result<bool, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_timeout_is_a_duration_above_zero() {
+        assert_eq!(event_timeout("1.5s"), Ok(Duration::from_millis(1_500)));
+        for bad in ["0", "0s", "soon"] {
+            let e = event_timeout(bad).unwrap_err();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+        assert!(event_timeout("0ms").unwrap_err().contains("e.g. 2s"));
+    }
 
     #[test]
     fn durations_people_write() {

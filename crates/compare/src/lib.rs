@@ -213,7 +213,7 @@ const fn metric(key: &'static str, label: &'static str, unit: Unit, gates: bool)
 }
 
 /// The metrics compared, in the order shown.
-pub const METRICS: [Metric; 11] = [
+pub const METRICS: [Metric; 15] = [
     metric("throughput", "throughput", Unit::PerSecond, true),
     metric("error_rate", "error rate", Unit::Share, true),
     metric("p50", "latency p50", Unit::Ms, true),
@@ -225,6 +225,12 @@ pub const METRICS: [Metric; 11] = [
     metric("max", "latency max", Unit::Ms, false),
     metric("mean", "latency mean", Unit::Ms, false),
     metric("bytes", "response size", Unit::Bytes, false),
+    // An LLM's streams: what its users wait for. Runs without event streams leave them
+    // unrecorded, never judged.
+    metric("ttft_p50", "ttft p50", Unit::Ms, true),
+    metric("ttft_p99", "ttft p99", Unit::Ms, true),
+    metric("itl_p50", "itl p50", Unit::Ms, true),
+    metric("itl_p99", "itl p99", Unit::Ms, true),
 ];
 
 /// Compares runs against the first; `threshold` is a fraction (0.10 for 10%).
@@ -259,6 +265,9 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
                 changes,
             }
         })
+        // An event stream's figures only where a run read streams: no rows of "not recorded"
+        // in every comparison of plain requests.
+        .filter(|row| !(is_stream(row.metric.key) && row.values.iter().all(Option::is_none)))
         .collect();
     Comparison {
         threshold,
@@ -271,6 +280,11 @@ pub fn compare(runs: &[(String, &RunResult)], threshold: f64) -> Comparison {
             .flat_map(|(label, r)| asked::differences(runs[0].1, r, label))
             .collect(),
     }
+}
+
+/// A metric of event streams (`ttft_p50`, `itl_p99`...).
+fn is_stream(key: &str) -> bool {
+    key.starts_with("ttft") || key.starts_with("itl")
 }
 
 /// Judges one change. Public so the rule can be tested as a table.
@@ -321,6 +335,10 @@ fn value(key: &str, r: &RunResult) -> Option<f64> {
         "mean" => l.mean,
         "bytes" if !r.recorded("response_bytes") => return None,
         "bytes" => r.response_bytes.mean,
+        "ttft_p50" => r.streams.as_ref()?.ttft_ms.p50,
+        "ttft_p99" => r.streams.as_ref()?.ttft_ms.p99,
+        "itl_p50" => r.streams.as_ref()?.itl_ms.p50,
+        "itl_p99" => r.streams.as_ref()?.itl_ms.p99,
         _ => unreachable!("unknown metric {key}"),
     })
 }

@@ -51,8 +51,20 @@ pub fn per_second(key: &str, r: &RunResult) -> Option<Vec<f64>> {
         "p90" => busy(|e| e.p90_ms),
         "p99" => busy(|e| e.p99_ms),
         "max" => busy(|e| e.max_ms),
+        // Seconds in which event streams ended: the timeline's streams.
+        "ttft_p50" => streams(r, |s| s.ttft_p50_ms),
+        "ttft_p99" => streams(r, |s| s.ttft_p99_ms),
+        "itl_p50" => streams(r, |s| s.itl_p50_ms),
+        "itl_p99" => streams(r, |s| s.itl_p99_ms),
         _ => return None,
     })
+}
+
+/// A stream figure of each whole second in which streams ended.
+fn streams(r: &RunResult, f: fn(&herd_result::TimelineStreams) -> f64) -> Vec<f64> {
+    r.samples()
+        .filter_map(|e| e.streams.as_ref().map(f))
+        .collect()
 }
 
 /// How a metric's change between two runs compares with their noise.

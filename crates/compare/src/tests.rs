@@ -37,7 +37,20 @@ fn judgement_table() {
 #[test]
 fn only_key_metrics_gate() {
     let gating: Vec<_> = METRICS.iter().filter(|m| m.gates).map(|m| m.key).collect();
-    assert_eq!(gating, ["throughput", "error_rate", "p50", "p90", "p99"]);
+    assert_eq!(
+        gating,
+        [
+            "throughput",
+            "error_rate",
+            "p50",
+            "p90",
+            "p99",
+            "ttft_p50",
+            "ttft_p99",
+            "itl_p50",
+            "itl_p99"
+        ]
+    );
     for key in gating {
         assert!(
             per_second(key, &empty()).is_some(),
@@ -84,4 +97,75 @@ fn an_empty_run_compared_with_itself_passes() {
             row.metric.label
         );
     }
+    // Runs without event streams have no rows of their figures.
+    assert!(c.metrics.iter().all(|m| !is_stream(m.metric.key)));
+}
+
+/// A run whose streams' first token came after `ttft_ms` (the same each second), gaps 20 ms.
+fn streamed(ttft_ms: f64) -> RunResult {
+    let mut r = empty();
+    let summary = |v: f64| {
+        serde_json::json!({"count": 100, "min": v, "mean": v, "stddev": 0.0, "p50": v,
+                           "p75": v, "p90": v, "p95": v, "p99": v, "p999": v, "max": v})
+    };
+    r.streams = Some(
+        serde_json::from_value(serde_json::json!({
+            "streams": 100, "events": 1000, "tokens": 1000, "events_per_second": 100.0,
+            "tokens_per_second": 100.0, "ttft_ms": summary(ttft_ms),
+            "ttft_sent_ms": summary(ttft_ms), "itl_ms": summary(20.0),
+            "duration_ms": summary(200.0),
+            "events_per_stream": {"min": 10, "mean": 10.0, "p50": 10, "p99": 10, "max": 10},
+            "histograms": {"ttft": "", "ttft_sent": "", "itl": "", "duration": "",
+                           "events_per_stream": ""}
+        }))
+        .unwrap(),
+    );
+    r.duration_s = 5.0;
+    r.timeline = (0..5)
+        .map(|t| {
+            let mut e: herd_result::TimelineEntry = serde_json::from_value(serde_json::json!({
+                "t": t, "requests": 20, "ok": 20, "failed": 0, "errors": 0, "rps": 20.0,
+                "p50_ms": 300.0, "p90_ms": 300.0, "p99_ms": 300.0, "max_ms": 300.0,
+                "bytes_received": 0, "status_class": {"2xx": 20}, "error_kinds": {}
+            }))
+            .unwrap();
+            // A little noise, so the per-second test has a variance to weigh.
+            let wobble = [0.0, 2.0, -1.0, 1.0, -2.0][t as usize];
+            e.streams = Some(herd_result::TimelineStreams {
+                streams: 20,
+                ttft_p50_ms: ttft_ms + wobble,
+                ttft_p99_ms: ttft_ms + wobble,
+                itl_p50_ms: 20.0 + wobble / 10.0,
+                itl_p99_ms: 20.0 + wobble / 10.0,
+                ..Default::default()
+            });
+            e
+        })
+        .collect();
+    r
+}
+
+#[test]
+fn ttft_that_doubles_is_a_regression_judged_on_its_seconds() {
+    let (base, slow) = (streamed(200.0), streamed(400.0));
+    let c = compare(&[("base".into(), &base), ("slow".into(), &slow)], 0.1);
+    assert!(!c.passed());
+    let regressed: Vec<String> = c.regressions().iter().map(|r| r.metric.clone()).collect();
+    assert_eq!(regressed, ["ttft p50", "ttft p99"]);
+    let row = c
+        .metrics
+        .iter()
+        .find(|m| m.metric.key == "ttft_p99")
+        .unwrap();
+    let change = row.changes[0].unwrap();
+    assert!(
+        matches!(change.noise, Noise::PerSecond { p } if p < 0.001),
+        "{change:?}"
+    );
+    let itl = c
+        .metrics
+        .iter()
+        .find(|m| m.metric.key == "itl_p99")
+        .unwrap();
+    assert_eq!(itl.changes[0].unwrap().judgement, Judgement::Unchanged);
 }

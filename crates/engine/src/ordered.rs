@@ -191,10 +191,18 @@ impl<P: Parse> Ordered<P> {
                 // no `Note::FirstByte` per response, which the loop has no use for.
                 front.resp.first_byte = Some(now);
             }
+            let before = front.resp.events.as_deref().map(|ev| ev.events);
             let (used, done) = front.parser.feed(&got[at..], now, &mut front.resp)?;
             at += used;
             front.resp.bytes_received += used as u64;
             if !done {
+                if let Some(ev) = front.resp.events.as_deref() {
+                    // The head just said it is a stream, or events counted: the loop's wait
+                    // for the next one starts over.
+                    if before.is_none_or(|n| n < ev.events) {
+                        out.push(Note::Stream(front.ticket, ev.last));
+                    }
+                }
                 break;
             }
             self.complete(out);

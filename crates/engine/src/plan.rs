@@ -40,6 +40,10 @@ pub struct Plan {
     pub threads: usize,
     /// A real per-request deadline, connect included.
     pub timeout: Duration,
+    /// The longest wait for an event stream's next event (`--event-timeout`): from the send
+    /// to its first event, then from each event to the next. A stream that waits longer ends
+    /// as `sse_stalled`; `None`: only `timeout` bounds it.
+    pub event_timeout: Option<Duration>,
     /// Requests per connection before it is replaced (httperf's --num-calls); `None` = unlimited.
     pub calls_per_conn: Option<u64>,
     /// Closed model: the users share this many connections (h2load's `-c` apart from its
@@ -93,6 +97,7 @@ impl Default for Plan {
             warmup: Duration::ZERO,
             threads: 1,
             timeout: Duration::from_secs(10),
+            event_timeout: None,
             calls_per_conn: None,
             connections: None,
             pipeline: 1,
@@ -191,6 +196,13 @@ impl Plan {
         }
         if self.timeout.is_zero() {
             problems.push("timeout must be longer than 0s".to_owned());
+        }
+        if self.event_timeout.is_some_and(|t| t.is_zero()) {
+            problems.push(
+                "the event timeout must be longer than 0s (leave it out to wait on a stream's \
+                 events as long as the request timeout allows)"
+                    .to_owned(),
+            );
         }
         if self.calls_per_conn == Some(0) {
             problems.push("calls per connection must be at least 1".to_owned());

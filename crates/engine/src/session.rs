@@ -80,6 +80,11 @@ pub enum Note {
     /// This exchange has its full response. `keep_alive` false in it means the server closes
     /// the connection: the session takes no more exchanges ([`crate::Session::room`] is 0).
     Response(Ticket, Response),
+    /// An event stream's head (its last event `None`), or events of it, arrived for this
+    /// exchange: the instant of its last counted event. Said only when the head is new or
+    /// events counted in the read, so the loop's wait for the next event (`--event-timeout`)
+    /// starts over.
+    Stream(Ticket, Option<std::time::Instant>),
     /// This exchange got no valid response.
     Failed(Failed),
     /// What a WebSocket's connection told apart from its messages (a pong, the server's

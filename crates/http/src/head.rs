@@ -74,8 +74,7 @@ pub(crate) fn interpret(
                 }
             }
             12 if name.eq_ignore_ascii_case(b"content-type") => {
-                let essence = h.value.split(|&b| b == b';').next().unwrap_or_default();
-                event_stream = trim(essence).eq_ignore_ascii_case(b"text/event-stream");
+                event_stream = is_event_stream_type(h.value);
             }
             _ => {}
         }
@@ -140,6 +139,12 @@ fn trim(mut s: &[u8]) -> &[u8] {
         s = rest;
     }
     s
+}
+
+/// A `Content-Type` value whose essence is `text/event-stream` (parameters aside).
+pub(crate) fn is_event_stream_type(value: &[u8]) -> bool {
+    let essence = value.split(|&b| b == b';').next().unwrap_or_default();
+    trim(essence).eq_ignore_ascii_case(b"text/event-stream")
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ const FLAG: &str = "--csv";
 /// The columns, in order.
 pub const HEADER: &str = "t,requests,ok,failed,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,\
 bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,events,tokens,\
-fault";
+ttft_p50_ms,ttft_p99_ms,itl_p50_ms,itl_p99_ms,fault";
 
 /// The columns of a WebSocket run, whose exchanges are messages: the same columns, the
 /// second and sixth named for them (a message's reply has no status: those columns count
@@ -23,7 +23,8 @@ fault";
 /// the server's closes and the refused Upgrades, each as `code:count` pairs (`1006:2 1011:1`).
 pub const MESSAGES_HEADER: &str = "t,messages,ok,failed,errors,msg_per_s,p50_ms,p90_ms,p99_ms,\
 max_ms,bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,\
-events,tokens,pongs,ping_p99_ms,closes,handshakes_failed,fault";
+events,tokens,ttft_p50_ms,ttft_p99_ms,itl_p50_ms,itl_p99_ms,pongs,ping_p99_ms,closes,\
+handshakes_failed,fault";
 
 /// The header for a run whose exchanges are `x`.
 pub fn header(x: herd_result::Exchange) -> &'static str {
@@ -94,8 +95,15 @@ pub fn row(r: &Record, faults: &[FaultWindow], messages: bool) -> String {
     } else {
         fault
     };
+    // A second with no stream ended in it has no stream figures: empty, not 0.
+    let streams = e.streams.as_ref().map_or(",,,".to_owned(), |s| {
+        format!(
+            "{:.3},{:.3},{:.3},{:.3}",
+            s.ttft_p50_ms, s.ttft_p99_ms, s.itl_p50_ms, s.itl_p99_ms
+        )
+    });
     format!(
-        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{},{sockets}{fault}",
+        "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{},{cpu},{conns},{},{},{streams},{sockets}{fault}",
         e.t,
         e.requests,
         e.ok,

@@ -3,6 +3,9 @@
 //! `start,length,max,histogram` lines, the histogram V2-encoded, deflated and base64'd), so
 //! HdrHistogram's own log tools and the Python `hdrhistogram` package read it. Values are
 //! microseconds; `Interval_Max` is in milliseconds (max value divisor 1000, as the tools default).
+//! Event streams add one tagged line per histogram each second (`Tag=ttft,...`: the time to
+//! first event from the intended send, `Tag=ttft_sent`, `Tag=itl`: the gaps between events),
+//! from the first second that has them on: the tools read each tag as its own log.
 
 use crate::{Sink, SinkError, Start};
 use herd_engine::Record;
@@ -17,6 +20,8 @@ const FLAG: &str = "--hlog";
 pub struct Hlog {
     path: PathBuf,
     out: Option<BufWriter<File>>,
+    /// A second had event streams: every later second has their tagged lines too.
+    streams: bool,
 }
 
 impl Hlog {
@@ -24,6 +29,7 @@ impl Hlog {
         Hlog {
             path: path.to_owned(),
             out: None,
+            streams: false,
         }
     }
 }
@@ -63,23 +69,46 @@ impl Sink for Hlog {
         let Some(out) = self.out.as_mut() else {
             return Ok(());
         };
-        // A quiet second is an empty histogram, not a gap: the log has one line per second.
-        let empty;
-        let h = match r.second.latency.histogram() {
-            Some(h) => h,
-            None => {
-                empty = herd_engine::metrics::empty_second_histogram();
-                &empty
+        let s = &r.second;
+        line(out, None, r.index(), s.latency.histogram()).map_err(err)?;
+        self.streams |= s.streams.is_some();
+        if self.streams {
+            let st = s.streams.as_deref();
+            for (tag, h) in [
+                ("ttft", st.and_then(|x| x.first.histogram())),
+                ("ttft_sent", st.and_then(|x| x.first_sent.histogram())),
+                ("itl", st.and_then(|x| x.gap.histogram())),
+            ] {
+                line(out, Some(tag), r.index(), h).map_err(err)?;
             }
-        };
-        writeln!(
-            out,
-            "{}.000,1.000,{:.3},{}",
-            r.index(),
-            h.max() as f64 / 1e3,
-            encode_histogram(h)
-        )
-        .map_err(err)?;
+        }
         out.flush().map_err(err)
     }
+}
+
+/// One second's line, tagged or not. A quiet second is an empty histogram, not a gap: the log
+/// has one line per second (per tag).
+fn line(
+    out: &mut impl Write,
+    tag: Option<&str>,
+    index: u64,
+    h: Option<&herd_engine::metrics::LiveHistogram>,
+) -> std::io::Result<()> {
+    let empty;
+    let h = match h {
+        Some(h) => h,
+        None => {
+            empty = herd_engine::metrics::empty_second_histogram();
+            &empty
+        }
+    };
+    if let Some(tag) = tag {
+        write!(out, "Tag={tag},")?;
+    }
+    writeln!(
+        out,
+        "{index}.000,1.000,{:.3},{}",
+        h.max() as f64 / 1e3,
+        encode_histogram(h)
+    )
 }

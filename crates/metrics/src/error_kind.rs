@@ -70,10 +70,14 @@ pub enum ErrorKind {
     /// WebSocket: the server closed the socket (a close frame, its code in the message, or
     /// the connection) while a message waited for its reply.
     WsClosed,
+    /// An event stream (Server-Sent Events) stalled: no event within `--event-timeout` of the
+    /// last one (or, before the first, of the send). Not a missing `[DONE]`: the server went
+    /// quiet mid-stream.
+    SseStalled,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 26] = [
+    pub const ALL: [ErrorKind; 27] = [
         ErrorKind::ConnectRefused,
         ErrorKind::ConnectTimeout,
         ErrorKind::Reset,
@@ -100,6 +104,7 @@ impl ErrorKind {
         ErrorKind::GrpcMalformed,
         ErrorKind::WsHandshake,
         ErrorKind::WsClosed,
+        ErrorKind::SseStalled,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -136,6 +141,7 @@ impl ErrorKind {
             ErrorKind::GrpcMalformed => "grpc_malformed",
             ErrorKind::WsHandshake => "ws_handshake",
             ErrorKind::WsClosed => "ws_closed",
+            ErrorKind::SseStalled => "sse_stalled",
         }
     }
 
@@ -330,7 +336,8 @@ mod tests {
                 "sse_no_done",
                 "grpc_malformed",
                 "ws_handshake",
-                "ws_closed"
+                "ws_closed",
+                "sse_stalled"
             ]
         );
     }

@@ -23,6 +23,7 @@ mod grpc;
 mod outcome;
 mod recorder;
 mod second_latency;
+mod second_streams;
 mod socket;
 mod stats;
 mod stream;
@@ -36,6 +37,7 @@ pub use grpc::{grpc_code, grpc_code_name, grpc_status, GrpcCounts, GrpcStats, GR
 pub use outcome::{Outcome, Phases, Verdict, NO_STATUS};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
+pub use second_streams::SecondStreams;
 pub use socket::{close_code_name, CodeCounts, SocketEvent, SocketSecond, SocketStats};
 pub use stats::{Stats, StatusCounts};
 pub use stream::{StreamOutcome, StreamStats};

@@ -31,6 +31,8 @@ pub struct Second {
     /// their tokens (`--sse llm`).
     pub events: u64,
     pub tokens: u64,
+    /// Those streams' time to first event and gaps between events (`None` without any).
+    pub streams: Option<Box<crate::SecondStreams>>,
     /// Responses by status code: a run killed before its end still tells its codes.
     pub status: StatusCounts,
     /// gRPC calls that ended in this second, by `grpc-status` (none without calls).
@@ -63,6 +65,7 @@ impl Second {
             body_max: 0,
             events: 0,
             tokens: 0,
+            streams: None,
             status: StatusCounts::default(),
             grpc: None,
             ws: None,
@@ -90,6 +93,7 @@ impl Second {
         if let Some(s) = &o.stream {
             self.events += s.events;
             self.tokens += s.tokens;
+            self.streams.get_or_insert_default().record(s);
         }
         match o.result {
             Ok(v) => {
@@ -138,6 +142,9 @@ impl Second {
         self.body_max = self.body_max.max(other.body_max);
         self.events += other.events;
         self.tokens += other.tokens;
+        if let Some(s) = &other.streams {
+            self.streams.get_or_insert_default().add(s);
+        }
         for (code, n) in other.status.iter() {
             self.status.add(code, n);
         }
@@ -156,6 +163,9 @@ impl Second {
     pub fn seal(&mut self) {
         self.latency.seal();
         self.service.seal();
+        if let Some(s) = &mut self.streams {
+            s.seal();
+        }
         if let Some(w) = &mut self.ws {
             w.ping.seal();
         }
@@ -169,6 +179,7 @@ impl Second {
             + self.service.heap_bytes()
             + self.by_name.held_bytes()
             + self.status.heap_bytes()
+            + self.streams.as_ref().map_or(0, |s| s.held_bytes())
             + self.ws.as_ref().map_or(0, |w| w.heap_bytes())
     }
 }
@@ -213,6 +224,14 @@ impl Spilled for Second {
         }
         self.latency.encode(out);
         self.service.encode(out);
+        // The event streams: a tag, then their summaries.
+        match &self.streams {
+            None => out.push(0),
+            Some(s) => {
+                out.push(1);
+                s.encode(out);
+            }
+        }
     }
 
     fn decode(input: &mut &[u8]) -> Option<Self> {
@@ -248,6 +267,11 @@ impl Spilled for Second {
         }
         s.latency = SecondLatency::decode(input)?;
         s.service = SecondLatency::decode(input)?;
+        let (&tag, rest) = input.split_first()?;
+        *input = rest;
+        if tag == 1 {
+            s.streams = Some(Box::new(crate::SecondStreams::decode(input)?));
+        }
         Some(s)
     }
 }
@@ -429,11 +453,11 @@ mod tests {
         }
         // Past the first minute each new second adds its sealed summaries (latency and service
         // time), its bytes, body sizes and status codes (what a killed run's file reports), a
-        // pointer each for gRPC's codes and a WebSocket's sockets (600 to 608), and nothing
-        // else: 50 MB a day (older seconds wait on disk: `spill_below`). Each error class adds
-        // its count (WebSocket's two took 584 to 600).
+        // pointer for gRPC's codes, and nothing else: 50 MB a day (older seconds wait on disk:
+        // `spill_below`). Each error class adds its count (WebSocket's two took 584 to 600,
+        // sse_stalled 608), the event streams' pointer 8 more, a WebSocket's sockets' 8 more.
         let per_second = (at[599] - at[299]) / 300;
-        assert!(per_second <= 608, "{per_second} bytes per second");
+        assert!(per_second <= 624, "{per_second} bytes per second");
         assert_eq!(at[599] - at[499], at[499] - at[399]);
         // The live minute is bounded too: 6,000 distinct latencies a second, 64 KiB at most.
         assert!(at[119] < 60 * 65_536, "{}", at[119]);

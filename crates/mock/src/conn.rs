@@ -270,6 +270,12 @@ impl<S: Socket> Conn<S> {
         events.head(&mut self.out, route.status, &route.headers);
         end_head(&mut self.out, persist);
         self.flush().await?;
+        // A batch's slot, held to the stream's end: waiting for it is part of the first
+        // token's wait. The semaphore is never closed, so the permit always comes.
+        let _slot = match &events.slots {
+            Some(s) => s.clone().acquire_owned().await.ok(),
+            None => None,
+        };
         for i in 0..events.count {
             let wait = {
                 let mut rng = w.rng.borrow_mut();

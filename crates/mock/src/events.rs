@@ -2,6 +2,9 @@
 //! streamed token by token (`sse=llm`): the head at once, the first event after `ttft`, each
 //! next one after `itl`, `tokens` of them; an LLM stream then sends its `usage` and
 //! `data: [DONE]`. A target for herd's time to first token and inter-token latency.
+//! `slots=N` makes it a model server with a batch of N: at most N streams generate at once
+//! across the whole server, the others wait (their head sent) for a slot before their wait for
+//! the first token begins, so the time to first token grows with the streams asked for at once.
 
 use crate::latency::{Delay, Latency};
 use std::fmt;
@@ -17,6 +20,8 @@ pub struct Events {
     pub gap: Latency,
     /// Events (tokens) per stream.
     pub count: u32,
+    /// Streams generating at once, server-wide (`slots=N`); `None`: any number.
+    pub slots: Option<u32>,
 }
 
 impl Events {
@@ -26,6 +31,7 @@ impl Events {
             first: Latency::None,
             gap: Latency::None,
             count: 10,
+            slots: None,
         }
     }
 
@@ -35,6 +41,9 @@ impl Events {
             first: self.first.compile().map_err(|e| format!("ttft: {e}"))?,
             gap: self.gap.compile().map_err(|e| format!("itl: {e}"))?,
             count: self.count,
+            slots: self
+                .slots
+                .map(|n| std::sync::Arc::new(tokio::sync::Semaphore::new(n as usize))),
         })
     }
 }
@@ -48,7 +57,11 @@ impl fmt::Display for Events {
         if self.gap != Latency::None {
             write!(f, " itl={}", self.gap)?;
         }
-        write!(f, " tokens={}", self.count)
+        write!(f, " tokens={}", self.count)?;
+        if let Some(n) = self.slots {
+            write!(f, " slots={n}")?;
+        }
+        Ok(())
     }
 }
 
@@ -59,6 +72,8 @@ pub(crate) struct Compiled {
     pub first: Delay,
     pub gap: Delay,
     pub count: u32,
+    /// The server's batch: a permit per stream generating (`slots=N`).
+    pub slots: Option<std::sync::Arc<tokio::sync::Semaphore>>,
 }
 
 impl Compiled {

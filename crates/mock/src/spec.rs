@@ -23,6 +23,9 @@
 //!            | "ttft=" latency                    with sse: before the first event
 //!            | "itl=" latency                     with sse: between events
 //!            | "tokens=" INT                      with sse: events per stream (default 10)
+//!            | "slots=" INT                       with sse: streams generating at once, server-
+//!                                                 wide; the rest wait for a slot before their
+//!                                                 first event (a model server's batch)
 //!            | "grpc"                             match gRPC calls to the path (and only them):
 //!                                                 /herd.echo.Echo/*, /helloworld.Greeter/*
 //!            | "grpc-status=" CODE *( "," CODE ) | "grpc-status=all"
@@ -48,7 +51,7 @@ use crate::route::{Auth, Fault, Route, HELLO};
 use crate::MockError;
 
 const OPTIONS: &str =
-    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, grpc, grpc-status, ws";
+    "method, latency, size, status, error-rate, fault, header, echo, auth, goaway-after, max-streams, close-after, sse, ttft, itl, tokens, slots, grpc, grpc-status, ws";
 const LATENCIES: &str =
     "none, 50ms, fixed:50ms, uniform:MIN:MAX, normal:MEAN:STDDEV, lognormal:MEDIAN:SIGMA, exp:MEAN";
 
@@ -132,7 +135,7 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
             "goaway-after" => route.goaway_after = Some(parse_count(key, value)?),
             "max-streams" => route.max_streams = Some(parse_count(key, value)?),
             "close-after" => route.close_after = Some(parse_count(key, value)?),
-            "sse" | "ttft" | "itl" | "tokens" => events(&mut route, key, value)?,
+            "sse" | "ttft" | "itl" | "tokens" | "slots" => events(&mut route, key, value)?,
             "grpc" => {
                 if !value.is_empty() {
                     return Err(format!("'{word}': grpc takes no value"));
@@ -160,7 +163,9 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
         }
     }
     if route.events.is_some() && !seen.contains(&"sse") {
-        return Err("ttft, itl and tokens describe an event stream: add sse or sse=llm".into());
+        return Err(
+            "ttft, itl, tokens and slots describe an event stream: add sse or sse=llm".into(),
+        );
     }
     if (route.fault.is_some() || !route.grpc_status.is_empty()) && !seen.contains(&"error-rate") {
         route.error_rate = 1.0;
@@ -169,7 +174,8 @@ fn parse_spec(spec: &str) -> Result<Route, String> {
     Ok(route)
 }
 
-/// The options of an event-stream route (`sse`, `sse=llm`, `ttft=`, `itl=`, `tokens=`).
+/// The options of an event-stream route (`sse`, `sse=llm`, `ttft=`, `itl=`, `tokens=`,
+/// `slots=`).
 fn events(route: &mut Route, key: &str, value: &str) -> Result<(), String> {
     let events = route
         .events
@@ -187,6 +193,7 @@ fn events(route: &mut Route, key: &str, value: &str) -> Result<(), String> {
             }
         }
         "tokens" => events.count = parse_count(key, value)?,
+        "slots" => events.slots = Some(parse_count(key, value)?),
         _ => {
             let latency = parse_latency(value).map_err(|e| format!("{key} '{value}': {e}"))?;
             if key == "ttft" {

@@ -229,6 +229,7 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
         error_kinds: nonzero(ErrorKind::ALL.iter().map(|k| k.key()).zip(sec.errors)),
         events: sec.events,
         tokens: sec.tokens,
+        streams: sec.streams.as_deref().map(crate::second_streams::of_second),
         grpc: sec
             .grpc
             .as_deref()

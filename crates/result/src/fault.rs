@@ -226,6 +226,7 @@ mod tests {
             error_kinds: Default::default(),
             events: 0,
             tokens: 0,
+            streams: None,
             grpc: Default::default(),
             ws: None,
             latency_histogram: None,

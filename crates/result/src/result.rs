@@ -479,6 +479,10 @@ pub struct TimelineEntry {
     pub events: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tokens: u64,
+    /// Those streams' time to first event (token) and gaps between events (inter-token
+    /// latency); absent without event streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<TimelineStreams>,
     /// gRPC calls that ended in this second by `grpc-status` name (`OK`, `UNAVAILABLE`, ...);
     /// absent without calls.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -494,6 +498,26 @@ pub struct TimelineEntry {
     /// `faults` (the report's "fault 1" is index 0); absent outside every window.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<usize>,
+}
+
+/// One second's event streams (those that ended in it): the time to first event (token) from
+/// the intended and the actual send, and the gaps between events, as percentiles and as
+/// histograms (microseconds, encoded as [`Histograms`]) that `herd merge` adds exactly.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimelineStreams {
+    pub streams: u64,
+    pub ttft_p50_ms: f64,
+    pub ttft_p99_ms: f64,
+    pub ttft_sent_p50_ms: f64,
+    pub ttft_sent_p99_ms: f64,
+    pub itl_p50_ms: f64,
+    pub itl_p99_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_histogram: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_sent_histogram: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub itl_histogram: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {

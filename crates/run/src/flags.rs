@@ -55,6 +55,8 @@ pub enum Flag {
     Shard,
     /// `--sse llm`: event streams read as an LLM's tokens.
     Sse,
+    /// `--event-timeout`: the longest wait for an event stream's next event.
+    EventTimeout,
     /// `--send`, `--message-rate`, `--match`: a WebSocket URL's messages.
     WebSocket,
 }
@@ -82,7 +84,7 @@ const PIPELINE: Use = Use::Refused(
     "pipelining applies to one URL: a workload's or a URL file's steps wait for their responses",
 );
 
-pub const TABLE: [(Flag, &str, [Use; 5]); 24] = [
+pub const TABLE: [(Flag, &str, [Use; 5]); 25] = [
     //                                        URL  URL file workload at level replay
     // Beside a workload file, the load flags win over its `load:` (k6's order), said in the
     // summary.
@@ -113,6 +115,8 @@ pub const TABLE: [(Flag, &str, [Use; 5]); 24] = [
     ),
     // A flag's deadline and warm-up win over the file's `defaults: timeout` and `load: warmup`.
     (Flag::Timeout, "--timeout", [A, A, A, A, A]),
+    // As `--timeout`, over the file's `defaults: event_timeout`.
+    (Flag::EventTimeout, "--event-timeout", [A, A, A, A, A]),
     (Flag::Warmup, "--warmup", [A, A, A, A, LOG]),
     (Flag::Threads, "-t/--threads", [A, A, A, A, A]),
     (Flag::Insecure, "-k/--insecure", [A, A, A, A, A]),
@@ -175,6 +179,7 @@ pub fn given(spec: &RunSpec) -> Vec<Flag> {
         (Flag::CallsPerConn, l.calls_per_conn.is_some()),
         (Flag::Pipeline, l.pipeline.is_some()),
         (Flag::Timeout, l.timeout.is_some()),
+        (Flag::EventTimeout, l.event_timeout.is_some()),
         (Flag::Warmup, l.warmup.is_some()),
         (Flag::Threads, l.threads.is_some()),
         (Flag::Arrivals, l.arrivals.is_some() || l.seed.is_some()),

@@ -114,6 +114,7 @@ impl Prepared {
             if let Some(timeout) = f.timeout {
                 plan.timeout = timeout;
             }
+            plan.event_timeout = f.event_timeout.or(plan.event_timeout);
             set_length(&mut plan, length);
             return plan;
         };
@@ -137,6 +138,7 @@ impl Prepared {
         if let Some(timeout) = f.timeout {
             plan.timeout = timeout;
         }
+        plan.event_timeout = f.event_timeout.or(plan.event_timeout);
         plan
     }
 

@@ -21,6 +21,9 @@ pub struct LoadFlags {
     pub pipeline: Option<Pipeline>,
     /// `None`: [`crate::DEFAULT_TIMEOUT`] for a URL, the file's `defaults: timeout` for a workload.
     pub timeout: Option<Duration>,
+    /// `--event-timeout`: the longest wait for an event stream's next event; `None`: the
+    /// file's `defaults: event_timeout` for a workload, else none.
+    pub event_timeout: Option<Duration>,
     /// `None`: none for a URL, the file's for a workload.
     pub warmup: Option<Duration>,
     /// `None`: one per core (a workload file's own count wins over that default).

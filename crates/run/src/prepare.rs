@@ -558,6 +558,7 @@ pub(crate) fn url_plan(f: &LoadFlags, names: usize) -> Plan {
         warmup: f.warmup.unwrap_or_default(),
         threads: f.threads.unwrap_or_else(threads_default),
         timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
+        event_timeout: f.event_timeout,
         calls_per_conn: f.calls_per_conn,
         connections,
         pipeline: depth,

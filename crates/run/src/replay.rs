@@ -91,6 +91,7 @@ impl Prepared {
             requests: None,
             threads: f.threads.unwrap_or(1),
             timeout: f.timeout.unwrap_or(crate::DEFAULT_TIMEOUT),
+            event_timeout: f.event_timeout,
             names: self.replay.names.len().max(1),
             arrivals: Some(Arc::clone(&self.arrivals)),
             arrivals_period: self.period,

@@ -30,6 +30,12 @@ impl Caddy {
     /// `/hello` answers "hello" (200), `/missing` a 404 "nope", anything else a file under
     /// `www/` (`files` are written there first; a 404 when there is none).
     pub fn start(files: &[(&str, &[u8])]) -> Caddy {
+        Caddy::start_with(files, "")
+    }
+
+    /// As [`Caddy::start`], with `directives` (Caddyfile text, e.g. a `reverse_proxy`) in the
+    /// site block.
+    pub fn start_with(files: &[(&str, &[u8])], directives: &str) -> Caddy {
         let caddy = Path::new("/usr/bin/caddy");
         assert!(
             caddy.exists(),
@@ -67,6 +73,7 @@ https://127.0.0.1:{port} {{
 	root * {d}/www
 	respond /hello "hello" 200
 	respond /missing "nope" 404
+	{directives}
 	file_server
 }}
 "#

@@ -34,7 +34,13 @@ const TOP: [&str; 12] = [
     "faults",
     "proxy_api",
 ];
-const DEFAULTS: [&str; 4] = ["headers", "timeout", "follow_redirects", "cookies"];
+const DEFAULTS: [&str; 5] = [
+    "headers",
+    "timeout",
+    "event_timeout",
+    "follow_redirects",
+    "cookies",
+];
 const SCENARIO: [&str; 3] = ["name", "weight", "steps"];
 
 /// A workload file compiled: the parts of a [`crate::Workload`].
@@ -42,6 +48,8 @@ pub(crate) struct Compiled {
     pub program: Program,
     pub load: LoadPlan,
     pub timeout: Duration,
+    /// `defaults: event_timeout`: the longest wait for an event stream's next event.
+    pub event_timeout: Option<Duration>,
     pub thresholds: Vec<Criterion>,
     pub faults: Vec<crate::Fault>,
     pub proxy_api: Option<String>,
@@ -156,6 +164,7 @@ pub fn compile(
                 program,
                 load,
                 timeout: defaults.timeout,
+                event_timeout: defaults.event_timeout,
                 thresholds,
                 faults,
                 proxy_api,
@@ -192,6 +201,7 @@ fn read_target(r: &mut Reader, top: &Fields, root: &Node) -> Option<Target> {
 /// What every request of the workload gets unless its step says otherwise (`defaults:`).
 struct Defaults {
     timeout: Duration,
+    event_timeout: Option<Duration>,
     follow: bool,
     cookies: bool,
     headers: Vec<(String, Template)>,
@@ -201,6 +211,7 @@ impl Default for Defaults {
     fn default() -> Defaults {
         Defaults {
             timeout: Duration::from_secs(10),
+            event_timeout: None,
             follow: false,
             cookies: true,
             headers: Vec::new(),
@@ -214,6 +225,15 @@ fn read_defaults(r: &mut Reader, d: &Node) -> Option<Defaults> {
     let mut out = Defaults::default();
     if let Some(t) = f.get("timeout").and_then(|t| r.duration(t, "timeout")) {
         out.timeout = t;
+    }
+    if let Some(n) = f.get("event_timeout") {
+        out.event_timeout = r.duration(n, "event_timeout");
+        if out.event_timeout.is_some_and(|t| t.is_zero()) {
+            r.report(
+                Diag::new(n.at, "`event_timeout` must be longer than 0s")
+                    .hint("e.g. event_timeout: 2s, or leave it out to wait as long as `timeout`"),
+            );
+        }
     }
     out.follow = f
         .get("follow_redirects")

@@ -69,6 +69,8 @@ pub struct Workload {
     /// `None` for a URL file, whose load comes from flags.
     pub load: Option<LoadPlan>,
     pub timeout: Duration,
+    /// `defaults: event_timeout`: the longest wait for an event stream's next event.
+    pub event_timeout: Option<Duration>,
     pub thresholds: Vec<Criterion>,
     pub file: PathBuf,
     /// `protocol: h2`: the file asks for HTTP/2 (`--http2` does too).
@@ -93,6 +95,7 @@ impl Workload {
             program: Arc::new(program),
             load,
             timeout,
+            event_timeout: None,
             thresholds,
             file: file.to_owned(),
             http2: false,
@@ -137,6 +140,7 @@ impl Workload {
         let c = compile::compile(src, file, base, target)?;
         let mut w = Workload::new(c.program, Some(c.load), c.timeout, c.thresholds, file);
         w.http2 = c.http2;
+        w.event_timeout = c.event_timeout;
         w.retargeted_from = c.retargeted_from;
         w.faults = c.faults;
         w.proxy_api = c.proxy_api;
@@ -167,6 +171,7 @@ impl Workload {
             warmup: l.warmup,
             threads: l.threads.unwrap_or(threads),
             timeout: self.timeout,
+            event_timeout: self.event_timeout,
             calls_per_conn: None,
             connections: None,
             pipeline: 1,

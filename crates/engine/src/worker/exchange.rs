@@ -99,6 +99,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         }
                     }
                     Note::FirstByte(_) => {}
+                    Note::Stream(x, last) => self.stream_moved(x, last, now),
                     Note::Response(x, resp) => {
                         if !resp.keep_alive {
                             if let Some(link) = self.links.get(l, g) {
@@ -195,6 +196,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             opening.sent = resp.sent;
         }
         self.deadlines.remove(x.slot as usize);
+        self.event_deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
         };
@@ -291,6 +293,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             }
             ex.written = false;
             ex.on_new = false;
+            self.event_deadlines.remove(f.ticket.slot as usize);
             // It is older than anything waiting: it goes first.
             if !self.waiting.is_empty() || !self.place(f.ticket, now) {
                 self.waiting.push_front(f.ticket);
@@ -312,6 +315,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let i = ex.user as usize;
         let opening = self.opening(x);
         self.deadlines.remove(x.slot as usize);
+        self.event_deadlines.remove(x.slot as usize);
         let Some(req) = self.exchanges.end(x) else {
             return;
         };
@@ -410,8 +414,45 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
+    /// Exchange `x`'s event stream moved (its head, or events, arrived; `last`: its last
+    /// event): with `--event-timeout`, its wait for the next event starts over, the first
+    /// counted from the send.
+    fn stream_moved(&mut self, x: Ticket, last: Option<Instant>, now: Instant) {
+        let Some(limit) = self.event_timeout else {
+            return;
+        };
+        let Some(ex) = self.exchanges.get(x) else {
+            return;
+        };
+        let from = last.or(ex.sent()).unwrap_or(now);
+        self.event_deadlines.insert(x.slot as usize, from + limit);
+    }
+
+    /// Fails every event stream whose wait for its next event is over (`sse_stalled`): an
+    /// error of its own, its connection ended with it as a request deadline's is.
+    fn fire_event_deadlines(&mut self, now: Instant) {
+        let Some(limit) = self.event_timeout else {
+            return;
+        };
+        while let Some((slot, at)) = self.event_deadlines.first() {
+            if at > now {
+                break;
+            }
+            self.event_deadlines.remove(slot);
+            let Some(x) = self.exchanges.ticket(slot as u32) else {
+                continue;
+            };
+            let f = Failure::new(
+                ErrorKind::SseStalled,
+                format!("the event stream stalled: no event within {limit:?} (the event timeout)"),
+            );
+            self.end_exchange(x, f, now);
+        }
+    }
+
     /// Fails every exchange whose deadline has come.
     pub(super) fn fire_deadlines(&mut self, now: Instant) {
+        self.fire_event_deadlines(now);
         while let Some((slot, at)) = self.deadlines.first() {
             if at > now {
                 break;

@@ -157,6 +157,10 @@ struct Loop<'a, T: Transport, S: Script> {
     /// connection that fails at once cannot spin without the loop ever polling.
     resume: Vec<usize>,
     deadlines: Deadlines,
+    /// Each event stream's wait for its next event (`--event-timeout`), by exchange slot;
+    /// beside the request deadlines, which still bound the whole stream.
+    event_deadlines: Deadlines,
+    event_timeout: Option<Duration>,
     /// Think times and stage waits: (when, user, the user's timer generation).
     timers: BinaryHeap<Reverse<(Instant, u32, u32)>>,
     /// Sessions to pump without an event ([`crate::Session::wake_at`]): (when, slot,
@@ -308,6 +312,8 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             scratch: vec![0; SCRATCH],
             resume: (0..n).collect(),
             deadlines: Deadlines::default(),
+            event_deadlines: Deadlines::default(),
+            event_timeout: plan.event_timeout,
             timers: BinaryHeap::new(),
             wakes: BinaryHeap::new(),
             recorder: Recorder::new(plan.names),
@@ -533,6 +539,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             at = at.min(o);
         }
         if let Some((_, d)) = self.deadlines.first() {
+            at = at.min(d);
+        }
+        if let Some((_, d)) = self.event_deadlines.first() {
             at = at.min(d);
         }
         if let Some(Reverse((t, _, _))) = self.timers.peek() {

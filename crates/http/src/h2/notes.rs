@@ -77,6 +77,7 @@ impl H2 {
                     if let Some(Some(s)) = self.streams.get_mut(exchange) {
                         if is_event_stream(&kept[name.clone()], &kept[value.clone()]) {
                             s.resp.events = Some(Box::new(EventStream::new(s.llm)));
+                            out.push(Note::Stream(s.ticket, None));
                         } else if is_grpc(&kept[name.clone()], &kept[value.clone()]) {
                             // Only kept responses say their headers: a call keeps its own.
                             let mut ev = EventStream::new(false);
@@ -100,7 +101,11 @@ impl H2 {
                                 if ev.grpc {
                                     crate::grpc_messages::scan(ev, &kept[r.clone()], now);
                                 } else {
+                                    let before = ev.events;
                                     crate::sse::scan(ev, &kept[r.clone()], now);
+                                    if ev.events > before {
+                                        out.push(Note::Stream(s.ticket, ev.last));
+                                    }
                                 }
                             }
                             if s.keep {

@@ -230,7 +230,7 @@ impl H3Connection {
             reader: ResponseReader::default(),
             response: Response::default(),
         };
-        exchange.reader.start(req.keep_response);
+        exchange.reader.start(req.keep_response, req.llm);
         exchange.response.keep_alive = true;
         self.early |= early;
         self.exchanges.push(exchange);

@@ -42,6 +42,12 @@ pub enum H3Event {
         received: u64,
         unseen: bool,
     },
+    /// An event stream's head (its last event `None`), or events of it, arrived for the
+    /// request sent with `token` (the loop's wait for the next event starts over).
+    Stream {
+        token: usize,
+        last: Option<std::time::Instant>,
+    },
     /// The server granted more request streams (a MAX_STREAMS frame): requests that found the
     /// limit reached can be sent now. Nothing else may come to say so: the responses that
     /// freed the streams may have been told long before.

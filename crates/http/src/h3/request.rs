@@ -18,6 +18,8 @@ pub struct H3Request {
     /// Sending it twice does what sending it once does (RFC 9110 §9.2.2): it may go in 0-RTT,
     /// which an attacker on the path can replay.
     pub(crate) replayable: bool,
+    /// An event-stream response is read as an LLM's tokens (`--sse llm`).
+    pub(crate) llm: bool,
 }
 
 fn idempotent(method: &str) -> bool {
@@ -74,6 +76,7 @@ impl H3Request {
             head: method == "HEAD",
             keep_response: false,
             replayable: idempotent(method),
+            llm: false,
         })
     }
 
@@ -98,12 +101,19 @@ impl H3Request {
             head,
             keep_response: false,
             replayable: idempotent(&parts.method),
+            llm: false,
         }
     }
 
     /// Keeps the response's headers and body (for checks and extraction).
     pub fn keeping_response(mut self, keep: bool) -> Self {
         self.keep_response = keep;
+        self
+    }
+
+    /// Reads an event-stream response as an LLM's tokens (`--sse llm`, a step's `stream: llm`).
+    pub fn reading_llm(mut self, llm: bool) -> Self {
+        self.llm = llm;
         self
     }
 }

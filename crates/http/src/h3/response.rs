@@ -1,11 +1,13 @@
 //! Reads one response from its request stream's bytes, sans-IO: HEADERS (1xx ones skipped),
 //! DATA counted (kept only when asked), trailers and unknown frames skipped. The response ends
-//! with the stream (FIN); the DATA payloads are never buffered, only counted as they pass.
+//! with the stream (FIN); the DATA payloads are never buffered, only counted as they pass (and
+//! read as Server-Sent Events when the head says `text/event-stream`).
 
 use super::frame::{get_frame_header, DATA, HEADERS};
 use super::qpack;
-use herd_engine::{Failure, Response};
+use herd_engine::{EventStream, Failure, Response};
 use herd_metrics::ErrorKind;
+use std::time::Instant;
 
 /// A header block larger than this is refused: herd keeps a partial one in memory.
 const MAX_HEADER_BLOCK: u64 = 64 * 1024;
@@ -21,24 +23,33 @@ pub(crate) struct ResponseReader {
     /// The final (non-1xx) HEADERS has been read.
     headed: bool,
     keep: bool,
+    /// An event-stream body is read as an LLM's tokens (`--sse llm`).
+    llm: bool,
     scratch: Vec<u8>,
 }
 
 impl ResponseReader {
-    pub fn start(&mut self, keep: bool) {
+    pub fn start(&mut self, keep: bool, llm: bool) {
         self.partial.clear();
         self.skip = 0;
         self.in_data = false;
         self.headed = false;
         self.keep = keep;
+        self.llm = llm;
     }
 
     pub fn keep(&mut self, keep: bool) {
         self.keep = keep;
     }
 
-    /// Takes the next bytes of the stream, filling `resp` (`bytes_received` included).
-    pub fn feed(&mut self, mut bytes: &[u8], resp: &mut Response) -> Result<(), Failure> {
+    /// Takes the next bytes of the stream, read at `now`, filling `resp` (`bytes_received`
+    /// included).
+    pub fn feed(
+        &mut self,
+        mut bytes: &[u8],
+        now: Instant,
+        resp: &mut Response,
+    ) -> Result<(), Failure> {
         resp.bytes_received += bytes.len() as u64;
         while !bytes.is_empty() {
             if self.skip > 0 {
@@ -47,6 +58,9 @@ impl ResponseReader {
                     resp.body_len += n as u64;
                     if self.keep {
                         resp.body.extend_from_slice(&bytes[..n]);
+                    }
+                    if let Some(ev) = &mut resp.events {
+                        crate::sse::scan(ev, &bytes[..n], now);
                     }
                 }
                 self.skip -= n as u64;
@@ -95,8 +109,12 @@ impl ResponseReader {
         let keep = self.keep;
         let mut status = None;
         let mut headers = Vec::new();
-        let want = |name: &[u8]| keep || name == b":status";
+        let mut event_stream = false;
+        let want = |name: &[u8]| keep || name == b":status" || name == b"content-type";
         qpack::decode(block, want, &mut self.scratch, |name, value| {
+            if name == b"content-type" {
+                event_stream = crate::head::is_event_stream_type(value);
+            }
             if name == b":status" {
                 status = std::str::from_utf8(value)
                     .ok()
@@ -116,6 +134,9 @@ impl ResponseReader {
             self.headed = true;
             resp.status = status;
             resp.headers = headers.into();
+            if event_stream {
+                resp.events = Some(Box::new(EventStream::new(self.llm)));
+            }
         }
         Ok(())
     }
@@ -162,9 +183,9 @@ mod tests {
 
     fn read(bytes: &[u8], step: usize, keep: bool) -> Result<Response, Failure> {
         let (mut reader, mut resp) = (ResponseReader::default(), Response::default());
-        reader.start(keep);
+        reader.start(keep, false);
         for chunk in bytes.chunks(step) {
-            reader.feed(chunk, &mut resp)?;
+            reader.feed(chunk, Instant::now(), &mut resp)?;
         }
         reader.finish()?;
         Ok(resp)
@@ -227,5 +248,28 @@ mod tests {
             let got = read(bytes, 1, false).unwrap_err();
             assert_eq!(got.kind, kind, "{bytes:x?}: {}", got.message);
         }
+    }
+
+    #[test]
+    fn an_event_stream_is_read_as_its_events_arrive() {
+        // :status 200, content-type (static name 44) with the literal text/event-stream.
+        let mut block = vec![0, 0, 0xc0 | 25, 0x5f, 44 - 15, 17];
+        block.extend_from_slice(b"text/event-stream");
+        let bytes = stream(&block, &[b"data: a\n\nda", b"ta: b\n\n"]);
+        let t0 = Instant::now();
+        let (mut reader, mut resp) = (ResponseReader::default(), Response::default());
+        reader.start(false, false);
+        // The second DATA frame (a 2-byte header and 7 bytes) 20 ms later.
+        let split = bytes.len() - 9;
+        reader.feed(&bytes[..split], t0, &mut resp).unwrap();
+        let later = t0 + std::time::Duration::from_millis(20);
+        reader.feed(&bytes[split..], later, &mut resp).unwrap();
+        reader.finish().unwrap();
+        let ev = resp.events.expect("read as events");
+        assert_eq!((ev.events, ev.first), (2, Some(t0)));
+        assert_eq!(ev.gaps, [20_000]);
+        // Another type is a body, not events.
+        let plain = stream(&[0, 0, 0xc0 | 25, 0xc0 | 53], &[b"data: a\n\n"]);
+        assert!(read(&plain, 3, false).unwrap().events.is_none());
     }
 }

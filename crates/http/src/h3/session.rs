@@ -192,6 +192,12 @@ impl H3Session {
                 // New credit: what waits in the queue goes at the next pump, which this event
                 // causes (the queue was tried at the top of this one, after the credit came).
                 H3Event::StreamsAvailable => again |= !self.queued.is_empty(),
+                H3Event::Stream { token, last } => {
+                    let x = ticket(token);
+                    if self.sent.contains(&x) {
+                        out.push(Note::Stream(x, last));
+                    }
+                }
                 H3Event::Closed(failure) => {
                     let failure = failure.unwrap_or_else(|| {
                         Failure::new(

@@ -124,7 +124,10 @@ impl H3Wire {
             .iter()
             .find(|(b, _)| Arc::ptr_eq(b, &req.bytes))
         {
-            return Ok(f.clone().keeping_response(req.keep_response));
+            return Ok(f
+                .clone()
+                .keeping_response(req.keep_response)
+                .reading_llm(req.llm));
         }
         let frames = match &req.parts {
             Some(parts) => H3Request::from_parts(parts, req.head),
@@ -136,7 +139,9 @@ impl H3Wire {
         }
         self.translated
             .push((Arc::clone(&req.bytes), frames.clone()));
-        Ok(frames.keeping_response(req.keep_response))
+        Ok(frames
+            .keeping_response(req.keep_response)
+            .reading_llm(req.llm))
     }
 
     /// Sends the ready connections' datagrams and files their next timers; empties the list.

@@ -142,8 +142,16 @@ impl View {
                     self.targets.push((e.t as f64 + 0.5, t));
                 }
                 // The second's histogram is in `latency` now: not kept twice.
+                // The streams' percentiles are what the charts draw; their histograms go.
+                let streams = e.streams.clone().map(|s| herd_result::TimelineStreams {
+                    ttft_histogram: None,
+                    ttft_sent_histogram: None,
+                    itl_histogram: None,
+                    ..s
+                });
                 self.timeline.push(TimelineEntry {
                     latency_histogram: None,
+                    streams,
                     ..e.clone()
                 });
                 self.forget_past_the_window();

@@ -41,6 +41,9 @@ pub struct Exposition {
     /// Events and tokens of the event streams (Server-Sent Events) ended so far.
     events: u64,
     tokens: u64,
+    /// Their time to first event and gaps between events (empty without streams).
+    ttft: super::ladder::Ladder,
+    itl: super::ladder::Ladder,
     /// Latency histogram: a cumulative count per bound, the count and the sum (seconds).
     buckets: Vec<u64>,
     count: u64,
@@ -97,6 +100,17 @@ impl Exposition {
         self.bytes += s.bytes_received;
         self.events += s.events;
         self.tokens += s.tokens;
+        if let Some(st) = &s.streams {
+            let pairs = [
+                (&mut self.ttft, st.first.histogram()),
+                (&mut self.itl, st.gap.histogram()),
+            ];
+            for (ladder, h) in pairs {
+                if let Some(h) = h {
+                    ladder.add(h, &self.bounds);
+                }
+            }
+        }
         if let Some(h) = s.latency.histogram() {
             for (n, bound) in self.buckets.iter_mut().zip(&self.bounds) {
                 *n += h.count_between(0, (bound * 1e6) as u64);
@@ -135,6 +149,7 @@ impl Exposition {
         let mut out = Vec::new();
         self.counters(&mut out);
         self.latency(&mut out);
+        super::ladder::streams(&self.ttft, &self.itl, &self.bounds, &mut out);
         self.gauges(&mut out);
         self.server(&mut out);
         self.named.families(&self.bounds, &mut out);

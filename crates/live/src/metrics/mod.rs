@@ -7,6 +7,7 @@
 
 mod exposition;
 mod family;
+mod ladder;
 mod named;
 pub mod otlp;
 mod push;

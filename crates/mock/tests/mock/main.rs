@@ -6,6 +6,7 @@
 mod common;
 
 mod auth;
+mod events;
 mod faults;
 mod garbage_input;
 mod h2;

@@ -145,6 +145,20 @@ fn good_specs() {
                     },
                     gap: Latency::Fixed(ms(20)),
                     count: 200,
+                    slots: None,
+                }),
+                ..r("/v1/chat/completions")
+            },
+        ),
+        (
+            "/v1/chat/completions sse=llm ttft=100ms itl=10ms tokens=5 slots=4",
+            Route {
+                events: Some(Events {
+                    llm: true,
+                    first: Latency::Fixed(ms(100)),
+                    gap: Latency::Fixed(ms(10)),
+                    count: 5,
+                    slots: Some(4),
                 }),
                 ..r("/v1/chat/completions")
             },
@@ -207,6 +221,11 @@ fn bad_specs_name_the_bad_part_and_what_is_allowed() {
         ("/x ttft=200ms", "add sse or sse=llm"),
         ("/x sse=chat", "write sse (events) or sse=llm"),
         ("/x sse tokens=0", "whole number from 1"),
+        (
+            "/x sse slots=0",
+            "slots '0' is not a count; write a whole number from 1",
+        ),
+        ("/x slots=4", "add sse or sse=llm"),
         ("/x sse itl=soon", "itl 'soon'"),
         (
             "/x foo=1",

@@ -24,6 +24,7 @@ mod scale;
 mod search;
 mod server;
 mod statuses;
+mod streams;
 mod sweep;
 mod trend;
 
@@ -42,6 +43,7 @@ pub use server::{
     instant_points, interval_points, metrics_not_drawn, server_figure, MAX_METRIC_CHARTS,
 };
 pub use statuses::statuses_figure;
+pub use streams::streams_figure;
 pub use sweep::{sweep_figure, sweep_result_figure};
 pub use trend::{trend_figure, TrendLine};
 

@@ -5,7 +5,7 @@
 use super::page::{esc, facts, footer, table, Page};
 use super::{figure, generator, optional, server, streams, wire};
 use crate::compare::error_rate;
-use crate::figure::{phases_figure, run_figure, statuses_figure};
+use crate::figure::{phases_figure, run_figure, statuses_figure, streams_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::sections::{self, ThresholdOutcome};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
@@ -38,7 +38,10 @@ pub fn render(r: &RunResult) -> String {
             &figure::charts(&phases),
         );
     }
-    if let Some(s) = streams::section(r) {
+    if let Some(mut s) = streams::section(r) {
+        if let Some(fig) = streams_figure(r) {
+            s.push_str(&figure::charts(&fig));
+        }
         page.section("streams", "Event streams: first event and gaps", &s);
     }
     page.section(

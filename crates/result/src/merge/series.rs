@@ -22,6 +22,7 @@ struct Sum {
     bytes_received: u64,
     events: u64,
     tokens: u64,
+    streams: crate::second_streams::Sum,
     status_class: BTreeMap<String, u64>,
     error_kinds: BTreeMap<String, u64>,
     grpc: BTreeMap<String, u64>,
@@ -50,6 +51,9 @@ impl Seconds {
             s.bytes_received += e.bytes_received;
             s.events += e.events;
             s.tokens += e.tokens;
+            if let Some(st) = &e.streams {
+                s.streams.add(st, e.t)?;
+            }
             super::parts::add_counts(&mut s.status_class, &e.status_class);
             super::parts::add_counts(&mut s.error_kinds, &e.error_kinds);
             super::parts::add_counts(&mut s.grpc, &e.grpc);
@@ -115,6 +119,7 @@ impl Seconds {
                     error_kinds: s.error_kinds,
                     events: s.events,
                     tokens: s.tokens,
+                    streams: s.streams.finish(),
                     grpc: s.grpc,
                     ws: s.ws,
                     latency_histogram: h.as_ref().map(encode_histogram),

@@ -1,6 +1,8 @@
 """An OpenAI-compatible streaming chat completion on sse-starlette and uvicorn, for herd's
 Server-Sent Events tests: the first token after FIRST_MS, each next after GAP_MS, TOKENS of
-them, then the usage and [DONE]. Listens on a free loopback port and prints it first."""
+them, then the usage and [DONE]; with STALL_AFTER, it goes quiet for an hour after that many
+tokens, its connection open (a model server stuck mid-answer). Listens on a free loopback port and
+prints it first."""
 
 import asyncio
 import json
@@ -16,6 +18,7 @@ from starlette.routing import Route
 FIRST = float(os.environ.get("FIRST_MS", "200")) / 1000
 GAP = float(os.environ.get("GAP_MS", "20")) / 1000
 TOKENS = int(os.environ.get("TOKENS", "10"))
+STALL_AFTER = int(os.environ.get("STALL_AFTER", "-1"))
 
 
 def chunk(delta, usage=None):
@@ -37,6 +40,8 @@ async def completions(request):
         start = loop.time()
         # On a schedule from the start, so a late wake-up does not push every later token.
         for i in range(TOKENS):
+            if i == STALL_AFTER:
+                await asyncio.sleep(3600)
             due = start + FIRST + i * GAP
             await asyncio.sleep(max(0.0, due - loop.time()))
             yield {"data": chunk({"content": f"tok{i} "})}

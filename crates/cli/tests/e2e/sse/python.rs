@@ -6,20 +6,31 @@ use crate::common::*;
 use std::process::{Child, Command};
 
 /// The Python server on a free loopback port.
-struct Chat {
+pub(super) struct Chat {
     child: Child,
-    port: u16,
+    pub port: u16,
 }
 
 impl Chat {
     fn start(first_ms: u64, gap_ms: u64, tokens: u64) -> Chat {
+        Chat::start_stalling(first_ms, gap_ms, tokens, -1)
+    }
+
+    /// The server going quiet for an hour after `stall_after` tokens (-1: never).
+    pub(super) fn start_stalling(
+        first_ms: u64,
+        gap_ms: u64,
+        tokens: u64,
+        stall_after: i64,
+    ) -> Chat {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/sse/chat_server.py");
         let (child, port) = python_server(
             Command::new("python3")
                 .arg(script)
                 .env("FIRST_MS", first_ms.to_string())
                 .env("GAP_MS", gap_ms.to_string())
-                .env("TOKENS", tokens.to_string()),
+                .env("TOKENS", tokens.to_string())
+                .env("STALL_AFTER", stall_after.to_string()),
             "the SSE server",
             "sse-starlette and uvicorn",
             "sse-starlette uvicorn",

@@ -27,8 +27,17 @@ impl H3Connection {
             match chunks.next(usize::MAX) {
                 Ok(Some(chunk)) => {
                     ex.response.first_byte.get_or_insert(now);
-                    if let Err(f) = ex.reader.feed(&chunk.bytes, &mut ex.response) {
+                    let before = ex.response.events.as_deref().map(|ev| ev.events);
+                    if let Err(f) = ex.reader.feed(&chunk.bytes, now, &mut ex.response) {
                         break Some(Err(f));
+                    }
+                    // The head said it is a stream, or events counted: the loop's wait for
+                    // the next one starts over (`--event-timeout`).
+                    if let Some(ev) = ex.response.events.as_deref() {
+                        if before.is_none_or(|n| n < ev.events) {
+                            let (token, last) = (ex.token, ev.last);
+                            self.events.push_back(H3Event::Stream { token, last });
+                        }
                     }
                 }
                 Ok(None) => break Some(ex.reader.finish()),

@@ -20,6 +20,8 @@ const NAMES: &[(&str, &str, &str)] = &[
     ("herd_stream_events_total", "herd.stream.events", "{event}"),
     ("herd_stream_tokens_total", "herd.stream.tokens", "{token}"),
     ("herd_request_duration_seconds", "herd.latency", "s"),
+    ("herd_stream_ttft_seconds", "herd.stream.ttft", "s"),
+    ("herd_stream_itl_seconds", "herd.stream.itl", "s"),
     ("herd_measured_seconds", "herd.measured", "s"),
     ("herd_target", "herd.target", "1"),
     ("herd_generator_cpu_percent", "herd.generator.cpu", "%"),
