@@ -60,7 +60,7 @@ impl Csv {
 pub fn row(r: &Record, faults: &[FaultWindow], messages: bool) -> String {
     let e = StreamLine::new(&r.second, r.whole, None).second;
     let sockets = if messages {
-        let ws = e.ws.clone().unwrap_or_default();
+        let ws = e.ws.as_deref().cloned().unwrap_or_default();
         let pairs = |m: &std::collections::BTreeMap<String, u64>| {
             m.iter()
                 .map(|(k, n)| format!("{k}:{n}"))

@@ -235,7 +235,7 @@ pub(crate) fn timeline_entry(sec: &Second, run_s: f64, whole: bool) -> TimelineE
             .as_deref()
             .map(|g| g.iter().map(|(k, n)| (k.to_owned(), n)).collect())
             .unwrap_or_default(),
-        ws: crate::websocket::second(sec.ws.as_deref()),
+        ws: crate::websocket::second(sec.ws.as_deref()).map(Box::new),
         latency_histogram: sec.latency.histogram().map(encode_histogram),
         faults: Vec::new(),
     }

@@ -489,7 +489,7 @@ pub struct TimelineEntry {
     pub grpc: BTreeMap<String, u64>,
     /// A WebSocket run's pongs, closes and refused Upgrades in this second; absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ws: Option<crate::SocketsSecond>,
+    pub ws: Option<Box<crate::SocketsSecond>>,
     /// This second's latency histogram (microseconds, 2 significant digits), encoded as
     /// [`Histograms`]: `herd merge` adds them, so per-second percentiles of shards are exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]

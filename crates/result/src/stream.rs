@@ -301,7 +301,7 @@ pub fn partial(header: StreamHeader, lines: Vec<StreamLine>) -> Result<RunResult
 fn sockets_of(timeline: &[TimelineEntry]) -> Result<Option<crate::Sockets>, ReportError> {
     let mut sum = crate::websocket::SocketSum::default();
     for e in timeline {
-        sum.add_second(e.ws.as_ref())
+        sum.add_second(e.ws.as_deref())
             .map_err(|reason| ReportError::Histogram {
                 origin: "the result".to_owned(),
                 path: format!("timeline[{}].ws", e.t),

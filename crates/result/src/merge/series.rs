@@ -57,7 +57,7 @@ impl Seconds {
             super::parts::add_counts(&mut s.status_class, &e.status_class);
             super::parts::add_counts(&mut s.error_kinds, &e.error_kinds);
             super::parts::add_counts(&mut s.grpc, &e.grpc);
-            crate::websocket::add_seconds(&mut s.ws, e.ws.as_ref())
+            crate::websocket::add_seconds(&mut s.ws, e.ws.as_deref())
                 .map_err(|err| format!("its second t = {}: {err}", e.t))?;
             match &e.latency_histogram {
                 Some(text) => {
@@ -121,7 +121,7 @@ impl Seconds {
                     tokens: s.tokens,
                     streams: s.streams.finish(),
                     grpc: s.grpc,
-                    ws: s.ws,
+                    ws: s.ws.map(Box::new),
                     latency_histogram: h.as_ref().map(encode_histogram),
                     faults: Vec::new(),
                 }
