@@ -4,7 +4,7 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, SeriesArgs, StepOutputs};
+use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs, StepOutputs};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
@@ -90,20 +90,20 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
     let mut table = ProbeTable {
         users: a.users,
         unit,
-        outputs: StepOutputs::new(outputs, &a.outputs, "capacity"),
+        outputs: step_outputs(outputs, &a.outputs, "capacity"),
     };
     let (result, failure) = capacity(spec, &*runs, &control, &mut table);
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
     let unwritten = table.outputs.end(report, interrupted);
     let answered = print_answer(&result, &a.url, unit);
-    table.outputs.write_json(&result)?;
+    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         return Err(Exit::from(e));
     }
-    if let Some(e) = unwritten {
-        return Err(e);
+    if !unwritten.is_empty() {
+        return Err(Exit::bad_input(unwritten.join("\n")));
     }
     Ok(exit::code(herd_series::capacity::conclude(
         &result, answered,
@@ -127,11 +127,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
     let spec = flags.spec();
     let mut problems = spec.as_ref().err().cloned().unwrap_or_default();
     if a.series.reach.shard.given() {
-        // Each probe's level follows from what the last measured: a shard measures only its
-        // share, so the shards would choose different levels and no merge adds them up.
-        problems.push(
-            "herd capacity cannot be sharded (--shard, --shard-from-env, --start-at): each shard would judge its own share and probe different levels; shard a sweep over the levels instead (herd sweep --rates ... --shard I/N, then herd merge)".to_owned(),
-        );
+        problems.push(herd_series::capacity::NOT_SHARDED.to_owned());
     }
     let level = Level::of(flags.model(), flags.range().0);
     let runs = runs_for(
@@ -203,7 +199,7 @@ impl herd_series::Observer for ProbeTable {
         let _ = std::io::stdout().flush();
         self.outputs
             .ended(run, p.level, || herd_live::dashboard::LevelRow {
-                asked: format!("{level} ({})", series_text::purpose_name(p.purpose)),
+                asked: series_text::probe_asked(&level, p.purpose),
                 target: String::new(),
                 achieved: format!("{} good/s", rate(m.goodput)),
                 p50_ms: m.latency_ms.p50,

@@ -49,7 +49,12 @@ pub fn spec(a: &GrpcArgs, binary: Option<Vec<u8>>) -> RunSpec {
         binary_file: a.binary_file.clone(),
         metadata: a.metadata.clone(),
         deadline: a.deadline,
-        // Neither --proto nor --protoset: the server says its types, when it speaks plaintext.
+        message_rate: a.message_rate.or_else(|| {
+            let d = a.stream_interval.filter(|d| !d.is_zero())?;
+            Some(1.0 / d.as_secs_f64())
+        }),
+        // Neither --proto nor --protoset: the server says its types (herd-run asks a TLS
+        // target over TLS).
         reflect: a.plaintext.then(|| a.host.clone()),
     }));
     spec

@@ -66,6 +66,16 @@ pub struct GrpcArgs {
     #[arg(short = 'c', long = "concurrency", value_name = "N", value_parser = crate::values::count::<u64>)]
     pub concurrency: Option<u64>,
 
+    /// A client stream's messages (-d's array) per second, each after the one before; each
+    /// reply message is timed as it arrives [default: all at once]
+    #[arg(long = "message-rate", value_name = "R", value_parser = crate::values::rate)]
+    pub message_rate: Option<f64>,
+
+    /// The time between a client stream's messages (ghz's; --message-rate's inverse; 0: all
+    /// at once)
+    #[arg(long = "stream-interval", value_name = "TIME", value_parser = crate::values::duration, conflicts_with = "message_rate")]
+    pub stream_interval: Option<Duration>,
+
     /// Each call's deadline, sent as grpc-timeout
     #[arg(long, value_name = "TIME", value_parser = crate::values::duration)]
     pub deadline: Option<Duration>,

@@ -173,7 +173,7 @@ fn write(a: &RenderArgs, bundle: &Bundle) -> Result<(), Exit> {
 }
 
 fn collect(a: &CollectArgs) -> Result<i32, Exit> {
-    crate::merge_cmd::check_output(a.output.as_deref())?;
+    crate::outputs::check_path("-o", a.output.as_deref())?;
     let logs = match &a.from_logs {
         Some(dir) => herd_k8s::saved_logs(dir),
         None => herd_k8s::pod_logs(&a.job, a.namespace.as_deref()),

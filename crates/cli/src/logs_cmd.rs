@@ -110,31 +110,14 @@ pub struct LogsArgs {
     pub tolerance: f64,
 }
 
-/// Fails before the long read when an output file could not be written.
-pub fn check_writable(p: &Path) -> Result<(), Exit> {
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(Exit::bad_input(format!(
-            "cannot write {}: the directory {} does not exist",
-            p.display(),
-            dir.display()
-        )));
-    }
-    Ok(())
-}
-
 fn write(p: &Path, text: &str) -> Result<(), Exit> {
     std::fs::write(p, text)
         .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", p.display())))
 }
 
 pub fn cmd(a: &LogsArgs) -> Result<i32, Exit> {
-    for p in a.json.iter().chain(&a.output) {
-        check_writable(p)?;
-    }
+    crate::outputs::check_path("--json", a.json.as_deref())?;
+    crate::outputs::check_path("-o", a.output.as_deref())?;
     if let Some(result) = &a.against {
         return against_cmd(a, result);
     }

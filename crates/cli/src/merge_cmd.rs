@@ -21,7 +21,7 @@ pub struct MergeArgs {
 }
 
 pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
-    check_output(a.output.as_deref())?;
+    crate::outputs::check_path("-o", a.output.as_deref())?;
     match merge_files(&a.files).map_err(Exit::bad_input)? {
         Merged::Run(merged) => conclude(&merged, a.output.as_deref()),
         Merged::Sweep(merged) => conclude_sweep(&merged, a.output.as_deref()),
@@ -45,15 +45,6 @@ fn conclude_sweep(merged: &SweepResult, output: Option<&Path>) -> Result<i32, Ex
     }
     let ended = herd_series::sweep::conclude(merged, partial.is_some(), answered);
     Ok(exit::code(ended))
-}
-
-/// Refuses an output path that cannot be written before any work is done (the one check every
-/// command's outputs get).
-pub fn check_output(path: Option<&Path>) -> Result<(), Exit> {
-    match path {
-        Some(p) => herd_live::paths::check_writable("-o", p).map_err(Exit::bad_input),
-        None => Ok(()),
-    }
 }
 
 /// Prints the merged summary, writes it, and picks the exit code: generator-limited (4, naming

@@ -2,7 +2,7 @@
 //! --har session.har -o workload.yaml`: one from what a browser recorded (herd-har).
 
 use crate::exit::{self, Exit};
-use crate::logs_cmd::{check_writable, LogInput};
+use crate::logs_cmd::LogInput;
 use clap::Args;
 use herd_logs::model::{parse_scale, render, DataChoice, ModelOptions};
 use std::path::{Path, PathBuf};
@@ -70,7 +70,7 @@ fn scale(s: &str) -> Result<f64, String> {
 }
 
 pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
-    check_writable(&a.output)?;
+    crate::outputs::check_path("-o", Some(&a.output))?;
     // Written into the workload file as given: checked by the rule that file is read with, so
     // what passes here loads there (a bare number is refused: the file needs its unit).
     herd_result::units::duration(&a.duration, herd_result::units::Bare::Refused)

@@ -154,12 +154,12 @@ pub fn prepared(
     }
 }
 
-/// What the live panel shows of a run's plan: its length, and whether it counts users.
-pub fn planned(plan: &herd_engine::Plan) -> herd_live::line::Planned {
-    herd_live::line::Planned {
-        duration: plan.duration.or(plan.length()),
-        requests: plan.requests,
-        users: matches!(plan.load, herd_engine::Load::Closed { .. }),
+/// Refuses an output path given to `flag` that cannot be written, before any work is done (the
+/// one check every command's outputs get).
+pub fn check_path(flag: &str, path: Option<&std::path::Path>) -> Result<(), Exit> {
+    match path {
+        Some(p) => herd_live::paths::check_writable(flag, p).map_err(Exit::bad_input),
+        None => Ok(()),
     }
 }
 
@@ -169,7 +169,7 @@ pub fn planned(plan: &herd_engine::Plan) -> herd_live::line::Planned {
 /// cost the measurement.
 pub fn finish(result: &mut RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
     let problems = sinks.finish(result);
-    print_summary(result);
+    print!("{}", herd_report::output::run_summary(result));
     use std::io::Write;
     let _ = std::io::stdout().flush();
     sinks.linger();
@@ -181,19 +181,4 @@ pub fn finish(result: &mut RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
         return Err(Exit::bad_input(lines.join("\n")));
     }
     Ok(exit::code(herd_run::conclude(result)))
-}
-
-/// The text summary on stdout.
-pub fn print_summary(result: &RunResult) {
-    let mut text = String::new();
-    let _ = herd_report::render_text(result, &mut text);
-    print!("{text}");
-    // What a wrk script printed (init's lines, done's report) comes after herd's summary.
-    if let Some(out) = result
-        .extra
-        .get("script")
-        .and_then(|s| s["output"].as_str())
-    {
-        print!("{out}");
-    }
 }

@@ -133,11 +133,6 @@ pub fn cmd(a: &ReplayArgs) -> Result<i32, Exit> {
     if let Some(table) = herd_report::render_replay_comparison(&result) {
         print!("{table}");
     }
-    let skipped = &read.skipped;
-    let by_method: u64 = skipped.methods.values().sum();
-    println!(
-        "  replay     skipped {by_method} by method, {} by --include/--exclude, {} outside --from/--to, {} not sendable to the target; {} out of order sent at once",
-        skipped.filtered, skipped.outside, read.invalid, skipped.late
-    );
+    println!("{}", read.skipped.line(read.invalid));
     Ok(code)
 }

@@ -78,7 +78,7 @@ pub fn play_keeping(
     interrupt::cancel_on_signal(Arc::clone(&control));
     let mut sinks = outputs
         .open(&control, None)?
-        .for_run(crate::outputs::planned(&prepared.plan()));
+        .for_run(herd_live::line::Planned::of(&prepared.plan()));
     let mut result = prepared.run(None, &control, &mut sinks)?;
     let code = crate::outputs::finish(&mut result, &mut sinks)?;
     crate::store_cmd::keep(&outputs.keep, &result)?;

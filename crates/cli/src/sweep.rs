@@ -4,12 +4,11 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, Length, Level, Runs, SeriesArgs, StepOutputs};
+use crate::series::{runs_for, step_outputs, Level, Runs, SeriesArgs};
 use crate::sweep_table::LiveTable;
 use clap::Args;
 use herd_engine::Control;
-use herd_result::sweep::{SweepResult, SweepTarget};
-use herd_result::Model;
+use herd_result::sweep::SweepResult;
 use herd_series::levels::{name_targets, NamedTarget};
 use herd_series::sweep::{SweepFlags, SweepSpec};
 use std::path::PathBuf;
@@ -80,9 +79,6 @@ pub struct SweepArgs {
 struct Checked {
     given: Vec<String>,
     targets: Vec<NamedTarget>,
-    model: Model,
-    levels: Vec<f64>,
-    length: Length,
     runs: Vec<Box<dyn Runs>>,
     unit: &'static str,
     sharded: bool,
@@ -92,27 +88,9 @@ struct Checked {
 /// line by line, each run's outputs, the summary, the files and the exit code.
 pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     let c = check(a)?;
-    let spec = SweepSpec {
-        model: c.model,
-        targets: c
-            .targets
-            .iter()
-            .map(|t| SweepTarget {
-                name: t.name.clone(),
-                url: t.url.clone(),
-                named: t.named,
-            })
-            .collect(),
-        levels: c.levels.clone(),
-        length: c.length,
-        calls_per_conn: a.series.per_run.calls_per_conn,
-        timeout: c
-            .runs
-            .first()
-            .map_or(herd_run::DEFAULT_TIMEOUT, |r| r.timeout()),
-        cooldown: a.cooldown,
-        stop: flags(a).stop_rule(c.sharded).map_err(Exit::bad_input)?,
-    };
+    let timeout = c.runs.first().map(|r| r.timeout());
+    let timeout = timeout.unwrap_or(herd_run::DEFAULT_TIMEOUT);
+    let spec = SweepSpec::of(&flags(a), &c.targets, timeout, c.sharded).map_err(Exit::bad_input)?;
     let control = Arc::new(Control::new());
     interrupt::cancel_on_signal(Arc::clone(&control));
     let http = a.series.http.flags();
@@ -132,11 +110,11 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     };
     let outputs = a.outputs.open(&control, Some(levels))?;
     let mut table = LiveTable {
-        model: c.model,
+        model: spec.model,
         named: c.targets.len() > 1,
         unit: c.unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        outputs: StepOutputs::new(outputs, &a.outputs, "sweep"),
+        outputs: step_outputs(outputs, &a.outputs, "sweep"),
     };
     table.header();
     let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut table);
@@ -146,14 +124,14 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
     result
         .write_tables(a.tsv.as_deref(), a.outputs.csv.as_deref())
         .map_err(Exit::bad_input)?;
-    table.outputs.write_json(&result)?;
+    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
     table.outputs.outputs.linger();
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));
     }
-    if let Some(e) = unwritten {
-        return Err(e);
+    if !unwritten.is_empty() {
+        return Err(Exit::bad_input(unwritten.join("\n")));
     }
     Ok(exit::code(herd_series::sweep::conclude(
         &result, false, answered,
@@ -200,14 +178,9 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
             }),
         }
     }
-    let unit = runs.first().map_or("req/s", |r| r.rate_unit());
-    if model == Model::Open && runs.iter().any(|r| r.rate_unit() != unit) {
-        problems.push(
-            "URLs and workload files cannot be swept side by side at the same rates: a URL's rate \
-             counts requests, a workload's scenario iterations; sweep them separately"
-                .to_owned(),
-        );
-    }
+    let units: Vec<&str> = runs.iter().map(|r| r.rate_unit()).collect();
+    problems.extend(herd_series::sweep::mixed_units(model, &units));
+    let unit = units.first().copied().unwrap_or("req/s");
     let tables = [("--tsv", &a.tsv), ("--csv", &a.outputs.csv)];
     problems.extend(
         tables
@@ -221,9 +194,6 @@ fn check(a: &SweepArgs) -> Result<Checked, Exit> {
     Ok(Checked {
         given,
         targets,
-        model,
-        levels,
-        length,
         runs,
         unit,
         sharded: shard.is_some(),
@@ -242,6 +212,7 @@ fn flags(a: &SweepArgs) -> SweepFlags {
         stop_errors: a.stop_errors,
         stop_p99: a.stop_p99,
         no_stop: a.no_stop,
+        cooldown: a.cooldown,
     }
 }
 

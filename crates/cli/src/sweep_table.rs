@@ -4,7 +4,7 @@
 use crate::series::StepOutputs;
 use herd_report::series_text;
 use herd_result::format::rate;
-use herd_result::sweep::{level_text, row_of, too_short, Row, SweepTarget};
+use herd_result::sweep::{row_of, too_short, Row, SweepTarget};
 use herd_result::{Model, RunResult};
 use std::io::Write;
 
@@ -36,15 +36,8 @@ impl herd_series::Observer for LiveTable {
         let (model, streams, unit) = (self.model, self.streams, self.unit);
         self.outputs.ended(run, level, || {
             let x = row.extra.as_ref();
-            let asked = match (model, streams) {
-                (Model::Open, _) => format!("{} {unit}", level_text(level)),
-                (Model::Closed, Some(m)) => {
-                    format!("{} connections x {m} streams", level_text(level))
-                }
-                (Model::Closed, None) => format!("{} users", level_text(level)),
-            };
             herd_live::dashboard::LevelRow {
-                asked,
+                asked: series_text::step_asked(model, streams, unit, level),
                 target: target.name.clone(),
                 achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
                 p50_ms: x.map_or(0.0, |x| x.p50),

@@ -78,6 +78,17 @@ pub struct Parts {
     /// Headers other than `Host`, in order, as sent.
     pub headers: Vec<(String, String)>,
     pub body: Body,
+    /// A body sent in pieces on a schedule (a gRPC client stream's messages at
+    /// `--message-rate`): `body` is then ignored.
+    pub paced: Option<Arc<Paced>>,
+}
+
+/// A request body's pieces, the first sent with the request and each next `interval` later;
+/// the last ends the body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Paced {
+    pub pieces: Vec<Vec<u8>>,
+    pub interval: std::time::Duration,
 }
 
 /// A request's body, held once: most often the tail of the request's own HTTP/1.1 bytes (head,

@@ -27,6 +27,9 @@ pub struct CallSpec {
     pub metadata: Option<String>,
     /// `--deadline`: sent as `grpc-timeout`.
     pub deadline: Option<Duration>,
+    /// `--message-rate`: a client stream's messages per second, each after the one before
+    /// (none: all at once, with the request).
+    pub message_rate: Option<f64>,
     /// Where to ask for the types by server reflection (`host:port`) when neither `proto` nor
     /// `protoset` is given.
     pub reflect: Option<String>,
@@ -48,6 +51,8 @@ pub struct Call {
     pub body: Vec<u8>,
     /// Data with templates (`{{seq}}`): each call's own messages.
     pub data: Option<crate::Data>,
+    /// `--message-rate`: the time between a client stream's messages.
+    pub interval: Option<Duration>,
 }
 
 impl Call {
@@ -98,6 +103,10 @@ impl CallSpec {
             })
         };
         let headers = self.headers().map_err(|e| problems.push(e)).ok();
+        let interval = method
+            .as_ref()
+            .and_then(|m| self.interval(m).map_err(|e| problems.push(e)).ok())
+            .flatten();
         let body = method
             .as_ref()
             .and_then(|m| self.body(m).map_err(|e| problems.push(e)).ok());
@@ -108,9 +117,30 @@ impl CallSpec {
                 headers,
                 body,
                 data,
+                interval,
             }),
             _ => Err(problems),
         }
+    }
+
+    /// `--message-rate` as the time between messages, for a method that takes a stream.
+    fn interval(&self, method: &MethodDescriptor) -> Result<Option<Duration>, String> {
+        let Some(rate) = self.message_rate else {
+            return Ok(None);
+        };
+        if !method.is_client_streaming() {
+            return Err(format!(
+                "--message-rate paces a client stream's messages, and {} takes one message: \
+                 drop --message-rate",
+                method.full_name()
+            ));
+        }
+        if !(rate.is_finite() && rate > 0.0) {
+            return Err(format!(
+                "--message-rate {rate}: give messages per second above 0"
+            ));
+        }
+        Ok(Some(Duration::from_secs_f64(1.0 / rate)))
     }
 
     fn headers(&self) -> Result<Vec<(String, String)>, String> {

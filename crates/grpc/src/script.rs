@@ -3,7 +3,7 @@
 //! (no `grpc-status`, a broken frame, a message of another type) is error `grpc_malformed`.
 
 use crate::frame::Decoder;
-use herd_engine::{Action, Ctx, Failure, Last, Parts, Request, Response, Script};
+use herd_engine::{Action, Ctx, Failure, Last, Paced, Parts, Request, Response, Script};
 use herd_metrics::{grpc_code_name, grpc_status, ErrorKind, Verdict};
 use prost_reflect::{DynamicMessage, MessageDescriptor};
 
@@ -15,6 +15,7 @@ pub struct GrpcScript {
     request: Request,
     reply: MessageDescriptor,
     data: Option<crate::Data>,
+    interval: Option<std::time::Duration>,
 }
 
 impl GrpcScript {
@@ -22,11 +23,32 @@ impl GrpcScript {
     /// response is kept for its trailers and messages.
     pub fn new(mut request: Request, call: &crate::Call) -> GrpcScript {
         request.keep_response = true;
-        GrpcScript {
+        let mut script = GrpcScript {
             request,
             reply: call.reply(),
             data: call.data.clone(),
+            interval: call.interval,
+        };
+        if let (Some(parts), Some(_)) = (&script.request.parts, call.interval) {
+            let parts = script.paced(Parts::clone(parts), &call.body);
+            script.request.parts = Some(std::sync::Arc::new(parts));
         }
+        script
+    }
+
+    /// `parts` with `body`, in pieces on the schedule of `--message-rate` when it is given.
+    fn paced(&self, mut parts: Parts, body: &[u8]) -> Parts {
+        match self.interval {
+            Some(interval) => {
+                let mut pieces = Vec::new();
+                let mut d = crate::frame::Decoder::default();
+                // The body is the messages this crate framed: whole, uncompressed.
+                let _ = d.feed(body, |m| pieces.push(crate::frame::encode(m)));
+                parts.paced = Some(std::sync::Arc::new(Paced { pieces, interval }));
+            }
+            None => parts.body = body.to_vec().into(),
+        }
+        parts
     }
 
     /// The next call's request: the same one, or one with this call's messages. A number
@@ -38,8 +60,7 @@ impl GrpcScript {
         let Ok(body) = data.next() else {
             return self.request.clone();
         };
-        let mut parts = Parts::clone(parts);
-        parts.body = body.into();
+        let parts = self.paced(Parts::clone(parts), &body);
         let mut r = self.request.clone();
         r.parts = Some(std::sync::Arc::new(parts));
         r

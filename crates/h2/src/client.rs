@@ -15,6 +15,9 @@ pub struct Request<'a> {
     /// `keep-alive`, `transfer-encoding`, `upgrade`, ...) are left out.
     pub headers: &'a [(&'a [u8], &'a [u8])],
     pub body: &'a [u8],
+    /// The body goes on after `body`: more comes with [`ClientSession::write`], which also
+    /// ends it (a gRPC client stream's messages sent on a schedule).
+    pub open: bool,
 }
 
 impl Default for Request<'_> {
@@ -26,6 +29,7 @@ impl Default for Request<'_> {
             path: b"/",
             headers: &[],
             body: b"",
+            open: false,
         }
     }
 }
@@ -85,7 +89,7 @@ impl ClientSession {
                 .copied()
                 .filter(|(name, value)| !forbidden(name) && te_trailers(name, value)),
         );
-        let with_body = !request.body.is_empty();
+        let with_body = !request.body.is_empty() || request.open;
         let stream_id = self.raw.submit_request(fields, with_body)?;
         let stream = self
             .raw
@@ -99,7 +103,22 @@ impl ClientSession {
         if with_body {
             stream.body.extend_from_slice(request.body);
         }
+        stream.streaming = request.open;
         Ok(stream_id)
+    }
+
+    /// More of an open request's body (`Request::open`); `last` ends it. `Ok(false)` when the
+    /// stream is gone (answered, reset).
+    pub fn write(&mut self, stream_id: i32, bytes: &[u8], last: bool) -> Result<bool, H2Error> {
+        let Some(stream) = self.raw.state().streams.get(stream_id) else {
+            return Ok(false);
+        };
+        stream.body.extend_from_slice(bytes);
+        stream.finished |= last;
+        if std::mem::take(&mut stream.deferred) {
+            self.raw.resume(stream_id)?;
+        }
+        Ok(true)
     }
 
     /// Feeds bytes read from the server. What they meant is in [`ClientSession::events`].

@@ -110,6 +110,7 @@ fn bodiless_parts(target: &Target, spec: &RequestSpec) -> Result<Parts, HttpErro
         path,
         headers,
         body: Body::default(),
+        paced: None,
     })
 }
 

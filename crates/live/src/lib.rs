@@ -33,8 +33,10 @@ pub mod metrics;
 mod outputs;
 pub mod paths;
 pub mod requests_log;
+mod steps;
 
 pub use outputs::{OutputSpec, Outputs};
+pub use steps::StepOutputs;
 
 use herd_engine::{Progress, Record, RequestsLog};
 use herd_result::{RunConfig, RunResult, Server, ShardHeader};

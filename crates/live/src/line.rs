@@ -34,6 +34,17 @@ pub struct Planned {
     pub users: bool,
 }
 
+impl Planned {
+    /// What the panel shows of a run's plan: its length, and whether it counts users.
+    pub fn of(plan: &herd_engine::Plan) -> Planned {
+        Planned {
+            duration: plan.duration.or(plan.length()),
+            requests: plan.requests,
+            users: matches!(plan.load, herd_engine::Load::Closed { .. }),
+        }
+    }
+}
+
 /// The last whole second, as the panel shows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LastSecond {

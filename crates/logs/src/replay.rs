@@ -68,6 +68,19 @@ pub struct Skipped {
     pub late: u64,
 }
 
+impl Skipped {
+    /// The line `herd replay` ends with: what it left out and why, and `invalid` lines whose
+    /// request the target refuses.
+    pub fn line(&self, invalid: u64) -> String {
+        let by_method: u64 = self.methods.values().sum();
+        format!(
+            "  replay     skipped {by_method} by method, {} by --include/--exclude, {} outside \
+             --from/--to, {invalid} not sendable to the target; {} out of order sent at once",
+            self.filtered, self.outside, self.late
+        )
+    }
+}
+
 struct Pending {
     micros: i64,
     arrival: Arrival,

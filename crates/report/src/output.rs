@@ -54,6 +54,16 @@ pub fn run_report(r: &herd_result::RunResult, format: Format) -> String {
     }
 }
 
+/// The text a run ends with on standard output: its summary, then what a wrk script printed
+/// (init's lines, done's report), as wrk prints them after its own.
+pub fn run_summary(r: &herd_result::RunResult) -> String {
+    let mut text = run_report(r, Format::Text);
+    if let Some(out) = r.extra.get("script").and_then(|s| s["output"].as_str()) {
+        text.push_str(out);
+    }
+    text
+}
+
 /// Writes a rendered report to `path`: a PDF printed by a headless Chromium (the `pdf`
 /// feature), anything else as it is.
 pub fn write_report(content: &str, format: Format, path: &Path) -> Result<(), String> {

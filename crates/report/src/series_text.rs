@@ -103,6 +103,21 @@ pub fn probe_line(p: &ProbeLine) -> String {
     )
 }
 
+/// A sweep step's level as the dashboard's table of levels asks it: `200 req/s`, `10 users`,
+/// or `4 connections x 8 streams` over HTTP/2.
+pub fn step_asked(model: Model, streams: Option<usize>, unit: &str, level: f64) -> String {
+    match (model, streams) {
+        (Model::Open, _) => format!("{} {unit}", level_text(level)),
+        (Model::Closed, Some(m)) => format!("{} connections x {m} streams", level_text(level)),
+        (Model::Closed, None) => format!("{} users", level_text(level)),
+    }
+}
+
+/// A probe's level and purpose as the dashboard's table of levels asks it: `200 req/s (ramp)`.
+pub fn probe_asked(level: &str, p: Purpose) -> String {
+    format!("{level} ({})", purpose_name(p))
+}
+
 /// A probe's level as the table shows it: users, or a rate in the table's narrow unit.
 pub fn probe_level(users_model: bool, level: f64, unit: &str) -> String {
     if users_model {

@@ -46,13 +46,20 @@ impl H2 {
             .iter()
             .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
             .collect();
+        // A paced body: its first piece now, the rest on their schedule (`pace.rs`).
+        let (body, pace) = match &parts.paced {
+            Some(p) if p.pieces.len() > 1 => (&p.pieces[0][..], super::schedule::Pace::of(p)),
+            Some(p) => (p.pieces.first().map_or(&[][..], |b| &b[..]), None),
+            None => (&parts.body[..], None),
+        };
         let request = herd_h2::Request {
             method: parts.method.as_bytes(),
             scheme: parts.scheme.as_bytes(),
             authority: parts.authority.as_bytes(),
             path: parts.path.as_bytes(),
             headers: &headers,
-            body: &parts.body,
+            body,
+            open: pace.is_some(),
         };
         let early = (!self.h2.settled()).then_some(self.in_flight);
         match self.h2.submit(&request, exchange, keep) {
@@ -61,6 +68,10 @@ impl H2 {
                     s.stream_id = stream_id;
                     // `in_flight` counts this stream already.
                     s.early = early;
+                    if pace.is_some() {
+                        s.pace = pace;
+                        self.paced += 1;
+                    }
                 }
             }
             Err(e) => {

@@ -16,6 +16,8 @@ use std::time::Instant;
 
 mod batch;
 mod notes;
+mod pace;
+mod schedule;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +36,8 @@ struct Stream {
     keep: bool,
     /// An event-stream response is read as an LLM's tokens.
     llm: bool,
+    /// A body sent in pieces on a schedule, the pieces still to go.
+    pace: Option<Box<schedule::Pace>>,
 }
 
 /// The session of one HTTP/2 connection.
@@ -72,6 +76,9 @@ pub struct H2 {
     wake: Option<Instant>,
     /// While streams are open, new ones start once this many wait (1: at once).
     batch: usize,
+    /// Streams whose body goes in pieces still, and when the next piece is due.
+    paced: usize,
+    pace_wake: Option<Instant>,
 }
 
 impl H2 {
@@ -104,6 +111,8 @@ impl H2 {
             held_since: None,
             wake: None,
             batch: 1,
+            paced: 0,
+            pace_wake: None,
         }
     }
 
@@ -111,6 +120,9 @@ impl H2 {
         let stream = self.streams.get_mut(exchange)?.take()?;
         self.free.push(exchange);
         self.in_flight -= 1;
+        if stream.pace.is_some() {
+            self.paced -= 1;
+        }
         Some(stream)
     }
 
@@ -237,6 +249,7 @@ impl Session<Wire> for H2 {
             early: None,
             keep: req.keep_response,
             llm: req.llm,
+            pace: None,
         };
         let Some(parts) = &req.parts else {
             self.streams[exchange] = Some(stream(0));
@@ -318,6 +331,7 @@ impl Session<Wire> for H2 {
             self.release(now);
             self.report_rejected(out);
         }
+        self.pace(now);
         if let Err(f) = self.write_out(t, conn) {
             return self.broke(f, out);
         }
@@ -370,7 +384,10 @@ impl Session<Wire> for H2 {
     }
 
     fn wake_at(&self) -> Option<Instant> {
-        self.wake
+        match (self.wake, self.pace_wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn abandon(&mut self, why: &Failure, out: &mut Vec<Note>) {

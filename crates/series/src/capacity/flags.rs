@@ -30,6 +30,11 @@ pub struct CapacityFlags {
     pub cooldown: Duration,
 }
 
+/// Why a capacity search cannot be sharded (`--shard`, `--shard-from-env`, `--start-at`): each
+/// probe's level follows from what the last measured, and a shard measures only its share, so
+/// the shards would choose different levels and no merge adds them up.
+pub const NOT_SHARDED: &str = "herd capacity cannot be sharded (--shard, --shard-from-env, --start-at): each shard would judge its own share and probe different levels; shard a sweep over the levels instead (herd sweep --rates ... --shard I/N, then herd merge)";
+
 impl CapacityFlags {
     pub fn model(&self) -> Model {
         if self.users {

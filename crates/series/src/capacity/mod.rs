@@ -8,7 +8,7 @@ mod flags;
 mod search;
 
 pub use evidence::{ObjectiveEvidence, SloEvidence, Verdict, TAIL_SAMPLES};
-pub use flags::CapacityFlags;
+pub use flags::{CapacityFlags, NOT_SHARDED};
 pub use search::{Action, Judged, Probe, Search, SearchConfig, GENERATOR_RETRIES};
 
 use crate::{pause, Observer};

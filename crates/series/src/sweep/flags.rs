@@ -23,6 +23,8 @@ pub struct SweepFlags {
     pub stop_errors: f64,
     pub stop_p99: Option<Duration>,
     pub no_stop: bool,
+    /// `--cooldown`: the pause between steps.
+    pub cooldown: Duration,
 }
 
 impl SweepFlags {
@@ -84,5 +86,30 @@ impl SweepFlags {
             );
         }
         problems
+    }
+}
+
+/// Targets whose open-model levels count different things (a URL's requests, a workload's
+/// scenario iterations: each run's `rate_unit`) cannot share one row of rates.
+pub fn mixed_units(model: Model, units: &[&str]) -> Option<String> {
+    let first = units.first()?;
+    (model == Model::Open && units.iter().any(|u| u != first)).then(|| {
+        "URLs and workload files cannot be swept side by side at the same rates: a URL's rate \
+         counts requests, a workload's scenario iterations; sweep them separately"
+            .to_owned()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_and_a_workload_share_users_but_not_rates() {
+        let mixed = ["req/s", "iterations/s"];
+        assert!(mixed_units(Model::Open, &mixed).is_some());
+        assert_eq!(mixed_units(Model::Closed, &mixed), None);
+        assert_eq!(mixed_units(Model::Open, &["req/s", "req/s"]), None);
+        assert_eq!(mixed_units(Model::Open, &[]), None);
     }
 }

@@ -4,7 +4,7 @@
 mod flags;
 mod saturation;
 
-pub use flags::SweepFlags;
+pub use flags::{mixed_units, SweepFlags};
 pub use saturation::Saturation;
 
 use crate::{pause, Observer};
@@ -33,6 +33,34 @@ pub struct SweepSpec {
     /// Pause between steps, so one step's backlog does not spill into the next.
     pub cooldown: Duration,
     pub stop: StopRule,
+}
+
+impl SweepSpec {
+    /// The sweep `flags` ask of `targets` (each run's deadline `timeout`, recorded in the
+    /// result; a `sharded` sweep runs every level).
+    pub fn of(
+        flags: &SweepFlags,
+        targets: &[crate::levels::NamedTarget],
+        timeout: Duration,
+        sharded: bool,
+    ) -> Result<SweepSpec, String> {
+        let (model, levels) = flags.levels()?;
+        let targets = targets.iter().map(|t| SweepTarget {
+            name: t.name.clone(),
+            url: t.url.clone(),
+            named: t.named,
+        });
+        Ok(SweepSpec {
+            model,
+            targets: targets.collect(),
+            levels,
+            length: flags.length(),
+            calls_per_conn: flags.calls_per_conn,
+            timeout,
+            cooldown: flags.cooldown,
+            stop: flags.stop_rule(sharded)?,
+        })
+    }
 }
 
 /// Runs every target at each level in turn. The result holds every complete step; the error,

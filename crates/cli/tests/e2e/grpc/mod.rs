@@ -6,6 +6,7 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
+mod pace;
 mod real;
 mod stall;
 mod status;

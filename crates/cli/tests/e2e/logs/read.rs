@@ -194,3 +194,31 @@ fn bad_input_is_a_clear_message() {
         stderr(&out)
     );
 }
+
+/// `herd logs` and `herd model` checked their outputs by a rule of their own, whose message named
+/// no flag and no fix: now by the one check every command's outputs get.
+#[test]
+fn an_output_in_a_missing_directory_is_refused_as_every_command_refuses_it() {
+    let dir = TempDir::new("logs-out-missing");
+    let log = dir.path("access.log");
+    std::fs::write(
+        &log,
+        "127.0.0.1 - - [24/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    for (command, flag, file) in [
+        ("logs", "--json", "nowhere/logs.json"),
+        ("logs", "-o", "nowhere/logs.html"),
+        ("model", "-o", "nowhere/shop.yaml"),
+    ] {
+        let path = dir.path(file);
+        let ran = Herd::new(&[command, log]).file(flag, &path).run();
+        ran.refused_path(&path);
+        assert!(
+            ran.stderr().contains(flag),
+            "{command} {flag}: {}",
+            ran.stderr()
+        );
+    }
+}
