@@ -352,3 +352,39 @@ fn a_websocket_runs_page_counts_messages_not_requests() {
     assert!(!live.contains("<dt>requests</dt>"), "{live}");
     assert!(!live.contains("req/s"), "{live}");
 }
+
+#[test]
+fn an_llm_runs_seconds_draw_its_time_to_first_token_live() {
+    let r = run();
+    let mut view = View::default();
+    let mut all = events(&r, 3);
+    for e in &mut all {
+        let Event::Second(s) = e else { continue };
+        s.line.second.streams = Some(herd_result::TimelineStreams {
+            streams: 7,
+            ttft_p50_ms: 200.0 + 100.0 * s.line.second.t as f64,
+            ttft_p99_ms: 450.0,
+            ttft_sent_p50_ms: 200.0,
+            ttft_sent_p99_ms: 210.0,
+            itl_p50_ms: 20.0,
+            itl_p99_ms: 23.0,
+            ttft_histogram: Some("kept out of the view".into()),
+            ..Default::default()
+        });
+    }
+    let plain = fragment(&View::default().frame(), "");
+    for e in &all {
+        view.apply(e);
+    }
+    let page = fragment(&view.frame(), "");
+    for id in ["chart-ttft", "chart-itl", "chart-events"] {
+        assert!(page.contains(id), "no {id}");
+        assert!(!plain.contains(id));
+    }
+    // The view keeps the percentiles it draws, not the histograms.
+    let drawn = view.drawn().unwrap();
+    assert!(drawn.timeline.iter().all(|e| e
+        .streams
+        .as_ref()
+        .is_some_and(|s| s.ttft_histogram.is_none())));
+}

@@ -12,7 +12,7 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
     let mut seconds: Vec<Second> = (0..3).map(Second::new).collect();
     for (k, &ms) in latencies_ms.iter().enumerate() {
         let _ = k;
-        let o = Outcome::completed(
+        let mut o = Outcome::completed(
             0,
             Duration::from_millis(ms),
             Duration::from_millis(ms / 2 + 1),
@@ -23,6 +23,15 @@ fn shard(index: u64, count: u64, latencies_ms: &[u64]) -> RunResult {
                 Verdict::Ok
             },
         );
+        // Each response an event stream: its first event at ms / 2, two gaps of ms.
+        o.stream = Some(Box::new(herd_metrics::StreamOutcome {
+            first: Some(Duration::from_millis(ms / 2 + 1)),
+            first_sent: Some(Duration::from_millis(ms / 3 + 1)),
+            gaps: vec![(ms * 1_000) as u32; 2],
+            events: 3,
+            duration: Duration::from_millis(2 * ms),
+            tokens: 3,
+        }));
         stats.record(&o);
         seconds[(ms % 3) as usize].record(&o);
     }
@@ -155,7 +164,11 @@ fn merged_histograms_equal_recording_everything_in_one() {
             (s.t, s.requests, s.p50_ms, s.p99_ms, s.max_ms)
         );
         assert_eq!(m.latency_histogram, s.latency_histogram);
+        // Each second's streams too: their time to first event and gaps, to the byte.
+        assert!(m.streams.is_some(), "t = {}", m.t);
+        assert_eq!(m.streams, s.streams, "t = {}", m.t);
     }
+    assert_eq!(merged.streams, single.streams);
     let h = merged.shard.as_ref().unwrap();
     assert!(!h.is_partial());
     assert_eq!(h.label(), "0,1,2/3");

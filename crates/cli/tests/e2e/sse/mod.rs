@@ -79,6 +79,10 @@ fn an_llm_stream_gives_time_to_first_token_and_inter_token_latency_within_five_p
         page.contains("gaps between events (inter-token latency)"),
         "no streams section"
     );
+    // Its charts second by second: the time to first token, the gaps, events per second.
+    for id in ["chart-ttft", "chart-itl", "chart-events"] {
+        assert!(page.contains(id), "no {id} on the report page");
+    }
 }
 
 #[test]
