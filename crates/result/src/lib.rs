@@ -133,7 +133,7 @@ pub const HERD_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// result, at any depth, adds one here and to every schema's `schema_version.maximum`: the
 /// schemas are closed, so a validator meets the new key only with a schema that knows it.
 /// herd reads files of any `schema_version` of its series (docs/results.md, "Versions").
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// `schema_version` of a file written before it was: the first.
 pub(crate) fn first_schema_version() -> u32 {
