@@ -129,25 +129,7 @@ fn unary_calls_are_counted_as_the_server_counted_them() {
 fn each_of_the_seventeen_codes_is_counted_under_its_name() {
     let dir = TempDir::new("grpc-codes");
     let server = Greeter::start(&dir);
-    let names = [
-        "OK",
-        "CANCELLED",
-        "UNKNOWN",
-        "INVALID_ARGUMENT",
-        "DEADLINE_EXCEEDED",
-        "NOT_FOUND",
-        "ALREADY_EXISTS",
-        "PERMISSION_DENIED",
-        "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION",
-        "ABORTED",
-        "OUT_OF_RANGE",
-        "UNIMPLEMENTED",
-        "INTERNAL",
-        "UNAVAILABLE",
-        "DATA_LOSS",
-        "UNAUTHENTICATED",
-    ];
+    let names = GRPC_CODES;
     for (code, name) in names.iter().enumerate() {
         let json = dir.path(&format!("r{code}.json"));
         let data = format!(r#"{{"name":"code:{code}"}}"#);

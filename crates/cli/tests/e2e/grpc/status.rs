@@ -4,27 +4,6 @@
 use super::real::{echo, mock_proto, Serve};
 use crate::common::*;
 
-/// gRPC's 17 codes (grpc/doc/statuscodes.md), in code order.
-const CODES: [&str; 17] = [
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
-
 #[test]
 fn each_of_the_seventeen_codes_from_the_mock_is_counted_under_its_name() {
     let serve = Serve::start("/herd.echo.Echo/Unary grpc grpc-status=all error-rate=50%");
@@ -35,7 +14,7 @@ fn each_of_the_seventeen_codes_from_the_mock_is_counted_under_its_name() {
     let r = ran.code(0).json();
     let status = r["grpc"]["status"].as_object().unwrap();
     let names: Vec<&str> = status.keys().map(String::as_str).collect();
-    let mut want = CODES.to_vec();
+    let mut want = GRPC_CODES.to_vec();
     want.sort_unstable();
     assert_eq!(names, want, "every code, by name: {status:?}");
     let total: u64 = status.values().map(|n| n.as_u64().unwrap()).sum();
