@@ -125,8 +125,8 @@ pub struct RequestArgs {
 
     /// The longest an event stream may go without an event (from the send to its first, then
     /// between events): a stream quiet for longer ends as error `sse_stalled`, apart from a
-    /// missing [DONE]; --timeout still bounds the whole stream; wins over a workload file's
-    /// `defaults: event_timeout` [default: none]
+    /// missing `data: [DONE]`; --timeout still bounds the whole stream; wins over a workload
+    /// file's `defaults: event_timeout` [default: none]
     #[arg(long = "event-timeout", value_name = "TIME", value_parser = crate::values::event_timeout)]
     pub event_timeout: Option<std::time::Duration>,
 }
