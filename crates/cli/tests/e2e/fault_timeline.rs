@@ -105,7 +105,7 @@ fn latency_window(duration: u64, at: u64, length: u64) {
     // The CSV names the window on the same seconds.
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
-    assert!(lines.next().unwrap().ends_with(",tokens,fault"));
+    assert!(lines.next().unwrap().ends_with(",itl_p99_ms,fault"));
     let csv_marked: Vec<u64> = lines
         .filter(|l| l.ends_with(",fault 1: latency 200 ms on web"))
         .map(|l| l.split(',').next().unwrap().parse().unwrap())
