@@ -45,9 +45,7 @@ pub struct Exposition {
     ttft: super::ladder::Ladder,
     itl: super::ladder::Ladder,
     /// Latency histogram: a cumulative count per bound, the count and the sum (seconds).
-    buckets: Vec<u64>,
-    count: u64,
-    sum_s: f64,
+    latency: super::ladder::Ladder,
     seconds: u64,
     target: Option<f64>,
     cpu_percent: Option<f64>,
@@ -83,7 +81,6 @@ impl Exposition {
             self.labels.push(("step".to_owned(), n.to_string()));
         }
         self.bounds = buckets_for(s.config.timeout_s);
-        self.buckets = vec![0; self.bounds.len()];
         self.named.start(&s.labels);
     }
 
@@ -112,11 +109,7 @@ impl Exposition {
             }
         }
         if let Some(h) = s.latency.histogram() {
-            for (n, bound) in self.buckets.iter_mut().zip(&self.bounds) {
-                *n += h.count_between(0, (bound * 1e6) as u64);
-            }
-            self.count += h.len();
-            self.sum_s += h.mean() * h.len() as f64 / 1e6;
+            self.latency.add(h, &self.bounds);
         }
         self.seconds = self.seconds.max(s.index + 1);
         self.target = r.target;
@@ -234,29 +227,17 @@ impl Exposition {
 
     /// The latency histogram.
     fn latency(&self, out: &mut Vec<Family>) {
-        let f = family(
+        self.latency.family(
             out,
-            "herd_request_duration_seconds",
-            "histogram",
+            [
+                "herd_request_duration_seconds",
+                "herd_request_duration_seconds_bucket",
+                "herd_request_duration_seconds_sum",
+                "herd_request_duration_seconds_count",
+            ],
             "Latency from each request's intended send time to its full response.",
+            &self.bounds,
         );
-        let bucket = "herd_request_duration_seconds_bucket";
-        for (bound, n) in self.bounds.iter().zip(&self.buckets) {
-            f.points
-                .push(point(bucket, Some(("le", bound.to_string())), *n as f64));
-        }
-        f.points.push(point(
-            bucket,
-            Some(("le", "+Inf".into())),
-            self.count as f64,
-        ));
-        f.points
-            .push(point("herd_request_duration_seconds_sum", None, self.sum_s));
-        f.points.push(point(
-            "herd_request_duration_seconds_count",
-            None,
-            self.count as f64,
-        ));
     }
 
     /// What the measurement is at: its seconds, the plan's target, the generator's health.

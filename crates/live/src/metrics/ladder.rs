@@ -1,7 +1,8 @@
 //! A histogram in Prometheus' shape, cumulative over the closed seconds: a count per bucket
-//! bound, the count and the sum. The event streams' time to first token and inter-token latency
-//! (`herd_stream_ttft_seconds`, `herd_stream_itl_seconds`) are two, fed from each second's
-//! histograms as the request latency is.
+//! bound, the count and the sum, fed from each second's histograms. The request latency
+//! (`herd_request_duration_seconds`), the event streams' time to first token and inter-token
+//! latency (`herd_stream_ttft_seconds`, `herd_stream_itl_seconds`) and WebSocket ping round
+//! trips (`herd_ws_ping_rtt_seconds`) are each one.
 
 use super::family::{family, point, Family};
 use herd_engine::metrics::LiveHistogram;

@@ -3,13 +3,12 @@
 //! the closed seconds, absent until a socket told one of them.
 
 use super::family::{family, point, Family, Point};
+use super::ladder::Ladder;
 use herd_engine::metrics::{close_code_name, CodeCounts, SocketSecond};
 
 #[derive(Debug, Default)]
 pub(super) struct Sockets {
-    buckets: Vec<u64>,
-    count: u64,
-    sum_s: f64,
+    ping: Ladder,
     closes: CodeCounts,
     refused: CodeCounts,
 }
@@ -17,42 +16,24 @@ pub(super) struct Sockets {
 impl Sockets {
     pub fn add(&mut self, s: &SocketSecond, bounds: &[f64]) {
         if let Some(h) = s.ping.histogram() {
-            self.buckets.resize(bounds.len(), 0);
-            for (n, bound) in self.buckets.iter_mut().zip(bounds) {
-                *n += h.count_between(0, (bound * 1e6) as u64);
-            }
-            self.count += h.len();
-            self.sum_s += h.mean() * h.len() as f64 / 1e6;
+            self.ping.add(h, bounds);
         }
         self.closes.merge(&s.closes);
         self.refused.merge(&s.refused);
     }
 
     pub fn families(&self, bounds: &[f64], out: &mut Vec<Family>) {
-        let f = family(
+        self.ping.family(
             out,
-            "herd_ws_ping_rtt_seconds",
-            "histogram",
+            [
+                "herd_ws_ping_rtt_seconds",
+                "herd_ws_ping_rtt_seconds_bucket",
+                "herd_ws_ping_rtt_seconds_sum",
+                "herd_ws_ping_rtt_seconds_count",
+            ],
             "WebSocket ping -> pong round trips, from each ping's intended send time.",
+            bounds,
         );
-        let bucket = "herd_ws_ping_rtt_seconds_bucket";
-        let counts = self.buckets.iter().chain(std::iter::repeat(&0));
-        for (bound, n) in bounds.iter().zip(counts) {
-            f.points
-                .push(point(bucket, Some(("le", bound.to_string())), *n as f64));
-        }
-        f.points.push(point(
-            bucket,
-            Some(("le", "+Inf".into())),
-            self.count as f64,
-        ));
-        f.points
-            .push(point("herd_ws_ping_rtt_seconds_sum", None, self.sum_s));
-        f.points.push(point(
-            "herd_ws_ping_rtt_seconds_count",
-            None,
-            self.count as f64,
-        ));
         let f = family(
             out,
             "herd_ws_closes_total",
