@@ -7,7 +7,7 @@
 //! first event from the intended send, `Tag=ttft_sent`, `Tag=itl`: the gaps between events),
 //! from the first second that has them on: the tools read each tag as its own log.
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::encode_histogram;
 use std::fs::File;
@@ -35,7 +35,7 @@ impl Hlog {
 }
 
 impl Sink for Hlog {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         let epoch = start
@@ -51,7 +51,7 @@ impl Sink for Hlog {
              #[BaseTime: {epoch:.3} (seconds since epoch)]\n\
              #[MaxValueDivisor: 1000.0]\n\
              \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-            start.target,
+            start.config.url,
             herd_result::HERD_VERSION,
         )
         .map_err(err)?;
