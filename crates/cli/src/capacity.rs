@@ -7,10 +7,8 @@ use crate::interrupt;
 use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs};
 use clap::Args;
 use herd_engine::Control;
-use herd_live::dashboard::LevelRow;
 use herd_report::series_text;
 use herd_result::capacity::{CapacityResult, Slo};
-use herd_result::format::rate;
 use herd_result::RunResult;
 use herd_run::{Sink, Stepped};
 use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec};
@@ -94,8 +92,17 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         users: a.users,
         unit,
     };
-    let mut steps =
-        step_outputs(outputs, &a.outputs, "capacity", move |s, r| table.row(s, r)).with(table);
+    let mut steps = step_outputs(
+        outputs,
+        &a.outputs,
+        "capacity",
+        herd_live::LevelWords {
+            model,
+            streams: None,
+            unit,
+        },
+    )
+    .with(table);
     let (result, failure) = capacity(spec, &*runs, &control, &mut steps);
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
@@ -164,9 +171,7 @@ fn print_answer(result: &CapacityResult, url: &str, unit: &str) -> bool {
     answered
 }
 
-/// The probe table on stdout, a line per probe as it is judged; the same probe as a row of the
-/// series' page.
-#[derive(Clone, Copy)]
+/// The probe table on stdout, a line per probe as it is judged.
 struct ProbeTable {
     users: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
@@ -199,29 +204,5 @@ impl Sink for ProbeTable {
             })
         );
         let _ = std::io::stdout().flush();
-    }
-}
-
-impl ProbeTable {
-    /// The probe's row on the series' page.
-    fn row(&self, step: &Stepped, _run: &RunResult) -> LevelRow {
-        let Stepped::Probed {
-            judged: j,
-            measured: m,
-            ..
-        } = *step
-        else {
-            return LevelRow::default();
-        };
-        let level = series_text::probe_level(self.users, j.probe.level, self.unit);
-        LevelRow {
-            asked: series_text::probe_asked(&level, j.probe.purpose),
-            target: String::new(),
-            achieved: format!("{} good/s", rate(m.goodput)),
-            p50_ms: m.latency_ms.p50,
-            p99_ms: m.latency_ms.p99,
-            errors_percent: m.error_percent,
-            verdict: j.verdict(),
-        }
     }
 }

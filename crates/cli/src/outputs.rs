@@ -154,6 +154,12 @@ pub fn prepared(
     }
 }
 
+/// Writes `text` to `path`, or says why it cannot.
+pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), Exit> {
+    std::fs::write(path, text)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
+}
+
 /// Refuses an output path given to `flag` that cannot be written, before any work is done (the
 /// one check every command's outputs get).
 pub fn check_path(flag: &str, path: Option<&std::path::Path>) -> Result<(), Exit> {

@@ -47,8 +47,7 @@ pub fn step_outputs(
     outputs: herd_live::Outputs,
     given: &crate::outputs::OutputArgs,
     series: &'static str,
-    row: impl Fn(&herd_run::Stepped, &herd_result::RunResult) -> herd_live::dashboard::LevelRow
-        + 'static,
+    words: herd_live::LevelWords,
 ) -> StepOutputs {
     let (label, keep) = (given.keep.clone(), given.keep.clone());
     StepOutputs::new(
@@ -56,7 +55,7 @@ pub fn step_outputs(
         given.json.clone(),
         move |run, step, level| crate::store_cmd::label_step(&label, run, series, step, level),
         move |run| crate::store_cmd::keep(&keep, run).map_err(|e| e.message),
-        row,
+        words,
     )
 }
 

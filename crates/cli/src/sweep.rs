@@ -116,8 +116,7 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
     };
     table.header();
-    let mut steps =
-        step_outputs(outputs, &a.outputs, "sweep", move |s, r| table.row(s, r)).with(table);
+    let mut steps = step_outputs(outputs, &a.outputs, "sweep", table.words()).with(table);
     let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut steps);
     let report = || herd_report::html::render_sweep(&result);
     let unwritten = steps.end(report, result.interrupted);

@@ -37,7 +37,7 @@ pub mod requests_log;
 mod steps;
 
 pub use outputs::{OutputSpec, Outputs};
-pub use steps::StepOutputs;
+pub use steps::{LevelWords, StepOutputs};
 
 pub use herd_run::{RunStart, Sink, SinkError};
 

@@ -8,7 +8,10 @@
 use crate::dashboard::LevelRow;
 use crate::{Outputs, RunStart, Sink, SinkError, Sinks};
 use herd_engine::{Progress, Record, RequestsLog};
-use herd_result::{FaultWindow, RunResult, Server};
+use herd_report::series_text;
+use herd_result::format::rate;
+use herd_result::sweep::{row_of, too_short};
+use herd_result::{FaultWindow, Model, RunResult, Server};
 use herd_run::{Labels, SoFar, Stepped};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,8 +20,54 @@ use std::sync::Arc;
 type Label = Box<dyn FnMut(&mut RunResult, usize, f64)>;
 /// Keeps a run once its outputs have it (a store of runs); what went wrong, for the end.
 type Keep = Box<dyn FnMut(&RunResult) -> Result<(), String>>;
-/// What the series' page shows of a step that ended (asked only when there is a page).
-type Row = Box<dyn Fn(&Stepped, &RunResult) -> LevelRow>;
+
+/// How a series' levels read, on its page as in its table: the model, HTTP/2's streams per
+/// connection (a closed level is then connections of that many), and what the open model's
+/// level counts (`req/s`, or `iterations/s` for a workload).
+#[derive(Clone, Copy, Debug)]
+pub struct LevelWords {
+    pub model: Model,
+    pub streams: Option<usize>,
+    pub unit: &'static str,
+}
+
+impl LevelWords {
+    /// A step that ended, as a row of the series' page.
+    fn row(&self, step: &Stepped, run: &RunResult) -> LevelRow {
+        match *step {
+            Stepped::Swept { level, target } => {
+                let row = row_of(run);
+                let x = row.extra.as_ref();
+                LevelRow {
+                    asked: series_text::step_asked(self.model, self.streams, self.unit, level),
+                    target: target.name.clone(),
+                    achieved: format!("{} replies/s", rate(row.avg_rep_rate)),
+                    p50_ms: x.map_or(0.0, |x| x.p50),
+                    p99_ms: x.map_or(0.0, |x| x.p99),
+                    errors_percent: row.errors,
+                    verdict: series_text::step_verdict(&row, too_short(run)).to_owned(),
+                }
+            }
+            Stepped::Probed {
+                judged: j,
+                measured: m,
+                ..
+            } => {
+                let users = self.model == Model::Closed;
+                let level = series_text::probe_level(users, j.probe.level, self.unit);
+                LevelRow {
+                    asked: series_text::probe_asked(&level, j.probe.purpose),
+                    target: String::new(),
+                    achieved: format!("{} good/s", rate(m.goodput)),
+                    p50_ms: m.latency_ms.p50,
+                    p99_ms: m.latency_ms.p99,
+                    errors_percent: m.error_percent,
+                    verdict: j.verdict(),
+                }
+            }
+        }
+    }
+}
 
 pub struct StepOutputs {
     pub outputs: Outputs,
@@ -26,7 +75,7 @@ pub struct StepOutputs {
     json: Option<PathBuf>,
     label: Label,
     keep: Keep,
-    row: Row,
+    words: LevelWords,
     /// The series' own sinks (its table), told of the steps.
     series: Vec<Box<dyn Sink>>,
     /// The outputs of the step running now.
@@ -37,20 +86,20 @@ pub struct StepOutputs {
 
 impl StepOutputs {
     /// A series' outputs: `outputs` opened for it, its JSON at `json`, each run labelled and
-    /// kept as the command says, each step a `row` of its page.
+    /// kept as the command says, its levels in `words` on its page.
     pub fn new(
         outputs: Outputs,
         json: Option<PathBuf>,
         label: impl FnMut(&mut RunResult, usize, f64) + 'static,
         keep: impl FnMut(&RunResult) -> Result<(), String> + 'static,
-        row: impl Fn(&Stepped, &RunResult) -> LevelRow + 'static,
+        words: LevelWords,
     ) -> StepOutputs {
         StepOutputs {
             outputs,
             json,
             label: Box::new(label),
             keep: Box::new(keep),
-            row: Box::new(row),
+            words,
             series: Vec::new(),
             current: None,
             step: 0,
@@ -158,8 +207,8 @@ impl Sink for StepOutputs {
         if let Err(e) = (self.keep)(run) {
             self.problems.push(e);
         }
-        let row = &self.row;
-        self.outputs.level(|| row(step, run));
+        let words = self.words;
+        self.outputs.level(|| words.row(step, run));
     }
 
     fn so_far(&mut self, series: SoFar) {
