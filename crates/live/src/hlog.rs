@@ -5,7 +5,9 @@
 //! microseconds; `Interval_Max` is in milliseconds (max value divisor 1000, as the tools default).
 //! Event streams add one tagged line per histogram each second (`Tag=ttft,...`: the time to
 //! first event from the intended send, `Tag=ttft_sent`, `Tag=itl`: the gaps between events),
-//! from the first second that has them on: the tools read each tag as its own log.
+//! from the first second that has them on: the tools read each tag as its own log. A WebSocket
+//! run's untagged lines are its replies' latency (from each message's intended send), and its
+//! ping -> pong round trips (`--ping-interval`) are `Tag=ping_rtt`, from the first pong on.
 
 use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
@@ -22,6 +24,8 @@ pub struct Hlog {
     out: Option<BufWriter<File>>,
     /// A second had event streams: every later second has their tagged lines too.
     streams: bool,
+    /// A second had pongs: every later second has a `ping_rtt` line too.
+    pings: bool,
 }
 
 impl Hlog {
@@ -30,6 +34,7 @@ impl Hlog {
             path: path.to_owned(),
             out: None,
             streams: false,
+            pings: false,
         }
     }
 }
@@ -81,6 +86,11 @@ impl Sink for Hlog {
             ] {
                 line(out, Some(tag), r.index(), h).map_err(err)?;
             }
+        }
+        let ping = s.ws.as_deref().and_then(|w| w.ping.histogram());
+        self.pings |= ping.is_some();
+        if self.pings {
+            line(out, Some("ping_rtt"), r.index(), ping).map_err(err)?;
         }
         out.flush().map_err(err)
     }

@@ -64,6 +64,22 @@ impl Recorder {
         self.current.ws.get_or_insert_default().record(e);
     }
 
+    /// Sets the send backlog of second `sec` (the one in progress, if later) to `b`: the
+    /// last one set in a second is the one it closed with.
+    pub fn record_backlog(&mut self, sec: u64, b: crate::Backlog) {
+        if sec > self.current.index {
+            self.roll(sec);
+        }
+        // The run's sockets exist from here on, though none pinged: its backlog is a figure.
+        self.total.ws.get_or_insert_default();
+        self.current.ws.get_or_insert_default().backlog = Some(b);
+    }
+
+    /// The index of the second in progress.
+    pub fn current_second(&self) -> u64 {
+        self.current.index
+    }
+
     /// Closes the current second if `now_sec` is past it.
     pub fn roll(&mut self, now_sec: u64) {
         if now_sec > self.current.index {

@@ -439,6 +439,11 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             if let Some(log) = self.requests_log.as_mut() {
                 log.tick(now);
             }
+            // The second closing at this tick closes with the backlog as it is now.
+            let at = now.saturating_duration_since(self.measure_start).as_secs();
+            if at > self.recorder.current_second() {
+                self.note_backlog(now, self.recorder.current_second());
+            }
             ticks.tick(now, self.tick_state());
         }
         Ok(true)

@@ -7,6 +7,7 @@ mod record;
 mod slo;
 
 pub use record::{Judged, Outcome, Probe, ProbeRecord, Purpose, Shortfall, Undecided};
+pub(crate) use slo::objective;
 pub use slo::{latency_at, percentile_name, Figure, Measured, Objective, Slo};
 
 use crate::criteria::error_percent;

@@ -132,7 +132,12 @@ pub fn sweep(
         let complete = step.runs.len() == result.targets.len();
         if complete {
             let rows: Vec<Row> = step.runs.iter().map(row_of).collect();
-            result.stopped_early = saturation.observe(&rows);
+            let runs: Vec<_> = step
+                .runs
+                .iter()
+                .map(herd_result::capacity::measured)
+                .collect();
+            result.stopped_early = saturation.observe(&rows, &runs);
         }
         if control.is_cancelled() {
             result.interrupted = true;

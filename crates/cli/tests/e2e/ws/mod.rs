@@ -7,6 +7,7 @@ use crate::common::*;
 use std::process::{Child, Command};
 
 mod bar;
+mod outputs;
 mod sockets;
 mod workload;
 
