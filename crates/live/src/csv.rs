@@ -1,7 +1,7 @@
 //! `--csv FILE`: the per-second timeline, one row as each second closes (Locust's
 //! `--csv-full-history`), for a spreadsheet or pandas while the run is still going.
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::fault::in_force;
 use herd_result::stream::StreamLine;
@@ -138,7 +138,7 @@ impl Sink for Csv {
         }
     }
 
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         writeln!(out, "{}", header(start.config.exchange())).map_err(err)?;

@@ -9,7 +9,7 @@
 //! run's untagged lines are its replies' latency (from each message's intended send), and its
 //! ping -> pong round trips (`--ping-interval`) are `Tag=ping_rtt`, from the first pong on.
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::encode_histogram;
 use std::fs::File;
@@ -40,7 +40,7 @@ impl Hlog {
 }
 
 impl Sink for Hlog {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         let epoch = start
@@ -56,7 +56,7 @@ impl Sink for Hlog {
              #[BaseTime: {epoch:.3} (seconds since epoch)]\n\
              #[MaxValueDivisor: 1000.0]\n\
              \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-            start.target,
+            start.config.url,
             herd_result::HERD_VERSION,
         )
         .map_err(err)?;

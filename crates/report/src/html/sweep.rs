@@ -185,6 +185,19 @@ fn config(s: &SweepResult) -> String {
         let op = if stop.p99_strict { ">=" } else { ">" };
         stop_when.push(format!("p99 {op} {}", duration_ms(p)));
     }
+    for o in &stop.streams {
+        if let herd_result::capacity::Objective::Latency {
+            percentile,
+            max_ms,
+            inclusive,
+            of,
+        } = o
+        {
+            let op = if *inclusive { ">" } else { ">=" };
+            let p = herd_result::capacity::percentile_name(*percentile);
+            stop_when.push(format!("{}{p} {op} {}", of.prefix(), duration_ms(*max_ms)));
+        }
+    }
     let stop_text = if stop_when.is_empty() {
         "never (--no-stop)".to_owned()
     } else {

@@ -256,8 +256,8 @@ impl fmt::Display for Slo {
     }
 }
 
-/// The objective a criterion states, or why an SLO cannot hold it.
-fn objective(c: &Criterion) -> Result<Objective, String> {
+/// The objective a criterion states, or why an SLO (or a sweep's stop rule) cannot hold it.
+pub(crate) fn objective(c: &Criterion) -> Result<Objective, String> {
     let bad = |why: &str| {
         let column = c.column;
         format!(

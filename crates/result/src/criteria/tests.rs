@@ -119,7 +119,11 @@ fn thresholds_the_slo_and_the_stop_rule_count_errors_alike() {
         let row = crate::sweep::row_of(&r);
         assert_eq!(threshold.pass, pass, "threshold {text}");
         assert_eq!(slo.is_empty(), pass, "slo {text}: {slo:?}");
-        assert_eq!(stop.breach(&row).is_none(), pass, "stop {text}");
+        assert_eq!(
+            stop.breach(&row, &measured(&r)).is_none(),
+            pass,
+            "stop {text}"
+        );
     }
     for (text, pass) in [("p99 < 80ms", false), ("p99 <= 80ms", true)] {
         let threshold = Criterion::parse(text).unwrap().evaluate(&r);
@@ -128,7 +132,11 @@ fn thresholds_the_slo_and_the_stop_rule_count_errors_alike() {
         let row = crate::sweep::row_of(&r);
         assert_eq!(threshold.pass, pass, "threshold {text}");
         assert_eq!(slo.is_empty(), pass, "slo {text}: {slo:?}");
-        assert_eq!(stop.breach(&row).is_none(), pass, "stop {text}");
+        assert_eq!(
+            stop.breach(&row, &measured(&r)).is_none(),
+            pass,
+            "stop {text}"
+        );
     }
 }
 
@@ -173,5 +181,43 @@ fn per_name_criteria_and_nothing_measured() {
     assert!(
         !t.pass && t.note.as_deref().unwrap().contains("no responses"),
         "{t:?}"
+    );
+}
+
+#[test]
+fn the_stop_rule_reads_ttft_and_itl_as_the_slo_does() {
+    let stop = StopRule::parse("ttft p99 < 500ms, itl p99 <= 50ms, errors < 5%").unwrap();
+    assert_eq!(stop.max_error_percent, Some(5.0));
+    assert_eq!(stop.max_p99_ms, None);
+    let slo = Slo::parse("ttft p99 < 500ms, itl p99 <= 50ms").unwrap();
+    assert_eq!(stop.streams, slo.objectives, "one reader of the objectives");
+    let r = result(100, 0, 0, 0);
+    let row = crate::sweep::row_of(&r);
+    let mut m = measured(&r);
+    m.ttft_ms = Summary {
+        count: 10,
+        p99: 620.0,
+        ..Summary::default()
+    };
+    m.itl_ms = Summary {
+        count: 90,
+        p99: 50.0,
+        ..Summary::default()
+    };
+    assert_eq!(
+        stop.breach(&row, &m).as_deref(),
+        Some("ttft p99 620 ms >= 500 ms")
+    );
+    m.ttft_ms.p99 = 499.0;
+    assert_eq!(stop.breach(&row, &m), None);
+    // The rest of what an SLO takes but a step's row does not carry is refused, by column.
+    let e = StopRule::parse("p95 < 1s, ttft p99 > 2s").unwrap_err();
+    assert!(
+        e.starts_with("column 1: `p95 < 1s`: the stop rule takes"),
+        "{e}"
+    );
+    assert!(
+        e.contains("column 11: `ttft p99 > 2s` is not an upper limit"),
+        "{e}"
     );
 }

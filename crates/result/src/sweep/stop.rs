@@ -2,15 +2,18 @@
 //! applies it step by step.
 
 use super::Row;
-use crate::criteria::{Criteria, Metric, Op, Stat};
+use crate::capacity::{objective, Figure, Measured, Objective};
+use crate::criteria::{Criteria, Op};
 use serde::{Deserialize, Serialize};
 
 /// When a sweep stops early: a target is past saturation at a step when its errors or its p99
 /// break a limit, and the sweep stops once every target has been past it for `consecutive`
 /// steps in a row. One bad step can be a hiccup; two in a row are a trend.
 ///
-/// The limits are criteria of a healthy step in the one grammar ([`crate::criteria`]):
-/// `--stop "p99 < 100ms, errors <= 10%"`; `--stop-errors 10%` is `errors <= 10%`.
+/// The limits are criteria of a healthy step in the one grammar ([`crate::criteria`]), read
+/// into objectives as `--slo` reads them: `--stop "p99 < 100ms, errors <= 10%"`;
+/// `--stop-errors 10%` is `errors <= 10%`; `--stop "ttft p99 < 500ms"` limits event streams'
+/// time to first token (and `itl` the gaps between tokens).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StopRule {
     /// Percent of scheduled requests without an OK answer.
@@ -23,6 +26,10 @@ pub struct StopRule {
     /// Written with `<`: reaching `max_p99_ms` already breaks the rule.
     #[serde(default, skip_serializing_if = "is_false")]
     pub p99_strict: bool,
+    /// Limits on event streams' time to first token and gaps between tokens (`ttft p99 <
+    /// 500ms`, `itl p99 < 50ms`), as `--slo` holds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<Objective>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -37,13 +44,16 @@ impl Default for StopRule {
             consecutive: 2,
             errors_strict: false,
             p99_strict: false,
+            streams: Vec::new(),
         }
     }
 }
 
 impl StopRule {
     /// A rule from criteria of a healthy step, e.g. `p99 < 100ms, errors < 5%`: upper limits
-    /// (`<`, `<=`) on the whole run's p99 and errors. Every problem is reported at once.
+    /// (`<`, `<=`) on the whole run's p99 and errors, and on event streams' `ttft` and `itl`
+    /// percentiles; each read by the one reader of `--slo`'s objectives. Every problem is
+    /// reported at once.
     pub fn parse(text: &str) -> Result<StopRule, String> {
         let (items, diags) = Criteria::parse_all(text);
         let mut problems: Vec<(usize, String)> =
@@ -53,37 +63,40 @@ impl StopRule {
             ..StopRule::default()
         };
         for c in &items {
-            let strict = match c.op {
-                Op::Lt => true,
-                Op::Le => false,
-                Op::Gt | Op::Ge => {
-                    problems.push((
-                        c.column,
-                        format!(
-                            "column {}: `{}` is not an upper limit (< or <=)",
-                            c.column, c.text
-                        ),
-                    ));
-                    continue;
-                }
+            let unfit = || {
+                format!(
+                    "column {}: `{}`: the stop rule takes the whole run's p99 and errors, and \
+                     event streams' ttft and itl, e.g. \"p99 < 100ms, errors < 10%\" or \
+                     \"ttft p99 < 500ms\"",
+                    c.column, c.text
+                )
             };
-            match (&c.name, c.metric) {
-                (None, Metric::Errors) => {
-                    rule.max_error_percent = Some(c.value);
-                    rule.errors_strict = strict;
+            if c.name.is_some() {
+                problems.push((c.column, unfit()));
+                continue;
+            }
+            match objective(c) {
+                Ok(Objective::Errors {
+                    max_percent,
+                    inclusive,
+                }) => {
+                    rule.max_error_percent = Some(max_percent);
+                    rule.errors_strict = !inclusive;
                 }
-                (None, Metric::Latency(Stat::P99)) => {
-                    rule.max_p99_ms = Some(c.value);
-                    rule.p99_strict = strict;
+                Ok(Objective::Latency {
+                    percentile: 99.0,
+                    max_ms,
+                    inclusive,
+                    of: Figure::Latency,
+                }) => {
+                    rule.max_p99_ms = Some(max_ms);
+                    rule.p99_strict = !inclusive;
                 }
-                _ => problems.push((
-                    c.column,
-                    format!(
-                        "column {}: `{}`: the stop rule takes the whole run's p99 and errors, \
-                         e.g. \"p99 < 100ms, errors < 10%\"",
-                        c.column, c.text
-                    ),
-                )),
+                Ok(o @ Objective::Latency { of, .. }) if of != Figure::Latency => {
+                    rule.streams.push(o)
+                }
+                Ok(_) => problems.push((c.column, unfit())),
+                Err(e) => problems.push((c.column, e)),
             }
         }
         // In the order of the text, whichever step found them.
@@ -96,8 +109,9 @@ impl StopRule {
         }
     }
 
-    /// What in `row` is past the limits, or `None` when nothing is.
-    pub fn breach(&self, row: &Row) -> Option<String> {
+    /// What in `row` (and, for the event streams' limits, `run`: what an SLO reads of the
+    /// step's run) is past the limits, or `None` when nothing is.
+    pub fn breach(&self, row: &Row, run: &Measured) -> Option<String> {
         let op = |strict| if strict { Op::Lt } else { Op::Le };
         let shown = |strict| if strict { ">=" } else { ">" };
         let mut why = Vec::new();
@@ -116,6 +130,7 @@ impl StopRule {
                 ));
             }
         }
+        why.extend(self.streams.iter().filter_map(|o| o.broken(run)));
         (!why.is_empty()).then(|| why.join(", "))
     }
 }

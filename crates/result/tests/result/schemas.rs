@@ -112,6 +112,15 @@ fn criteria_with_le_and_lt_write_schema_valid_slos_and_stop_rules() {
     assert_eq!(v["config"]["stop"]["errors_strict"], true);
     let errs = errors(&validator("sweep.schema.json"), &v);
     assert!(errs.is_empty(), "{errs:#?}");
+    s.config.stop =
+        herd_result::sweep::StopRule::parse("ttft p99 < 500ms, itl p99 <= 50ms").unwrap();
+    let v = serde_json::to_value(&s).unwrap();
+    assert_eq!(v["config"]["stop"]["streams"][0]["of"], "ttft");
+    let errs = errors(&validator("sweep.schema.json"), &v);
+    assert!(errs.is_empty(), "{errs:#?}");
+    let mut bad = v.clone();
+    bad["config"]["stop"]["streams"][0]["of"] = "tokens".into();
+    assert!(!errors(&validator("sweep.schema.json"), &bad).is_empty());
     let mut c = fixtures::capacity(CAPACITY_OPEN);
     c.slo = herd_result::capacity::Slo::parse("p99 <= 100ms, errors <= 1%").unwrap();
     let v = serde_json::to_value(&c).unwrap();

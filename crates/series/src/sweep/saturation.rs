@@ -1,6 +1,7 @@
 //! The saturation tracker: applies a sweep's stop rule step by step and says when every target
 //! has been past saturation long enough to stop.
 
+use herd_result::capacity::Measured;
 use herd_result::sweep::{Row, StopRule};
 use herd_result::GeneratorVerdict;
 
@@ -19,13 +20,14 @@ impl Saturation {
         }
     }
 
-    /// Takes one step's rows (one per target) and returns why to stop, if it is time.
+    /// Takes one step's rows (one per target) and what an SLO reads of each target's run (its
+    /// event streams' figures), and returns why to stop, if it is time.
     ///
     /// A step where herd itself was the bottleneck says nothing about the server: it neither
     /// extends nor breaks a streak.
-    pub fn observe(&mut self, rows: &[Row]) -> Option<String> {
+    pub fn observe(&mut self, rows: &[Row], runs: &[Measured]) -> Option<String> {
         let mut reasons = Vec::new();
-        for (streak, row) in self.streak.iter_mut().zip(rows) {
+        for ((streak, row), run) in self.streak.iter_mut().zip(rows).zip(runs) {
             let limited = row
                 .extra
                 .as_ref()
@@ -33,7 +35,7 @@ impl Saturation {
             if limited {
                 continue;
             }
-            match self.rule.breach(row) {
+            match self.rule.breach(row, run) {
                 Some(why) => {
                     *streak += 1;
                     reasons.push(why);
@@ -97,7 +99,8 @@ mod tests {
         let mut s = Saturation::new(rule, 2);
         for (i, (rows, stop)) in table.iter().enumerate() {
             let rows: Vec<Row> = rows.iter().map(|&(e, p, g)| row(e, p, g)).collect();
-            let got = s.observe(&rows);
+            let runs = vec![Measured::default(); rows.len()];
+            let got = s.observe(&rows, &runs);
             assert_eq!(got.is_some(), *stop, "step {i}: {got:?}");
         }
     }

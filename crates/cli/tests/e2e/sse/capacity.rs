@@ -72,3 +72,48 @@ fn compare_says_a_ttft_that_grew_regressed() {
         .unwrap_or_else(|| panic!("no verdict line:\n{text}"));
     assert!(verdict.contains("ttft p99"), "{verdict}");
 }
+
+#[test]
+fn a_sweep_stops_once_ttft_breaks_the_stop_rule_two_steps_in_a_row() {
+    let _turn = one_at_a_time();
+    let s = mock(&[BATCH]);
+    let url = format!("http://{}/v1/chat/completions", s.local_addr());
+    let dir = TempDir::new("sse-sweep-stop");
+    let json = dir.path("s.json");
+    // 8 and 16 users fit the batch (first token at 50 ms); 32 and 48 queue for it (a stream
+    // later, ~150 ms); 64 never runs.
+    let ran = Herd::new(&["sweep", &url, "--sse", "llm", "-c", "8,16,32,48,64"])
+        .args(&["--stop", "ttft p99 < 90ms, itl p99 < 50ms"])
+        .steps("3s")
+        .json(&json)
+        .run();
+    let text = ran.code(0).stdout();
+    let r = ran.json_of("sweep.schema.json");
+    assert_eq!(r["config"]["stop"]["streams"][0]["of"], "ttft", "{text}");
+    let steps = r["steps"].as_array().unwrap();
+    let ttft = |s: &serde_json::Value| s["runs"][0]["streams"]["ttft_ms"]["p99"].as_f64().unwrap();
+    for s in &steps[..2] {
+        assert!(ttft(s) < 90.0, "{}: {text}", s["level"]);
+    }
+    // A step where herd itself was the bottleneck does not count (sweep/ends.rs): the sweep
+    // stops right after the second counted step past the limit.
+    let broke: Vec<usize> = steps
+        .iter()
+        .enumerate()
+        .skip(2)
+        .filter(|(_, s)| s["runs"][0]["generator"]["verdict"] == "ok")
+        .map(|(i, _)| i)
+        .collect();
+    for s in &steps[2..] {
+        assert!(ttft(s) > 90.0, "{}: {text}", s["level"]);
+    }
+    if broke.len() >= 2 {
+        assert_eq!(steps.len(), broke[1] + 1, "{text}");
+        let why = r["stopped_early"].as_str().unwrap();
+        assert!(why.contains("ttft p99") && !why.contains("itl"), "{why}");
+        assert!(
+            text.contains("stopped early: every target broke the stop rule"),
+            "{text}"
+        );
+    }
+}
