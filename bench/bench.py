@@ -47,6 +47,9 @@ Benchmarks:
             reaches, saturated, under herd and under its peer (h2c 10 and 100 x 100 streams
             vs h2load, plain and pipelined 16 vs wrk) on the static file (bars: rate >= 0.97 x,
             server CPU per request <= 1.03 x)
+  ssecpu    herd's CPU per Server-Sent Event (bench/bench_sse.py: a Go server writing four 64-byte
+            events at a time, 1,000 a response) against its CPU per plain HTTP/1.1 request to
+            nginx, same rounds (bar: <= 0.3 x); the same bytes as a plain body beside it
   shard     one process (2 threads) against 2 shards (1 thread each, own loopback addresses,
             a shared --start-at) of the same open-model plan, merged: throughput within 2%
 
@@ -245,6 +248,14 @@ def requests_of(tool, out, json_path=None):
         # herd without --json: its summary's counts.
         n = int(re.search(r"([\d,]+) completed", out).group(1).replace(",", ""))
         return n, int(re.search(r"([\d,]+) errors", out).group(1).replace(",", ""))
+    if tool == "herd-events":
+        # an event stream's events (bench_sse.py), not its responses
+        r = json.loads(Path(json_path).read_text())
+        return r["streams"]["events"], r["totals"]["errors"]
+    if tool == "herd-plain-events":
+        import bench_sse  # the same bytes as a plain body: the events they would have been
+        r = json.loads(Path(json_path).read_text())
+        return r["totals"]["completed"] * bench_sse.EVENTS, r["totals"]["errors"]
     if tool.startswith("herd") or tool.startswith("baseline"):
         r = json.loads(Path(json_path).read_text())
         return r["totals"]["completed"], r["totals"]["errors"]
@@ -928,7 +939,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("which", nargs="*", choices=["cpu", "rss", "rate", "https", "rsstls", "workload", "open", "replay", "shard",
                                                "h3", "lua", "proxy", "pipeline", "outputs", "reqlog",
-                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", "wscpu", "wsrss", []],
+                                                 "h2cpu", "h2rate", "h2rss", "corpus", "server", "wscpu", "wsrss", "ssecpu", []],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=5)
@@ -989,6 +1000,9 @@ def main():
             figures["h2rate"] = bench_h2.rate(this, nginx, max(1, a.rounds // 2))
         if "h2rss" in a.which:
             figures["h2rss"] = bench_h2.rss(this, nginx, max(1, a.rounds // 2), a.seconds)
+        if "ssecpu" in a.which:
+            import bench_sse  # the event streams' cost bar (issue 29), against a Go server built here
+            figures["ssecpu"] = bench_sse.cpu(this, nginx, a.rounds, a.seconds)
         import bench_ws  # WebSocket's bars (issue 29), against a Go echo server built here
         if "wscpu" in a.which:
             figures["wscpu"] = bench_ws.cpu(this, nginx, a.rounds, a.seconds)

@@ -4,13 +4,14 @@
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs, StepOutputs};
+use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs};
 use clap::Args;
 use herd_engine::Control;
 use herd_report::series_text;
-use herd_result::capacity::{CapacityResult, Measured, Slo};
-use herd_result::format::rate;
-use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec, Judged};
+use herd_result::capacity::{CapacityResult, Slo};
+use herd_result::RunResult;
+use herd_run::{Sink, Stepped};
+use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,18 +88,28 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         model.name()
     );
     println!("{}", series_text::probe_header());
-    let mut table = ProbeTable {
+    let table = ProbeTable {
         users: a.users,
         unit,
-        outputs: step_outputs(outputs, &a.outputs, "capacity"),
     };
-    let (result, failure) = capacity(spec, &*runs, &control, &mut table);
+    let mut steps = step_outputs(
+        outputs,
+        &a.outputs,
+        "capacity",
+        herd_live::LevelWords {
+            model,
+            streams: None,
+            unit,
+        },
+    )
+    .with(table);
+    let (result, failure) = capacity(spec, &*runs, &control, &mut steps);
     let interrupted = result.interrupted;
     let report = || herd_report::html::render_capacity(&result);
-    let unwritten = table.outputs.end(report, interrupted);
+    let unwritten = steps.end(report, interrupted);
     let answered = print_answer(&result, &a.url, unit);
-    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
-    table.outputs.outputs.linger();
+    steps.write_json(&result).map_err(Exit::bad_input)?;
+    steps.outputs.linger();
     if let Some(e) = failure {
         return Err(Exit::from(e));
     }
@@ -165,23 +176,19 @@ struct ProbeTable {
     users: bool,
     /// What the open model's level counts: `req/s`, or `iterations/s` for a workload.
     unit: &'static str,
-    /// Each probe's outputs (files numbered by probe), and the series' page (each probe live,
-    /// and the probes as they are judged).
-    outputs: StepOutputs,
 }
 
-impl herd_series::Observer for ProbeTable {
-    fn live(&mut self) -> &mut dyn herd_run::Observer {
-        self.outputs.begin()
-    }
-
-    fn searched(&mut self, so_far: &dyn Fn() -> CapacityResult) {
-        self.outputs.so_far(so_far);
-    }
-
-    fn probed(&mut self, n: usize, j: &Judged, m: &Measured, run: &mut herd_result::RunResult) {
+impl Sink for ProbeTable {
+    fn stepped(&mut self, step: &Stepped, _run: &mut RunResult) {
+        let Stepped::Probed {
+            n,
+            judged: j,
+            measured: m,
+        } = *step
+        else {
+            return;
+        };
         let p = &j.probe;
-        let verdict = j.verdict();
         let level = series_text::probe_level(self.users, p.level, self.unit);
         println!(
             "{}",
@@ -193,19 +200,9 @@ impl herd_series::Observer for ProbeTable {
                 goodput: m.goodput,
                 error_percent: m.error_percent,
                 p99_ms: (m.latency_ms.count > 0).then_some(m.latency_ms.p99),
-                verdict: &verdict,
+                verdict: &j.verdict(),
             })
         );
         let _ = std::io::stdout().flush();
-        self.outputs
-            .ended(run, p.level, || herd_live::dashboard::LevelRow {
-                asked: series_text::probe_asked(&level, p.purpose),
-                target: String::new(),
-                achieved: format!("{} good/s", rate(m.goodput)),
-                p50_ms: m.latency_ms.p50,
-                p99_ms: m.latency_ms.p99,
-                errors_percent: m.error_percent,
-                verdict,
-            });
     }
 }

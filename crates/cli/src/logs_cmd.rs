@@ -110,11 +110,6 @@ pub struct LogsArgs {
     pub tolerance: f64,
 }
 
-fn write(p: &Path, text: &str) -> Result<(), Exit> {
-    std::fs::write(p, text)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", p.display())))
-}
-
 pub fn cmd(a: &LogsArgs) -> Result<i32, Exit> {
     crate::outputs::check_path("--json", a.json.as_deref())?;
     crate::outputs::check_path("-o", a.output.as_deref())?;
@@ -124,13 +119,10 @@ pub fn cmd(a: &LogsArgs) -> Result<i32, Exit> {
     let report = a.input.analyse(false)?;
     print!("{}", herd_logs::text::render(&report, a.top));
     if let Some(p) = &a.json {
-        write(
-            p,
-            &(serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"),
-        )?;
+        herd_result::write_json_file(&report, p).map_err(Exit::bad_input)?;
     }
     if let Some(p) = &a.output {
-        write(p, &herd_logs::html::render(&report))?;
+        crate::outputs::write_file(p, &herd_logs::html::render(&report))?;
     }
     Ok(exit::OK)
 }
@@ -147,10 +139,7 @@ fn against_cmd(a: &LogsArgs, result: &Path) -> Result<i32, Exit> {
     warn_bad(&stats);
     print!("{}", herd_logs::against::render(&c));
     if let Some(p) = &a.json {
-        write(
-            p,
-            &(serde_json::to_string_pretty(&c).expect("the comparison serializes") + "\n"),
-        )?;
+        herd_result::write_json_file(&c, p).map_err(Exit::bad_input)?;
     }
     Ok(if c.flags.is_empty() {
         exit::OK

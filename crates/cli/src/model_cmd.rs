@@ -100,14 +100,9 @@ pub fn cmd(a: &ModelArgs) -> Result<i32, Exit> {
         assets: a.assets,
         open: a.open,
     };
-    write(&a.output, &render(&report, &opts))?;
+    crate::outputs::write_file(&a.output, &render(&report, &opts))?;
     println!("{}", herd_logs::model::summary(&report, &opts, &a.output));
     Ok(exit::OK)
-}
-
-fn write(path: &Path, text: &str) -> Result<(), Exit> {
-    std::fs::write(path, text)
-        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
 }
 
 fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
@@ -123,7 +118,7 @@ fn from_har(a: &ModelArgs, har: &Path) -> Result<i32, Exit> {
         source: har.display().to_string(),
     };
     let m = herd_har::model_file(har, &opts).map_err(Exit::bad_input)?;
-    write(&a.output, &m.yaml)?;
+    crate::outputs::write_file(&a.output, &m.yaml)?;
     println!("{}", m.summary(&a.output));
     Ok(exit::OK)
 }

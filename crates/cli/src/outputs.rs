@@ -3,7 +3,7 @@
 //! `Outputs` make each run's sinks; the end of a run, the summary and the exit code.
 
 use crate::exit::{self, Exit};
-use herd_live::{OutputSpec, Outputs, Sinks};
+use herd_live::{OutputSpec, Outputs, Sink, Sinks};
 use herd_result::RunResult;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -154,6 +154,12 @@ pub fn prepared(
     }
 }
 
+/// Writes `text` to `path`, or says why it cannot.
+pub fn write_file(path: &std::path::Path, text: &str) -> Result<(), Exit> {
+    std::fs::write(path, text)
+        .map_err(|e| Exit::bad_input(format!("cannot write {}: {e}", path.display())))
+}
+
 /// Refuses an output path given to `flag` that cannot be written, before any work is done (the
 /// one check every command's outputs get).
 pub fn check_path(flag: &str, path: Option<&std::path::Path>) -> Result<(), Exit> {
@@ -168,7 +174,7 @@ pub fn check_path(flag: &str, path: Option<&std::path::Path>) -> Result<(), Exit
 /// ended. The files first: a summary that cannot be printed (`| head` closed the pipe) must not
 /// cost the measurement.
 pub fn finish(result: &mut RunResult, sinks: &mut Sinks) -> Result<i32, Exit> {
-    let problems = sinks.finish(result);
+    let problems = sinks.end(result);
     print!("{}", herd_report::output::run_summary(result));
     use std::io::Write;
     let _ = std::io::stdout().flush();

@@ -47,6 +47,7 @@ pub fn step_outputs(
     outputs: herd_live::Outputs,
     given: &crate::outputs::OutputArgs,
     series: &'static str,
+    words: herd_live::LevelWords,
 ) -> StepOutputs {
     let (label, keep) = (given.keep.clone(), given.keep.clone());
     StepOutputs::new(
@@ -54,6 +55,7 @@ pub fn step_outputs(
         given.json.clone(),
         move |run, step, level| crate::store_cmd::label_step(&label, run, series, step, level),
         move |run| crate::store_cmd::keep(&keep, run).map_err(|e| e.message),
+        words,
     )
 }
 

@@ -109,23 +109,23 @@ pub fn cmd(a: &SweepArgs) -> Result<i32, Exit> {
         ..Default::default()
     };
     let outputs = a.outputs.open(&control, Some(levels))?;
-    let mut table = LiveTable {
+    let table = LiveTable {
         model: spec.model,
         named: c.targets.len() > 1,
         unit: c.unit,
         streams: http.http2.then(|| http.streams.unwrap_or(1)),
-        outputs: step_outputs(outputs, &a.outputs, "sweep"),
     };
     table.header();
-    let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut table);
+    let mut steps = step_outputs(outputs, &a.outputs, "sweep", table.words()).with(table);
+    let (result, failure) = herd_series::sweep::sweep(spec, &c.runs, &control, &mut steps);
     let report = || herd_report::html::render_sweep(&result);
-    let unwritten = table.outputs.end(report, result.interrupted);
+    let unwritten = steps.end(report, result.interrupted);
     let answered = summary(&result);
     result
         .write_tables(a.tsv.as_deref(), a.outputs.csv.as_deref())
         .map_err(Exit::bad_input)?;
-    table.outputs.write_json(&result).map_err(Exit::bad_input)?;
-    table.outputs.outputs.linger();
+    steps.write_json(&result).map_err(Exit::bad_input)?;
+    steps.outputs.linger();
     if let Some(e) = failure {
         // What ran is written above; the error says why the rest did not.
         return Err(Exit::from(e));

@@ -200,6 +200,12 @@ pub trait Session<T: Transport + ?Sized> {
     /// Exchanges submitted and not yet reported.
     fn in_flight(&self) -> usize;
 
+    /// What this session holds that its socket has not taken: messages and their bytes (a
+    /// WebSocket's send backlog). Asked once a second, for runs on a schedule of messages.
+    fn unsent(&self) -> herd_metrics::Backlog {
+        herd_metrics::Backlog::default()
+    }
+
     /// The server's limit on this connection's exchanges in flight when it is below the window
     /// the loop asked for (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS, HTTP/3's stream credit):
     /// the loop then begins no more iterations than the servers' places take, as h2load's

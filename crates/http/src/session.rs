@@ -117,6 +117,14 @@ impl Session<Wire> for HttpSession {
         }
     }
 
+    fn unsent(&self) -> herd_metrics::Backlog {
+        match self {
+            HttpSession::WebSocket(s) => s.unsent(),
+            HttpSession::WebSocketH2(s) => s.unsent(),
+            _ => herd_metrics::Backlog::default(),
+        }
+    }
+
     fn limit(&self) -> Option<usize> {
         match self {
             HttpSession::Http1(_) | HttpSession::WebSocket(_) => None,

@@ -1,7 +1,7 @@
 //! `--csv FILE`: the per-second timeline, one row as each second closes (Locust's
 //! `--csv-full-history`), for a spreadsheet or pandas while the run is still going.
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::fault::in_force;
 use herd_result::stream::StreamLine;
@@ -20,11 +20,13 @@ ttft_p50_ms,ttft_p99_ms,itl_p50_ms,itl_p99_ms,fault";
 /// The columns of a WebSocket run, whose exchanges are messages: the same columns, the
 /// second and sixth named for them (a message's reply has no status: those columns count
 /// refused Upgrades), and before `fault` the sockets' own: pongs and their round trips' p99,
-/// the server's closes and the refused Upgrades, each as `code:count` pairs (`1006:2 1011:1`).
+/// the server's closes and the refused Upgrades, each as `code:count` pairs (`1006:2 1011:1`),
+/// and the send backlog as the second closed, messages and bytes (empty without
+/// `--message-rate`).
 pub const MESSAGES_HEADER: &str = "t,messages,ok,failed,errors,msg_per_s,p50_ms,p90_ms,p99_ms,\
 max_ms,bytes_received,status_2xx,status_4xx,status_5xx,target,whole,cpu_percent,connections,\
 events,tokens,ttft_p50_ms,ttft_p99_ms,itl_p50_ms,itl_p99_ms,pongs,ping_p99_ms,closes,\
-handshakes_failed,fault";
+handshakes_failed,backlog_messages,backlog_bytes,fault";
 
 /// The header for a run whose exchanges are `x`.
 pub fn header(x: herd_result::Exchange) -> &'static str {
@@ -67,12 +69,15 @@ pub fn row(r: &Record, faults: &[FaultWindow], messages: bool) -> String {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        let or_empty = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
         format!(
-            "{},{:.3},{},{},",
+            "{},{:.3},{},{},{},{},",
             ws.pongs,
             ws.ping_p99_ms,
             pairs(&ws.closes),
-            pairs(&ws.handshakes_failed)
+            pairs(&ws.handshakes_failed),
+            or_empty(ws.backlog_messages),
+            or_empty(ws.backlog_bytes)
         )
     } else {
         String::new()
@@ -133,7 +138,7 @@ impl Sink for Csv {
         }
     }
 
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         writeln!(out, "{}", header(start.config.exchange())).map_err(err)?;

@@ -5,9 +5,11 @@
 //! microseconds; `Interval_Max` is in milliseconds (max value divisor 1000, as the tools default).
 //! Event streams add one tagged line per histogram each second (`Tag=ttft,...`: the time to
 //! first event from the intended send, `Tag=ttft_sent`, `Tag=itl`: the gaps between events),
-//! from the first second that has them on: the tools read each tag as its own log.
+//! from the first second that has them on: the tools read each tag as its own log. A WebSocket
+//! run's untagged lines are its replies' latency (from each message's intended send), and its
+//! ping -> pong round trips (`--ping-interval`) are `Tag=ping_rtt`, from the first pong on.
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::encode_histogram;
 use std::fs::File;
@@ -22,6 +24,8 @@ pub struct Hlog {
     out: Option<BufWriter<File>>,
     /// A second had event streams: every later second has their tagged lines too.
     streams: bool,
+    /// A second had pongs: every later second has a `ping_rtt` line too.
+    pings: bool,
 }
 
 impl Hlog {
@@ -30,12 +34,13 @@ impl Hlog {
             path: path.to_owned(),
             out: None,
             streams: false,
+            pings: false,
         }
     }
 }
 
 impl Sink for Hlog {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let err = |e| SinkError::new(FLAG, &self.path, e);
         let mut out = BufWriter::new(File::create(&self.path).map_err(err)?);
         let epoch = start
@@ -51,7 +56,7 @@ impl Sink for Hlog {
              #[BaseTime: {epoch:.3} (seconds since epoch)]\n\
              #[MaxValueDivisor: 1000.0]\n\
              \"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
-            start.target,
+            start.config.url,
             herd_result::HERD_VERSION,
         )
         .map_err(err)?;
@@ -81,6 +86,11 @@ impl Sink for Hlog {
             ] {
                 line(out, Some(tag), r.index(), h).map_err(err)?;
             }
+        }
+        let ping = s.ws.as_deref().and_then(|w| w.ping.histogram());
+        self.pings |= ping.is_some();
+        if self.pings {
+            line(out, Some("ping_rtt"), r.index(), ping).map_err(err)?;
         }
         out.flush().map_err(err)
     }

@@ -3,7 +3,7 @@
 //! result. A run killed at hour 23 leaves its first 23 hours, which `herd report`, `compare` and
 //! `merge` read as a partial result (`herd_result::stream`).
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::stream::{name_lines, CheckLine, ScenarioLine, StreamLine};
 use herd_result::{write_json, RunResult};
@@ -44,7 +44,7 @@ impl JsonStream {
 }
 
 impl Sink for JsonStream {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         let file = File::create(&self.path).map_err(|e| SinkError::new(FLAG, &self.path, e))?;
         self.out = Some(BufWriter::new(file));
         self.labels = start.labels.clone();

@@ -156,16 +156,6 @@ fn columns() -> usize {
     }
 }
 
-impl herd_run::Observer for Live {
-    fn progress(&mut self, p: &Progress) {
-        self.update(p);
-    }
-
-    fn finished(&mut self) {
-        self.clear();
-    }
-}
-
 impl crate::Sink for Live {
     fn progress(&mut self, p: &Progress) {
         self.update(p);

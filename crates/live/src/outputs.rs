@@ -12,7 +12,7 @@ use crate::line::{Live, Planned};
 use crate::metrics::{otlp, Endpoint, Metrics};
 use crate::paths::{check_writable, numbered};
 use crate::requests_log::RequestsLogSink;
-use crate::{Sink, SinkError, Sinks, Start};
+use crate::{RunStart, Sink, SinkError, Sinks};
 use herd_engine::Control;
 use herd_result::RunResult;
 use std::net::SocketAddr;
@@ -151,7 +151,7 @@ impl Outputs {
             dashboard,
             metrics,
             series,
-            run_id: Start::new_run_id(),
+            run_id: RunStart::new_run_id(),
         })
     }
 

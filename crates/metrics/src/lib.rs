@@ -38,7 +38,7 @@ pub use outcome::{Outcome, Phases, Verdict, NO_STATUS};
 pub use recorder::Recorder;
 pub use second_latency::{empty_second_histogram, LiveHistogram, SecondLatency, SEALED_QUANTILES};
 pub use second_streams::SecondStreams;
-pub use socket::{close_code_name, CodeCounts, SocketEvent, SocketSecond, SocketStats};
+pub use socket::{close_code_name, Backlog, CodeCounts, SocketEvent, SocketSecond, SocketStats};
 pub use stats::{Stats, StatusCounts};
 pub use stream::{StreamOutcome, StreamStats};
 pub use timeline::{Second, Timeline, SEAL_AFTER_S};

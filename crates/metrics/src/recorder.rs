@@ -64,6 +64,23 @@ impl Recorder {
         self.current.ws.get_or_insert_default().record(e);
     }
 
+    /// Sets the send backlog of second `sec` to `b`: the last one set in a second is the one it
+    /// closed with. A second closed and not yet taken still takes it; one handed over does not.
+    pub fn record_backlog(&mut self, sec: u64, b: crate::Backlog) {
+        if sec > self.current.index {
+            self.roll(sec);
+        }
+        // The run's sockets exist from here on, though none pinged: its backlog is a figure.
+        self.total.ws.get_or_insert_default();
+        let second = match sec == self.current.index {
+            true => Some(&mut self.current),
+            false => self.ready.iter_mut().rev().find(|s| s.index == sec),
+        };
+        if let Some(s) = second {
+            s.ws.get_or_insert_default().backlog = Some(b);
+        }
+    }
+
     /// Closes the current second if `now_sec` is past it.
     pub fn roll(&mut self, now_sec: u64) {
         if now_sec > self.current.index {

@@ -130,6 +130,22 @@ impl SocketStats {
     }
 }
 
+/// A WebSocket's send backlog at one instant: messages the schedule made due whose bytes no
+/// socket took yet (waiting for a free socket, or framed in herd's send buffer), and the bytes
+/// of those framed (a message waiting for a socket is not framed yet).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+impl Backlog {
+    pub fn add(&mut self, other: Backlog) {
+        self.messages += other.messages;
+        self.bytes += other.bytes;
+    }
+}
+
 /// The same, for one second of the timeline: its round trips as a second's latency is kept
 /// (sealed with the second).
 #[derive(Clone, Debug, Default)]
@@ -137,6 +153,9 @@ pub struct SocketSecond {
     pub ping: SecondLatency,
     pub closes: CodeCounts,
     pub refused: CodeCounts,
+    /// The send backlog as the second closed (a run with `--message-rate`: its schedule),
+    /// every worker's added up.
+    pub backlog: Option<Backlog>,
 }
 
 impl SocketSecond {
@@ -152,6 +171,9 @@ impl SocketSecond {
         self.ping.add(&other.ping);
         self.closes.merge(&other.closes);
         self.refused.merge(&other.refused);
+        if let Some(b) = other.backlog {
+            self.backlog.get_or_insert_default().add(b);
+        }
     }
 
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
@@ -159,15 +181,34 @@ impl SocketSecond {
         self.ping.encode(out);
         self.closes.encode(out);
         self.refused.encode(out);
+        // The backlog: a tag, then its messages and bytes.
+        match self.backlog {
+            None => out.push(0),
+            Some(b) => {
+                out.push(1);
+                put_varint(out, b.messages);
+                put_varint(out, b.bytes);
+            }
+        }
     }
 
     pub(crate) fn decode(input: &mut &[u8]) -> Option<Self> {
         use herd_spill::Spilled;
-        Some(SocketSecond {
+        let mut s = SocketSecond {
             ping: SecondLatency::decode(input)?,
             closes: CodeCounts::decode(input)?,
             refused: CodeCounts::decode(input)?,
-        })
+            backlog: None,
+        };
+        let (&tag, rest) = input.split_first()?;
+        *input = rest;
+        if tag == 1 {
+            s.backlog = Some(Backlog {
+                messages: get_varint(input)?,
+                bytes: get_varint(input)?,
+            });
+        }
+        Some(s)
     }
 
     pub fn heap_bytes(&self) -> usize {
@@ -206,6 +247,10 @@ mod tests {
             a.record(e);
             s.record(e);
         }
+        s.backlog = Some(Backlog {
+            messages: 7,
+            bytes: 210,
+        });
         let mut b = SocketStats::default();
         b.merge(&a);
         b.merge(&a);
@@ -218,5 +263,9 @@ mod tests {
         assert_eq!(back.ping.len(), 2);
         assert_eq!(back.closes, s.closes);
         assert_eq!(back.refused, s.refused);
+        assert_eq!(back.backlog, s.backlog);
+        let mut two = back.clone();
+        two.merge(&s);
+        assert_eq!(two.backlog.map(|b| (b.messages, b.bytes)), Some((14, 420)));
     }
 }

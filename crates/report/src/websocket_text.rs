@@ -1,8 +1,8 @@
 //! The summary's lines for a WebSocket run's sockets apart from their messages: ping round
-//! trips, the server's closes by code and name, refused Upgrades by status. Nothing when the
-//! sockets told none of these.
+//! trips, the server's closes by code and name, refused Upgrades by status, the send backlog of
+//! a schedule of messages. Nothing when the sockets told none of these.
 
-use crate::format::{count, duration_ms};
+use crate::format::{bytes, count, duration_ms};
 use crate::lines::line;
 use crate::RunResult;
 use std::fmt::{self, Write};
@@ -45,6 +45,19 @@ pub(crate) fn render(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             out,
             "handshake",
             &format!("{}   (Upgrades refused, by status)", codes.join("   ")),
+        )?;
+    }
+    if let Some(b) = &w.backlog {
+        line(
+            out,
+            "backlog",
+            &format!(
+                "max {} messages ({})  at the end {} ({})   (due, not yet taken by a socket)",
+                count(b.max_messages),
+                bytes(b.max_bytes as f64),
+                count(b.end_messages),
+                bytes(b.end_bytes as f64)
+            ),
         )?;
     }
     Ok(())

@@ -62,7 +62,7 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         &status,
     ));
     let (phases, phase_histograms) = crate::phases::of(s, true);
-    RunResult {
+    let mut r = RunResult {
         herd_version: crate::HERD_VERSION.to_owned(),
         schema_version: crate::SCHEMA_VERSION,
         kind: Kind::Run,
@@ -122,7 +122,10 @@ pub fn build_run(input: RunInput<'_>) -> RunResult {
         grpc: None,
         websocket: crate::websocket::of(s.ws.as_deref()),
         faults: Vec::new(),
-    }
+    };
+    let seconds = r.timeline.iter().filter_map(|e| e.ws.as_deref());
+    r.websocket = crate::websocket::with_backlog(r.websocket.take(), seconds);
+    r
 }
 
 /// serde_json writes NaN as `null`, which the schema (rightly) rejects; a measurement that could

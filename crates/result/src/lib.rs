@@ -122,7 +122,7 @@ pub use server::{
 pub use shard::{ShardHeader, ShardInstance};
 pub use streams::{Counts, StreamHistograms, Streams};
 pub use summary::{SizeSummary, Summary, Totals};
-pub use websocket::{Close, Sockets, SocketsSecond};
+pub use websocket::{Close, SendBacklog, Sockets, SocketsSecond};
 pub use workload::{CheckResult, NameResult, ScenarioResult, ThresholdResult};
 
 /// The herd version written into results, and the one [`read_json`] checks files against.

@@ -338,6 +338,8 @@ impl Merge {
             websocket: self.websocket.finish(),
             faults: Vec::new(),
         };
+        let seconds = merged.timeline.iter().filter_map(|e| e.ws.as_deref());
+        merged.websocket = crate::websocket::with_backlog(merged.websocket.take(), seconds);
         // Thresholds are judged on the merged numbers only: a shard's own verdict judged a part.
         merged.thresholds = first
             .thresholds

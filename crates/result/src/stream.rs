@@ -308,7 +308,8 @@ fn sockets_of(timeline: &[TimelineEntry]) -> Result<Option<crate::Sockets>, Repo
                 reason,
             })?;
     }
-    Ok(sum.finish())
+    let seconds = timeline.iter().filter_map(|e| e.ws.as_deref());
+    Ok(crate::websocket::with_backlog(sum.finish(), seconds))
 }
 
 /// The calls a partial result's seconds counted (a killed run's file still tells its codes;

@@ -24,6 +24,23 @@ pub struct Sockets {
     pub handshakes_failed: BTreeMap<String, u64>,
     /// The round trips' histogram (microseconds), encoded as [`crate::Histograms`]'.
     pub ping_rtt_histogram: String,
+    /// The send backlog of a run on a schedule of messages (`--message-rate`), from its
+    /// seconds: the most and the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog: Option<SendBacklog>,
+}
+
+/// Messages the schedule made due whose bytes no socket had taken (waiting for a free socket,
+/// or framed in herd's send buffer), as seconds closed: a server that reads slower than the
+/// schedule makes it grow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendBacklog {
+    /// The most messages (and, apart, bytes) any second closed with.
+    pub max_messages: u64,
+    pub max_bytes: u64,
+    /// What the last second closed with: the backlog the schedule ended with.
+    pub end_messages: u64,
+    pub end_bytes: u64,
 }
 
 /// Closes of one code.
@@ -35,7 +52,7 @@ pub struct Close {
     pub count: u64,
 }
 
-/// One second's sockets (a [`crate::TimelineEntry`]'s `ws`).
+/// One second's sockets (a timeline entry's `ws`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SocketsSecond {
     /// Pongs that came in this second, and their round trips' 99th percentile.
@@ -49,6 +66,12 @@ pub struct SocketsSecond {
     /// Upgrades refused in this second, by status.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub handshakes_failed: BTreeMap<String, u64>,
+    /// The send backlog as the second closed (a run on a schedule of messages): messages due
+    /// whose bytes no socket had taken, and the bytes of those framed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog_messages: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backlog_bytes: Option<u64>,
     /// The second's round trips (microseconds, encoded), while the second was live: shards'
     /// seconds add up exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,7 +95,29 @@ fn from(ping: &Histogram<u64>, closes: &CodeCounts, refused: &CodeCounts) -> Soc
             .collect(),
         handshakes_failed: keyed(refused),
         ping_rtt_histogram: encode_histogram(ping),
+        backlog: None,
     }
+}
+
+/// `s` with the send backlog its timeline's `seconds` closed with (none without a schedule of
+/// messages): a built, merged or partial result's, from the same seconds.
+pub(crate) fn with_backlog<'a>(
+    s: Option<Sockets>,
+    seconds: impl Iterator<Item = &'a SocketsSecond>,
+) -> Option<Sockets> {
+    let mut s = s?;
+    let mut b: Option<SendBacklog> = None;
+    for w in seconds {
+        let (Some(m), Some(bytes)) = (w.backlog_messages, w.backlog_bytes) else {
+            continue;
+        };
+        let b = b.get_or_insert_default();
+        b.max_messages = b.max_messages.max(m);
+        b.max_bytes = b.max_bytes.max(bytes);
+        (b.end_messages, b.end_bytes) = (m, bytes);
+    }
+    s.backlog = b;
+    Some(s)
 }
 
 /// The sockets of `s`; `None` when they told nothing.
@@ -94,6 +139,8 @@ pub(crate) fn second(s: Option<&SocketSecond>) -> Option<SocketsSecond> {
         },
         closes: keyed(&s.closes),
         handshakes_failed: keyed(&s.refused),
+        backlog_messages: s.backlog.map(|b| b.messages),
+        backlog_bytes: s.backlog.map(|b| b.bytes),
         ping_histogram: h.map(encode_histogram),
     })
 }
@@ -187,6 +234,15 @@ pub(crate) fn add_seconds(
         return Ok(());
     };
     have.pongs += s.pongs;
+    // Shards' backlogs at the same second add up, as their sockets do.
+    for (to, from) in [
+        (&mut have.backlog_messages, s.backlog_messages),
+        (&mut have.backlog_bytes, s.backlog_bytes),
+    ] {
+        if let Some(n) = from {
+            *to = Some(to.unwrap_or(0) + n);
+        }
+    }
     for (to, from) in [
         (&mut have.closes, &s.closes),
         (&mut have.handshakes_failed, &s.handshakes_failed),
@@ -276,5 +332,35 @@ mod tests {
         sum.add_second(Some(&to)).unwrap();
         let whole = sum.finish().unwrap();
         assert_eq!((whole.ping_rtt_ms.count, whole.closes[0].count), (2, 2));
+    }
+
+    #[test]
+    fn the_runs_backlog_is_its_seconds_most_and_last() {
+        let second = |m: Option<u64>| SocketsSecond {
+            backlog_messages: m,
+            backlog_bytes: m.map(|m| m * 30),
+            ..SocketsSecond::default()
+        };
+        let s = of(Some(&stats(2, 1, 1000)));
+        let timeline = [second(Some(0)), second(Some(50)), second(Some(20))];
+        let b = with_backlog(s.clone(), timeline.iter())
+            .unwrap()
+            .backlog
+            .unwrap();
+        assert_eq!(
+            (b.max_messages, b.max_bytes, b.end_messages, b.end_bytes),
+            (50, 1500, 20, 600)
+        );
+        // No schedule of messages, no backlog; no sockets, nothing.
+        assert!(with_backlog(s, [second(None)].iter())
+            .unwrap()
+            .backlog
+            .is_none());
+        assert!(with_backlog(None, timeline.iter()).is_none());
+        // Shards' seconds add up.
+        let mut to = None;
+        add_seconds(&mut to, Some(&timeline[1])).unwrap();
+        add_seconds(&mut to, Some(&timeline[2])).unwrap();
+        assert_eq!(to.unwrap().backlog_messages, Some(70));
     }
 }

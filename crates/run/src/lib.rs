@@ -4,7 +4,7 @@
 //! plays on the engine at its own load or at a [`Level`] (what `herd sweep` and `herd capacity`
 //! vary), a shard after waiting for its start instant, and returns the full `RunResult`.
 //! [`conclude`] says how a result ended; the CLI maps that to exit codes. Nothing here exits:
-//! progress and notes go to an [`Observer`], problems come back as a [`RunError`].
+//! progress and notes go to a [`Sink`], problems come back as a [`RunError`].
 //!
 //! ```no_run
 //! use herd_run::{RunSpec, Source, Level};
@@ -34,6 +34,7 @@ mod result;
 mod script;
 pub mod shard;
 mod shard_flags;
+mod sink;
 mod spec;
 mod watch;
 mod what;
@@ -54,10 +55,11 @@ pub use replay::p95_change;
 pub use replay_load::{ReplayLogs, ReplayRead};
 pub use result::{generator_sample, to_result};
 pub use shard_flags::{parse_start_at, ShardFlags};
+pub use sink::{tell, RunStart, Sink, SinkError, SoFar, Stepped};
 pub use spec::{ConnectFlags, RequestFlags, RunSpec, Source};
 pub use ws::WsFlags;
 
-use herd_engine::{Control, Progress};
+use herd_engine::Control;
 use herd_result::RunResult;
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,53 +99,6 @@ pub enum Length {
     Requests(u64),
 }
 
-/// How a run starts, told once before its first second: what runs, as its result will
-/// describe it, and when its measurement starts by the engine's own instants.
-#[derive(Clone, Debug)]
-pub struct RunStart {
-    pub config: herd_result::RunConfig,
-    /// What the indices in the records name: request names, scenarios, checks.
-    pub labels: Labels,
-    /// When the measurement starts (the schedule's instant 0 plus the warm-up), as the engine
-    /// placed it: in the past for a shard that started late.
-    pub measure_start: std::time::SystemTime,
-    /// A shard's header, and the absolute second its timeline starts in (the shared start
-    /// instant), both `None` for a run that is not sharded.
-    pub shard: Option<herd_result::ShardHeader>,
-    pub timeline_start_unix_s: Option<u64>,
-}
-
-/// What a run reports while it goes on: the one stream of a run's events, in order. herd-live's
-/// `Sinks` turns it into every output; `()` ignores it all.
-pub trait Observer {
-    /// Where each measured request goes (`--requests-log`), asked once before the engine
-    /// starts; `labels` name the requests. herd-run hands it to the run's workers.
-    fn requests_log(&mut self, _labels: &Labels) -> Option<Arc<herd_engine::RequestsLog>> {
-        None
-    }
-    /// The run starts: told once, before its first [`Observer::record`].
-    fn start(&mut self, _start: &RunStart) {}
-    /// About once a second while the run goes on, the live numbers; the seconds closed in it
-    /// follow as [`Observer::record`]s.
-    fn progress(&mut self, _progress: &Progress) {}
-    /// One closed second, in order, with the watched server's readings taken since the last
-    /// second (`--watch-*`), joined here once.
-    fn record(&mut self, _record: &herd_engine::Record, _server: Option<&herd_result::Server>) {}
-    /// A workload's fault came into force (its `end_s` the planned end) or was removed (its
-    /// `end_s` as it happened), told in the order the proxy's API confirmed them; `name` is the
-    /// same in both. Thresholds and recovery come with the result.
-    fn fault(&mut self, _window: &herd_result::FaultWindow) {}
-    /// The engine has finished; the result is being built.
-    fn finished(&mut self) {}
-    /// A line for the person running herd (a shard's wait, a clock warning): on standard error
-    /// unless the observer shows it its own way.
-    fn note(&mut self, line: &str) {
-        eprintln!("herd: {line}");
-    }
-}
-
-impl Observer for () {}
-
 /// Why a run could not be prepared or played. Nothing was sent in either case.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -172,7 +127,7 @@ pub trait Runs {
         level: Level,
         length: Length,
         control: &Arc<Control>,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<RunResult, RunError>;
     /// What one arrival of the open model is: `req/s` for a URL, `iterations/s` for a workload.
     fn rate_unit(&self) -> &'static str;

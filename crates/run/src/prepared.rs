@@ -4,7 +4,7 @@
 use crate::result::{add_workload, to_result};
 use crate::shard::ShardRun;
 use crate::what::{UrlRequest, What};
-use crate::{ensure_fds, Length, Level, LoadFlags, Observer, RunError, Runs};
+use crate::{ensure_fds, Length, Level, LoadFlags, RunError, Runs, Sink};
 use herd_engine::{Control, Hooks, Plan, Shard, Single, SystemClock};
 use herd_http::h3::H3Transport;
 use herd_http::{HttpTransport, Scheme, Target, TlsOptions};
@@ -108,14 +108,14 @@ impl Prepared {
 
     /// Plays the run at `level` (its own when `None`) and returns the full result: per-name
     /// stats, scenarios, checks and evaluated thresholds for files. Prints nothing; progress
-    /// goes to `observer`.
+    /// goes to `sink`.
     pub fn run(
         &self,
         level: Option<Level>,
         control: &Arc<Control>,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<RunResult, RunError> {
-        self.run_at(level.or(self.level), self.length, control, observer)
+        self.run_at(level.or(self.level), self.length, control, sink)
     }
 
     fn run_at(
@@ -123,7 +123,7 @@ impl Prepared {
         level: Option<Level>,
         length: Option<Length>,
         control: &Arc<Control>,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<RunResult, RunError> {
         self.check_at(level, length)?;
         // The result describes the whole plan; a shard plays its share of it.
@@ -144,7 +144,7 @@ impl Prepared {
             Some(run) => {
                 let at = run.instant(self.runs.fetch_add(1, Relaxed));
                 let hash = crate::shard::run_hash(&self.what, &config, level, length);
-                let started = crate::shard::wait(run, at, control, observer)?;
+                let started = crate::shard::wait(run, at, control, sink)?;
                 if started.late {
                     plan.late = crate::shard::late_start(&plan, started.lag)?;
                 }
@@ -157,20 +157,21 @@ impl Prepared {
         // stop handle.
         let hooks = Hooks {
             control: Arc::clone(control),
-            requests_log: observer.requests_log(&labels),
+            // A log that cannot be opened is the sink's to report (herd-live's `Sinks` keep it).
+            requests_log: sink.requests_log(&labels).ok().flatten(),
         };
-        let played = self.play(&mut plan, &config, labels, shard.as_ref(), &hooks, observer);
+        let played = self.play(&mut plan, &config, labels, shard.as_ref(), &hooks, sink);
         // The tap's last holder: the writer ends its file once every holder let go.
         drop(hooks);
         let (out, tally, pipelined, server, faulted) = played?;
-        observer.finished();
+        sink.finished();
         let mut result = to_result(config.url.clone(), config, &plan, &out);
         if let Some(depth) = pipelined {
             result.config.pipeline = Some(depth as u64);
         }
         result.server = server;
         if let Some(header) = shard {
-            crate::shard::stamp(&mut result, header, plan.late, plan.missed(), observer);
+            crate::shard::stamp(&mut result, header, plan.late, plan.missed(), sink);
         }
         self.conclude(&out, tally, &mut result);
         result.warnings.extend(self.notes.iter().cloned());
@@ -196,7 +197,7 @@ impl Prepared {
         Ok(result)
     }
 
-    /// Plays `plan` on the engine, the records told to `observer` with the watched server's
+    /// Plays `plan` on the engine, the records told to `sink` with the watched server's
     /// readings joined to the second they came with; the engine's output, a workload's tally,
     /// a script's pipeline depth and the server's readings.
     fn play(
@@ -206,7 +207,7 @@ impl Prepared {
         labels: crate::Labels,
         shard: Option<&(herd_result::ShardHeader, Option<u64>)>,
         hooks: &Hooks,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<Played, RunError> {
         let options = TlsOptions {
             insecure: self.insecure,
@@ -238,6 +239,8 @@ impl Prepared {
             measure_start: std::time::SystemTime::now(),
             shard: shard.map(|h| h.0.clone()),
             timeline_start_unix_s: shard.and_then(|h| h.1),
+            run_id: String::new(),
+            step: None,
         });
         let progress = |p: &herd_engine::Progress| {
             if let Some(mut s) = start.take() {
@@ -246,17 +249,18 @@ impl Prepared {
                 if let Some(d) = &faults {
                     d.origin(p.measure_start);
                 }
-                observer.start(&s);
+                // A failing output is its own: `Sinks` reports it once and leaves it out.
+                let _ = sink.start(&s);
             }
-            observer.progress(p);
+            sink.progress(p);
             let mut fresh = match (&watcher, p.closed.is_empty()) {
                 (Some(w), false) => Some(crate::watch::fresh(w)).filter(|f| !f.is_empty()),
                 _ => None,
             };
             for r in &p.closed {
-                observer.record(r, fresh.take().as_ref());
+                let _ = sink.record(r, fresh.take().as_ref());
             }
-            self.tell_faults(faults.as_ref(), p.measure_start, observer);
+            self.tell_faults(faults.as_ref(), p.measure_start, sink);
         };
         let plan = &*plan;
         let out = match &self.what {
@@ -340,16 +344,16 @@ impl Prepared {
         }
     }
 
-    /// Tells `observer` of the faults added or removed since the last report.
+    /// Tells `sink` of the faults added or removed since the last report.
     fn tell_faults(
         &self,
         faults: Option<&crate::faults::Driver>,
         measure_start: std::time::SystemTime,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) {
         if let (Some(d), What::Workload { workload, .. }) = (faults, &self.what) {
             for n in d.notices() {
-                observer.fault(&crate::faults::window_of(
+                sink.fault(&crate::faults::window_of(
                     &n,
                     &workload.faults,
                     measure_start,
@@ -478,9 +482,9 @@ impl Runs for Prepared {
         level: Level,
         length: Length,
         control: &Arc<Control>,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<RunResult, RunError> {
-        self.run_at(Some(level), Some(length), control, observer)
+        self.run_at(Some(level), Some(length), control, sink)
     }
 
     fn rate_unit(&self) -> &'static str {

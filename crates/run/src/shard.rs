@@ -4,7 +4,7 @@
 //! Every kind of run and every series takes it the same way, as [`crate::RunSpec::shard`].
 
 use crate::what::What;
-use crate::{Length, Level, Observer, RunError};
+use crate::{Length, Level, RunError, Sink};
 pub use herd_engine::Shard;
 use herd_engine::{Control, Plan};
 use herd_result::{RunConfig, RunResult, ShardHeader, ShardInstance};
@@ -156,7 +156,7 @@ pub(crate) fn wait(
     run: &ShardRun,
     at: Option<SystemTime>,
     control: &Control,
-    observer: &mut dyn Observer,
+    sink: &mut dyn Sink,
 ) -> Result<Started, RunError> {
     let Some(at) = at else {
         return Ok(Started::default());
@@ -171,17 +171,20 @@ pub(crate) fn wait(
                     behind.as_secs_f64(),
                 )));
             }
-            observer.note(&format!(
-                "shard {label} is {:.1} s late (--late skip): it plays the rest of the run",
-                behind.as_secs_f64()
-            ));
+            crate::tell(
+                sink,
+                &format!(
+                    "shard {label} is {:.1} s late (--late skip): it plays the rest of the run",
+                    behind.as_secs_f64()
+                ),
+            );
             return Ok(Started {
                 lag: behind,
                 late: true,
             });
         }
     }
-    observer.note(&format!("shard {label} ready, starting at {shown}"));
+    crate::tell(sink, &format!("shard {label} ready, starting at {shown}"));
     loop {
         if control.is_cancelled() {
             return Err(RunError::Interrupted(
@@ -276,10 +279,11 @@ pub(crate) fn stamp(
     (mut header, start): (ShardHeader, Option<u64>),
     late: Duration,
     missed: u64,
-    observer: &mut dyn Observer,
+    sink: &mut dyn Sink,
 ) {
     if header.instances.first().and_then(|i| i.clock_synchronised) == Some(false) {
-        observer.note(
+        crate::tell(
+            sink,
             "warning: this machine's clock is not synchronised (adjtimex): its share of the schedule may be shifted; run NTP (chrony) on every generator",
         );
     }

@@ -188,6 +188,8 @@ struct Loop<'a, T: Transport, S: Script> {
     seconds: Option<Sender<Report>>,
     /// When the last wait returned.
     woke: Instant,
+    /// Seconds below this one closed with their send backlog noted (`Plan::in_turn`).
+    backlog_below: u64,
     /// Lines for `--requests-log`, when the run keeps one.
     requests_log: Option<crate::requests_log::Batch>,
     /// The servers' limit on a connection's exchanges in flight, below the window
@@ -330,6 +332,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             loop_delay: CompactHistogram::dense(),
             seconds,
             woke: now,
+            backlog_below: 0,
             requests_log: shared
                 .requests_log
                 .clone()
@@ -438,6 +441,13 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             // little of them.
             if let Some(log) = self.requests_log.as_mut() {
                 log.tick(now);
+            }
+            // The first tick of a second notes the backlog the second before it closed with
+            // (an answer in the new second may have closed it already: it still waits here).
+            let at = now.saturating_duration_since(self.measure_start).as_secs();
+            if now >= self.measure_start && at > self.backlog_below {
+                self.backlog_below = at;
+                self.note_backlog(now, at - 1);
             }
             ticks.tick(now, self.tick_state());
         }

@@ -207,6 +207,11 @@ impl Dispatch {
         }
     }
 
+    /// Due arrivals waiting for a free user.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
     /// The oldest arrival waiting for a free user.
     pub fn waiting(&mut self) -> Option<(u64, Instant)> {
         self.queue.pop_front()

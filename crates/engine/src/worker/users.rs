@@ -347,8 +347,34 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         if o.closed || !(self.stopping || o.over(now, self.end)) {
             return;
         }
+        // The backlog the schedule ended with, before what still waits is dropped.
+        let sec = now.saturating_duration_since(self.measure_start).as_secs();
+        self.note_backlog(now, sec);
+        let Some(o) = self.open.as_mut() else {
+            return;
+        };
         for i in o.close(self.measure_start, now, self.cancelled_at.is_some()) {
             self.retire(i);
         }
+    }
+
+    /// A schedule of messages (`Plan::in_turn`): records the send backlog at `now` into second
+    /// `sec`, the messages due that wait for a free socket and those its sockets hold
+    /// unwritten. Once a second: it walks the connections.
+    pub(super) fn note_backlog(&mut self, now: Instant, sec: u64) {
+        let Some(o) = self.open.as_ref().filter(|_| self.shared.plan.in_turn) else {
+            return;
+        };
+        if now < self.measure_start {
+            return;
+        }
+        let mut b = herd_metrics::Backlog {
+            messages: o.queued() as u64,
+            bytes: 0,
+        };
+        for s in self.links.slots.iter().filter_map(|k| k.session.as_ref()) {
+            b.add(s.unsent());
+        }
+        self.recorder.record_backlog(sec, b);
     }
 }

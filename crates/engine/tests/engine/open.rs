@@ -126,6 +126,41 @@ fn stopped_server_shows_in_latency_not_just_service_time() {
     );
 }
 
+/// A schedule of messages (`Plan::in_turn`: each socket its share) against a server stopped
+/// from 1 s to 3 s: each second closes with the messages due that wait for a free socket, 0
+/// while the server keeps up, dozens while it is stopped, 0 again once it answers; a plan
+/// without a schedule of messages records none.
+#[test]
+fn a_schedule_of_messages_records_its_send_backlog_as_each_second_closes() {
+    let backlog = |in_turn: bool| {
+        let mut fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+        fake.stopped = Some((Duration::from_secs(1), Duration::from_secs(3)));
+        let plan = Plan {
+            load: Load::Open {
+                rate: 40.0,
+                max_connections: 4,
+            },
+            duration: Some(Duration::from_secs(5)),
+            in_turn,
+            ..Plan::default()
+        };
+        let out = go(plan, &fake);
+        assert_eq!(out.total.completed, 200);
+        out.timeline
+            .iter()
+            .map(|s| s.ws.as_ref().and_then(|w| w.backlog).map(|b| b.messages))
+            .collect::<Vec<_>>()
+    };
+    let seconds = backlog(true);
+    assert_eq!(seconds[0], Some(0), "{seconds:?}");
+    // Closing at 2 s, a second into the stop: 40 due, 4 of them on the sockets.
+    let stopped = seconds[1].unwrap();
+    assert!((30..=40).contains(&stopped), "{seconds:?}");
+    assert!(seconds[2].unwrap() > stopped, "{seconds:?}");
+    assert_eq!(seconds[3], Some(0), "{seconds:?}");
+    assert!(backlog(false).iter().all(Option::is_none));
+}
+
 /// Sends one request per arrival, naming the arrival (a replayed log's line) in its bytes.
 #[derive(Clone)]
 struct Replay;

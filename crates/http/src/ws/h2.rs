@@ -539,6 +539,24 @@ impl Session<Wire> for WsH2 {
         (server < self.slots.len()).then_some(server)
     }
 
+    fn unsent(&self) -> herd_metrics::Backlog {
+        // Frames held for their socket's `200`, and the connection's bytes the socket has not
+        // taken (whose messages are not told apart: many sockets share them).
+        let mut b = herd_metrics::Backlog {
+            messages: 0,
+            bytes: (self.out.len() - self.at.min(self.out.len())) as u64,
+        };
+        for w in self.slots.iter().flat_map(|s| &s.s.queue) {
+            if w.frame.is_some() {
+                b.add(herd_metrics::Backlog {
+                    messages: 1,
+                    bytes: u64::from(w.bytes),
+                });
+            }
+        }
+        b
+    }
+
     fn wake_at(&self) -> Option<Instant> {
         self.slots
             .iter()

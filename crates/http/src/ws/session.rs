@@ -352,6 +352,31 @@ impl Session<Wire> for WsSession {
         self.s.queue.len()
     }
 
+    fn unsent(&self) -> herd_metrics::Backlog {
+        // Frames held for the Upgrade's answer, and those of `out` the socket has not taken
+        // (the newest messages' frames; a ping or pong among them is a few bytes).
+        let mut b = herd_metrics::Backlog::default();
+        for w in self.s.queue.iter().filter(|w| w.frame.is_some()) {
+            b.add(herd_metrics::Backlog {
+                messages: 1,
+                bytes: u64::from(w.bytes),
+            });
+        }
+        if self.phase == Phase::Open {
+            let pending = (self.s.out.len() - self.outpos.min(self.s.out.len())) as u64;
+            b.bytes += pending;
+            let mut covered = 0;
+            for w in self.s.queue.iter().rev().filter(|w| w.frame.is_none()) {
+                if covered >= pending {
+                    break;
+                }
+                covered += u64::from(w.bytes);
+                b.messages += 1;
+            }
+        }
+        b
+    }
+
     fn wake_at(&self) -> Option<Instant> {
         self.s.pinger.as_ref().and_then(|p| p.wake)
     }

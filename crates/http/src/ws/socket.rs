@@ -26,7 +26,7 @@ pub(crate) struct Waiting {
     /// over.
     pub(crate) sent: Option<Instant>,
     /// The frame's bytes on the wire.
-    bytes: u32,
+    pub(crate) bytes: u32,
     /// Its reply is kept (a workload's checks and extractions read it).
     keep: bool,
     /// The socket's last message (a workload's `ws: close`): closed once it is answered.

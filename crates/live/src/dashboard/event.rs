@@ -74,7 +74,7 @@ pub struct Levels {
 }
 
 impl Levels {
-    /// The step a run of the series plays, from its config: where a series' observer learns
+    /// The step a run of the series plays, from its config: where the series' page learns
     /// the level of each run.
     pub fn step_of(&self, config: &RunConfig) -> String {
         let level = match (config.model, config.rate) {

@@ -5,8 +5,8 @@
 use super::event::Levels;
 use super::view::Frame;
 use herd_report::figure::{
-    generator_figure, palette, run_figure, server_figure, statuses_figure, streams_figure, Figure,
-    Series,
+    generator_figure, palette, run_figure, server_figure, sockets_figure, statuses_figure,
+    streams_figure, Figure, Series,
 };
 use herd_report::html::{esc, figure_svg};
 use herd_result::format::{bytes, count, duration_ms, percent, rate};
@@ -214,6 +214,8 @@ fn figures(view: &Frame, d: &RunResult) -> Vec<Figure> {
     let mut all = vec![run, statuses];
     // An LLM's streams: time to first token and inter-token latency, second by second.
     all.extend(streams_figure(d));
+    // A WebSocket's pings, send backlog and closes, second by second.
+    all.extend(sockets_figure(d));
     all.push(generator);
     if let Some(mut server) = server_figure(d) {
         server.title = "The server".into();

@@ -20,7 +20,7 @@ pub use event::{Event, LevelRow, Levels, SecondEvent};
 pub use series::{SeriesLive, StepFeed};
 pub use view::{View, WINDOW};
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use control::Stopper;
 use herd_engine::Record;
 use herd_result::RunResult;
@@ -97,7 +97,7 @@ impl Dashboard {
 }
 
 impl Sink for Dashboard {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         self.labels = start.labels.clone();
         self.apply(&Event::Start(start.header()));
         Ok(())

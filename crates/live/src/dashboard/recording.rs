@@ -4,7 +4,7 @@
 
 use super::event::{Event, SecondEvent};
 use super::view::View;
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::RunResult;
 use std::fs::File;
@@ -53,7 +53,7 @@ impl Recording {
 }
 
 impl Sink for Recording {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         self.open()?;
         self.labels = start.labels.clone();
         self.write(&Event::Start(start.header()))

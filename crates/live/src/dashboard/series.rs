@@ -5,7 +5,7 @@
 use super::event::{Event, LevelRow, Levels, SecondEvent};
 use super::recording::Recording;
 use super::Dashboard;
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::Server;
 use std::sync::{Arc, Mutex};
@@ -120,7 +120,7 @@ pub struct StepFeed {
 }
 
 impl Sink for StepFeed {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         self.labels = start.labels.clone();
         self.series.outputs.tell(&Event::Start(start.header()));
         Ok(())

@@ -149,9 +149,17 @@ impl View {
                     itl_histogram: None,
                     ..s
                 });
+                // So are the pings'.
+                let ws = e.ws.clone().map(|w| {
+                    Box::new(herd_result::SocketsSecond {
+                        ping_histogram: None,
+                        ..*w
+                    })
+                });
                 self.timeline.push(TimelineEntry {
                     latency_histogram: None,
                     streams,
+                    ws,
                     ..e.clone()
                 });
                 self.forget_past_the_window();

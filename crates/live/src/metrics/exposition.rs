@@ -2,7 +2,7 @@
 //! exposition (Prometheus text format 0.0.4, which OpenMetrics scrapers read too).
 
 use super::family::{family, point, Family};
-use crate::Start;
+use crate::RunStart;
 use herd_engine::metrics::ErrorKind;
 use herd_engine::Record;
 use std::fmt::Write;
@@ -62,7 +62,7 @@ pub struct Exposition {
 }
 
 impl Exposition {
-    pub fn start(&mut self, s: &Start) {
+    pub fn start(&mut self, s: &RunStart) {
         let shard = s
             .shard
             .as_ref()

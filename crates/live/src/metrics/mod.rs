@@ -24,7 +24,7 @@ pub use pushed::Pushed;
 pub use remote_write::remote_write;
 pub use server::MetricsServer;
 
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::RunResult;
 use std::net::SocketAddr;
@@ -123,7 +123,7 @@ pub struct StepMetrics {
 }
 
 impl Sink for StepMetrics {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         with(&self.state, |e| {
             *e = Exposition::default();
             e.start(start);
@@ -147,7 +147,7 @@ impl Sink for StepMetrics {
 }
 
 impl Sink for Metrics {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         self.with(|e| e.start(start));
         Ok(())
     }

@@ -4,7 +4,7 @@
 
 use super::exposition::Exposition;
 use super::push::{Endpoint, Format, Pusher};
-use crate::{Sink, SinkError, Start};
+use crate::{RunStart, Sink, SinkError};
 use herd_engine::Record;
 use herd_result::RunResult;
 use std::path::Path;
@@ -52,7 +52,7 @@ impl Pushed {
 }
 
 impl Sink for Pushed {
-    fn start(&mut self, start: &Start) -> Result<(), SinkError> {
+    fn start(&mut self, start: &RunStart) -> Result<(), SinkError> {
         self.state().start(start);
         self.start = start.measure_start;
         let (state, from, encode) = (Arc::clone(&self.state), self.start, self.encode);

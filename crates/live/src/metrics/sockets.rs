@@ -1,16 +1,18 @@
 //! A WebSocket run's sockets on the endpoint: ping round trips as a histogram (the latency's
 //! buckets), the server's closes by code and name, refused Upgrades by status; cumulative over
-//! the closed seconds, absent until a socket told one of them.
+//! the closed seconds, absent until a socket told one of them. A schedule of messages' send
+//! backlog is two gauges: as the last second closed.
 
 use super::family::{family, point, Family, Point};
 use super::ladder::Ladder;
-use herd_engine::metrics::{close_code_name, CodeCounts, SocketSecond};
+use herd_engine::metrics::{close_code_name, Backlog, CodeCounts, SocketSecond};
 
 #[derive(Debug, Default)]
 pub(super) struct Sockets {
     ping: Ladder,
     closes: CodeCounts,
     refused: CodeCounts,
+    backlog: Option<Backlog>,
 }
 
 impl Sockets {
@@ -20,6 +22,9 @@ impl Sockets {
         }
         self.closes.merge(&s.closes);
         self.refused.merge(&s.refused);
+        if s.backlog.is_some() {
+            self.backlog = s.backlog;
+        }
     }
 
     pub fn families(&self, bounds: &[f64], out: &mut Vec<Family>) {
@@ -62,6 +67,24 @@ impl Sockets {
                 Some(("status", status.to_string())),
                 n as f64,
             ));
+        }
+        let Some(b) = self.backlog else { return };
+        for (name, help, n) in [
+            (
+                "herd_ws_backlog_messages",
+                "WebSocket messages due by the schedule whose bytes no socket took yet, as the \
+                 last second closed.",
+                b.messages,
+            ),
+            (
+                "herd_ws_backlog_bytes",
+                "Bytes of the WebSocket messages framed in herd's send buffer that no socket \
+                 took yet, as the last second closed.",
+                b.bytes,
+            ),
+        ] {
+            let f = family(out, name, "gauge", help);
+            f.points.push(point(f.name, None, n as f64));
         }
     }
 }

@@ -23,6 +23,7 @@ mod run;
 mod scale;
 mod search;
 mod server;
+mod sockets;
 mod statuses;
 mod streams;
 mod sweep;
@@ -42,6 +43,7 @@ pub use search::{purpose, search_figure};
 pub use server::{
     instant_points, interval_points, metrics_not_drawn, server_figure, MAX_METRIC_CHARTS,
 };
+pub use sockets::sockets_figure;
 pub use statuses::statuses_figure;
 pub use streams::streams_figure;
 pub use sweep::{sweep_figure, sweep_result_figure};

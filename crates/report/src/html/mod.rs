@@ -27,6 +27,7 @@ mod optional;
 mod page;
 mod run;
 mod server;
+mod sockets;
 mod streams;
 mod sweep;
 mod wire;

@@ -3,9 +3,9 @@
 //! sections the result carries, the tables and the generator's health.
 
 use super::page::{esc, facts, footer, table, Page};
-use super::{figure, generator, optional, server, streams, wire};
+use super::{figure, generator, optional, server, sockets, streams, wire};
 use crate::compare::error_rate;
-use crate::figure::{phases_figure, run_figure, statuses_figure, streams_figure};
+use crate::figure::{phases_figure, run_figure, sockets_figure, statuses_figure, streams_figure};
 use crate::format::{bytes, count, duration_ms, duration_s, percent, rate};
 use crate::sections::{self, ThresholdOutcome};
 use crate::{GeneratorVerdict, Model, RunResult, Summary};
@@ -43,6 +43,16 @@ pub fn render(r: &RunResult) -> String {
             s.push_str(&figure::charts(&fig));
         }
         page.section("streams", "Event streams: first event and gaps", &s);
+    }
+    if let Some(mut s) = sockets::section(r) {
+        if let Some(fig) = sockets_figure(r) {
+            s.push_str(&figure::charts(&fig));
+        }
+        page.section(
+            "websocket",
+            "WebSocket: pings, closes and the send backlog",
+            &s,
+        );
     }
     page.section(
         "wire",

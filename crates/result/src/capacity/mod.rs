@@ -6,7 +6,7 @@ mod levels;
 mod record;
 mod slo;
 
-pub use record::{Outcome, ProbeRecord, Purpose, Shortfall, Undecided};
+pub use record::{Judged, Outcome, Probe, ProbeRecord, Purpose, Shortfall, Undecided};
 pub(crate) use slo::objective;
 pub use slo::{latency_at, percentile_name, Figure, Measured, Objective, Slo};
 

@@ -2,6 +2,7 @@
 
 use crate::{GeneratorVerdict, RunResult};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 /// How a search ended; each has its own exit code (docs/capacity.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,4 +73,50 @@ pub enum Undecided {
         held: Option<f64>,
         broke: Option<f64>,
     },
+}
+
+/// A level the capacity search probes, for how long and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub level: f64,
+    pub duration: Duration,
+    pub purpose: Purpose,
+}
+
+/// A probe of the search and how it went: what the search decides on, and what its table
+/// shows as each probe is judged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub probe: Probe,
+    /// What broke the SLO; empty when it held.
+    pub broke: Vec<String>,
+    /// Why herd itself was the bottleneck; empty when it was not.
+    pub generator_limited: Vec<String>,
+    /// Nothing broke, but too few requests to say the SLO held.
+    pub too_few: Option<Shortfall>,
+}
+
+impl Judged {
+    pub fn held(&self) -> bool {
+        self.broke.is_empty() && self.too_few.is_none()
+    }
+
+    /// The probe table's last column: why herd, not the target, was the limit; too few
+    /// requests to judge; held; or what broke.
+    pub fn verdict(&self) -> String {
+        use crate::format::count;
+        if !self.generator_limited.is_empty() {
+            "LIMITED: herd, not the target".to_owned()
+        } else if let Some(s) = self.too_few {
+            format!(
+                "too few to judge: {} of {} requests",
+                count(s.have),
+                count(s.need)
+            )
+        } else if self.held() {
+            "held".to_owned()
+        } else {
+            format!("broke: {}", self.broke.join(", "))
+        }
+    }
 }

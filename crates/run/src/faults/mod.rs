@@ -110,7 +110,7 @@ pub(crate) fn add_to(
     result.warnings.extend(log.problems);
 }
 
-/// A notice as the window an observer is told of (its end the planned one while in force).
+/// A notice as the window a sink is told of (its end the planned one while in force).
 pub(crate) fn window_of(n: &Notice, faults: &[Fault], measure_start: SystemTime) -> FaultWindow {
     let f = &faults[n.index];
     let start_s = seconds(n.added, measure_start);

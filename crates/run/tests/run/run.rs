@@ -4,8 +4,8 @@
 use herd_engine::Control;
 use herd_mock::{Config, Route, Server};
 use herd_run::{
-    conclude, Conclusion, Length, Level, LoadFlags, Observer, RequestFlags, RunError, RunSpec,
-    Runs, Source,
+    conclude, Conclusion, Length, Level, LoadFlags, RequestFlags, RunError, RunSpec, Runs, Sink,
+    Source,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -56,13 +56,13 @@ fn a_missing_url_file_does_not_hide_the_flags_problems() {
     assert!(p[1].contains("header `no colon`"), "{p:#?}");
 }
 
-/// Counts what the run reported, to show the observer is called.
+/// Counts what the run reported, to show the sink is told.
 #[derive(Default)]
 struct Seen {
     finished: bool,
 }
 
-impl Observer for Seen {
+impl Sink for Seen {
     fn finished(&mut self) {
         self.finished = true;
     }

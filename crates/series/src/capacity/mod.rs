@@ -11,14 +11,14 @@ pub use evidence::{ObjectiveEvidence, SloEvidence, Verdict, TAIL_SAMPLES};
 pub use flags::{CapacityFlags, NOT_SHARDED};
 pub use search::{Action, Judged, Probe, Search, SearchConfig, GENERATOR_RETRIES};
 
-use crate::{pause, Observer};
+use crate::pause;
 use herd_engine::Control;
 use herd_result::capacity::{
     measured, sentence, sentence_in, CapacityResult, Outcome, ProbeRecord, Slo,
 };
 use herd_result::knee::knee;
 use herd_result::{GeneratorVerdict, Kind, Model, RunResult};
-use herd_run::{Length, Level, RunError, Runs};
+use herd_run::{Length, Level, RunError, Runs, Sink, SoFar, Stepped};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ pub fn capacity(
     spec: CapacitySpec,
     runs: &dyn Runs,
     control: &Arc<Control>,
-    observer: &mut dyn Observer,
+    sink: &mut dyn Sink,
 ) -> (CapacityResult, Option<RunError>) {
     let model = spec.model;
     let slo = spec.search.slo.clone();
@@ -53,11 +53,12 @@ pub fn capacity(
         if !done.is_empty() && !pause(spec.cooldown, control) {
             break;
         }
+        sink.step(done.len() + 1, p.level);
         let mut run = match runs.run(
             Level::of(model, p.level),
             Length::Time(p.duration),
             control,
-            observer.live(),
+            sink,
         ) {
             Ok(r) => r,
             Err(e) => {
@@ -71,9 +72,15 @@ pub fn capacity(
         let m = measured(&run);
         action = search.next(Some(&m));
         let judged = search.history().last().expect("a probe was judged");
-        observer.probed(search.history().len(), judged, &m, &mut run);
+        let n = search.history().len();
+        let step = Stepped::Probed {
+            n,
+            judged,
+            measured: &m,
+        };
+        sink.stepped(&step, &mut run);
         done.push(run);
-        observer.searched(&|| {
+        sink.so_far(SoFar::Capacity(&|| {
             // Interrupted: no answer from `action`, the probes as judged so far.
             let r = result(
                 spec.target.clone(),
@@ -85,7 +92,7 @@ pub fn capacity(
                 true,
             );
             with_unit(r, runs.rate_unit())
-        });
+        }));
         if nothing_answers(&done) {
             // Every request failed before a response and none ever got one (nothing listens, or
             // nothing answers): longer or other probes would only say so again.

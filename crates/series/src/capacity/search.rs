@@ -17,6 +17,7 @@
 //! measured is herd, not the target.
 
 use super::evidence::SloEvidence;
+pub use herd_result::capacity::{Judged, Probe};
 use herd_result::capacity::{Measured, Purpose, Shortfall, Slo, Undecided};
 use std::time::Duration;
 
@@ -47,50 +48,6 @@ pub struct SearchConfig {
     pub longest: Duration,
     /// Closed model: levels are whole users.
     pub users: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Probe {
-    pub level: f64,
-    pub duration: Duration,
-    pub purpose: Purpose,
-}
-
-/// A probe and how it went.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Judged {
-    pub probe: Probe,
-    /// What broke the SLO; empty when it held.
-    pub broke: Vec<String>,
-    /// Why herd itself was the bottleneck; empty when it was not.
-    pub generator_limited: Vec<String>,
-    /// Nothing broke, but too few requests to say the SLO held.
-    pub too_few: Option<Shortfall>,
-}
-
-impl Judged {
-    pub fn held(&self) -> bool {
-        self.broke.is_empty() && self.too_few.is_none()
-    }
-
-    /// The probe table's last column: why herd, not the target, was the limit; too few
-    /// requests to judge; held; or what broke.
-    pub fn verdict(&self) -> String {
-        use herd_result::format::count;
-        if !self.generator_limited.is_empty() {
-            "LIMITED: herd, not the target".to_owned()
-        } else if let Some(s) = self.too_few {
-            format!(
-                "too few to judge: {} of {} requests",
-                count(s.have),
-                count(s.need)
-            )
-        } else if self.held() {
-            "held".to_owned()
-        } else {
-            format!("broke: {}", self.broke.join(", "))
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

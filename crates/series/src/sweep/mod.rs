@@ -7,11 +7,11 @@ mod saturation;
 pub use flags::{mixed_units, SweepFlags};
 pub use saturation::Saturation;
 
-use crate::{pause, Observer};
+use crate::pause;
 use herd_engine::Control;
 use herd_result::sweep::{row_of, Row, StopRule, SweepConfig, SweepResult, SweepStep, SweepTarget};
 use herd_result::{Kind, Model, HERD_VERSION, SCHEMA_VERSION};
-use herd_run::{Length, Level, RunError, Runs};
+use herd_run::{Length, Level, RunError, Runs, Sink, SoFar, Stepped};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,7 +69,7 @@ pub fn sweep(
     spec: SweepSpec,
     runs: &[Box<dyn Runs>],
     control: &Arc<Control>,
-    observer: &mut dyn Observer,
+    sink: &mut dyn Sink,
 ) -> (SweepResult, Option<RunError>) {
     let model = spec.model;
     let length = spec.length;
@@ -100,6 +100,7 @@ pub fn sweep(
     };
     let mut saturation = Saturation::new(spec.stop, result.targets.len());
     let mut failure = None;
+    let mut n = 0;
     let levels = result.config.levels.clone();
     'levels: for (i, &level) in levels.iter().enumerate() {
         if i > 0 && !pause(spec.cooldown, control) {
@@ -116,14 +117,16 @@ pub fn sweep(
             if control.is_cancelled() {
                 break;
             }
-            let mut run = match r.run(Level::of(model, level), length, control, observer.live()) {
+            n += 1;
+            sink.step(n, level);
+            let mut run = match r.run(Level::of(model, level), length, control, sink) {
                 Ok(run) => run,
                 Err(e) => {
                     failure = Some(e);
                     break 'levels;
                 }
             };
-            observer.ran(level, t, &mut run);
+            sink.stepped(&Stepped::Swept { level, target: t }, &mut run);
             step.runs.push(run);
         }
         let complete = step.runs.len() == result.targets.len();
@@ -141,10 +144,10 @@ pub fn sweep(
         }
         if complete {
             result.steps.push(step);
-            observer.swept(&|| SweepResult {
+            sink.so_far(SoFar::Sweep(&|| SweepResult {
                 interrupted: true,
                 ..result.clone()
-            });
+            }));
         }
         if result.interrupted || result.stopped_early.is_some() {
             break;

@@ -1,11 +1,8 @@
 //! A server as a function of the level, behind the `Runs` seam a series drives.
 
 use herd_engine::Control;
-use herd_result::capacity::Measured;
-use herd_result::sweep::SweepTarget;
 use herd_result::{parse_json, RunResult};
-use herd_run::{Length, Level, Observer, RunError, Runs};
-use herd_series::capacity::Judged;
+use herd_run::{Length, Level, RunError, Runs, Sink, Stepped};
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -43,7 +40,7 @@ impl Runs for Server {
         level: Level,
         _length: Length,
         control: &Arc<Control>,
-        observer: &mut dyn Observer,
+        sink: &mut dyn Sink,
     ) -> Result<RunResult, RunError> {
         let n = self.runs.get() + 1;
         self.runs.set(n);
@@ -68,7 +65,7 @@ impl Runs for Server {
         (t.ok, t.failed, t.errors, t.dropped) = (REQUESTS - failed, failed, 0, 0);
         r.latency_ms.count = REQUESTS;
         r.duration_s = REQUESTS as f64 / x;
-        observer.finished();
+        sink.finished();
         Ok(r)
     }
 
@@ -84,12 +81,13 @@ pub struct Told {
     pub probed: Vec<(usize, f64, bool)>,
 }
 
-impl herd_series::Observer for Told {
-    fn ran(&mut self, level: f64, target: &SweepTarget, _run: &mut RunResult) {
-        self.ran.push((level, target.name.clone()));
-    }
-
-    fn probed(&mut self, n: usize, judged: &Judged, _measured: &Measured, _run: &mut RunResult) {
-        self.probed.push((n, judged.probe.level, judged.held()));
+impl Sink for Told {
+    fn stepped(&mut self, step: &Stepped, _run: &mut RunResult) {
+        match step {
+            Stepped::Swept { level, target } => self.ran.push((*level, target.name.clone())),
+            Stepped::Probed { n, judged, .. } => {
+                self.probed.push((*n, judged.probe.level, judged.held()))
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::process::{Child, Command};
 
 mod bar;
 mod h2;
+mod outputs;
 mod sockets;
 mod workload;
 

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// The column `name` of every row of the CSV `table`, as numbers (empty cells as 0).
-fn column(table: &str, name: &str) -> Vec<f64> {
+pub(super) fn column(table: &str, name: &str) -> Vec<f64> {
     let mut lines = table.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let i = header.iter().position(|c| *c == name).unwrap();
@@ -79,7 +79,7 @@ fn pings_are_timed_from_their_intended_instant_and_a_server_stall_shows_in_them(
 }
 
 /// The last page of `/metrics` at `addr`, once the run it serves has ended.
-fn final_metrics(addr: SocketAddr) -> String {
+pub(super) fn final_metrics(addr: SocketAddr) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         assert!(
@@ -239,4 +239,18 @@ fn two_shards_sockets_merge_into_the_sum_of_their_pongs_and_closes() {
         .map(|e| e["ws"]["pongs"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(seconds, pongs);
+    // The shards' send backlogs add up second by second; the run's is read from the sum.
+    let most = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["ws"]["backlog_messages"].as_u64())
+        .max();
+    assert!(most.is_some(), "{}", r["timeline"]);
+    assert_eq!(
+        r["websocket"]["backlog"]["max_messages"].as_u64(),
+        most,
+        "{}",
+        r["websocket"]
+    );
 }

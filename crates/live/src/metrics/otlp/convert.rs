@@ -32,6 +32,12 @@ const NAMES: &[(&str, &str, &str)] = &[
     ("herd_dropped_total", "herd.dropped", "{request}"),
     ("herd_in_flight", "herd.in_flight", "{request}"),
     (
+        "herd_ws_backlog_messages",
+        "herd.ws.backlog.messages",
+        "{message}",
+    ),
+    ("herd_ws_backlog_bytes", "herd.ws.backlog.bytes", "By"),
+    (
         "herd_name_requests_total",
         "herd.name.requests",
         "{request}",

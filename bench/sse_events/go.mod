@@ -1,0 +1,3 @@
+module herd/bench/sse_events
+
+go 1.22
