@@ -58,6 +58,19 @@ pub struct Opened {
     pub upgrade: Option<Duration>,
 }
 
+/// Adds one more handshake of `protocol` (a socket on an open connection: [`Note::Handshake`])
+/// to its row of `rows`.
+pub(crate) fn count_socket_handshake(
+    rows: &mut Vec<ProtocolUse>,
+    protocol: &'static str,
+    took: Duration,
+) {
+    count_protocol(rows, protocol, 0, 0);
+    if let Some(row) = rows.iter_mut().find(|row| row.protocol == protocol) {
+        row.handshakes.count(Resumption::default(), took);
+    }
+}
+
 /// Adds how connection `o` opened to its protocol's row of `rows`, when its protocol tells.
 pub(crate) fn count_handshake(rows: &mut Vec<ProtocolUse>, o: &Opened) {
     let Some(r) = o.resumption else { return };
@@ -90,6 +103,11 @@ pub enum Note {
     /// What a WebSocket's connection told apart from its messages (a pong, the server's
     /// close, a refused Upgrade): counted once, from the end of the warm-up on.
     Socket(herd_metrics::SocketEvent),
+    /// One more of its protocol's handshakes on the open connection, this long: a WebSocket
+    /// opened on an HTTP/2 stream (RFC 8441's extended CONNECT, its HEADERS out to the `200`
+    /// in), each socket's own. Counted in the connection's protocol row
+    /// (`ProtocolUse::handshakes`), as a WebSocket's Upgrade is with its [`Opened`].
+    Handshake(Duration),
     /// The connection is finished (closed by the server, failed, or closed after the server
     /// said it would): every ticket was reported before this note. Comes once, last.
     Closed,

@@ -16,8 +16,11 @@ pub struct Request<'a> {
     pub headers: &'a [(&'a [u8], &'a [u8])],
     pub body: &'a [u8],
     /// The body goes on after `body`: more comes with [`ClientSession::write`], which also
-    /// ends it (a gRPC client stream's messages sent on a schedule).
+    /// ends it (a gRPC client stream's messages sent on a schedule, a WebSocket's frames).
     pub open: bool,
+    /// RFC 8441's `:protocol` (`websocket`), with `method` CONNECT: an extended CONNECT,
+    /// sent only when the server's SETTINGS offer it ([`ClientSession::connect_protocol`]).
+    pub protocol: Option<&'a [u8]>,
 }
 
 impl Default for Request<'_> {
@@ -30,6 +33,7 @@ impl Default for Request<'_> {
             headers: &[],
             body: b"",
             open: false,
+            protocol: None,
         }
     }
 }
@@ -82,7 +86,8 @@ impl ClientSession {
         let te_trailers = |name: &[u8], value: &[u8]| {
             !name.eq_ignore_ascii_case(b"te") || value.eq_ignore_ascii_case(b"trailers")
         };
-        let fields = pseudo.into_iter().chain(
+        let protocol = request.protocol.map(|p| (&b":protocol"[..], p));
+        let fields = pseudo.into_iter().chain(protocol).chain(
             request
                 .headers
                 .iter()
@@ -113,6 +118,11 @@ impl ClientSession {
         let Some(stream) = self.raw.state().streams.get(stream_id) else {
             return Ok(false);
         };
+        if stream.sent == stream.body.len() {
+            // All sent: a long stream (a WebSocket's) keeps only what is still to go.
+            stream.body.clear();
+            stream.sent = 0;
+        }
         stream.body.extend_from_slice(bytes);
         stream.finished |= last;
         if std::mem::take(&mut stream.deferred) {
@@ -156,6 +166,12 @@ impl ClientSession {
             return 0;
         }
         self.max_streams().saturating_sub(self.open_streams())
+    }
+
+    /// Whether the server's SETTINGS offer WebSockets on streams (RFC 8441's
+    /// SETTINGS_ENABLE_CONNECT_PROTOCOL); false until they arrive ([`ClientSession::settled`]).
+    pub fn connect_protocol(&self) -> bool {
+        self.raw.remote_connect_protocol()
     }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS arrive).

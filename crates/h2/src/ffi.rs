@@ -170,6 +170,9 @@ impl Raw {
         if !server {
             iv.push(entry(sys::NGHTTP2_SETTINGS_ENABLE_PUSH, 0));
         }
+        if server && settings.connect_protocol {
+            iv.push(entry(sys::NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL, 1));
+        }
         let window = settings.connection_window.min(crate::MAX_WINDOW) as i32;
         // SAFETY: `iv` is read and copied before the call returns.
         unsafe {
@@ -301,6 +304,18 @@ impl Raw {
         // SAFETY: plain values; no opaque data.
         let rv = unsafe { sys::nghttp2_submit_goaway(self.ptr(), 0, last, code, ptr::null(), 0) };
         check("submit_goaway", rv).map(drop)
+    }
+
+    /// Whether the peer's SETTINGS offer RFC 8441's extended CONNECT
+    /// (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1): a WebSocket on a stream.
+    pub(crate) fn remote_connect_protocol(&self) -> bool {
+        // SAFETY: a read of the session's settings.
+        unsafe {
+            sys::nghttp2_session_get_remote_settings(
+                self.ptr(),
+                sys::NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL,
+            ) == 1
+        }
     }
 
     /// SETTINGS_MAX_CONCURRENT_STREAMS the peer allows (100 until its SETTINGS say).

@@ -69,6 +69,9 @@ pub struct Settings {
     /// SETTINGS_MAX_CONCURRENT_STREAMS we announce: streams the peer may open toward us (a
     /// server's limit on requests; a client's on pushes, which herd refuses anyway).
     pub max_concurrent_streams: u32,
+    /// A server's SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441): it takes extended CONNECT,
+    /// WebSockets on streams (`:protocol websocket`, handed over among a request's fields).
+    pub connect_protocol: bool,
 }
 
 /// How much of a request body a server session keeps for the caller (an echo answers with it);
@@ -84,6 +87,7 @@ impl Default for Settings {
             stream_window: (1 << 30) - 1,
             connection_window: (1 << 30) - 1,
             max_concurrent_streams: 100,
+            connect_protocol: false,
         }
     }
 }
@@ -124,7 +128,8 @@ pub enum Event {
         stream_id: i32,
         method: Box<[u8]>,
         path: Box<[u8]>,
-        /// The other header fields as `name: value\r\n` lines, names in lower case.
+        /// The other header fields as `name: value\r\n` lines, names in lower case (an
+        /// extended CONNECT's `:protocol: websocket` among them).
         fields: Box<[u8]>,
         /// The body's first [`KEPT_BODY`] bytes.
         body: Box<[u8]>,

@@ -31,7 +31,8 @@ pub(crate) struct State {
 /// stream from the client, a bidirectional one); see `ServerSession::stream_requests`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
-    /// The request's head: method, path, and the other fields as `name: value\r\n` lines.
+    /// The request's head: method, path, and the other fields as `name: value\r\n` lines
+    /// (an extended CONNECT's `:protocol: websocket` among them).
     Head {
         stream_id: i32,
         method: Box<[u8]>,
@@ -88,7 +89,8 @@ impl State {
             match name {
                 b":method" => stream.method = value.to_vec(),
                 b":path" => stream.path = value.to_vec(),
-                _ if name.starts_with(b":") => {}
+                // An extended CONNECT's protocol (RFC 8441), kept among the fields.
+                _ if name.starts_with(b":") && name != b":protocol" => {}
                 _ => {
                     stream.fields.extend_from_slice(name);
                     stream.fields.extend_from_slice(b": ");

@@ -12,4 +12,7 @@ pub enum Protocol {
     Http2(herd_h2::Settings),
     /// WebSocket over HTTP/1.1's Upgrade: each exchange is a message and its reply.
     WebSocket(Arc<crate::ws::WebSocket>),
+    /// WebSockets over HTTP/2 (RFC 8441): each connection's sockets are its streams, opened by
+    /// extended CONNECT where the server's SETTINGS offer it.
+    WebSocketH2(Arc<crate::ws::WebSocket>, herd_h2::Settings),
 }

@@ -3,7 +3,7 @@
 use crate::h2::H2;
 use crate::protocol::Protocol;
 use crate::wire::{Conn, Wire};
-use crate::ws::WsSession;
+use crate::ws::{WsH2, WsSession};
 use crate::ResponseParser;
 use herd_engine::{Failure, Note, Ordered, Ready, Request, Session, Ticket};
 use std::time::Instant;
@@ -17,6 +17,7 @@ pub enum HttpSession {
     Http1(Ordered<ResponseParser>),
     Http2(Box<H2>),
     WebSocket(Box<WsSession>),
+    WebSocketH2(Box<WsH2>),
 }
 
 impl HttpSession {
@@ -29,6 +30,13 @@ impl HttpSession {
             Protocol::WebSocket(ws) => {
                 HttpSession::WebSocket(Box::new(WsSession::new(ws.clone(), window, started)))
             }
+            Protocol::WebSocketH2(ws, settings) => HttpSession::WebSocketH2(Box::new(WsH2::new(
+                ws.clone(),
+                settings,
+                window,
+                started,
+                tls,
+            ))),
         }
     }
 }
@@ -40,6 +48,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => Session::<Wire>::room(s),
             HttpSession::Http2(s) => s.room(),
             HttpSession::WebSocket(s) => s.room(),
+            HttpSession::WebSocketH2(s) => s.room(),
         }
     }
 
@@ -49,6 +58,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => Session::<Wire>::submit(s, ticket, req, last),
             HttpSession::Http2(s) => s.submit(ticket, req, last),
             HttpSession::WebSocket(s) => s.submit(ticket, req, last),
+            HttpSession::WebSocketH2(s) => s.submit(ticket, req, last),
         }
     }
 
@@ -57,7 +67,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => s.write_now(t, conn),
             HttpSession::WebSocket(s) => s.write_now(t, conn),
-            HttpSession::Http2(_) => false,
+            HttpSession::Http2(_) | HttpSession::WebSocketH2(_) => false,
         }
     }
 
@@ -75,6 +85,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => s.pump(t, conn, ready, now, scratch, out),
             HttpSession::Http2(s) => s.pump(t, conn, ready, now, scratch, out),
             HttpSession::WebSocket(s) => s.pump(t, conn, ready, now, scratch, out),
+            HttpSession::WebSocketH2(s) => s.pump(t, conn, ready, now, scratch, out),
         }
     }
 
@@ -83,6 +94,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => Session::<Wire>::cancel(s, ticket),
             HttpSession::Http2(s) => s.cancel(ticket),
             HttpSession::WebSocket(s) => s.cancel(ticket),
+            HttpSession::WebSocketH2(s) => s.cancel(ticket),
         }
     }
 
@@ -91,6 +103,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => Session::<Wire>::abandon(s, why, out),
             HttpSession::Http2(s) => s.abandon(why, out),
             HttpSession::WebSocket(s) => s.abandon(why, out),
+            HttpSession::WebSocketH2(s) => s.abandon(why, out),
         }
     }
 
@@ -100,12 +113,14 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(s) => Session::<Wire>::in_flight(s),
             HttpSession::Http2(s) => s.in_flight(),
             HttpSession::WebSocket(s) => s.in_flight(),
+            HttpSession::WebSocketH2(s) => s.in_flight(),
         }
     }
 
     fn unsent(&self) -> herd_metrics::Backlog {
         match self {
             HttpSession::WebSocket(s) => s.unsent(),
+            HttpSession::WebSocketH2(s) => s.unsent(),
             _ => herd_metrics::Backlog::default(),
         }
     }
@@ -114,6 +129,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(_) | HttpSession::WebSocket(_) => None,
             HttpSession::Http2(s) => s.limit(),
+            HttpSession::WebSocketH2(s) => s.limit(),
         }
     }
 
@@ -123,6 +139,7 @@ impl Session<Wire> for HttpSession {
             HttpSession::Http1(_) => None,
             HttpSession::Http2(s) => s.wake_at(),
             HttpSession::WebSocket(s) => s.wake_at(),
+            HttpSession::WebSocketH2(s) => s.wake_at(),
         }
     }
 
@@ -130,7 +147,7 @@ impl Session<Wire> for HttpSession {
         match self {
             HttpSession::Http1(s) => Session::<Wire>::refill_in_batches(s),
             HttpSession::Http2(s) => s.refill_in_batches(),
-            HttpSession::WebSocket(_) => {}
+            HttpSession::WebSocket(_) | HttpSession::WebSocketH2(_) => {}
         }
     }
 }

@@ -61,7 +61,9 @@ impl HttpTransport {
     /// Speaks `protocol` on every connection; for HTTP/2 over https, TLS offers `h2` (then
     /// `http/1.1`) by ALPN, and a connection whose server picks anything else fails.
     pub fn speaking(mut self, protocol: Protocol) -> Self {
-        if let (Some(tls), Protocol::Http2(_)) = (&mut self.tls, &protocol) {
+        if let (Some(tls), Protocol::Http2(_) | Protocol::WebSocketH2(..)) =
+            (&mut self.tls, &protocol)
+        {
             let mut config = ClientConfig::clone(&tls.config);
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
             tls.config = Arc::new(config);

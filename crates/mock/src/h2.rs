@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use crate::auth::authorized;
 use crate::counters::bump;
 use crate::grpc::{self, Action, Call, Step};
+use crate::h2_ws::{Echo, Sockets};
 use crate::response::{Failure, Lookup, Prepared, GARBAGE};
 use crate::route::Fault;
 use crate::worker::{Socket, Worker};
@@ -48,6 +49,8 @@ enum Wake {
     Http(Due),
     /// A gRPC call's next steps are due.
     Grpc(i32, Vec<Action>),
+    /// A WebSocket's message is due back.
+    Ws(Echo),
 }
 
 /// A request whose body is still coming.
@@ -70,6 +73,8 @@ struct H2Conn {
     session: ServerSession,
     pending: HashMap<i32, Pending>,
     calls: HashMap<i32, Live>,
+    /// WebSockets on streams (RFC 8441).
+    ws: Sockets,
     out: Vec<u8>,
     /// Requests answered per route, for `goaway-after`.
     served: Vec<u32>,
@@ -81,6 +86,8 @@ struct H2Conn {
 pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Worker>) {
     let settings = Settings {
         max_concurrent_streams: w.table.max_streams.unwrap_or(DEFAULT_MAX_STREAMS),
+        // WebSockets over HTTP/2 for the `ws` routes (h2_ws.rs).
+        connect_protocol: true,
         ..Settings::default()
     };
     let Ok(mut session) = ServerSession::new(&settings) else {
@@ -92,6 +99,7 @@ pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Work
         session,
         pending: HashMap::new(),
         calls: HashMap::new(),
+        ws: Sockets::default(),
         out: Vec::with_capacity(READ_BUF),
         served: vec![0; w.table.routes()],
         goaway_sent: false,
@@ -116,6 +124,7 @@ pub(crate) async fn serve<S: Socket>(mut stream: S, mut buf: Vec<u8>, w: Rc<Work
             Some(wake) = rx.recv() => match wake {
                 Wake::Http(due) => conn.answer(&w, due),
                 Wake::Grpc(stream_id, actions) => conn.act(stream_id, actions),
+                Wake::Ws(echo) => conn.ws.answer(&mut conn.session, &w, echo),
             },
         }
     }
@@ -134,6 +143,10 @@ impl H2Conn {
                     path,
                     fields,
                 } => {
+                    let head = (&method[..], &path[..], &fields[..]);
+                    if self.ws.begin(&mut self.session, w, stream_id, head) {
+                        continue;
+                    }
                     if grpc::is_grpc(&fields) {
                         bump(&w.counters.requests);
                         self.grpc_begin(w, tx, stream_id, &path, &fields);
@@ -149,7 +162,12 @@ impl H2Conn {
                     }
                 }
                 Part::Data { stream_id, bytes } => {
-                    if let Some(live) = self.calls.get_mut(&stream_id) {
+                    if self.ws.owns(stream_id) {
+                        let echoes = self.ws.data(&mut self.session, w, stream_id, &bytes);
+                        for e in echoes {
+                            self.echo(w, tx, e);
+                        }
+                    } else if let Some(live) = self.calls.get_mut(&stream_id) {
                         let steps = live.call.data(&bytes, live.started.elapsed());
                         self.carry_out(w, tx, stream_id, steps);
                     } else if let Some(request) = self.pending.get_mut(&stream_id) {
@@ -160,7 +178,9 @@ impl H2Conn {
                     }
                 }
                 Part::End { stream_id } => {
-                    if let Some(live) = self.calls.get_mut(&stream_id) {
+                    if self.ws.owns(stream_id) {
+                        self.ws.end(&mut self.session, stream_id);
+                    } else if let Some(live) = self.calls.get_mut(&stream_id) {
                         let steps = live.call.end(live.started.elapsed());
                         self.carry_out(w, tx, stream_id, steps);
                     } else if let Some(r) = self.pending.remove(&stream_id) {
@@ -180,9 +200,22 @@ impl H2Conn {
             })
             .collect();
         for stream_id in closed {
+            self.ws.closed(stream_id);
             self.calls.remove(&stream_id);
             self.pending.remove(&stream_id);
         }
+    }
+
+    /// A WebSocket's message goes back when its latency is over.
+    fn echo(&mut self, w: &Rc<Worker>, tx: &mpsc::UnboundedSender<Wake>, e: Echo) {
+        if e.delay.is_zero() {
+            return self.ws.answer(&mut self.session, w, e);
+        }
+        let (w, tx) = (Rc::clone(w), tx.clone());
+        tokio::task::spawn_local(async move {
+            w.delays.sleep(e.delay).await;
+            let _ = tx.send(Wake::Ws(e));
+        });
     }
 
     fn grpc_begin(

@@ -46,6 +46,7 @@ mod events;
 mod flags;
 mod grpc;
 mod h2;
+mod h2_ws;
 mod latency;
 mod listen;
 mod request;
@@ -56,6 +57,7 @@ mod spec;
 mod tls;
 mod until_signal;
 mod worker;
+mod ws_frame;
 
 use std::net::{Ipv4Addr, SocketAddr};
 

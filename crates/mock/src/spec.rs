@@ -31,7 +31,8 @@
 //!            | "grpc-status=" CODE *( "," CODE ) | "grpc-status=all"
 //!                                                 with grpc: what the failing share ends with,
 //!                                                 codes in turn (0..16 or names: unavailable)
-//!            | "ws"                               HTTP/1.1: a WebSocket echoing each message
+//!            | "ws"                               a WebSocket (HTTP/1.1's Upgrade, or HTTP/2's
+//!                                                 extended CONNECT) echoing each message
 //!                                                 after latency; fault=close sends close
 //!                                                 code 1011, fault=stall stops answering
 //! latency    = "none" | DURATION | "fixed:" DURATION

@@ -17,7 +17,7 @@ pub(crate) fn protocols(uses: &[herd_result::ProtocolUse], out: &mut impl Write)
         .map(|u| {
             let unit = if u.protocol.starts_with("h2") {
                 "stream"
-            } else if u.protocol == "websocket" {
+            } else if u.protocol.starts_with("websocket") {
                 "message"
             } else {
                 "request"

@@ -87,7 +87,13 @@ impl Prepared {
                 let load = self.load.at(level, length);
                 let mut plan = url_plan(&load, 1);
                 if let Some((_, ws)) = &r.ws {
-                    ws.apply(&mut plan, load.connections);
+                    let http = self.http();
+                    let streams = if http.http2 {
+                        http.streams.unwrap_or(1)
+                    } else {
+                        1
+                    };
+                    ws.apply(&mut plan, load.connections, streams);
                 }
                 return plan;
             }

@@ -259,7 +259,7 @@ impl RunSpec {
                 (request.llm, "--sse"),
                 (self.load.pipeline.is_some(), "--pipeline"),
                 (self.load.calls_per_conn.is_some(), "--calls-per-conn"),
-                (self.http.http2 || self.http.http3, "--http2/--http3"),
+                (self.http.http3, "--http3"),
                 (matches!(self.source, Source::Script { .. }), "-s/--script"),
             ];
             let rate = self.load.rate.is_some();

@@ -435,10 +435,24 @@ impl Prepared {
     /// The transport to `target`, through the run's proxy when it has one.
     fn transport(&self, target: &Target, options: TlsOptions) -> Result<HttpTransport, RunError> {
         let protocol = match &self.what {
+            // `--http2`: each connection's sockets are its streams (RFC 8441).
             What::Url(UrlRequest {
                 ws: Some((ws, _)), ..
-            }) => herd_http::Protocol::WebSocket(Arc::clone(ws)),
+            }) => match self.http().protocol() {
+                herd_http::Protocol::Http2(settings) => {
+                    herd_http::Protocol::WebSocketH2(Arc::clone(ws), settings)
+                }
+                _ => herd_http::Protocol::WebSocket(Arc::clone(ws)),
+            },
             // A workload of `ws:` steps: each user's messages on its socket, replies in order.
+            What::Workload { .. } if target.websocket() && self.http().http2 => {
+                return Err(RunError::Start(
+                    "a workload's ws: steps open their sockets with HTTP/1.1's Upgrade: WebSockets \
+                     over HTTP/2 (--http2, protocol: h2) are for a ws:// URL's --send for now; \
+                     drop --http2 (or the file's protocol: h2)"
+                        .into(),
+                ))
+            }
             What::Workload { .. } if target.websocket() => {
                 herd_http::Protocol::WebSocket(Arc::new(herd_http::ws::WebSocket::new(
                     target,

@@ -93,13 +93,14 @@ impl WsFlags {
         }
     }
 
-    /// The plan's load for `-c` sockets: each sends at `--message-rate` (open, in turn), or
-    /// one message at a time (closed).
-    pub(crate) fn apply(&self, plan: &mut Plan, connections: Option<u64>) {
+    /// The plan's load for `-c` sockets (over HTTP/2, `-c` connections of `streams` sockets
+    /// each): each sends at `--message-rate` (open, in turn), or one message at a time
+    /// (closed).
+    pub(crate) fn apply(&self, plan: &mut Plan, connections: Option<u64>, streams: usize) {
         if let Some(rate) = self.message_rate {
             let c = connections.unwrap_or(crate::DEFAULT_CONNECTIONS).max(1);
             plan.load = Load::Open {
-                rate: rate * c as f64,
+                rate: rate * c as f64 * streams.max(1) as f64,
                 max_connections: c,
             };
             plan.in_turn = true;
@@ -177,7 +178,7 @@ mod tests {
             message_rate: Some(10.0),
             ..WsFlags::default()
         };
-        flags.apply(&mut plan, Some(50));
+        flags.apply(&mut plan, Some(50), 1);
         assert!(matches!(plan.load, Load::Open { rate, max_connections: 50 } if rate == 500.0));
         assert!(plan.in_turn);
     }

@@ -109,6 +109,15 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                         self.complete(x, resp, now);
                     }
                     Note::Failed(f) => self.failed(f, now),
+                    Note::Handshake(took) => {
+                        if let Some(o) = self.links.get(l, g).and_then(|k| k.opened) {
+                            crate::session::count_socket_handshake(
+                                &mut self.tally.protocols,
+                                o.protocol,
+                                took,
+                            );
+                        }
+                    }
                     Note::Socket(e) => {
                         if now >= self.measure_start {
                             let at = now.saturating_duration_since(self.measure_start);

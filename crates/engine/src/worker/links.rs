@@ -82,6 +82,9 @@ pub(super) struct Link<C, S> {
     pub linger: bool,
     /// Connections this worker had filled before this one: its number in the requests log.
     pub serial: u64,
+    /// Users whose last exchange it carried: with `Plan::in_turn` a new user goes to the
+    /// connection fewest users share, so each carries its share of the schedule.
+    pub bound: u32,
 }
 
 pub(super) struct Links<C, S> {
@@ -172,6 +175,7 @@ impl<C, S> Links<C, S> {
                     server_closes: false,
                     linger: false,
                     serial: 0,
+                    bound: 0,
                 });
                 self.slots.len() as u32 - 1
             }
@@ -198,6 +202,7 @@ impl<C, S> Links<C, S> {
         l.retiring = false;
         l.server_closes = false;
         l.linger = false;
+        l.bound = 0;
         l.serial = self.filled;
         self.filled += 1;
         self.live += 1;

@@ -48,7 +48,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 }
             }
             if pick.is_none() && self.sharing {
-                pick = self.least_busy();
+                pick = match self.open.as_ref().is_some_and(|d| d.in_turn) {
+                    true => self.least_bound(),
+                    false => self.least_busy(),
+                };
             }
         }
         let l = match pick {
@@ -97,6 +100,29 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         best.map(|(_, l)| l)
     }
 
+    /// In turn (a WebSocket's sockets at `--message-rate`, many to a connection): the open
+    /// connection with room that the fewest users share, while it has fewer than its window;
+    /// `None` (a new connection, up to the cap) once every one has its window of users.
+    fn least_bound(&self) -> Option<u32> {
+        let mut best: Option<(u32, u32)> = None;
+        for (l, k) in self.links.slots.iter().enumerate() {
+            let Some(s) = k.session.as_ref() else {
+                continue;
+            };
+            if k.linger || k.retiring || k.server_closes || s.room() == 0 {
+                continue;
+            }
+            if best.is_none_or(|(b, _)| k.bound < b) {
+                best = Some((k.bound, l as u32));
+            }
+        }
+        match best {
+            Some((bound, _)) if bound as usize >= self.window && self.links.live < self.cap => None,
+            Some((_, l)) => Some(l),
+            None => None,
+        }
+    }
+
     /// Opens a new connection.
     fn open(&mut self, now: Instant) -> Result<u32, Failure> {
         let (slot, generation) = self.links.reserve(now);
@@ -139,13 +165,23 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         ex.on_new = link.opened.is_none();
         ex.written = link.opened.is_some();
         session.submit(x, req, ex.last_call);
-        self.users[ex.user as usize].link = LinkRef::new(l, link.generation);
+        let now_on = LinkRef::new(l, link.generation);
+        let was = std::mem::replace(&mut self.users[ex.user as usize].link, now_on);
+        if was != now_on {
+            link.bound += 1;
+        }
         let written = match link.conn.as_mut() {
             Some(conn) if link.opened.is_some() => session.write_now(&mut self.t, conn),
             _ => false,
         };
         if !written {
             self.kicks.push((l, link.generation));
+        }
+        // The user left the connection it had: one fewer shares it.
+        if was != now_on {
+            if let Some(old) = was.get().and_then(|(ol, og)| self.links.get(ol, og)) {
+                old.bound = old.bound.saturating_sub(1);
+            }
         }
     }
 

@@ -358,6 +358,7 @@ fn small_windows_still_carry_a_large_body_through_window_updates() {
         stream_window: 16_384,
         connection_window: 65_535,
         max_concurrent_streams: 100,
+        connect_protocol: false,
     };
     let mut pair = Pair::new(small, Settings::default());
     pair.get("/big", 0);

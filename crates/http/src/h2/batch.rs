@@ -60,6 +60,7 @@ impl H2 {
             headers: &headers,
             body,
             open: pace.is_some(),
+            protocol: None,
         };
         let early = (!self.h2.settled()).then_some(self.in_flight);
         match self.h2.submit(&request, exchange, keep) {

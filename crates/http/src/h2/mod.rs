@@ -201,7 +201,7 @@ impl H2 {
 
 /// The failure of an h2c connection whose server answered the preface in HTTP/1.1: it does not
 /// speak HTTP/2 on this port, and no other connection of the run will fare better.
-fn http1_answer(bytes: &[u8]) -> Failure {
+pub(crate) fn http1_answer(bytes: &[u8]) -> Failure {
     let line = bytes
         .split(|&b| b == b'\r' || b == b'\n')
         .next()

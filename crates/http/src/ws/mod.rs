@@ -12,8 +12,11 @@
 //! frame) and a refused Upgrade by its status: counted per run and per second.
 
 mod frame;
+mod h2;
 mod session;
+mod socket;
 
+pub use h2::WsH2;
 pub use session::WsSession;
 
 use base64::Engine as _;
@@ -46,6 +49,18 @@ pub struct WebSocket {
     /// Each open socket pings the server this often (`--ping-interval`), each pong timed from
     /// its ping's intended instant; `None`: no pings.
     pub ping_interval: Option<std::time::Duration>,
+    /// The extended CONNECT that opens a socket on an HTTP/2 stream (RFC 8441).
+    pub(crate) connect: Connect,
+}
+
+/// What an HTTP/2 stream's extended CONNECT says: `:scheme`, `:authority`, `:path`, and the
+/// header fields after herd's own (`sec-websocket-version: 13`).
+#[derive(Debug)]
+pub(crate) struct Connect {
+    pub scheme: &'static str,
+    pub authority: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
 }
 
 impl WebSocket {
@@ -64,7 +79,24 @@ impl WebSocket {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("\r\n");
+        let mut fields = vec![
+            ("sec-websocket-version".to_owned(), "13".to_owned()),
+            (
+                "user-agent".to_owned(),
+                format!("herd/{}", env!("CARGO_PKG_VERSION")),
+            ),
+        ];
+        fields.extend(headers.iter().cloned());
         WebSocket {
+            connect: Connect {
+                scheme: match target.scheme() {
+                    crate::Scheme::Https => "https",
+                    crate::Scheme::Http => "http",
+                },
+                authority: target.authority().to_owned(),
+                path: target.path_and_query().to_owned(),
+                headers: fields,
+            },
             handshake: head.into_bytes().into(),
             accept: accept(&key),
             field: match matching {

@@ -8,13 +8,11 @@ use crate::counters::bump;
 use crate::response::{Compiled, Failure};
 use crate::route::Fault;
 use crate::worker::{Socket, Worker};
+use crate::ws_frame::{frame, write_frame, FAULT_CODE};
 use base64::Engine as _;
 use rand::Rng;
 
 const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-
-/// The close code a `fault=close` (or an injected error) ends the socket with: internal error.
-const FAULT_CODE: u16 = 1011;
 
 fn accept(key: &str) -> String {
     let digest = ring::digest::digest(
@@ -22,50 +20,6 @@ fn accept(key: &str) -> String {
         format!("{key}{GUID}").as_bytes(),
     );
     base64::engine::general_purpose::STANDARD.encode(digest.as_ref())
-}
-
-/// A whole client frame at the start of `b`: fin, opcode, payload (unmasked), bytes taken.
-fn frame(b: &[u8]) -> Option<(bool, u8, Vec<u8>, usize)> {
-    let [b0, b1, ..] = *b else { return None };
-    let (len, mut at) = match b1 & 0x7F {
-        126 => (u16::from_be_bytes([*b.get(2)?, *b.get(3)?]) as usize, 4),
-        127 => (
-            u64::from_be_bytes(b.get(2..10)?.try_into().ok()?) as usize,
-            10,
-        ),
-        n => (n as usize, 2),
-    };
-    let mask = if b1 & 0x80 != 0 {
-        let m: [u8; 4] = b.get(at..at + 4)?.try_into().ok()?;
-        at += 4;
-        Some(m)
-    } else {
-        None
-    };
-    let mut payload = b.get(at..at + len)?.to_vec();
-    if let Some(m) = mask {
-        for (i, x) in payload.iter_mut().enumerate() {
-            *x ^= m[i % 4];
-        }
-    }
-    Some((b0 & 0x80 != 0, b0 & 0x0F, payload, at + len))
-}
-
-/// Appends a server frame (unmasked).
-fn write_frame(out: &mut Vec<u8>, opcode: u8, payload: &[u8]) {
-    out.push(0x80 | opcode);
-    match payload.len() {
-        n if n < 126 => out.push(n as u8),
-        n if n <= 65_535 => {
-            out.push(126);
-            out.extend_from_slice(&(n as u16).to_be_bytes());
-        }
-        n => {
-            out.push(127);
-            out.extend_from_slice(&(n as u64).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(payload);
 }
 
 impl<S: Socket> Conn<S> {

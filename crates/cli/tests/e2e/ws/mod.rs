@@ -7,6 +7,7 @@ use crate::common::*;
 use std::process::{Child, Command};
 
 mod bar;
+mod h2;
 mod outputs;
 mod sockets;
 mod workload;
@@ -311,7 +312,7 @@ fn websocket_flags_without_a_websocket_url_and_the_reverse_are_refused() {
         "--message-rate R (messages per second on each of the -c sockets)",
     );
     refused(
-        &["run", "ws://127.0.0.1:9/", "--send", "hi", "--http2"],
-        "--http2/--http3 does not apply to a WebSocket URL",
+        &["run", "ws://127.0.0.1:9/", "--send", "hi", "--http3"],
+        "--http3 does not apply to a WebSocket URL",
     );
 }
