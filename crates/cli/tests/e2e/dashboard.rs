@@ -3,8 +3,8 @@
 //! says it finished; `--dashboard-control` stops the run as Ctrl-C does; a control beyond
 //! loopback needs the token herd printed; `--record` then `herd report` gives the same page.
 
-use crate::browser::{browse_url, console};
 use crate::common::{mock, one_at_a_time, stderr, stdout, Herd, TempDir};
+use crate::quiet::browser::{browse_url, console};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Output};

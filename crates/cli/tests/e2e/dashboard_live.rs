@@ -2,9 +2,9 @@
 //! watched server's CPU and memory (from the per-second records, which `--json` writes as it
 //! goes), a live table per request name, and a series' levels growing step by step.
 
-use crate::browser::{browse_url, console};
 use crate::common::{mock, one_at_a_time, shop_workload, Herd, TempDir};
 use crate::dashboard::{ask, finish, follow, loopback, start, wait_for};
+use crate::quiet::browser::{browse_url, console};
 
 /// The lines of a `--json` stream written so far that carry the watched server's readings.
 fn lines_with_server(path: &std::path::Path) -> Vec<serde_json::Value> {

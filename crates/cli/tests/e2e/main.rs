@@ -1,12 +1,13 @@
 //! herd's end-to-end tests: the `herd` binary against real servers (nginx, the mock server,
 //! scripted ones), a real browser (headless Chromium) and a real Prometheus exporter. One test
 //! binary (ripgrep's layout): each file below is a command or a concern; `common` holds what
-//! they share. Run them one at a time (`-- --test-threads=1`): each loads the machine on purpose,
-//! and herd's own generator verdict rightly notices when another test steals its CPU.
+//! they share. Those that drive load run one at a time (`-- --skip quiet:: --test-threads=1`):
+//! each loads the machine on purpose, and herd's own generator verdict rightly notices when
+//! another test steals its CPU. Those under `quiet` put no load on the machine and run in
+//! parallel (`-- quiet::`). The target is `test = false`: `cargo test --test e2e` names it.
 
 mod common;
 
-mod browser;
 mod capacity;
 mod cli;
 mod connect;
@@ -24,13 +25,10 @@ mod form;
 mod generator;
 mod grpc;
 mod har;
-mod help;
 mod history;
 mod http2;
 mod http2_wire;
 mod http3;
-mod k8s;
-mod k8s_secrets;
 mod logs;
 mod mismatch;
 mod outputs;
@@ -40,7 +38,7 @@ mod pipeline;
 mod plot;
 mod ports;
 mod proxy;
-mod reading;
+mod quiet;
 mod report;
 mod run_guards;
 mod run_nginx;

@@ -182,12 +182,18 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(tag: &str) -> Self {
+        // The count keeps two tests of one tag apart when they start in the same nanosecond
+        // (the `quiet` tests run in parallel); the clock, runs of earlier processes.
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos();
-        let p =
-            std::env::temp_dir().join(format!("herd-test-{tag}-{}-{nanos}", std::process::id()));
+        let p = std::env::temp_dir().join(format!(
+            "herd-test-{tag}-{}-{n}-{nanos}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }

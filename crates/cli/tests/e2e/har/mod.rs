@@ -71,7 +71,7 @@ fn record(site: &Site, dir: &TempDir) -> PathBuf {
     let har = dir.path("session.har");
     let mut child = Command::new("node")
         .arg(recorder.join("record.mjs"))
-        .arg(crate::browser::chromium())
+        .arg(crate::quiet::browser::chromium())
         .arg(&site.base)
         .arg(&har)
         .stdin(Stdio::null())

@@ -2,8 +2,8 @@
 //! templates read with `env()` go into a Kubernetes Secret, never into the ConfigMap or the
 //! Job's arguments; and a target on this machine is called out, as every pod would load itself.
 
+use super::k8s::assert_valid;
 use crate::common::{herd, stderr, stdout, TempDir};
-use crate::k8s::assert_valid;
 use std::path::{Path, PathBuf};
 
 const PASSWORD: &str = "pw-Zq81-private";
