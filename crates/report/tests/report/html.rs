@@ -353,3 +353,52 @@ fn the_generator_charts_end_at_the_throughputs_last_second() {
         }
     }
 }
+
+#[test]
+fn a_websocket_runs_page_has_its_pings_closes_refusals_and_backlog() {
+    let mut r = fixtures::run(CLOSED_ERRORS);
+    assert!(html::render_run(&r).find("id=\"websocket\"").is_none());
+    let mut ping = herd_result::Summary::default();
+    (ping.count, ping.p50, ping.p99, ping.max) = (40, 1.5, 9.0, 12.0);
+    r.websocket = Some(herd_result::Sockets {
+        ping_rtt_ms: ping,
+        closes: vec![herd_result::Close {
+            code: 1011,
+            name: "internal_error".into(),
+            count: 3,
+        }],
+        handshakes_failed: [("403".to_owned(), 2)].into(),
+        ping_rtt_histogram: String::new(),
+        backlog: Some(herd_result::SendBacklog {
+            max_messages: 57,
+            max_bytes: 0,
+            end_messages: 4,
+            end_bytes: 120,
+        }),
+    });
+    for (i, e) in r.timeline.iter_mut().enumerate() {
+        e.ws = Some(Box::new(herd_result::SocketsSecond {
+            pongs: 10,
+            ping_p99_ms: 9.0,
+            closes: [("1011".to_owned(), 1)].into(),
+            backlog_messages: Some(i as u64 * 10),
+            backlog_bytes: Some(0),
+            ..Default::default()
+        }));
+    }
+    let page = html::render_run(&r);
+    let section = page.split("id=\"websocket\"").nth(1).expect("a section");
+    for said in [
+        "<dt>pongs</dt><dd>40</dd>",
+        "<td>ping round trips (from the intended send)</td><td>40</td><td>1.50 ms</td>",
+        "<td>1011</td><td>internal_error</td><td>3</td>",
+        "<td>403</td><td>2</td>",
+        "<dt>send backlog, most</dt><dd>57 messages (0 B)</dd>",
+        "<dt>send backlog, at the end</dt><dd>4 messages (120 B)</dd>",
+        "id=\"chart-ping\"",
+        "id=\"chart-backlog\"",
+        "id=\"chart-closes\"",
+    ] {
+        assert!(section.contains(said), "{said:?} not in the section");
+    }
+}

@@ -97,3 +97,56 @@ fn ctrl_c_during_a_run_keeps_the_complete_step_and_says_interrupted() {
         "the run Ctrl-C ended is complete for one target"
     );
 }
+
+/// Everything a sink hears, in order: a series' steps and its runs' events are one stream.
+#[derive(Default)]
+struct Heard(Vec<String>);
+
+impl herd_run::Sink for Heard {
+    fn step(&mut self, n: usize, level: f64) {
+        self.0.push(format!("step {n} at {level}"));
+    }
+    fn finished(&mut self) {
+        self.0.push("run finished".to_owned());
+    }
+    fn stepped(&mut self, step: &herd_run::Stepped, _run: &mut herd_result::RunResult) {
+        self.0.push(format!("stepped at {}", step.level()));
+    }
+    fn so_far(&mut self, series: herd_run::SoFar) {
+        let herd_run::SoFar::Sweep(so_far) = series else {
+            panic!("a sweep tells a sweep so far");
+        };
+        self.0
+            .push(format!("so far {} steps", so_far().steps.len()));
+    }
+}
+
+#[test]
+fn a_series_tells_each_step_around_its_runs_events_to_the_one_sink() {
+    let runs: Vec<Box<dyn Runs>> = vec![Box::new(Server::new(1e6)), Box::new(Server::new(1e6))];
+    let mut heard = Heard::default();
+    let mut spec = spec(&["a", "b"]);
+    spec.levels.truncate(2);
+    let (r, error) = sweep(spec, &runs, &Arc::new(Control::new()), &mut heard);
+    assert!(error.is_none());
+    assert_eq!(r.steps.len(), 2);
+    assert_eq!(
+        heard.0,
+        [
+            "step 1 at 100",
+            "run finished",
+            "stepped at 100",
+            "step 2 at 100",
+            "run finished",
+            "stepped at 100",
+            "so far 1 steps",
+            "step 3 at 200",
+            "run finished",
+            "stepped at 200",
+            "step 4 at 200",
+            "run finished",
+            "stepped at 200",
+            "so far 2 steps",
+        ]
+    );
+}

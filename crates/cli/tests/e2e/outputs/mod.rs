@@ -6,6 +6,6 @@ mod every_command;
 mod files;
 mod killed;
 mod metrics_doc;
-mod otlp;
+pub(crate) mod otlp;
 mod prometheus;
 pub(crate) mod requests_log;

@@ -10,13 +10,13 @@ use std::io::Read;
 use std::process::{Child, Command};
 
 /// The Python receiver on a free loopback port; what it got is read once it is stopped.
-struct Receiver {
+pub(crate) struct Receiver {
     child: Child,
     port: u16,
 }
 
 impl Receiver {
-    fn start() -> Receiver {
+    pub(crate) fn start() -> Receiver {
         Receiver::answering(false)
     }
 
@@ -38,13 +38,13 @@ impl Receiver {
         Receiver { child, port }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Every request it got, in order (it prints each before answering, so every push herd
     /// saw answered is here).
-    fn stop(mut self) -> Vec<Value> {
+    pub(crate) fn stop(mut self) -> Vec<Value> {
         let _ = self.child.kill();
         let mut out = String::new();
         self.child
@@ -68,7 +68,7 @@ impl Drop for Receiver {
 }
 
 /// The metric `name` of a decoded request.
-fn metric<'a>(request: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn metric<'a>(request: &'a Value, name: &str) -> &'a Value {
     request["request"]["resource_metrics"][0]["scope_metrics"][0]["metrics"]
         .as_array()
         .unwrap()
@@ -78,7 +78,7 @@ fn metric<'a>(request: &'a Value, name: &str) -> &'a Value {
 }
 
 /// The data point of `m` (a sum or a histogram) whose attributes include every pair given.
-fn point<'a>(m: &'a Value, kind: &str, attributes: &[(&str, &str)]) -> &'a Value {
+pub(crate) fn point<'a>(m: &'a Value, kind: &str, attributes: &[(&str, &str)]) -> &'a Value {
     m[kind]["data_points"]
         .as_array()
         .unwrap()
@@ -95,7 +95,7 @@ fn point<'a>(m: &'a Value, kind: &str, attributes: &[(&str, &str)]) -> &'a Value
 }
 
 /// OTLP's JSON mapping writes 64-bit integers as strings.
-fn int(v: &Value) -> u64 {
+pub(crate) fn int(v: &Value) -> u64 {
     v.as_str()
         .and_then(|s| s.parse().ok())
         .or(v.as_u64())

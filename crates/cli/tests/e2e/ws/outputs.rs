@@ -8,6 +8,7 @@
 use super::sockets::{column, final_metrics};
 use super::{all_answered, Echo, PING};
 use crate::common::*;
+use crate::outputs::otlp::{int, metric, point, Receiver};
 use herd_result::format::{count, duration_ms};
 use std::net::SocketAddr;
 
@@ -55,6 +56,7 @@ fn every_output_carries_the_pings_and_the_send_backlog_the_json_has() {
         dir.path("r.ndjson"),
     );
     let metrics: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let receiver = Receiver::start();
     let url = format!("ws://127.0.0.1:{}/", echo.port);
     let child = Herd::new(&["run", &url, "--send", PING, "-t", "1", "-q"])
         .args(&[
@@ -69,6 +71,7 @@ fn every_output_carries_the_pings_and_the_send_backlog_the_json_has() {
         ])
         .args(&["--ping-interval", "100ms"])
         .args(&["--metrics-listen", &metrics.to_string()])
+        .args(&["--otlp", &receiver.url()])
         .file("--json", &json)
         .file("--csv", &csv)
         .file("--hlog", &hlog)
@@ -135,6 +138,18 @@ print(pings.get_total_count(), replies, pings.get_max_value())",
     );
     assert_eq!(value_of(&page, "herd_ws_backlog_messages{"), 0.0);
     assert_eq!(value_of(&page, "herd_ws_backlog_bytes{"), 0.0);
+
+    // OTLP (the same series remote write sends): the pings' histogram in seconds, the gauges.
+    let pushes = receiver.stop();
+    let last = pushes.last().expect("an OTLP push");
+    let rtt = metric(last, "herd.ws.ping_rtt");
+    assert_eq!(rtt["unit"], "s");
+    assert_eq!(int(&point(rtt, "histogram", &[])["count"]), pongs);
+    let gauge = metric(last, "herd.ws.backlog.messages");
+    assert_eq!(
+        gauge["gauge"]["data_points"][0]["as_double"], 0.0,
+        "{gauge}"
+    );
 
     // The CSV: each second's pongs and backlog, as the JSON's seconds have them.
     let table = std::fs::read_to_string(&csv).unwrap();

@@ -31,6 +31,13 @@ const NAMES: &[(&str, &str, &str)] = &[
     ("herd_scheduled_total", "herd.scheduled", "{request}"),
     ("herd_dropped_total", "herd.dropped", "{request}"),
     ("herd_in_flight", "herd.in_flight", "{request}"),
+    ("herd_ws_ping_rtt_seconds", "herd.ws.ping_rtt", "s"),
+    ("herd_ws_closes_total", "herd.ws.closes", "{close}"),
+    (
+        "herd_ws_handshakes_failed_total",
+        "herd.ws.handshakes_failed",
+        "{handshake}",
+    ),
     (
         "herd_ws_backlog_messages",
         "herd.ws.backlog.messages",
@@ -220,6 +227,20 @@ mod tests {
             );
         }
         assert_eq!(name_of("herd_new_things_total").0, "herd.new_things");
+        // A WebSocket run's families, which the default exposition lacks.
+        for f in [
+            "herd_ws_ping_rtt_seconds",
+            "herd_ws_closes_total",
+            "herd_ws_handshakes_failed_total",
+            "herd_ws_backlog_messages",
+            "herd_ws_backlog_bytes",
+        ] {
+            assert!(NAMES.iter().any(|(p, _, _)| *p == f), "{f}");
+        }
+        assert_eq!(
+            name_of("herd_ws_ping_rtt_seconds"),
+            ("herd.ws.ping_rtt".into(), "s")
+        );
     }
 
     #[test]
