@@ -218,3 +218,25 @@ fn a_replay_sends_each_line_once_at_its_own_offset() {
     let per_sec: Vec<u64> = out.timeline.iter().map(|s| s.requests()).collect();
     assert_eq!(per_sec, vec![6]);
 }
+
+/// A schedule of messages on connections that each carry several sockets (a WebSocket over
+/// HTTP/2's `--streams`): every user is made first and goes to the connection fewest users
+/// share, so the cap's connections all open and carry their share, even when each message is
+/// answered long before the next is due (the first idle connection would take them all).
+#[test]
+fn in_turn_users_spread_over_every_connection_of_several_places() {
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    let plan = Plan {
+        load: Load::Open {
+            rate: 100.0,
+            max_connections: 2,
+        },
+        pipeline: 5,
+        duration: Some(Duration::from_secs(2)),
+        in_turn: true,
+        ..Plan::default()
+    };
+    let out = go(plan, &fake);
+    assert_eq!(out.total.completed, 200);
+    assert_eq!(out.generator.connections_opened, 2);
+}

@@ -1,7 +1,9 @@
 //! WebSockets over HTTP/2 (RFC 8441, `--http2`): Hypercorn offers them (its SETTINGS carry
-//! SETTINGS_ENABLE_CONNECT_PROTOCOL), each of `--streams` sockets on a connection opens as an
-//! extended CONNECT stream, and every message is answered and counted by the server; nginx
-//! does not offer them, and the run stops at once saying what to do.
+//! SETTINGS_ENABLE_CONNECT_PROTOCOL), over h2c and over TLS by ALPN, each of `--streams`
+//! sockets on a connection opens as an extended CONNECT stream, and every message is answered
+//! and counted by the server; `herd serve` offers them with its latency and faults; nginx does
+//! not offer them, and the run stops at once saying what to do; a workload's `ws:` steps are
+//! refused over HTTP/2.
 
 use super::{all_answered, run_ws};
 use crate::common::*;
@@ -11,23 +13,50 @@ use std::process::{Child, Command};
 struct H2Echo {
     child: Child,
     port: u16,
+    /// Where its counts are read in plain HTTP (its own port, or a second one beside TLS).
+    counts: u16,
 }
 
 impl H2Echo {
     fn start() -> H2Echo {
+        Self::started(&mut Command::new("python3"))
+    }
+
+    /// Over TLS (HTTP/2 by ALPN), with a self-signed certificate written into `dir`.
+    fn start_tls(dir: &TempDir) -> H2Echo {
+        let (cert, key) = (dir.path("cert.pem"), dir.path("key.pem"));
+        let ck = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).unwrap();
+        std::fs::write(&cert, ck.cert.pem()).unwrap();
+        std::fs::write(&key, ck.key_pair.serialize_pem()).unwrap();
+        let counts = free_port();
+        let mut echo = Self::started(
+            Command::new("python3")
+                .env("CERT", &cert)
+                .env("KEY", &key)
+                .env("COUNTS_PORT", counts.to_string()),
+        );
+        echo.counts = counts;
+        echo
+    }
+
+    fn started(cmd: &mut Command) -> H2Echo {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/ws/h2_echo.py");
         let (child, port) = python_server(
-            Command::new("python3").arg(script),
+            cmd.arg(script),
             "Hypercorn's WebSocket echo app",
             "hypercorn",
             "hypercorn",
         );
-        H2Echo { child, port }
+        H2Echo {
+            child,
+            port,
+            counts: port,
+        }
     }
 
     /// The server's own counts: `/count` (messages), `/sockets`, `/h2` (sockets over HTTP/2).
     fn read(&self, path: &str) -> u64 {
-        let addr = format!("127.0.0.1:{}", self.port).parse().unwrap();
+        let addr = format!("127.0.0.1:{}", self.counts).parse().unwrap();
         let body = get(addr, path);
         let text = body.rsplit("\r\n\r\n").next().unwrap_or(&body);
         text.trim()
@@ -90,6 +119,27 @@ fn hypercorn_carries_websockets_on_http2_streams_and_answers_every_message() {
         out.contains("websocket/h2c 2 connections, 300 messages (handshakes: 10 full "),
         "{out}"
     );
+}
+
+#[test]
+fn wss_negotiates_h2_by_alpn_and_carries_the_sockets_on_its_streams() {
+    let _turn = one_at_a_time();
+    let dir = TempDir::new("wss-h2");
+    let echo = H2Echo::start_tls(&dir);
+    let url = format!("wss://127.0.0.1:{}/", echo.port);
+    let (r, _) = run_ws(
+        &url,
+        &["--http2", "-k", "-c", "1", "--streams", "4", "-n", "200"],
+        &dir,
+    );
+    assert_eq!(all_answered(&r), 200);
+    assert_eq!(echo.read("/count"), 200);
+    assert_eq!(echo.read("/h2"), 4);
+    let p = &r["generator"]["protocols"][0];
+    assert_eq!(p["protocol"], "websocket/h2", "{p}");
+    assert_eq!(p["handshakes"]["full"]["count"], 4, "{p}");
+    let tls = r["generator"]["tls"].to_string();
+    assert!(tls.contains("\"alpn\":\"h2\""), "{tls}");
 }
 
 #[test]
@@ -181,5 +231,23 @@ fn herd_serve_offers_websockets_over_http2_with_its_latency_and_faults() {
         r["websocket"]["handshakes_failed"]["404"], 3,
         "{}",
         r["websocket"]
+    );
+}
+
+#[test]
+fn a_workloads_ws_steps_over_http2_are_refused_not_upgraded_over_http1() {
+    let dir = TempDir::new("ws-h2-workload");
+    let file = dir.path("chat.yaml");
+    std::fs::write(
+        &file,
+        "target: ws://127.0.0.1:9/\n\
+         load: { model: closed, users: 1, duration: 2s }\n\
+         scenarios:\n  - name: chat\n    steps:\n      - ws: { send: \"hi\" }\n",
+    )
+    .unwrap();
+    refused(
+        &["run", file.to_str().unwrap(), "--http2", "-t", "1"],
+        "a workload's ws: steps open their sockets with HTTP/1.1's Upgrade: WebSockets over \
+         HTTP/2 (--http2, protocol: h2) are for a ws:// URL's --send for now",
     );
 }

@@ -2,9 +2,12 @@
 SETTINGS_ENABLE_CONNECT_PROTOCOL, extended CONNECT) as well as over HTTP/1.1's Upgrade, for
 herd's WebSocket-over-HTTP/2 tests. Each message is echoed back and counted; GET /count answers
 the count, /sockets how many WebSockets it accepted and /h2 how many of them came over HTTP/2.
-Listens on a free loopback port (plain TCP: HTTP/2 by prior knowledge) and prints it first."""
+Listens on a free loopback port and prints it first: plain TCP (HTTP/2 by prior knowledge), or
+TLS with the certificate and key files CERT and KEY name (HTTP/2 by ALPN; its counts then
+also in plain HTTP on port COUNTS_PORT)."""
 
 import asyncio
+import os
 import socket
 
 from hypercorn.asyncio import serve
@@ -58,6 +61,10 @@ async def main():
     config.accesslog = None
     config.errorlog = None
     config.backlog = 1024
+    if os.environ.get("CERT"):
+        config.certfile = os.environ["CERT"]
+        config.keyfile = os.environ["KEY"]
+        config.insecure_bind = [f"127.0.0.1:{os.environ['COUNTS_PORT']}"]
     print(f"listening {port}", flush=True)
     await serve(app, config)
 

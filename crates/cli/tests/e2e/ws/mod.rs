@@ -1,11 +1,13 @@
 //! WebSocket runs (`herd run ws://...`): every message sent is answered and counted, against
 //! Python's websockets (directly and through nginx proxying the Upgrade) and `herd serve`'s
-//! echo route; a server that stalls shows in the replies timed from their intended instants;
-//! what a bad combination of flags is told.
+//! echo route; Artillery on the same server counts what herd and the server count; a server
+//! that stalls shows in the replies timed from their intended instants; what a bad combination
+//! of flags is told.
 
 use crate::common::*;
 use std::process::{Child, Command};
 
+mod artillery;
 mod bar;
 mod h2;
 mod outputs;
