@@ -73,9 +73,14 @@ fn http2_against_nginx_on_h2c_and_tls_agrees_with_h2load() {
         let (ok, ok_2xx, bytes) = h2load(&url, "2000", "2", "10");
         assert_eq!(r["totals"]["ok"], ok, "{name}: {}", r["totals"]);
         assert_eq!(r["status"]["200"], ok_2xx, "{name}");
-        assert_eq!(
-            r["totals"]["bytes_received"], bytes,
-            "{name}: every byte read, frames and all, as h2load counts it"
+        // Every byte read, frames and all, as h2load counts it, but for nginx's `date`: a
+        // literal it Huffman-codes anew each response, where digits take 5 or 6 bits, so the
+        // same response is a byte longer or shorter in another second (the two runs are
+        // seconds apart). At most one byte a response, then.
+        let read = r["totals"]["bytes_received"].as_u64().unwrap();
+        assert!(
+            read.abs_diff(bytes) <= 2000,
+            "{name}: every byte read, frames and all, as h2load counts it: herd {read}, h2load {bytes}"
         );
         assert_eq!(r["generator"]["connections_opened"], 2, "{name}");
         assert_eq!(
