@@ -8,31 +8,17 @@ nginx:
   text/plain (read as a plain body, no events) are a third row: what the event parsing adds.
 """
 
-import subprocess
-import tempfile
-from pathlib import Path
+from bench_ws import GoServer
 
-HERE = Path(__file__).resolve().parent
 EVENTS = 1000
 
 
-class Events:
-    """The Go event server on the server CPU, one OS thread for Go code (GOMAXPROCS=1)."""
+class Events(GoServer):
+    """The Go event server (standard library only)."""
 
     def __init__(self, b):
-        binary = Path(tempfile.mkdtemp(prefix="herd-bench-sse-")) / "sse_events"
-        b.log("bench: building the Go event server (bench/sse_events)")
-        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE / "sse_events", check=True)
-        self.proc = subprocess.Popen(["taskset", "-c", b.SERVER_CPU, str(binary)], stdout=subprocess.PIPE,
-                                     text=True, env={"GOMAXPROCS": "1", "PATH": "/usr/bin:/bin"})
-        first = self.proc.stdout.readline()
-        if not first.startswith("listening "):
-            raise RuntimeError(f"the Go event server did not start: {first!r}")
-        self.url = f"http://127.0.0.1:{int(first.split()[1])}/?n={EVENTS}"
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.wait()
+        super().__init__(b, "sse_events", "the Go event server")
+        self.url = f"http://127.0.0.1:{self.port}/?n={EVENTS}"
 
 
 def cpu(b, nginx, rounds, seconds):

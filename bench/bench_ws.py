@@ -21,23 +21,32 @@ HERE = Path(__file__).resolve().parent
 MESSAGE = "x" * 64
 
 
-class Echo:
-    """The Go echo server on the server CPU, one OS thread for Go code (GOMAXPROCS=1)."""
+class GoServer:
+    """A Go server of bench/ (`module`: a folder with its go.mod) built here and started on the
+    server CPU, one OS thread for Go code (GOMAXPROCS=1); it prints "listening PORT" first."""
 
-    def __init__(self, b):
-        binary = Path(tempfile.mkdtemp(prefix="herd-bench-ws-")) / "ws_echo"
-        b.log("bench: building the Go WebSocket echo server (bench/ws_echo)")
-        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE / "ws_echo", check=True)
+    def __init__(self, b, module, what):
+        binary = Path(tempfile.mkdtemp(prefix=f"herd-bench-{module}-")) / module
+        b.log(f"bench: building {what} (bench/{module})")
+        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE / module, check=True)
         self.proc = subprocess.Popen(["taskset", "-c", b.SERVER_CPU, str(binary)], stdout=subprocess.PIPE,
                                      text=True, env={"GOMAXPROCS": "1", "PATH": "/usr/bin:/bin"})
         first = self.proc.stdout.readline()
         if not first.startswith("listening "):
-            raise RuntimeError(f"the Go echo server did not start: {first!r}")
-        self.url = f"ws://127.0.0.1:{int(first.split()[1])}/"
+            raise RuntimeError(f"{what} did not start: {first!r}")
+        self.port = int(first.split()[1])
 
     def stop(self):
         self.proc.kill()
         self.proc.wait()
+
+
+class Echo(GoServer):
+    """The Go echo server (gorilla/websocket)."""
+
+    def __init__(self, b):
+        super().__init__(b, "ws_echo", "the Go WebSocket echo server")
+        self.url = f"ws://127.0.0.1:{self.port}/"
 
 
 def ws_argv(b, url, conns, seconds, json_path):
