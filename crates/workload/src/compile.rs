@@ -135,6 +135,17 @@ pub fn compile(
         b.scenarios(&mut r, drafts, script.as_mut())
     };
     let http2 = speaks_h2(&mut r, protocol, &scenarios);
+    let opens = |s: &Step| matches!(s, Step::Send(x) if x.socket == herd_engine::SocketRole::Open);
+    if http2 && scenarios.iter().flat_map(|s| &s.steps).any(opens) {
+        r.report(
+            Diag::new(
+                protocol.map_or(root.at, |(_, at)| at),
+                "a `ws: { connect }` step opens its socket with HTTP/1.1's Upgrade, and this \
+                 workload speaks HTTP/2",
+            )
+            .hint("drop `protocol: h2`; a grpc step needs HTTP/2: put the sockets in a workload of their own"),
+        );
+    }
     let thresholds = top
         .get("thresholds")
         .map(|t| read_thresholds(&mut r, t, &names))
@@ -386,11 +397,31 @@ impl Build<'_> {
                 lua: script.as_deref_mut(),
             };
             let mut steps = Vec::new();
+            // An http(s):// target's `ws:` steps: where the scenario's socket was opened.
+            let mixed = self.target.is_some_and(|t| !t.websocket());
+            let mut open: Option<Pos> = None;
             for step in d.steps {
                 match step {
                     StepDraft::Think(t) => steps.push(Step::Think(t)),
-                    StepDraft::Connect => {
+                    StepDraft::Connect(at) if mixed => ctx.diags.push(
+                        Diag::new(
+                            at,
+                            "`ws: connect` in an http(s):// target's workload needs the path to open the socket on",
+                        )
+                        .hint("e.g. ws: { connect: /chat } (a ws:// or wss:// URL on the target's host too)"),
+                    ),
+                    StepDraft::Connect(_) => {
                         crate::sockets::close_last(&mut steps);
+                    }
+                    StepDraft::Close(at) if mixed => {
+                        if open.take().is_some() {
+                            crate::sockets::close_socket(&mut steps);
+                        } else {
+                            ctx.diags.push(
+                                Diag::new(at, "`ws: close` closes a socket, and none is open here")
+                                    .hint("open one before it with ws: { connect: /path }"),
+                            );
+                        }
                     }
                     StepDraft::Close(at) => {
                         if !crate::sockets::close_last(&mut steps) {
@@ -403,13 +434,23 @@ impl Build<'_> {
                             );
                         }
                     }
-                    StepDraft::Request(req) => {
-                        if !crate::sockets::fits(&req, self.target, ctx.diags) {
+                    StepDraft::Request(mut req) => {
+                        if mixed {
+                            let target = self.target.expect("mixed: a target");
+                            let was_open = open.is_some();
+                            if !crate::sockets::on_socket(&mut req, target, &mut open, ctx.diags) {
+                                continue;
+                            }
+                            if req.socket == herd_engine::SocketRole::Open && was_open {
+                                crate::sockets::close_socket(&mut steps);
+                            }
+                        } else if !crate::sockets::fits(&req, self.target, ctx.diags) {
                             continue;
                         }
-                        if req.connect {
+                        if req.connect && !mixed {
                             crate::sockets::close_last(&mut steps);
                         }
+                        let message = req.socket == herd_engine::SocketRole::Message;
                         let send = compile_request(
                             *req,
                             &self.defaults.headers,
@@ -421,11 +462,21 @@ impl Build<'_> {
                             self.names,
                             self.checks,
                         );
-                        if let Some(s) = send {
+                        if let Some(mut s) = send {
+                            if message && s.sent_check.is_none() {
+                                // A message whose socket did not open is not sent: counted.
+                                let name = &self.names.list[s.name as usize];
+                                self.checks.push(format!("{name}: sent"));
+                                s.sent_check = Some(self.checks.len() - 1);
+                            }
                             steps.push(Step::Send(Box::new(s)));
                         }
                     }
                 }
+            }
+            if open.is_some() {
+                // Left open at the scenario's end: closed (1000) after its last exchange.
+                crate::sockets::close_socket(&mut steps);
             }
             let mut used = ctx.used;
             used.sort_unstable();
@@ -540,7 +591,7 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
         .iter()
         .filter_map(|s| match s {
             StepDraft::Request(q) => Some(q.extract.iter().map(|(v, _, _)| v.clone())),
-            StepDraft::Think(_) | StepDraft::Connect | StepDraft::Close(_) => None,
+            StepDraft::Think(_) | StepDraft::Connect(_) | StepDraft::Close(_) => None,
         })
         .flatten()
         .collect();

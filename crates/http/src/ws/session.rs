@@ -39,6 +39,13 @@ pub struct WsSession {
 }
 
 impl WsSession {
+    /// A user's own socket, opened by `req`'s Upgrade ([`herd_engine::SocketRole::Open`]),
+    /// one message at a time.
+    pub(crate) fn upgrade(req: &Request, started: Instant) -> Self {
+        let ws = WebSocket::upgrade(Arc::clone(&req.bytes));
+        WsSession::new(Arc::new(ws), 1, started)
+    }
+
     pub(crate) fn new(ws: Arc<WebSocket>, window: usize, started: Instant) -> Self {
         WsSession {
             s: Socket::new(ws),
@@ -166,6 +173,7 @@ impl WsSession {
             ));
         }
         self.phase = Phase::Open;
+        let opening = self.s.queue.front().is_some_and(|w| w.upgrade);
         if self.outpos >= self.s.out.len() {
             // The Upgrade request's room (~200 bytes, and its headers') is let go: a socket
             // holds only a frame's from now on, ten thousand of them in `bench.py wsrss`.
@@ -181,6 +189,35 @@ impl WsSession {
             negotiated: herd_engine::Transport::negotiated(t, conn),
             upgrade: Some(now.saturating_duration_since(times.2)),
         }));
+        if let Some(w) = self.s.queue.pop_front().filter(|_| opening) {
+            // The Upgrade was an exchange of its own (a workload's `ws: { connect }`): the
+            // `101` is its response.
+            let mut resp = Response {
+                status,
+                keep_alive: true,
+                first_byte: Some(now),
+                bytes_received: len as u64,
+                ..w.response()
+            };
+            if w.keep {
+                for h in parsed.headers.iter() {
+                    let value = String::from_utf8_lossy(h.value).into_owned();
+                    resp.headers.push((h.name.to_owned(), value));
+                }
+            }
+            if w.last {
+                // Opened only to be closed: a close frame (1000) goes before the loop closes
+                // the connection.
+                let mask = self.s.mask();
+                super::frame::encode(
+                    super::frame::CLOSE,
+                    &1000u16.to_be_bytes(),
+                    mask,
+                    &mut self.s.out,
+                );
+            }
+            out.push(Note::Response(w.ticket, resp));
+        }
         self.s.opened(now);
         Ok(Some(len))
     }
@@ -245,8 +282,12 @@ impl WsSession {
                 return Ok(());
             }
             let (connect, tls) = Opened::times(t, conn, self.started);
-            self.phase = Phase::Upgrading(connect, tls, t.clock().now());
+            let at = t.clock().now();
+            self.phase = Phase::Upgrading(connect, tls, at);
             self.s.out.extend_from_slice(&self.s.ws.handshake);
+            if let Some(w) = self.s.queue.front_mut().filter(|w| w.upgrade) {
+                w.sent = Some(at);
+            }
         }
         if self.phase == Phase::Open && self.s.pinger.as_ref().is_some_and(|p| p.next <= now) {
             self.s.ping(now);
@@ -279,6 +320,9 @@ impl Session<Wire> for WsSession {
     }
 
     fn submit(&mut self, ticket: Ticket, req: &Request, _last: bool) {
+        if req.socket == herd_engine::SocketRole::Open {
+            return self.s.submit_upgrade(ticket, req);
+        }
         // Framed where it leaves from: straight into `out` once the socket is open.
         self.s.submit(ticket, req, self.phase == Phase::Open);
     }
