@@ -127,9 +127,10 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         }
     }
 
-    /// User `i`'s iteration is over, or the user leaves: a socket it still holds idle closes
-    /// (its last message, marked so, closed it with code 1000 already; this one was left
-    /// open because that message was not sent).
+    /// User `i` leaves: a socket it still holds idle closes. (A socket's last exchange, marked
+    /// so by the workload, closes it with code 1000; one left open because that message was
+    /// not sent closes at the user's next connect, or here: not at each iteration's end,
+    /// which would be a check on every plain request.)
     pub(super) fn close_socket(&mut self, i: usize) {
         let Some((l, g)) = self.socket_of(i) else {
             return;

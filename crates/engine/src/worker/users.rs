@@ -190,12 +190,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 u.resume = Resume::Begin;
                 self.park(i, now + IDLE_ITERATION);
             }
-            Action::Done => {
-                if !self.sockets.is_empty() {
-                    self.close_socket(i);
-                }
-                self.begin(i, now)
-            }
+            Action::Done => self.begin(i, now),
             Action::Stop => self.retire(i),
         }
     }
