@@ -189,7 +189,7 @@ impl WsSession {
             negotiated: herd_engine::Transport::negotiated(t, conn),
             upgrade: Some(now.saturating_duration_since(times.2)),
         }));
-        if let Some(w) = self.s.queue.pop_front().filter(|_| opening) {
+        if let Some(w) = opening.then(|| self.s.queue.pop_front()).flatten() {
             // The Upgrade was an exchange of its own (a workload's `ws: { connect }`): the
             // `101` is its response.
             let mut resp = Response {
