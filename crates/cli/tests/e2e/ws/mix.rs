@@ -3,7 +3,8 @@
 //! `Authorization`, chat, close, and call HTTP again. Against Python's websockets serving both
 //! (the login, the chat behind it), whose own counts herd's per-name tables must match; a user
 //! whose token the server does not take has its Upgrade refused, counted by its status, and
-//! its messages not sent.
+//! its messages not sent. Over https (nginx terminating TLS in front), the socket is wss://,
+//! named by its full URL on the target's host.
 
 use crate::common::*;
 use std::process::Command;
@@ -60,11 +61,9 @@ fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no check {name:?} in {}", r["checks"]))
 }
 
-#[test]
-fn login_over_http_then_a_socket_with_the_token_then_http_again_counted_as_the_server_counts() {
-    let _turn = one_at_a_time();
-    let chat = Chat::start();
-    let dir = TempDir::new("ws-mix");
+/// The chat scenario run against `target`, its socket opened on `connect`, with `more` flags:
+/// the result, its summary and the server's counts, each asserted equal to the other.
+fn run_chat(chat: &Chat, target: &str, connect: &str, more: &[&str], dir: &TempDir) -> String {
     let file = dir.path("chat.yaml");
     // Three users, each keeping its own name (ann, bob, eve), three iterations each: eve's
     // token is not taken.
@@ -72,7 +71,7 @@ fn login_over_http_then_a_socket_with_the_token_then_http_again_counted_as_the_s
         &file,
         format!(
             r#"
-target: http://127.0.0.1:{}
+target: {target}
 defaults: {{ headers: {{ X-Client: herd }} }}
 load: {{ model: closed, users: 3, duration: 30s, iterations: 9 }}
 data:
@@ -83,7 +82,7 @@ scenarios:
       - get: /login?user={{{{who}}}}
         name: login
         extract: {{ token: {{ json: "$.token" }} }}
-      - ws: {{ connect: /chat, name: open, headers: {{ Authorization: "Bearer {{{{token}}}}" }} }}
+      - ws: {{ connect: "{connect}", name: open, headers: {{ Authorization: "Bearer {{{{token}}}}" }} }}
       - ws:
           name: join
           send: {{ op: join, who: "{{{{who}}}}" }}
@@ -93,15 +92,18 @@ scenarios:
       - get: /done
         name: done
         check: {{ status: 200 }}
-"#,
-            chat.port
+thresholds:
+  - "join: p99 < 10s"
+  - "done: p99 < 10s"
+"#
         ),
     )
     .unwrap();
     let ran = Herd::new(&["run", file.to_str().unwrap(), "-t", "1"])
+        .args(more)
         .json(&dir.path("r.json"))
         .run();
-    let r = ran.json();
+    let r = ran.code(0).json();
     let out = ran.stdout();
     let server = chat.counts();
     // Every login, Upgrade, message and last request: herd's per-name counts are the server's.
@@ -122,6 +124,12 @@ scenarios:
     assert_eq!(server["clean"], 6, "{server}");
     assert_eq!(named(&r, "done")["totals"]["ok"], server["done"]);
     assert_eq!(server["done"], 9, "{server}");
+    // Thresholds on messages and requests alike.
+    let thresholds = r["thresholds"].as_array().unwrap();
+    assert!(
+        thresholds.len() == 2 && thresholds.iter().all(|t| t["pass"] == true),
+        "{thresholds:?}"
+    );
     // The token extracted over HTTP reached the Upgrade, beside the defaults' headers.
     let seen: Vec<&str> = server["seen"]
         .as_array()
@@ -165,4 +173,42 @@ scenarios:
         out.contains("http/1.1 ") && out.contains("websocket 6 connections"),
         "{out}"
     );
+    out
+}
+
+#[test]
+fn login_over_http_then_a_socket_with_the_token_then_http_again_counted_as_the_server_counts() {
+    let _turn = one_at_a_time();
+    let chat = Chat::start();
+    let dir = TempDir::new("ws-mix");
+    let target = format!("http://127.0.0.1:{}", chat.port);
+    run_chat(&chat, &target, "/chat", &[], &dir);
+}
+
+#[test]
+fn over_https_the_socket_is_wss_on_the_targets_host_through_nginx_terminating_tls() {
+    let _turn = one_at_a_time();
+    let chat = Chat::start();
+    let dir = TempDir::new("ws-mix-tls");
+    let nginx = Nginx::start_with(
+        &nginx_tls(
+            &dir,
+            &format!(
+                r#"location ~ ^/(login|chat|done) {{
+                     proxy_pass http://127.0.0.1:{};
+                     proxy_http_version 1.1;
+                     proxy_set_header Upgrade $http_upgrade;
+                     proxy_set_header Connection "upgrade";
+                   }}"#,
+                chat.port
+            ),
+        ),
+        "ssl",
+    );
+    let port = nginx.addr.port();
+    let target = format!("https://127.0.0.1:{port}");
+    // The socket named by its full wss:// URL on the target's host.
+    let connect = format!("wss://127.0.0.1:{port}/chat");
+    let out = run_chat(&chat, &target, &connect, &["-k"], &dir);
+    assert!(out.contains("TLSv1."), "{out}");
 }
