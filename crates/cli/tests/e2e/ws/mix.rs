@@ -212,3 +212,30 @@ fn over_https_the_socket_is_wss_on_the_targets_host_through_nginx_terminating_tl
     let out = run_chat(&chat, &target, &connect, &["-k"], &dir);
     assert!(out.contains("TLSv1."), "{out}");
 }
+
+#[test]
+fn a_workloads_sockets_beside_requests_refuse_http2_and_a_proxy_before_sending() {
+    let dir = TempDir::new("ws-mix-refused");
+    let file = dir.path("chat.yaml");
+    std::fs::write(
+        &file,
+        "target: http://127.0.0.1:9\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: /login }, { ws: { connect: /chat } }, { ws: { send: hi } }] }]\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    for (flags, said) in [
+        (
+            &["--http2"][..],
+            "--http2: this workload's `ws: { connect }` steps open their sockets with HTTP/1.1's Upgrade",
+        ),
+        (
+            &["--proxy", "http://127.0.0.1:9"][..],
+            "--proxy: this workload's WebSockets would need a tunnel",
+        ),
+    ] {
+        let out = run_herd(&[&["run", path][..], flags].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(said), "{said:?} not in\n{err}");
+    }
+}
