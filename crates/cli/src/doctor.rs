@@ -5,27 +5,9 @@
 //! The readings and checks are herd-monitor's (`herd_monitor::doctor`).
 
 use crate::exit::{self, Exit};
-use clap::Args;
+use herd_args::doctor::DoctorArgs;
 use herd_http::Target;
 use herd_monitor::doctor::{checks_text, heading, run_checks, Load, Probe};
-
-#[derive(Args, Debug)]
-pub struct DoctorArgs {
-    /// The URL you will load: checked to resolve and accept a connection
-    pub url: Option<String>,
-
-    /// The arrival rate you plan (herd run --rate)
-    #[arg(long, value_name = "R")]
-    pub rate: Option<f64>,
-
-    /// The connections you plan (herd run -c) [default: 10, or 1000 with --rate]
-    #[arg(short = 'c', long = "connections", value_name = "N")]
-    pub connections: Option<u64>,
-
-    /// Requests per connection you plan (herd run --calls-per-conn) [default: keep-alive]
-    #[arg(long = "calls-per-conn", value_name = "K")]
-    pub calls_per_conn: Option<u64>,
-}
 
 pub fn cmd(a: &DoctorArgs) -> Result<i32, Exit> {
     if let Some(r) = a.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
