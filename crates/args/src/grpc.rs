@@ -97,6 +97,18 @@ pub struct GrpcArgs {
     pub outputs: crate::outputs::OutputArgs,
 }
 
+impl GrpcArgs {
+    /// ghz's --insecure (plaintext) given with a TLS flag.
+    pub fn refused(&self) -> Option<&'static str> {
+        let tls = &self.reach.connect;
+        let tls_given = self.reach.insecure || tls.cacert.is_some() || tls.cert.is_some();
+        (self.plaintext && tls_given).then_some(
+            "--insecure calls in plaintext (h2c): --skipTLS, --cacert and --cert are TLS's; \
+             drop one side",
+        )
+    }
+}
+
 /// ghz's defaults: 50 calls in flight, 200 calls, a 20 s timeout, one connection.
 const CONCURRENCY: u64 = 50;
 const TOTAL: u64 = 200;

@@ -4,6 +4,7 @@
 use crate::logs::LogInput;
 use clap::Args;
 use herd_logs::model::{parse_scale, DataChoice, ModelOptions};
+use herd_result::units::Bare;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -85,14 +86,66 @@ impl ModelArgs {
         }
     }
 
-    /// The options of a workload file modelled from the HAR file `har`, for `users` users.
-    pub fn har_options(&self, har: &Path, users: u64) -> herd_har::Options {
+    /// What the flags refuse together: a --duration the workload file could not read, --users
+    /// without --har (clap waives `requires = "har"` once a LOG is given, since --har
+    /// conflicts with it), none of something.
+    pub fn refused(&self) -> Option<String> {
+        // Written into the workload file as given: checked by the rule that file is read with,
+        // so what passes here loads there (a bare number is refused: the file needs its unit).
+        if let Err(e) = herd_result::units::duration(&self.duration, Bare::Refused) {
+            return Some(format!("--duration: {e}"));
+        }
+        let refused = match (&self.har, self.users) {
+            (Some(_), Some(0)) => "--users must be 1 or more",
+            (None, Some(_)) => {
+                "--users is for --har: from logs, users come from the log's rate and think times (Little's law)"
+            }
+            (None, None) if self.scenarios == Some(0) => "--scenarios must be 1 or more",
+            _ => return None,
+        };
+        Some(refused.to_owned())
+    }
+
+    /// The options of a workload file modelled from the HAR file `har` [default: 10 users].
+    pub fn har_options(&self, har: &Path) -> herd_har::Options {
         herd_har::Options {
             target: self.target.clone(),
-            users,
+            users: self.users.unwrap_or(10),
             duration: self.duration.clone(),
             assets: self.assets,
             source: har.display().to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    fn refused(args: &[&str]) -> Option<String> {
+        let cli =
+            crate::Cli::try_parse_from([&["herd", "model", "-o", "w.yaml"][..], args].concat())
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let crate::Command::Model(a) = &cli.command else {
+            panic!("not model")
+        };
+        a.refused()
+    }
+
+    #[test]
+    fn what_the_model_flags_refuse_together() {
+        assert_eq!(refused(&["access.log"]), None);
+        assert_eq!(refused(&["--har", "s.har", "--users", "3"]), None);
+        let said = |args: &[&str]| refused(args).unwrap_or_default();
+        assert!(said(&["--duration", "10", "access.log"]).starts_with("--duration: "));
+        assert!(said(&["--users", "3", "access.log"]).starts_with("--users is for --har"));
+        assert_eq!(
+            said(&["--har", "s.har", "--users", "0"]),
+            "--users must be 1 or more"
+        );
+        assert_eq!(
+            said(&["--scenarios", "0", "access.log"]),
+            "--scenarios must be 1 or more"
+        );
     }
 }

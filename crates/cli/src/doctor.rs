@@ -7,27 +7,10 @@
 use crate::exit::{self, Exit};
 use herd_args::doctor::DoctorArgs;
 use herd_http::Target;
-use herd_monitor::doctor::{checks_text, heading, run_checks, Load, Probe};
+use herd_monitor::doctor::{checks_text, heading, run_checks, Probe};
 
 pub fn cmd(a: &DoctorArgs) -> Result<i32, Exit> {
-    if let Some(r) = a.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
-        return Err(Exit::bad_input(format!("--rate {r}: must be above 0")));
-    }
-    if a.calls_per_conn == Some(0) || a.connections == Some(0) {
-        return Err(Exit::bad_input(
-            "-c and --calls-per-conn must be at least 1",
-        ));
-    }
-    let load = Load {
-        connections: a.connections.unwrap_or(if a.rate.is_some() {
-            herd_run::DEFAULT_OPEN_CAP
-        } else {
-            herd_run::DEFAULT_CONNECTIONS
-        }),
-        rate: a.rate,
-        calls_per_conn: a.calls_per_conn,
-        spare_fds: herd_run::SPARE_FDS,
-    };
+    let load = a.load().map_err(Exit::bad_input)?;
     println!("{}", heading(&load, a.url.as_deref()));
     let target = a.url.as_deref().map(|url| {
         let addr = Target::parse(url)

@@ -6,12 +6,8 @@ use crate::exit::Exit;
 use herd_args::grpc::GrpcArgs;
 
 pub fn cmd(a: &GrpcArgs) -> Result<i32, Exit> {
-    let tls = &a.reach.connect;
-    if a.plaintext && (a.reach.insecure || tls.cacert.is_some() || tls.cert.is_some()) {
-        return Err(Exit::bad_input(
-            "--insecure calls in plaintext (h2c): --skipTLS, --cacert and --cert are TLS's; \
-             drop one side",
-        ));
+    if let Some(refused) = a.refused() {
+        return Err(Exit::bad_input(refused));
     }
     let binary = if a.binary {
         let mut bytes = Vec::new();
