@@ -1,7 +1,9 @@
 //! herd's command line: every command's flags, their help and value parsers, and the plain
 //! specs they make (uv's `uv-cli`; ripgrep's low-level arguments turned into high-level ones).
-//! Nothing here reads a file, the environment or the clock, prints or starts anything: the
-//! `herd` binary (crates/cli) parses [`Cli`] and hands each command's arguments to its glue.
+//! Nothing here opens a file, reads the environment or the clock, prints or starts anything (a
+//! word is a workload file by its extension or by being a file; a listen address may name a
+//! host): the `herd` binary (crates/cli) parses [`Cli`], hands each command's arguments to its
+//! glue and adds what it reads from the environment.
 //!
 //! ```
 //! use clap::Parser;

@@ -65,8 +65,6 @@ pub struct ServeArgs {
     pub tls_key: Option<std::path::PathBuf>,
 }
 
-/// A listen address as people write it. A port alone binds loopback, not every interface: a mock
-/// server is for tests on this machine, and exposing it takes an explicit `0.0.0.0:PORT`.
 /// `--dashboard 127.0.0.1:5665 URL`, a space where `=` was required (the address is
 /// optional, so clap takes the next word as the URL): the word after `--dashboard` is its value
 /// when it is an address or a port; a word that means to be one and is not (`localhost:99999`)
@@ -106,6 +104,8 @@ pub fn listen_values(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::OsSt
     Ok(out)
 }
 
+/// A listen address as people write it. A port alone binds loopback, not every interface: a mock
+/// server is for tests on this machine, and exposing it takes an explicit `0.0.0.0:PORT`.
 pub use herd_mock::parse_listen;
 
 /// Clap already quotes the spec in its error, so only the parser's message is passed on.
