@@ -1,4 +1,5 @@
-//! The documented exit codes (k6's `exitcodes`): scripts branch on these, so they never change.
+//! The documented exit codes (k6's `exitcodes`): scripts branch on these, so they never change;
+//! `--help` tells them in herd-args' words (`herd_args::codes`).
 
 /// The run completed (whatever the server answered).
 pub const OK: i32 = 0;
