@@ -81,6 +81,23 @@ pub struct CollectArgs {
 }
 
 impl RenderArgs {
+    /// Every problem with the options and the URLs the pods push to (one they can reach, no
+    /// password in it), the workload file aside.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = self.options().problems(&self.plan);
+        if let Some(url) = &self.prometheus_remote_write {
+            let shown = herd_live::metrics::remote_write::endpoint(url).map(|e| e.url);
+            let checked = shown.and_then(|s| herd_k8s::check::remote_write(url, &s));
+            problems.extend(checked.err());
+        }
+        if let Some(url) = &self.otlp {
+            let t = herd_live::metrics::otlp::target(Some(url), |_| None);
+            let shown = t.map(|t| t.expect("a flag is a target").endpoint.url);
+            problems.extend(shown.and_then(|s| herd_k8s::check::otlp(url, &s)).err());
+        }
+        problems
+    }
+
     /// The bundle's options as given.
     pub fn options(&self) -> Options {
         Options {

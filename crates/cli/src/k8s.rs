@@ -29,20 +29,7 @@ fn render(a: &RenderArgs, now: SystemTime) -> Result<(), Exit> {
             None
         }
     };
-    problems.extend(options.problems(&a.plan));
-    if let Some(url) = &a.prometheus_remote_write {
-        let shown = herd_live::metrics::remote_write::endpoint(url).map(|e| e.url);
-        problems.extend(
-            shown
-                .and_then(|s| herd_k8s::check::remote_write(url, &s))
-                .err(),
-        );
-    }
-    if let Some(url) = &a.otlp {
-        let t = herd_live::metrics::otlp::target(Some(url), |_| None);
-        let shown = t.map(|t| t.expect("a flag is a target").endpoint.url);
-        problems.extend(shown.and_then(|s| herd_k8s::check::otlp(url, &s)).err());
-    }
+    problems.extend(a.problems());
     if !problems.is_empty() {
         return Err(Exit::bad_input(problems.join("\n")));
     }
