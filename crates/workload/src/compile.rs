@@ -135,16 +135,8 @@ pub fn compile(
         b.scenarios(&mut r, drafts, script.as_mut())
     };
     let http2 = speaks_h2(&mut r, protocol, &scenarios);
-    let opens = |s: &Step| matches!(s, Step::Send(x) if x.socket == herd_engine::SocketRole::Open);
-    if http2 && scenarios.iter().flat_map(|s| &s.steps).any(opens) {
-        r.report(
-            Diag::new(
-                protocol.map_or(root.at, |(_, at)| at),
-                "a `ws: { connect }` step opens its socket with HTTP/1.1's Upgrade, and this \
-                 workload speaks HTTP/2",
-            )
-            .hint("drop `protocol: h2`; a grpc step needs HTTP/2: put the sockets in a workload of their own"),
-        );
+    if http2 {
+        sockets_over_h2(&mut r, protocol.map_or(root.at, |(_, at)| at), &scenarios);
     }
     let thresholds = top
         .get("thresholds")
@@ -308,6 +300,22 @@ fn speaks_h2(r: &mut Reader, protocol: Option<(bool, Pos)>, scenarios: &[Scenari
     }
 }
 
+/// A workload that speaks HTTP/2 (`protocol: h2` at `at`, or a grpc step's) cannot open
+/// sockets with HTTP/1.1's Upgrade: said when it has a `ws: { connect }` step.
+fn sockets_over_h2(r: &mut Reader, at: Pos, scenarios: &[Scenario]) {
+    let opens = |s: &Step| matches!(s, Step::Send(x) if x.socket == herd_engine::SocketRole::Open);
+    if scenarios.iter().flat_map(|s| &s.steps).any(opens) {
+        r.report(
+            Diag::new(
+                at,
+                "a `ws: { connect }` step opens its socket with HTTP/1.1's Upgrade, and this \
+                 workload speaks HTTP/2",
+            )
+            .hint("drop `protocol: h2`; a grpc step needs HTTP/2: put the sockets in a workload of their own"),
+        );
+    }
+}
+
 /// `proto:`: the `.proto` file (relative to the workload's folder) whose types the `grpc:`
 /// steps' calls use, compiled in-process (its own folder searched for its imports).
 fn read_proto(r: &mut Reader, p: &Node) -> Option<herd_grpc::DescriptorPool> {
@@ -435,20 +443,8 @@ impl Build<'_> {
                         }
                     }
                     StepDraft::Request(mut req) => {
-                        if mixed {
-                            let target = self.target.expect("mixed: a target");
-                            let was_open = open.is_some();
-                            if !crate::sockets::on_socket(&mut req, target, &mut open, ctx.diags) {
-                                continue;
-                            }
-                            if req.socket == herd_engine::SocketRole::Open && was_open {
-                                crate::sockets::close_socket(&mut steps);
-                            }
-                        } else if !crate::sockets::fits(&req, self.target, ctx.diags) {
+                        if !socket_step(self.target, &mut req, ctx.diags, &mut steps, &mut open) {
                             continue;
-                        }
-                        if req.connect && !mixed {
-                            crate::sockets::close_last(&mut steps);
                         }
                         let message = req.socket == herd_engine::SocketRole::Message;
                         let send = compile_request(
@@ -490,6 +486,39 @@ impl Build<'_> {
         }
         scenarios
     }
+}
+
+/// Request step `req` of `target`'s workload against its socket (`open`: where the
+/// scenario's socket was opened, in an http(s):// target's workload) before it is compiled:
+/// whether it goes in (said why not); the socket before a connect, or before a `ws://`
+/// target's `connect: true` message, closed.
+fn socket_step(
+    target: Option<&Target>,
+    req: &mut crate::step::RequestDraft,
+    diags: &mut Vec<Diag>,
+    steps: &mut [Step],
+    open: &mut Option<Pos>,
+) -> bool {
+    match target {
+        Some(t) if !t.websocket() => {
+            let was_open = open.is_some();
+            if !crate::sockets::on_socket(req, t, open, diags) {
+                return false;
+            }
+            if req.socket == herd_engine::SocketRole::Open && was_open {
+                crate::sockets::close_socket(steps);
+            }
+        }
+        _ => {
+            if !crate::sockets::fits(req, target, diags) {
+                return false;
+            }
+            if req.connect {
+                crate::sockets::close_last(steps);
+            }
+        }
+    }
+    true
 }
 
 /// `thresholds:`, each naming requests the workload has.

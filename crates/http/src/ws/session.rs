@@ -173,7 +173,18 @@ impl WsSession {
             ));
         }
         self.phase = Phase::Open;
-        let opening = self.s.queue.front().is_some_and(|w| w.upgrade);
+        // The Upgrade is an exchange of its own (a workload's `ws: { connect }`): the headers
+        // of its `101`, when it keeps its response.
+        let opening = self.s.queue.front().filter(|w| w.upgrade).map(|w| {
+            let keep = w.keep.then_some(parsed.headers.iter());
+            keep.into_iter()
+                .flatten()
+                .map(|h| {
+                    let value = String::from_utf8_lossy(h.value).into_owned();
+                    (h.name.to_owned(), value)
+                })
+                .collect::<herd_engine::ThinVec<_>>()
+        });
         if self.outpos >= self.s.out.len() {
             // The Upgrade request's room (~200 bytes, and its headers') is let go: a socket
             // holds only a frame's from now on, ten thousand of them in `bench.py wsrss`.
@@ -189,37 +200,46 @@ impl WsSession {
             negotiated: herd_engine::Transport::negotiated(t, conn),
             upgrade: Some(now.saturating_duration_since(times.2)),
         }));
-        if let Some(w) = opening.then(|| self.s.queue.pop_front()).flatten() {
-            // The Upgrade was an exchange of its own (a workload's `ws: { connect }`): the
-            // `101` is its response.
-            let mut resp = Response {
-                status,
-                keep_alive: true,
-                first_byte: Some(now),
-                bytes_received: len as u64,
-                ..w.response()
-            };
-            if w.keep {
-                for h in parsed.headers.iter() {
-                    let value = String::from_utf8_lossy(h.value).into_owned();
-                    resp.headers.push((h.name.to_owned(), value));
-                }
-            }
-            if w.last {
-                // Opened only to be closed: a close frame (1000) goes before the loop closes
-                // the connection.
-                let mask = self.s.mask();
-                super::frame::encode(
-                    super::frame::CLOSE,
-                    &1000u16.to_be_bytes(),
-                    mask,
-                    &mut self.s.out,
-                );
-            }
-            out.push(Note::Response(w.ticket, resp));
+        if let Some(headers) = opening {
+            self.answer_upgrade(status, headers, len as u64, now, out);
         }
         self.s.opened(now);
         Ok(Some(len))
+    }
+
+    /// The Upgrade exchange at the queue's head is answered by `status` (`101`), its head
+    /// `len` bytes: its response, and a close frame after it when it was its socket's last.
+    fn answer_upgrade(
+        &mut self,
+        status: u16,
+        headers: herd_engine::ThinVec<(String, String)>,
+        len: u64,
+        now: Instant,
+        out: &mut Vec<Note>,
+    ) {
+        let Some(w) = self.s.queue.pop_front() else {
+            return;
+        };
+        let resp = Response {
+            status,
+            keep_alive: true,
+            first_byte: Some(now),
+            bytes_received: len,
+            headers,
+            ..w.response()
+        };
+        if w.last {
+            // Opened only to be closed: a close frame (1000) goes before the loop closes the
+            // connection.
+            let mask = self.s.mask();
+            super::frame::encode(
+                super::frame::CLOSE,
+                &1000u16.to_be_bytes(),
+                mask,
+                &mut self.s.out,
+            );
+        }
+        out.push(Note::Response(w.ticket, resp));
     }
 
     /// Reads all the connection holds and takes what it can of it.
