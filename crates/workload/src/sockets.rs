@@ -58,9 +58,9 @@ pub fn on_socket(
             match herd_http::ws::socket_path(target, &q.path_source) {
                 Ok(path) => q.path = crate::template::Template::literal(&path),
                 Err(e) => {
-                    diags.push(Diag::new(q.at, e).hint(
-                        "write a path on the target (connect: /chat), or a ws:// (wss:// for https) URL on its host",
-                    ));
+                    diags.push(
+                        Diag::new(q.at, e).hint("write a path on the target, e.g. connect: /chat"),
+                    );
                     return false;
                 }
             }
@@ -84,7 +84,7 @@ pub fn on_socket(
                 q.at,
                 "a `ws:` message goes on a socket, and none is open here",
             )
-            .hint("open one before it with ws: { connect: /chat } (the path on the target)"),
+            .hint("open one before it with ws: { connect: /chat }, a path on the target"),
         );
         return false;
     }

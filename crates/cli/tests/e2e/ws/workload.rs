@@ -119,7 +119,7 @@ scenarios:
     assert_eq!(out.status.code(), Some(2), "{err}");
     for said in [
         "`ws: close` closes a socket, and none is open here",
-        "a `ws:` message goes on a socket, and none is open here (open one before it with ws: { connect: /chat }",
+        "a `ws:` message goes on a socket, and none is open here (open one before it with ws: { connect: /chat }, a path on the target)",
         "`ws: open` is not a WebSocket step",
     ] {
         assert!(err.contains(said), "{said:?} not in\n{err}");
