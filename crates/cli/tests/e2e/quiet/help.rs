@@ -192,3 +192,85 @@ fn completions_and_man_pages_piped_into_head_end_quietly() {
         );
     }
 }
+
+/// Docs that drift: a flag a command's `--help` lists and its page never names leaves a user
+/// with the help's one line. Every flag of every command is named on the command's own page
+/// (long, or short as in `-o FILE`), or, for the flags shared with `herd run` (the request,
+/// protocol, TLS, watching and output groups), has its row in docs/run.md's table and the page
+/// sends the reader there.
+#[test]
+fn every_flag_of_every_command_is_named_in_its_docs() {
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/");
+    let read = |page: &str| std::fs::read_to_string(format!("{docs}{page}")).unwrap();
+    let run_rows: String = read("run.md")
+        .lines()
+        .filter(|l| l.starts_with("| `-"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let names = |text: &str, flag: &str| {
+        text.match_indices(flag).any(|(i, _)| {
+            let after = text[i + flag.len()..].chars().next().unwrap_or(' ');
+            !(after.is_ascii_alphanumeric() || after == '-')
+        })
+    };
+    let mut missing = Vec::new();
+    for (cmd, pages) in [
+        ("validate", &["workload.md"][..]),
+        ("serve", &["serve.md"]),
+        ("demo", &["run.md"]),
+        ("report", &["report.md"]),
+        ("compare", &["compare.md", "history.md"]),
+        ("doctor", &["run.md"]),
+        ("sweep", &["sweep.md"]),
+        ("capacity", &["capacity.md"]),
+        ("plot", &["plot.md"]),
+        ("merge", &["distributed.md"]),
+        ("k8s render", &["distributed.md"]),
+        ("k8s collect", &["distributed.md"]),
+        ("store add", &["history.md"]),
+        ("history ls", &["history.md"]),
+        ("history show", &["history.md"]),
+        ("history trend", &["history.md"]),
+        ("history detect", &["history.md"]),
+        ("history baseline", &["history.md"]),
+        ("logs", &["logs.md"]),
+        ("model", &["logs.md", "har.md"]),
+        ("replay", &["logs.md"]),
+        ("grpc", &["grpc.md"]),
+        ("proxy", &["proxy.md"]),
+    ] {
+        let text: String = pages.iter().map(|p| read(p)).collect();
+        let sends_to_run = pages[0] == "run.md" || text.contains("](run.md");
+        let args: Vec<&str> = cmd.split(' ').chain(["--help"]).collect();
+        for line in stdout(&run_herd(&args)).lines() {
+            // `  -o, --output <FILE>` or `      --top <N>`.
+            let (short, rest) = match line.get(..8) {
+                Some(l) if l.starts_with("  -") && &l[4..] == ", --" => {
+                    (Some(&line[2..4]), &line[6..])
+                }
+                Some("      --") => (None, &line[6..]),
+                _ => continue,
+            };
+            let long: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if long == "--help" || long.len() < 3 {
+                continue;
+            }
+            let short_named = short.is_some_and(|s| {
+                text.contains(&format!("`{s} "))
+                    || text.contains(&format!("`{s}`"))
+                    || text.contains(&format!(" {s} "))
+            });
+            if !(names(&text, &long) || short_named || sends_to_run && names(&run_rows, &long)) {
+                missing.push(format!("herd {cmd} {long} (in {})", pages.join(" or ")));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not in the docs:\n{}",
+        missing.join("\n")
+    );
+}

@@ -71,4 +71,11 @@ async def main():
         await asyncio.get_running_loop().create_future()
 
 
-asyncio.run(main())
+try:
+    # uvloop (PyPI, installed by scripts/check) runs the same server about 1.5-2x faster: the
+    # full-size bar's 10,000 messages a second want it; without it, asyncio's own loop.
+    import uvloop
+except ImportError:
+    asyncio.run(main())
+else:
+    uvloop.run(main())
