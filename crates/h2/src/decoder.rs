@@ -212,6 +212,7 @@ impl Decoder {
     }
 
     /// The dynamic table's size as RFC 7541 counts it (section 4.1).
+    #[cfg(test)]
     pub(crate) fn table_size(&self) -> usize {
         self.table.size
     }
@@ -414,7 +415,7 @@ fn string<'a>(block: &mut &'a [u8]) -> Result<Literal<'a>, HpackError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn hex(s: &str) -> Vec<u8> {

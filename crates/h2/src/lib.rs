@@ -44,18 +44,16 @@
 //! ```
 
 mod client;
-// Wired into the client session by the next commit (the header-block trimmer).
-#[allow(dead_code)]
 mod decoder;
 mod error;
 mod ffi;
 mod hpack;
-#[allow(dead_code)]
 mod huffman;
 mod pool;
 mod server;
 mod state;
 mod streams;
+mod trim;
 
 pub use client::{ClientSession, Request};
 pub use error::{code_name, H2Error};
