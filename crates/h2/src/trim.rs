@@ -469,8 +469,9 @@ mod tests {
         }
         let mut wire = Vec::new();
         server.send(&mut wire).unwrap();
-        // Stream 7: ":status: 404", "content-length: 3", "x-a: b" plainly, then the body.
-        let block = b"\x8d\x0f\x0d\x013\x00\x03x-a\x01b";
+        // Stream 7: ":status: 404", "content-length: 3", "x-a: b", "content-type:
+        // text/event-stream" plainly, then the body.
+        let block = b"\x8d\x0f\x0d\x013\x00\x03x-a\x01b\x0f\x10\x11text/event-stream";
         let mut first = vec![2u8]; // padding length
         first.extend_from_slice(&[0x80, 0, 0, 1, 16]); // priority
         first.extend_from_slice(&block[..4]);
@@ -534,10 +535,13 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            got[3],
-            (7, vec![":status: 404".into(), "content-length: 3".into()])
-        );
+        // An event stream's content type goes through: its body is read as events.
+        let stream_7 = [
+            ":status: 404",
+            "content-length: 3",
+            "content-type: text/event-stream",
+        ];
+        assert_eq!(got[3], (7, stream_7.map(String::from).to_vec()));
         // Every other frame passes as it came, in order.
         let kinds = |w: &[u8]| -> Vec<(u8, i32)> { frames(w).iter().map(|f| (f.0, f.2)).collect() };
         let mut want = kinds(&wire);
