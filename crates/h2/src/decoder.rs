@@ -103,12 +103,16 @@ impl From<huffman::BadHuffman> for HpackError {
     }
 }
 
-/// Where an entry's bytes sit in the table's buffer.
+/// Where an entry's bytes sit in the table's buffer: its name decoded, then its value as
+/// the server sent it (Huffman-coded or not: decoded only if a later field that names it is
+/// wanted), and the value's decoded length, which the table's size counts.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     at: usize,
     name: usize,
     value: usize,
+    decoded: usize,
+    huffman: bool,
 }
 
 /// The dynamic table: entries' names and values back to back in one buffer, newest last;
@@ -133,11 +137,14 @@ impl Table {
         }
     }
 
-    /// The entry `i` (0 the newest).
-    fn get(&self, i: usize) -> Option<(&[u8], &[u8])> {
+    /// The entry `i` (0 the newest): its name, and its value as sent.
+    fn get(&self, i: usize) -> Option<(&[u8], Literal<'_>)> {
         let e = self.entries.get(i)?;
         let name = &self.buf[e.at..e.at + e.name];
-        let value = &self.buf[e.at + e.name..e.at + e.name + e.value];
+        let value = Literal {
+            huffman: e.huffman,
+            bytes: &self.buf[e.at + e.name..e.at + e.name + e.value],
+        };
         Some((name, value))
     }
 
@@ -146,7 +153,7 @@ impl Table {
             let Some(e) = self.entries.pop_back() else {
                 break;
             };
-            self.size -= e.name + e.value + ENTRY_OVERHEAD;
+            self.size -= e.name + e.decoded + ENTRY_OVERHEAD;
         }
     }
 
@@ -168,17 +175,17 @@ impl Table {
         }
     }
 
-    /// Takes the `name` and `value` bytes just appended at `at` as the newest entry, evicting
-    /// what it displaces (all of it when it is larger than the table, and then it is not
-    /// kept, though its bytes stay readable until the next insert).
-    fn commit(&mut self, at: usize, name: usize, value: usize) {
-        let size = name + value + ENTRY_OVERHEAD;
+    /// Takes the bytes just appended at `entry.at` as the newest entry, evicting what it
+    /// displaces (all of it when it is larger than the table, and then it is not kept,
+    /// though its bytes stay readable until the next insert).
+    fn commit(&mut self, entry: Entry) {
+        let size = entry.name + entry.decoded + ENTRY_OVERHEAD;
         if size > self.max {
             self.evict_to(0);
             return;
         }
         self.evict_to(self.max - size);
-        self.entries.push_front(Entry { at, name, value });
+        self.entries.push_front(entry);
         self.size += size;
     }
 }
@@ -222,7 +229,11 @@ impl Decoder {
     pub(crate) fn entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
         (0..self.table.entries.len())
             .filter_map(|i| self.table.get(i))
-            .map(|(n, v)| (n.to_vec(), v.to_vec()))
+            .map(|(n, v)| {
+                let mut value = Vec::new();
+                put(&mut value, v).unwrap();
+                (n.to_vec(), value)
+            })
             .collect()
     }
 
@@ -239,9 +250,9 @@ impl Decoder {
         while let Some(&first) = block.first() {
             if first & 0x80 != 0 {
                 let index = integer(&mut block, 7)?;
-                let (name, value) = self.lookup(index)?;
+                let (name, value) = lookup(&self.table, index)?;
                 if want(name) {
-                    field(name, value);
+                    field(name, open(value, &mut self.value)?);
                 }
             } else if first & 0xc0 == 0x40 {
                 let index = integer(&mut block, 6)?;
@@ -265,10 +276,6 @@ impl Decoder {
             fields = true;
         }
         Ok(())
-    }
-
-    fn lookup(&self, index: usize) -> Result<(&[u8], &[u8]), HpackError> {
-        lookup(&self.table, index)
     }
 
     /// A literal kept out of the table: decoded only when wanted.
@@ -300,14 +307,7 @@ impl Decoder {
         if !want(name) {
             return Ok(());
         }
-        let value = if value.huffman {
-            self.value.clear();
-            huffman::decode(value.bytes, &mut self.value)?;
-            &self.value[..]
-        } else {
-            value.bytes
-        };
-        field(name, value);
+        field(name, open(value, &mut self.value)?);
         Ok(())
     }
 
@@ -334,10 +334,16 @@ impl Decoder {
         };
         let name_most = match name_literal {
             Some(s) => most(s),
-            None => self.lookup(index)?.0.len(),
+            None => lookup(&self.table, index)?.0.len(),
+        };
+        // The value is kept as sent: only its decoded length is needed now.
+        let decoded = if value.huffman {
+            huffman::count(value.bytes)?
+        } else {
+            value.bytes.len()
         };
         let table = &mut self.table;
-        table.compact(name_most + most(value));
+        table.compact(name_most + value.bytes.len());
         let at = table.buf.len();
         match name_literal {
             Some(s) => put(&mut table.buf, s)?,
@@ -347,24 +353,43 @@ impl Decoder {
                 table.buf.extend_from_within(e.at..e.at + e.name);
             }
         }
-        let name_len = table.buf.len() - at;
-        put(&mut table.buf, value)?;
-        let value_len = table.buf.len() - at - name_len;
-        table.commit(at, name_len, value_len);
-        let name = &table.buf[at..at + name_len];
+        let name = table.buf.len() - at;
+        table.buf.extend_from_slice(value.bytes);
+        table.commit(Entry {
+            at,
+            name,
+            value: value.bytes.len(),
+            decoded,
+            huffman: value.huffman,
+        });
+        let name = &table.buf[at..at + name];
         if want(name) {
-            field(name, &table.buf[at + name_len..]);
+            field(name, open(value, &mut self.value)?);
         }
         Ok(())
     }
 }
 
-fn lookup(table: &Table, index: usize) -> Result<(&[u8], &[u8]), HpackError> {
+fn lookup(table: &Table, index: usize) -> Result<(&[u8], Literal<'_>), HpackError> {
     match index {
         0 => Err(HpackError::Index(0)),
-        1..=61 => Ok(STATIC[index - 1]),
+        1..=61 => {
+            let (name, bytes) = STATIC[index - 1];
+            let huffman = false;
+            Ok((name, Literal { huffman, bytes }))
+        }
         _ => table.get(index - 62).ok_or(HpackError::Index(index)),
     }
+}
+
+/// A string's bytes, decoded into `scratch` when Huffman-coded.
+fn open<'a>(s: Literal<'a>, scratch: &'a mut Vec<u8>) -> Result<&'a [u8], HpackError> {
+    if !s.huffman {
+        return Ok(s.bytes);
+    }
+    scratch.clear();
+    huffman::decode(s.bytes, scratch)?;
+    Ok(scratch)
 }
 
 /// Appends a string literal's bytes, decoded.

@@ -37,6 +37,10 @@ struct Automaton {
     /// `steps[state * 16 + nibble]`: next state in the low byte, then `EMIT`/`FAIL`, the
     /// completed symbol in bits 16..24.
     steps: Vec<u32>,
+    /// `bytes[state * 256 + byte]`: a whole byte's two steps, for counting symbols without
+    /// writing them: next state in the low byte, symbols completed (0-2) in bits 8..10,
+    /// `1 << 10` when EOS was met.
+    bytes: Vec<u16>,
     /// A string may end in this state: at a symbol's boundary, or inside at most seven
     /// one-bits of padding (a prefix of EOS).
     accept: [bool; 256],
@@ -106,11 +110,25 @@ fn build() -> Automaton {
             steps[state * 16 + nibble as usize] = step | node as u32;
         }
     }
+    let mut bytes = vec![0u16; children.len() * 256];
+    for state in 0..children.len() {
+        for byte in 0..256usize {
+            let high = steps[state * 16 + (byte >> 4)];
+            let low = steps[(high & 0xff) as usize * 16 + (byte & 0xf)];
+            let count = (high & EMIT) / EMIT + (low & EMIT) / EMIT;
+            let fail = if (high | low) & FAIL != 0 { 1 << 10 } else { 0 };
+            bytes[state * 256 + byte] = (low & 0xff) as u16 | (count << 8) as u16 | fail;
+        }
+    }
     let mut accept = [false; 256];
     for (state, &(depth, ones)) in shape.iter().enumerate() {
         accept[state] = state == 0 || (ones && depth <= 7);
     }
-    Automaton { steps, accept }
+    Automaton {
+        steps,
+        bytes,
+        accept,
+    }
 }
 
 /// Appends the decoded `src` to `out`.
@@ -133,6 +151,23 @@ pub(crate) fn decode(src: &[u8], out: &mut Vec<u8>) -> Result<(), BadHuffman> {
     }
     if automaton.accept[state] {
         Ok(())
+    } else {
+        Err(BadHuffman)
+    }
+}
+
+/// How many bytes `src` decodes to, checking it as `decode` does, a byte a step.
+pub(crate) fn count(src: &[u8]) -> Result<usize, BadHuffman> {
+    let automaton = automaton();
+    let (mut state, mut n, mut fail) = (0usize, 0usize, 0u16);
+    for &byte in src {
+        let step = automaton.bytes[state * 256 + usize::from(byte)];
+        n += usize::from((step >> 8) & 3);
+        fail |= step;
+        state = usize::from(step & 0xff);
+    }
+    if fail & (1 << 10) == 0 && automaton.accept[state] {
+        Ok(n)
     } else {
         Err(BadHuffman)
     }
@@ -172,6 +207,7 @@ mod tests {
             let mut out = Vec::new();
             decode(&hex(coded), &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), plain);
+            assert_eq!(count(&hex(coded)), Ok(plain.len()));
         }
     }
 
@@ -187,5 +223,12 @@ mod tests {
         assert_eq!(decode(&[0b0001_1111, 0xff], &mut out), Err(BadHuffman));
         // EOS itself (thirty one-bits).
         assert_eq!(decode(&[0xff, 0xff, 0xff, 0xff], &mut out), Err(BadHuffman));
+        for bad in [
+            &[0b0001_1011][..],
+            &[0b0001_1111, 0xff],
+            &[0xff, 0xff, 0xff, 0xff],
+        ] {
+            assert_eq!(count(bad), Err(BadHuffman));
+        }
     }
 }
