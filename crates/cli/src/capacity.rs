@@ -1,65 +1,19 @@
 //! `herd capacity`: the highest rate (or the most users) a target sustains within an SLO. The
-//! search and the loop that runs its probes are herd-series' (`herd_series::capacity`); this
-//! turns the flags into its spec and prints the probes as they are judged.
+//! search and the loop that runs its probes are herd-series' (`herd_series::capacity`), the
+//! flags herd-args'; this prints the probes as they are judged.
 
 use crate::exit::{self, Exit};
 use crate::interrupt;
-use crate::series::{runs_for, step_outputs, Length, Level, SeriesArgs};
-use clap::Args;
+use crate::series::{runs_for, step_outputs, Length, Level};
+use herd_args::capacity::CapacityArgs;
 use herd_engine::Control;
 use herd_report::series_text;
 use herd_result::capacity::{CapacityResult, Slo};
 use herd_result::RunResult;
 use herd_run::{Sink, Stepped};
-use herd_series::capacity::{capacity, CapacityFlags, CapacitySpec};
+use herd_series::capacity::{capacity, CapacitySpec};
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Duration;
-
-#[derive(Args, Debug)]
-pub struct CapacityArgs {
-    /// The URL or workload file to load (for a workload, a rate is scenario iterations per second)
-    pub url: String,
-
-    /// What "sustains" means, e.g. "p99<100ms, errors<1%" (errors: requests without an OK answer)
-    #[arg(long, value_name = "SLO")]
-    pub slo: String,
-
-    /// Closed model: find the most concurrent users (connections) within the SLO, not a rate
-    #[arg(long)]
-    pub users: bool,
-
-    /// The first level probed [default: 50 req/s, or 1 user]
-    #[arg(long, value_name = "LEVEL")]
-    pub start: Option<f64>,
-
-    /// Never probe above this level [default: 1000000 req/s, or 10000 users]
-    #[arg(long, visible_aliases = ["max-rate", "max-users"], value_name = "LEVEL")]
-    pub max: Option<f64>,
-
-    /// How long each probe measures; low rates probe longer to get enough requests, and the
-    /// confirmation of the answer lasts twice as long
-    #[arg(long = "probe-duration", value_name = "TIME", default_value = "5s", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub probe_duration: Duration,
-
-    /// The most probes to run, confirmations included
-    #[arg(long = "max-probes", value_name = "N", default_value_t = 20)]
-    pub max_probes: usize,
-
-    /// Stop narrowing when the highest level that held and the lowest that broke are this close
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::values::percent)]
-    pub precision: f64,
-
-    /// Pause between probes, so one probe's backlog does not spill into the next
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = crate::values::duration, allow_hyphen_values = true)]
-    pub cooldown: Duration,
-
-    #[command(flatten)]
-    pub outputs: crate::outputs::OutputArgs,
-
-    #[command(flatten)]
-    pub series: SeriesArgs,
-}
 
 /// Searches for the highest level within the SLO, a probe table line as each probe is
 /// judged; then the answer, the files and the exit code.
@@ -80,7 +34,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
         unit: unit.to_owned(),
         ..Default::default()
     };
-    let outputs = a.outputs.open(&control, Some(levels))?;
+    let outputs = crate::outputs::open(&a.outputs, &control, Some(levels))?;
     println!(
         "herd capacity {}  SLO: {}  ({} model)",
         a.url,
@@ -124,17 +78,7 @@ pub fn cmd(a: &CapacityArgs) -> Result<i32, Exit> {
 /// Every problem with the flags, the target and the outputs, before anything is sent: the
 /// search's spec, the run it probes and the SLO.
 fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo), Exit> {
-    let flags = CapacityFlags {
-        target: a.url.clone(),
-        slo: a.slo.clone(),
-        users: a.users,
-        start: a.start,
-        max: a.max,
-        probe: a.probe_duration,
-        max_probes: a.max_probes,
-        precision: a.precision,
-        cooldown: a.cooldown,
-    };
+    let flags = a.flags();
     let spec = flags.spec();
     let mut problems = spec.as_ref().err().cloned().unwrap_or_default();
     if a.series.reach.shard.given() {
@@ -150,7 +94,7 @@ fn check(a: &CapacityArgs) -> Result<(CapacitySpec, Box<dyn herd_run::Runs>, Slo
     )
     .map_err(|e| problems.push(e.message))
     .ok();
-    problems.extend(a.outputs.check(true, false));
+    problems.extend(crate::outputs::check(&a.outputs, true, false));
     match (spec, runs) {
         (Ok(spec), Some(runs)) if problems.is_empty() => {
             let slo = spec.search.slo.clone();

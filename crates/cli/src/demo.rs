@@ -2,19 +2,8 @@
 //! a short open-model test against it, so a new user sees a full summary with nothing installed.
 
 use crate::exit::Exit;
-use clap::Args;
+use herd_args::demo::DemoArgs;
 use herd_mock::{Config, Route, Server};
-use herd_run::Source;
-
-/// `herd run`'s load flags, with the demo's defaults (`load_args::DEMO`).
-#[derive(Args, Debug)]
-#[command(mut_args = crate::load_args::demo)]
-pub struct DemoArgs {
-    #[command(flatten)]
-    pub load: crate::load_args::LoadArgs,
-    #[command(flatten)]
-    pub outputs: crate::outputs::OutputArgs,
-}
 
 const ROUTE: &str = "/* latency=lognormal:2ms:0.5 size=2kb";
 
@@ -33,12 +22,7 @@ pub fn cmd(a: &DemoArgs) -> Result<i32, Exit> {
         a.load.rate.unwrap_or_default(),
         humantime::format_duration(a.load.duration.unwrap_or_default())
     );
-    let spec = crate::args::ReachArgs::default().spec(
-        Source::url(url.clone()),
-        &crate::args::RequestArgs::default(),
-        a.load.flags(),
-        herd_run::HttpFlags::default(),
-    );
+    let spec = a.spec(url);
     let prepared = crate::outputs::prepared(spec.prepare(), &a.outputs)?;
     let code = crate::run::play(&prepared, &a.outputs)?;
     let served = server.stats();

@@ -5,47 +5,12 @@
 //! The readings and checks are herd-monitor's (`herd_monitor::doctor`).
 
 use crate::exit::{self, Exit};
-use clap::Args;
+use herd_args::doctor::DoctorArgs;
 use herd_http::Target;
-use herd_monitor::doctor::{checks_text, heading, run_checks, Load, Probe};
-
-#[derive(Args, Debug)]
-pub struct DoctorArgs {
-    /// The URL you will load: checked to resolve and accept a connection
-    pub url: Option<String>,
-
-    /// The arrival rate you plan (herd run --rate)
-    #[arg(long, value_name = "R")]
-    pub rate: Option<f64>,
-
-    /// The connections you plan (herd run -c) [default: 10, or 1000 with --rate]
-    #[arg(short = 'c', long = "connections", value_name = "N")]
-    pub connections: Option<u64>,
-
-    /// Requests per connection you plan (herd run --calls-per-conn) [default: keep-alive]
-    #[arg(long = "calls-per-conn", value_name = "K")]
-    pub calls_per_conn: Option<u64>,
-}
+use herd_monitor::doctor::{checks_text, heading, run_checks, Probe};
 
 pub fn cmd(a: &DoctorArgs) -> Result<i32, Exit> {
-    if let Some(r) = a.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
-        return Err(Exit::bad_input(format!("--rate {r}: must be above 0")));
-    }
-    if a.calls_per_conn == Some(0) || a.connections == Some(0) {
-        return Err(Exit::bad_input(
-            "-c and --calls-per-conn must be at least 1",
-        ));
-    }
-    let load = Load {
-        connections: a.connections.unwrap_or(if a.rate.is_some() {
-            herd_run::DEFAULT_OPEN_CAP
-        } else {
-            herd_run::DEFAULT_CONNECTIONS
-        }),
-        rate: a.rate,
-        calls_per_conn: a.calls_per_conn,
-        spare_fds: herd_run::SPARE_FDS,
-    };
+    let load = a.load().map_err(Exit::bad_input)?;
     println!("{}", heading(&load, a.url.as_deref()));
     let target = a.url.as_deref().map(|url| {
         let addr = Target::parse(url)

@@ -2,23 +2,12 @@
 //! (`herd_result::merge`), judged once on the whole.
 
 use crate::exit::{self, Exit};
-use clap::Args;
+use herd_args::merge::MergeArgs;
 use herd_report::output::{run_report, Format};
 use herd_result::merge::{merge_files, partial_run, partial_sweep, Merged};
 use herd_result::sweep::SweepResult;
 use herd_result::{write_json_file, RunResult};
-use std::path::{Path, PathBuf};
-
-#[derive(Args, Debug)]
-pub struct MergeArgs {
-    /// The shards' result files (herd run, herd replay or herd sweep with --shard I/N --json
-    /// FILE), or merged ones
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Write the merged result as JSON (herd report, compare and plot read it like any run)
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-}
+use std::path::Path;
 
 pub fn cmd(a: &MergeArgs) -> Result<i32, Exit> {
     crate::outputs::check_path("-o", a.output.as_deref())?;

@@ -2,27 +2,10 @@
 
 use crate::exit::{self, Exit};
 use crate::report_format::{emit, format_for, Format};
-use clap::Args;
+use herd_args::report::ReportArgs;
 use herd_report::html;
 use herd_report::output::run_report;
 use herd_result::{read_document, Document};
-use std::path::PathBuf;
-
-#[derive(Args, Debug)]
-pub struct ReportArgs {
-    /// A result written by `herd run --json` (or a sweep or capacity result, or `herd logs --json`)
-    pub file: PathBuf,
-
-    /// Write the report to this file instead of standard output; its extension (.html, .pdf,
-    /// .txt) picks the format unless --format says
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// text, html or pdf (pdf prints the HTML with a headless Chromium and needs -o)
-    /// [default: from -o's extension, else text]
-    #[arg(long, value_name = "FORMAT", value_parser = crate::report_format::format_flag())]
-    pub format: Option<Format>,
-}
 
 pub fn cmd(a: &ReportArgs) -> Result<i32, Exit> {
     let format = format_for(a.format, a.output.as_deref());

@@ -10,13 +10,6 @@ pub fn format_for(format: Option<Format>, output: Option<&Path>) -> Format {
     Format::for_output(format, output)
 }
 
-/// `--format`'s values, checked by clap against herd-report's names.
-pub fn format_flag() -> impl clap::builder::TypedValueParser<Value = Format> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(Format::NAMES)
-        .map(|s| Format::named(&s).expect("one of the possible values"))
-}
-
 /// Writes a rendered report where it was asked to go: standard output, a file, or a PDF.
 pub fn emit(content: &str, format: Format, output: Option<&Path>) -> Result<(), Exit> {
     let Some(path) = output else {

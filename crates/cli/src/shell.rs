@@ -2,29 +2,12 @@
 //! man pages in roff (clap_mangen), both made from the clap definitions `herd` parses with, so
 //! they cannot drift from the flags.
 
-use clap::Args;
+use herd_args::shell::{CompletionsArgs, ManArgs};
 use std::io::Write;
-
-#[derive(Args, Debug)]
-pub struct CompletionsArgs {
-    /// The shell to complete for (bash, zsh, fish, elvish, powershell), e.g. `herd completions bash > /etc/bash_completion.d/herd`,
-    /// `herd completions zsh > "${fpath[1]}/_herd"`,
-    /// `herd completions fish > ~/.config/fish/completions/herd.fish`
-    #[arg(value_name = "SHELL")]
-    pub shell: clap_complete::Shell,
-}
-
-#[derive(Args, Debug)]
-pub struct ManArgs {
-    /// The subcommand whose page to print (herd-run(1) for `run`) [default: herd(1)], e.g.
-    /// `herd man run > herd-run.1; man ./herd-run.1`
-    #[arg(value_name = "SUBCOMMAND")]
-    pub subcommand: Option<String>,
-}
 
 /// Every subcommand declared: `herd`'s subcommands declare their flags only when parsed
 /// (`Deferred`), and completions and pages need them all. `cmd` is herd's whole command
-/// (`Cli::command()`), handed down by main so this file needs nothing above it.
+/// (`herd_args::Cli::command()`), handed down by main.
 fn built(mut cmd: clap::Command) -> clap::Command {
     cmd.build();
     cmd
@@ -87,7 +70,7 @@ mod tests {
     use clap::CommandFactory;
 
     fn herd() -> clap::Command {
-        crate::Cli::command()
+        herd_args::Cli::command()
     }
 
     #[test]

@@ -1,26 +1,12 @@
 //! `--store` and `--label` on a run, and `herd store add FILE...`: results kept in a store
-//! (herd-store: SQLite by default, PostgreSQL for `postgres://`). Arguments and printing only.
+//! (herd-store: SQLite by default, PostgreSQL for `postgres://`). Where the store is, and
+//! printing.
 
 use crate::exit::{self, Exit};
-use clap::{Args, Subcommand};
+use herd_args::store::{StoreArgs, StoreCommand, StoreFlags};
 use herd_result::RunResult;
 use herd_store::{keep, Store};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// The store flags of a command that sends load.
-#[derive(Args, Debug, Clone, Default)]
-pub struct StoreFlags {
-    /// Also keep the result in a store of runs: a SQLite file, or postgres://user@host/db
-    /// (default: $HERD_STORE; see docs/history.md)
-    #[arg(long, value_name = "PATH|URL", help_heading = "Outputs")]
-    pub store: Option<String>,
-
-    /// A label for the run, KEY=VALUE (branch=main, commit=abc123), kept in its JSON and the
-    /// store; repeat for more
-    #[arg(long = "label", value_name = "KEY=VALUE", help_heading = "Outputs")]
-    pub labels: Vec<String>,
-}
 
 /// The store given with --store, else $HERD_STORE.
 pub fn location(given: Option<&str>) -> Option<String> {
@@ -40,12 +26,10 @@ pub fn labels(f: &StoreFlags) -> Result<BTreeMap<String, String>, Exit> {
     herd_store::parse_labels(&f.labels).map_err(Exit::bad_input)
 }
 
-impl StoreFlags {
-    /// Every problem with the labels and the store, before the run.
-    pub fn problems(&self, sharded: bool) -> Vec<String> {
-        let at = location(self.store.as_deref());
-        keep::problems(&self.labels, self.store.as_deref(), at.as_deref(), sharded)
-    }
+/// Every problem with the labels and the store, before the run.
+pub fn problems(f: &StoreFlags, sharded: bool) -> Vec<String> {
+    let at = location(f.store.as_deref());
+    keep::problems(&f.labels, f.store.as_deref(), at.as_deref(), sharded)
 }
 
 /// At the end of a run: keeps its result in the store, when one is given.
@@ -69,29 +53,6 @@ pub fn keep_at(given: Option<&str>, result: &RunResult) -> Result<(), Exit> {
         eprintln!("herd: {said}");
     }
     Ok(())
-}
-
-#[derive(Args, Debug)]
-pub struct StoreArgs {
-    #[command(subcommand)]
-    pub command: StoreCommand,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum StoreCommand {
-    /// Keep results written earlier (`herd run --json`, shard files: merged first) in a store
-    Add(AddArgs),
-}
-
-#[derive(Args, Debug)]
-pub struct AddArgs {
-    /// Run results; the shards of one run (--shard I/N) are merged and stored as one run
-    #[arg(value_name = "RESULT.json", required = true)]
-    pub files: Vec<PathBuf>,
-
-    /// The store: a SQLite file or postgres://... (default: $HERD_STORE)
-    #[arg(long, value_name = "PATH|URL", help_heading = "Outputs")]
-    pub store: Option<String>,
 }
 
 pub fn cmd(a: &StoreArgs) -> Result<i32, Exit> {

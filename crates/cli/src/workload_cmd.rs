@@ -2,18 +2,7 @@
 //! `herd_run::flags`' table.
 
 use crate::exit::{self, Exit};
-use clap::Args;
-use std::path::PathBuf;
-
-#[derive(Args, Debug)]
-pub struct ValidateArgs {
-    /// The workload file to check (nothing is sent)
-    pub file: PathBuf,
-
-    /// A value for {{env.NAME}}, NAME=VALUE (repeatable; k6's -e)
-    #[arg(short = 'e', long = "env", value_name = "NAME=VALUE")]
-    pub env: Vec<String>,
-}
+use herd_args::validate::ValidateArgs;
 
 pub fn validate(a: &ValidateArgs) -> Result<i32, Exit> {
     crate::env_values::apply(&a.env)?;

@@ -28,7 +28,7 @@ const RUN: &[&str] = &[
     "help",
 ];
 
-/// `herd run`'s arguments as `-h` shows them: positional ones and those in [`RUN`].
+/// `herd run`'s arguments as `-h` shows them: positional ones and those in `RUN`.
 pub fn run(arg: Arg) -> Arg {
     match arg.get_long() {
         Some(long) if !RUN.contains(&long) => arg.hide_short_help(true),

@@ -1,15 +1,12 @@
 //! `--shard I/N`, `--shard-from-env VAR --shards N`, `--start-at`, `--late`: which part of a run
 //! this instance plays and when it starts, the same flags for `herd run`, `grpc`, `sweep`,
-//! `capacity` and `replay`. herd-run reads them (`ShardFlags`) into the `ShardRun` it plays,
-//! checked with every other flag before anything is sent.
+//! `capacity` and `replay`. herd-run reads them (`ShardFlags`) into the `ShardRun` it plays
+//! (the CLI gives it the environment and the time), checked with every other flag before anything
+//! is sent.
 
 use clap::{Args, ValueEnum};
 use herd_run::shard::Late as Lateness;
-use herd_run::shard::ShardRun;
 use herd_run::ShardFlags;
-// `herd k8s render --start-in` writes the start instant as a shard reads it.
-pub use herd_run::parse_start_at;
-use std::time::SystemTime;
 
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Shards (one run from several machines)")]
@@ -60,13 +57,6 @@ impl ShardArgs {
                 Late::Skip => Lateness::Skip,
             },
         }
-    }
-
-    /// The shard flags, from the process's environment.
-    pub fn resolve(&self) -> Result<Option<ShardRun>, crate::exit::Exit> {
-        self.flags()
-            .resolve(|v| std::env::var(v).ok(), SystemTime::now())
-            .map_err(|p| crate::exit::Exit::bad_input(p.join("\n")))
     }
 
     /// Whether any shard flag was given.

@@ -1,4 +1,6 @@
-//! Flags of `herd run`, as users know them from wrk, hey, ab and httperf.
+//! Flags of `herd run`, as users know them from wrk, hey, ab and httperf, and the groups every
+//! command that sends load shares (the request, how the target is reached); the one place a
+//! `RunSpec` is filled from flags (`ReachArgs::spec`).
 
 use clap::Args;
 use herd_run::{HttpFlags, LoadFlags, RequestFlags, RunSpec, Source};
@@ -28,7 +30,7 @@ pub struct RunArgs {
     pub target: Option<String>,
 
     #[command(flatten)]
-    pub load: crate::load_args::LoadArgs,
+    pub load: crate::load::LoadArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -80,7 +82,7 @@ pub struct RunArgs {
 
     // Back under the first heading: the shard flags before it set their own.
     #[command(flatten, next_help_heading = None::<&str>)]
-    pub http: crate::http_args::HttpArgs,
+    pub http: crate::http::HttpArgs,
 
     /// A value for {{env.NAME}} in a workload file (and os.getenv in a script), NAME=VALUE,
     /// so secrets stay out of files (repeatable; k6's -e)
@@ -92,6 +94,58 @@ impl RunArgs {
     /// The workload file the argument names, if it names one rather than a URL.
     pub fn workload_file(&self) -> Option<PathBuf> {
         herd_run::workload_path(self.url.as_deref()?)
+    }
+
+    /// What the flags refuse together before any file is read: a script aimed at a workload
+    /// file, a workload's --target given with a URL.
+    pub fn refused(&self) -> Option<String> {
+        let file = self.workload_file();
+        if let (Some(file), true) = (&file, self.script.is_some()) {
+            return Some(format!(
+                "-s/--script drives a URL, not a workload file ({}): give the URL the script \
+                 loads",
+                file.display()
+            ));
+        }
+        if let (None, Some(url)) = (file, &self.target) {
+            return Some(format!(
+                "--target {url} aims a workload file at another host: give the file (herd run \
+                 shop.yaml --target {url}), or give a URL alone"
+            ));
+        }
+        None
+    }
+
+    /// The run the flags describe: a workload file, a URL file, a script or a URL (no shard
+    /// yet: the CLI resolves it from the environment).
+    pub fn spec(&self) -> RunSpec {
+        let file = self.workload_file();
+        let source = match (&file, &self.urls_file) {
+            (Some(path), _) => Source::Workload {
+                path: path.clone(),
+                target: self.target.clone(),
+            },
+            (None, None) if self.script.is_some() => Source::Script {
+                url: self.url.clone().unwrap_or_default(),
+                script: self.script.clone().unwrap_or_default(),
+                args: self.script_args.clone(),
+            },
+            (None, Some(path)) => Source::UrlFile { path: path.clone() },
+            (None, None) => Source::Url {
+                url: self.url.clone().unwrap_or_default(),
+            },
+        };
+        let mut spec = self
+            .reach
+            .spec(source, &self.request, self.load.flags(), self.http.flags());
+        spec.request.form = self.form.clone();
+        spec.request.ws = herd_run::WsFlags {
+            send: self.send.clone(),
+            message_rate: self.message_rate,
+            matching: self.matching.clone(),
+            ping_interval: self.ping_interval,
+        };
+        spec
     }
 }
 
@@ -166,13 +220,13 @@ pub struct ReachArgs {
     pub connect: ConnectArgs,
 
     #[command(flatten)]
-    pub secrets: crate::secret_args::SecretArgs,
+    pub secrets: crate::secrets::SecretArgs,
 
     #[command(flatten)]
     pub watch: crate::watch::WatchArgs,
 
     #[command(flatten)]
-    pub shard: crate::shard_args::ShardArgs,
+    pub shard: crate::shard::ShardArgs,
 }
 
 impl ReachArgs {
