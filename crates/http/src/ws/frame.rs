@@ -231,6 +231,25 @@ mod tests {
     }
 
     #[test]
+    fn the_mask_word_at_a_time_is_the_mask_byte_by_byte() {
+        // Every length up to a few words, at every offset from an eight-byte boundary: the
+        // words and the tail meet where a byte-by-byte mask would have them.
+        let mask = [0x37, 0xfa, 0x21, 0x3d];
+        let bytes: Vec<u8> = (0..64u32).map(|i| (i * 29 + 3) as u8).collect();
+        for at in 0..8 {
+            for len in 0..=bytes.len() - at {
+                let mut fast = bytes.clone();
+                apply_mask(&mut fast[at..at + len], mask);
+                let mut slow = bytes.clone();
+                for (i, b) in slow[at..at + len].iter_mut().enumerate() {
+                    *b ^= mask[i % 4];
+                }
+                assert_eq!(fast, slow, "{len} bytes at {at}");
+            }
+        }
+    }
+
+    #[test]
     fn close_codes() {
         assert_eq!(close_code(&[0x03, 0xF3, b'b', b'y']), (1011, &b"by"[..]));
         assert_eq!(close_code(&[]), (1005, &b""[..]));
