@@ -1,4 +1,5 @@
-//! HPACK's Huffman code (RFC 7541 section 5.2, Appendix B), decoded four bits at a time.
+//! HPACK's Huffman code (RFC 7541 section 5.2, Appendix B), decoded four bits at a time; QPACK
+//! reuses it for its string literals (RFC 9204 section 4.1.2), so herd's HTTP/3 decodes with it too.
 //!
 //! The code is canonical: codes of one length are consecutive, in symbol order, each length's
 //! first code following on the previous length's last. So the lengths below are the whole
@@ -31,7 +32,7 @@ const FAIL: u32 = 1 << 9;
 /// A Huffman-coded string that is not one: it holds EOS, or ends on padding that is longer
 /// than seven bits or not all ones (RFC 7541 section 5.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BadHuffman;
+pub struct BadHuffman;
 
 struct Automaton {
     /// `steps[state * 16 + nibble]`: next state in the low byte, then `EMIT`/`FAIL`, the
@@ -132,7 +133,7 @@ fn build() -> Automaton {
 }
 
 /// Appends the decoded `src` to `out`.
-pub(crate) fn decode(src: &[u8], out: &mut Vec<u8>) -> Result<(), BadHuffman> {
+pub fn decode(src: &[u8], out: &mut Vec<u8>) -> Result<(), BadHuffman> {
     let automaton = automaton();
     // The shortest code is five bits: at most 8/5 of the input comes out.
     out.reserve(src.len() * 8 / 5 + 1);
@@ -157,7 +158,7 @@ pub(crate) fn decode(src: &[u8], out: &mut Vec<u8>) -> Result<(), BadHuffman> {
 }
 
 /// How many bytes `src` decodes to, checking it as `decode` does, a byte a step.
-pub(crate) fn count(src: &[u8]) -> Result<usize, BadHuffman> {
+pub fn count(src: &[u8]) -> Result<usize, BadHuffman> {
     let automaton = automaton();
     let (mut state, mut n, mut fail) = (0usize, 0usize, 0u16);
     for &byte in src {
@@ -171,6 +172,42 @@ pub(crate) fn count(src: &[u8]) -> Result<usize, BadHuffman> {
     } else {
         Err(BadHuffman)
     }
+}
+
+/// Encodes `bytes` (herd sends its own literals unencoded: for tests and fixtures).
+pub fn encode(bytes: &[u8]) -> Vec<u8> {
+    static CODES: OnceLock<Vec<(u32, u8)>> = OnceLock::new();
+    let codes = CODES.get_or_init(|| {
+        // Canonical codes: by length, then symbol, as `build` walks them.
+        let mut order: Vec<u16> = (0..=EOS).collect();
+        order.sort_by_key(|&s| (LENGTHS[usize::from(s)], s));
+        let mut codes = vec![(0u32, 0u8); order.len()];
+        let (mut code, mut len) = (0u32, LENGTHS[usize::from(order[0])]);
+        for (k, &sym) in order.iter().enumerate() {
+            let l = LENGTHS[usize::from(sym)];
+            if k > 0 {
+                code = (code + 1) << (l - len);
+            }
+            len = l;
+            codes[usize::from(sym)] = (code, l);
+        }
+        codes
+    });
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u64, 0u32);
+    for &b in bytes {
+        let (code, len) = codes[usize::from(b)];
+        acc = acc << len | u64::from(code);
+        bits += u32::from(len);
+        while bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    if bits > 0 {
+        // Padding: the most significant bits of EOS, all ones.
+        out.push(((acc << (8 - bits)) | (0xff >> bits)) as u8);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -208,7 +245,17 @@ mod tests {
             decode(&hex(coded), &mut out).unwrap();
             assert_eq!(String::from_utf8(out).unwrap(), plain);
             assert_eq!(count(&hex(coded)), Ok(plain.len()));
+            assert_eq!(encode(plain.as_bytes()), hex(coded), "{plain}");
         }
+    }
+
+    #[test]
+    fn every_byte_round_trips() {
+        let all: Vec<u8> = (0..=255).collect();
+        let mut out = Vec::new();
+        decode(&encode(&all), &mut out).unwrap();
+        assert_eq!(out, all);
+        assert_eq!(count(&encode(&all)), Ok(256));
     }
 
     #[test]

@@ -48,7 +48,7 @@ mod decoder;
 mod error;
 mod ffi;
 mod hpack;
-mod huffman;
+pub mod huffman;
 mod pool;
 mod server;
 mod state;
