@@ -1,6 +1,7 @@
 //! herd's side of an HTTP/2 connection.
 
 use crate::ffi::Raw;
+use crate::trim::{Sink, Trimmer};
 use crate::{Events, H2Error, Settings};
 
 /// One request as HTTP/2 sends it: the pseudo-header fields, then the header fields.
@@ -55,6 +56,9 @@ fn forbidden(name: &[u8]) -> bool {
 /// A client session: submit requests, feed it the server's bytes, take the bytes to write.
 pub struct ClientSession {
     raw: Raw,
+    /// The server's header blocks, decoded by herd and cut to the fields it reads before
+    /// nghttp2 sees them (`trim.rs`).
+    trim: Trimmer,
 }
 
 impl ClientSession {
@@ -62,6 +66,7 @@ impl ClientSession {
     pub fn new(settings: &Settings) -> Result<ClientSession, H2Error> {
         Ok(ClientSession {
             raw: Raw::new(false, settings)?,
+            trim: Trimmer::default(),
         })
     }
 
@@ -134,7 +139,7 @@ impl ClientSession {
     /// Feeds bytes read from the server. What they meant is in [`ClientSession::events`].
     pub fn recv(&mut self, input: &[u8]) -> Result<(), H2Error> {
         self.raw.state().start();
-        self.raw.recv(input)
+        self.trim.recv(input, &mut self.raw)
     }
 
     /// Appends the bytes to write to `out` (frames queued by submits, acknowledgements of the
@@ -209,5 +214,22 @@ impl ClientSession {
     /// a connection error): the connection can close.
     pub fn alive(&self) -> bool {
         self.raw.alive()
+    }
+}
+
+impl Sink for Raw {
+    fn keep(&self, stream_id: i32) -> bool {
+        self.state_ref()
+            .streams
+            .peek(stream_id)
+            .is_some_and(|s| s.keep)
+    }
+
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), H2Error> {
+        self.recv(bytes)
+    }
+
+    fn terminate(&mut self, code: u32) {
+        self.terminate_session(code);
     }
 }

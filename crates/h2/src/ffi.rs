@@ -306,6 +306,13 @@ impl Raw {
         check("submit_goaway", rv).map(drop)
     }
 
+    /// Ends the connection with GOAWAY(code): the peer broke the protocol in a way only herd
+    /// saw (its header blocks are decoded before nghttp2 reads them).
+    pub(crate) fn terminate_session(&mut self, code: u32) {
+        // SAFETY: plain values. Failing, it can only mean the session is over already.
+        unsafe { sys::nghttp2_session_terminate_session(self.ptr(), code) };
+    }
+
     /// Whether the peer's SETTINGS offer RFC 8441's extended CONNECT
     /// (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1): a WebSocket on a stream.
     pub(crate) fn remote_connect_protocol(&self) -> bool {

@@ -44,13 +44,16 @@
 //! ```
 
 mod client;
+mod decoder;
 mod error;
 mod ffi;
 mod hpack;
+pub mod huffman;
 mod pool;
 mod server;
 mod state;
 mod streams;
+mod trim;
 
 pub use client::{ClientSession, Request};
 pub use error::{code_name, H2Error};

@@ -14,7 +14,6 @@ mod config;
 mod connection;
 mod event;
 mod frame;
-mod huffman;
 mod loss;
 mod qpack;
 mod request;

@@ -3,8 +3,8 @@
 //! the encoder and decoder streams stay silent. Requests are encoded once before a run; only a
 //! response's `:status` is decoded unless the request keeps its headers.
 
-use super::huffman;
 use super::static_table::STATIC;
+use herd_h2::huffman;
 
 /// A header block that is not valid QPACK, or refers to a dynamic table herd never allowed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -5,6 +5,7 @@
 use crate::common::*;
 
 mod capacity;
+mod h2;
 mod h3;
 mod python;
 mod seconds;
