@@ -62,7 +62,7 @@ pub use error::RunError;
 pub use events::EventStream;
 pub use health::HealthSample;
 pub use herd_metrics as metrics;
-pub use message::{Body, Failure, Paced, Parts, Request, Response, ThinVec};
+pub use message::{Body, Failure, Paced, Parts, Request, Response, SocketRole, ThinVec};
 pub use ordered::Ordered;
 pub use output::Record;
 pub use plan::{Load, Plan, PlanError};

@@ -35,6 +35,27 @@ pub struct Request {
     pub llm: bool,
     /// The connection's last exchange (a workload's `ws: close`): closed once it is answered.
     pub last: bool,
+    /// Whether it rides its user's own WebSocket rather than any connection of the run (a
+    /// workload's `ws:` steps beside its HTTP requests).
+    pub socket: SocketRole,
+}
+
+/// What an exchange is to its user's own WebSocket, in a run whose other exchanges are HTTP
+/// requests (a workload's `ws:` steps beside its requests). A socket is a connection of its
+/// own: never shared, never carrying an HTTP request, and not counted against the cap on the
+/// run's connections (a user holds its HTTP connection and its socket at once).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SocketRole {
+    /// An exchange any connection of the run may carry (every one of a run without sockets,
+    /// a `ws://` run's messages included).
+    #[default]
+    None,
+    /// Opens the user's socket on a new connection ([`crate::Transport::socket`]): its bytes
+    /// are the HTTP/1.1 Upgrade request, its response the server's answer (`101`, or the
+    /// status that refused it). A socket the user still holds is closed first.
+    Open,
+    /// A message on the socket its user opened last; fails when that socket is gone.
+    Message,
 }
 
 impl Request {
@@ -49,6 +70,7 @@ impl Request {
             keep_only_cookies: false,
             llm: false,
             last: false,
+            socket: SocketRole::None,
         }
     }
 

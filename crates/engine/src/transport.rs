@@ -124,6 +124,15 @@ pub trait Transport: 'static {
     /// once where the protocol leaves the number to the client (HTTP/1.1's pipeline).
     fn session(&self, conn: &Self::Conn, window: usize, started: Instant) -> Self::Session;
 
+    /// The session for `conn`, just opened at `started` for `req` alone: its user's own
+    /// WebSocket (`req.socket` is [`crate::SocketRole::Open`], its bytes the Upgrade request),
+    /// carrying that user's messages after it. `None` (the default): this transport's
+    /// connections cannot carry one, and the exchange fails.
+    fn socket(&self, conn: &Self::Conn, req: &Request, started: Instant) -> Option<Self::Session> {
+        let _ = (conn, req, started);
+        None
+    }
+
     /// When `conn`'s way to the server came up (TCP established, and a proxy's tunnel open),
     /// for a connection whose TLS handshake follows: the connect phase ends and the TLS phase
     /// begins there, however few `establish` calls the two took. `None` for plain connections.

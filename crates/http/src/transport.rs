@@ -8,7 +8,7 @@ use crate::alarm::ALARM;
 use crate::proxy::Tunnel;
 use crate::session::HttpSession;
 use crate::wire::{Conn, Wire};
-use herd_engine::{Clock, Event, Failure, Io, Transport};
+use herd_engine::{Clock, Event, Failure, Io, Request, Transport};
 use herd_metrics::ErrorKind;
 use mio::net::TcpStream;
 use mio::{Interest, Token};
@@ -235,6 +235,13 @@ impl Transport for Wire {
 
     fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {
         HttpSession::new(&self.protocol, conn.tls.is_some(), window, started)
+    }
+
+    fn socket(&self, _conn: &Conn, req: &Request, started: Instant) -> Option<HttpSession> {
+        // HTTP/1.1's Upgrade, on a connection that speaks HTTP/1.1 (ALPN offers h2 only for
+        // HTTP/2's runs, which the run refuses with sockets).
+        matches!(self.protocol, crate::Protocol::Http1)
+            .then(|| HttpSession::WebSocket(Box::new(crate::ws::WsSession::upgrade(req, started))))
     }
 
     fn connected_at(&self, conn: &Conn) -> Option<Instant> {

@@ -39,6 +39,11 @@ impl RunSpec {
         }
         let tls_files = self.connect.tls_files(&mut problems);
         let proxy = what.as_ref().and_then(|w| self.proxy(w, &mut problems));
+        if let Some(What::Workload { workload, .. }) = &what {
+            if workload.sockets() {
+                sockets_refuse(self, workload, proxy.is_some(), &mut problems);
+            }
+        }
         let watch = Watch::check(&self.watch)
             .map_err(|p| problems.extend(p))
             .ok()
@@ -608,4 +613,25 @@ pub fn workload_path(arg: &str) -> Option<PathBuf> {
     let p = Path::new(arg);
     let yaml = matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"));
     (yaml || p.is_file()).then(|| p.to_owned())
+}
+
+/// What a workload whose users open WebSockets beside their requests cannot be run with: the
+/// sockets open with HTTP/1.1's Upgrade, on connections of their own.
+fn sockets_refuse(spec: &RunSpec, workload: &Workload, proxy: bool, problems: &mut Vec<String>) {
+    for (given, flag) in [(spec.http.http2, "--http2"), (spec.http.http3, "--http3")] {
+        if given {
+            problems.push(format!(
+                "{flag}: this workload's `ws: {{ connect }}` steps open their sockets with \
+                 HTTP/1.1's Upgrade; drop {flag}"
+            ));
+        }
+    }
+    if proxy && workload.target().scheme() == Scheme::Http {
+        problems.push(
+            "--proxy: this workload's WebSockets would need a tunnel through the proxy beside \
+             its plain http:// requests, which herd does not open yet; drop --proxy, or make \
+             the target https://"
+                .into(),
+        );
+    }
 }

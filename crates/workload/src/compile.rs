@@ -135,6 +135,9 @@ pub fn compile(
         b.scenarios(&mut r, drafts, script.as_mut())
     };
     let http2 = speaks_h2(&mut r, protocol, &scenarios);
+    if http2 {
+        sockets_over_h2(&mut r, protocol.map_or(root.at, |(_, at)| at), &scenarios);
+    }
     let thresholds = top
         .get("thresholds")
         .map(|t| read_thresholds(&mut r, t, &names))
@@ -297,6 +300,22 @@ fn speaks_h2(r: &mut Reader, protocol: Option<(bool, Pos)>, scenarios: &[Scenari
     }
 }
 
+/// A workload that speaks HTTP/2 (`protocol: h2` at `at`, or a grpc step's) cannot open
+/// sockets with HTTP/1.1's Upgrade: said when it has a `ws: { connect }` step.
+fn sockets_over_h2(r: &mut Reader, at: Pos, scenarios: &[Scenario]) {
+    let opens = |s: &Step| matches!(s, Step::Send(x) if x.socket == herd_engine::SocketRole::Open);
+    if scenarios.iter().flat_map(|s| &s.steps).any(opens) {
+        r.report(
+            Diag::new(
+                at,
+                "a `ws: { connect }` step opens its socket with HTTP/1.1's Upgrade, and this \
+                 workload speaks HTTP/2",
+            )
+            .hint("drop `protocol: h2`; a grpc step needs HTTP/2: put the sockets in a workload of their own"),
+        );
+    }
+}
+
 /// `proto:`: the `.proto` file (relative to the workload's folder) whose types the `grpc:`
 /// steps' calls use, compiled in-process (its own folder searched for its imports).
 fn read_proto(r: &mut Reader, p: &Node) -> Option<herd_grpc::DescriptorPool> {
@@ -386,11 +405,31 @@ impl Build<'_> {
                 lua: script.as_deref_mut(),
             };
             let mut steps = Vec::new();
+            // An http(s):// target's `ws:` steps: where the scenario's socket was opened.
+            let mixed = self.target.is_some_and(|t| !t.websocket());
+            let mut open: Option<Pos> = None;
             for step in d.steps {
                 match step {
                     StepDraft::Think(t) => steps.push(Step::Think(t)),
-                    StepDraft::Connect => {
+                    StepDraft::Connect(at) if mixed => ctx.diags.push(
+                        Diag::new(
+                            at,
+                            "`ws: connect` in an http(s):// target's workload needs the path to open the socket on",
+                        )
+                        .hint("e.g. ws: { connect: /chat } (a ws:// or wss:// URL on the target's host too)"),
+                    ),
+                    StepDraft::Connect(_) => {
                         crate::sockets::close_last(&mut steps);
+                    }
+                    StepDraft::Close(at) if mixed => {
+                        if open.take().is_some() {
+                            crate::sockets::close_socket(&mut steps);
+                        } else {
+                            ctx.diags.push(
+                                Diag::new(at, "`ws: close` closes a socket, and none is open here")
+                                    .hint("open one before it with ws: { connect: /path }"),
+                            );
+                        }
                     }
                     StepDraft::Close(at) => {
                         if !crate::sockets::close_last(&mut steps) {
@@ -403,13 +442,11 @@ impl Build<'_> {
                             );
                         }
                     }
-                    StepDraft::Request(req) => {
-                        if !crate::sockets::fits(&req, self.target, ctx.diags) {
+                    StepDraft::Request(mut req) => {
+                        if !socket_step(self.target, &mut req, ctx.diags, &mut steps, &mut open) {
                             continue;
                         }
-                        if req.connect {
-                            crate::sockets::close_last(&mut steps);
-                        }
+                        let message = req.socket == herd_engine::SocketRole::Message;
                         let send = compile_request(
                             *req,
                             &self.defaults.headers,
@@ -421,11 +458,21 @@ impl Build<'_> {
                             self.names,
                             self.checks,
                         );
-                        if let Some(s) = send {
+                        if let Some(mut s) = send {
+                            if message && s.sent_check.is_none() {
+                                // A message whose socket did not open is not sent: counted.
+                                let name = &self.names.list[s.name as usize];
+                                self.checks.push(format!("{name}: sent"));
+                                s.sent_check = Some(self.checks.len() - 1);
+                            }
                             steps.push(Step::Send(Box::new(s)));
                         }
                     }
                 }
+            }
+            if open.is_some() {
+                // Left open at the scenario's end: closed (1000) after its last exchange.
+                crate::sockets::close_socket(&mut steps);
             }
             let mut used = ctx.used;
             used.sort_unstable();
@@ -439,6 +486,39 @@ impl Build<'_> {
         }
         scenarios
     }
+}
+
+/// Request step `req` of `target`'s workload against its socket (`open`: where the
+/// scenario's socket was opened, in an http(s):// target's workload) before it is compiled:
+/// whether it goes in (said why not); the socket before a connect, or before a `ws://`
+/// target's `connect: true` message, closed.
+fn socket_step(
+    target: Option<&Target>,
+    req: &mut crate::step::RequestDraft,
+    diags: &mut Vec<Diag>,
+    steps: &mut [Step],
+    open: &mut Option<Pos>,
+) -> bool {
+    match target {
+        Some(t) if !t.websocket() => {
+            let was_open = open.is_some();
+            if !crate::sockets::on_socket(req, t, open, diags) {
+                return false;
+            }
+            if req.socket == herd_engine::SocketRole::Open && was_open {
+                crate::sockets::close_socket(steps);
+            }
+        }
+        _ => {
+            if !crate::sockets::fits(req, target, diags) {
+                return false;
+            }
+            if req.connect {
+                crate::sockets::close_last(steps);
+            }
+        }
+    }
+    true
 }
 
 /// `thresholds:`, each naming requests the workload has.
@@ -540,7 +620,7 @@ fn read_scenario(r: &mut Reader, node: &Node) -> Option<ScenarioDraft> {
         .iter()
         .filter_map(|s| match s {
             StepDraft::Request(q) => Some(q.extract.iter().map(|(v, _, _)| v.clone())),
-            StepDraft::Think(_) | StepDraft::Connect | StepDraft::Close(_) => None,
+            StepDraft::Think(_) | StepDraft::Connect(_) | StepDraft::Close(_) => None,
         })
         .flatten()
         .collect();

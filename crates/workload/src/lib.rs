@@ -220,6 +220,13 @@ impl Workload {
         WorkloadScript::new(Arc::clone(&self.program), shard.cloned())
     }
 
+    /// Its users open WebSockets beside their HTTP requests (`ws: { connect: PATH }` steps in
+    /// an http:// or https:// target's workload): HTTP/1.1's Upgrade, on connections of their
+    /// own.
+    pub fn sockets(&self) -> bool {
+        self.program.sockets
+    }
+
     pub fn target(&self) -> &Target {
         &self.program.target
     }

@@ -34,6 +34,8 @@ pub struct Program {
     pub static_steps: usize,
     /// `script:`: the Lua functions templates and checks call.
     pub lua: Option<crate::lua::LuaScript>,
+    /// Its users open WebSockets beside their requests (`ws: { connect }` steps).
+    pub sockets: bool,
 }
 
 impl Program {
@@ -51,8 +53,10 @@ impl Program {
     ) -> Program {
         let mut scenarios = scenarios;
         let mut static_steps = 0;
+        let mut sockets = false;
         for step in scenarios.iter_mut().flat_map(|s| s.steps.iter_mut()) {
             if let Step::Send(send) = step {
+                sockets |= send.socket != herd_engine::SocketRole::None;
                 if send.prebuilt.is_some() {
                     send.cache_slot = Some(static_steps);
                     static_steps += 1;
@@ -79,6 +83,7 @@ impl Program {
             seed,
             static_steps,
             lua: None,
+            sockets,
         }
     }
 
@@ -145,6 +150,9 @@ pub struct Send {
     pub expect: Option<(crate::step::Expect, usize)>,
     /// A WebSocket message's: its socket closes after its reply (`ws: close`).
     pub close: bool,
+    /// An http(s):// target's `ws:` step: the Upgrade opening the user's socket, or a
+    /// message on it.
+    pub socket: herd_engine::SocketRole,
 }
 
 /// A step's values with its rendered body, for `{{request.body}}` in its headers.
@@ -178,6 +186,7 @@ impl Send {
         req.name = self.name;
         req.keep_response = self.keep;
         req.last = self.close;
+        req.socket = self.socket;
         req
     }
 
@@ -253,6 +262,8 @@ impl Send {
         req.keep_response = self.keep;
         req.keep_only_cookies = self.only_cookies;
         req.llm = self.llm;
+        req.socket = self.socket;
+        req.last = self.close;
         Ok(req)
     }
 }

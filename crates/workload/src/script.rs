@@ -73,6 +73,9 @@ pub struct User {
     location: Option<Redirect>,
     /// For `uuid()` and `random_int()` in templates.
     entropy: Entropy,
+    /// Its socket is open (`ws: { connect }` answered `101`, not closed since): its messages
+    /// go out; otherwise they are not sent.
+    socket_open: bool,
 }
 
 struct Vars<'a> {
@@ -140,6 +143,7 @@ impl Script for WorkloadScript {
             redirects: 0,
             location: None,
             entropy: Entropy::new(p.seed, id),
+            socket_open: false,
         }
     }
 
@@ -147,7 +151,10 @@ impl Script for WorkloadScript {
         let p = &*self.program;
         match last {
             Last::Start => self.start(user, ctx),
-            Last::Response(_) => {
+            Last::Response(r) => {
+                if p.sockets {
+                    socket_moved(p, user, Some(r.status));
+                }
                 if let Some(to) = user.location.take() {
                     if user.redirects < MAX_REDIRECTS {
                         user.redirects += 1;
@@ -158,7 +165,13 @@ impl Script for WorkloadScript {
                 }
                 user.step += 1;
             }
-            Last::Failed(_) | Last::Woke => user.step += 1,
+            Last::Failed(_) => {
+                if p.sockets {
+                    socket_moved(p, user, None);
+                }
+                user.step += 1;
+            }
+            Last::Woke => user.step += 1,
         }
         let scenario = &p.scenarios[user.scenario];
         while let Some(step) = scenario.steps.get(user.step) {
@@ -169,6 +182,13 @@ impl Script for WorkloadScript {
                     if !d.is_zero() {
                         return Action::Think(d);
                     }
+                }
+                Step::Send(s)
+                    if s.socket == herd_engine::SocketRole::Message && !user.socket_open =>
+                {
+                    let why = "no open WebSocket: its `ws: { connect }` was refused or failed, \
+                               or the socket closed";
+                    self.not_sent(s, NotSent::Invalid(why.to_owned()), user.measured);
                 }
                 Step::Send(s) => match self.build(s, user) {
                     Ok(req) => {
@@ -242,6 +262,7 @@ impl WorkloadScript {
         user.measured = ctx.measured;
         user.redirects = 0;
         user.location = None;
+        user.socket_open = false;
     }
 
     /// The request of step `s` for `user`: static ones as serialized at compile time (again
@@ -319,6 +340,19 @@ impl WorkloadScript {
         if let (NotSent::Script(e), true) = (&why, measured) {
             self.tally.borrow_mut().lua_error(e);
         }
+    }
+}
+
+/// What the answer (`status`, `None` when it failed) to `user`'s step says of its socket: open
+/// once its Upgrade got `101`, gone when anything on it failed or its last exchange is done.
+fn socket_moved(p: &Program, user: &mut User, status: Option<u16>) {
+    let Some(Step::Send(s)) = p.scenarios[user.scenario].steps.get(user.step) else {
+        return;
+    };
+    match s.socket {
+        herd_engine::SocketRole::None => {}
+        herd_engine::SocketRole::Open => user.socket_open = status == Some(101) && !s.close,
+        herd_engine::SocketRole::Message => user.socket_open &= status.is_some() && !s.close,
     }
 }
 

@@ -10,6 +10,7 @@ use crate::read::{Fields, Reader};
 use crate::template::Template;
 use crate::think::Think;
 use crate::yaml::{Node, Value};
+use herd_engine::SocketRole;
 use std::time::Duration;
 
 /// The method a WebSocket message's draft carries (`ws:`): it is framed as a message, not
@@ -77,6 +78,9 @@ pub struct RequestDraft {
     /// its reply (`close: true`).
     pub connect: bool,
     pub close: bool,
+    /// A `ws:` step of an http(s):// target's workload: `Open` for `ws: { connect: PATH }`
+    /// (its path and headers the Upgrade's), `Message` for a message on the socket it opened.
+    pub socket: SocketRole,
 }
 
 /// `check:` as written.
@@ -136,6 +140,7 @@ impl RequestDraft {
             expect: None,
             connect: false,
             close: false,
+            socket: SocketRole::None,
         }
     }
 }
@@ -145,7 +150,7 @@ pub enum StepDraft {
     Request(Box<RequestDraft>),
     Think(Think),
     /// `ws: connect`: the next message goes on a new socket.
-    Connect,
+    Connect(Pos),
     /// `ws: close`: the socket closes after the last message's reply.
     Close(Pos),
 }
@@ -264,6 +269,7 @@ pub fn read_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         expect: None,
         connect: false,
         close: false,
+        socket: SocketRole::None,
     })))
 }
 
@@ -325,6 +331,7 @@ fn read_grpc(r: &mut Reader, f: &Fields, node: &Node) -> Option<StepDraft> {
         expect: None,
         connect: false,
         close: false,
+        socket: SocketRole::None,
     })))
 }
 
@@ -457,7 +464,7 @@ fn grpc_codes(r: &mut Reader, nodes: &[&Node]) -> Vec<u8> {
 }
 
 /// A mapping of names to text templates (headers, query, form), in file order.
-fn pairs<'n>(r: &mut Reader, node: &'n Node, what: &str) -> Vec<(String, &'n Node)> {
+pub(crate) fn pairs<'n>(r: &mut Reader, node: &'n Node, what: &str) -> Vec<(String, &'n Node)> {
     let Some(f) = r.map(node, what) else {
         return Vec::new();
     };

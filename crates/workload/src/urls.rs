@@ -207,5 +207,6 @@ fn prebuilt(method: String, url: &str, index: usize, spec: RequestSpec, req: Req
         cache_slot: None,
         expect: None,
         close: false,
+        socket: herd_engine::SocketRole::None,
     }
 }

@@ -17,7 +17,9 @@ use crate::step::{json_template, read_extract, template, Expect, RequestDraft, S
 use crate::template::Template;
 use crate::yaml::{Node, Value};
 
-const KEYS: [&str; 6] = ["name", "connect", "send", "expect", "extract", "close"];
+const KEYS: [&str; 7] = [
+    "name", "connect", "send", "expect", "extract", "close", "headers",
+];
 
 /// Whether `node` is a `ws:` step.
 pub fn is_ws(node: &Node) -> bool {
@@ -32,7 +34,7 @@ pub fn read_ws_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
     let f = r.fields(node, "a step", &["ws"])?;
     let w = f.get("ws")?;
     match w.scalar() {
-        Some("connect") => return Some(StepDraft::Connect),
+        Some("connect") => return Some(StepDraft::Connect(w.at)),
         Some("close") => return Some(StepDraft::Close(w.at)),
         Some(other) => {
             r.report(
@@ -44,11 +46,26 @@ pub fn read_ws_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
         None => {}
     }
     let f = r.fields(w, "a ws step", &KEYS)?;
+    let path = f
+        .get("connect")
+        .filter(|c| !matches!(c.scalar(), Some("true" | "false")));
+    if let Some(c) = path {
+        return read_connect(r, &f, c);
+    }
+    if let Some(h) = f.get("headers") {
+        r.report(
+            Diag::new(
+                h.at,
+                "a message has no headers: they go on the socket's Upgrade",
+            )
+            .hint("give them to the step that opens it: ws: { connect: /chat, headers: { ... } }"),
+        );
+    }
     let marks =
         ["connect", "close"].map(|k| f.get(k).and_then(|n| r.boolean(n, k)).unwrap_or(false));
     let Some(send) = f.get("send") else {
         match marks {
-            [true, false] => return Some(StepDraft::Connect),
+            [true, false] => return Some(StepDraft::Connect(w.at)),
             [false, true] => return Some(StepDraft::Close(w.at)),
             _ => {
                 r.report(
@@ -89,6 +106,53 @@ pub fn read_ws_step(r: &mut Reader, node: &Node) -> Option<StepDraft> {
     draft.expect = expect;
     draft.connect = marks[0];
     draft.close = marks[1];
+    Some(StepDraft::Request(Box::new(draft)))
+}
+
+/// `ws: { connect: /chat, headers: { ... }, name: ... }` (an http(s):// target's workload):
+/// the Upgrade that opens the user's socket, a GET of the path with WebSocket's headers and
+/// the step's own (templates), after the workload's `defaults.headers`.
+fn read_connect(r: &mut Reader, f: &crate::read::Fields, c: &Node) -> Option<StepDraft> {
+    for key in ["send", "expect", "extract", "close"] {
+        if let Some(n) = f.get(key) {
+            r.report(
+                Diag::new(
+                    n.at,
+                    format!("a `connect` step opens the socket: `{key}` goes in a step of its own"),
+                )
+                .hint("e.g. ws: { connect: /chat }, then ws: { send: hello }, then ws: close"),
+            );
+        }
+    }
+    let text = r.string(c, "connect")?;
+    let mut diags = Vec::new();
+    let path = Template::parse(c, &text, Escape::None, &mut diags);
+    let key = herd_http::ws::key();
+    let mut headers: Vec<(String, Template)> = [
+        ("Upgrade", "websocket"),
+        ("Connection", "Upgrade"),
+        ("Sec-WebSocket-Key", key.as_str()),
+        ("Sec-WebSocket-Version", "13"),
+    ]
+    .iter()
+    .map(|(n, v)| ((*n).to_owned(), Template::literal(v)))
+    .collect();
+    if let Some(h) = f.get("headers") {
+        for (k, v) in crate::step::pairs(r, h, "headers") {
+            headers.push((k, template(r, v, Escape::None, &mut diags)));
+        }
+    }
+    let name = f
+        .get("name")
+        .and_then(|n| r.string(n, "name"))
+        .unwrap_or_else(|| format!("WS connect {text}"));
+    r.diags.extend(diags);
+    let mut draft = RequestDraft::message(c.at, Template::default(), text);
+    draft.method = "GET".to_owned();
+    draft.path = path;
+    draft.name = Some(name);
+    draft.headers = headers;
+    draft.socket = herd_engine::SocketRole::Open;
     Some(StepDraft::Request(Box::new(draft)))
 }
 

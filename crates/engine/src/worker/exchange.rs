@@ -256,13 +256,19 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
         let Some(ex) = self.exchanges.get(f.ticket) else {
             return;
         };
-        let idempotent = ex.req.as_ref().is_some_and(|r| r.idempotent());
+        // A user's own socket is not to be found again on another connection.
+        let socket = ex
+            .req
+            .as_ref()
+            .is_some_and(|r| r.socket != crate::SocketRole::None);
+        let idempotent = ex.req.as_ref().is_some_and(|r| r.idempotent()) && !socket;
         // A reused connection that closed before any byte of the answer: the server most
         // likely ended that connection as the request crossed it (its keep-alive timeout, a
         // proxy that closes after each response without saying so). Browsers and curl send
         // the request once more on a new connection: any request after a long idle (the
         // timeout, surely), else only one that is safe to repeat; once, never a retry's retry.
         let closed_under = !f.unseen
+            && !socket
             && (ex.stale_candidate || ex.reused && idempotent)
             && !ex.retried
             && f.received == 0

@@ -85,6 +85,9 @@ pub(super) struct Link<C, S> {
     /// Users whose last exchange it carried: with `Plan::in_turn` a new user goes to the
     /// connection fewest users share, so each carries its share of the schedule.
     pub bound: u32,
+    /// Its user's own WebSocket ([`crate::SocketRole`]): only that user's messages go on it,
+    /// and it is not counted in `live` (the cap is on the run's other connections).
+    pub socket: bool,
 }
 
 pub(super) struct Links<C, S> {
@@ -176,6 +179,7 @@ impl<C, S> Links<C, S> {
                     linger: false,
                     serial: 0,
                     bound: 0,
+                    socket: false,
                 });
                 self.slots.len() as u32 - 1
             }
@@ -190,9 +194,11 @@ impl<C, S> Links<C, S> {
         self.free.push(slot);
     }
 
-    /// Puts a new connection in its reserved slot.
-    pub fn fill(&mut self, slot: u32, conn: C, session: S, now: Instant) {
+    /// Puts a new connection in its reserved slot; `socket`: a user's own WebSocket, not
+    /// counted in `live`.
+    pub fn fill(&mut self, slot: u32, conn: C, session: S, now: Instant, socket: bool) {
         let l = &mut self.slots[slot as usize];
+        l.socket = socket;
         l.conn = Some(conn);
         l.session = Some(session);
         l.opened = None;
@@ -205,7 +211,7 @@ impl<C, S> Links<C, S> {
         l.bound = 0;
         l.serial = self.filled;
         self.filled += 1;
-        self.live += 1;
+        self.live += usize::from(!socket);
     }
 
     /// The link in `slot` if it still holds the connection of `generation`.
@@ -220,7 +226,7 @@ impl<C, S> Links<C, S> {
         let l = self.slots.get_mut(slot as usize)?;
         let conn = l.conn.take()?;
         l.session = None;
-        if !std::mem::take(&mut l.linger) {
+        if !std::mem::take(&mut l.linger) && !l.socket {
             self.live -= 1;
         }
         l.generation = l.generation.wrapping_add(1);
@@ -233,7 +239,7 @@ impl<C, S> Links<C, S> {
         let l = &mut self.slots[slot as usize];
         if !l.linger {
             l.linger = true;
-            self.live -= 1;
+            self.live -= usize::from(!l.socket);
         }
     }
 }

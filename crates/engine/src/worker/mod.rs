@@ -19,6 +19,7 @@ mod links;
 pub(crate) mod open;
 mod place;
 mod record;
+mod sockets;
 mod user;
 mod users;
 
@@ -204,6 +205,8 @@ struct Loop<'a, T: Transport, S: Script> {
     unborn: usize,
     /// Another connection proved the run cannot work as asked: what was in flight is cut off.
     proven: bool,
+    /// Each user's own WebSocket, by user ([`crate::SocketRole`]); empty until one opens.
+    sockets: Vec<links::LinkRef>,
 }
 
 /// What a connection takes until its server says its limit: nghttp2 assumes 100 streams until
@@ -342,6 +345,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             sleepers: Vec::new(),
             unborn: 0,
             proven: false,
+            sockets: Vec::new(),
         };
         let born = limit.map_or(n, |l| n.min(cap * l));
         for _ in 0..born {

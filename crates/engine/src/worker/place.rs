@@ -14,6 +14,9 @@ use std::time::Instant;
 impl<T: Transport, S: Script> Loop<'_, T, S> {
     /// Starts exchanging `req` for user `i` at `now`.
     pub(super) fn send(&mut self, i: usize, req: crate::Request, now: Instant) {
+        if req.socket != crate::SocketRole::None {
+            return self.send_on_socket(i, req, now);
+        }
         let x = self.exchanges.start(i, req, now);
         self.users[i].state = State::Busy;
         self.deadlines.insert(x.slot as usize, now + self.timeout);
@@ -85,7 +88,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             let Some(s) = k.session.as_ref() else {
                 continue;
             };
-            if k.linger || k.retiring || k.server_closes || s.room() == 0 {
+            if k.linger || k.retiring || k.server_closes || k.socket || s.room() == 0 {
                 continue;
             }
             let busy = s.in_flight();
@@ -109,7 +112,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
             let Some(s) = k.session.as_ref() else {
                 continue;
             };
-            if k.linger || k.retiring || k.server_closes || s.room() == 0 {
+            if k.linger || k.retiring || k.server_closes || k.socket || s.room() == 0 {
                 continue;
             }
             if best.is_none_or(|(b, _)| k.bound < b) {
@@ -132,7 +135,7 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
                 if self.open.is_none() && self.window > 1 {
                     session.refill_in_batches();
                 }
-                self.links.fill(slot, conn, session, now);
+                self.links.fill(slot, conn, session, now, false);
                 Ok(slot)
             }
             Err(f) => {

@@ -270,6 +270,9 @@ impl<T: Transport, S: Script> Loop<'_, T, S> {
 
     /// User `i` takes no more iterations.
     pub(super) fn retire(&mut self, i: usize) {
+        if !self.sockets.is_empty() {
+            self.close_socket(i);
+        }
         // A user that owned its connection closes it as it leaves (after the server's close,
         // when its last response announced one: the user may leave in the very note that
         // brought it, before the close is read); shared ones stay.

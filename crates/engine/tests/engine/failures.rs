@@ -199,3 +199,52 @@ fn a_retry_that_fails_too_is_one_error_never_retried_again() {
     assert_accounted(&out);
     assert_eq!(fake.exchanges.load(Relaxed), 3, "sent twice, not more");
 }
+
+/// One iteration: a socket's Upgrade, a message on it, then a plain request.
+struct SocketThenRequest;
+
+impl herd_engine::Script for SocketThenRequest {
+    type User = u8;
+    type Report = ();
+    fn new_user(&self, _id: u64) -> u8 {
+        0
+    }
+    fn next(
+        &self,
+        step: &mut u8,
+        last: herd_engine::Last<'_>,
+        _: herd_engine::Ctx,
+    ) -> herd_engine::Action {
+        use herd_engine::{Action, Last, SocketRole};
+        if let Last::Start = last {
+            *step = 0;
+        }
+        *step += 1;
+        let mut req = Request::new(&b"GET / HTTP/1.1\r\n\r\n"[..]);
+        req.socket = match *step {
+            1 => SocketRole::Open,
+            2 => SocketRole::Message,
+            3 => SocketRole::None,
+            _ => return Action::Done,
+        };
+        Action::Send(req)
+    }
+}
+
+#[test]
+fn a_socket_no_transport_can_open_fails_its_upgrade_and_messages_and_requests_go_on() {
+    // The fake's connections cannot carry a WebSocket: the Upgrade fails as a handshake, the
+    // message after it finds no socket, and the plain request after them goes as ever.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    let plan = Plan {
+        load: Load::Closed { users: 2 },
+        duration: None,
+        requests: Some(6),
+        ..Plan::default()
+    };
+    let out = go_script(plan, &fake, Arc::new(Control::new()), |_| SocketThenRequest);
+    assert_eq!(out.total.error_count(ErrorKind::WsHandshake), 6);
+    assert_eq!(out.total.error_count(ErrorKind::WsClosed), 6);
+    assert_eq!(out.total.ok, 6);
+    assert_eq!(out.total.completed, 6);
+}

@@ -108,9 +108,73 @@ impl WebSocket {
     }
 }
 
+impl WebSocket {
+    /// A user's own socket, opened by `head` (a workload's `ws: { connect }`: its Upgrade
+    /// request, rendered with the user's headers): the `Sec-WebSocket-Accept` its key calls
+    /// for; replies in order, no pings; HTTP/1.1 only.
+    pub fn upgrade(head: Arc<[u8]>) -> Self {
+        let key = std::str::from_utf8(&head)
+            .unwrap_or_default()
+            .split("\r\n")
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("sec-websocket-key")
+                    .then(|| value.trim())
+            })
+            .unwrap_or_default()
+            .to_owned();
+        WebSocket {
+            accept: accept(&key),
+            handshake: head,
+            field: None,
+            ping_interval: None,
+            connect: Connect {
+                scheme: "http",
+                authority: String::new(),
+                path: String::new(),
+                headers: Vec::new(),
+            },
+        }
+    }
+}
+
+/// What a workload's `ws: { connect: ... }` opens its socket on, as the request's target:
+/// a path on the workload's `target` (its http:// becoming ws://, https:// wss://) as is, or
+/// a `ws://` or `wss://` URL of the same host and port, as its path and query. Says what is
+/// wrong with anything else.
+pub fn socket_path(target: &crate::Target, connect: &str) -> Result<String, String> {
+    if connect.starts_with('/') {
+        return Ok(connect.to_owned());
+    }
+    let Some((scheme, _)) = connect.split_once("://") else {
+        return Err(format!(
+            "`connect: {connect}` is neither a path (/chat) nor a ws:// or wss:// URL"
+        ));
+    };
+    let want = match target.scheme() {
+        crate::Scheme::Http => "ws",
+        crate::Scheme::Https => "wss",
+    };
+    if !scheme.eq_ignore_ascii_case(want) {
+        return Err(format!(
+            "`connect: {connect}`: a socket of an {}:// target opens with {want}://, on the \
+             target's host",
+            target.scheme().as_str()
+        ));
+    }
+    let parts = crate::target::UrlParts::split(connect).map_err(|e| e.to_string())?;
+    if !target.is(&parts) {
+        return Err(format!(
+            "`connect: {connect}` is on another host than the target ({target}): a socket \
+             opens on the target's host and port"
+        ));
+    }
+    Ok(parts.path_and_query().into_owned())
+}
+
 /// A fresh `Sec-WebSocket-Key`: 16 random bytes in base64 (the hasher's keys are random per
 /// process and per call).
-fn key() -> String {
+pub fn key() -> String {
     let mut bytes = [0u8; 16];
     for half in bytes.chunks_mut(8) {
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();

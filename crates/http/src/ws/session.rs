@@ -39,6 +39,13 @@ pub struct WsSession {
 }
 
 impl WsSession {
+    /// A user's own socket, opened by `req`'s Upgrade ([`herd_engine::SocketRole::Open`]),
+    /// one message at a time.
+    pub(crate) fn upgrade(req: &Request, started: Instant) -> Self {
+        let ws = WebSocket::upgrade(Arc::clone(&req.bytes));
+        WsSession::new(Arc::new(ws), 1, started)
+    }
+
     pub(crate) fn new(ws: Arc<WebSocket>, window: usize, started: Instant) -> Self {
         WsSession {
             s: Socket::new(ws),
@@ -166,6 +173,18 @@ impl WsSession {
             ));
         }
         self.phase = Phase::Open;
+        // The Upgrade is an exchange of its own (a workload's `ws: { connect }`): the headers
+        // of its `101`, when it keeps its response.
+        let opening = self.s.queue.front().filter(|w| w.upgrade).map(|w| {
+            let keep = w.keep.then_some(parsed.headers.iter());
+            keep.into_iter()
+                .flatten()
+                .map(|h| {
+                    let value = String::from_utf8_lossy(h.value).into_owned();
+                    (h.name.to_owned(), value)
+                })
+                .collect::<herd_engine::ThinVec<_>>()
+        });
         if self.outpos >= self.s.out.len() {
             // The Upgrade request's room (~200 bytes, and its headers') is let go: a socket
             // holds only a frame's from now on, ten thousand of them in `bench.py wsrss`.
@@ -181,8 +200,46 @@ impl WsSession {
             negotiated: herd_engine::Transport::negotiated(t, conn),
             upgrade: Some(now.saturating_duration_since(times.2)),
         }));
+        if let Some(headers) = opening {
+            self.answer_upgrade(status, headers, len as u64, now, out);
+        }
         self.s.opened(now);
         Ok(Some(len))
+    }
+
+    /// The Upgrade exchange at the queue's head is answered by `status` (`101`), its head
+    /// `len` bytes: its response, and a close frame after it when it was its socket's last.
+    fn answer_upgrade(
+        &mut self,
+        status: u16,
+        headers: herd_engine::ThinVec<(String, String)>,
+        len: u64,
+        now: Instant,
+        out: &mut Vec<Note>,
+    ) {
+        let Some(w) = self.s.queue.pop_front() else {
+            return;
+        };
+        let resp = Response {
+            status,
+            keep_alive: true,
+            first_byte: Some(now),
+            bytes_received: len,
+            headers,
+            ..w.response()
+        };
+        if w.last {
+            // Opened only to be closed: a close frame (1000) goes before the loop closes the
+            // connection.
+            let mask = self.s.mask();
+            super::frame::encode(
+                super::frame::CLOSE,
+                &1000u16.to_be_bytes(),
+                mask,
+                &mut self.s.out,
+            );
+        }
+        out.push(Note::Response(w.ticket, resp));
     }
 
     /// Reads all the connection holds and takes what it can of it.
@@ -245,8 +302,12 @@ impl WsSession {
                 return Ok(());
             }
             let (connect, tls) = Opened::times(t, conn, self.started);
-            self.phase = Phase::Upgrading(connect, tls, t.clock().now());
+            let at = t.clock().now();
+            self.phase = Phase::Upgrading(connect, tls, at);
             self.s.out.extend_from_slice(&self.s.ws.handshake);
+            if let Some(w) = self.s.queue.front_mut().filter(|w| w.upgrade) {
+                w.sent = Some(at);
+            }
         }
         if self.phase == Phase::Open && self.s.pinger.as_ref().is_some_and(|p| p.next <= now) {
             self.s.ping(now);
@@ -279,6 +340,9 @@ impl Session<Wire> for WsSession {
     }
 
     fn submit(&mut self, ticket: Ticket, req: &Request, _last: bool) {
+        if req.socket == herd_engine::SocketRole::Open {
+            return self.s.submit_upgrade(ticket, req);
+        }
         // Framed where it leaves from: straight into `out` once the socket is open.
         self.s.submit(ticket, req, self.phase == Phase::Open);
     }

@@ -28,9 +28,12 @@ pub(crate) struct Waiting {
     /// The frame's bytes on the wire.
     pub(crate) bytes: u32,
     /// Its reply is kept (a workload's checks and extractions read it).
-    keep: bool,
+    pub(crate) keep: bool,
     /// The socket's last message (a workload's `ws: close`): closed once it is answered.
-    last: bool,
+    pub(crate) last: bool,
+    /// Not a message: the Upgrade that opens the socket ([`herd_engine::SocketRole::Open`]),
+    /// answered by the server's `101`.
+    pub(crate) upgrade: bool,
 }
 
 impl Waiting {
@@ -149,6 +152,22 @@ impl Socket {
             bytes: bytes as u32,
             keep: req.keep_response,
             last: req.last,
+            upgrade: false,
+        });
+    }
+
+    /// Takes the exchange of `req`, the Upgrade that opens this socket: answered by the
+    /// server's answer to it, ahead of every message.
+    pub(crate) fn submit_upgrade(&mut self, ticket: Ticket, req: &Request) {
+        self.queue.push_front(Waiting {
+            ticket,
+            id: None,
+            frame: None,
+            sent: None,
+            bytes: req.bytes.len() as u32,
+            keep: req.keep_response,
+            last: req.last,
+            upgrade: true,
         });
     }
 

@@ -119,6 +119,7 @@ pub(super) fn compile_request(
         cache_slot: None,
         expect,
         close: q.close,
+        socket: q.socket,
     };
     if let (true, Some(target)) = (is_static, target) {
         send.prebuilt = Some(
@@ -165,6 +166,8 @@ fn prebuild(
     req.keep_response = send.keep;
     req.keep_only_cookies = send.only_cookies;
     req.llm = send.llm;
+    req.socket = send.socket;
+    req.last = send.close;
     Ok((spec, req))
 }
 

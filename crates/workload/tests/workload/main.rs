@@ -9,3 +9,4 @@ mod diagnostics;
 mod grpc;
 mod language;
 mod schema;
+mod sockets;

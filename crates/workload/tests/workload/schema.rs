@@ -38,6 +38,7 @@ fn the_example_matches_the_schema() {
         "target: http://h\nload: { model: open, rate: 200, duration: 1m }\nscenarios: [{ name: a, steps: [{ get: / }, { think: 1s }] }]",
         "target: http://h\nload: { profile: soak, target: 10, duration: 2h }\nscenarios: [{ name: a, steps: [{ put: /x, json: { a: [1, \"{{v}}\"] } }] }]",
         "target: ws://h/chat\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ ws: connect }, { ws: { name: join, send: { op: join }, expect: { json: \"$.op\", equals: join }, extract: { t: { json: \"$.t\" } } } }, { think: 1s }, { ws: { send: \"hi {{t}}\", expect: { text: hi }, close: true } }, { ws: close }] }]",
+        "target: http://h\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ get: /login }, { ws: { connect: /chat, headers: { Authorization: \"Bearer {{t}}\" } } }, { ws: { send: hi, expect: { text: hi } } }, { ws: close }] }]",
         "target: http://h\nproto: e.proto\nload: { users: 1, duration: 1s }\nscenarios: [{ name: a, steps: [{ grpc: e.E/U, data: { m: \"{{v}}\" }, metadata: { k: v }, check: { status: [OK, 5], json: { $.m: x } } }] }]",
     ] {
         let errs = errors(&as_json(src));

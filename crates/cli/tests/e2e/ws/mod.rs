@@ -10,6 +10,7 @@ use std::process::{Child, Command};
 mod artillery;
 mod bar;
 mod h2;
+mod mix;
 mod outputs;
 mod sockets;
 mod workload;

@@ -98,7 +98,7 @@ scenarios:
 }
 
 #[test]
-fn ws_steps_and_http_steps_are_not_mixed_and_a_close_needs_a_message() {
+fn an_http_targets_ws_steps_need_an_open_socket_and_a_close_needs_one() {
     let dir = TempDir::new("ws-workload-bad");
     let file = dir.path("bad.yaml");
     std::fs::write(
@@ -118,8 +118,8 @@ scenarios:
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     for said in [
-        "`ws: close` closes the socket of a message sent before it",
-        "a `ws:` step sends a WebSocket message: the workload's target must be ws:// or wss://",
+        "`ws: close` closes a socket, and none is open here",
+        "a `ws:` message goes on a socket, and none is open here (open one before it with ws: { connect: /chat }, a path on the target)",
         "`ws: open` is not a WebSocket step",
     ] {
         assert!(err.contains(said), "{said:?} not in\n{err}");
