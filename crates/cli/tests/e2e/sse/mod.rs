@@ -4,9 +4,8 @@
 
 use crate::common::*;
 
+mod caddy;
 mod capacity;
-mod h2;
-mod h3;
 mod python;
 mod seconds;
 mod stall;
