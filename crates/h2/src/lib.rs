@@ -47,6 +47,7 @@ mod client;
 mod decoder;
 mod error;
 mod ffi;
+pub mod frame;
 mod hpack;
 pub mod huffman;
 mod pool;

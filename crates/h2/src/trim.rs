@@ -14,13 +14,9 @@
 use crate::decoder::{Decoder, HpackError, DEFAULT_TABLE_SIZE};
 use crate::H2Error;
 
-const HEADERS: u8 = 0x1;
-const PUSH_PROMISE: u8 = 0x5;
-const CONTINUATION: u8 = 0x9;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
-const PADDED: u8 = 0x8;
-const PRIORITY: u8 = 0x20;
+use crate::frame::{
+    headers_fragment, BadHeaders, CONTINUATION, END_HEADERS, END_STREAM, HEADERS, PUSH_PROMISE,
+};
 /// SETTINGS_MAX_FRAME_SIZE herd leaves at its default (RFC 9113 section 6.5.2).
 const MAX_FRAME: usize = 16_384;
 /// A header block larger than this (HEADERS and CONTINUATIONs) ends the connection: no
@@ -243,30 +239,22 @@ impl Trimmer {
         let head = self.frame;
         let mut fragment = &self.payload[..];
         if head.kind == HEADERS {
-            if head.flags & PADDED != 0 {
-                let Some((&pad, rest)) = fragment.split_first() else {
-                    return Err(Ok(Fault(
+            fragment = headers_fragment(head.flags, fragment).map_err(|bad| {
+                Ok(match bad {
+                    BadHeaders::NoPadLength => Fault(
                         FRAME_SIZE_ERROR,
                         "a padded HEADERS frame with no padding length".into(),
-                    )));
-                };
-                if usize::from(pad) > rest.len() {
-                    return Err(Ok(Fault(
+                    ),
+                    BadHeaders::PaddingTooLong => Fault(
                         PROTOCOL_ERROR,
                         "HEADERS padding longer than its frame".into(),
-                    )));
-                }
-                fragment = &rest[..rest.len() - usize::from(pad)];
-            }
-            if head.flags & PRIORITY != 0 {
-                if fragment.len() < 5 {
-                    return Err(Ok(Fault(
+                    ),
+                    BadHeaders::ShortPriority => Fault(
                         FRAME_SIZE_ERROR,
                         "a HEADERS frame too short for its priority".into(),
-                    )));
-                }
-                fragment = &fragment[5..];
-            }
+                    ),
+                })
+            })?;
             self.block.clear();
             self.open = Some(Open {
                 stream_id: head.stream_id,
@@ -387,6 +375,7 @@ fn integer(out: &mut Vec<u8>, n: u32, high: u8, value: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::{PADDED, PRIORITY};
     use crate::{ClientSession, Event, Inflater, Request, ServerSession, Settings};
 
     /// What nghttp2 would have been fed.

@@ -23,15 +23,9 @@ pub(crate) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// A header block larger than this is not followed (the connection passes untouched).
 const BLOCK_MAX: usize = 1 << 20;
 
-const DATA: u8 = 0x0;
-const HEADERS: u8 = 0x1;
-const RST_STREAM: u8 = 0x3;
-const GOAWAY: u8 = 0x7;
-const CONTINUATION: u8 = 0x9;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
-const PADDED: u8 = 0x8;
-const PRIORITY: u8 = 0x20;
+use herd_h2::frame::{
+    headers_fragment, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, RST_STREAM,
+};
 
 /// A frame's 9-byte head.
 #[derive(Clone, Copy, Debug, Default)]
@@ -525,16 +519,7 @@ fn fragment(head: Head, payload: &[u8]) -> Option<&[u8]> {
     if head.kind == CONTINUATION {
         return Some(payload);
     }
-    let mut p = payload;
-    let mut pad = 0;
-    if head.flags & PADDED != 0 {
-        pad = *p.first()? as usize;
-        p = &p[1..];
-    }
-    if head.flags & PRIORITY != 0 {
-        p = p.get(5..)?;
-    }
-    p.get(..p.len().checked_sub(pad)?)
+    headers_fragment(head.flags, payload).ok()
 }
 
 fn frame(kind: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
