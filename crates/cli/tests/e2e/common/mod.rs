@@ -49,6 +49,16 @@ pub fn fixture(name: &str) -> String {
     )
 }
 
+/// The row of `r`'s `by_name` table named `name`.
+pub fn named<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    r["by_name"]
+        .as_array()
+        .expect("by_name")
+        .iter()
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {}", r["by_name"]))
+}
+
 /// The entry of `r`'s `checks` named `name`.
 pub fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     r["checks"]

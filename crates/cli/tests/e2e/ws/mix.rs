@@ -43,24 +43,6 @@ impl Drop for Chat {
     }
 }
 
-fn named<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    r["by_name"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {}", r["by_name"]))
-}
-
-fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    r["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name:?} in {}", r["checks"]))
-}
-
 /// The chat scenario run against `target`, its socket opened on `connect`, with `more` flags:
 /// the result, its summary and the server's counts, each asserted equal to the other.
 fn run_chat(chat: &Chat, target: &str, connect: &str, more: &[&str], dir: &TempDir) -> String {

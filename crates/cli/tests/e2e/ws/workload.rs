@@ -7,24 +7,6 @@
 use super::Echo;
 use crate::common::*;
 
-fn named<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    r["by_name"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {}", r["by_name"]))
-}
-
-fn check<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    r["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no check {name:?} in {}", r["checks"]))
-}
-
 #[test]
 fn a_workloads_ws_steps_send_expect_extract_and_close_each_iterations_socket() {
     let _turn = one_at_a_time();
