@@ -53,6 +53,9 @@ pub struct Ordered<P> {
     /// A read may find bytes no event will announce (the buffer filled, or a write blocked).
     unread: bool,
     finished: bool,
+    /// A batch's last answer came with requests waiting for it: they go at the loop's next
+    /// pump of this session ([`Session::wake_at`]), with those of the users it just answered.
+    owed: bool,
     /// While requests are in flight, new ones are written once this many wait (1: at once).
     batch: u32,
 }
@@ -76,6 +79,7 @@ impl<P: Parse> Ordered<P> {
             hup: false,
             unread: false,
             finished: false,
+            owed: false,
             batch: 1,
         }
     }
@@ -475,7 +479,11 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
                 }
             }
         }
+        if ready.timer && self.owed {
+            writable = true;
+        }
         if writable && self.sent < self.queue.len() && self.due() {
+            self.owed = false;
             if let Err(f) = self.send(t, conn, now, out) {
                 return self.broke(f, out);
             }
@@ -487,14 +495,20 @@ impl<T: Transport + ?Sized, P: Parse> Session<T> for Ordered<P> {
         let outstanding = self.sent > 0 || self.closing;
         if (ready.readable || self.unread || self.hup) && (outstanding || self.hup) {
             self.read_in(t, conn, now, scratch, out);
-            // The last answer of a batch came: what waited for it goes now (the loop's next
-            // write may never come, its users thinking).
-            if self.batch > 1 && !self.finished && self.sent == 0 && !self.queue.is_empty() {
-                if let Err(f) = self.send(t, conn, now, out) {
-                    self.broke(f, out);
-                }
-            }
+            // The last answer of a batch came: what waited for it goes at the loop's next pump,
+            // not now. The users this read answered submit their next requests first, so the
+            // batch leaves whole: written now, it left without them, they waited behind it for
+            // the next, and every batch after it was split in two (wrk's script writes its 16
+            // at once; this wrote 1.12 times per 16 requests against nginx's static file). A
+            // pump comes even when none of them submits (their users think): `wake_at`.
+            self.owed =
+                self.batch > 1 && !self.finished && self.sent == 0 && !self.queue.is_empty();
         }
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        // An instant already past: the loop's next pass, after what this one brought.
+        self.owed.then_some(self.started)
     }
 
     fn refill_in_batches(&mut self) {

@@ -136,7 +136,7 @@ impl Session<Wire> for HttpSession {
     #[inline]
     fn wake_at(&self) -> Option<Instant> {
         match self {
-            HttpSession::Http1(_) => None,
+            HttpSession::Http1(s) => Session::<Wire>::wake_at(s),
             HttpSession::Http2(s) => s.wake_at(),
             HttpSession::WebSocket(s) => s.wake_at(),
             HttpSession::WebSocketH2(s) => s.wake_at(),

@@ -165,6 +165,25 @@ fn a_window_refills_in_batches_not_a_write_per_response() {
 }
 
 #[test]
+fn a_batch_leaves_whole_with_the_request_of_the_user_its_last_answer_freed() {
+    // Each answer on its own, one per millisecond: when a batch's last answer comes, fifteen
+    // requests wait for it and the sixteenth is its user's next. Written at once, the batch
+    // left without that one, which then waited behind it for the next, and so every batch
+    // after: two writes per 16 requests where wrk's script makes one (and nginx answered each
+    // batch in two pieces). Once the answered users have submitted, all 16 leave together.
+    let fake = FakeServer::new(|_, _| Reply::After(ms(1), 200));
+    let out = go(pipelined(16, 1, 16, 1600), &fake);
+    assert_eq!(out.total.ok, 1600);
+    let writes = fake.writes.load(Relaxed);
+    // The first request goes alone (nothing in flight), then one write per 16.
+    assert!(
+        writes <= 1600 / 16 + 1,
+        "{writes} writes for 1,600 requests"
+    );
+    assert_accounted(&out);
+}
+
+#[test]
 fn a_request_held_for_its_batch_is_timed_from_its_write() {
     // A window of 4, a server answering one request every 10 ms: the first four go at 0 and
     // are answered at 10, 20, 30 and 40 ms. The requests freed at 10, 20 and 30 wait for the
