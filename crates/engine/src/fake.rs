@@ -85,6 +85,9 @@ pub struct FakeServer {
     pub exchanges: Arc<AtomicU64>,
     /// Writes the generator made (each a system call and a TCP segment on a real socket).
     pub writes: Arc<AtomicU64>,
+    /// Pumps that found a connection writable and nothing of its own to write (each one the
+    /// loop's work for nothing, a pipeline's batch submitted request by request).
+    pub flushes: Arc<AtomicU64>,
     /// Requests received, as text, when `keep_requests` is set.
     pub keep_requests: bool,
     pub requests: Arc<Mutex<Vec<String>>>,
@@ -109,6 +112,7 @@ impl FakeServer {
             connects: Arc::default(),
             exchanges: Arc::default(),
             writes: Arc::default(),
+            flushes: Arc::default(),
             keep_requests: false,
             requests: Arc::default(),
             cancel_at: None,
@@ -268,6 +272,11 @@ impl Transport for FakeTransport {
 
     fn establish(&mut self, conn: &mut FakeConn) -> Result<bool, Failure> {
         Ok(self.conns.get(&conn.0).is_some_and(|c| c.up))
+    }
+
+    fn flush(&mut self, _conn: &mut FakeConn) -> Result<(), Failure> {
+        self.server.flushes.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     fn write(&mut self, conn: &mut FakeConn, bytes: &[u8]) -> Result<Io, Failure> {
