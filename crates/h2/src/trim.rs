@@ -79,6 +79,7 @@ pub(crate) struct Trimmer {
     block: Vec<u8>,
     /// The rewritten frames handed to nghttp2.
     out: Vec<u8>,
+    memo: Memo,
     /// A connection error ended the session: what comes after is dropped.
     broken: bool,
 }
@@ -96,9 +97,26 @@ impl Default for Trimmer {
             open: None,
             block: Vec::with_capacity(1024),
             out: Vec::with_capacity(1024),
+            memo: Memo::default(),
             broken: false,
         }
     }
+}
+
+/// The last header block whose fields are known without decoding it again while the
+/// decoder's table is as it was left (`Decoder::repeats`): a server that sends the same
+/// response head on every stream (nginx's static file, within a second) costs a comparison.
+#[derive(Debug, Default)]
+struct Memo {
+    block: Vec<u8>,
+    /// The block's fields as rewritten for a stream that does not keep its response.
+    fields: Vec<u8>,
+    /// The decoder's table generation they hold for (generations only grow); `None`:
+    /// nothing remembered.
+    generation: Option<u64>,
+    /// Blocks answered from the memo.
+    #[cfg(test)]
+    hits: usize,
 }
 
 /// A connection error the trimmer found: GOAWAY's code and what to tell the user.
@@ -278,11 +296,27 @@ impl Trimmer {
         let out = &mut self.out;
         out.clear();
         out.extend_from_slice(&[0; 9]);
-        let want =
-            |name: &[u8]| keep || matches!(name, b":status" | b"content-length" | b"content-type");
-        self.decoder.decode(&self.block, want, |name, value| {
-            encode(out, keep, name, value);
-        })?;
+        let memo = &mut self.memo;
+        if !keep && memo.generation == Some(self.decoder.generation()) && memo.block == self.block {
+            out.extend_from_slice(&memo.fields);
+            #[cfg(test)]
+            {
+                memo.hits += 1;
+            }
+        } else {
+            let want = |name: &[u8]| {
+                keep || matches!(name, b":status" | b"content-length" | b"content-type")
+            };
+            self.decoder.decode(&self.block, want, |name, value| {
+                encode(out, keep, name, value);
+            })?;
+            if !keep && self.decoder.repeats() {
+                memo.block.clone_from(&self.block);
+                memo.fields.clear();
+                memo.fields.extend_from_slice(&out[9..]);
+                memo.generation = Some(self.decoder.generation());
+            }
+        }
         // One HEADERS frame, and CONTINUATIONs if a kept block is larger than a frame.
         let total = out.len() - 9;
         let first = total.min(MAX_FRAME);
@@ -545,6 +579,68 @@ mod tests {
         };
         assert_eq!(data(&sink.fed), data(&wire));
         assert_eq!(sink.terminated, None);
+    }
+
+    /// nginx's static file, stream after stream: once its head is known to repeat, it is
+    /// not decoded again, and every stream still gets what decoding would give, kept
+    /// streams every field, through a change of its date and a kept stream in between.
+    #[test]
+    fn a_repeated_head_is_remembered_and_reaches_nghttp2_as_decoded() {
+        let nginx = crate::decoder::tests::hex(crate::decoder::tests::NGINX);
+        let date = b"Sun, 29 Nov 2026 10:50:01 GMT";
+        let later = [
+            &nginx[..12],
+            &[0x61, 0x80 | 0x16][..],
+            &crate::huffman::encode(date),
+            &nginx[36..],
+        ]
+        .concat();
+        assert_eq!(later.len(), nginx.len());
+        let mut wire = Vec::new();
+        let mut heads = Vec::new();
+        let mut reference = Decoder::new(DEFAULT_TABLE_SIZE);
+        let mut want = Vec::new();
+        let keep = vec![41, 101, 203];
+        for k in 0..150 {
+            let id = 1 + 2 * k;
+            let block = if k < 60 { &nginx } else { &later };
+            wire.extend(frame(HEADERS, END_HEADERS, id, block));
+            wire.extend(frame(0x0, END_STREAM, id, &[b'x'; 615]));
+            heads.push(block.clone());
+            let mut fields = Vec::new();
+            reference
+                .decode(
+                    block,
+                    |_| true,
+                    |n, v| {
+                        let name = String::from_utf8_lossy(n);
+                        if keep.contains(&id) || matches!(&*name, ":status" | "content-length") {
+                            fields.push(format!("{name}: {}", String::from_utf8_lossy(v)));
+                        }
+                    },
+                )
+                .unwrap();
+            want.push((id, fields));
+        }
+        let mut trim = Trimmer::default();
+        let mut sink = Record {
+            keep: keep.clone(),
+            ..Record::default()
+        };
+        for piece in wire.chunks(1000) {
+            trim.recv(piece, &mut sink).unwrap();
+        }
+        assert_eq!(blocks(&sink.fed), want);
+        assert_eq!(
+            blocks(&sink.fed)[0].1,
+            [":status: 200", "content-length: 615"]
+        );
+        assert_eq!(blocks(&sink.fed)[20].1.len(), 8);
+        // The table is the one decoding every block leaves, and the memo was used.
+        assert_eq!(trim.decoder.entries(), reference.entries());
+        // Each date fills the table (14 heads of 291 bytes, and one more) before its head
+        // is known to repeat; a kept stream decodes, and changes the table for the next.
+        assert!(trim.memo.hits >= 150 - 2 * 15 - 2 * 3, "{}", trim.memo.hits);
     }
 
     #[test]
