@@ -166,7 +166,10 @@ impl Trimmer {
                 self.wanted -= n;
                 i += n;
                 if self.wanted == 0 {
-                    self.frame_read(sink)?;
+                    let payload = std::mem::take(&mut self.payload);
+                    let read = self.frame_read(&payload, sink);
+                    self.payload = payload;
+                    read?;
                     run = Some(i);
                 }
                 continue;
@@ -197,12 +200,15 @@ impl Trimmer {
                 feed(sink, &input[r..start])?;
             }
             self.frame = head;
+            if head.len <= input.len() - i {
+                // The whole frame came in this read: read where it lies.
+                self.frame_read(&input[i..i + head.len], sink)?;
+                i += head.len;
+                run = Some(i);
+                continue;
+            }
             self.payload.clear();
             self.wanted = head.len;
-            if head.len == 0 {
-                self.frame_read(sink)?;
-                run = Some(i);
-            }
         }
         if let Some(r) = run {
             feed(sink, &input[r..])?;
@@ -252,10 +258,14 @@ impl Trimmer {
         Ok(true)
     }
 
-    /// A HEADERS or CONTINUATION frame is whole in `payload`.
-    fn frame_read(&mut self, sink: &mut impl Sink) -> Result<(), Result<Fault, H2Error>> {
+    /// A HEADERS or CONTINUATION frame is whole: its `payload`.
+    fn frame_read(
+        &mut self,
+        payload: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), Result<Fault, H2Error>> {
         let head = self.frame;
-        let mut fragment = &self.payload[..];
+        let mut fragment = payload;
         if head.kind == HEADERS {
             fragment = headers_fragment(head.flags, fragment).map_err(|bad| {
                 Ok(match bad {
@@ -274,10 +284,17 @@ impl Trimmer {
                 })
             })?;
             self.block.clear();
-            self.open = Some(Open {
+            let open = Open {
                 stream_id: head.stream_id,
                 end_stream: head.flags & END_STREAM != 0,
-            });
+            };
+            if head.flags & END_HEADERS != 0 {
+                // The whole block in one frame (as nearly every server sends it).
+                self.rewrite(open, sink.keep(open.stream_id), fragment)
+                    .map_err(|e| Ok(e.into()))?;
+                return feed(sink, &self.out);
+            }
+            self.open = Some(open);
         }
         self.block.extend_from_slice(fragment);
         if head.flags & END_HEADERS == 0 {
@@ -286,18 +303,20 @@ impl Trimmer {
         let Some(open) = self.open.take() else {
             return Ok(());
         };
-        self.rewrite(open, sink.keep(open.stream_id))
-            .map_err(|e| Ok(e.into()))?;
+        let block = std::mem::take(&mut self.block);
+        let rewritten = self.rewrite(open, sink.keep(open.stream_id), &block);
+        self.block = block;
+        rewritten.map_err(|e| Ok(e.into()))?;
         feed(sink, &self.out)
     }
 
     /// Decodes the whole block into `out` as frames holding only the fields herd reads.
-    fn rewrite(&mut self, open: Open, keep: bool) -> Result<(), HpackError> {
+    fn rewrite(&mut self, open: Open, keep: bool, block: &[u8]) -> Result<(), HpackError> {
         let out = &mut self.out;
         out.clear();
         out.extend_from_slice(&[0; 9]);
         let memo = &mut self.memo;
-        if !keep && memo.generation == Some(self.decoder.generation()) && memo.block == self.block {
+        if !keep && memo.generation == Some(self.decoder.generation()) && memo.block == block {
             out.extend_from_slice(&memo.fields);
             #[cfg(test)]
             {
@@ -307,11 +326,12 @@ impl Trimmer {
             let want = |name: &[u8]| {
                 keep || matches!(name, b":status" | b"content-length" | b"content-type")
             };
-            self.decoder.decode(&self.block, want, |name, value| {
+            self.decoder.decode(block, want, |name, value| {
                 encode(out, keep, name, value);
             })?;
             if !keep && self.decoder.repeats() {
-                memo.block.clone_from(&self.block);
+                memo.block.clear();
+                memo.block.extend_from_slice(block);
                 memo.fields.clear();
                 memo.fields.extend_from_slice(&out[9..]);
                 memo.generation = Some(self.decoder.generation());
