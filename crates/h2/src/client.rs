@@ -229,6 +229,10 @@ impl Sink for Raw {
         self.recv(bytes)
     }
 
+    fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]) {
+        self.state().header(stream_id, name, value);
+    }
+
     fn terminate(&mut self, code: u32) {
         self.terminate_session(code);
     }

@@ -276,7 +276,9 @@ impl Decoder {
             // the block leaves again whatever came before it.
             return true;
         }
-        (p..n).all(|i| table.same(i, i % p)) && table.size + table.entry_size(n % p) > table.max
+        // Oldest first: after the head changed, the old entries are at the back.
+        (p..n).rev().all(|i| table.same(i, i % p))
+            && table.size + table.entry_size(n % p) > table.max
     }
 
     /// The dynamic table's size as RFC 7541 counts it (section 4.1).

@@ -1,11 +1,13 @@
 //! The client's header-block trimmer: between the server's bytes and nghttp2, it decodes
-//! every header block itself (`decoder.rs`) and hands nghttp2 each block rewritten as one
-//! HEADERS frame (CONTINUATIONs only past a frame's size) holding only the fields herd reads,
-//! each a literal without indexing and without Huffman coding (`:status: 200` as its static
-//! index). nghttp2's own inflater then never sees an indexing instruction, its table stays
-//! empty, and a response costs it two or three cheap fields instead of every field the server
-//! sent Huffman-decoded, copied and indexed. A stream whose caller keeps its response (checks,
-//! extraction, cookies, gRPC's trailers) gets every field.
+//! every header block itself (`decoder.rs`). The few fields herd reads of a response
+//! (`:status`, `content-length`, an event stream's `content-type`) go straight to the
+//! session's state (`Sink::header`), and nghttp2 gets the block's HEADERS frame empty: its
+//! flags (END_STREAM) and nothing to inflate; its inflater's table stays empty. A stream
+//! whose caller keeps its response (checks, extraction, cookies, gRPC's trailers) gets every
+//! field through nghttp2, rewritten as one HEADERS frame (CONTINUATIONs only past a frame's
+//! size) of literals without indexing or Huffman coding (`:status: 200` as its static index).
+//! A server that sends the same head on every stream (nginx's static file within a second)
+//! costs a comparison once its table is one that head leaves as it is (`Memo`).
 //!
 //! Every other frame (DATA, SETTINGS, ...) goes through as it came, in runs of the input as
 //! read, unbuffered but for a frame header split across reads. The byte counts of the
@@ -13,6 +15,7 @@
 
 use crate::decoder::{Decoder, HpackError, DEFAULT_TABLE_SIZE};
 use crate::H2Error;
+use std::ops::Range;
 
 use crate::frame::{
     headers_fragment, BadHeaders, CONTINUATION, END_HEADERS, END_STREAM, HEADERS, PUSH_PROMISE,
@@ -31,6 +34,9 @@ pub(crate) trait Sink {
     /// Whether the stream keeps its response whole (every header field).
     fn keep(&self, stream_id: i32) -> bool;
     fn feed(&mut self, bytes: &[u8]) -> Result<(), H2Error>;
+    /// A field herd reads of the response head of a stream that does not keep it, before
+    /// the head's frame (emptied of its fields) is fed.
+    fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]);
     /// Ends the connection with GOAWAY(code), as nghttp2 does on a connection error.
     fn terminate(&mut self, code: u32);
 }
@@ -109,8 +115,10 @@ impl Default for Trimmer {
 #[derive(Debug, Default)]
 struct Memo {
     block: Vec<u8>,
-    /// The block's fields as rewritten for a stream that does not keep its response.
+    /// The fields herd reads of it (for a stream that does not keep its response): their
+    /// names' and values' bytes, and where each lies.
     fields: Vec<u8>,
+    spans: Vec<(Range<usize>, Range<usize>)>,
     /// The decoder's table generation they hold for (generations only grow); `None`:
     /// nothing remembered.
     generation: Option<u64>,
@@ -290,7 +298,7 @@ impl Trimmer {
             };
             if head.flags & END_HEADERS != 0 {
                 // The whole block in one frame (as nearly every server sends it).
-                self.rewrite(open, sink.keep(open.stream_id), fragment)
+                self.rewrite(open, sink.keep(open.stream_id), fragment, sink)
                     .map_err(|e| Ok(e.into()))?;
                 return feed(sink, &self.out);
             }
@@ -304,36 +312,60 @@ impl Trimmer {
             return Ok(());
         };
         let block = std::mem::take(&mut self.block);
-        let rewritten = self.rewrite(open, sink.keep(open.stream_id), &block);
+        let rewritten = self.rewrite(open, sink.keep(open.stream_id), &block, sink);
         self.block = block;
         rewritten.map_err(|e| Ok(e.into()))?;
         feed(sink, &self.out)
     }
 
-    /// Decodes the whole block into `out` as frames holding only the fields herd reads.
-    fn rewrite(&mut self, open: Open, keep: bool, block: &[u8]) -> Result<(), HpackError> {
+    /// Decodes the whole block into `out` as frames holding only the fields herd reads: all
+    /// of them for a kept stream; none for another, whose fields herd reads go straight to
+    /// `sink.header` (nghttp2 then sees an empty block: its frame's flags, nothing to inflate).
+    fn rewrite(
+        &mut self,
+        open: Open,
+        keep: bool,
+        block: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), HpackError> {
         let out = &mut self.out;
         out.clear();
         out.extend_from_slice(&[0; 9]);
+        let id = open.stream_id;
         let memo = &mut self.memo;
-        if !keep && memo.generation == Some(self.decoder.generation()) && memo.block == block {
-            out.extend_from_slice(&memo.fields);
+        if keep {
+            self.decoder
+                .decode(block, |_| true, |name, value| encode(out, name, value))?;
+        } else if memo.generation == Some(self.decoder.generation()) && memo.block == block {
+            for (name, value) in &memo.spans {
+                sink.header(id, &memo.fields[name.clone()], &memo.fields[value.clone()]);
+            }
             #[cfg(test)]
             {
                 memo.hits += 1;
             }
         } else {
-            let want = |name: &[u8]| {
-                keep || matches!(name, b":status" | b"content-length" | b"content-type")
-            };
+            let want =
+                |name: &[u8]| matches!(name, b":status" | b"content-length" | b"content-type");
+            memo.generation = None;
+            memo.fields.clear();
+            memo.spans.clear();
             self.decoder.decode(block, want, |name, value| {
-                encode(out, keep, name, value);
+                // An ordinary content type matters only to a kept response; an event
+                // stream's says its body is read as events (see `State::header`).
+                if name == b"content-type" && !event_stream(value) {
+                    return;
+                }
+                sink.header(id, name, value);
+                let at = memo.fields.len();
+                memo.fields.extend_from_slice(name);
+                memo.fields.extend_from_slice(value);
+                let (n, v) = (at + name.len(), memo.fields.len());
+                memo.spans.push((at..n, n..v));
             })?;
-            if !keep && self.decoder.repeats() {
+            if self.decoder.repeats() {
                 memo.block.clear();
                 memo.block.extend_from_slice(block);
-                memo.fields.clear();
-                memo.fields.extend_from_slice(&out[9..]);
                 memo.generation = Some(self.decoder.generation());
             }
         }
@@ -382,16 +414,15 @@ fn put_head(at: &mut [u8], len: usize, kind: u8, flags: u8, stream_id: i32) {
     at[5..9].copy_from_slice(&stream_id.to_be_bytes());
 }
 
-/// One field as nghttp2 decodes it cheapest: the static table's `:status: 200`, else a
-/// literal without indexing, its name by static index where herd's names have one.
-fn encode(out: &mut Vec<u8>, keep: bool, name: &[u8], value: &[u8]) {
+/// One field of a kept stream's block as nghttp2 decodes it cheapest: the static table's
+/// `:status: 200`, else a literal without indexing, its name by static index where herd's
+/// names have one.
+fn encode(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
     let index = match name {
         b":status" if value == b"200" => return out.push(0x88),
         b":status" => 8,
         b"content-length" => 28,
-        b"content-type" if keep || event_stream(value) => 31,
-        // An ordinary content type matters only to a kept response.
-        b"content-type" => return,
+        b"content-type" => 31,
         _ => 0,
     };
     integer(out, 4, 0, index);
@@ -436,11 +467,18 @@ mod tests {
     #[derive(Default)]
     struct Record {
         fed: Vec<u8>,
+        /// Fields handed over beside nghttp2: (stream id, "name: value").
+        fields: Vec<(i32, String)>,
         keep: Vec<i32>,
         terminated: Option<u32>,
     }
 
     impl Sink for Record {
+        fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]) {
+            let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            self.fields
+                .push((stream_id, format!("{}: {}", s(name), s(value))));
+        }
         fn keep(&self, stream_id: i32) -> bool {
             self.keep.contains(&stream_id)
         }
@@ -525,15 +563,26 @@ mod tests {
         wire
     }
 
-    /// The fields of every rewritten header block, by nghttp2's own inflater.
-    fn blocks(fed: &[u8]) -> Vec<(i32, Vec<String>)> {
+    /// The fields of every header block: those handed over beside nghttp2 (each stream's in
+    /// order, one head a stream), then those of its rewritten block, by nghttp2's own
+    /// inflater.
+    fn blocks(sink: &Record) -> Vec<(i32, Vec<String>)> {
         let mut inflater = Inflater::new().unwrap();
-        frames(fed)
+        frames(&sink.fed)
             .into_iter()
             .filter(|f| f.0 == HEADERS)
             .map(|(_, flags, id, payload)| {
                 assert_ne!(flags & END_HEADERS, 0);
-                let mut fields = Vec::new();
+                let mut fields: Vec<String> = sink
+                    .fields
+                    .iter()
+                    .filter(|f| f.0 == id)
+                    .map(|f| f.1.clone())
+                    .collect();
+                if !fields.is_empty() {
+                    // Handed over beside: nghttp2 sees an empty block.
+                    assert!(payload.is_empty(), "stream {id}");
+                }
                 inflater
                     .inflate(&payload, |n, v| {
                         fields.push(format!(
@@ -565,7 +614,7 @@ mod tests {
             "content-type: text/html",
             "server: nginx/1.24.0",
         ];
-        let got = blocks(&sink.fed);
+        let got = blocks(&sink);
         assert_eq!(got.len(), 4);
         for (id, fields) in &got[..3] {
             if *id == 3 {
@@ -650,12 +699,9 @@ mod tests {
         for piece in wire.chunks(1000) {
             trim.recv(piece, &mut sink).unwrap();
         }
-        assert_eq!(blocks(&sink.fed), want);
-        assert_eq!(
-            blocks(&sink.fed)[0].1,
-            [":status: 200", "content-length: 615"]
-        );
-        assert_eq!(blocks(&sink.fed)[20].1.len(), 8);
+        assert_eq!(blocks(&sink), want);
+        assert_eq!(blocks(&sink)[0].1, [":status: 200", "content-length: 615"]);
+        assert_eq!(blocks(&sink)[20].1.len(), 8);
         // The table is the one decoding every block leaves, and the memo was used.
         assert_eq!(trim.decoder.entries(), reference.entries());
         // Each date fills the table (14 heads of 291 bytes, and one more) before its head
@@ -669,7 +715,7 @@ mod tests {
         let whole = {
             let mut sink = Record::default();
             Trimmer::default().recv(&wire, &mut sink).unwrap();
-            sink.fed
+            (sink.fed, sink.fields)
         };
         for cut in 0..=wire.len() {
             for second in [cut, (cut + 1).min(wire.len()), (cut + 10).min(wire.len())] {
@@ -678,7 +724,7 @@ mod tests {
                 for piece in [&wire[..cut], &wire[cut..second], &wire[second..]] {
                     trim.recv(piece, &mut sink).unwrap();
                 }
-                assert_eq!(sink.fed, whole, "cut at {cut} and {second}");
+                assert_eq!((sink.fed, sink.fields), whole, "cut at {cut} and {second}");
             }
         }
         // Byte by byte.
@@ -687,7 +733,7 @@ mod tests {
         for b in &wire {
             trim.recv(std::slice::from_ref(b), &mut sink).unwrap();
         }
-        assert_eq!(sink.fed, whole);
+        assert_eq!((sink.fed, sink.fields), whole);
     }
 
     #[test]
