@@ -82,25 +82,25 @@ impl ClientSession {
         if !self.raw.request_allowed() {
             return Err(H2Error::Closed);
         }
-        let pseudo: [(&[u8], &[u8]); 4] = [
+        let protocol = request.protocol.map(|p| (&b":protocol"[..], p));
+        let pseudo: [(&'static [u8], &[u8]); 5] = [
             (b":method", request.method),
             (b":scheme", request.scheme),
             (b":authority", request.authority),
             (b":path", request.path),
+            protocol.unwrap_or((b"", b"")),
         ];
+        let pseudo = &pseudo[..4 + usize::from(protocol.is_some())];
         let te_trailers = |name: &[u8], value: &[u8]| {
             !name.eq_ignore_ascii_case(b"te") || value.eq_ignore_ascii_case(b"trailers")
         };
-        let protocol = request.protocol.map(|p| (&b":protocol"[..], p));
-        let fields = pseudo.into_iter().chain(protocol).chain(
-            request
-                .headers
-                .iter()
-                .copied()
-                .filter(|(name, value)| !forbidden(name) && te_trailers(name, value)),
-        );
+        let fields = request
+            .headers
+            .iter()
+            .copied()
+            .filter(|(name, value)| !forbidden(name) && te_trailers(name, value));
         let with_body = !request.body.is_empty() || request.open;
-        let stream_id = self.raw.submit_request(fields, with_body)?;
+        let stream_id = self.raw.submit_request(pseudo, fields, with_body)?;
         let stream = self
             .raw
             .state()
@@ -227,6 +227,10 @@ impl Sink for Raw {
 
     fn feed(&mut self, bytes: &[u8]) -> Result<(), H2Error> {
         self.recv(bytes)
+    }
+
+    fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]) {
+        self.state().header(stream_id, name, value);
     }
 
     fn terminate(&mut self, code: u32) {

@@ -118,13 +118,15 @@ struct Entry {
 /// The dynamic table: entries' names and values back to back in one buffer, newest last;
 /// evicting moves only the start, and the live bytes (at most the table's size) are moved
 /// to the front when the buffer would have to grow.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Table {
     buf: Vec<u8>,
     /// Newest first.
     entries: VecDeque<Entry>,
     size: usize,
     max: usize,
+    /// Counts the changes to the entries: a block's fields may be remembered while it holds.
+    generation: u64,
 }
 
 impl Table {
@@ -134,6 +136,7 @@ impl Table {
             entries: VecDeque::with_capacity(max / ENTRY_OVERHEAD + 1),
             size: 0,
             max,
+            generation: 0,
         }
     }
 
@@ -158,6 +161,7 @@ impl Table {
     }
 
     fn resize(&mut self, max: usize) {
+        self.generation += 1;
         self.max = max;
         self.evict_to(max);
     }
@@ -179,6 +183,7 @@ impl Table {
     /// displaces (all of it when it is larger than the table, and then it is not kept,
     /// though its bytes stay readable until the next insert).
     fn commit(&mut self, entry: Entry) {
+        self.generation += 1;
         let size = entry.name + entry.decoded + ENTRY_OVERHEAD;
         if size > self.max {
             self.evict_to(0);
@@ -188,10 +193,22 @@ impl Table {
         self.entries.push_front(entry);
         self.size += size;
     }
+
+    /// Whether entries `i` and `j` hold the same name and the same value as sent.
+    fn same(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.entries[i], self.entries[j]);
+        let bytes = |e: Entry| &self.buf[e.at..e.at + e.name + e.value];
+        (a.name, a.value, a.huffman) == (b.name, b.value, b.huffman) && bytes(a) == bytes(b)
+    }
+
+    fn entry_size(&self, i: usize) -> usize {
+        let e = self.entries[i];
+        e.name + e.decoded + ENTRY_OVERHEAD
+    }
 }
 
 /// One connection's decoder for the header blocks coming in.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Decoder {
     table: Table,
     /// The most a dynamic table size update may ask: SETTINGS_HEADER_TABLE_SIZE as advertised.
@@ -199,6 +216,10 @@ pub(crate) struct Decoder {
     /// Decoded names and values of fields kept out of the table.
     name: Vec<u8>,
     value: Vec<u8>,
+    /// What the last block did: whether it read the dynamic table (an index above the static
+    /// table's, or a size update), and how many entries it inserted.
+    last_read_table: bool,
+    last_inserts: usize,
 }
 
 /// A string literal in a block: its bytes as sent, Huffman-coded or not.
@@ -215,7 +236,49 @@ impl Decoder {
             limit,
             name: Vec::with_capacity(64),
             value: Vec::with_capacity(256),
+            last_read_table: true,
+            last_inserts: 0,
         }
+    }
+
+    /// Changes with every change to the dynamic table.
+    pub(crate) fn generation(&self) -> u64 {
+        self.table.generation
+    }
+
+    /// Whether decoding the last block again would give the same fields and leave the table
+    /// as it is now; then, while [`generation`](Self::generation) stays, the same bytes
+    /// decode to the same fields without being decoded.
+    ///
+    /// A block that reads nothing from the dynamic table gives fields that depend on its
+    /// bytes alone. Its `p` insertions, made again, leave the table unchanged when the
+    /// table is already what endless repeats of them leave: its `n` entries are the block's
+    /// `p` entries over and over (newest first, entry `i` is entry `i % p`), and the entry
+    /// that would come before its oldest (entry `n % p`) does not fit beside them. Inserting
+    /// evicts oldest first until the new entry fits, so the table after each insertion is
+    /// the longest run of the latest entries that fits: for a table of repeats, that is the
+    /// same `n` entries again. A table with fewer entries than the block inserted is the
+    /// longest run of the block's last entries that fits, whatever came before: the same
+    /// again too.
+    pub(crate) fn repeats(&self) -> bool {
+        let p = self.last_inserts;
+        if self.last_read_table {
+            return false;
+        }
+        if p == 0 {
+            return true;
+        }
+        let table = &self.table;
+        let n = table.entries.len();
+        if n < p {
+            // The block evicted some of its own entries: the table is the longest run of
+            // its last entries that fits (none, when its last did not fit at all), which
+            // the block leaves again whatever came before it.
+            return true;
+        }
+        // Oldest first: after the head changed, the old entries are at the back.
+        (p..n).rev().all(|i| table.same(i, i % p))
+            && table.size + table.entry_size(n % p) > table.max
     }
 
     /// The dynamic table's size as RFC 7541 counts it (section 4.1).
@@ -247,15 +310,21 @@ impl Decoder {
         mut field: impl FnMut(&[u8], &[u8]),
     ) -> Result<(), HpackError> {
         let mut fields = false;
+        // Until the block is whole, it is not one to remember.
+        self.last_read_table = true;
+        let (mut read_table, mut inserts) = (false, 0);
         while let Some(&first) = block.first() {
             if first & 0x80 != 0 {
                 let index = integer(&mut block, 7)?;
+                read_table |= index > STATIC.len();
                 let (name, value) = lookup(&self.table, index)?;
                 if want(name) {
                     field(name, open(value, &mut self.value)?);
                 }
             } else if first & 0xc0 == 0x40 {
                 let index = integer(&mut block, 6)?;
+                read_table |= index > STATIC.len();
+                inserts += 1;
                 self.insert(&mut block, index, &mut want, &mut field)?;
             } else if first & 0xe0 == 0x20 {
                 if fields {
@@ -267,14 +336,17 @@ impl Decoder {
                     return Err(HpackError::TableSize { asked, limit });
                 }
                 self.table.resize(asked);
+                read_table = true;
                 continue;
             } else {
                 // Without indexing (0000) or never indexed (0001): the same to a decoder.
                 let index = integer(&mut block, 4)?;
+                read_table |= index > STATIC.len();
                 self.literal(&mut block, index, &mut want, &mut field)?;
             }
             fields = true;
         }
+        (self.last_read_table, self.last_inserts) = (read_table, inserts);
         Ok(())
     }
 
@@ -443,7 +515,7 @@ fn string<'a>(block: &mut &'a [u8]) -> Result<Literal<'a>, HpackError> {
 pub(crate) mod tests {
     use super::*;
 
-    fn hex(s: &str) -> Vec<u8> {
+    pub(crate) fn hex(s: &str) -> Vec<u8> {
         let s: String = s.split_whitespace().collect();
         (0..s.len())
             .step_by(2)
@@ -635,6 +707,114 @@ pub(crate) mod tests {
         assert_eq!(all(&mut d, &[0xbe]), Err(HpackError::Index(62)));
     }
 
+    /// nginx's response head for a static file (HTTP/2, h2c), as captured: `:status: 200`
+    /// indexed; server, date, content-type, content-length and last-modified as literals
+    /// with incremental indexing (the last four's values and the server's Huffman-coded);
+    /// etag and accept-ranges as literals without indexing, their names Huffman-coded.
+    pub(crate) const NGINX: &str =
+        "887689aa6355e580ae212e1f6196dd6d5f4a09f5349fba82009c5020b8d86e36f298b46f\
+        5f87497ca589d34d1f5c033631356c96dd6d5f4a09f5349fba82009c5020b8d86e36f298b46f00832a4737\
+        8bfe5c8c0403242ac271dfe7008919085ad2b583aa62a3848fd24a8f";
+
+    /// A dynamic table size update to `size` (RFC 7541 section 6.3).
+    fn size_update(size: usize) -> Vec<u8> {
+        if size < 31 {
+            return vec![0x20 | size as u8];
+        }
+        let mut out = vec![0x3f];
+        let mut rest = size - 31;
+        while rest >= 0x80 {
+            out.push((rest & 0x7f) as u8 | 0x80);
+            rest >>= 7;
+        }
+        out.push(rest as u8);
+        out
+    }
+
+    /// Whether decoding `block` again gives `fields` and leaves the table as it is: what
+    /// `repeats` promises.
+    fn fixed_point(d: &Decoder, block: &[u8], fields: &Fields) -> bool {
+        let mut again = d.clone();
+        all(&mut again, block).as_ref() == Ok(fields)
+            && table(&again) == table(d)
+            && again.table_size() == d.table_size()
+    }
+
+    /// The same block over and over, as nginx sends its static file's head: once the table
+    /// holds nothing but its entries, as many as fit, a block is known to repeat (and only
+    /// then: a block that would still grow the table, or meets older entries, is not).
+    #[test]
+    fn a_block_repeats_once_the_table_is_full_of_its_entries() {
+        let literal = |index: u8, value: &[u8]| {
+            let coded = huffman::encode(value);
+            let mut out = vec![0x40 | index, 0x80 | coded.len() as u8];
+            out.extend_from_slice(&coded);
+            out
+        };
+        let nginx = hex(NGINX);
+        let mixed = [
+            vec![0x88],
+            literal(54, b"nginx/1.24.0"),
+            literal(33, b"Sun, 29 Nov 2026 10:50:00 GMT"),
+            vec![0x0f, 0x0d, 0x03],
+            b"615".to_vec(),
+        ]
+        .concat();
+        let small = literal(33, b"x");
+        for block in [&nginx, &mixed, &small] {
+            for (size, older) in [0, 40, 60, 100, 256, 1000, 4096]
+                .into_iter()
+                .flat_map(|size| [(size, true), (size, false)])
+            {
+                let mut d = Decoder::new(4096);
+                if older {
+                    // A table left with an older entry, then resized.
+                    all(&mut d, &hex("4005 6162 6364 6503 7879 7a")).unwrap();
+                    all(&mut d, &size_update(size)).unwrap();
+                } else {
+                    all(&mut d, &size_update(size)).unwrap();
+                }
+                let mut first = None;
+                for round in 0..400 {
+                    let fields = all(&mut d, block).unwrap();
+                    let fixed = fixed_point(&d, block, &fields);
+                    if d.repeats() {
+                        assert!(fixed, "size {size}, round {round}");
+                        first.get_or_insert(round);
+                    } else if round > 200 {
+                        // Long past filling the table: known to repeat.
+                        panic!("size {size}, round {round}: not known to repeat");
+                    }
+                }
+                assert!(first.is_some(), "size {size}");
+            }
+        }
+    }
+
+    /// A block that reads the dynamic table, or resizes it, is never remembered; one that
+    /// neither reads nor inserts always is.
+    #[test]
+    fn blocks_that_read_the_table_are_not_known_to_repeat() {
+        let mut d = Decoder::new(4096);
+        all(&mut d, &hex("4005 6162 6364 6503 7879 7a")).unwrap();
+        for block in [
+            &[0xbe][..],
+            &[0x7e, 0x01, b'v'],
+            &[0x0f, 0x2f, 0x01, b'v'],
+            &[0x20],
+        ] {
+            all(&mut d, &hex("4005 6162 6364 6503 7879 7a")).unwrap();
+            all(&mut d, block).unwrap();
+            assert!(!d.repeats(), "{block:02x?}");
+        }
+        all(
+            &mut d,
+            &[0x88, 0x0f, 0x0d, 0x01, b'5', 0x00, 0x01, b'a', 0x01, b'b'],
+        )
+        .unwrap();
+        assert!(d.repeats());
+    }
+
     /// A tiny deterministic generator: tests reproduce.
     pub(crate) struct Rng(pub(crate) u64);
 
@@ -749,6 +929,23 @@ pub(crate) mod tests {
             .unwrap_or_else(|e| panic!("round {round}: {e}"));
             let want: Vec<(Vec<u8>, Vec<u8>)> = list.into_iter().map(|(n, v, _)| (n, v)).collect();
             assert_eq!(got, want, "round {round}");
+            if d.repeats() {
+                let fields = got
+                    .iter()
+                    .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                    .collect::<Vec<_>>();
+                let mut again = d.clone();
+                let mut twice = Vec::new();
+                again
+                    .decode(
+                        &buf[..n as usize],
+                        |_| true,
+                        |n, v| twice.push((n.to_vec(), v.to_vec())),
+                    )
+                    .unwrap();
+                assert_eq!(twice, fields, "round {round}");
+                assert_eq!(again.entries(), d.entries(), "round {round}");
+            }
             // SAFETY: a read of the deflater's state.
             let size = unsafe { sys::nghttp2_hd_deflate_get_dynamic_table_size(deflater) };
             assert_eq!(d.table_size(), size, "round {round}");

@@ -10,8 +10,9 @@
 //!   touches `state` while one of those calls runs.
 //! - Pointers and lengths nghttp2 hands to callbacks are valid for the callback's duration;
 //!   they become slices that do not outlive it (anything kept is copied).
-//! - Name/value pairs given to submit calls are copied by nghttp2 before it returns (no
-//!   NO_COPY flags), so borrowed slices suffice; nghttp2 never writes through them.
+//! - Name/value pairs given to submit calls are copied by nghttp2 before it returns, so
+//!   borrowed slices suffice; nghttp2 never writes through them. The one exception, a
+//!   request's pseudo-header names (NO_COPY_NAME), are `'static`.
 //! - nghttp2 allocates through `pool.rs`'s four functions (`nghttp2_mem`), which hand out
 //!   and take back only blocks they made.
 //! - The callbacks never unwind: the `State` methods they call do not panic, and a panic in an
@@ -243,12 +244,21 @@ impl Raw {
     }
 
     /// Queues a request; the body, if any, is read from the stream's state when sent.
+    /// `pseudo`'s names are herd's own (lowercase, `'static`): nghttp2 neither copies nor
+    /// lowercases them (`NO_COPY_NAME`), the fields' names it does.
     pub(crate) fn submit_request<'a>(
         &mut self,
+        pseudo: &[(&'static [u8], &'a [u8])],
         fields: impl Iterator<Item = (&'a [u8], &'a [u8])>,
         with_body: bool,
     ) -> Result<i32, H2Error> {
-        self.fill_nva(fields);
+        self.nva.clear();
+        self.nva
+            .extend(pseudo.iter().map(|&(name, value)| sys::nghttp2_nv {
+                flags: sys::NGHTTP2_NV_FLAG_NO_COPY_NAME as u8,
+                ..nv(name, value)
+            }));
+        self.nva.extend(fields.map(|(name, value)| nv(name, value)));
         let provider = body_provider();
         let data = if with_body { &provider } else { ptr::null() };
         // SAFETY: `nva` points at slices alive for the call, which copies them.

@@ -102,10 +102,7 @@ impl State {
         }
         let exchange = stream.exchange;
         if name == b":status" {
-            let status = std::str::from_utf8(value)
-                .ok()
-                .and_then(|s| s.parse::<u16>().ok())
-                .unwrap_or(0);
+            let status = status(value);
             // 1xx heads are interim; only the final status is the response's.
             if status >= 200 {
                 self.events.push(Event::Status { exchange, status });
@@ -321,19 +318,67 @@ fn event_stream(name: &[u8], value: &[u8]) -> bool {
 
 /// A `content-length` value: its digits, or `u64::MAX` (no body is that long) when it is
 /// no number.
+/// A `:status` value as Rust's `u16` reads it (a leading `+` allowed), 0 if it is no number:
+/// nghttp2's checks of it are off (`ffi.rs`).
+fn status(value: &[u8]) -> u16 {
+    let unsigned = value.strip_prefix(b"+").unwrap_or(value);
+    digits(unsigned).map_or(0, |n| u16::try_from(n).unwrap_or(0))
+}
+
 fn length(value: &[u8]) -> u64 {
-    match value {
-        [] => u64::MAX,
-        digits if digits.iter().all(u8::is_ascii_digit) => std::str::from_utf8(digits)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(u64::MAX),
-        _ => u64::MAX,
+    digits(value).unwrap_or(u64::MAX)
+}
+
+/// A number written in decimal digits alone (no sign, no space), if it is one that fits.
+fn digits(value: &[u8]) -> Option<u64> {
+    if value.is_empty() {
+        return None;
     }
+    value.iter().try_fold(0u64, |n, &b| {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 fn keep(kept: &mut Vec<u8>, bytes: &[u8]) -> std::ops::Range<usize> {
     let start = kept.len();
     kept.extend_from_slice(bytes);
     start..kept.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_lengths_read_as_rusts_parsers_read_them() {
+        for v in [
+            "200",
+            "0200",
+            "+200",
+            "++200",
+            "+",
+            "",
+            " 200",
+            "20x",
+            "65535",
+            "65536",
+            "-1",
+            "18446744073709551615",
+            "18446744073709551616",
+            "٣",
+        ] {
+            let want = v.parse::<u16>().unwrap_or(0);
+            assert_eq!(status(v.as_bytes()), want, "{v:?}");
+            let want = if v.bytes().all(|b| b.is_ascii_digit()) {
+                v.parse::<u64>().unwrap_or(u64::MAX)
+            } else {
+                u64::MAX
+            };
+            assert_eq!(length(v.as_bytes()), want, "{v:?}");
+        }
+    }
 }

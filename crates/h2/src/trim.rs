@@ -1,11 +1,13 @@
 //! The client's header-block trimmer: between the server's bytes and nghttp2, it decodes
-//! every header block itself (`decoder.rs`) and hands nghttp2 each block rewritten as one
-//! HEADERS frame (CONTINUATIONs only past a frame's size) holding only the fields herd reads,
-//! each a literal without indexing and without Huffman coding (`:status: 200` as its static
-//! index). nghttp2's own inflater then never sees an indexing instruction, its table stays
-//! empty, and a response costs it two or three cheap fields instead of every field the server
-//! sent Huffman-decoded, copied and indexed. A stream whose caller keeps its response (checks,
-//! extraction, cookies, gRPC's trailers) gets every field.
+//! every header block itself (`decoder.rs`). The few fields herd reads of a response
+//! (`:status`, `content-length`, an event stream's `content-type`) go straight to the
+//! session's state (`Sink::header`), and nghttp2 gets the block's HEADERS frame empty: its
+//! flags (END_STREAM) and nothing to inflate; its inflater's table stays empty. A stream
+//! whose caller keeps its response (checks, extraction, cookies, gRPC's trailers) gets every
+//! field through nghttp2, rewritten as one HEADERS frame (CONTINUATIONs only past a frame's
+//! size) of literals without indexing or Huffman coding (`:status: 200` as its static index).
+//! A server that sends the same head on every stream (nginx's static file within a second)
+//! costs a comparison once its table is one that head leaves as it is (`Memo`).
 //!
 //! Every other frame (DATA, SETTINGS, ...) goes through as it came, in runs of the input as
 //! read, unbuffered but for a frame header split across reads. The byte counts of the
@@ -13,6 +15,7 @@
 
 use crate::decoder::{Decoder, HpackError, DEFAULT_TABLE_SIZE};
 use crate::H2Error;
+use std::ops::Range;
 
 use crate::frame::{
     headers_fragment, BadHeaders, CONTINUATION, END_HEADERS, END_STREAM, HEADERS, PUSH_PROMISE,
@@ -31,6 +34,9 @@ pub(crate) trait Sink {
     /// Whether the stream keeps its response whole (every header field).
     fn keep(&self, stream_id: i32) -> bool;
     fn feed(&mut self, bytes: &[u8]) -> Result<(), H2Error>;
+    /// A field herd reads of the response head of a stream that does not keep it, before
+    /// the head's frame (emptied of its fields) is fed.
+    fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]);
     /// Ends the connection with GOAWAY(code), as nghttp2 does on a connection error.
     fn terminate(&mut self, code: u32);
 }
@@ -79,6 +85,7 @@ pub(crate) struct Trimmer {
     block: Vec<u8>,
     /// The rewritten frames handed to nghttp2.
     out: Vec<u8>,
+    memo: Memo,
     /// A connection error ended the session: what comes after is dropped.
     broken: bool,
 }
@@ -96,9 +103,28 @@ impl Default for Trimmer {
             open: None,
             block: Vec::with_capacity(1024),
             out: Vec::with_capacity(1024),
+            memo: Memo::default(),
             broken: false,
         }
     }
+}
+
+/// The last header block whose fields are known without decoding it again while the
+/// decoder's table is as it was left (`Decoder::repeats`): a server that sends the same
+/// response head on every stream (nginx's static file, within a second) costs a comparison.
+#[derive(Debug, Default)]
+struct Memo {
+    block: Vec<u8>,
+    /// The fields herd reads of it (for a stream that does not keep its response): their
+    /// names' and values' bytes, and where each lies.
+    fields: Vec<u8>,
+    spans: Vec<(Range<usize>, Range<usize>)>,
+    /// The decoder's table generation they hold for (generations only grow); `None`:
+    /// nothing remembered.
+    generation: Option<u64>,
+    /// Blocks answered from the memo.
+    #[cfg(test)]
+    hits: usize,
 }
 
 /// A connection error the trimmer found: GOAWAY's code and what to tell the user.
@@ -148,7 +174,10 @@ impl Trimmer {
                 self.wanted -= n;
                 i += n;
                 if self.wanted == 0 {
-                    self.frame_read(sink)?;
+                    let payload = std::mem::take(&mut self.payload);
+                    let read = self.frame_read(&payload, sink);
+                    self.payload = payload;
+                    read?;
                     run = Some(i);
                 }
                 continue;
@@ -179,12 +208,15 @@ impl Trimmer {
                 feed(sink, &input[r..start])?;
             }
             self.frame = head;
+            if head.len <= input.len() - i {
+                // The whole frame came in this read: read where it lies.
+                self.frame_read(&input[i..i + head.len], sink)?;
+                i += head.len;
+                run = Some(i);
+                continue;
+            }
             self.payload.clear();
             self.wanted = head.len;
-            if head.len == 0 {
-                self.frame_read(sink)?;
-                run = Some(i);
-            }
         }
         if let Some(r) = run {
             feed(sink, &input[r..])?;
@@ -234,10 +266,14 @@ impl Trimmer {
         Ok(true)
     }
 
-    /// A HEADERS or CONTINUATION frame is whole in `payload`.
-    fn frame_read(&mut self, sink: &mut impl Sink) -> Result<(), Result<Fault, H2Error>> {
+    /// A HEADERS or CONTINUATION frame is whole: its `payload`.
+    fn frame_read(
+        &mut self,
+        payload: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), Result<Fault, H2Error>> {
         let head = self.frame;
-        let mut fragment = &self.payload[..];
+        let mut fragment = payload;
         if head.kind == HEADERS {
             fragment = headers_fragment(head.flags, fragment).map_err(|bad| {
                 Ok(match bad {
@@ -256,10 +292,17 @@ impl Trimmer {
                 })
             })?;
             self.block.clear();
-            self.open = Some(Open {
+            let open = Open {
                 stream_id: head.stream_id,
                 end_stream: head.flags & END_STREAM != 0,
-            });
+            };
+            if head.flags & END_HEADERS != 0 {
+                // The whole block in one frame (as nearly every server sends it).
+                self.rewrite(open, sink.keep(open.stream_id), fragment, sink)
+                    .map_err(|e| Ok(e.into()))?;
+                return feed(sink, &self.out);
+            }
+            self.open = Some(open);
         }
         self.block.extend_from_slice(fragment);
         if head.flags & END_HEADERS == 0 {
@@ -268,21 +311,64 @@ impl Trimmer {
         let Some(open) = self.open.take() else {
             return Ok(());
         };
-        self.rewrite(open, sink.keep(open.stream_id))
-            .map_err(|e| Ok(e.into()))?;
+        let block = std::mem::take(&mut self.block);
+        let rewritten = self.rewrite(open, sink.keep(open.stream_id), &block, sink);
+        self.block = block;
+        rewritten.map_err(|e| Ok(e.into()))?;
         feed(sink, &self.out)
     }
 
-    /// Decodes the whole block into `out` as frames holding only the fields herd reads.
-    fn rewrite(&mut self, open: Open, keep: bool) -> Result<(), HpackError> {
+    /// Decodes the whole block into `out` as frames holding only the fields herd reads: all
+    /// of them for a kept stream; none for another, whose fields herd reads go straight to
+    /// `sink.header` (nghttp2 then sees an empty block: its frame's flags, nothing to inflate).
+    fn rewrite(
+        &mut self,
+        open: Open,
+        keep: bool,
+        block: &[u8],
+        sink: &mut impl Sink,
+    ) -> Result<(), HpackError> {
         let out = &mut self.out;
         out.clear();
         out.extend_from_slice(&[0; 9]);
-        let want =
-            |name: &[u8]| keep || matches!(name, b":status" | b"content-length" | b"content-type");
-        self.decoder.decode(&self.block, want, |name, value| {
-            encode(out, keep, name, value);
-        })?;
+        let id = open.stream_id;
+        let memo = &mut self.memo;
+        if keep {
+            self.decoder
+                .decode(block, |_| true, |name, value| encode(out, name, value))?;
+        } else if memo.generation == Some(self.decoder.generation()) && memo.block == block {
+            for (name, value) in &memo.spans {
+                sink.header(id, &memo.fields[name.clone()], &memo.fields[value.clone()]);
+            }
+            #[cfg(test)]
+            {
+                memo.hits += 1;
+            }
+        } else {
+            let want =
+                |name: &[u8]| matches!(name, b":status" | b"content-length" | b"content-type");
+            memo.generation = None;
+            memo.fields.clear();
+            memo.spans.clear();
+            self.decoder.decode(block, want, |name, value| {
+                // An ordinary content type matters only to a kept response; an event
+                // stream's says its body is read as events (see `State::header`).
+                if name == b"content-type" && !event_stream(value) {
+                    return;
+                }
+                sink.header(id, name, value);
+                let at = memo.fields.len();
+                memo.fields.extend_from_slice(name);
+                memo.fields.extend_from_slice(value);
+                let (n, v) = (at + name.len(), memo.fields.len());
+                memo.spans.push((at..n, n..v));
+            })?;
+            if self.decoder.repeats() {
+                memo.block.clear();
+                memo.block.extend_from_slice(block);
+                memo.generation = Some(self.decoder.generation());
+            }
+        }
         // One HEADERS frame, and CONTINUATIONs if a kept block is larger than a frame.
         let total = out.len() - 9;
         let first = total.min(MAX_FRAME);
@@ -328,16 +414,15 @@ fn put_head(at: &mut [u8], len: usize, kind: u8, flags: u8, stream_id: i32) {
     at[5..9].copy_from_slice(&stream_id.to_be_bytes());
 }
 
-/// One field as nghttp2 decodes it cheapest: the static table's `:status: 200`, else a
-/// literal without indexing, its name by static index where herd's names have one.
-fn encode(out: &mut Vec<u8>, keep: bool, name: &[u8], value: &[u8]) {
+/// One field of a kept stream's block as nghttp2 decodes it cheapest: the static table's
+/// `:status: 200`, else a literal without indexing, its name by static index where herd's
+/// names have one.
+fn encode(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
     let index = match name {
         b":status" if value == b"200" => return out.push(0x88),
         b":status" => 8,
         b"content-length" => 28,
-        b"content-type" if keep || event_stream(value) => 31,
-        // An ordinary content type matters only to a kept response.
-        b"content-type" => return,
+        b"content-type" => 31,
         _ => 0,
     };
     integer(out, 4, 0, index);
@@ -382,11 +467,18 @@ mod tests {
     #[derive(Default)]
     struct Record {
         fed: Vec<u8>,
+        /// Fields handed over beside nghttp2: (stream id, "name: value").
+        fields: Vec<(i32, String)>,
         keep: Vec<i32>,
         terminated: Option<u32>,
     }
 
     impl Sink for Record {
+        fn header(&mut self, stream_id: i32, name: &[u8], value: &[u8]) {
+            let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            self.fields
+                .push((stream_id, format!("{}: {}", s(name), s(value))));
+        }
         fn keep(&self, stream_id: i32) -> bool {
             self.keep.contains(&stream_id)
         }
@@ -471,15 +563,26 @@ mod tests {
         wire
     }
 
-    /// The fields of every rewritten header block, by nghttp2's own inflater.
-    fn blocks(fed: &[u8]) -> Vec<(i32, Vec<String>)> {
+    /// The fields of every header block: those handed over beside nghttp2 (each stream's in
+    /// order, one head a stream), then those of its rewritten block, by nghttp2's own
+    /// inflater.
+    fn blocks(sink: &Record) -> Vec<(i32, Vec<String>)> {
         let mut inflater = Inflater::new().unwrap();
-        frames(fed)
+        frames(&sink.fed)
             .into_iter()
             .filter(|f| f.0 == HEADERS)
             .map(|(_, flags, id, payload)| {
                 assert_ne!(flags & END_HEADERS, 0);
-                let mut fields = Vec::new();
+                let mut fields: Vec<String> = sink
+                    .fields
+                    .iter()
+                    .filter(|f| f.0 == id)
+                    .map(|f| f.1.clone())
+                    .collect();
+                if !fields.is_empty() {
+                    // Handed over beside: nghttp2 sees an empty block.
+                    assert!(payload.is_empty(), "stream {id}");
+                }
                 inflater
                     .inflate(&payload, |n, v| {
                         fields.push(format!(
@@ -511,7 +614,7 @@ mod tests {
             "content-type: text/html",
             "server: nginx/1.24.0",
         ];
-        let got = blocks(&sink.fed);
+        let got = blocks(&sink);
         assert_eq!(got.len(), 4);
         for (id, fields) in &got[..3] {
             if *id == 3 {
@@ -547,13 +650,72 @@ mod tests {
         assert_eq!(sink.terminated, None);
     }
 
+    /// nginx's static file, stream after stream: once its head is known to repeat, it is
+    /// not decoded again, and every stream still gets what decoding would give, kept
+    /// streams every field, through a change of its date and a kept stream in between.
+    #[test]
+    fn a_repeated_head_is_remembered_and_reaches_nghttp2_as_decoded() {
+        let nginx = crate::decoder::tests::hex(crate::decoder::tests::NGINX);
+        let date = b"Sun, 29 Nov 2026 10:50:01 GMT";
+        let later = [
+            &nginx[..12],
+            &[0x61, 0x80 | 0x16][..],
+            &crate::huffman::encode(date),
+            &nginx[36..],
+        ]
+        .concat();
+        assert_eq!(later.len(), nginx.len());
+        let mut wire = Vec::new();
+        let mut heads = Vec::new();
+        let mut reference = Decoder::new(DEFAULT_TABLE_SIZE);
+        let mut want = Vec::new();
+        let keep = vec![41, 101, 203];
+        for k in 0..150 {
+            let id = 1 + 2 * k;
+            let block = if k < 60 { &nginx } else { &later };
+            wire.extend(frame(HEADERS, END_HEADERS, id, block));
+            wire.extend(frame(0x0, END_STREAM, id, &[b'x'; 615]));
+            heads.push(block.clone());
+            let mut fields = Vec::new();
+            reference
+                .decode(
+                    block,
+                    |_| true,
+                    |n, v| {
+                        let name = String::from_utf8_lossy(n);
+                        if keep.contains(&id) || matches!(&*name, ":status" | "content-length") {
+                            fields.push(format!("{name}: {}", String::from_utf8_lossy(v)));
+                        }
+                    },
+                )
+                .unwrap();
+            want.push((id, fields));
+        }
+        let mut trim = Trimmer::default();
+        let mut sink = Record {
+            keep: keep.clone(),
+            ..Record::default()
+        };
+        for piece in wire.chunks(1000) {
+            trim.recv(piece, &mut sink).unwrap();
+        }
+        assert_eq!(blocks(&sink), want);
+        assert_eq!(blocks(&sink)[0].1, [":status: 200", "content-length: 615"]);
+        assert_eq!(blocks(&sink)[20].1.len(), 8);
+        // The table is the one decoding every block leaves, and the memo was used.
+        assert_eq!(trim.decoder.entries(), reference.entries());
+        // Each date fills the table (14 heads of 291 bytes, and one more) before its head
+        // is known to repeat; a kept stream decodes, and changes the table for the next.
+        assert!(trim.memo.hits >= 150 - 2 * 15 - 2 * 3, "{}", trim.memo.hits);
+    }
+
     #[test]
     fn the_same_bytes_split_anywhere_reach_nghttp2_the_same() {
         let wire = server_wire();
         let whole = {
             let mut sink = Record::default();
             Trimmer::default().recv(&wire, &mut sink).unwrap();
-            sink.fed
+            (sink.fed, sink.fields)
         };
         for cut in 0..=wire.len() {
             for second in [cut, (cut + 1).min(wire.len()), (cut + 10).min(wire.len())] {
@@ -562,7 +724,7 @@ mod tests {
                 for piece in [&wire[..cut], &wire[cut..second], &wire[second..]] {
                     trim.recv(piece, &mut sink).unwrap();
                 }
-                assert_eq!(sink.fed, whole, "cut at {cut} and {second}");
+                assert_eq!((sink.fed, sink.fields), whole, "cut at {cut} and {second}");
             }
         }
         // Byte by byte.
@@ -571,7 +733,7 @@ mod tests {
         for b in &wire {
             trim.recv(std::slice::from_ref(b), &mut sink).unwrap();
         }
-        assert_eq!(sink.fed, whole);
+        assert_eq!((sink.fed, sink.fields), whole);
     }
 
     #[test]

@@ -6,11 +6,13 @@
 use super::within;
 use crate::common::*;
 
-/// Six streams of ten tokens through Caddy with `flag`: TTFT and ITL within 5% as over
-/// HTTP/1.1, spoken as `protocol` by herd and logged as `caddy_proto` by Caddy.
+/// Six streams of ten tokens through Caddy with `flag`: TTFT the first token's (not the
+/// headers' nor the second token's: at least 95% of 200 ms and short of 200 + 40 ms, the proxy's
+/// hop on a busy machine allowed for), ITL within 5% as over HTTP/1.1, spoken as `protocol` by
+/// herd and logged as `caddy_proto` by Caddy.
 fn through_caddy(flag: &str, extra: &[&str], protocol: &str, caddy_proto: &str) {
     let _turn = one_at_a_time();
-    let s = mock(&["/v1/chat/completions sse=llm ttft=200ms itl=20ms tokens=10"]);
+    let s = mock(&["/v1/chat/completions sse=llm ttft=200ms itl=40ms tokens=10"]);
     // Caddy flushes a text/event-stream as it comes; -1 says so whatever its version's default.
     let proxy = format!(
         "reverse_proxy /v1/* {} {{\n\t\tflush_interval -1\n\t}}",
@@ -31,8 +33,8 @@ fn through_caddy(flag: &str, extra: &[&str], protocol: &str, caddy_proto: &str) 
     assert_eq!(st["tokens"], 60, "{st}");
     let ttft = st["ttft_ms"]["p50"].as_f64().unwrap();
     let itl = st["itl_ms"]["p50"].as_f64().unwrap();
-    assert!(within(ttft, 200.0, 0.05), "ttft p50 {ttft} ms: {st}");
-    assert!(within(itl, 20.0, 0.05), "itl p50 {itl} ms: {st}");
+    assert!((190.0..230.0).contains(&ttft), "ttft p50 {ttft} ms: {st}");
+    assert!(within(itl, 40.0, 0.05), "itl p50 {itl} ms: {st}");
     let protocols = r["generator"]["protocols"].to_string();
     assert!(
         protocols.contains(&format!("\"{protocol}\"")),
