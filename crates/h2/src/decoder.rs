@@ -716,18 +716,10 @@ pub(crate) mod tests {
         5f87497ca589d34d1f5c033631356c96dd6d5f4a09f5349fba82009c5020b8d86e36f298b46f00832a4737\
         8bfe5c8c0403242ac271dfe7008919085ad2b583aa62a3848fd24a8f";
 
-    /// A dynamic table size update to `size` (RFC 7541 section 6.3).
+    /// A dynamic table size update to `size` (RFC 7541 section 6.3): a 5-bit prefix under 001.
     fn size_update(size: usize) -> Vec<u8> {
-        if size < 31 {
-            return vec![0x20 | size as u8];
-        }
-        let mut out = vec![0x3f];
-        let mut rest = size - 31;
-        while rest >= 0x80 {
-            out.push((rest & 0x7f) as u8 | 0x80);
-            rest >>= 7;
-        }
-        out.push(rest as u8);
+        let mut out = Vec::new();
+        crate::trim::integer(&mut out, 5, 0x20, size);
         out
     }
 

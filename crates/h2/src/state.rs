@@ -316,8 +316,6 @@ fn event_stream(name: &[u8], value: &[u8]) -> bool {
             .is_some_and(|v| v.eq_ignore_ascii_case(b"text/event-stream"))
 }
 
-/// A `content-length` value: its digits, or `u64::MAX` (no body is that long) when it is
-/// no number.
 /// A `:status` value as Rust's `u16` reads it (a leading `+` allowed), 0 if it is no number:
 /// nghttp2's checks of it are off (`ffi.rs`).
 fn status(value: &[u8]) -> u16 {
@@ -325,6 +323,8 @@ fn status(value: &[u8]) -> u16 {
     digits(unsigned).map_or(0, |n| u16::try_from(n).unwrap_or(0))
 }
 
+/// A `content-length` value: its digits, or `u64::MAX` (no body is that long) when it is
+/// no number.
 fn length(value: &[u8]) -> u64 {
     digits(value).unwrap_or(u64::MAX)
 }

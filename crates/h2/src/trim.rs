@@ -442,7 +442,7 @@ fn event_stream(value: &[u8]) -> bool {
 }
 
 /// An integer with an `n`-bit prefix after the bits `high` (RFC 7541 section 5.1).
-fn integer(out: &mut Vec<u8>, n: u32, high: u8, value: usize) {
+pub(crate) fn integer(out: &mut Vec<u8>, n: u32, high: u8, value: usize) {
     let max = (1usize << n) - 1;
     if value < max {
         out.push(high | value as u8);
