@@ -96,6 +96,8 @@ pub struct FakeServer {
     /// What one pass of the loop costs: every wait moves the clock at least this far, as the
     /// loop's own work would, so a loop that never waits for anything still sees time pass.
     pub pass_cost: Duration,
+    /// Every nap the loop set ([`Transport::coalesce`]), in order.
+    pub naps: Arc<Mutex<Vec<Duration>>>,
 }
 
 impl FakeServer {
@@ -117,6 +119,7 @@ impl FakeServer {
             requests: Arc::default(),
             cancel_at: None,
             pass_cost: Duration::from_micros(1),
+            naps: Arc::default(),
         }
     }
 
@@ -128,6 +131,9 @@ impl FakeServer {
             conns: HashMap::new(),
             next_id: 0,
             due: BinaryHeap::new(),
+            nap: Duration::ZERO,
+            sleeps: 0,
+            waits: 0,
         }
     }
 }
@@ -147,6 +153,13 @@ pub struct FakeTransport {
     next_id: u64,
     /// (when, sequence, connection id, what)
     due: BinaryHeap<Reverse<(Instant, u64, u64)>>,
+    /// The nap the loop set: a wait with nothing due sleeps this long first, then takes
+    /// everything due by then (as herd's wire does).
+    nap: Duration,
+    /// Waits that slept: reached an instant later than the one they began at.
+    sleeps: u64,
+    /// Waits, each a pass of the loop: the loop's CPU time, `pass_cost` each.
+    waits: u64,
 }
 
 struct FakeState {
@@ -321,7 +334,20 @@ impl Transport for FakeTransport {
         self.conns.remove(&conn.0);
     }
 
+    fn coalesce(&mut self, nap: Duration) {
+        self.nap = nap;
+        self.server.naps.lock().unwrap().push(nap);
+    }
+
+    fn effort(&self) -> crate::Effort {
+        crate::Effort {
+            sleeps: self.sleeps,
+            cpu: self.server.pass_cost * self.waits as u32,
+        }
+    }
+
     fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure> {
+        self.waits += 1;
         let mut until = until.max(self.now() + self.server.pass_cost);
         if let Some((at, control)) = &self.server.cancel_at {
             let at = self.server.clock.base + *at;
@@ -341,6 +367,21 @@ impl Transport for FakeTransport {
             self.server.clock.advance_to(until);
             return Ok(());
         }
+        let now = self.now();
+        let napped = now + self.nap;
+        let first = if first > now {
+            self.sleeps += 1;
+            if self.nap.is_zero() || napped >= until {
+                first
+            } else if first > napped {
+                self.sleeps += 1; // the nap, then the wait that blocked
+                first
+            } else {
+                napped
+            }
+        } else {
+            first
+        };
         self.server.clock.advance_to(first);
         while let Some(&Reverse((at, seq, id))) = self.due.peek() {
             if at > first {

@@ -76,4 +76,4 @@ pub use session::{Failed, Note, Opened, Ready, Ticket};
 pub use share::{ScriptSecond, SecondLoad};
 pub use stages::{Profile, Stage};
 pub use stream::target_at;
-pub use transport::{Clock, Event, Io, Parse, Session, SystemClock, Transport};
+pub use transport::{Clock, Effort, Event, Io, Parse, Session, SystemClock, Transport};

@@ -120,6 +120,20 @@ pub trait Transport: 'static {
     /// appending the events to `events`.
     fn wait(&mut self, until: Instant, events: &mut Vec<Event>) -> Result<(), Failure>;
 
+    /// From now on a wait that would block may first sleep `nap` on its own timer and then
+    /// look, so a busy server's answers are read several at a time and the server's writes
+    /// need not wake this thread (zero: never). The loop sets it every tenth of a second from
+    /// its answers and [`Transport::effort`] (worker/nap.rs). The default ignores it.
+    fn coalesce(&mut self, nap: Duration) {
+        let _ = nap;
+    }
+
+    /// How many times this thread's waits have slept so far, and the CPU time it has spent.
+    /// The default: the thread's voluntary context switches and its CPU clock.
+    fn effort(&self) -> Effort {
+        Effort::of_thread()
+    }
+
     /// The session for `conn`, just opened at `started`, taking up to `window` exchanges at
     /// once where the protocol leaves the number to the client (HTTP/1.1's pipeline).
     fn session(&self, conn: &Self::Conn, window: usize, started: Instant) -> Self::Session;
@@ -278,6 +292,36 @@ impl Opened {
                 Some(now.saturating_duration_since(up)),
             ),
             None => (now.saturating_duration_since(started), None),
+        }
+    }
+}
+
+/// What a worker thread has spent so far ([`Transport::effort`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Effort {
+    /// Times its waits slept (voluntary context switches).
+    pub sleeps: u64,
+    /// CPU time.
+    pub cpu: Duration,
+}
+
+impl Effort {
+    /// The calling thread's.
+    pub fn of_thread() -> Effort {
+        // SAFETY: getrusage and clock_gettime only write the structs passed; zeroed ones are
+        // valid.
+        let (mut ru, mut ts): (libc::rusage, libc::timespec) = unsafe { std::mem::zeroed() };
+        // SAFETY: valid pointers to live structs, and documented constants.
+        let ok = unsafe {
+            libc::getrusage(libc::RUSAGE_THREAD, &mut ru) == 0
+                && libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) == 0
+        };
+        if !ok {
+            return Effort::default();
+        }
+        Effort {
+            sleeps: ru.ru_nvcsw as u64,
+            cpu: Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32),
         }
     }
 }

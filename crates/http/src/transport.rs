@@ -16,7 +16,7 @@ use rustls::ClientConnection;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 impl Transport for Wire {
     type Conn = Conn;
@@ -211,12 +211,9 @@ impl Transport for Wire {
     }
 
     fn wait(&mut self, until: Instant, out: &mut Vec<Event>) -> Result<(), Failure> {
-        let timeout = self.wakeup.timeout(until, Instant::now());
-        match self.poll.poll(&mut self.events, Some(timeout)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Failure::io(&e)),
-        }
+        self.wakeup
+            .wait(&mut self.poll, &mut self.events, until)
+            .map_err(|e| Failure::io(&e))?;
         for ev in self.events.iter() {
             if ev.token() == ALARM {
                 self.wakeup.fired();
@@ -231,6 +228,10 @@ impl Transport for Wire {
             });
         }
         Ok(())
+    }
+
+    fn coalesce(&mut self, nap: Duration) {
+        self.wakeup.nap(nap);
     }
 
     fn session(&self, conn: &Conn, window: usize, started: Instant) -> Self::Session {

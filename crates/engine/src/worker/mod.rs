@@ -16,6 +16,7 @@ mod deadlines;
 mod exchange;
 mod exchanges;
 mod links;
+mod nap;
 pub(crate) mod open;
 mod place;
 mod record;
@@ -452,6 +453,9 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             if now >= self.measure_start && at > self.backlog_below {
                 self.backlog_below = at;
                 self.note_backlog(now, at - 1);
+            }
+            if let Some(nap) = self.tally.nap.due(now, || self.t.effort()) {
+                self.t.coalesce(nap);
             }
             ticks.tick(now, self.tick_state());
         }

@@ -147,6 +147,8 @@ pub(crate) struct Tally {
     pub tls: Vec<crate::TlsUse>,
     /// Connections the server closed first: their TIME_WAIT is on the server's side.
     pub server_closed: u64,
+    /// The second's fastest answers, for the next second's nap.
+    pub nap: super::nap::Nap,
 }
 
 impl Tally {
@@ -161,6 +163,7 @@ impl Tally {
         outcome: &Outcome,
         recorder: &mut Recorder,
     ) -> bool {
+        self.nap.saw(outcome);
         if iteration < measure_start {
             self.warmup += 1;
             return false;

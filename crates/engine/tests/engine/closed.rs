@@ -6,6 +6,7 @@ use herd_engine::fake::{FakeServer, Reply};
 use herd_engine::{Action, Control, Ctx, Last, Load, Plan, Request, Script};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[test]
 fn closed_model_runs_exactly_n_requests() {
@@ -198,4 +199,40 @@ fn a_run_whose_users_all_stopped_lasts_as_long_as_they_ran() {
     assert_eq!(out.total.completed, 6);
     assert!(out.duration < ms(100), "{:?}", out.duration);
     assert_eq!(out.timeline.len(), 1, "one second, not five");
+}
+
+/// A saturated server answers in milliseconds, each user's answer microseconds after another's,
+/// so each wakes the loop: from the first tenth of a second on, the loop's waits nap the longest
+/// (50 µs, a hundredth of 10 ms capped), and napping, they gather several answers a wake. A
+/// server answering in 200 µs gets no nap: it would add a tenth to what is measured.
+#[test]
+fn waits_nap_only_when_a_hundredth_of_the_fastest_answer_is_worth_a_sleep() {
+    for (answer, want) in [
+        (ms(10), Duration::from_micros(50)),
+        (Duration::from_micros(200), Duration::ZERO),
+    ] {
+        // The server answers on a grid, `answer` apart: the 16 requests of a slot each 3 µs
+        // after the one before.
+        let k = std::sync::atomic::AtomicU64::new(0);
+        let fake = FakeServer::new(move |t, _| {
+            let slot = answer.as_nanos() as u64;
+            let next = (t.as_nanos() as u64 / slot + 1) * slot;
+            let spread = k.fetch_add(1, Relaxed) % 16 * 3_000;
+            let wait = next + slot - t.as_nanos() as u64 + spread;
+            Reply::After(Duration::from_nanos(wait), 200)
+        });
+        let plan = Plan {
+            load: Load::Closed { users: 16 },
+            duration: Some(Duration::from_millis(3500)),
+            ..Plan::default()
+        };
+        let out = go(plan, &fake);
+        assert!(out.total.ok > 0);
+        let naps = fake.naps.lock().unwrap().clone();
+        assert!(naps.len() >= 30, "a nap each tenth of a second: {naps:?}");
+        assert!(
+            naps.iter().all(|&n| n == want),
+            "answers of {answer:?}: {naps:?}"
+        );
+    }
 }

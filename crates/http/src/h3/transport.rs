@@ -11,8 +11,7 @@ use mio::net::UdpSocket;
 use mio::{Interest, Token};
 use quinn_udp::UdpSocketState;
 use std::cmp::Reverse;
-use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 impl Transport for H3Wire {
     type Conn = H3Conn;
@@ -85,12 +84,9 @@ impl Transport for H3Wire {
         let now = Instant::now();
         self.flush(now);
         let until = self.next_timer().map_or(until, |t| t.min(until));
-        let timeout = self.wakeup.timeout(until, now);
-        match self.poll.poll(&mut self.events, Some(timeout)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Failure::io(&e)),
-        }
+        self.wakeup
+            .wait(&mut self.poll, &mut self.events, until)
+            .map_err(|e| Failure::io(&e))?;
         let now = Instant::now();
         let mut woken = std::mem::take(&mut self.woken);
         woken.clear();
@@ -147,6 +143,10 @@ impl Transport for H3Wire {
             cipher: self.config.tickets.suite()?,
             alpn: slot.h3.alpn(),
         })
+    }
+
+    fn coalesce(&mut self, nap: Duration) {
+        self.wakeup.nap(nap);
     }
 
     fn session(&self, _: &H3Conn, window: usize, _started: Instant) -> H3Session {
