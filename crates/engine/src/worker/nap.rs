@@ -22,7 +22,8 @@
 //! - a nap that did not keep the loop below that rate of wake-ups, or that cost herd's thread
 //!   more CPU time per answer than the waits before it (a short sleep's timer is not free on a
 //!   virtual machine: h2c 10 x 10 against nginx read 0.93x h2load's CPU per request napping,
-//!   0.83x not), ends, and is not tried again for [`REST`] windows.
+//!   0.83x not), ends, and is not tried again for [`REST`] windows, twice as many after each
+//!   further one that does not pay (at most a minute).
 
 use crate::transport::Effort;
 use std::time::{Duration, Instant};
@@ -33,8 +34,10 @@ const SHARE: u32 = 100;
 const FAST: u64 = 10;
 /// The longest nap.
 pub(crate) const MAX: Duration = Duration::from_micros(50);
-/// Shorter naps are not taken: a sleep costs more than it saves.
-const MIN: Duration = Duration::from_micros(5);
+/// Shorter naps are not taken: on a virtual machine a 5 µs sleep returned without leaving the
+/// CPU (4 voluntary context switches in a tenth of a second of 5 µs naps against plain
+/// HTTP/1.1) and cost the loop 35-55% more CPU time per answer.
+const MIN: Duration = Duration::from_micros(20);
 /// How often the nap is decided again, from the answers since the last time.
 const WINDOW: Duration = Duration::from_millis(100);
 /// A loop woken more than once per this many answers naps.
@@ -42,8 +45,10 @@ const WOKEN: u64 = 3;
 /// A nap costs the same as the waits before it within 1/SAME of their CPU time per answer:
 /// what one window's figure moves by itself.
 const SAME: u64 = 20;
-/// Windows without a nap after one that did not pay.
+/// Windows without a nap after one that did not pay; each further one that did not pay
+/// doubles the rest, up to [`LONGEST_REST`].
 const REST: u32 = 10;
+const LONGEST_REST: u32 = 640;
 
 /// The window in progress, and the nap in force.
 #[derive(Debug, Default)]
@@ -57,6 +62,8 @@ pub(crate) struct Nap {
     stream: bool,
     on: bool,
     rest: u32,
+    /// The rest after the next nap that does not pay.
+    next_rest: u32,
     /// The loop's CPU time per answer (ns) in the window before the naps began.
     cost: Option<u64>,
 }
@@ -102,8 +109,11 @@ impl Nap {
             // Naps that did not gather answers, or cost this thread more per answer than
             // the waits before them (beyond a window's noise, [`SAME`]), end.
             let paid = !often && self.cost.is_some_and(|c| cost <= c + c / SAME);
-            if !paid {
-                self.rest = REST;
+            if paid {
+                self.next_rest = REST;
+            } else {
+                self.rest = self.next_rest.max(REST);
+                self.next_rest = (self.rest * 2).min(LONGEST_REST);
             }
             paid
         } else if self.rest > 0 {
@@ -119,6 +129,7 @@ impl Nap {
             since: Some((now, after)),
             on,
             rest: self.rest,
+            next_rest: self.next_rest,
             cost: if on { self.cost } else { None },
             ..Nap::default()
         };
@@ -201,11 +212,13 @@ mod tests {
 
     #[test]
     fn the_nap_is_a_hundredth_of_the_answers_but_the_fastest_tenth() {
-        // 1.2 ms answers: a hundredth of the octave they fall in (1,024 µs and up).
+        // 3 ms answers: a hundredth of the octave they fall in (2,048 µs and up).
         assert_eq!(
-            windows(&many(1_200), &[(30, 300)]),
-            [Duration::from_nanos(10_240)]
+            windows(&many(3_000), &[(30, 300)]),
+            [Duration::from_nanos(20_480)]
         );
+        // 1.2 ms answers would give 10 µs: too short a sleep.
+        assert_eq!(windows(&many(1_200), &[(30, 300)]), [Duration::ZERO]);
         // Among 30 answers of 25 ms, two of 100 µs (a fifteenth) leave the nap whole; four
         // (over a tenth) end it.
         let mut answers = many(25_000);
@@ -230,6 +243,14 @@ mod tests {
         assert_eq!(naps[0], MAX);
         assert!(naps[1..12].iter().all(|n| n.is_zero()), "{naps:?}");
         assert_eq!(naps[12], MAX, "tried again after the rest");
+    }
+
+    #[test]
+    fn each_nap_that_does_not_pay_doubles_the_rest() {
+        let naps = windows(&many(25_000), &[(20, 300); 60]);
+        let on: Vec<usize> = (0..60).filter(|&k| !naps[k].is_zero()).collect();
+        // On, off 10; on, off 20; on.
+        assert_eq!(on, [0, 12, 34]);
     }
 
     #[test]
