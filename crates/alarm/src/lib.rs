@@ -191,10 +191,11 @@ mod tests {
         b.recv_from(&mut buf).unwrap();
         let until = Instant::now() + Duration::from_millis(3);
         let mut woke = false;
-        while !woke {
+        while !woke && Instant::now() < far {
             wakeup.wait(&mut poll, &mut events, until).unwrap();
             woke = events.iter().any(|e| e.token() == Token(7));
         }
+        assert!(woke, "the timerfd never woke the poll");
         assert!(Instant::now() >= until);
     }
 
