@@ -15,7 +15,16 @@ pub struct ThreadCpu {
 
 impl ThreadCpu {
     pub fn now() -> Self {
-        rusage(libc::RUSAGE_THREAD)
+        thread_rusage().map_or_else(ThreadCpu::default, |ru| ThreadCpu::of(&ru))
+    }
+
+    /// User and system time of `ru`.
+    pub(crate) fn of(ru: &libc::rusage) -> Self {
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+        ThreadCpu {
+            user: tv(ru.ru_utime),
+            sys: tv(ru.ru_stime),
+        }
     }
 
     pub fn since(&self, earlier: &ThreadCpu) -> ThreadCpu {
@@ -30,19 +39,13 @@ impl ThreadCpu {
     }
 }
 
-fn rusage(who: libc::c_int) -> ThreadCpu {
+/// The calling thread's resource usage (getrusage), `None` where it fails.
+pub(crate) fn thread_rusage() -> Option<libc::rusage> {
     // SAFETY: getrusage only writes the struct we pass; zeroed is a valid rusage.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer to a live rusage; `who` is one of the documented constants.
-    let rc = unsafe { libc::getrusage(who, &mut ru) };
-    if rc != 0 {
-        return ThreadCpu::default();
-    }
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
-    ThreadCpu {
-        user: tv(ru.ru_utime),
-        sys: tv(ru.ru_stime),
-    }
+    // SAFETY: valid pointer to a live rusage; RUSAGE_THREAD is a documented constant.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    (rc == 0).then_some(ru)
 }
 
 /// Bounds beyond which a run is judged generator-limited.

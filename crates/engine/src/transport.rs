@@ -306,22 +306,12 @@ pub struct Effort {
 }
 
 impl Effort {
-    /// The calling thread's.
+    /// The calling thread's (one getrusage: its voluntary context switches, and its user and
+    /// system time).
     pub fn of_thread() -> Effort {
-        // SAFETY: getrusage and clock_gettime only write the structs passed; zeroed ones are
-        // valid.
-        let (mut ru, mut ts): (libc::rusage, libc::timespec) = unsafe { std::mem::zeroed() };
-        // SAFETY: valid pointers to live structs, and documented constants.
-        let ok = unsafe {
-            libc::getrusage(libc::RUSAGE_THREAD, &mut ru) == 0
-                && libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) == 0
-        };
-        if !ok {
-            return Effort::default();
-        }
-        Effort {
+        crate::generator::thread_rusage().map_or_else(Effort::default, |ru| Effort {
             sleeps: ru.ru_nvcsw as u64,
-            cpu: Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32),
-        }
+            cpu: crate::generator::ThreadCpu::of(&ru).total(),
+        })
     }
 }

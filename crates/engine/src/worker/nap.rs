@@ -60,11 +60,10 @@ pub(crate) struct Nap {
     answers: u64,
     /// An event stream ended in this window.
     stream: bool,
-    on: bool,
     rest: u32,
     /// The rest after the next nap that does not pay.
     next_rest: u32,
-    /// The loop's CPU time per answer (ns) in the window before the naps began.
+    /// While the loop naps: its CPU time per answer (ns) in the window before the naps began.
     cost: Option<u64>,
 }
 
@@ -103,41 +102,39 @@ impl Nap {
         } else {
             (self.fast_tenth() / SHARE).min(MAX)
         };
-        let on = if bound < MIN {
-            false
-        } else if self.on {
+        let napping = if bound < MIN {
+            None
+        } else if let Some(before) = self.cost {
             // Naps that did not gather answers, or cost this thread more per answer than
             // the waits before them (beyond a window's noise, [`SAME`]), end.
-            let paid = !often && self.cost.is_some_and(|c| cost <= c + c / SAME);
-            if paid {
+            if !often && cost <= before + before / SAME {
                 self.next_rest = REST;
+                Some(before)
             } else {
                 self.rest = self.next_rest.max(REST);
                 self.next_rest = (self.rest * 2).min(LONGEST_REST);
+                None
             }
-            paid
         } else if self.rest > 0 {
             self.rest -= 1;
-            false
+            None
         } else {
-            if often {
-                self.cost = Some(cost);
-            }
-            often
+            often.then_some(cost)
         };
         *self = Nap {
             since: Some((now, after)),
-            on,
             rest: self.rest,
             next_rest: self.next_rest,
-            cost: if on { self.cost } else { None },
+            cost: napping,
             ..Nap::default()
         };
-        Some(if on { bound } else { Duration::ZERO })
+        Some(if napping.is_some() {
+            bound
+        } else {
+            Duration::ZERO
+        })
     }
-}
 
-impl Nap {
     /// A latency no more than a tenth of the window's answers were faster than (the lower
     /// end of the octave where the fastest tenth ends); zero without answers.
     fn fast_tenth(&self) -> Duration {
