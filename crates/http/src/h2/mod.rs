@@ -70,8 +70,8 @@ pub struct H2 {
     /// Exchanges waiting for their batch ([`Session::refill_in_batches`]): (exchange, what it
     /// asks, whether its response is kept). Their streams open together.
     held: Vec<(usize, Arc<Parts>, bool)>,
-    /// When the first of them was held.
-    held_since: Option<Instant>,
+    /// When their hold ends (`batch.rs`).
+    held_until: Option<Instant>,
     /// The end of a hold that began in this pump, for the loop ([`Session::wake_at`]).
     wake: Option<Instant>,
     /// While streams are open, new ones start once this many wait (1: at once).
@@ -108,7 +108,7 @@ impl H2 {
             broken,
             rejected: Vec::new(),
             held: Vec::new(),
-            held_since: None,
+            held_until: None,
             wake: None,
             batch: 1,
             paced: 0,
@@ -369,7 +369,7 @@ impl Session<Wire> for H2 {
             if s.stream_id == HELD {
                 self.held.retain(|(x, _, _)| *x != exchange);
                 if self.held.is_empty() {
-                    self.held_since = None;
+                    self.held_until = None;
                 }
             } else {
                 // RST_STREAM(CANCEL) goes out with the connection's next write.

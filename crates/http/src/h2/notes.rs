@@ -43,7 +43,7 @@ impl H2 {
             }));
         }
         self.held.clear();
-        self.held_since = None;
+        self.held_until = None;
     }
 
     /// Turns what nghttp2 saw into notes.
