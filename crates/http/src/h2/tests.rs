@@ -57,9 +57,9 @@ fn answer(client: &mut H2, server: &mut ServerSession, streams: &[i32], now: Ins
         .count()
 }
 
-#[test]
-fn streams_answered_in_two_reads_are_opened_again_in_one_write() {
-    let now = Instant::now();
+/// A connection of 10 streams refilled in batches, its first ten requests open at `now`
+/// (nothing was open: they went at once): the client, the server and the streams it read.
+fn opened(now: Instant) -> (H2, ServerSession, Vec<i32>) {
     let mut client = H2::new(&Settings::default(), 10, now, false);
     client.refill_in_batches();
     let mut server = ServerSession::new(&Settings::default()).unwrap();
@@ -67,11 +67,18 @@ fn streams_answered_in_two_reads_are_opened_again_in_one_write() {
     for slot in 0..10 {
         client.submit(ticket(slot), &req, false);
     }
-    // Nothing is open yet: the ten go at once.
     assert!(client.due(now));
     client.release(now);
     let first = deliver(&mut client, &mut server);
     assert_eq!(first.len(), 10);
+    (client, server, first)
+}
+
+#[test]
+fn streams_answered_in_two_reads_are_opened_again_in_one_write() {
+    let now = Instant::now();
+    let (mut client, mut server, first) = opened(now);
+    let req = get();
 
     // Three answers in one read, their users send again: they wait for their batch.
     assert_eq!(answer(&mut client, &mut server, &first[..3], now), 3);
@@ -94,21 +101,12 @@ fn streams_answered_in_two_reads_are_opened_again_in_one_write() {
     assert_eq!(client.in_flight(), 10);
 }
 
-/// A connection of `window` streams, all open, one of whose users waits for its batch from
-/// `now` on.
+/// A connection of 10 streams, one answered and its user's next request waiting for its batch
+/// from `now` on.
 fn holding(now: Instant) -> H2 {
-    let mut client = H2::new(&Settings::default(), 10, now, false);
-    client.refill_in_batches();
-    let mut server = ServerSession::new(&Settings::default()).unwrap();
-    let req = get();
-    for slot in 0..10 {
-        client.submit(ticket(slot), &req, false);
-    }
-    assert!(client.due(now));
-    client.release(now);
-    let first = deliver(&mut client, &mut server);
+    let (mut client, mut server, first) = opened(now);
     assert_eq!(answer(&mut client, &mut server, &first[..1], now), 1);
-    client.submit(ticket(10), &req, false);
+    client.submit(ticket(10), &get(), false);
     assert!(!client.due(now), "one of ten waits while nine are open");
     client
 }
