@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 /// loop's alarm is set again (a system call, and on a virtual machine a timer programmed by the
 /// host) only when the instant it is armed for changes, and it fires at most once a step. With
 /// an end of its own per hold (`now + 1 ms`), h2c at 10 connections x 10 streams against nginx
-/// set the alarm about once per five requests and took ~1.3x the CPU per request.
+/// set the alarm once per 13 requests and took 1.14x the CPU per request it takes on the grid
+/// (0.81x h2load's against 0.71x; bench/RESULTS.md, session 21).
 const STEP: Duration = Duration::from_micros(500);
 
 /// The first instant of the grid at least [`STEP`] after `now`.

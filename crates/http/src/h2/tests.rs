@@ -113,8 +113,8 @@ fn holding(now: Instant) -> H2 {
 
 #[test]
 fn holds_begun_apart_end_together_so_the_loop_sets_its_alarm_once() {
-    // Each hold's own end (`now + 1 ms`) set the loop's alarm again once per five requests
-    // (h2c 10 x 10 against nginx: ~1.3x the CPU per request); on a shared grid of half a
+    // Each hold's own end (`now + 1 ms`) set the loop's alarm again once per 13 requests (h2c
+    // 10 x 10 against nginx: 1.14x the CPU per request); on a shared grid of half a
     // millisecond the holds of all connections end on the same instants.
     // The grid begins at the process's first hold (maybe another test's): begun before these.
     holding(Instant::now());
