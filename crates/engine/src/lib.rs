@@ -69,7 +69,7 @@ pub use plan::{Load, Plan, PlanError};
 pub use process::Process;
 pub use protocols::{HandshakeTimes, Handshakes, Negotiated, ProtocolUse, Resumption, TlsUse};
 pub use requests_log::RequestsLog;
-pub use run::{run, GeneratorReport, Progress, RunOutput, KEPT_S};
+pub use run::{run, GeneratorReport, Naps, Progress, RunOutput, KEPT_S};
 pub use script::{default_verdict, Action, Ctx, Last, Script, ScriptReport, Single};
 pub use segment::{Ratio, Rows, SegmentError, Sequence, Shard, Stripe};
 pub use session::{Failed, Note, Opened, Ready, Ticket};

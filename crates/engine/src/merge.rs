@@ -34,6 +34,7 @@ struct WorkerTotals<R> {
     cancelled_at: Option<Instant>,
     /// The servers' limit on a connection's streams, when below `--streams`.
     stream_limit: Option<usize>,
+    naps: crate::Naps,
     script: R,
 }
 
@@ -57,6 +58,7 @@ impl<R: ScriptReport> WorkerTotals<R> {
             last_done: None,
             cancelled_at: None,
             stream_limit: None,
+            naps: crate::Naps::default(),
             script: R::default(),
         }
     }
@@ -102,6 +104,7 @@ impl<R: ScriptReport> WorkerTotals<R> {
         }
         self.last_done = self.last_done.max(o.last_done);
         self.stream_limit = self.stream_limit.max(o.stream_limit);
+        self.naps.add(&o.naps);
         if let Some(c) = o.cancelled_at {
             self.cancelled_at = Some(self.cancelled_at.map_or(c, |a| a.min(c)));
         }
@@ -187,6 +190,7 @@ pub(crate) fn merge<R: ScriptReport>(
             port_range: health.port_range,
             verdict,
             stream_limit: w.stream_limit,
+            naps: w.naps,
         },
         script: w.script,
     })

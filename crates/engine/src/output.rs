@@ -8,6 +8,36 @@ use std::time::{Duration, SystemTime};
 
 use crate::generator::ThreadCpu;
 
+/// How the event loops napped before blocking (`worker/nap.rs`, docs/run.md): each tenth of a
+/// second a loop decides whether its waits nap, and for how long.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Naps {
+    /// Tenths of a second decided, over all loops.
+    pub windows: u64,
+    /// Of them, those whose waits napped.
+    pub napping: u64,
+    /// The longest nap taken.
+    pub longest: Duration,
+}
+
+impl Naps {
+    /// A tenth of a second was decided: its waits nap `nap` (zero: they do not).
+    pub fn saw(&mut self, nap: Duration) {
+        self.windows += 1;
+        if !nap.is_zero() {
+            self.napping += 1;
+            self.longest = self.longest.max(nap);
+        }
+    }
+
+    /// Adds another loop's.
+    pub fn add(&mut self, o: &Naps) {
+        self.windows += o.windows;
+        self.napping += o.napping;
+        self.longest = self.longest.max(o.longest);
+    }
+}
+
 /// What the generator measured of itself.
 #[derive(Clone, Debug)]
 pub struct GeneratorReport {
@@ -41,6 +71,8 @@ pub struct GeneratorReport {
     /// HTTP/3's stream credit) when it was below `--streams`: the streams in flight on each
     /// connection followed it, as h2load's do.
     pub stream_limit: Option<usize>,
+    /// How the loops napped before blocking.
+    pub naps: Naps,
 }
 
 /// Everything a run measured; the report crate turns it into text and JSON. `R` is what the

@@ -3,7 +3,7 @@
 
 pub use crate::error::RunError;
 use crate::health::Watch;
-pub use crate::output::{GeneratorReport, Progress, Record, RunOutput};
+pub use crate::output::{GeneratorReport, Naps, Progress, Record, RunOutput};
 use crate::share::Shares;
 use crate::stream;
 use crate::ticker::Report;

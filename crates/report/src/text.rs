@@ -425,6 +425,15 @@ fn generator(r: &RunResult, out: &mut impl Write) -> fmt::Result {
             ));
         }
     }
+    if let Some(n) = g.naps.filter(|n| n.napping > 0) {
+        body.push_str(&format!(
+            "\n             napped in {} of {} tenths of a second (naps up to {} us: a \
+             response read up to that much later)",
+            count(n.napping),
+            count(n.windows),
+            n.longest_us
+        ));
+    }
     line(out, "generator", &body)?;
     if g.verdict == GeneratorVerdict::GeneratorLimited {
         let reasons = if g.reasons.is_empty() {

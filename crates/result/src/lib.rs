@@ -112,8 +112,8 @@ pub use json::{parse_json, parse_json_kind, read_json, write_json, write_json_fi
 pub use phases::Phases;
 pub use result::{
     Arrivals, Exchange, Generator, GeneratorSample, GeneratorVerdict, HandshakeTimes, Handshakes,
-    Kind, Model, ProtocolUse, RequestsLogged, RunConfig, RunResult, TimelineEntry, TimelineStreams,
-    TlsUse, Warmup,
+    Kind, Model, Naps, ProtocolUse, RequestsLogged, RunConfig, RunResult, TimelineEntry,
+    TimelineStreams, TlsUse, Warmup,
 };
 pub use server::{
     Exporter, Gap, Note, ProcessSample, ProcessState, PromSeries, SeriesKind, SeriesStats, Server,

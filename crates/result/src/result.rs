@@ -353,6 +353,11 @@ pub struct Generator {
     /// on each connection followed it, as h2load's do; absent when `--streams` was within it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams_allowed: Option<u64>,
+    /// How the event loops napped before blocking against a busy server (docs/run.md, HTTP/2);
+    /// absent in results written before herd recorded it, and for runs shorter than a tenth of
+    /// a second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub naps: Option<Naps>,
     /// One sample per second of the measurement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<GeneratorSample>,
@@ -361,6 +366,20 @@ pub struct Generator {
     /// in results written before herd recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
+}
+
+/// How the event loops napped: each tenth of a second a loop decides whether its waits first
+/// sleep a few microseconds on their own timer (so that what the server writes meanwhile is
+/// read together, waking nobody), and for how long. A response that came during a nap was read
+/// up to the nap later.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Naps {
+    /// Tenths of a second the loops decided, all threads together.
+    pub windows: u64,
+    /// Of them, those whose waits napped.
+    pub napping: u64,
+    /// The longest nap, in microseconds.
+    pub longest_us: u64,
 }
 
 /// The connections that spoke one protocol, and what they carried.

@@ -67,6 +67,11 @@ pub fn to_result(target: String, config: RunConfig, plan: &Plan, out: &RunOutput
         ephemeral_ports_peak: g.ports_peak,
         ephemeral_port_range: g.port_range,
         streams_allowed: g.stream_limit.map(|l| l as u64),
+        naps: (g.naps.windows > 0).then_some(herd_result::Naps {
+            windows: g.naps.windows,
+            napping: g.naps.napping,
+            longest_us: g.naps.longest.as_micros() as u64,
+        }),
         timeline: g.timeline.iter().map(generator_sample).collect(),
         machine: Some(herd_monitor::system::fingerprint()),
     };

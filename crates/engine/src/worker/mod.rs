@@ -121,6 +121,7 @@ pub(crate) struct WorkerOutput {
     pub cancelled_at: Option<Instant>,
     /// The servers' limit on a connection's streams, when it was below `--streams`.
     pub stream_limit: Option<usize>,
+    pub naps: crate::Naps,
 }
 
 /// Spreads `total` over `threads` as evenly as possible; thread `k`'s share.
@@ -455,6 +456,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
                 self.note_backlog(now, at - 1);
             }
             if let Some(nap) = self.tally.nap.due(now, || self.t.effort()) {
+                self.tally.naps.saw(nap);
                 self.t.coalesce(nap);
             }
             ticks.tick(now, self.tick_state());
@@ -534,6 +536,7 @@ impl<'a, T: Transport, S: Script> Loop<'a, T, S> {
             tls: self.tally.tls,
             cancelled_at: self.cancelled_at,
             stream_limit: self.limit_seen,
+            naps: self.tally.naps,
         }
     }
 }

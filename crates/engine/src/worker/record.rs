@@ -149,6 +149,8 @@ pub(crate) struct Tally {
     pub server_closed: u64,
     /// The second's fastest answers, for the next second's nap.
     pub nap: super::nap::Nap,
+    /// The naps decided so far.
+    pub naps: crate::Naps,
 }
 
 impl Tally {

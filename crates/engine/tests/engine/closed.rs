@@ -234,5 +234,11 @@ fn waits_nap_only_when_a_hundredth_of_the_fastest_answer_is_worth_a_sleep() {
             naps.iter().all(|&n| n == want),
             "answers of {answer:?}: {naps:?}"
         );
+        // The result says so: every tenth of a second the loop decided, and how it napped.
+        let told = out.generator.naps;
+        assert_eq!(told.windows, naps.len() as u64, "{told:?}");
+        assert_eq!(told.longest, want, "{told:?}");
+        let napping = if want.is_zero() { 0 } else { told.windows };
+        assert_eq!(told.napping, napping, "{told:?}");
     }
 }

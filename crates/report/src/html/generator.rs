@@ -68,6 +68,17 @@ fn summary(r: &RunResult) -> String {
             ),
         ));
     }
+    if let Some(n) = g.naps.filter(|n| n.napping > 0) {
+        pairs.push((
+            "naps",
+            format!(
+                "in {} of {} tenths of a second, up to {} µs each (a response read up to that much later)",
+                count(n.napping),
+                count(n.windows),
+                n.longest_us
+            ),
+        ));
+    }
     for w in &g.warnings {
         pairs.push(("warning", esc(w)));
     }

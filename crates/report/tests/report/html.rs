@@ -273,6 +273,11 @@ fn a_run_page_says_its_protocol_streams_tls_handshakes_and_phases() {
     r.config.streams = Some(1000);
     r.config.proxy = Some("http://127.0.0.1:3128".into());
     r.generator.streams_allowed = Some(128);
+    r.generator.naps = Some(herd_result::Naps {
+        windows: 50,
+        napping: 48,
+        longest_us: 50,
+    });
     r.generator.protocols = vec![herd_result::ProtocolUse {
         protocol: "h3".into(),
         connections: 4,
@@ -322,6 +327,7 @@ fn a_run_page_says_its_protocol_streams_tls_handshakes_and_phases() {
         "http://127.0.0.1:3128",
         "Phases of a request",
         "waiting (send to first byte)",
+        "in 48 of 50 tenths of a second, up to 50 µs each",
     ] {
         assert!(page.contains(said), "the page should say {said:?}");
     }

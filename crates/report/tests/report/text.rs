@@ -333,3 +333,23 @@ fn a_websocket_run_counts_messages_and_their_replies_have_no_status() {
         assert!(!text.contains(said), "{said:?} in\n{text}");
     }
 }
+
+#[test]
+fn naps_are_told_on_the_generator_line_only_when_the_loop_napped() {
+    let mut r = fixture::result();
+    r.generator.naps = Some(herd_result::Naps {
+        windows: 3_000,
+        napping: 2_980,
+        longest_us: 50,
+    });
+    assert_has(
+        &render(&r),
+        &["napped in 2,980 of 3,000 tenths of a second (naps up to 50 us: a response read up to that much later)"],
+    );
+    r.generator.naps = Some(herd_result::Naps {
+        windows: 3_000,
+        napping: 0,
+        longest_us: 0,
+    });
+    assert!(!render(&r).contains("napped"));
+}

@@ -269,6 +269,7 @@ pub(super) struct GeneratorSum {
     ports_peak: Option<u64>,
     port_range: Option<u64>,
     streams_allowed: Option<u64>,
+    naps: Option<crate::Naps>,
     /// The machines that ran the shards.
     machines: std::collections::BTreeSet<String>,
     /// Per absolute second.
@@ -364,6 +365,12 @@ impl GeneratorSum {
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
         self.port_range = min_opt(self.port_range, g.ephemeral_port_range);
         self.streams_allowed = max_opt(self.streams_allowed, g.streams_allowed);
+        if let Some(n) = g.naps {
+            let sum = self.naps.get_or_insert_with(crate::Naps::default);
+            sum.windows += n.windows;
+            sum.napping += n.napping;
+            sum.longest_us = sum.longest_us.max(n.longest_us);
+        }
         self.machines.extend(g.machine.iter().cloned());
         for s in &g.timeline {
             let e = self.seconds.entry(start + s.t).or_default();
@@ -426,6 +433,7 @@ impl GeneratorSum {
             ephemeral_ports_peak: self.ports_peak,
             ephemeral_port_range: self.port_range,
             streams_allowed: self.streams_allowed,
+            naps: self.naps,
             machine: (!self.machines.is_empty()).then(|| {
                 std::mem::take(&mut self.machines)
                     .into_iter()
