@@ -382,6 +382,15 @@ pub struct Naps {
     pub longest_us: u64,
 }
 
+impl Naps {
+    /// Adds another run's (a shard's): the windows and the napping ones summed, the longest kept.
+    pub fn add(&mut self, o: &Naps) {
+        self.windows += o.windows;
+        self.napping += o.napping;
+        self.longest_us = self.longest_us.max(o.longest_us);
+    }
+}
+
 /// The connections that spoke one protocol, and what they carried.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProtocolUse {

@@ -365,11 +365,8 @@ impl GeneratorSum {
         self.ports_peak = max_opt(self.ports_peak, g.ephemeral_ports_peak);
         self.port_range = min_opt(self.port_range, g.ephemeral_port_range);
         self.streams_allowed = max_opt(self.streams_allowed, g.streams_allowed);
-        if let Some(n) = g.naps {
-            let sum = self.naps.get_or_insert_with(crate::Naps::default);
-            sum.windows += n.windows;
-            sum.napping += n.napping;
-            sum.longest_us = sum.longest_us.max(n.longest_us);
+        if let Some(n) = &g.naps {
+            self.naps.get_or_insert_with(crate::Naps::default).add(n);
         }
         self.machines.extend(g.machine.iter().cloned());
         for s in &g.timeline {

@@ -305,6 +305,29 @@ fn a_generator_limited_shard_limits_the_whole_naming_it() {
 }
 
 #[test]
+fn shards_naps_add_up_and_the_longest_is_kept() {
+    let mut rs = three();
+    for (r, (windows, napping, longest_us)) in
+        rs.iter_mut().zip([(30, 20, 50), (30, 0, 0), (28, 28, 21)])
+    {
+        r.generator.naps = Some(crate::Naps {
+            windows,
+            napping,
+            longest_us,
+        });
+    }
+    let m = merge(named(&rs)).unwrap();
+    assert_eq!(
+        m.generator.naps,
+        Some(crate::Naps {
+            windows: 88,
+            napping: 48,
+            longest_us: 50
+        })
+    );
+}
+
+#[test]
 fn foreign_duplicate_and_other_plan_files_are_refused_by_name() {
     let rs = three();
     let mut other = rs[2].clone();
